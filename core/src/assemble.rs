@@ -1,0 +1,53 @@
+//! Joins the deltas of one turn into the assistant message that goes back into the history.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Map;
+
+use crate::codec::{CallArguments, Deltas, ModelCall};
+use crate::wire::{Message, Role, ToolCall, ToolCallFunction};
+
+/// Everything a turn has streamed so far, in arrival order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnAssembly {
+    pub thinking: String,
+    pub content: String,
+    /// Every call from every chunk, the done chunk included; never merged by `index`.
+    pub calls: Vec<ModelCall>,
+}
+
+impl TurnAssembly {
+    /// Appends one chunk's pieces. The chunk's `done` is the caller's business.
+    pub fn absorb(&mut self, deltas: Deltas) {
+        self.thinking.push_str(&deltas.thinking);
+        self.content.push_str(&deltas.content);
+        self.calls.extend(deltas.tool_calls);
+    }
+
+    /// The assistant message exactly as assembled: content, thinking when there was any, and the
+    /// calls in arrival order. Unreadable arguments go back as an empty object, since the server
+    /// decodes `arguments` only from an object; the call's error result tells the model why.
+    pub fn to_message(&self) -> Message {
+        Message {
+            role: Role::Assistant,
+            content: self.content.clone(),
+            thinking: (!self.thinking.is_empty()).then(|| self.thinking.clone()),
+            tool_calls: self.calls.iter().map(wire_call).collect(),
+            tool_name: None,
+            tool_call_id: None,
+        }
+    }
+}
+
+fn wire_call(call: &ModelCall) -> ToolCall {
+    ToolCall {
+        id: call.id.clone(),
+        function: ToolCallFunction {
+            index: call.index,
+            name: call.name.clone(),
+            arguments: match &call.arguments {
+                CallArguments::Object { value } => value.clone(),
+                CallArguments::Unreadable { .. } => Map::new(),
+            },
+        },
+    }
+}

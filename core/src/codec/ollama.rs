@@ -1,0 +1,182 @@
+//! Ollama's native NDJSON chunks (WIRE.md §3–§5).
+//!
+//! Every line is parsed once, into borrowed fields where the text allows it. The top-level
+//! `error` key is checked before anything else is read, because a server can answer HTTP 200 and
+//! then report a failure inside the stream. Keys may come in any order and unknown keys are
+//! ignored: the chunk shape has grown over many server generations.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::schema::kind_of;
+
+use super::{CallArguments, DecodeError, Deltas, Done, LineDecoded, ModelCall, TurnMetrics};
+
+/// How much of an offending line a decode error quotes: enough to recognise it, never a flood.
+const ERROR_PREVIEW_BYTES: usize = 120;
+
+#[derive(Deserialize)]
+struct RawChunk<'a> {
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default, borrow)]
+    message: Option<RawMessage<'a>>,
+    #[serde(default)]
+    done: Option<bool>,
+    #[serde(default, borrow)]
+    done_reason: Option<Cow<'a, str>>,
+    #[serde(default)]
+    total_duration: Option<u64>,
+    #[serde(default)]
+    load_duration: Option<u64>,
+    #[serde(default)]
+    prompt_eval_count: Option<u64>,
+    #[serde(default)]
+    prompt_eval_cached_count: Option<u64>,
+    #[serde(default)]
+    prompt_eval_duration: Option<u64>,
+    #[serde(default)]
+    eval_count: Option<u64>,
+    #[serde(default)]
+    eval_duration: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct RawMessage<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    thinking: Option<Cow<'a, str>>,
+    /// Read as loose values: one odd call becomes an error result for the model instead of
+    /// failing the whole line.
+    #[serde(default)]
+    tool_calls: Option<Vec<Value>>,
+}
+
+pub(super) fn decode_line(line: &[u8]) -> Result<LineDecoded, DecodeError> {
+    let Some(first) = line.iter().position(|byte| !byte.is_ascii_whitespace()) else {
+        return Ok(LineDecoded::Blank);
+    };
+    // A derived struct would also accept a JSON array positionally; a chunk is always an object.
+    if line[first] != b'{' {
+        return Err(malformed(line, &"a chunk must be a JSON object"));
+    }
+    let chunk: RawChunk = serde_json::from_slice(line).map_err(|err| malformed(line, &err))?;
+    if let Some(message) = server_error(chunk.error.as_ref()) {
+        return Ok(LineDecoded::ServerError { message });
+    }
+    let message = chunk.message.unwrap_or(RawMessage {
+        content: None,
+        thinking: None,
+        tool_calls: None,
+    });
+    let done = chunk.done.unwrap_or(false).then(|| {
+        let reason = chunk.done_reason.filter(|reason| !reason.is_empty());
+        Done {
+            // `length` is the only reason that means "cut off"; `stop`, absent, and unknown
+            // values (cloud and proxy builds add their own) all complete the turn.
+            cut_off: reason.as_deref() == Some("length"),
+            reason: reason.map(Cow::into_owned),
+            metrics: TurnMetrics {
+                total_duration_ns: chunk.total_duration,
+                load_duration_ns: chunk.load_duration,
+                prompt_eval_count: chunk.prompt_eval_count,
+                prompt_eval_cached_count: chunk.prompt_eval_cached_count,
+                prompt_eval_duration_ns: chunk.prompt_eval_duration,
+                eval_count: chunk.eval_count,
+                eval_duration_ns: chunk.eval_duration,
+            },
+        }
+    });
+    Ok(LineDecoded::Chunk(Deltas {
+        thinking: message.thinking.map(Cow::into_owned).unwrap_or_default(),
+        content: message.content.map(Cow::into_owned).unwrap_or_default(),
+        tool_calls: message
+            .tool_calls
+            .unwrap_or_default()
+            .into_iter()
+            .map(model_call)
+            .collect(),
+        done,
+    }))
+}
+
+/// The Go client fails on any non-empty `error`; a structured error object is kept as JSON text.
+fn server_error(error: Option<&Value>) -> Option<String> {
+    match error? {
+        Value::Null => None,
+        Value::String(text) if text.is_empty() => None,
+        Value::String(text) => Some(text.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// Reads one element of `message.tool_calls` (WIRE.md §2.2) without ever failing: whatever is
+/// missing or malformed is reported to the model through validation.
+fn model_call(raw: Value) -> ModelCall {
+    let Value::Object(mut call) = raw else {
+        return ModelCall {
+            id: None,
+            index: None,
+            name: String::new(),
+            arguments: CallArguments::Unreadable {
+                problem: format!("the tool call is {}, not an object", kind_of(&raw)),
+            },
+        };
+    };
+    let id = match call.remove("id") {
+        Some(Value::String(id)) if !id.is_empty() => Some(id),
+        _ => None,
+    };
+    let mut function = match call.remove("function") {
+        Some(Value::Object(function)) => function,
+        _ => Map::new(),
+    };
+    let name = match function.remove("name") {
+        Some(Value::String(name)) => name,
+        _ => String::new(),
+    };
+    ModelCall {
+        id,
+        index: function.get("index").and_then(Value::as_u64),
+        name,
+        arguments: call_arguments(function.remove("arguments")),
+    }
+}
+
+/// An object is the native form; a string holding an object is what OpenAI-style servers send;
+/// a missing or null value is a call without parameters. Anything else is unreadable.
+fn call_arguments(raw: Option<Value>) -> CallArguments {
+    match raw {
+        None | Some(Value::Null) => CallArguments::Object { value: Map::new() },
+        Some(Value::Object(value)) => CallArguments::Object { value },
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(value)) => CallArguments::Object { value },
+            Ok(other) => CallArguments::Unreadable {
+                problem: format!(
+                    "arguments must be a JSON object, got a string holding {}",
+                    kind_of(&other)
+                ),
+            },
+            Err(err) => CallArguments::Unreadable {
+                problem: format!(
+                    "arguments must be a JSON object, got a string that is not JSON ({err})"
+                ),
+            },
+        },
+        Some(other) => CallArguments::Unreadable {
+            problem: format!("arguments must be a JSON object, got {}", kind_of(&other)),
+        },
+    }
+}
+
+fn malformed(line: &[u8], why: &dyn std::fmt::Display) -> DecodeError {
+    let end = line.len().min(ERROR_PREVIEW_BYTES);
+    let preview = String::from_utf8_lossy(&line[..end]);
+    let ellipsis = if line.len() > end { "…" } else { "" };
+    DecodeError {
+        message: format!("malformed stream line ({why}): {preview}{ellipsis}"),
+    }
+}

@@ -1,0 +1,93 @@
+//! Everything a session is started with.
+
+use serde::{Deserialize, Serialize};
+
+use crate::codec::Codec;
+use crate::input::Millis;
+use crate::schema::ToolSpec;
+use crate::wire::ModelOptions;
+
+/// The turn budget when the caller names none (SPEC §5 leaves it to the shell; 8 fits the sample).
+pub const DEFAULT_MAX_TURNS: u32 = 8;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    pub model: String,
+    /// The first message of every request.
+    pub system_prompt: String,
+    /// The second message: what the user asks for.
+    pub task: String,
+    /// The tools offered; every call is validated against them.
+    pub tools: Vec<ToolSpec>,
+    /// How many requests the session may send, at least 1.
+    pub max_turns: u32,
+    /// When the whole run must end, on the shell's clock.
+    pub deadline: Option<Millis>,
+    pub think: bool,
+    /// Seconds the server keeps the model loaded after each request.
+    pub keep_alive: u64,
+    pub options: ModelOptions,
+    pub codec: Codec,
+}
+
+impl Config {
+    /// A config with SPEC §5's defaults: thinking on, the model unloaded after each request,
+    /// deterministic sampling, no deadline, [`DEFAULT_MAX_TURNS`].
+    pub fn new(model: &str, system_prompt: &str, task: &str, tools: Vec<ToolSpec>) -> Self {
+        Config {
+            model: model.to_owned(),
+            system_prompt: system_prompt.to_owned(),
+            task: task.to_owned(),
+            tools,
+            max_turns: DEFAULT_MAX_TURNS,
+            deadline: None,
+            think: true,
+            keep_alive: 0,
+            options: ModelOptions::default(),
+            codec: Codec::default(),
+        }
+    }
+
+    pub(crate) fn check(&self) -> Result<(), ConfigError> {
+        if self.max_turns < 1 {
+            return Err(ConfigError::MaxTurnsNotPositive);
+        }
+        if self.model.trim().is_empty() {
+            return Err(ConfigError::EmptyModel);
+        }
+        for (position, tool) in self.tools.iter().enumerate() {
+            if self.tools[..position]
+                .iter()
+                .any(|earlier| earlier.name() == tool.name())
+            {
+                return Err(ConfigError::DuplicateTool {
+                    name: tool.name().to_owned(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A config the session refuses to start with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ConfigError {
+    MaxTurnsNotPositive,
+    EmptyModel,
+    DuplicateTool { name: String },
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfigError::MaxTurnsNotPositive => f.write_str("max_turns must be a positive integer"),
+            ConfigError::EmptyModel => f.write_str("the model name is empty"),
+            ConfigError::DuplicateTool { name } => {
+                write!(f, "the tool `{name}` is offered twice")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}

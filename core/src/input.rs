@@ -1,0 +1,149 @@
+//! What the shell feeds the session: the world, one happening at a time.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A point on the shell's monotonic clock, in milliseconds. The core never reads a clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Millis(pub u64);
+
+/// Names one dispatched tool call, so that its result can be matched to it. The server's own id
+/// when it sent one, else `mend_<turn>_<index>`: stable across replays of the same stream.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CallId(pub String);
+
+impl std::fmt::Display for CallId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One input to [`crate::Session::handle`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Input {
+    /// One raw line of the current turn's response body, without its `\n`. Sent while the
+    /// session streams; the shell stops reading once the session leaves that phase.
+    StreamLine { line: Vec<u8> },
+    /// The response body ended (EOF) before the session saw the end of the turn.
+    StreamEnd,
+    /// The request or the stream failed below the protocol.
+    TransportFailed { error: TransportError },
+    /// The answer to a [`crate::Action::DispatchTool`].
+    ToolFinished {
+        call_id: CallId,
+        outcome: ToolOutcome,
+    },
+    /// The user interrupted the run.
+    Cancel,
+    /// The shell's timer for [`crate::Session::next_deadline`] fired.
+    DeadlinePassed,
+}
+
+/// Which kind an input was, for events that talk about inputs without repeating them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputKind {
+    StreamLine,
+    StreamEnd,
+    TransportFailed,
+    ToolFinished,
+    Cancel,
+    DeadlinePassed,
+}
+
+impl Input {
+    pub fn kind(&self) -> InputKind {
+        match self {
+            Input::StreamLine { .. } => InputKind::StreamLine,
+            Input::StreamEnd => InputKind::StreamEnd,
+            Input::TransportFailed { .. } => InputKind::TransportFailed,
+            Input::ToolFinished { .. } => InputKind::ToolFinished,
+            Input::Cancel => InputKind::Cancel,
+            Input::DeadlinePassed => InputKind::DeadlinePassed,
+        }
+    }
+}
+
+/// What went wrong below the protocol. Every variant ends the session with `model_error`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TransportError {
+    /// No connection could be made (refused, unresolvable host, TLS).
+    Connect { message: String },
+    /// The server answered with a status of 400 or more; `body` is what it said.
+    Http { status: u16, body: String },
+    /// Nothing arrived for `after_ms`.
+    ReadTimeout { after_ms: u64 },
+    /// The connection broke while the body was being read.
+    Read { message: String },
+    /// A single line exceeded the cap; it was not read into memory.
+    LineTooLong { limit_bytes: u64 },
+}
+
+impl TransportError {
+    /// One sentence that says what happened, with the server's own `{"error": ...}` message when
+    /// the body carries one (WIRE.md §4, rule 1).
+    pub fn describe(&self) -> String {
+        match self {
+            TransportError::Connect { message } => format!("could not connect: {message}"),
+            TransportError::Http { status, body } => {
+                format!("HTTP {status}: {}", server_message(body))
+            }
+            TransportError::ReadTimeout { after_ms } => {
+                format!("no data from the server for {after_ms} ms (read timeout)")
+            }
+            TransportError::Read { message } => {
+                format!("the connection broke mid-stream: {message}")
+            }
+            TransportError::LineTooLong { limit_bytes } => {
+                format!("a stream line exceeded {limit_bytes} bytes")
+            }
+        }
+    }
+}
+
+/// The `error` field of a JSON error body (a string, or OpenAI's `{"message": ...}` object), else
+/// the raw body trimmed.
+pub fn server_message(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let error = parsed.as_ref().and_then(|value| value.get("error"));
+    match error {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Object(object)) => match object.get("message") {
+            Some(Value::String(text)) => text.clone(),
+            _ => Value::Object(object.clone()).to_string(),
+        },
+        _ if body.trim().is_empty() => "(empty body)".to_owned(),
+        _ => body.trim().to_owned(),
+    }
+}
+
+/// The result of one tool execution, as the model will see it. A failure here is the model's to
+/// handle (a bad path, an ambiguous edit, failing tests); failures of the harness itself never
+/// reach the session as an outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ToolOutcome {
+    /// The tool ran; `value` is its result object.
+    Success { value: Value },
+    /// The tool refused or failed; `message` says what went wrong and what to do.
+    Failure { message: String },
+}
+
+impl ToolOutcome {
+    /// The result object the model receives: the tool's value, or `{"error": message}`.
+    pub fn result_value(&self) -> Value {
+        match self {
+            ToolOutcome::Success { value } => value.clone(),
+            ToolOutcome::Failure { message } => error_result(message),
+        }
+    }
+}
+
+pub(crate) fn error_result(message: &str) -> Value {
+    let mut object = serde_json::Map::new();
+    object.insert("error".to_owned(), Value::String(message.to_owned()));
+    Value::Object(object)
+}

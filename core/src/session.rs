@@ -1,0 +1,450 @@
+//! The transition function: one session of the coding-agent loop as a pure state machine.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::action::Action;
+use crate::assemble::TurnAssembly;
+use crate::codec::{Done, LineDecoded, ModelCall};
+use crate::config::{Config, ConfigError};
+use crate::event::{Event, ToolStatus};
+use crate::input::{error_result, CallId, Input, Millis, ToolOutcome};
+use crate::stop::{Stop, StopReason};
+use crate::validate::validate_call;
+use crate::wire::{ChatRequest, Message};
+
+/// One coding-agent session: a conversation with a model that may call tools.
+///
+/// # Contract
+///
+/// - [`Session::new`] checks the config and returns the first actions: a `model_start` event and
+///   the `SendRequest` for turn 1.
+/// - The caller performs actions in order and reports what happened through
+///   [`Session::handle`], one [`Input`] at a time: the lines of the current response body, then
+///   its end or its failure; the outcome of each dispatched tool; a cancel; the deadline.
+/// - Nothing runs concurrently: at most one request and at most one tool call are in flight, and
+///   the session waits for each answer before it asks for the next thing.
+/// - Time only comes from the caller, as the `now` of each call, and only moves forward.
+///   [`Session::next_deadline`] says when the caller should send `DeadlinePassed`.
+/// - The session ends with exactly one `Stop` action. After it, every input yields no action.
+/// - An input that makes no sense in the current phase (a tool result nobody asked for, a line
+///   while tools run) yields one `input_rejected` event and changes nothing else.
+///
+/// The session holds no I/O handle: it can be cloned, compared, serialized mid-turn and resumed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    config: Config,
+    conversation: Vec<Message>,
+    phase: Phase,
+}
+
+/// Where the session is. The turn number counts requests sent, from 1.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+pub enum Phase {
+    /// A request is out; its lines are being assembled.
+    Streaming {
+        turn: u32,
+        assembly: TurnAssembly,
+    },
+    /// The turn completed with calls; they are answered one at a time in the model's order.
+    RunningTools {
+        turn: u32,
+        waiting: VecDeque<CheckedCall>,
+        in_flight: Option<CheckedCall>,
+    },
+    Stopped {
+        stop: Stop,
+    },
+}
+
+/// A model call after validation: either runnable arguments or the message explaining why not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckedCall {
+    pub index: u32,
+    pub call_id: CallId,
+    /// The server's id, echoed as `tool_call_id` in the result message when present.
+    pub wire_id: Option<String>,
+    pub name: String,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    Accepted { arguments: Map<String, Value> },
+    Refused { message: String },
+}
+
+impl Session {
+    /// Starts a session. Refuses a config it cannot honour (e.g. `max_turns` of 0).
+    pub fn new(config: Config) -> Result<(Session, Vec<Action>), ConfigError> {
+        config.check()?;
+        let conversation = vec![
+            Message::system(config.system_prompt.clone()),
+            Message::user(config.task.clone()),
+        ];
+        let mut session = Session {
+            config,
+            conversation,
+            phase: Phase::Streaming {
+                turn: 1,
+                assembly: TurnAssembly::default(),
+            },
+        };
+        let mut actions = Vec::new();
+        session.start_turn(1, &mut actions);
+        Ok((session, actions))
+    }
+
+    /// Feeds one input at time `now` and returns what to do next, in order.
+    pub fn handle(&mut self, now: Millis, input: Input) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if matches!(self.phase, Phase::Stopped { .. }) {
+            return actions;
+        }
+        let kind = input.kind();
+        let outcome = match input {
+            Input::StreamLine { line } => self.on_line(&line, &mut actions),
+            Input::StreamEnd => self.on_stream_end(&mut actions),
+            Input::TransportFailed { error } => {
+                self.on_stream_failure(error.describe(), &mut actions)
+            }
+            Input::ToolFinished { call_id, outcome } => {
+                self.on_tool_finished(&call_id, outcome, &mut actions)
+            }
+            Input::Cancel => {
+                self.stop(StopReason::Cancelled, None, &mut actions);
+                Ok(())
+            }
+            Input::DeadlinePassed => self.on_deadline(now, &mut actions),
+        };
+        if let Err(reason) = outcome {
+            actions.push(Action::Emit(Event::InputRejected {
+                input: kind,
+                reason,
+            }));
+        }
+        actions
+    }
+
+    /// When the caller must send `DeadlinePassed`, if the session has a deadline and is running.
+    pub fn next_deadline(&self) -> Option<Millis> {
+        match self.phase {
+            Phase::Stopped { .. } => None,
+            _ => self.config.deadline,
+        }
+    }
+
+    /// The conversation so far: system, user, then each complete turn and its tool results.
+    pub fn conversation(&self) -> &[Message] {
+        &self.conversation
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn phase(&self) -> &Phase {
+        &self.phase
+    }
+
+    /// True while the current response body is wanted: the shell stops reading once this is false.
+    pub fn is_streaming(&self) -> bool {
+        matches!(self.phase, Phase::Streaming { .. })
+    }
+
+    /// The stop, once the session has ended.
+    pub fn stopped(&self) -> Option<&Stop> {
+        match &self.phase {
+            Phase::Stopped { stop } => Some(stop),
+            _ => None,
+        }
+    }
+
+    fn on_line(&mut self, line: &[u8], actions: &mut Vec<Action>) -> Result<(), String> {
+        let Phase::Streaming { turn, assembly } = &mut self.phase else {
+            return Err("a stream line arrived while no response was being read".to_owned());
+        };
+        let turn = *turn;
+        let deltas = match self.config.codec.decode_line(line) {
+            Ok(LineDecoded::Blank) => return Ok(()),
+            Ok(LineDecoded::Chunk(deltas)) => deltas,
+            Ok(LineDecoded::ServerError { message }) => {
+                let detail = format!("the server reported an error mid-stream: {message}");
+                self.stop(StopReason::ModelError, Some(detail), actions);
+                return Ok(());
+            }
+            Err(error) => {
+                self.stop(StopReason::ModelError, Some(error.message), actions);
+                return Ok(());
+            }
+        };
+        if !deltas.thinking.is_empty() {
+            let text = deltas.thinking.clone();
+            actions.push(Action::Emit(Event::ThinkingDelta { turn, text }));
+        }
+        if !deltas.content.is_empty() {
+            let text = deltas.content.clone();
+            actions.push(Action::Emit(Event::TextDelta { turn, text }));
+        }
+        let done = deltas.done.clone();
+        assembly.absorb(deltas);
+        if let Some(done) = done {
+            self.finish_turn(turn, done, actions);
+        }
+        Ok(())
+    }
+
+    fn on_stream_end(&mut self, actions: &mut Vec<Action>) -> Result<(), String> {
+        if !self.is_streaming() {
+            return Err("the stream ended while no response was being read".to_owned());
+        }
+        let detail = "the stream ended without a `done` chunk".to_owned();
+        self.stop(StopReason::IncompleteModelTurn, Some(detail), actions);
+        Ok(())
+    }
+
+    fn on_stream_failure(
+        &mut self,
+        detail: String,
+        actions: &mut Vec<Action>,
+    ) -> Result<(), String> {
+        if !self.is_streaming() {
+            return Err(format!(
+                "a transport failure arrived while no request was out: {detail}"
+            ));
+        }
+        self.stop(StopReason::ModelError, Some(detail), actions);
+        Ok(())
+    }
+
+    fn on_deadline(&mut self, now: Millis, actions: &mut Vec<Action>) -> Result<(), String> {
+        match self.config.deadline {
+            Some(deadline) if now >= deadline => {
+                let detail = format!("the run passed its deadline at {} ms", deadline.0);
+                self.stop(StopReason::DeadlineExceeded, Some(detail), actions);
+                Ok(())
+            }
+            Some(deadline) => Err(format!(
+                "the deadline is at {} ms, not yet reached at {} ms",
+                deadline.0, now.0
+            )),
+            None => Err("this session has no deadline".to_owned()),
+        }
+    }
+
+    /// The turn's `done` arrived: it is complete unless the output was cut off.
+    fn finish_turn(&mut self, turn: u32, done: Done, actions: &mut Vec<Action>) {
+        let Phase::Streaming { assembly, .. } = &mut self.phase else {
+            return;
+        };
+        let assembly = std::mem::take(assembly);
+        actions.push(Action::Emit(Event::ModelDone {
+            turn,
+            done_reason: done.reason.clone(),
+            tool_calls: count(assembly.calls.len()),
+            metrics: done.metrics,
+        }));
+        if done.cut_off {
+            let detail = format!(
+                "the model's output was cut off by the token limit (done_reason: {}); none of its {} tool call(s) ran",
+                done.reason.as_deref().unwrap_or("length"),
+                assembly.calls.len()
+            );
+            self.stop(StopReason::IncompleteModelTurn, Some(detail), actions);
+            return;
+        }
+        self.conversation.push(assembly.to_message());
+        if assembly.calls.is_empty() {
+            let reason = if assembly.content.trim().is_empty() {
+                StopReason::EmptyResponse
+            } else {
+                StopReason::AssistantFinished
+            };
+            self.stop(reason, None, actions);
+            return;
+        }
+        let waiting = assembly
+            .calls
+            .iter()
+            .enumerate()
+            .map(|(index, call)| check_call(turn, count(index), call, &self.config))
+            .collect();
+        self.phase = Phase::RunningTools {
+            turn,
+            waiting,
+            in_flight: None,
+        };
+        self.advance_tools(actions);
+    }
+
+    fn on_tool_finished(
+        &mut self,
+        call_id: &CallId,
+        outcome: ToolOutcome,
+        actions: &mut Vec<Action>,
+    ) -> Result<(), String> {
+        let Phase::RunningTools {
+            turn, in_flight, ..
+        } = &mut self.phase
+        else {
+            return Err(format!(
+                "a result for `{call_id}` arrived while no tool was running"
+            ));
+        };
+        let turn = *turn;
+        let call = match in_flight.take() {
+            Some(call) if call.call_id == *call_id => call,
+            other => {
+                let reason = match &other {
+                    Some(running) => format!(
+                        "a result for `{call_id}` arrived while `{}` was running",
+                        running.call_id
+                    ),
+                    None => format!("a result for `{call_id}` arrived while no tool was running"),
+                };
+                *in_flight = other;
+                return Err(reason);
+            }
+        };
+        let status = match outcome {
+            ToolOutcome::Success { .. } => ToolStatus::Ok,
+            ToolOutcome::Failure { .. } => ToolStatus::Failed,
+        };
+        self.record_result(turn, &call, status, outcome.result_value(), actions);
+        self.advance_tools(actions);
+        Ok(())
+    }
+
+    /// Answers refused calls at once and dispatches the next accepted one; when every call of
+    /// the turn has its result, sends the next request or stops at the turn budget.
+    fn advance_tools(&mut self, actions: &mut Vec<Action>) {
+        loop {
+            let Phase::RunningTools {
+                turn,
+                waiting,
+                in_flight,
+            } = &mut self.phase
+            else {
+                return;
+            };
+            let turn = *turn;
+            let Some(call) = waiting.pop_front() else {
+                break;
+            };
+            match &call.verdict {
+                Verdict::Refused { message } => {
+                    let result = error_result(message);
+                    self.record_result(turn, &call, ToolStatus::Refused, result, actions);
+                }
+                Verdict::Accepted { arguments } => {
+                    actions.push(Action::Emit(Event::ToolStart {
+                        turn,
+                        index: call.index,
+                        call_id: call.call_id.clone(),
+                        name: call.name.clone(),
+                        arguments: arguments.clone(),
+                    }));
+                    actions.push(Action::DispatchTool {
+                        call_id: call.call_id.clone(),
+                        name: call.name.clone(),
+                        arguments: arguments.clone(),
+                    });
+                    *in_flight = Some(call);
+                    return;
+                }
+            }
+        }
+        let Phase::RunningTools { turn, .. } = self.phase else {
+            return;
+        };
+        if turn >= self.config.max_turns {
+            let detail = format!("the budget of {} turn(s) is spent", self.config.max_turns);
+            self.stop(StopReason::MaxTurns, Some(detail), actions);
+        } else {
+            self.start_turn(turn + 1, actions);
+        }
+    }
+
+    fn record_result(
+        &mut self,
+        turn: u32,
+        call: &CheckedCall,
+        status: ToolStatus,
+        result: Value,
+        actions: &mut Vec<Action>,
+    ) {
+        self.conversation.push(Message::tool_result(
+            &call.name,
+            call.wire_id.as_deref(),
+            result.to_string(),
+        ));
+        actions.push(Action::Emit(Event::ToolResult {
+            turn,
+            index: call.index,
+            call_id: call.call_id.clone(),
+            name: call.name.clone(),
+            status,
+            result,
+        }));
+    }
+
+    fn start_turn(&mut self, turn: u32, actions: &mut Vec<Action>) {
+        self.phase = Phase::Streaming {
+            turn,
+            assembly: TurnAssembly::default(),
+        };
+        actions.push(Action::Emit(Event::ModelStart { turn }));
+        actions.push(Action::SendRequest {
+            turn,
+            body: self.request(),
+        });
+    }
+
+    fn request(&self) -> ChatRequest {
+        ChatRequest {
+            model: self.config.model.clone(),
+            messages: self.conversation.clone(),
+            tools: self.config.tools.clone(),
+            stream: true,
+            think: self.config.think,
+            keep_alive: self.config.keep_alive,
+            options: self.config.options.clone(),
+        }
+    }
+
+    fn stop(&mut self, reason: StopReason, detail: Option<String>, actions: &mut Vec<Action>) {
+        let stop = Stop { reason, detail };
+        actions.push(Action::Emit(Event::Stopped(stop.clone())));
+        actions.push(Action::Stop(stop.clone()));
+        self.phase = Phase::Stopped { stop };
+    }
+}
+
+fn check_call(turn: u32, index: u32, call: &ModelCall, config: &Config) -> CheckedCall {
+    let verdict = match validate_call(call, &config.tools) {
+        Ok(arguments) => Verdict::Accepted {
+            arguments: arguments.clone(),
+        },
+        Err(message) => Verdict::Refused { message },
+    };
+    CheckedCall {
+        index,
+        call_id: CallId(
+            call.id
+                .clone()
+                .unwrap_or_else(|| format!("mend_{turn}_{index}")),
+        ),
+        wire_id: call.id.clone(),
+        name: call.name.clone(),
+        verdict,
+    }
+}
+
+/// Counts within one turn: a stream line is capped far below `u32::MAX` calls.
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}

@@ -1,0 +1,52 @@
+//! Why a session ended. Exactly one stop per session; nothing happens after it.
+
+use serde::{Deserialize, Serialize};
+
+/// SPEC §4. The stop reason describes the loop, never the repair: the verdict comes from the
+/// independent test run outside the loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// A complete turn with no tool calls and non-blank text.
+    AssistantFinished,
+    /// A complete turn with no tool calls and blank text.
+    EmptyResponse,
+    /// The turn budget is spent: the last turn's calls ran, no further request was sent.
+    MaxTurns,
+    /// The stream ended without `done`, or was cut off by the token limit.
+    IncompleteModelTurn,
+    /// Transport failure, HTTP error, an error line, or a malformed chunk.
+    ModelError,
+    /// The user interrupted the run.
+    Cancelled,
+    /// The run passed its wall-clock deadline.
+    DeadlineExceeded,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::AssistantFinished => "assistant_finished",
+            StopReason::EmptyResponse => "empty_response",
+            StopReason::MaxTurns => "max_turns",
+            StopReason::IncompleteModelTurn => "incomplete_model_turn",
+            StopReason::ModelError => "model_error",
+            StopReason::Cancelled => "cancelled",
+            StopReason::DeadlineExceeded => "deadline_exceeded",
+        }
+    }
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The stop with what a person needs to understand it (the server's message, the cut-off, ...).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stop {
+    pub reason: StopReason,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}

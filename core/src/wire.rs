@@ -1,0 +1,122 @@
+//! Serde types of Ollama's `/api/chat` request as mend sends it (WIRE.md §2).
+//!
+//! These are the values that cross the boundary to the server, so they serialize to exactly the
+//! JSON a request carries: optional fields are omitted rather than sent as `null`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::schema::ToolSpec;
+
+/// The body of one `POST /api/chat`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    pub model: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    /// Always `true`: mend reads every turn as a stream (Ollama's default, but sent explicitly).
+    pub stream: bool,
+    pub think: bool,
+    /// Seconds the server keeps the model loaded after the request; `0` unloads it at once.
+    pub keep_alive: u64,
+    pub options: ModelOptions,
+}
+
+/// The sampling options of a request (WIRE.md §2.4). Unknown keys are ignored by the server, so
+/// only the ones mend sets are modelled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelOptions {
+    pub temperature: f64,
+    pub seed: i64,
+    pub num_ctx: u32,
+    pub num_predict: i32,
+}
+
+impl Default for ModelOptions {
+    /// SPEC §5: deterministic sampling, a context that fits the sample task, and an output cap
+    /// that leaves room for a whole tool call.
+    fn default() -> Self {
+        ModelOptions {
+            temperature: 0.0,
+            seed: 7,
+            num_ctx: 8192,
+            num_predict: 2048,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+/// One message of the conversation (WIRE.md §2.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    /// Always serialized, possibly empty: the server expects the field on every message.
+    pub content: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// On a tool result: the tool that ran. Ollama's native field (`name` would be dropped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// On a tool result: the id of the call it answers, when the model's call had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::plain(Role::System, content.into())
+    }
+
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::plain(Role::User, content.into())
+    }
+
+    /// A tool result message: `content` is the result object serialized as JSON text.
+    pub fn tool_result(name: &str, call_id: Option<&str>, content: String) -> Self {
+        Message {
+            tool_name: Some(name.to_owned()),
+            tool_call_id: call_id.map(str::to_owned),
+            ..Self::plain(Role::Tool, content)
+        }
+    }
+
+    fn plain(role: Role, content: String) -> Self {
+        Message {
+            role,
+            content,
+            thinking: None,
+            tool_calls: Vec::new(),
+            tool_name: None,
+            tool_call_id: None,
+        }
+    }
+}
+
+/// A tool call as it goes back to the server in the assistant's history message (WIRE.md §2.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub function: ToolCallFunction,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallFunction {
+    /// Kept as the server sent it, for the record only: calls are never merged by index.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u64>,
+    pub name: String,
+    /// Always an object on the native API; arguments that arrived in another form are sent back
+    /// as an empty object, because the server refuses to decode anything else.
+    pub arguments: Map<String, Value>,
+}

@@ -1,0 +1,689 @@
+//! The reference lab's checks on the transition function, comparing whole action lists and
+//! whole request bodies.
+
+mod support;
+
+use mend_core::{
+    Action, CallId, ChatRequest, ConfigError, Event, Input, Message, Millis, ModelOptions, Role,
+    Session, Stop, StopReason, ToolCall, ToolOutcome, ToolStatus, TransportError, TurnMetrics,
+};
+use serde_json::{json, Map, Value};
+use support::*;
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+fn body(messages: Vec<Message>) -> ChatRequest {
+    ChatRequest {
+        model: "gemma4:e2b".to_owned(),
+        messages,
+        tools: tools(),
+        stream: true,
+        think: true,
+        keep_alive: 0,
+        options: ModelOptions::default(),
+    }
+}
+
+fn opening() -> Vec<Message> {
+    vec![Message::system(SYSTEM), Message::user(TASK)]
+}
+
+fn assistant(content: &str, thinking: Option<&str>, calls: Vec<Value>) -> Message {
+    let calls: Vec<ToolCall> = calls
+        .into_iter()
+        .map(|call| serde_json::from_value(call).expect("a wire tool call"))
+        .collect();
+    Message {
+        role: Role::Assistant,
+        content: content.to_owned(),
+        thinking: thinking.map(str::to_owned),
+        tool_calls: calls,
+        tool_name: None,
+        tool_call_id: None,
+    }
+}
+
+fn metrics() -> TurnMetrics {
+    TurnMetrics {
+        total_duration_ns: Some(1_000_000),
+        prompt_eval_count: Some(120),
+        eval_count: Some(30),
+        ..TurnMetrics::default()
+    }
+}
+
+fn model_done(turn: u32, reason: &str, tool_calls: u32) -> Action {
+    Action::Emit(Event::ModelDone {
+        turn,
+        done_reason: Some(reason.to_owned()),
+        tool_calls,
+        metrics: metrics(),
+    })
+}
+
+fn stopped(reason: StopReason, detail: Option<&str>) -> Vec<Action> {
+    let stop = Stop {
+        reason,
+        detail: detail.map(str::to_owned),
+    };
+    vec![
+        Action::Emit(Event::Stopped(stop.clone())),
+        Action::Stop(stop),
+    ]
+}
+
+fn start_of(turn: u32, messages: Vec<Message>) -> Vec<Action> {
+    vec![
+        Action::Emit(Event::ModelStart { turn }),
+        Action::SendRequest {
+            turn,
+            body: body(messages),
+        },
+    ]
+}
+
+fn dispatch(turn: u32, index: u32, id: &str, name: &str, arguments: Value) -> Vec<Action> {
+    let arguments = object(arguments);
+    vec![
+        Action::Emit(Event::ToolStart {
+            turn,
+            index,
+            call_id: CallId(id.to_owned()),
+            name: name.to_owned(),
+            arguments: arguments.clone(),
+        }),
+        Action::DispatchTool {
+            call_id: CallId(id.to_owned()),
+            name: name.to_owned(),
+            arguments,
+        },
+    ]
+}
+
+fn result_event(
+    turn: u32,
+    index: u32,
+    id: &str,
+    name: &str,
+    status: ToolStatus,
+    result: Value,
+) -> Action {
+    Action::Emit(Event::ToolResult {
+        turn,
+        index,
+        call_id: CallId(id.to_owned()),
+        name: name.to_owned(),
+        status,
+        result,
+    })
+}
+
+fn success(value: Value) -> ToolOutcome {
+    ToolOutcome::Success { value }
+}
+
+fn finish(session: &mut Session, id: &str, outcome: ToolOutcome) -> Vec<Action> {
+    session.handle(
+        Millis(1),
+        Input::ToolFinished {
+            call_id: CallId(id.to_owned()),
+            outcome,
+        },
+    )
+}
+
+fn text_delta(turn: u32, text: &str) -> Action {
+    Action::Emit(Event::TextDelta {
+        turn,
+        text: text.to_owned(),
+    })
+}
+
+fn concat(parts: Vec<Vec<Action>>) -> Vec<Action> {
+    parts.into_iter().flatten().collect()
+}
+
+#[test]
+fn new_session_sends_system_and_task_first() {
+    let (_, actions) = start(config(8));
+    assert_eq!(actions, start_of(1, opening()));
+}
+
+#[test]
+fn max_turns_below_one_is_refused() {
+    assert_eq!(
+        Session::new(config(0)).err(),
+        Some(ConfigError::MaxTurnsNotPositive)
+    );
+}
+
+#[test]
+fn content_and_thinking_are_joined_across_chunks_and_streamed_as_deltas() {
+    let (mut session, _) = start(config(8));
+    let actions = feed(
+        &mut session,
+        &[
+            thinking("Look"),
+            thinking(" first."),
+            text("All "),
+            text("good."),
+            done(),
+        ],
+    );
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![
+                Action::Emit(Event::ThinkingDelta {
+                    turn: 1,
+                    text: "Look".to_owned()
+                }),
+                Action::Emit(Event::ThinkingDelta {
+                    turn: 1,
+                    text: " first.".to_owned()
+                }),
+                text_delta(1, "All "),
+                text_delta(1, "good."),
+                model_done(1, "stop", 0),
+            ],
+            stopped(StopReason::AssistantFinished, None),
+        ])
+    );
+    let mut expected = opening();
+    expected.push(assistant("All good.", Some("Look first."), vec![]));
+    assert_eq!(session.conversation(), expected.as_slice());
+}
+
+#[test]
+fn the_request_after_a_file_read_holds_the_file_text() {
+    let (mut session, _) = start(config(8));
+    let read = call(
+        Some("call_r1"),
+        "read_file",
+        json!({"path": "path_rules.py"}),
+    );
+    let actions = feed(
+        &mut session,
+        &[text("Reading."), tool_calls(vec![read.clone()]), done()],
+    );
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![text_delta(1, "Reading."), model_done(1, "stop", 1)],
+            dispatch(
+                1,
+                0,
+                "call_r1",
+                "read_file",
+                json!({"path": "path_rules.py"})
+            ),
+        ])
+    );
+    let file = json!({"path": "path_rules.py", "text": "def f():\n    return 'é'\n"});
+    let actions = finish(&mut session, "call_r1", success(file.clone()));
+    let mut messages = opening();
+    messages.push(assistant("Reading.", None, vec![read]));
+    messages.push(Message {
+        role: Role::Tool,
+        content: r#"{"path":"path_rules.py","text":"def f():\n    return 'é'\n"}"#.to_owned(),
+        thinking: None,
+        tool_calls: vec![],
+        tool_name: Some("read_file".to_owned()),
+        tool_call_id: Some("call_r1".to_owned()),
+    });
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![result_event(
+                1,
+                0,
+                "call_r1",
+                "read_file",
+                ToolStatus::Ok,
+                file
+            )],
+            start_of(2, messages),
+        ])
+    );
+}
+
+#[test]
+fn two_calls_run_one_at_a_time_and_return_in_order() {
+    let (mut session, _) = start(config(8));
+    let first = call(
+        Some("call_a"),
+        "read_file",
+        json!({"path": "path_rules.py"}),
+    );
+    let second = call(Some("call_b"), "run_tests", json!({}));
+    let actions = feed(
+        &mut session,
+        &[
+            tool_calls(vec![first.clone()]),
+            tool_calls(vec![second.clone()]),
+            done(),
+        ],
+    );
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![model_done(1, "stop", 2)],
+            dispatch(
+                1,
+                0,
+                "call_a",
+                "read_file",
+                json!({"path": "path_rules.py"})
+            ),
+        ])
+    );
+    // The second call is not dispatched before the first one's result.
+    let early = finish(&mut session, "call_b", success(json!({"exit_code": 0})));
+    assert_eq!(
+        early,
+        vec![Action::Emit(Event::InputRejected {
+            input: mend_core::InputKind::ToolFinished,
+            reason: "a result for `call_b` arrived while `call_a` was running".to_owned(),
+        })]
+    );
+    let actions = finish(&mut session, "call_a", success(json!({"text": "a"})));
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![result_event(
+                1,
+                0,
+                "call_a",
+                "read_file",
+                ToolStatus::Ok,
+                json!({"text": "a"})
+            )],
+            dispatch(1, 1, "call_b", "run_tests", json!({})),
+        ])
+    );
+    let failure = ToolOutcome::Failure {
+        message: "pytest timed out".to_owned(),
+    };
+    let actions = finish(&mut session, "call_b", failure);
+    let mut messages = opening();
+    messages.push(assistant("", None, vec![first, second]));
+    messages.push(Message::tool_result(
+        "read_file",
+        Some("call_a"),
+        r#"{"text":"a"}"#.to_owned(),
+    ));
+    messages.push(Message::tool_result(
+        "run_tests",
+        Some("call_b"),
+        r#"{"error":"pytest timed out"}"#.to_owned(),
+    ));
+    let error = json!({"error": "pytest timed out"});
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![result_event(
+                1,
+                1,
+                "call_b",
+                "run_tests",
+                ToolStatus::Failed,
+                error
+            )],
+            start_of(2, messages),
+        ])
+    );
+}
+
+#[test]
+fn an_unknown_tool_gets_an_error_result_in_the_next_request() {
+    let (mut session, _) = start(config(8));
+    let unknown = call(None, "delete_everything", json!({"path": "/"}));
+    let actions = feed(&mut session, &[tool_calls(vec![unknown.clone()]), done()]);
+    let message = "unknown tool `delete_everything`; the available tools are: read_file, replace_text, run_tests";
+    let mut messages = opening();
+    messages.push(assistant("", None, vec![unknown]));
+    messages.push(Message::tool_result(
+        "delete_everything",
+        None,
+        json!({"error": message}).to_string(),
+    ));
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![
+                model_done(1, "stop", 1),
+                result_event(
+                    1,
+                    0,
+                    "mend_1_0",
+                    "delete_everything",
+                    ToolStatus::Refused,
+                    json!({"error": message})
+                ),
+            ],
+            start_of(2, messages),
+        ])
+    );
+}
+
+#[test]
+fn an_error_line_mid_stream_is_a_model_error_and_nothing_runs() {
+    let (mut session, _) = start(config(8));
+    let read = call(
+        Some("call_1"),
+        "read_file",
+        json!({"path": "path_rules.py"}),
+    );
+    let actions = feed(
+        &mut session,
+        &[
+            text("Hi"),
+            tool_calls(vec![read]),
+            error_line("an error was encountered while running the model"),
+        ],
+    );
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![text_delta(1, "Hi")],
+            stopped(
+                StopReason::ModelError,
+                Some("the server reported an error mid-stream: an error was encountered while running the model"),
+            ),
+        ])
+    );
+    assert_eq!(session.conversation(), opening().as_slice());
+}
+
+#[test]
+fn a_transport_failure_is_a_model_error() {
+    let (mut session, _) = start(config(8));
+    let error = TransportError::Http {
+        status: 404,
+        body: r#"{"error":"model 'x' not found"}"#.to_owned(),
+    };
+    let actions = session.handle(Millis(0), Input::TransportFailed { error });
+    assert_eq!(
+        actions,
+        stopped(
+            StopReason::ModelError,
+            Some("HTTP 404: model 'x' not found")
+        )
+    );
+}
+
+#[test]
+fn a_malformed_line_is_a_model_error() {
+    let (mut session, _) = start(config(8));
+    let actions = session.handle(Millis(0), raw(b"{\"message\": "));
+    let [Action::Emit(Event::Stopped(stop)), Action::Stop(_)] = actions.as_slice() else {
+        panic!("expected a stop, got {actions:?}");
+    };
+    assert_eq!(stop.reason, StopReason::ModelError);
+}
+
+#[test]
+fn a_stream_without_done_is_incomplete_and_runs_nothing() {
+    let (mut session, _) = start(config(8));
+    let read = call(
+        Some("call_1"),
+        "read_file",
+        json!({"path": "path_rules.py"}),
+    );
+    let mut actions = feed(
+        &mut session,
+        &[text("Let me read."), tool_calls(vec![read])],
+    );
+    actions.extend(session.handle(Millis(0), Input::StreamEnd));
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![text_delta(1, "Let me read.")],
+            stopped(
+                StopReason::IncompleteModelTurn,
+                Some("the stream ended without a `done` chunk")
+            ),
+        ])
+    );
+}
+
+#[test]
+fn a_turn_cut_off_by_length_is_incomplete_and_runs_nothing() {
+    let (mut session, _) = start(config(8));
+    let read = call(
+        Some("call_1"),
+        "read_file",
+        json!({"path": "path_rules.py"}),
+    );
+    let actions = feed(&mut session, &[tool_calls(vec![read]), done_length()]);
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![model_done(1, "length", 1)],
+            stopped(
+                StopReason::IncompleteModelTurn,
+                Some("the model's output was cut off by the token limit (done_reason: length); none of its 1 tool call(s) ran"),
+            ),
+        ])
+    );
+}
+
+#[test]
+fn with_one_turn_the_call_still_runs_but_no_second_request_is_sent() {
+    let (mut session, first) = start(config(1));
+    let read = call(
+        Some("call_1"),
+        "read_file",
+        json!({"path": "path_rules.py"}),
+    );
+    let mut actions = first;
+    actions.extend(feed(&mut session, &[tool_calls(vec![read]), done()]));
+    actions.extend(finish(
+        &mut session,
+        "call_1",
+        success(json!({"text": "x"})),
+    ));
+    assert_eq!(
+        actions,
+        concat(vec![
+            start_of(1, opening()),
+            vec![model_done(1, "stop", 1)],
+            dispatch(
+                1,
+                0,
+                "call_1",
+                "read_file",
+                json!({"path": "path_rules.py"})
+            ),
+            vec![result_event(
+                1,
+                0,
+                "call_1",
+                "read_file",
+                ToolStatus::Ok,
+                json!({"text": "x"})
+            )],
+            stopped(
+                StopReason::MaxTurns,
+                Some("the budget of 1 turn(s) is spent")
+            ),
+        ])
+    );
+    assert_eq!(session.conversation().len(), 4, "the result is recorded");
+}
+
+#[test]
+fn a_blank_answer_is_an_empty_response() {
+    let (mut session, _) = start(config(8));
+    let actions = feed(&mut session, &[text("  \n"), done()]);
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![text_delta(1, "  \n"), model_done(1, "stop", 0)],
+            stopped(StopReason::EmptyResponse, None),
+        ])
+    );
+}
+
+#[test]
+fn calls_that_arrive_only_in_the_done_chunk_run() {
+    let (mut session, _) = start(config(8));
+    let edit = call(None, "replace_text", json!({"old": "a", "new": "b"}));
+    let in_done = done_with(
+        "stop",
+        json!({"role": "assistant", "content": "Fixing.", "tool_calls": [edit.clone()]}),
+    );
+    let actions = feed(&mut session, &[in_done]);
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![text_delta(1, "Fixing."), model_done(1, "stop", 1)],
+            dispatch(
+                1,
+                0,
+                "mend_1_0",
+                "replace_text",
+                json!({"old": "a", "new": "b"})
+            ),
+        ])
+    );
+}
+
+#[test]
+fn calls_with_the_same_index_stay_separate() {
+    let (mut session, _) = start(config(8));
+    let mut first = call(Some("call_x"), "read_file", json!({"path": "a"}));
+    let mut second = call(Some("call_y"), "read_file", json!({"path": "b"}));
+    first["function"]["index"] = json!(0);
+    second["function"]["index"] = json!(0);
+    let actions = feed(
+        &mut session,
+        &[tool_calls(vec![first]), tool_calls(vec![second]), done()],
+    );
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![model_done(1, "stop", 2)],
+            dispatch(1, 0, "call_x", "read_file", json!({"path": "a"}))
+        ])
+    );
+    let actions = finish(&mut session, "call_x", success(json!({})));
+    assert_eq!(
+        actions,
+        concat(vec![
+            vec![result_event(
+                1,
+                0,
+                "call_x",
+                "read_file",
+                ToolStatus::Ok,
+                json!({})
+            )],
+            dispatch(1, 1, "call_y", "read_file", json!({"path": "b"})),
+        ])
+    );
+}
+
+#[test]
+fn cancel_and_deadline_stop_the_session() {
+    let (mut session, _) = start(config(8));
+    assert_eq!(
+        session.handle(Millis(0), Input::Cancel),
+        stopped(StopReason::Cancelled, None)
+    );
+
+    let mut with_deadline = config(8);
+    with_deadline.deadline = Some(Millis(1_000));
+    let (mut session, _) = start(with_deadline);
+    assert_eq!(session.next_deadline(), Some(Millis(1_000)));
+    let early = session.handle(Millis(999), Input::DeadlinePassed);
+    assert_eq!(
+        early,
+        vec![Action::Emit(Event::InputRejected {
+            input: mend_core::InputKind::DeadlinePassed,
+            reason: "the deadline is at 1000 ms, not yet reached at 999 ms".to_owned(),
+        })]
+    );
+    assert_eq!(
+        session.handle(Millis(1_000), Input::DeadlinePassed),
+        stopped(
+            StopReason::DeadlineExceeded,
+            Some("the run passed its deadline at 1000 ms")
+        )
+    );
+    assert_eq!(session.next_deadline(), None);
+}
+
+#[test]
+fn nothing_happens_after_the_stop() {
+    let (mut session, _) = start(config(8));
+    session.handle(Millis(0), Input::Cancel);
+    let after = session.clone();
+    for input in [
+        line(&text("late")),
+        Input::StreamEnd,
+        Input::Cancel,
+        Input::DeadlinePassed,
+    ] {
+        assert_eq!(session.handle(Millis(5), input), vec![]);
+    }
+    assert_eq!(session, after);
+}
+
+#[test]
+fn a_snapshot_taken_mid_turn_resumes_with_the_same_actions() {
+    let read = call(
+        Some("call_1"),
+        "read_file",
+        json!({"path": "path_rules.py"}),
+    );
+    let first_half = [thinking("Plan"), text("Let me ")];
+    let second_half = [text("read."), tool_calls(vec![read]), done()];
+
+    let (mut uninterrupted, _) = start(config(8));
+    feed(&mut uninterrupted, &first_half);
+    let mut expected = feed(&mut uninterrupted, &second_half);
+    expected.extend(finish(
+        &mut uninterrupted,
+        "call_1",
+        success(json!({"text": "x"})),
+    ));
+
+    let (mut original, _) = start(config(8));
+    feed(&mut original, &first_half);
+    let snapshot = serde_json::to_string(&original).expect("a session serializes");
+    let mut restored: Session = serde_json::from_str(&snapshot).expect("a snapshot restores");
+    assert_eq!(restored, original);
+    let mut actions = feed(&mut restored, &second_half);
+    actions.extend(finish(
+        &mut restored,
+        "call_1",
+        success(json!({"text": "x"})),
+    ));
+    assert_eq!(actions, expected);
+    assert_eq!(restored, uninterrupted);
+}
+
+#[test]
+fn actions_and_inputs_round_trip_through_json() {
+    let (mut session, mut actions) = start(config(8));
+    actions.extend(feed(
+        &mut session,
+        &[tool_calls(vec![call(None, "run_tests", json!({}))]), done()],
+    ));
+    let text = serde_json::to_string(&actions).expect("actions serialize");
+    let back: Vec<Action> = serde_json::from_str(&text).expect("actions deserialize");
+    assert_eq!(back, actions);
+    let input = Input::ToolFinished {
+        call_id: CallId("c".to_owned()),
+        outcome: success(json!({"a": 1})),
+    };
+    let back: Input =
+        serde_json::from_str(&serde_json::to_string(&input).expect("ser")).expect("de");
+    assert_eq!(back, input);
+}
