@@ -1,6 +1,9 @@
 //! Builders shared by the core's tests: wire chunks as values, the sample's tools, and feeding.
 #![allow(dead_code)]
 
+pub mod rules;
+pub mod steps;
+
 use mend_core::{Action, Config, Input, JsonType, Millis, Session, ToolSpec};
 use serde_json::{json, Value};
 

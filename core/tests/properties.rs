@@ -1,0 +1,318 @@
+//! The rules of the core as properties over generated whole sessions (DESIGN.md rules 1–8).
+//!
+//! `PROPTEST_CASES` scales every property (`make proptest-deep` runs 50× the default).
+//! Failing seeds are kept in `proptest-regressions/` at the repository root.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
+
+mod support;
+
+use mend_core::{Action, Event, Input, Millis, Session, StopReason};
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+use serde_json::json;
+use support::rules::Checker;
+use support::steps::{CallSpec, CallTool, Fed, Step};
+use support::{config, done, line, start, text};
+
+fn proptest_config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../proptest-regressions/core-properties.txt"
+        )))),
+        ..ProptestConfig::default()
+    }
+}
+
+fn fragment() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "\\PC{0,12}",
+        1 => Just(String::new()),
+        1 => Just(" \n".to_owned()),
+        1 => Just("é\u{202f}✓ \\ \"q\"".to_owned()),
+    ]
+}
+
+fn call_spec() -> impl Strategy<Value = CallSpec> {
+    let tool = prop_oneof![
+        4 => Just(CallTool::ReadFile),
+        3 => Just(CallTool::RunTests),
+        1 => Just(CallTool::ReadFileMissingPath),
+        1 => Just(CallTool::Unknown),
+    ];
+    (tool, any::<bool>(), prop::bool::weighted(0.2)).prop_map(
+        |(tool, with_id, arguments_as_string)| CallSpec {
+            tool,
+            with_id,
+            arguments_as_string,
+        },
+    )
+}
+
+fn chunk_step() -> impl Strategy<Value = Step> {
+    (
+        fragment(),
+        fragment(),
+        prop::collection::vec(call_spec(), 0..2),
+    )
+        .prop_map(|(thinking, content, calls)| Step::Chunk {
+            thinking,
+            content,
+            calls,
+        })
+}
+
+fn garbage() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        Just(b"{\"message\":".to_vec()),
+        Just(vec![0xff, 0xfe, b'{']),
+        Just(b"[1,2]".to_vec()),
+        Just(b"data: {}".to_vec()),
+        prop::collection::vec(any::<u8>(), 1..24).prop_filter("not blank", |bytes| {
+            bytes.iter().any(|byte| !byte.is_ascii_whitespace())
+        }),
+    ]
+}
+
+/// How a turn's stream ends: mostly a proper `done`, sometimes every way it can break.
+fn ending() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        8 => prop::collection::vec(call_spec(), 0..2).prop_map(|calls| Step::Done { calls, cut_off: false }),
+        1 => prop::collection::vec(call_spec(), 0..2).prop_map(|calls| Step::Done { calls, cut_off: true }),
+        1 => Just(Step::ErrorLine),
+        1 => garbage().prop_map(Step::Malformed),
+        1 => Just(Step::StreamEnd),
+        1 => Just(Step::TransportFailed),
+    ]
+}
+
+/// Inputs that arrive out of place: the session must reject or absorb them.
+fn noise() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        3 => Just(Step::ToolForStranger),
+        2 => Just(Step::Blank),
+        2 => Just(Step::Deadline),
+        2 => Just(Step::StreamEnd),
+        2 => Just(Step::ToolOk),
+        1 => Just(Step::Cancel),
+    ]
+}
+
+/// One turn: chunks, an ending, the answers to its calls, and noise anywhere.
+fn turn() -> impl Strategy<Value = Vec<Step>> {
+    let answers = prop::collection::vec(prop::bool::weighted(0.8), 0..4).prop_map(|answers| {
+        answers
+            .into_iter()
+            .map(|ok| if ok { Step::ToolOk } else { Step::ToolFailed })
+            .collect::<Vec<_>>()
+    });
+    (
+        prop::collection::vec(chunk_step(), 0..5),
+        ending(),
+        answers,
+        prop::collection::vec((any::<prop::sample::Index>(), noise()), 0..2),
+    )
+        .prop_map(|(mut steps, ending, answers, noise)| {
+            steps.push(ending);
+            steps.extend(answers);
+            for (at, step) in noise {
+                let position = at.index(steps.len() + 1);
+                steps.insert(position, step);
+            }
+            steps
+        })
+}
+
+#[derive(Debug, Clone)]
+struct Script {
+    max_turns: u32,
+    deadline: Option<u64>,
+    steps: Vec<Step>,
+}
+
+fn script() -> impl Strategy<Value = Script> {
+    (
+        1..5u32,
+        prop::option::weighted(0.3, 0..80u64),
+        prop::collection::vec(turn(), 1..6),
+    )
+        .prop_map(|(max_turns, deadline, turns)| Script {
+            max_turns,
+            deadline,
+            steps: turns.into_iter().flatten().collect(),
+        })
+}
+
+struct Run {
+    log: Vec<Vec<Action>>,
+    final_state: Session,
+    checker: Checker,
+}
+
+/// Drives a whole session through the checker; a session still running at the end is cancelled,
+/// so every run must end with exactly one stop.
+fn run(script: &Script) -> Result<Run, String> {
+    let mut config = config(script.max_turns);
+    config.deadline = script.deadline.map(Millis);
+    let (mut session, first) = start(config);
+    let mut checker = Checker::start(script.max_turns, &first)?;
+    let mut log = vec![first];
+    let mut serial = 0;
+    let closing = [Step::Cancel];
+    for (now, step) in script.steps.iter().chain(&closing).enumerate() {
+        let fed = Fed::resolve(step, checker.running.as_ref(), &mut serial);
+        let before = session.clone();
+        let actions = session.handle(Millis(now as u64), fed.input.clone());
+        checker
+            .step(&before, &fed, &actions, &session)
+            .map_err(|err| format!("step {now} {step:?}: {err}"))?;
+        log.push(actions);
+    }
+    if checker.stops() != 1 {
+        return Err(format!("{} stops", checker.stops()));
+    }
+    Ok(Run {
+        log,
+        final_state: session,
+        checker,
+    })
+}
+
+proptest! {
+    #![proptest_config(proptest_config())]
+
+    /// Rules 1–4, 6 and 8 over whole generated sessions.
+    #[test]
+    fn every_generated_session_keeps_the_rules(script in script()) {
+        if let Err(error) = run(&script) {
+            prop_assert!(false, "{}", error);
+        }
+    }
+
+    /// Rule 7: a clone fed the same inputs does exactly the same.
+    #[test]
+    fn sessions_are_deterministic(script in script(), split in any::<prop::sample::Index>()) {
+        let whole = run(&script).map_err(TestCaseError::fail)?;
+        let again = run(&script).map_err(TestCaseError::fail)?;
+        prop_assert_eq!(&whole.log, &again.log);
+        prop_assert_eq!(&whole.final_state, &again.final_state);
+        prop_assert_eq!(whole.checker.requests(), again.checker.requests());
+
+        // A clone taken at any point continues exactly like the original.
+        let cut = split.index(script.steps.len() + 1);
+        let prefix = Script { steps: script.steps[..cut].to_vec(), ..script.clone() };
+        let mut config = config(script.max_turns);
+        config.deadline = script.deadline.map(Millis);
+        let (mut original, _) = start(config);
+        let mut running = None;
+        let mut serial = 0;
+        for (now, step) in prefix.steps.iter().enumerate() {
+            let fed = Fed::resolve(step, running.as_ref(), &mut serial);
+            for action in original.handle(Millis(now as u64), fed.input) {
+                if let Action::DispatchTool { call_id, .. } = action {
+                    running = Some(call_id);
+                }
+            }
+        }
+        let mut clone = original.clone();
+        for (offset, step) in script.steps[cut..].iter().enumerate() {
+            let now = Millis((cut + offset) as u64);
+            let fed = Fed::resolve(step, running.as_ref(), &mut serial);
+            let from_original = original.handle(now, fed.input.clone());
+            let from_clone = clone.handle(now, fed.input);
+            prop_assert_eq!(&from_original, &from_clone);
+            for action in from_original {
+                if let Action::DispatchTool { call_id, .. } = action {
+                    running = Some(call_id);
+                }
+            }
+        }
+    }
+
+    /// Rule 5: wherever the text is split into chunks, the assembled message and the actions are
+    /// the same, apart from the deltas.
+    #[test]
+    fn splitting_content_changes_only_the_deltas(
+        content in "\\PC{0,40}",
+        thinking in "\\PC{0,40}",
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+        with_call in any::<bool>(),
+    ) {
+        let pieces = |text: &str| -> Vec<String> {
+            let chars: Vec<char> = text.chars().collect();
+            let mut points: Vec<usize> = cuts.iter().map(|cut| cut.index(chars.len() + 1)).collect();
+            points.push(0);
+            points.push(chars.len());
+            points.sort_unstable();
+            points.windows(2).map(|pair| chars[pair[0]..pair[1]].iter().collect()).collect()
+        };
+        let call = support::call(Some("call_1"), "run_tests", json!({}));
+        let stream = |thinking_parts: Vec<String>, content_parts: Vec<String>| {
+            let mut chunks: Vec<serde_json::Value> = thinking_parts.iter().map(|part| support::thinking(part)).collect();
+            chunks.extend(content_parts.iter().map(|part| text(part)));
+            if with_call {
+                chunks.push(support::tool_calls(vec![call.clone()]));
+            }
+            chunks.push(done());
+            chunks
+        };
+        let whole = stream(vec![thinking.clone()], vec![content.clone()]);
+        let split = stream(pieces(&thinking), pieces(&content));
+        let without_deltas = |actions: Vec<Action>| -> Vec<Action> {
+            actions.into_iter().filter(|action| !matches!(action, Action::Emit(Event::TextDelta { .. } | Event::ThinkingDelta { .. }))).collect()
+        };
+        let (mut one, _) = start(config(3));
+        let (mut other, _) = start(config(3));
+        let from_whole = without_deltas(support::feed(&mut one, &whole));
+        let from_split = without_deltas(support::feed(&mut other, &split));
+        prop_assert_eq!(from_whole, from_split);
+        prop_assert_eq!(one.conversation(), other.conversation());
+    }
+
+    /// Rule 6: arbitrary bytes never panic; a line that is neither blank nor a JSON object ends
+    /// the session with `model_error`.
+    #[test]
+    fn arbitrary_lines_never_panic(lines in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..64), 1..8)) {
+        let (mut session, _) = start(config(2));
+        for bytes in lines {
+            if !session.is_streaming() {
+                break;
+            }
+            let blank = bytes.iter().all(u8::is_ascii_whitespace);
+            let is_object = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bytes).is_ok();
+            session.handle(Millis(0), Input::StreamLine { line: bytes });
+            if !blank && !is_object {
+                prop_assert_eq!(session.stopped().map(|stop| stop.reason), Some(StopReason::ModelError));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_session_that_keeps_calling_tools_stops_at_the_budget() {
+    let calls = vec![CallSpec {
+        tool: CallTool::RunTests,
+        with_id: true,
+        arguments_as_string: false,
+    }];
+    let turn = [
+        Step::Done {
+            calls,
+            cut_off: false,
+        },
+        Step::ToolOk,
+    ];
+    let script = Script {
+        max_turns: 3,
+        deadline: None,
+        steps: turn.iter().cycle().take(12).cloned().collect(),
+    };
+    let outcome = run(&script).expect("the rules hold");
+    assert_eq!(outcome.checker.requests(), 3);
+    assert_eq!(outcome.checker.dispatches, 3);
+    assert_eq!(
+        outcome.final_state.stopped().map(|stop| stop.reason),
+        Some(StopReason::MaxTurns)
+    );
+    let _ = line; // the builders module is shared with other test crates
+}

@@ -1,0 +1,255 @@
+//! The rules of the core (DESIGN.md, "Rules to state as properties"), checked step by step over
+//! a whole action log. Shared by the property tests and the bounded exhaustive check.
+
+use mend_core::{Action, CallId, Event, Input, Message, Role, Session, StopReason};
+
+use super::steps::Fed;
+
+/// What the rules remember between steps. Cheap to clone: the exhaustive check clones it at
+/// every node of its search tree.
+#[derive(Debug, Clone)]
+pub struct Checker {
+    max_turns: u32,
+    requests: u32,
+    stops: u32,
+    /// The call dispatched and not yet answered.
+    pub running: Option<CallId>,
+    /// Names of the calls the current turn's lines carried, in order.
+    turn_calls: Vec<&'static str>,
+    /// Index of the last call of this turn that got a result event, if any.
+    last_result: Option<u32>,
+    /// How many messages the previous request carried.
+    previous_messages: usize,
+    pub dispatches: u32,
+}
+
+impl Checker {
+    /// Checks the actions of `Session::new` and starts remembering.
+    pub fn start(max_turns: u32, actions: &[Action]) -> Result<Checker, String> {
+        let mut checker = Checker {
+            max_turns,
+            requests: 0,
+            stops: 0,
+            running: None,
+            turn_calls: Vec::new(),
+            last_result: None,
+            previous_messages: 0,
+            dispatches: 0,
+        };
+        for action in actions {
+            checker.action(action, false)?;
+        }
+        if checker.requests != 1 {
+            return Err("a new session must send exactly one request".to_owned());
+        }
+        Ok(checker)
+    }
+
+    pub fn stops(&self) -> u32 {
+        self.stops
+    }
+
+    pub fn requests(&self) -> u32 {
+        self.requests
+    }
+
+    /// Checks one transition: `before` fed with `fed` gave `actions` and became `after`.
+    pub fn step(
+        &mut self,
+        before: &Session,
+        fed: &Fed,
+        actions: &[Action],
+        after: &Session,
+    ) -> Result<(), String> {
+        // Rule 3: after the stop, every input yields nothing and changes nothing.
+        if self.stops > 0 {
+            return if actions.is_empty() && before == after {
+                Ok(())
+            } else {
+                Err(format!(
+                    "input {:?} after the stop gave {actions:?}",
+                    fed.input.kind()
+                ))
+            };
+        }
+        // Rule 8: a rejected input changes nothing.
+        if actions
+            .iter()
+            .any(|action| matches!(action, Action::Emit(Event::InputRejected { .. })))
+        {
+            return if actions.len() == 1 && before == after {
+                Ok(())
+            } else {
+                Err(format!(
+                    "a rejected {:?} changed the session or did more: {actions:?}",
+                    fed.input.kind()
+                ))
+            };
+        }
+        let was_streaming = before.is_streaming();
+        if was_streaming && matches!(fed.input, Input::StreamLine { .. }) {
+            self.turn_calls.extend(fed.calls.iter().copied());
+        }
+        // Rule 1: calls are dispatched only by a complete done chunk, or by the result of the
+        // previous call of the same turn.
+        let may_dispatch = match (&fed.input, fed.done) {
+            (Input::StreamLine { .. }, Some(false)) => was_streaming,
+            (Input::ToolFinished { .. }, _) => !was_streaming,
+            _ => false,
+        };
+        if let Input::ToolFinished { call_id, .. } = &fed.input {
+            if self.running.as_ref() != Some(call_id) {
+                return Err(format!(
+                    "a result for {call_id} that was not running was accepted"
+                ));
+            }
+            self.running = None;
+        }
+        for action in actions {
+            if matches!(action, Action::DispatchTool { .. }) && !may_dispatch {
+                return Err(format!(
+                    "{:?} dispatched a tool: {actions:?}",
+                    fed.input.kind()
+                ));
+            }
+            self.action(action, was_streaming)?;
+        }
+        // Rule 6 and SPEC §2: broken lines and cut-off turns end the session with their reason.
+        if was_streaming {
+            let expected = if fed.breaks_stream {
+                Some(StopReason::ModelError)
+            } else if fed.done == Some(true) || matches!(fed.input, Input::StreamEnd) {
+                Some(StopReason::IncompleteModelTurn)
+            } else if matches!(fed.input, Input::TransportFailed { .. }) {
+                Some(StopReason::ModelError)
+            } else {
+                None
+            };
+            if let Some(reason) = expected {
+                if after.stopped().map(|stop| stop.reason) != Some(reason) {
+                    return Err(format!(
+                        "expected stop {reason} after {:?}, got {actions:?}",
+                        fed.input.kind()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn action(&mut self, action: &Action, was_streaming: bool) -> Result<(), String> {
+        if self.stops > 0 {
+            return Err(format!("{action:?} came after the stop"));
+        }
+        match action {
+            Action::SendRequest { body, .. } => {
+                // Rule 2: the next request waits for the last result...
+                if self.running.is_some() {
+                    return Err("a request was sent while a tool was running".to_owned());
+                }
+                self.requests += 1;
+                // Rule 4.
+                if self.requests > self.max_turns {
+                    return Err(format!(
+                        "request {} exceeds max_turns {}",
+                        self.requests, self.max_turns
+                    ));
+                }
+                if self.requests > 1 {
+                    self.check_return_path(&body.messages)?;
+                }
+                self.previous_messages = body.messages.len();
+                self.turn_calls.clear();
+                self.last_result = None;
+            }
+            Action::DispatchTool { call_id, .. } => {
+                // Rule 2: one at a time.
+                if let Some(running) = &self.running {
+                    return Err(format!("{call_id} dispatched while {running} runs"));
+                }
+                self.running = Some(call_id.clone());
+                self.dispatches += 1;
+            }
+            Action::Emit(Event::ToolStart { index, name, .. })
+            | Action::Emit(Event::ToolResult { index, name, .. }) => {
+                // Rule 2: in the model's order.
+                if self.turn_calls.get(*index as usize).copied() != Some(name.as_str()) {
+                    return Err(format!(
+                        "call {index} is `{name}`, but the turn's calls are {:?}",
+                        self.turn_calls
+                    ));
+                }
+                if let Action::Emit(Event::ToolResult { .. }) = action {
+                    if self.last_result.is_some_and(|last| *index != last + 1)
+                        || (self.last_result.is_none() && *index != 0)
+                    {
+                        return Err(format!(
+                            "result {index} out of order after {:?}",
+                            self.last_result
+                        ));
+                    }
+                    self.last_result = Some(*index);
+                }
+            }
+            Action::Emit(Event::TextDelta { .. } | Event::ThinkingDelta { .. })
+                if !was_streaming =>
+            {
+                return Err("a delta outside a stream".to_owned());
+            }
+            Action::Stop(stop) => {
+                // Rule 3: exactly one stop. Only the user or the clock may end a running tool.
+                self.stops += 1;
+                let interrupts = matches!(
+                    stop.reason,
+                    StopReason::Cancelled | StopReason::DeadlineExceeded
+                );
+                if self.running.is_some() && !interrupts {
+                    return Err(format!(
+                        "the session stopped ({}) with a tool still running",
+                        stop.reason
+                    ));
+                }
+            }
+            Action::Emit(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Rule 2: the new request holds the previous messages, then the assistant message with the
+    /// turn's calls, then one tool message per call in the same order, refused ones included.
+    fn check_return_path(&self, messages: &[Message]) -> Result<(), String> {
+        let tail = &messages[self.previous_messages.min(messages.len())..];
+        let expected_len = 1 + self.turn_calls.len();
+        if tail.len() != expected_len {
+            return Err(format!(
+                "the request added {} messages, expected {expected_len}",
+                tail.len()
+            ));
+        }
+        let assistant = &tail[0];
+        let call_names: Vec<&str> = assistant
+            .tool_calls
+            .iter()
+            .map(|call| call.function.name.as_str())
+            .collect();
+        if assistant.role != Role::Assistant || call_names != self.turn_calls {
+            return Err(format!(
+                "assistant message {assistant:?} does not carry the calls {:?}",
+                self.turn_calls
+            ));
+        }
+        for (message, name) in tail[1..].iter().zip(&self.turn_calls) {
+            let answers_call =
+                message.role == Role::Tool && message.tool_name.as_deref() == Some(*name);
+            if !answers_call
+                || serde_json::from_str::<serde_json::Value>(&message.content)
+                    .map_or(true, |v| !v.is_object())
+            {
+                return Err(format!(
+                    "tool message {message:?} does not answer `{name}` with a JSON object"
+                ));
+            }
+        }
+        Ok(())
+    }
+}

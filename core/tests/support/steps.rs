@@ -1,0 +1,198 @@
+//! Abstract inputs for generated sessions, and what each one is known to mean.
+//!
+//! A [`Step`] names an input by intent ("a chunk with two calls", "the done chunk", "a result for
+//! the running call"). [`Fed::resolve`] turns it into the concrete [`Input`] plus the facts the
+//! rule checker needs, so the checker never has to decode wire JSON itself.
+
+use mend_core::{CallId, Input, ToolOutcome, TransportError};
+use serde_json::{json, Value};
+
+use super::{call, chunk, done_with, error_line, line, raw};
+
+/// A call placed in a chunk: which tool, whether it fits the schema, whether it has an id, and
+/// whether its arguments come as a JSON string (the OpenAI habit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallSpec {
+    pub tool: CallTool,
+    pub with_id: bool,
+    pub arguments_as_string: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CallTool {
+    ReadFile,
+    RunTests,
+    /// `read_file` without its required `path`: refused by validation.
+    ReadFileMissingPath,
+    Unknown,
+}
+
+impl CallTool {
+    pub fn name(self) -> &'static str {
+        match self {
+            CallTool::ReadFile | CallTool::ReadFileMissingPath => "read_file",
+            CallTool::RunTests => "run_tests",
+            CallTool::Unknown => "format_disk",
+        }
+    }
+
+    fn arguments(self) -> Value {
+        match self {
+            CallTool::ReadFile => json!({"path": "path_rules.py"}),
+            CallTool::RunTests | CallTool::ReadFileMissingPath => json!({}),
+            CallTool::Unknown => json!({"device": "sda"}),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// A chunk with text, thinking and calls (any of them possibly empty).
+    Chunk {
+        thinking: String,
+        content: String,
+        calls: Vec<CallSpec>,
+    },
+    /// The final chunk, possibly carrying calls of its own, possibly cut off by `length`.
+    Done {
+        calls: Vec<CallSpec>,
+        cut_off: bool,
+    },
+    ErrorLine,
+    /// Bytes that are not a chunk (invalid UTF-8, truncated JSON, a JSON array, ...).
+    Malformed(Vec<u8>),
+    /// A line of only whitespace: framing, ignored.
+    Blank,
+    StreamEnd,
+    TransportFailed,
+    /// A result for the running call (or for no call, if none runs).
+    ToolOk,
+    ToolFailed,
+    /// A result for a call that is not running.
+    ToolForStranger,
+    Cancel,
+    Deadline,
+}
+
+/// What the checker knows about a fed input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fed {
+    pub input: Input,
+    /// Names of the calls this line carries, in order.
+    pub calls: Vec<&'static str>,
+    /// `Some(cut_off)` when this line is the done chunk.
+    pub done: Option<bool>,
+    /// An error line or a malformed line.
+    pub breaks_stream: bool,
+    pub blank: bool,
+}
+
+impl Fed {
+    pub fn resolve(step: &Step, running: Option<&CallId>, serial: &mut u32) -> Fed {
+        let plain = |input| Fed {
+            input,
+            calls: vec![],
+            done: None,
+            breaks_stream: false,
+            blank: false,
+        };
+        let answer = |ok: bool| {
+            let call_id = running
+                .cloned()
+                .unwrap_or_else(|| CallId("nobody".to_owned()));
+            let outcome = if ok {
+                ToolOutcome::Success {
+                    value: json!({"exit_code": 0, "output": "4 passed"}),
+                }
+            } else {
+                ToolOutcome::Failure {
+                    message: "path_rules.py was not found".to_owned(),
+                }
+            };
+            Input::ToolFinished { call_id, outcome }
+        };
+        match step {
+            Step::Chunk {
+                thinking,
+                content,
+                calls,
+            } => {
+                let mut message = json!({"role": "assistant", "content": content});
+                if !thinking.is_empty() {
+                    message["thinking"] = json!(thinking);
+                }
+                if !calls.is_empty() {
+                    message["tool_calls"] = wire_calls(calls, serial);
+                }
+                Fed {
+                    calls: names(calls),
+                    ..plain(line(&chunk(message, false)))
+                }
+            }
+            Step::Done { calls, cut_off } => {
+                let mut message = json!({"role": "assistant", "content": ""});
+                if !calls.is_empty() {
+                    message["tool_calls"] = wire_calls(calls, serial);
+                }
+                let reason = if *cut_off { "length" } else { "stop" };
+                Fed {
+                    calls: names(calls),
+                    done: Some(*cut_off),
+                    ..plain(line(&done_with(reason, message)))
+                }
+            }
+            Step::ErrorLine => Fed {
+                breaks_stream: true,
+                ..plain(line(&error_line("runner crashed")))
+            },
+            Step::Malformed(bytes) => Fed {
+                breaks_stream: true,
+                ..plain(raw(bytes))
+            },
+            Step::Blank => Fed {
+                blank: true,
+                ..plain(raw(b" \r"))
+            },
+            Step::StreamEnd => plain(Input::StreamEnd),
+            Step::TransportFailed => plain(Input::TransportFailed {
+                error: TransportError::Read {
+                    message: "connection reset by peer".to_owned(),
+                },
+            }),
+            Step::ToolOk => plain(answer(true)),
+            Step::ToolFailed => plain(answer(false)),
+            Step::ToolForStranger => plain(Input::ToolFinished {
+                call_id: CallId("stranger".to_owned()),
+                outcome: ToolOutcome::Success { value: json!({}) },
+            }),
+            Step::Cancel => plain(Input::Cancel),
+            Step::Deadline => plain(Input::DeadlinePassed),
+        }
+    }
+}
+
+fn names(calls: &[CallSpec]) -> Vec<&'static str> {
+    calls.iter().map(|spec| spec.tool.name()).collect()
+}
+
+fn wire_calls(calls: &[CallSpec], serial: &mut u32) -> Value {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|spec| {
+            *serial += 1;
+            let id = format!("call_{serial:08}");
+            let arguments = spec.tool.arguments();
+            let arguments = if spec.arguments_as_string {
+                json!(arguments.to_string())
+            } else {
+                arguments
+            };
+            call(
+                spec.with_id.then_some(id.as_str()),
+                spec.tool.name(),
+                arguments,
+            )
+        })
+        .collect();
+    Value::Array(calls)
+}
