@@ -1,1 +1,91 @@
-fn main() {}
+//! mend: the blocking shell around mend-core. It parses the command line, runs the command, and
+//! turns every failure into one clear message and a documented exit code.
+
+mod attempt;
+mod cli;
+mod driver;
+mod error;
+mod process;
+mod pytest;
+mod record;
+mod render;
+mod replay;
+mod sample;
+mod tools;
+mod truncate;
+mod verify;
+mod workspace;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::attempt::Setup;
+use crate::cli::{Cli, Command, CommonArgs};
+use crate::error::{exit, MendError};
+use crate::render::{renderer, RunEvent};
+use crate::replay::{replay, ReplayOptions};
+use crate::verify::independent_check;
+use crate::workspace::Workspace;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            eprintln!("mend: error: {error}");
+            ExitCode::from(error.exit_code)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<u8, MendError> {
+    match cli.command {
+        Command::Replay(args) => {
+            let python = args.common.python();
+            let options = ReplayOptions {
+                record: &args.record,
+                setup: Setup { repo: &args.common.repo, python: &python, keep_workspace: args.common.keep_workspace },
+                bless: args.bless,
+            };
+            let mut render = renderer(args.common.json, args.thinking);
+            replay(&options, render.as_mut())
+        }
+        Command::Verify(args) => verify(&args),
+        Command::Task { json } => {
+            print_task(json);
+            Ok(exit::PASS)
+        }
+    }
+}
+
+fn verify(args: &CommonArgs) -> Result<u8, MendError> {
+    let python = args.python();
+    let workspace = Workspace::copy_of(&args.repo)
+        .map_err(|err| MendError::harness(format!("cannot copy {} to a temporary workspace: {err}", args.repo)))?;
+    let run = independent_check(&python, workspace.root())?;
+    let mut render = renderer(args.json, false);
+    render.run_event(&RunEvent::TestsAfter { run: run.clone() });
+    if args.keep_workspace {
+        render.run_event(&RunEvent::WorkspaceKept { path: workspace.keep().to_string() });
+    }
+    Ok(if run.passed() { exit::PASS } else { exit::TESTS_FAIL })
+}
+
+fn print_task(json: bool) {
+    let tools = sample::tool_specs();
+    if json {
+        let task = serde_json::json!({
+            "model": sample::DEFAULT_MODEL,
+            "system_prompt": sample::SYSTEM_PROMPT,
+            "task": sample::TASK,
+            "tools": tools,
+        });
+        println!("{task}");
+        return;
+    }
+    println!("Model: {}\n\nSystem prompt:\n{}\n\nTask:\n{}\n\nTools:", sample::DEFAULT_MODEL, sample::SYSTEM_PROMPT, sample::TASK);
+    for tool in tools {
+        println!("- {}: {}", tool.function.name, tool.function.description);
+    }
+}

@@ -1,0 +1,81 @@
+//! One attempt at the task: a fresh copy, the tests before, the loop, the tests after. Shared by
+//! `mend run` and `mend replay`, which differ only in where the model's turns come from.
+
+use std::fs;
+
+use camino::Utf8Path;
+use mend_core::Config;
+use sha2::{Digest, Sha256};
+
+use crate::driver::{hex, Driver, ModelSource, Transcript};
+use crate::error::MendError;
+use crate::render::{Render, RunEvent};
+use crate::sample::{EDITABLE_FILE, TEST_FILE};
+use crate::tools::ToolContext;
+use crate::verify::{independent_check, TestRun};
+use crate::workspace::Workspace;
+
+pub struct Setup<'a> {
+    /// The original repository; only ever read.
+    pub repo: &'a Utf8Path,
+    pub python: &'a Utf8Path,
+    pub keep_workspace: bool,
+}
+
+pub struct Attempt {
+    pub transcript: Transcript,
+    pub tests_before: TestRun,
+    pub tests_after: TestRun,
+    pub test_file_sha256_before: String,
+    pub test_file_sha256_after: String,
+    pub source_sha256_before: String,
+    pub source_sha256_after: String,
+}
+
+/// The SHA-256 of a file of the repository, as lowercase hex.
+pub fn file_sha256(root: &Utf8Path, relative: &str) -> Result<String, MendError> {
+    let path = root.join(relative);
+    let bytes = fs::read(&path).map_err(|err| MendError::refused(format!("cannot read {path}: {err}")))?;
+    Ok(hex(&Sha256::digest(&bytes)))
+}
+
+pub fn run_attempt(
+    setup: &Setup,
+    config: Config,
+    source: &mut dyn ModelSource,
+    render: &mut dyn Render,
+) -> Result<Attempt, MendError> {
+    let test_file_sha256_before = file_sha256(setup.repo, TEST_FILE)?;
+    let source_sha256_before = file_sha256(setup.repo, EDITABLE_FILE)?;
+    let workspace = Workspace::copy_of(setup.repo)
+        .map_err(|err| MendError::harness(format!("cannot copy {} to a temporary workspace: {err}", setup.repo)))?;
+
+    let tests_before = independent_check(setup.python, workspace.root())?;
+    render.run_event(&RunEvent::TestsBefore { run: tests_before.clone() });
+
+    let mut driver = Driver {
+        source,
+        tools: ToolContext { root: workspace.root(), python: setup.python },
+        observer: render,
+    };
+    let mut transcript = driver.run(config)?;
+
+    let tests_after = independent_check(setup.python, workspace.root())?;
+    transcript.metrics.verify_ms = tests_before.duration_ms + tests_after.duration_ms;
+    render.run_event(&RunEvent::TestsAfter { run: tests_after.clone() });
+    let test_file_sha256_after = file_sha256(workspace.root(), TEST_FILE)?;
+    let source_sha256_after = file_sha256(workspace.root(), EDITABLE_FILE)?;
+
+    if setup.keep_workspace {
+        render.run_event(&RunEvent::WorkspaceKept { path: workspace.keep().to_string() });
+    }
+    Ok(Attempt {
+        transcript,
+        tests_before,
+        tests_after,
+        test_file_sha256_before,
+        test_file_sha256_after,
+        source_sha256_before,
+        source_sha256_after,
+    })
+}

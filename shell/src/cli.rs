@@ -1,0 +1,108 @@
+//! The command line.
+
+use camino::Utf8PathBuf;
+use clap::{Args, Parser, Subcommand};
+
+pub const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  the run (or replay) completed, matched its record, and the final tests pass
+  1  everything ran, but the independent final tests fail
+  2  usage error: a bad flag or argument
+  3  replay divergence: a tool result, the stop or the outcome differs from the record
+  4  refused: the record is unreadable, or the sample changed since it was recorded
+  5  model server error: unreachable, unknown model, HTTP error, broken stream
+  6  harness error: Python or pytest missing, a file that could not be written";
+
+/// mend: a small, auditable coding-agent harness. A model proposes tool calls; mend runs the
+/// accepted ones on a throwaway copy of the repository and returns every result to the
+/// conversation; then an independent test run, not the model, says whether the repair holds.
+#[derive(Debug, Parser)]
+#[command(name = "mend", version, after_help = EXIT_CODES_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay a recorded run: its model streams go through the core again, while the tools and
+    /// the tests run for real on a fresh copy of the sample. No model server is needed.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Replay(ReplayArgs),
+    /// Run the repository's tests once on a fresh copy and report the result.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Verify(CommonArgs),
+    /// Print what mend sends the model for the sample task: the system prompt, the task and the
+    /// tool schemas.
+    Task {
+        /// Print it as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The record to replay.
+    #[arg(default_value = "fixtures/repair.json")]
+    pub record: Utf8PathBuf,
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Show the model's reasoning as it streams (human output only).
+    #[arg(long)]
+    pub thinking: bool,
+    /// Rewrite the record's observed fields (tool results, stop, tests, hashes) from this replay.
+    /// For authoring fixtures: the streams stay as written.
+    #[arg(long)]
+    pub bless: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    /// The repository to work on; it is copied, never modified.
+    #[arg(long, default_value = "sample-repo")]
+    pub repo: Utf8PathBuf,
+    /// The Python that runs the tests [default: $MEND_PYTHON, else .venv/bin/python when it
+    /// exists, else python3].
+    #[arg(long)]
+    pub python: Option<Utf8PathBuf>,
+    /// Print one JSON event per line (schema: docs/events.md) instead of readable text.
+    #[arg(long)]
+    pub json: bool,
+    /// Keep the temporary copy after the run and print its path.
+    #[arg(long)]
+    pub keep_workspace: bool,
+}
+
+impl CommonArgs {
+    pub fn python(&self) -> Utf8PathBuf {
+        if let Some(python) = &self.python {
+            return python.clone();
+        }
+        if let Some(python) = std::env::var_os("MEND_PYTHON").and_then(|value| value.into_string().ok()) {
+            return Utf8PathBuf::from(python);
+        }
+        let venv = Utf8PathBuf::from(".venv/bin/python");
+        if venv.exists() {
+            return venv;
+        }
+        Utf8PathBuf::from("python3")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EXIT_CODES_HELP;
+    use crate::error::ALL_EXIT_CODES;
+
+    #[test]
+    fn help_documents_every_exit_code_once_in_order() {
+        let documented: Vec<u8> = EXIT_CODES_HELP
+            .lines()
+            .skip(1)
+            .filter_map(|line| line.split_whitespace().next()?.parse().ok())
+            .collect();
+        let defined: Vec<u8> = ALL_EXIT_CODES.iter().map(|(code, _)| *code).collect();
+        assert_eq!(documented, defined);
+    }
+}

@@ -1,0 +1,213 @@
+//! The only loop in mend: feeds the world into the session and carries out its actions.
+//!
+//! Actions are performed in the order the session returned them. Events are handed to the
+//! observer at once, so text appears while the model streams. The response body is read only
+//! while the session wants lines; once it leaves the streaming phase the rest is dropped.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use mend_core::{Action, ChatRequest, Config, Event, Input, Millis, Session, Stop, TransportError};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::MendError;
+use crate::record::{LineBytes, RecordedCall, RecordedLine, RecordedTurn, TurnEnd};
+use crate::tools::{self, ToolContext};
+
+/// One item of a response body.
+pub enum StreamItem {
+    Line(Vec<u8>),
+    /// The body ended.
+    End,
+    Failed(TransportError),
+}
+
+/// Where turns come from: a live server, or a record being replayed.
+pub trait ModelSource {
+    /// Sends `body` and returns its response body as items. A failure to even get a response
+    /// (connection refused, HTTP error status) is the first item.
+    fn open(&mut self, turn: u32, body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem>>;
+}
+
+/// Receives every event, in order, as it happens.
+pub trait Observer {
+    fn event(&mut self, event: &Event);
+}
+
+/// Per-run figures, in the record and on the final summary line.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunMetrics {
+    pub model_requests: u32,
+    pub streamed_bytes: u64,
+    /// Time from sending each request to its first line, per turn.
+    pub first_byte_ms: Vec<u64>,
+    /// Time spent waiting on the model (request sent to turn complete), all turns.
+    pub model_ms: u64,
+    pub tool_ms: u64,
+    pub verify_ms: u64,
+    pub prompt_tokens: u64,
+    pub eval_tokens: u64,
+}
+
+/// What the loop saw: the raw turns, the tool calls with their results, and the stop.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transcript {
+    pub turns: Vec<RecordedTurn>,
+    pub tool_calls: Vec<RecordedCall>,
+    pub stop: Stop,
+    pub metrics: RunMetrics,
+}
+
+pub struct Driver<'a> {
+    pub source: &'a mut dyn ModelSource,
+    pub tools: ToolContext<'a>,
+    pub observer: &'a mut dyn Observer,
+}
+
+impl Driver<'_> {
+    /// Runs one session to its stop. An `Err` is a harness failure (a tool could not run at all);
+    /// everything the model or the server does wrong ends in a `Stop` instead.
+    pub fn run(&mut self, config: Config) -> Result<Transcript, MendError> {
+        let clock = Instant::now();
+        let now = || Millis(u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX));
+        let (mut session, first) =
+            Session::new(config).map_err(|err| MendError::usage(format!("invalid configuration: {err}")))?;
+        let mut queue: VecDeque<Action> = first.into();
+        let mut turns: Vec<RecordedTurn> = Vec::new();
+        let mut calls: Vec<RecordedCall> = Vec::new();
+        let mut metrics = RunMetrics::default();
+        let mut stream: Option<(Box<dyn Iterator<Item = StreamItem>>, Instant)> = None;
+
+        loop {
+            if let Some(deadline) = session.next_deadline() {
+                if now() >= deadline {
+                    queue.extend(session.handle(now(), Input::DeadlinePassed));
+                }
+            }
+            if let Some(action) = queue.pop_front() {
+                match action {
+                    Action::Emit(event) => {
+                        observe_metrics(&event, &mut metrics);
+                        note_call(&event, &mut calls);
+                        self.observer.event(&event);
+                    }
+                    Action::SendRequest { turn, body } => {
+                        metrics.model_requests += 1;
+                        turns.push(RecordedTurn {
+                            turn,
+                            request_sha256: Some(request_digest(&body)),
+                            lines: Vec::new(),
+                            end: TurnEnd::SessionEnded,
+                        });
+                        let sent = Instant::now();
+                        stream = Some((self.source.open(turn, &body), sent));
+                    }
+                    Action::DispatchTool { call_id, name, arguments } => {
+                        let started = Instant::now();
+                        let outcome = tools::execute(&self.tools, &name, &arguments)?;
+                        let elapsed = started.elapsed();
+                        metrics.tool_ms += millis(elapsed);
+                        if let Some(call) = calls.iter_mut().rev().find(|call| call.call_id == call_id) {
+                            call.duration_ms = millis(elapsed);
+                        }
+                        queue.extend(session.handle(now(), Input::ToolFinished { call_id, outcome }));
+                    }
+                    Action::Stop(stop) => {
+                        if let Some((_, sent)) = stream.take() {
+                            metrics.model_ms += millis(sent.elapsed());
+                        }
+                        return Ok(Transcript { turns, tool_calls: calls, stop, metrics });
+                    }
+                }
+                continue;
+            }
+            let Some((body, sent)) = stream.as_mut() else {
+                return Err(MendError::harness(
+                    "the session is waiting for nothing (no request out, no tool running); this is a bug in mend",
+                ));
+            };
+            if !session.is_streaming() {
+                metrics.model_ms += millis(sent.elapsed());
+                stream = None;
+                continue;
+            }
+            let turn = turns.last_mut().ok_or_else(|| MendError::harness("a stream without a turn"))?;
+            let input = match body.next().unwrap_or(StreamItem::End) {
+                StreamItem::Line(line) => {
+                    let at_ms = millis(sent.elapsed());
+                    if turn.lines.is_empty() {
+                        metrics.first_byte_ms.push(at_ms);
+                    }
+                    metrics.streamed_bytes += line.len() as u64 + 1;
+                    turn.lines.push(RecordedLine { at_ms, bytes: LineBytes::from_bytes(&line) });
+                    Input::StreamLine { line }
+                }
+                StreamItem::End => {
+                    turn.end = TurnEnd::Eof;
+                    Input::StreamEnd
+                }
+                StreamItem::Failed(error) => {
+                    turn.end = TurnEnd::TransportFailed { error: error.clone() };
+                    Input::TransportFailed { error }
+                }
+            };
+            queue.extend(session.handle(now(), input));
+        }
+    }
+}
+
+/// Keeps a row per call result; arguments come from the call's start event when it ran.
+fn note_call(event: &Event, calls: &mut Vec<RecordedCall>) {
+    match event {
+        Event::ToolStart { turn, index, call_id, name, arguments } => calls.push(RecordedCall {
+            turn: *turn,
+            index: *index,
+            call_id: call_id.clone(),
+            name: name.clone(),
+            arguments: arguments.clone(),
+            status: mend_core::ToolStatus::Ok,
+            result: serde_json::Value::Null,
+            duration_ms: 0,
+        }),
+        Event::ToolResult { turn, index, call_id, name, status, result } => {
+            match calls.last_mut() {
+                Some(call) if call.turn == *turn && call.index == *index && call.result.is_null() => {
+                    call.status = *status;
+                    call.result = result.clone();
+                }
+                _ => calls.push(RecordedCall {
+                    turn: *turn,
+                    index: *index,
+                    call_id: call_id.clone(),
+                    name: name.clone(),
+                    arguments: serde_json::Map::new(),
+                    status: *status,
+                    result: result.clone(),
+                    duration_ms: 0,
+                }),
+            }
+        }
+        _ => {}
+    }
+}
+
+fn observe_metrics(event: &Event, metrics: &mut RunMetrics) {
+    if let Event::ModelDone { metrics: turn, .. } = event {
+        metrics.prompt_tokens += turn.prompt_eval_count.unwrap_or(0);
+        metrics.eval_tokens += turn.eval_count.unwrap_or(0);
+    }
+}
+
+pub fn request_digest(body: &ChatRequest) -> String {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    hex(&Sha256::digest(&bytes))
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+pub fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}

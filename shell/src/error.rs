@@ -1,0 +1,63 @@
+//! Failures that end a mend command, each with its documented exit code.
+
+use std::fmt;
+
+/// The exit codes of every command (also in `--help` and the README).
+pub mod exit {
+    /// The run or replay matched and the final tests pass.
+    pub const PASS: u8 = 0;
+    /// Everything ran, but the independent final tests fail.
+    pub const TESTS_FAIL: u8 = 1;
+    /// Bad flags or arguments (clap uses 2 as well).
+    pub const USAGE: u8 = 2;
+    /// A replay produced something other than what its record says.
+    pub const DIVERGED: u8 = 3;
+    /// The input cannot be used: a record that does not parse, a sample that changed since the
+    /// record was made.
+    pub const REFUSED: u8 = 4;
+    /// The model server failed: unreachable, unknown model, HTTP error, broken stream.
+    #[allow(dead_code)] // returned by the live `mend run` (issue 4), documented already
+    pub const MODEL: u8 = 5;
+    /// mend itself could not do its job: Python or pytest missing, a file it could not write.
+    pub const HARNESS: u8 = 6;
+}
+
+/// Every code with its name, in order; the `--help` text must document each one.
+#[cfg(test)]
+pub const ALL_EXIT_CODES: [(u8, &str); 7] = [
+    (exit::PASS, "pass"),
+    (exit::TESTS_FAIL, "tests fail"),
+    (exit::USAGE, "usage"),
+    (exit::DIVERGED, "diverged"),
+    (exit::REFUSED, "refused"),
+    (exit::MODEL, "model"),
+    (exit::HARNESS, "harness"),
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MendError {
+    pub exit_code: u8,
+    pub message: String,
+}
+
+impl MendError {
+    pub fn refused(message: impl Into<String>) -> Self {
+        MendError { exit_code: exit::REFUSED, message: message.into() }
+    }
+
+    pub fn harness(message: impl Into<String>) -> Self {
+        MendError { exit_code: exit::HARNESS, message: message.into() }
+    }
+
+    pub fn usage(message: impl Into<String>) -> Self {
+        MendError { exit_code: exit::USAGE, message: message.into() }
+    }
+}
+
+impl fmt::Display for MendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for MendError {}

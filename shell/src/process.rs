@@ -1,0 +1,98 @@
+//! Runs a child process in its own process group with a timeout, capturing a bounded tail of its
+//! output. When the child ends, or the time is up, the whole group is killed, so no grandchild
+//! outlives the run.
+
+use std::io::{self, Read};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How much of each output stream is kept in memory; older bytes are dropped and counted.
+const CAPTURE_CAP_BYTES: usize = 1 << 20;
+/// How long to wait for the output pipes to close after the group was killed. A process that
+/// escaped the group (setsid) could hold them open forever; its output is then abandoned.
+const PIPE_DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+pub struct Finished {
+    /// `None` when the run was killed at the timeout.
+    pub status: Option<ExitStatus>,
+    /// Standard output followed by standard error, decoded lossily.
+    pub output: String,
+    pub elapsed: Duration,
+}
+
+impl Finished {
+    pub fn timed_out(&self) -> bool {
+        self.status.is_none()
+    }
+}
+
+pub fn run_bounded(mut command: Command, timeout: Duration) -> io::Result<Finished> {
+    command
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = command.spawn()?;
+    let group = i32::try_from(child.id()).map_err(io::Error::other)?;
+    let stdout = child.stdout.take().map(capture);
+    let stderr = child.stderr.take().map(capture);
+    let (done_tx, done_rx) = mpsc::channel();
+    thread::spawn(move || {
+        let _receiver_gone = done_tx.send(child.wait());
+    });
+    let status = match done_rx.recv_timeout(timeout) {
+        Ok(status) => Some(status?),
+        Err(_) => None,
+    };
+    kill_group(group);
+    if status.is_none() {
+        // Reap the killed child so it does not linger as a zombie.
+        let _ = done_rx.recv_timeout(PIPE_DRAIN_GRACE);
+    }
+    let elapsed = started.elapsed();
+    let mut output = collect(stdout);
+    output.push_str(&collect(stderr));
+    Ok(Finished { status, output, elapsed })
+}
+
+fn kill_group(group: i32) {
+    // SAFETY: killpg only sends a signal; a group that is already gone yields ESRCH, ignored.
+    unsafe {
+        libc::killpg(group, libc::SIGKILL);
+    }
+}
+
+type Capture = mpsc::Receiver<Vec<u8>>;
+
+fn capture(mut pipe: impl Read + Send + 'static) -> Capture {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut buffer = [0u8; 8192];
+        loop {
+            match pipe.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    kept.extend_from_slice(&buffer[..n]);
+                    if kept.len() > CAPTURE_CAP_BYTES {
+                        let excess = kept.len() - CAPTURE_CAP_BYTES;
+                        kept.drain(..excess);
+                    }
+                }
+            }
+        }
+        let _receiver_gone = tx.send(kept);
+    });
+    rx
+}
+
+fn collect(capture: Option<Capture>) -> String {
+    let bytes = capture
+        .and_then(|rx| rx.recv_timeout(PIPE_DRAIN_GRACE).ok())
+        .unwrap_or_default();
+    String::from_utf8_lossy(&bytes).into_owned()
+}

@@ -1,0 +1,133 @@
+//! The one way mend runs a repository's tests: a fixed pytest command in a scrubbed environment.
+//! Both the `run_tests` tool and the independent verification use it.
+
+use std::process::Command;
+use std::time::Duration;
+
+use camino::Utf8Path;
+use serde::{Deserialize, Serialize};
+
+use crate::process::{run_bounded, Finished};
+
+/// SPEC §3: long enough for the sample's four tests many times over, short enough that a model
+/// that writes an endless loop costs only seconds.
+pub const RUN_TESTS_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Fixed arguments: quiet, and no cache directory written into the workspace.
+const PYTEST_ARGS: [&str; 5] = ["-m", "pytest", "-q", "-p", "no:cacheprovider"];
+
+/// Where Python and its tools live on a Debian-like system; the interpreter's own directory is
+/// put first.
+const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Builds the pytest command for `workdir`. The environment is cleared and only what Python
+/// needs is set again: no API keys, no user site-packages, no plugins autoloaded, no bytecode.
+pub fn pytest_command(python: &Utf8Path, workdir: &Utf8Path) -> Command {
+    let mut command = Command::new(python.as_std_path());
+    command.args(PYTEST_ARGS).current_dir(workdir).env_clear();
+    let path = match python.parent() {
+        Some(bin) if !bin.as_str().is_empty() => format!("{bin}:{SYSTEM_PATH}"),
+        _ => SYSTEM_PATH.to_owned(),
+    };
+    command
+        .env("PATH", path)
+        .env("HOME", workdir.as_std_path())
+        .env("LANG", "C.UTF-8")
+        .env("LC_ALL", "C.UTF-8")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("PYTHONNOUSERSITE", "1")
+        .env("PYTHONHASHSEED", "0")
+        .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
+    command
+}
+
+/// Runs the tests once with the standard timeout.
+pub fn run_pytest(python: &Utf8Path, workdir: &Utf8Path) -> std::io::Result<Finished> {
+    run_bounded(pytest_command(python, workdir), RUN_TESTS_TIMEOUT)
+}
+
+/// The counts of pytest's final summary line (`1 failed, 3 passed in 0.04s`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub passed: u32,
+    pub failed: u32,
+    pub errors: u32,
+    pub skipped: u32,
+}
+
+impl Summary {
+    /// Reads the last summary line of pytest's output; `None` when there is none (pytest did
+    /// not get as far as running tests, e.g. it is not installed).
+    pub fn parse(output: &str) -> Option<Summary> {
+        output.lines().rev().find_map(Summary::parse_line)
+    }
+
+    fn parse_line(line: &str) -> Option<Summary> {
+        let line = line.trim().trim_matches('=').trim();
+        if line == "no tests ran" || line.starts_with("no tests ran in ") {
+            return Some(Summary::default());
+        }
+        let counts = line.split(" in ").next()?;
+        let mut summary = Summary::default();
+        let mut matched = false;
+        for part in counts.split(", ") {
+            let mut words = part.split_whitespace();
+            let (Some(number), Some(word), None) = (words.next(), words.next(), words.next()) else {
+                return None;
+            };
+            let number: u32 = number.parse().ok()?;
+            match word {
+                "passed" => summary.passed = number,
+                "failed" => summary.failed = number,
+                "error" | "errors" => summary.errors = number,
+                "skipped" => summary.skipped = number,
+                "warning" | "warnings" | "deselected" | "xfailed" | "xpassed" | "rerun" => {}
+                _ => return None,
+            }
+            matched = true;
+        }
+        matched.then_some(summary)
+    }
+
+    /// `1 failed · 3 passed`, naming only the non-zero counts.
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = [
+            (self.failed, "failed"),
+            (self.errors, "errors"),
+            (self.passed, "passed"),
+            (self.skipped, "skipped"),
+        ]
+        .iter()
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, word)| format!("{count} {word}"))
+        .collect();
+        if parts.is_empty() {
+            "no tests ran".to_owned()
+        } else {
+            parts.join(" · ")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Summary;
+
+    #[test]
+    fn reads_the_final_summary_line() {
+        let output = "..F.\n=== FAILURES ===\nFAILED tests/x.py::t - AssertionError\n1 failed, 3 passed in 0.04s\n";
+        assert_eq!(Summary::parse(output), Some(Summary { passed: 3, failed: 1, errors: 0, skipped: 0 }));
+        assert_eq!(
+            Summary::parse("==== 2 passed, 1 skipped, 1 error, 3 warnings in 1.2s ===="),
+            Some(Summary { passed: 2, failed: 0, errors: 1, skipped: 1 })
+        );
+        assert_eq!(Summary::parse("4 passed in 0.01s"), Some(Summary { passed: 4, ..Summary::default() }));
+        assert_eq!(Summary::parse("/usr/bin/python3: No module named pytest"), None);
+    }
+
+    #[test]
+    fn describes_only_what_happened() {
+        let summary = Summary { passed: 3, failed: 1, errors: 0, skipped: 0 };
+        assert_eq!(summary.describe(), "1 failed · 3 passed");
+    }
+}

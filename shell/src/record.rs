@@ -1,0 +1,159 @@
+//! The run file: everything needed to audit a run and to replay it without a model server.
+//! `fixtures/README.md` documents every field.
+
+use std::fs::{self, File};
+use std::io::Write;
+
+use camino::Utf8Path;
+use mend_core::{CallId, ModelOptions, Stop, ToolStatus, TransportError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::MendError;
+use crate::verify::TestRun;
+
+/// Written into every record; a reader refuses any other value.
+pub const RECORD_FORMAT: &str = "mend-record/1";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub format: String,
+    /// What this run shows, in a sentence (fixtures say what they exercise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub provider: String,
+    pub model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_digest: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
+    pub max_turns: u32,
+    pub think: bool,
+    pub keep_alive: u64,
+    pub options: ModelOptions,
+    pub system_prompt: String,
+    pub task: String,
+    pub turns: Vec<RecordedTurn>,
+    pub tool_calls: Vec<RecordedCall>,
+    pub stop: Stop,
+    pub tests_before: TestRun,
+    pub tests_after: TestRun,
+    pub test_file_sha256_before: String,
+    pub test_file_sha256_after: String,
+    pub source_sha256_before: String,
+    pub source_sha256_after: String,
+}
+
+/// One model turn: the raw lines as they arrived and how the body ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedTurn {
+    pub turn: u32,
+    /// SHA-256 of the request body that produced this turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_sha256: Option<String>,
+    pub lines: Vec<RecordedLine>,
+    pub end: TurnEnd,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedLine {
+    /// Milliseconds since the request was sent.
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub bytes: LineBytes,
+}
+
+/// A line as text when it is UTF-8, else as hex, so that any byte sequence survives a round trip.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum LineBytes {
+    Text { text: String },
+    Hex { hex: String },
+}
+
+/// How a turn's body ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TurnEnd {
+    /// The session completed the turn (a `done` chunk, an error line or a malformed line); the
+    /// rest of the body was not read.
+    SessionEnded,
+    /// The body ended (EOF) while the session still wanted lines.
+    Eof,
+    TransportFailed { error: TransportError },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedCall {
+    pub turn: u32,
+    pub index: u32,
+    pub call_id: CallId,
+    pub name: String,
+    pub arguments: Map<String, Value>,
+    pub status: ToolStatus,
+    pub result: Value,
+    #[serde(default)]
+    pub duration_ms: u64,
+}
+
+impl LineBytes {
+    pub fn from_bytes(bytes: &[u8]) -> LineBytes {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => LineBytes::Text { text: text.to_owned() },
+            Err(_) => LineBytes::Hex { hex: bytes.iter().map(|byte| format!("{byte:02x}")).collect() },
+        }
+    }
+
+    pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
+        match self {
+            LineBytes::Text { text } => Ok(text.as_bytes().to_vec()),
+            LineBytes::Hex { hex } => (0..hex.len())
+                .step_by(2)
+                .map(|at| {
+                    hex.get(at..at + 2)
+                        .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+                        .ok_or_else(|| format!("`{hex}` is not valid hex"))
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Record {
+    pub fn read(path: &Utf8Path) -> Result<Record, MendError> {
+        let text = fs::read_to_string(path)
+            .map_err(|err| MendError::refused(format!("cannot read the record {path}: {err}")))?;
+        let record: Record = serde_json::from_str(&text)
+            .map_err(|err| MendError::refused(format!("{path} is not a mend record: {err}")))?;
+        if record.format != RECORD_FORMAT {
+            return Err(MendError::refused(format!(
+                "{path} has format `{}`; this mend reads `{RECORD_FORMAT}`",
+                record.format
+            )));
+        }
+        Ok(record)
+    }
+
+    /// Writes the record so that `path` holds either the old file or the whole new one, never a
+    /// torn mix: a temporary file in the same directory, flushed to disk, then renamed over.
+    pub fn write_atomically(&self, path: &Utf8Path) -> Result<(), MendError> {
+        let fail = |err: std::io::Error| MendError::harness(format!("cannot write the record {path}: {err}"));
+        let mut text = serde_json::to_string_pretty(self)
+            .map_err(|err| MendError::harness(format!("cannot serialize the record: {err}")))?;
+        text.push('\n');
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_str().is_empty() => dir,
+            _ => Utf8Path::new("."),
+        };
+        fs::create_dir_all(dir).map_err(fail)?;
+        let mut temporary = tempfile::Builder::new()
+            .prefix(".mend-record-")
+            .tempfile_in(dir)
+            .map_err(fail)?;
+        temporary.write_all(text.as_bytes()).map_err(fail)?;
+        temporary.as_file().sync_all().map_err(fail)?;
+        temporary.persist(path).map_err(|err| fail(err.error))?;
+        File::open(dir).and_then(|dir| dir.sync_all()).map_err(fail)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,193 @@
+//! Output: readable text for people, or one JSON event per line (`--json`, docs/events.md).
+
+use std::io::{self, Write};
+
+use mend_core::{Event, ToolStatus};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::driver::{Observer, RunMetrics};
+use crate::pytest::Summary;
+use crate::verify::TestRun;
+
+/// Events of the shell, around the session's own: setup, the independent check, the verdict.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RunEvent {
+    RunStart { command: String, model: String, source: String },
+    TestsBefore { run: TestRun },
+    TestsAfter { run: TestRun },
+    /// A replay differed from its record; `what` says where.
+    Divergence { what: String, expected: Value, got: Value },
+    WorkspaceKept { path: String },
+    Verdict {
+        tests_pass: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        replay_matched: Option<bool>,
+        stop_reason: String,
+        exit_code: u8,
+        metrics: RunMetrics,
+    },
+}
+
+pub trait Render: Observer {
+    fn run_event(&mut self, event: &RunEvent);
+}
+
+/// The renderer for the chosen output mode.
+pub fn renderer(json: bool, show_thinking: bool) -> Box<dyn Render> {
+    if json {
+        Box::new(JsonLines { out: io::stdout() })
+    } else {
+        Box::new(Human { out: io::stdout(), show_thinking, at_line_start: true })
+    }
+}
+
+struct JsonLines {
+    out: io::Stdout,
+}
+
+impl JsonLines {
+    fn write(&mut self, value: &impl Serialize) {
+        let mut out = self.out.lock();
+        // A closed stdout (a pipe to `head`) must not abort the run: the record still gets written.
+        if let Ok(line) = serde_json::to_string(value) {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+    }
+}
+
+impl Observer for JsonLines {
+    fn event(&mut self, event: &Event) {
+        self.write(event);
+    }
+}
+
+impl Render for JsonLines {
+    fn run_event(&mut self, event: &RunEvent) {
+        self.write(event);
+    }
+}
+
+struct Human {
+    out: io::Stdout,
+    show_thinking: bool,
+    at_line_start: bool,
+}
+
+impl Human {
+    fn print(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let mut out = self.out.lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+        self.at_line_start = text.ends_with('\n');
+    }
+
+    fn line(&mut self, text: &str) {
+        if !self.at_line_start {
+            self.print("\n");
+        }
+        self.print(&format!("{text}\n"));
+    }
+}
+
+impl Observer for Human {
+    fn event(&mut self, event: &Event) {
+        match event {
+            Event::ModelStart { turn } => self.line(&format!("── turn {turn} ──")),
+            Event::ThinkingDelta { text, .. } if self.show_thinking => self.print(text),
+            Event::ThinkingDelta { .. } => {}
+            Event::TextDelta { text, .. } => self.print(text),
+            Event::ModelDone { done_reason, .. } => {
+                if let Some(reason) = done_reason.as_deref().filter(|reason| !matches!(*reason, "stop" | "length")) {
+                    self.line(&format!("(the server ended the turn with an unknown reason `{reason}`)"));
+                }
+            }
+            Event::ToolStart { name, arguments, .. } => {
+                self.line(&format!("→ {name} {}", Value::Object(arguments.clone())));
+            }
+            Event::ToolResult { name, status, result, .. } => {
+                let mark = match status {
+                    ToolStatus::Ok => "✓",
+                    ToolStatus::Failed => "✗",
+                    ToolStatus::Refused => "✗ refused:",
+                };
+                if *status == ToolStatus::Refused {
+                    self.line(&format!("→ {name} (refused)"));
+                }
+                self.line(&format!("  {mark} {}", short_result(name, result)));
+            }
+            Event::InputRejected { input, reason } => {
+                eprintln!("mend: ignored {input:?}: {reason}");
+            }
+            Event::Stopped(stop) => match &stop.detail {
+                Some(detail) => self.line(&format!("Stopped: {} — {detail}", stop.reason)),
+                None => self.line(&format!("Stopped: {}", stop.reason)),
+            },
+        }
+    }
+}
+
+impl Render for Human {
+    fn run_event(&mut self, event: &RunEvent) {
+        match event {
+            RunEvent::RunStart { command, model, source } => {
+                self.line(&format!("mend {command}: {model} ({source})"));
+            }
+            RunEvent::TestsBefore { run } => self.line(&format!("Starting tests: {}", run.describe())),
+            RunEvent::TestsAfter { run } => self.line(&format!("Independent final tests: {}", run.describe())),
+            RunEvent::Divergence { what, expected, got } => {
+                self.line(&format!("Divergence: {what}\n  expected: {expected}\n  got:      {got}"));
+            }
+            RunEvent::WorkspaceKept { path } => self.line(&format!("Workspace kept at {path}")),
+            RunEvent::Verdict { tests_pass, replay_matched, metrics, .. } => {
+                let tests = if *tests_pass { "PASS (the final tests pass)" } else { "FAIL (the final tests fail)" };
+                let replay = match replay_matched {
+                    Some(true) => "; the replay matched its record",
+                    Some(false) => "; the replay did NOT match its record",
+                    None => "",
+                };
+                self.line(&format!("Verdict: {tests}{replay}"));
+                self.line(&format!(
+                    "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms, tokens {} prompt / {} eval",
+                    metrics.model_requests,
+                    metrics.streamed_bytes,
+                    metrics.model_ms,
+                    metrics.tool_ms,
+                    metrics.verify_ms,
+                    metrics.prompt_tokens,
+                    metrics.eval_tokens
+                ));
+            }
+        }
+    }
+}
+
+/// One line about a tool result: what a person needs to follow the run.
+fn short_result(name: &str, result: &Value) -> String {
+    if let Some(error) = result.get("error").and_then(Value::as_str) {
+        return format!("error: {error}");
+    }
+    match name {
+        "read_file" => {
+            let path = result.get("path").and_then(Value::as_str).unwrap_or("?");
+            let lines = result.get("text").and_then(Value::as_str).map_or(0, |text| text.lines().count());
+            format!("read {path} ({lines} lines)")
+        }
+        "replace_text" => "replaced 1 occurrence".to_owned(),
+        "run_tests" => {
+            let code = result.get("exit_code").map_or_else(|| "?".to_owned(), Value::to_string);
+            let summary = result
+                .get("output")
+                .and_then(Value::as_str)
+                .and_then(Summary::parse)
+                .map_or_else(String::new, |summary| format!(" · {}", summary.describe()));
+            format!("exit {code}{summary}")
+        }
+        _ => result.to_string(),
+    }
+}

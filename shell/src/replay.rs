@@ -1,0 +1,227 @@
+//! `mend replay`: a recorded run's streams fed back through the same core, with the tools and
+//! the tests run for real on a fresh copy, and every outcome compared with the record.
+
+use camino::Utf8Path;
+use mend_core::{ChatRequest, Config, TransportError};
+use serde_json::{json, Value};
+
+use crate::attempt::{file_sha256, run_attempt, Attempt, Setup};
+use crate::driver::{request_digest, ModelSource, StreamItem};
+use crate::error::{exit, MendError};
+use crate::pytest::Summary;
+use crate::record::{Record, RecordedCall, TurnEnd};
+use crate::render::{Render, RunEvent};
+use crate::sample::{self, EDITABLE_FILE, TEST_FILE};
+use crate::verify::TestRun;
+
+pub struct ReplayOptions<'a> {
+    pub record: &'a Utf8Path,
+    pub setup: Setup<'a>,
+    /// Rewrite the record's observed fields from this replay (for authoring fixtures).
+    pub bless: bool,
+}
+
+/// Replays a record and returns the exit code: 0 only when it matched and the final tests pass.
+pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, MendError> {
+    let record = Record::read(options.record)?;
+    refuse_changed_sample(&record, options.setup.repo, options.bless)?;
+    render.run_event(&RunEvent::RunStart {
+        command: "replay".to_owned(),
+        model: record.model.clone(),
+        source: options.record.to_string(),
+    });
+    let mut source = ReplaySource { record: &record, request_mismatch: None };
+    let attempt = run_attempt(&options.setup, config_of(&record), &mut source, render)?;
+    let request_mismatch = source.request_mismatch.take();
+
+    if options.bless {
+        blessed(record, &attempt).write_atomically(options.record)?;
+        return Ok(exit::PASS);
+    }
+    let divergence = request_mismatch.or_else(|| first_divergence(&record, &attempt));
+    if let Some(divergence) = &divergence {
+        render.run_event(divergence);
+    }
+    let tests_pass = attempt.tests_after.passed();
+    let exit_code = match (&divergence, tests_pass) {
+        (Some(_), _) => exit::DIVERGED,
+        (None, true) => exit::PASS,
+        (None, false) => exit::TESTS_FAIL,
+    };
+    render.run_event(&RunEvent::Verdict {
+        tests_pass,
+        replay_matched: Some(divergence.is_none()),
+        stop_reason: attempt.transcript.stop.reason.to_string(),
+        exit_code,
+        metrics: attempt.transcript.metrics.clone(),
+    });
+    Ok(exit_code)
+}
+
+/// The session a record was made with: its model settings and prompts, the sample's tools.
+fn config_of(record: &Record) -> Config {
+    Config {
+        max_turns: record.max_turns,
+        think: record.think,
+        keep_alive: record.keep_alive,
+        options: record.options.clone(),
+        ..Config::new(&record.model, &record.system_prompt, &record.task, sample::tool_specs())
+    }
+}
+
+fn refuse_changed_sample(record: &Record, repo: &Utf8Path, bless: bool) -> Result<(), MendError> {
+    for (file, recorded) in [(TEST_FILE, &record.test_file_sha256_before), (EDITABLE_FILE, &record.source_sha256_before)] {
+        let actual = file_sha256(repo, file)?;
+        if actual != *recorded && !bless {
+            return Err(MendError::refused(format!(
+                "{repo}/{file} has changed since this run was recorded (sha256 {actual}, the record has {recorded}); \
+                 restore it (e.g. `git checkout -- {repo}`) or record a new run"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Serves the recorded lines of each turn and notes the first request that differs from the
+/// recorded one.
+struct ReplaySource<'r> {
+    record: &'r Record,
+    request_mismatch: Option<RunEvent>,
+}
+
+impl ModelSource for ReplaySource<'_> {
+    fn open(&mut self, turn: u32, body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem>> {
+        let Some(recorded) = self.record.turns.iter().find(|recorded| recorded.turn == turn) else {
+            let message = format!("the record has no turn {turn}");
+            self.request_mismatch.get_or_insert_with(|| RunEvent::Divergence {
+                what: format!("turn {turn}: the session sent a request the record does not have"),
+                expected: json!(self.record.turns.len()),
+                got: json!(turn),
+            });
+            return Box::new(std::iter::once(StreamItem::Failed(TransportError::Read { message })));
+        };
+        let digest = request_digest(body);
+        if let Some(expected) = &recorded.request_sha256 {
+            if *expected != digest && self.request_mismatch.is_none() {
+                self.request_mismatch = Some(RunEvent::Divergence {
+                    what: format!("turn {turn}: the request body differs from the recorded one (sha256)"),
+                    expected: json!(expected),
+                    got: json!(digest),
+                });
+            }
+        }
+        let lines: Vec<StreamItem> = recorded
+            .lines
+            .iter()
+            .map(|line| match line.bytes.to_bytes() {
+                Ok(bytes) => StreamItem::Line(bytes),
+                Err(message) => StreamItem::Failed(TransportError::Read { message }),
+            })
+            .collect();
+        let end = match &recorded.end {
+            TurnEnd::SessionEnded | TurnEnd::Eof => StreamItem::End,
+            TurnEnd::TransportFailed { error } => StreamItem::Failed(error.clone()),
+        };
+        Box::new(lines.into_iter().chain(std::iter::once(end)))
+    }
+}
+
+/// The first place where the replay differs from the record, in the order things happened.
+fn first_divergence(record: &Record, attempt: &Attempt) -> Option<RunEvent> {
+    let diverged = |what: String, expected: Value, got: Value| Some(RunEvent::Divergence { what, expected, got });
+    if !same_tests(&record.tests_before, &attempt.tests_before) {
+        return diverged("the starting tests".to_owned(), json!(record.tests_before), json!(attempt.tests_before));
+    }
+    let replayed = &attempt.transcript.tool_calls;
+    for position in 0..record.tool_calls.len().max(replayed.len()) {
+        match (record.tool_calls.get(position), replayed.get(position)) {
+            (Some(expected), Some(got)) if comparable(expected) != comparable(got) => {
+                return diverged(
+                    format!("turn {}, tool call {} (`{}`)", expected.turn, expected.index, expected.name),
+                    comparable(expected),
+                    comparable(got),
+                );
+            }
+            (Some(expected), None) => {
+                return diverged(
+                    format!("turn {}, tool call {} (`{}`) never happened", expected.turn, expected.index, expected.name),
+                    comparable(expected),
+                    Value::Null,
+                );
+            }
+            (None, Some(got)) => {
+                return diverged(
+                    format!("turn {}, tool call {} (`{}`) is not in the record", got.turn, got.index, got.name),
+                    Value::Null,
+                    comparable(got),
+                );
+            }
+            _ => {}
+        }
+    }
+    let stop = &attempt.transcript.stop;
+    if stop.reason != record.stop.reason {
+        return diverged("the stop reason".to_owned(), json!(record.stop.reason), json!(stop.reason));
+    }
+    if attempt.source_sha256_after != record.source_sha256_after {
+        return diverged(
+            format!("{EDITABLE_FILE} after the run (sha256)"),
+            json!(record.source_sha256_after),
+            json!(attempt.source_sha256_after),
+        );
+    }
+    if attempt.test_file_sha256_after != record.test_file_sha256_after {
+        return diverged(
+            format!("{TEST_FILE} after the run (sha256)"),
+            json!(record.test_file_sha256_after),
+            json!(attempt.test_file_sha256_after),
+        );
+    }
+    if !same_tests(&record.tests_after, &attempt.tests_after) {
+        return diverged("the final tests".to_owned(), json!(record.tests_after), json!(attempt.tests_after));
+    }
+    None
+}
+
+/// Test runs match on outcome, not on timing.
+fn same_tests(expected: &TestRun, got: &TestRun) -> bool {
+    expected.exit_code == got.exit_code && expected.summary == got.summary
+}
+
+/// What must be equal between a recorded and a replayed call. pytest's output carries timings,
+/// so a `run_tests` result is compared by exit code and summary counts.
+fn comparable(call: &RecordedCall) -> Value {
+    let result = match (call.name.as_str(), call.result.get("output").and_then(Value::as_str)) {
+        ("run_tests", Some(output)) => json!({
+            "exit_code": call.result.get("exit_code"),
+            "summary": Summary::parse(output),
+        }),
+        _ => call.result.clone(),
+    };
+    json!({"turn": call.turn, "index": call.index, "name": call.name, "arguments": call.arguments, "status": call.status, "result": result})
+}
+
+/// The record with every observed field taken from this replay; the authored streams stay.
+fn blessed(record: Record, attempt: &Attempt) -> Record {
+    let mut turns = record.turns;
+    for turn in &mut turns {
+        turn.request_sha256 = attempt
+            .transcript
+            .turns
+            .iter()
+            .find(|replayed| replayed.turn == turn.turn)
+            .and_then(|replayed| replayed.request_sha256.clone());
+    }
+    Record {
+        turns,
+        tool_calls: attempt.transcript.tool_calls.clone(),
+        stop: attempt.transcript.stop.clone(),
+        tests_before: attempt.tests_before.clone(),
+        tests_after: attempt.tests_after.clone(),
+        test_file_sha256_before: attempt.test_file_sha256_before.clone(),
+        test_file_sha256_after: attempt.test_file_sha256_after.clone(),
+        source_sha256_before: attempt.source_sha256_before.clone(),
+        source_sha256_after: attempt.source_sha256_after.clone(),
+        ..record
+    }
+}

@@ -1,0 +1,55 @@
+//! The independent check: the repository's own tests, run outside the loop before and after.
+//! Its final result is the verdict; the model's stop reason never is.
+
+use camino::Utf8Path;
+use serde::{Deserialize, Serialize};
+
+use crate::error::MendError;
+use crate::pytest::{run_pytest, Summary};
+use crate::truncate::keep_tail;
+
+/// How much of pytest's output an error message quotes when pytest did not run at all.
+const FAILED_START_TAIL_CHARS: usize = 600;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestRun {
+    /// `None` when the run was killed at the timeout.
+    pub exit_code: Option<i32>,
+    pub summary: Summary,
+    pub duration_ms: u64,
+}
+
+impl TestRun {
+    pub fn passed(&self) -> bool {
+        self.exit_code == Some(0)
+    }
+
+    pub fn describe(&self) -> String {
+        match self.exit_code {
+            None => "timed out".to_owned(),
+            Some(_) => self.summary.describe(),
+        }
+    }
+}
+
+/// Runs the tests in `workdir`. Failing tests are a result; a pytest that cannot start is an
+/// error that names the fix.
+pub fn independent_check(python: &Utf8Path, workdir: &Utf8Path) -> Result<TestRun, MendError> {
+    let finished = run_pytest(python, workdir).map_err(|err| {
+        MendError::harness(format!(
+            "cannot start Python at `{python}`: {err} — run `make venv` or pass --python PATH"
+        ))
+    })?;
+    let duration_ms = u64::try_from(finished.elapsed.as_millis()).unwrap_or(u64::MAX);
+    let exit_code = finished.status.and_then(|status| status.code());
+    if finished.timed_out() {
+        return Ok(TestRun { exit_code: None, summary: Summary::default(), duration_ms });
+    }
+    let summary = Summary::parse(&finished.output).ok_or_else(|| {
+        MendError::harness(format!(
+            "pytest did not run with `{python}` (is it installed? run `make venv` or pass --python PATH):\n{}",
+            keep_tail(finished.output.trim(), FAILED_START_TAIL_CHARS)
+        ))
+    })?;
+    Ok(TestRun { exit_code, summary, duration_ms })
+}
