@@ -249,11 +249,16 @@ impl Session {
             metrics: done.metrics,
         }));
         if done.cut_off {
-            let detail = format!(
-                "the model's output was cut off by the token limit (done_reason: {}); none of its {} tool call(s) ran",
-                done.reason.as_deref().unwrap_or("length"),
-                assembly.calls.len()
+            let reason = done.reason.as_deref().unwrap_or("length");
+            let mut detail = format!(
+                "the model's output was cut off by the token limit (done_reason: {reason})"
             );
+            if !assembly.calls.is_empty() {
+                detail.push_str(&format!(
+                    "; none of its {} tool call(s) ran",
+                    assembly.calls.len()
+                ));
+            }
             self.stop(StopReason::IncompleteModelTurn, Some(detail), actions);
             return;
         }

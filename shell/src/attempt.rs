@@ -35,7 +35,8 @@ pub struct Attempt {
 /// The SHA-256 of a file of the repository, as lowercase hex.
 pub fn file_sha256(root: &Utf8Path, relative: &str) -> Result<String, MendError> {
     let path = root.join(relative);
-    let bytes = fs::read(&path).map_err(|err| MendError::refused(format!("cannot read {path}: {err}")))?;
+    let bytes =
+        fs::read(&path).map_err(|err| MendError::refused(format!("cannot read {path}: {err}")))?;
     Ok(hex(&Sha256::digest(&bytes)))
 }
 
@@ -47,27 +48,40 @@ pub fn run_attempt(
 ) -> Result<Attempt, MendError> {
     let test_file_sha256_before = file_sha256(setup.repo, TEST_FILE)?;
     let source_sha256_before = file_sha256(setup.repo, EDITABLE_FILE)?;
-    let workspace = Workspace::copy_of(setup.repo)
-        .map_err(|err| MendError::harness(format!("cannot copy {} to a temporary workspace: {err}", setup.repo)))?;
+    let workspace = Workspace::copy_of(setup.repo).map_err(|err| {
+        MendError::harness(format!(
+            "cannot copy {} to a temporary workspace: {err}",
+            setup.repo
+        ))
+    })?;
 
     let tests_before = independent_check(setup.python, workspace.root())?;
-    render.run_event(&RunEvent::TestsBefore { run: tests_before.clone() });
+    render.run_event(&RunEvent::TestsBefore {
+        run: tests_before.clone(),
+    });
 
     let mut driver = Driver {
         source,
-        tools: ToolContext { root: workspace.root(), python: setup.python },
+        tools: ToolContext {
+            root: workspace.root(),
+            python: setup.python,
+        },
         observer: render,
     };
     let mut transcript = driver.run(config)?;
 
     let tests_after = independent_check(setup.python, workspace.root())?;
     transcript.metrics.verify_ms = tests_before.duration_ms + tests_after.duration_ms;
-    render.run_event(&RunEvent::TestsAfter { run: tests_after.clone() });
+    render.run_event(&RunEvent::TestsAfter {
+        run: tests_after.clone(),
+    });
     let test_file_sha256_after = file_sha256(workspace.root(), TEST_FILE)?;
     let source_sha256_after = file_sha256(workspace.root(), EDITABLE_FILE)?;
 
     if setup.keep_workspace {
-        render.run_event(&RunEvent::WorkspaceKept { path: workspace.keep().to_string() });
+        render.run_event(&RunEvent::WorkspaceKept {
+            path: workspace.keep().to_string(),
+        });
     }
     Ok(Attempt {
         transcript,

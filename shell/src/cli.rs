@@ -76,18 +76,34 @@ pub struct CommonArgs {
 
 impl CommonArgs {
     pub fn python(&self) -> Utf8PathBuf {
-        if let Some(python) = &self.python {
-            return python.clone();
-        }
-        if let Some(python) = std::env::var_os("MEND_PYTHON").and_then(|value| value.into_string().ok()) {
-            return Utf8PathBuf::from(python);
-        }
-        let venv = Utf8PathBuf::from(".venv/bin/python");
-        if venv.exists() {
-            return venv;
-        }
-        Utf8PathBuf::from("python3")
+        let chosen = if let Some(python) = &self.python {
+            python.clone()
+        } else if let Some(python) =
+            std::env::var_os("MEND_PYTHON").and_then(|value| value.into_string().ok())
+        {
+            Utf8PathBuf::from(python)
+        } else if Utf8PathBuf::from(VENV_PYTHON).exists() {
+            Utf8PathBuf::from(VENV_PYTHON)
+        } else {
+            Utf8PathBuf::from("python3")
+        };
+        absolute_if_relative(chosen)
     }
+}
+
+const VENV_PYTHON: &str = ".venv/bin/python";
+
+/// pytest runs with the workspace as its directory, so a relative interpreter path must be made
+/// absolute first. Symlinks are kept: a venv's python is a link, and resolving it would leave
+/// the venv. A bare name (`python3`) is left for PATH to find.
+fn absolute_if_relative(python: Utf8PathBuf) -> Utf8PathBuf {
+    if python.is_absolute() || python.components().count() < 2 {
+        return python;
+    }
+    std::path::absolute(&python)
+        .ok()
+        .and_then(|path| Utf8PathBuf::from_path_buf(path).ok())
+        .unwrap_or(python)
 }
 
 #[cfg(test)]

@@ -71,8 +71,8 @@ impl Driver<'_> {
     pub fn run(&mut self, config: Config) -> Result<Transcript, MendError> {
         let clock = Instant::now();
         let now = || Millis(u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX));
-        let (mut session, first) =
-            Session::new(config).map_err(|err| MendError::usage(format!("invalid configuration: {err}")))?;
+        let (mut session, first) = Session::new(config)
+            .map_err(|err| MendError::usage(format!("invalid configuration: {err}")))?;
         let mut queue: VecDeque<Action> = first.into();
         let mut turns: Vec<RecordedTurn> = Vec::new();
         let mut calls: Vec<RecordedCall> = Vec::new();
@@ -103,21 +103,34 @@ impl Driver<'_> {
                         let sent = Instant::now();
                         stream = Some((self.source.open(turn, &body), sent));
                     }
-                    Action::DispatchTool { call_id, name, arguments } => {
+                    Action::DispatchTool {
+                        call_id,
+                        name,
+                        arguments,
+                    } => {
                         let started = Instant::now();
                         let outcome = tools::execute(&self.tools, &name, &arguments)?;
                         let elapsed = started.elapsed();
                         metrics.tool_ms += millis(elapsed);
-                        if let Some(call) = calls.iter_mut().rev().find(|call| call.call_id == call_id) {
+                        if let Some(call) =
+                            calls.iter_mut().rev().find(|call| call.call_id == call_id)
+                        {
                             call.duration_ms = millis(elapsed);
                         }
-                        queue.extend(session.handle(now(), Input::ToolFinished { call_id, outcome }));
+                        queue.extend(
+                            session.handle(now(), Input::ToolFinished { call_id, outcome }),
+                        );
                     }
                     Action::Stop(stop) => {
                         if let Some((_, sent)) = stream.take() {
                             metrics.model_ms += millis(sent.elapsed());
                         }
-                        return Ok(Transcript { turns, tool_calls: calls, stop, metrics });
+                        return Ok(Transcript {
+                            turns,
+                            tool_calls: calls,
+                            stop,
+                            metrics,
+                        });
                     }
                 }
                 continue;
@@ -132,7 +145,9 @@ impl Driver<'_> {
                 stream = None;
                 continue;
             }
-            let turn = turns.last_mut().ok_or_else(|| MendError::harness("a stream without a turn"))?;
+            let turn = turns
+                .last_mut()
+                .ok_or_else(|| MendError::harness("a stream without a turn"))?;
             let input = match body.next().unwrap_or(StreamItem::End) {
                 StreamItem::Line(line) => {
                     let at_ms = millis(sent.elapsed());
@@ -140,7 +155,10 @@ impl Driver<'_> {
                         metrics.first_byte_ms.push(at_ms);
                     }
                     metrics.streamed_bytes += line.len() as u64 + 1;
-                    turn.lines.push(RecordedLine { at_ms, bytes: LineBytes::from_bytes(&line) });
+                    turn.lines.push(RecordedLine {
+                        at_ms,
+                        bytes: LineBytes::from_bytes(&line),
+                    });
                     Input::StreamLine { line }
                 }
                 StreamItem::End => {
@@ -148,7 +166,9 @@ impl Driver<'_> {
                     Input::StreamEnd
                 }
                 StreamItem::Failed(error) => {
-                    turn.end = TurnEnd::TransportFailed { error: error.clone() };
+                    turn.end = TurnEnd::TransportFailed {
+                        error: error.clone(),
+                    };
                     Input::TransportFailed { error }
                 }
             };
@@ -160,7 +180,13 @@ impl Driver<'_> {
 /// Keeps a row per call result; arguments come from the call's start event when it ran.
 fn note_call(event: &Event, calls: &mut Vec<RecordedCall>) {
     match event {
-        Event::ToolStart { turn, index, call_id, name, arguments } => calls.push(RecordedCall {
+        Event::ToolStart {
+            turn,
+            index,
+            call_id,
+            name,
+            arguments,
+        } => calls.push(RecordedCall {
             turn: *turn,
             index: *index,
             call_id: call_id.clone(),
@@ -170,24 +196,29 @@ fn note_call(event: &Event, calls: &mut Vec<RecordedCall>) {
             result: serde_json::Value::Null,
             duration_ms: 0,
         }),
-        Event::ToolResult { turn, index, call_id, name, status, result } => {
-            match calls.last_mut() {
-                Some(call) if call.turn == *turn && call.index == *index && call.result.is_null() => {
-                    call.status = *status;
-                    call.result = result.clone();
-                }
-                _ => calls.push(RecordedCall {
-                    turn: *turn,
-                    index: *index,
-                    call_id: call_id.clone(),
-                    name: name.clone(),
-                    arguments: serde_json::Map::new(),
-                    status: *status,
-                    result: result.clone(),
-                    duration_ms: 0,
-                }),
+        Event::ToolResult {
+            turn,
+            index,
+            call_id,
+            name,
+            status,
+            result,
+        } => match calls.last_mut() {
+            Some(call) if call.turn == *turn && call.index == *index && call.result.is_null() => {
+                call.status = *status;
+                call.result = result.clone();
             }
-        }
+            _ => calls.push(RecordedCall {
+                turn: *turn,
+                index: *index,
+                call_id: call_id.clone(),
+                name: name.clone(),
+                arguments: serde_json::Map::new(),
+                status: *status,
+                result: result.clone(),
+                duration_ms: 0,
+            }),
+        },
         _ => {}
     }
 }

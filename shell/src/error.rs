@@ -42,15 +42,24 @@ pub struct MendError {
 
 impl MendError {
     pub fn refused(message: impl Into<String>) -> Self {
-        MendError { exit_code: exit::REFUSED, message: message.into() }
+        MendError {
+            exit_code: exit::REFUSED,
+            message: message.into(),
+        }
     }
 
     pub fn harness(message: impl Into<String>) -> Self {
-        MendError { exit_code: exit::HARNESS, message: message.into() }
+        MendError {
+            exit_code: exit::HARNESS,
+            message: message.into(),
+        }
     }
 
     pub fn usage(message: impl Into<String>) -> Self {
-        MendError { exit_code: exit::USAGE, message: message.into() }
+        MendError {
+            exit_code: exit::USAGE,
+            message: message.into(),
+        }
     }
 }
 

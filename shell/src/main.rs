@@ -45,7 +45,11 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             let python = args.common.python();
             let options = ReplayOptions {
                 record: &args.record,
-                setup: Setup { repo: &args.common.repo, python: &python, keep_workspace: args.common.keep_workspace },
+                setup: Setup {
+                    repo: &args.common.repo,
+                    python: &python,
+                    keep_workspace: args.common.keep_workspace,
+                },
                 bless: args.bless,
             };
             let mut render = renderer(args.common.json, args.thinking);
@@ -61,15 +65,25 @@ fn run(cli: Cli) -> Result<u8, MendError> {
 
 fn verify(args: &CommonArgs) -> Result<u8, MendError> {
     let python = args.python();
-    let workspace = Workspace::copy_of(&args.repo)
-        .map_err(|err| MendError::harness(format!("cannot copy {} to a temporary workspace: {err}", args.repo)))?;
+    let workspace = Workspace::copy_of(&args.repo).map_err(|err| {
+        MendError::harness(format!(
+            "cannot copy {} to a temporary workspace: {err}",
+            args.repo
+        ))
+    })?;
     let run = independent_check(&python, workspace.root())?;
     let mut render = renderer(args.json, false);
     render.run_event(&RunEvent::TestsAfter { run: run.clone() });
     if args.keep_workspace {
-        render.run_event(&RunEvent::WorkspaceKept { path: workspace.keep().to_string() });
+        render.run_event(&RunEvent::WorkspaceKept {
+            path: workspace.keep().to_string(),
+        });
     }
-    Ok(if run.passed() { exit::PASS } else { exit::TESTS_FAIL })
+    Ok(if run.passed() {
+        exit::PASS
+    } else {
+        exit::TESTS_FAIL
+    })
 }
 
 fn print_task(json: bool) {
@@ -84,7 +98,12 @@ fn print_task(json: bool) {
         println!("{task}");
         return;
     }
-    println!("Model: {}\n\nSystem prompt:\n{}\n\nTask:\n{}\n\nTools:", sample::DEFAULT_MODEL, sample::SYSTEM_PROMPT, sample::TASK);
+    println!(
+        "Model: {}\n\nSystem prompt:\n{}\n\nTask:\n{}\n\nTools:",
+        sample::DEFAULT_MODEL,
+        sample::SYSTEM_PROMPT,
+        sample::TASK
+    );
     for tool in tools {
         println!("- {}: {}", tool.function.name, tool.function.description);
     }

@@ -56,7 +56,11 @@ pub fn run_bounded(mut command: Command, timeout: Duration) -> io::Result<Finish
     let elapsed = started.elapsed();
     let mut output = collect(stdout);
     output.push_str(&collect(stderr));
-    Ok(Finished { status, output, elapsed })
+    Ok(Finished {
+        status,
+        output,
+        elapsed,
+    })
 }
 
 fn kill_group(group: i32) {

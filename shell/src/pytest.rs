@@ -72,7 +72,8 @@ impl Summary {
         let mut matched = false;
         for part in counts.split(", ") {
             let mut words = part.split_whitespace();
-            let (Some(number), Some(word), None) = (words.next(), words.next(), words.next()) else {
+            let (Some(number), Some(word), None) = (words.next(), words.next(), words.next())
+            else {
                 return None;
             };
             let number: u32 = number.parse().ok()?;
@@ -116,18 +117,45 @@ mod tests {
     #[test]
     fn reads_the_final_summary_line() {
         let output = "..F.\n=== FAILURES ===\nFAILED tests/x.py::t - AssertionError\n1 failed, 3 passed in 0.04s\n";
-        assert_eq!(Summary::parse(output), Some(Summary { passed: 3, failed: 1, errors: 0, skipped: 0 }));
+        assert_eq!(
+            Summary::parse(output),
+            Some(Summary {
+                passed: 3,
+                failed: 1,
+                errors: 0,
+                skipped: 0
+            })
+        );
         assert_eq!(
             Summary::parse("==== 2 passed, 1 skipped, 1 error, 3 warnings in 1.2s ===="),
-            Some(Summary { passed: 2, failed: 0, errors: 1, skipped: 1 })
+            Some(Summary {
+                passed: 2,
+                failed: 0,
+                errors: 1,
+                skipped: 1
+            })
         );
-        assert_eq!(Summary::parse("4 passed in 0.01s"), Some(Summary { passed: 4, ..Summary::default() }));
-        assert_eq!(Summary::parse("/usr/bin/python3: No module named pytest"), None);
+        assert_eq!(
+            Summary::parse("4 passed in 0.01s"),
+            Some(Summary {
+                passed: 4,
+                ..Summary::default()
+            })
+        );
+        assert_eq!(
+            Summary::parse("/usr/bin/python3: No module named pytest"),
+            None
+        );
     }
 
     #[test]
     fn describes_only_what_happened() {
-        let summary = Summary { passed: 3, failed: 1, errors: 0, skipped: 0 };
+        let summary = Summary {
+            passed: 3,
+            failed: 1,
+            errors: 0,
+            skipped: 0,
+        };
         assert_eq!(summary.describe(), "1 failed · 3 passed");
     }
 }

@@ -80,7 +80,9 @@ pub enum TurnEnd {
     SessionEnded,
     /// The body ended (EOF) while the session still wanted lines.
     Eof,
-    TransportFailed { error: TransportError },
+    TransportFailed {
+        error: TransportError,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,8 +101,12 @@ pub struct RecordedCall {
 impl LineBytes {
     pub fn from_bytes(bytes: &[u8]) -> LineBytes {
         match std::str::from_utf8(bytes) {
-            Ok(text) => LineBytes::Text { text: text.to_owned() },
-            Err(_) => LineBytes::Hex { hex: bytes.iter().map(|byte| format!("{byte:02x}")).collect() },
+            Ok(text) => LineBytes::Text {
+                text: text.to_owned(),
+            },
+            Err(_) => LineBytes::Hex {
+                hex: bytes.iter().map(|byte| format!("{byte:02x}")).collect(),
+            },
         }
     }
 
@@ -137,7 +143,9 @@ impl Record {
     /// Writes the record so that `path` holds either the old file or the whole new one, never a
     /// torn mix: a temporary file in the same directory, flushed to disk, then renamed over.
     pub fn write_atomically(&self, path: &Utf8Path) -> Result<(), MendError> {
-        let fail = |err: std::io::Error| MendError::harness(format!("cannot write the record {path}: {err}"));
+        let fail = |err: std::io::Error| {
+            MendError::harness(format!("cannot write the record {path}: {err}"))
+        };
         let mut text = serde_json::to_string_pretty(self)
             .map_err(|err| MendError::harness(format!("cannot serialize the record: {err}")))?;
         text.push('\n');
@@ -153,7 +161,9 @@ impl Record {
         temporary.write_all(text.as_bytes()).map_err(fail)?;
         temporary.as_file().sync_all().map_err(fail)?;
         temporary.persist(path).map_err(|err| fail(err.error))?;
-        File::open(dir).and_then(|dir| dir.sync_all()).map_err(fail)?;
+        File::open(dir)
+            .and_then(|dir| dir.sync_all())
+            .map_err(fail)?;
         Ok(())
     }
 }

@@ -14,12 +14,26 @@ use crate::verify::TestRun;
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RunEvent {
-    RunStart { command: String, model: String, source: String },
-    TestsBefore { run: TestRun },
-    TestsAfter { run: TestRun },
+    RunStart {
+        command: String,
+        model: String,
+        source: String,
+    },
+    TestsBefore {
+        run: TestRun,
+    },
+    TestsAfter {
+        run: TestRun,
+    },
     /// A replay differed from its record; `what` says where.
-    Divergence { what: String, expected: Value, got: Value },
-    WorkspaceKept { path: String },
+    Divergence {
+        what: String,
+        expected: Value,
+        got: Value,
+    },
+    WorkspaceKept {
+        path: String,
+    },
     Verdict {
         tests_pass: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -39,7 +53,11 @@ pub fn renderer(json: bool, show_thinking: bool) -> Box<dyn Render> {
     if json {
         Box::new(JsonLines { out: io::stdout() })
     } else {
-        Box::new(Human { out: io::stdout(), show_thinking, at_line_start: true })
+        Box::new(Human {
+            out: io::stdout(),
+            show_thinking,
+            at_line_start: true,
+        })
     }
 }
 
@@ -103,14 +121,26 @@ impl Observer for Human {
             Event::ThinkingDelta { .. } => {}
             Event::TextDelta { text, .. } => self.print(text),
             Event::ModelDone { done_reason, .. } => {
-                if let Some(reason) = done_reason.as_deref().filter(|reason| !matches!(*reason, "stop" | "length")) {
-                    self.line(&format!("(the server ended the turn with an unknown reason `{reason}`)"));
+                if let Some(reason) = done_reason
+                    .as_deref()
+                    .filter(|reason| !matches!(*reason, "stop" | "length"))
+                {
+                    self.line(&format!(
+                        "(the server ended the turn with an unknown reason `{reason}`)"
+                    ));
                 }
             }
-            Event::ToolStart { name, arguments, .. } => {
+            Event::ToolStart {
+                name, arguments, ..
+            } => {
                 self.line(&format!("→ {name} {}", Value::Object(arguments.clone())));
             }
-            Event::ToolResult { name, status, result, .. } => {
+            Event::ToolResult {
+                name,
+                status,
+                result,
+                ..
+            } => {
                 let mark = match status {
                     ToolStatus::Ok => "✓",
                     ToolStatus::Failed => "✗",
@@ -135,17 +165,40 @@ impl Observer for Human {
 impl Render for Human {
     fn run_event(&mut self, event: &RunEvent) {
         match event {
-            RunEvent::RunStart { command, model, source } => {
+            RunEvent::RunStart {
+                command,
+                model,
+                source,
+            } => {
                 self.line(&format!("mend {command}: {model} ({source})"));
             }
-            RunEvent::TestsBefore { run } => self.line(&format!("Starting tests: {}", run.describe())),
-            RunEvent::TestsAfter { run } => self.line(&format!("Independent final tests: {}", run.describe())),
-            RunEvent::Divergence { what, expected, got } => {
-                self.line(&format!("Divergence: {what}\n  expected: {expected}\n  got:      {got}"));
+            RunEvent::TestsBefore { run } => {
+                self.line(&format!("Starting tests: {}", run.describe()))
+            }
+            RunEvent::TestsAfter { run } => {
+                self.line(&format!("Independent final tests: {}", run.describe()))
+            }
+            RunEvent::Divergence {
+                what,
+                expected,
+                got,
+            } => {
+                self.line(&format!(
+                    "Divergence: {what}\n  expected: {expected}\n  got:      {got}"
+                ));
             }
             RunEvent::WorkspaceKept { path } => self.line(&format!("Workspace kept at {path}")),
-            RunEvent::Verdict { tests_pass, replay_matched, metrics, .. } => {
-                let tests = if *tests_pass { "PASS (the final tests pass)" } else { "FAIL (the final tests fail)" };
+            RunEvent::Verdict {
+                tests_pass,
+                replay_matched,
+                metrics,
+                ..
+            } => {
+                let tests = if *tests_pass {
+                    "PASS (the final tests pass)"
+                } else {
+                    "FAIL (the final tests fail)"
+                };
                 let replay = match replay_matched {
                     Some(true) => "; the replay matched its record",
                     Some(false) => "; the replay did NOT match its record",
@@ -175,12 +228,17 @@ fn short_result(name: &str, result: &Value) -> String {
     match name {
         "read_file" => {
             let path = result.get("path").and_then(Value::as_str).unwrap_or("?");
-            let lines = result.get("text").and_then(Value::as_str).map_or(0, |text| text.lines().count());
+            let lines = result
+                .get("text")
+                .and_then(Value::as_str)
+                .map_or(0, |text| text.lines().count());
             format!("read {path} ({lines} lines)")
         }
         "replace_text" => "replaced 1 occurrence".to_owned(),
         "run_tests" => {
-            let code = result.get("exit_code").map_or_else(|| "?".to_owned(), Value::to_string);
+            let code = result
+                .get("exit_code")
+                .map_or_else(|| "?".to_owned(), Value::to_string);
             let summary = result
                 .get("output")
                 .and_then(Value::as_str)

@@ -6,7 +6,7 @@ use mend_core::{ChatRequest, Config, TransportError};
 use serde_json::{json, Value};
 
 use crate::attempt::{file_sha256, run_attempt, Attempt, Setup};
-use crate::driver::{request_digest, ModelSource, StreamItem};
+use crate::driver::{ModelSource, StreamItem};
 use crate::error::{exit, MendError};
 use crate::pytest::Summary;
 use crate::record::{Record, RecordedCall, TurnEnd};
@@ -30,15 +30,18 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
         model: record.model.clone(),
         source: options.record.to_string(),
     });
-    let mut source = ReplaySource { record: &record, request_mismatch: None };
+    let mut source = ReplaySource {
+        record: &record,
+        missing_turn: None,
+    };
     let attempt = run_attempt(&options.setup, config_of(&record), &mut source, render)?;
-    let request_mismatch = source.request_mismatch.take();
+    let missing_turn = source.missing_turn.take();
 
     if options.bless {
         blessed(record, &attempt).write_atomically(options.record)?;
         return Ok(exit::PASS);
     }
-    let divergence = request_mismatch.or_else(|| first_divergence(&record, &attempt));
+    let divergence = missing_turn.or_else(|| first_divergence(&record, &attempt));
     if let Some(divergence) = &divergence {
         render.run_event(divergence);
     }
@@ -65,12 +68,20 @@ fn config_of(record: &Record) -> Config {
         think: record.think,
         keep_alive: record.keep_alive,
         options: record.options.clone(),
-        ..Config::new(&record.model, &record.system_prompt, &record.task, sample::tool_specs())
+        ..Config::new(
+            &record.model,
+            &record.system_prompt,
+            &record.task,
+            sample::tool_specs(),
+        )
     }
 }
 
 fn refuse_changed_sample(record: &Record, repo: &Utf8Path, bless: bool) -> Result<(), MendError> {
-    for (file, recorded) in [(TEST_FILE, &record.test_file_sha256_before), (EDITABLE_FILE, &record.source_sha256_before)] {
+    for (file, recorded) in [
+        (TEST_FILE, &record.test_file_sha256_before),
+        (EDITABLE_FILE, &record.source_sha256_before),
+    ] {
         let actual = file_sha256(repo, file)?;
         if actual != *recorded && !bless {
             return Err(MendError::refused(format!(
@@ -82,34 +93,34 @@ fn refuse_changed_sample(record: &Record, repo: &Utf8Path, bless: bool) -> Resul
     Ok(())
 }
 
-/// Serves the recorded lines of each turn and notes the first request that differs from the
-/// recorded one.
+/// Serves the recorded lines of each turn. Request bodies are not compared: they carry tool
+/// output (pytest's timings), which differs between runs; the tool results themselves are.
 struct ReplaySource<'r> {
     record: &'r Record,
-    request_mismatch: Option<RunEvent>,
+    missing_turn: Option<RunEvent>,
 }
 
 impl ModelSource for ReplaySource<'_> {
-    fn open(&mut self, turn: u32, body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem>> {
-        let Some(recorded) = self.record.turns.iter().find(|recorded| recorded.turn == turn) else {
+    fn open(&mut self, turn: u32, _body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem>> {
+        let Some(recorded) = self
+            .record
+            .turns
+            .iter()
+            .find(|recorded| recorded.turn == turn)
+        else {
             let message = format!("the record has no turn {turn}");
-            self.request_mismatch.get_or_insert_with(|| RunEvent::Divergence {
-                what: format!("turn {turn}: the session sent a request the record does not have"),
-                expected: json!(self.record.turns.len()),
-                got: json!(turn),
-            });
-            return Box::new(std::iter::once(StreamItem::Failed(TransportError::Read { message })));
-        };
-        let digest = request_digest(body);
-        if let Some(expected) = &recorded.request_sha256 {
-            if *expected != digest && self.request_mismatch.is_none() {
-                self.request_mismatch = Some(RunEvent::Divergence {
-                    what: format!("turn {turn}: the request body differs from the recorded one (sha256)"),
-                    expected: json!(expected),
-                    got: json!(digest),
+            self.missing_turn
+                .get_or_insert_with(|| RunEvent::Divergence {
+                    what: format!(
+                        "turn {turn}: the session sent a request the record does not have"
+                    ),
+                    expected: json!(self.record.turns.len()),
+                    got: json!(turn),
                 });
-            }
-        }
+            return Box::new(std::iter::once(StreamItem::Failed(TransportError::Read {
+                message,
+            })));
+        };
         let lines: Vec<StreamItem> = recorded
             .lines
             .iter()
@@ -128,30 +139,49 @@ impl ModelSource for ReplaySource<'_> {
 
 /// The first place where the replay differs from the record, in the order things happened.
 fn first_divergence(record: &Record, attempt: &Attempt) -> Option<RunEvent> {
-    let diverged = |what: String, expected: Value, got: Value| Some(RunEvent::Divergence { what, expected, got });
+    let diverged = |what: String, expected: Value, got: Value| {
+        Some(RunEvent::Divergence {
+            what,
+            expected,
+            got,
+        })
+    };
     if !same_tests(&record.tests_before, &attempt.tests_before) {
-        return diverged("the starting tests".to_owned(), json!(record.tests_before), json!(attempt.tests_before));
+        return diverged(
+            "the starting tests".to_owned(),
+            json!(record.tests_before),
+            json!(attempt.tests_before),
+        );
     }
     let replayed = &attempt.transcript.tool_calls;
     for position in 0..record.tool_calls.len().max(replayed.len()) {
         match (record.tool_calls.get(position), replayed.get(position)) {
             (Some(expected), Some(got)) if comparable(expected) != comparable(got) => {
                 return diverged(
-                    format!("turn {}, tool call {} (`{}`)", expected.turn, expected.index, expected.name),
+                    format!(
+                        "turn {}, tool call {} (`{}`)",
+                        expected.turn, expected.index, expected.name
+                    ),
                     comparable(expected),
                     comparable(got),
                 );
             }
             (Some(expected), None) => {
                 return diverged(
-                    format!("turn {}, tool call {} (`{}`) never happened", expected.turn, expected.index, expected.name),
+                    format!(
+                        "turn {}, tool call {} (`{}`) never happened",
+                        expected.turn, expected.index, expected.name
+                    ),
                     comparable(expected),
                     Value::Null,
                 );
             }
             (None, Some(got)) => {
                 return diverged(
-                    format!("turn {}, tool call {} (`{}`) is not in the record", got.turn, got.index, got.name),
+                    format!(
+                        "turn {}, tool call {} (`{}`) is not in the record",
+                        got.turn, got.index, got.name
+                    ),
                     Value::Null,
                     comparable(got),
                 );
@@ -161,7 +191,11 @@ fn first_divergence(record: &Record, attempt: &Attempt) -> Option<RunEvent> {
     }
     let stop = &attempt.transcript.stop;
     if stop.reason != record.stop.reason {
-        return diverged("the stop reason".to_owned(), json!(record.stop.reason), json!(stop.reason));
+        return diverged(
+            "the stop reason".to_owned(),
+            json!(record.stop.reason),
+            json!(stop.reason),
+        );
     }
     if attempt.source_sha256_after != record.source_sha256_after {
         return diverged(
@@ -178,7 +212,11 @@ fn first_divergence(record: &Record, attempt: &Attempt) -> Option<RunEvent> {
         );
     }
     if !same_tests(&record.tests_after, &attempt.tests_after) {
-        return diverged("the final tests".to_owned(), json!(record.tests_after), json!(attempt.tests_after));
+        return diverged(
+            "the final tests".to_owned(),
+            json!(record.tests_after),
+            json!(attempt.tests_after),
+        );
     }
     None
 }
@@ -191,7 +229,10 @@ fn same_tests(expected: &TestRun, got: &TestRun) -> bool {
 /// What must be equal between a recorded and a replayed call. pytest's output carries timings,
 /// so a `run_tests` result is compared by exit code and summary counts.
 fn comparable(call: &RecordedCall) -> Value {
-    let result = match (call.name.as_str(), call.result.get("output").and_then(Value::as_str)) {
+    let result = match (
+        call.name.as_str(),
+        call.result.get("output").and_then(Value::as_str),
+    ) {
         ("run_tests", Some(output)) => json!({
             "exit_code": call.result.get("exit_code"),
             "summary": Summary::parse(output),

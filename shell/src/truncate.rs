@@ -8,7 +8,10 @@ pub fn keep_tail(text: &str, max_chars: usize) -> String {
         return text.to_owned();
     }
     let cut = total - max_chars;
-    let start = text.char_indices().nth(cut).map_or(text.len(), |(at, _)| at);
+    let start = text
+        .char_indices()
+        .nth(cut)
+        .map_or(text.len(), |(at, _)| at);
     format!("[… {cut} characters cut …]\n{}", &text[start..])
 }
 

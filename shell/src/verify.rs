@@ -43,7 +43,11 @@ pub fn independent_check(python: &Utf8Path, workdir: &Utf8Path) -> Result<TestRu
     let duration_ms = u64::try_from(finished.elapsed.as_millis()).unwrap_or(u64::MAX);
     let exit_code = finished.status.and_then(|status| status.code());
     if finished.timed_out() {
-        return Ok(TestRun { exit_code: None, summary: Summary::default(), duration_ms });
+        return Ok(TestRun {
+            exit_code: None,
+            summary: Summary::default(),
+            duration_ms,
+        });
     }
     let summary = Summary::parse(&finished.output).ok_or_else(|| {
         MendError::harness(format!(
@@ -51,5 +55,9 @@ pub fn independent_check(python: &Utf8Path, workdir: &Utf8Path) -> Result<TestRu
             keep_tail(finished.output.trim(), FAILED_START_TAIL_CHARS)
         ))
     })?;
-    Ok(TestRun { exit_code, summary, duration_ms })
+    Ok(TestRun {
+        exit_code,
+        summary,
+        duration_ms,
+    })
 }

@@ -18,9 +18,14 @@ pub struct Workspace {
 impl Workspace {
     /// Copies `original` into a fresh temporary directory. The original is only read.
     pub fn copy_of(original: &Utf8Path) -> io::Result<Workspace> {
-        let dir = tempfile::Builder::new().prefix("mend-workspace-").tempdir()?;
+        let dir = tempfile::Builder::new()
+            .prefix("mend-workspace-")
+            .tempdir()?;
         let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).map_err(|path| {
-            io::Error::other(format!("the temporary directory {} is not UTF-8", path.display()))
+            io::Error::other(format!(
+                "the temporary directory {} is not UTF-8",
+                path.display()
+            ))
         })?;
         copy_tree(original, &root)?;
         Ok(Workspace { dir, root })
@@ -120,7 +125,9 @@ pub fn resolve_inside(root: &Utf8Path, relative: &str) -> Result<Utf8PathBuf, St
     if real.starts_with(&real_root) {
         Ok(real)
     } else {
-        Err(format!("`{relative}` is a link that leads out of the repository; it cannot be opened"))
+        Err(format!(
+            "`{relative}` is a link that leads out of the repository; it cannot be opened"
+        ))
     }
 }
 

@@ -19,7 +19,11 @@ pub struct ToolContext<'a> {
 }
 
 /// Runs one call the core has already validated against the tool schemas.
-pub fn execute(context: &ToolContext, name: &str, arguments: &Map<String, Value>) -> Result<ToolOutcome, MendError> {
+pub fn execute(
+    context: &ToolContext,
+    name: &str,
+    arguments: &Map<String, Value>,
+) -> Result<ToolOutcome, MendError> {
     match name {
         "read_file" => Ok(read_file::read_file(context.root, arguments)),
         "replace_text" => Ok(replace_text::replace_text(context.root, arguments)),

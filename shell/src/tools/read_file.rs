@@ -37,7 +37,9 @@ pub fn read_file(root: &Utf8Path, arguments: &Map<String, Value>) -> ToolOutcome
         Err(err) => return failure(format!("`{relative}` cannot be read: {err}")),
     }
     match fs::read_to_string(&real) {
-        Ok(text) => ToolOutcome::Success { value: json!({"path": relative, "text": text}) },
+        Ok(text) => ToolOutcome::Success {
+            value: json!({"path": relative, "text": text}),
+        },
         Err(err) => failure(format!("`{relative}` cannot be read as UTF-8 text: {err}")),
     }
 }

@@ -11,7 +11,10 @@ use crate::sample::EDITABLE_FILE;
 use crate::workspace::resolve_inside;
 
 pub fn replace_text(root: &Utf8Path, arguments: &Map<String, Value>) -> ToolOutcome {
-    let (old, new) = match (text_argument(arguments, "old"), text_argument(arguments, "new")) {
+    let (old, new) = match (
+        text_argument(arguments, "old"),
+        text_argument(arguments, "new"),
+    ) {
         (Ok(old), Ok(new)) => (old, new),
         (Err(outcome), _) | (_, Err(outcome)) => return outcome,
     };
@@ -38,7 +41,9 @@ pub fn replace_text(root: &Utf8Path, arguments: &Map<String, Value>) -> ToolOutc
     };
     let edited = format!("{}{new}{}", &text[..*at], &text[at + old.len()..]);
     match fs::write(&real, edited) {
-        Ok(()) => ToolOutcome::Success { value: json!({"path": EDITABLE_FILE, "replaced": 1}) },
+        Ok(()) => ToolOutcome::Success {
+            value: json!({"path": EDITABLE_FILE, "replaced": 1}),
+        },
         Err(err) => failure(format!("{EDITABLE_FILE} cannot be written: {err}")),
     }
 }

@@ -13,7 +13,10 @@ pub const TOOL_OUTPUT_TAIL_CHARS: usize = 4_000;
 
 pub fn run_tests(context: &ToolContext) -> Result<ToolOutcome, MendError> {
     let finished = run_pytest(context.python, context.root).map_err(|err| {
-        MendError::harness(format!("cannot start Python at `{}`: {err}", context.python))
+        MendError::harness(format!(
+            "cannot start Python at `{}`: {err}",
+            context.python
+        ))
     })?;
     let value = match finished.status {
         Some(status) => json!({
