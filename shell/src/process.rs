@@ -100,3 +100,55 @@ fn collect(capture: Option<Capture>) -> String {
         .unwrap_or_default();
     String::from_utf8_lossy(&bytes).into_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn alive(pid: i32) -> bool {
+        // SAFETY: signal 0 only checks that the process exists.
+        unsafe { libc::kill(pid, 0) == 0 }
+    }
+
+    #[test]
+    fn a_timeout_kills_the_whole_group_grandchildren_included() {
+        let pid_file = tempfile::NamedTempFile::new().unwrap();
+        let mut command = Command::new("/bin/sh");
+        command.arg("-c").arg(format!(
+            "sleep 60 & echo $! > {}; wait",
+            pid_file.path().display()
+        ));
+        let finished = run_bounded(command, Duration::from_millis(300)).unwrap();
+        assert!(finished.timed_out());
+        let grandchild: i32 = std::fs::read_to_string(pid_file.path())
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // The killed grandchild may linger briefly as a zombie until init reaps it.
+        let gone = (0..50).any(|_| {
+            let stat =
+                std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
+            let zombie_or_gone = stat.is_empty() || stat.split_whitespace().nth(2) == Some("Z");
+            if !zombie_or_gone {
+                thread::sleep(Duration::from_millis(20));
+            }
+            zombie_or_gone || !alive(grandchild)
+        });
+        assert!(gone, "the grandchild {grandchild} survived the timeout");
+    }
+
+    #[test]
+    fn output_is_captured_and_the_status_kept() {
+        let mut command = Command::new("/bin/sh");
+        command.arg("-c").arg("echo out; echo err >&2; exit 3");
+        let finished = run_bounded(command, Duration::from_secs(10)).unwrap();
+        assert_eq!(
+            (
+                finished.status.and_then(|s| s.code()),
+                finished.output.as_str()
+            ),
+            (Some(3), "out\nerr\n")
+        );
+    }
+}

@@ -159,3 +159,36 @@ mod tests {
         assert_eq!(summary.describe(), "1 failed · 3 passed");
     }
 }
+
+#[cfg(test)]
+mod environment_tests {
+    use std::ffi::OsStr;
+
+    use super::pytest_command;
+
+    #[test]
+    fn the_test_process_gets_only_what_python_needs() {
+        let command = pytest_command("/opt/venv/bin/python".into(), "/tmp/ws".into());
+        let env: Vec<(&OsStr, Option<&OsStr>)> = command.get_envs().collect();
+        let expected: Vec<(&OsStr, Option<&OsStr>)> = [
+            ("HOME", "/tmp/ws"),
+            ("LANG", "C.UTF-8"),
+            ("LC_ALL", "C.UTF-8"),
+            ("PATH", "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin"),
+            ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),
+            ("PYTHONDONTWRITEBYTECODE", "1"),
+            ("PYTHONHASHSEED", "0"),
+            ("PYTHONNOUSERSITE", "1"),
+        ]
+        .iter()
+        .map(|(key, value)| (OsStr::new(*key), Some(OsStr::new(*value))))
+        .collect();
+        // env_clear() drops everything inherited (API keys included); these are all that is set.
+        assert_eq!(env, expected);
+        let args: Vec<&OsStr> = command.get_args().collect();
+        assert_eq!(
+            args,
+            ["-m", "pytest", "-q", "-p", "no:cacheprovider"].map(OsStr::new)
+        );
+    }
+}

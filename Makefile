@@ -1,0 +1,51 @@
+# mend — every command a fresh machine needs. `make run` and `make test` set up everything they use.
+
+PYTHON ?= python3
+CARGO ?= cargo
+VENV := .venv
+VENV_STAMP := $(VENV)/.installed
+REQUIREMENTS := sample-repo/requirements.txt
+# The tests and the replay run pytest with this interpreter.
+export MEND_PYTHON := $(abspath $(VENV))/bin/python
+# Scales every property test; proptest-deep runs 50x the default 256 cases.
+DEEP_CASES := 12800
+
+.PHONY: all build run test lint proptest-deep venv fixtures clean
+
+all: build
+
+build:
+	$(CARGO) build --release --locked
+
+# A project-local venv with the pinned, hash-checked pytest; rebuilt when the pins change.
+$(VENV_STAMP): $(REQUIREMENTS)
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $(REQUIREMENTS)
+	touch $@
+
+venv: $(VENV_STAMP)
+
+# Replays the recorded repair on a fresh copy of the sample: real tools, real pytest, no model.
+run: build venv
+	./target/release/mend replay fixtures/repair.json
+
+# Every test: unit, property, exhaustive, integration (real pytest on temporary copies), docs.
+test: venv lint
+	$(CARGO) test --workspace --locked
+
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+proptest-deep: venv
+	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend-core --test properties -- --nocapture
+
+# Regenerates fixtures/*.json from the streams in fixtures/author.py (review the diff).
+fixtures: venv
+	$(CARGO) build --locked
+	$(PYTHON) fixtures/author.py target/debug/mend
+
+clean:
+	$(CARGO) clean
+	rm -rf $(VENV)

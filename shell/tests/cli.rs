@@ -1,0 +1,129 @@
+//! The command line's failures: each ends with one clear message and its documented exit code,
+//! and leaves the original repository untouched.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
+
+mod common;
+
+use common::{mend, repo_root, sample_copy, tree_digest};
+use serde_json::Value;
+
+#[test]
+fn replay_refuses_a_sample_whose_tests_changed() {
+    let copy = sample_copy();
+    let test_file = copy.path().join("tests/test_path_rules.py");
+    let mut text = std::fs::read_to_string(&test_file).unwrap();
+    text.push_str("\n\ndef test_added_later():\n    assert True\n");
+    std::fs::write(&test_file, text).unwrap();
+    let before = tree_digest(copy.path());
+
+    let repo = copy.path().to_str().unwrap();
+    let outcome = mend(&["replay", "--repo", repo, "fixtures/repair.json"]);
+    assert_eq!(outcome.code, 4, "{}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .contains("tests/test_path_rules.py has changed since this run was recorded"),
+        "{}",
+        outcome.stderr
+    );
+    assert_eq!(outcome.stdout, "", "nothing ran");
+    assert_eq!(tree_digest(copy.path()), before);
+}
+
+#[test]
+fn replay_reports_the_first_divergence_from_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut record: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("fixtures/repair.json")).unwrap(),
+    )
+    .unwrap();
+    record["tool_calls"][2]["result"]["replaced"] = Value::from(2);
+    let tampered = dir.path().join("tampered.json");
+    std::fs::write(&tampered, serde_json::to_string(&record).unwrap()).unwrap();
+
+    let outcome = mend(&["replay", "--json", tampered.to_str().unwrap()]);
+    assert_eq!(outcome.code, 3, "{}", outcome.stderr);
+    let divergence: Vec<Value> = outcome
+        .events()
+        .into_iter()
+        .filter(|event| event["type"] == "divergence")
+        .collect();
+    assert_eq!(divergence.len(), 1);
+    assert_eq!(
+        divergence[0]["what"],
+        "turn 3, tool call 0 (`replace_text`)"
+    );
+    assert_eq!(
+        divergence[0]["expected"]["result"],
+        serde_json::json!({"path": "path_rules.py", "replaced": 2})
+    );
+    assert_eq!(
+        divergence[0]["got"]["result"],
+        serde_json::json!({"path": "path_rules.py", "replaced": 1})
+    );
+}
+
+#[test]
+fn usage_errors_and_unreadable_records_have_their_codes() {
+    let bad_flag = mend(&["replay", "--no-such-flag"]);
+    assert_eq!(bad_flag.code, 2);
+
+    let missing = mend(&["replay", "fixtures/does-not-exist.json"]);
+    assert_eq!(missing.code, 4);
+    assert!(
+        missing
+            .stderr
+            .starts_with("mend: error: cannot read the record fixtures/does-not-exist.json"),
+        "{}",
+        missing.stderr
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.json");
+    std::fs::write(&garbage, "{\"format\": \"mend-record/1\"").unwrap();
+    let unreadable = mend(&["replay", garbage.to_str().unwrap()]);
+    assert_eq!(unreadable.code, 4);
+    assert!(
+        unreadable.stderr.contains("is not a mend record"),
+        "{}",
+        unreadable.stderr
+    );
+}
+
+#[test]
+fn a_python_without_pytest_is_named_with_the_fix() {
+    let outcome = mend(&["verify", "--python", "/bin/false"]);
+    assert_eq!(outcome.code, 6, "{}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .contains("pytest did not run with `/bin/false`"),
+        "{}",
+        outcome.stderr
+    );
+    assert!(outcome.stderr.contains("make venv"), "{}", outcome.stderr);
+}
+
+#[test]
+fn verify_reports_the_pristine_sample_as_failing() {
+    let outcome = mend(&["verify", "--json"]);
+    assert_eq!(outcome.code, 1, "{}", outcome.stderr);
+    let events = outcome.events();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["run"]["exit_code"], 1);
+    assert_eq!(
+        events[0]["run"]["summary"],
+        serde_json::json!({"passed": 3, "failed": 1, "errors": 0, "skipped": 0})
+    );
+}
+
+#[test]
+fn help_lists_the_exit_codes() {
+    let outcome = mend(&["replay", "--help"]);
+    assert_eq!(outcome.code, 0);
+    assert!(
+        outcome.stdout.contains("3  replay divergence"),
+        "{}",
+        outcome.stdout
+    );
+}

@@ -1,0 +1,120 @@
+//! Running the real `mend` binary from the repository root, and fingerprinting directories.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The interpreter with pytest: `MEND_PYTHON` (the Makefile sets it), else the project venv.
+/// A missing interpreter fails the test with the fix, never skips it.
+pub fn python() -> PathBuf {
+    let python = std::env::var_os("MEND_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "no Python with pytest at {} — run `make venv` (or `make test`)",
+        python.display()
+    );
+    python
+}
+
+pub struct Outcome {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Outcome {
+    /// The JSONL events of a `--json` run, every line parsed (a line that is not JSON fails).
+    pub fn events(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|err| panic!("not a JSON event ({err}): {line}"))
+            })
+            .collect()
+    }
+}
+
+pub fn mend(args: &[&str]) -> Outcome {
+    mend_in(&repo_root(), args)
+}
+
+pub fn mend_in(dir: &Path, args: &[&str]) -> Outcome {
+    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(args)
+        .current_dir(dir)
+        .env("MEND_PYTHON", python())
+        .output()
+        .expect("the mend binary runs");
+    Outcome {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Every file below `root` (relative path → SHA-256 of its bytes, or of a link's target).
+pub fn tree_digest(root: &Path) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    walk(root, root, &mut files);
+    files
+}
+
+fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap())
+        .collect();
+    entries.sort_by_key(|entry| entry.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let relative = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            walk(root, &path, files);
+        } else if kind.is_symlink() {
+            let target = std::fs::read_link(&path).unwrap();
+            files.insert(relative, format!("link:{}", target.display()));
+        } else {
+            let digest = Sha256::digest(std::fs::read(&path).unwrap());
+            files.insert(
+                relative,
+                digest.iter().map(|byte| format!("{byte:02x}")).collect(),
+            );
+        }
+    }
+}
+
+/// A throwaway copy of the sample to tamper with.
+pub fn sample_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo_root().join("sample-repo"), dir.path());
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Every fixture replayed by the real binary, with real tools and real pytest on temporary
+//! copies, checked against the reference figures of SPEC §6; and the original sample checked
+//! byte for byte after every command.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
+
+mod common;
+
+use common::{mend, repo_root, tree_digest, Outcome};
+use serde_json::{json, Value};
+
+/// The figures a replay is judged by, compared as one value.
+#[derive(Debug, PartialEq)]
+struct Figures {
+    exit_code: i32,
+    model_turns: usize,
+    tool_calls: Vec<(String, String)>,
+    stop: String,
+    tests_before: Value,
+    tests_after: Value,
+    replay_matched: bool,
+}
+
+fn figures(outcome: &Outcome) -> Figures {
+    let events = outcome.events();
+    let of_type = |kind: &'static str| events.iter().filter(move |event| event["type"] == kind);
+    let summary = |kind: &'static str| {
+        of_type(kind)
+            .next()
+            .map(|event| event["run"]["summary"].clone())
+            .unwrap_or(Value::Null)
+    };
+    let verdict = of_type("verdict").next().cloned().unwrap_or(Value::Null);
+    Figures {
+        exit_code: outcome.code,
+        model_turns: of_type("model_start").count(),
+        tool_calls: of_type("tool_result")
+            .map(|event| {
+                (
+                    event["name"].as_str().unwrap().to_owned(),
+                    event["status"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect(),
+        stop: of_type("stopped")
+            .next()
+            .map(|event| event["reason"].as_str().unwrap().to_owned())
+            .unwrap_or_default(),
+        tests_before: summary("tests_before"),
+        tests_after: summary("tests_after"),
+        replay_matched: verdict["replay_matched"] == json!(true),
+    }
+}
+
+fn counts(passed: u32, failed: u32) -> Value {
+    json!({"passed": passed, "failed": failed, "errors": 0, "skipped": 0})
+}
+
+fn calls(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(name, status)| ((*name).to_owned(), (*status).to_owned()))
+        .collect()
+}
+
+fn replay(fixture: &str) -> Outcome {
+    let sample_before = tree_digest(&repo_root().join("sample-repo"));
+    let outcome = mend(&["replay", "--json", &format!("fixtures/{fixture}.json")]);
+    assert_eq!(
+        tree_digest(&repo_root().join("sample-repo")),
+        sample_before,
+        "the original sample changed"
+    );
+    outcome
+}
+
+#[test]
+fn the_recorded_repair_passes_in_five_turns_and_four_calls() {
+    let outcome = replay("repair");
+    assert_eq!(
+        figures(&outcome),
+        Figures {
+            exit_code: 0,
+            model_turns: 5,
+            tool_calls: calls(&[
+                ("read_file", "ok"),
+                ("read_file", "ok"),
+                ("replace_text", "ok"),
+                ("run_tests", "ok")
+            ]),
+            stop: "assistant_finished".to_owned(),
+            tests_before: counts(3, 1),
+            tests_after: counts(4, 0),
+            replay_matched: true,
+        }
+    );
+    let record: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("fixtures/repair.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        record["test_file_sha256_before"], record["test_file_sha256_after"],
+        "the test file must not change"
+    );
+}
+
+#[test]
+fn the_repaired_module_accepts_windows_separators() {
+    let outcome = mend(&[
+        "replay",
+        "--json",
+        "--keep-workspace",
+        "fixtures/repair.json",
+    ]);
+    assert_eq!(outcome.code, 0, "{}", outcome.stderr);
+    let kept = outcome
+        .events()
+        .into_iter()
+        .find(|event| event["type"] == "workspace_kept")
+        .and_then(|event| event["path"].as_str().map(std::path::PathBuf::from))
+        .expect("the kept workspace is reported");
+    // One backslash per separator, exactly as SPEC §1's table writes the input.
+    let check = "from path_rules import python_sources\n\
+                 assert python_sources(['src\\\\api\\\\routes.py']) == ['src/api/routes.py'], python_sources(['src\\\\api\\\\routes.py'])\n\
+                 assert python_sources(['src/app.py', 'docs/setup.md']) == ['src/app.py']\n";
+    let status = std::process::Command::new(common::python())
+        .args(["-c", check])
+        .current_dir(&kept)
+        .status()
+        .expect("python runs");
+    std::fs::remove_dir_all(&kept).unwrap();
+    assert!(
+        status.success(),
+        "the repaired module does not select the Windows-style path"
+    );
+}
+
+#[test]
+fn the_bounded_run_sends_one_request_and_stops_at_the_budget() {
+    let outcome = replay("bounded");
+    assert_eq!(
+        figures(&outcome),
+        Figures {
+            exit_code: 1,
+            model_turns: 1,
+            tool_calls: calls(&[("read_file", "ok")]),
+            stop: "max_turns".to_owned(),
+            tests_before: counts(3, 1),
+            tests_after: counts(3, 1),
+            replay_matched: true,
+        }
+    );
+}
+
+#[test]
+fn the_unfinished_stream_runs_no_tool_and_leaves_the_copy_unchanged() {
+    let outcome = mend(&[
+        "replay",
+        "--json",
+        "--keep-workspace",
+        "fixtures/unfinished.json",
+    ]);
+    let kept = outcome
+        .events()
+        .into_iter()
+        .find(|event| event["type"] == "workspace_kept")
+        .and_then(|event| event["path"].as_str().map(std::path::PathBuf::from))
+        .expect("the kept workspace is reported");
+    let unchanged = tree_digest(&kept) == tree_digest(&repo_root().join("sample-repo"));
+    std::fs::remove_dir_all(&kept).unwrap();
+    assert!(unchanged, "the workspace changed although no tool ran");
+    assert_eq!(
+        figures(&outcome),
+        Figures {
+            exit_code: 1,
+            model_turns: 1,
+            tool_calls: vec![],
+            stop: "incomplete_model_turn".to_owned(),
+            tests_before: counts(3, 1),
+            tests_after: counts(3, 1),
+            replay_matched: true,
+        }
+    );
+}
+
+#[test]
+fn a_false_claim_of_success_is_judged_by_the_tests() {
+    let outcome = replay("false-claim");
+    assert_eq!(
+        figures(&outcome),
+        Figures {
+            exit_code: 1,
+            model_turns: 2,
+            tool_calls: calls(&[("run_tests", "ok")]),
+            stop: "assistant_finished".to_owned(),
+            tests_before: counts(3, 1),
+            tests_after: counts(3, 1),
+            replay_matched: true,
+        }
+    );
+}
+
+#[test]
+fn the_broken_turns_end_with_their_reasons_and_run_nothing() {
+    let cases = [
+        (
+            "unknown-tool",
+            2,
+            calls(&[("shell", "refused")]),
+            "assistant_finished",
+        ),
+        ("length", 1, vec![], "incomplete_model_turn"),
+        ("model-error", 1, vec![], "model_error"),
+    ];
+    for (fixture, model_turns, tool_calls, stop) in cases {
+        let outcome = replay(fixture);
+        assert_eq!(
+            figures(&outcome),
+            Figures {
+                exit_code: 1,
+                model_turns,
+                tool_calls,
+                stop: stop.to_owned(),
+                tests_before: counts(3, 1),
+                tests_after: counts(3, 1),
+                replay_matched: true,
+            },
+            "{fixture}"
+        );
+    }
+}
