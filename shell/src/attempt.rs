@@ -30,6 +30,8 @@ pub struct Attempt {
     pub test_file_sha256_after: String,
     pub source_sha256_before: String,
     pub source_sha256_after: String,
+    /// The unified diff of the editable file, original against the copy after the run.
+    pub diff: String,
 }
 
 /// The SHA-256 of a file of the repository, as lowercase hex.
@@ -77,6 +79,7 @@ pub fn run_attempt(
     });
     let test_file_sha256_after = file_sha256(workspace.root(), TEST_FILE)?;
     let source_sha256_after = file_sha256(workspace.root(), EDITABLE_FILE)?;
+    let diff = unified_diff(setup.repo, workspace.root(), EDITABLE_FILE)?;
 
     if setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
@@ -91,5 +94,23 @@ pub fn run_attempt(
         test_file_sha256_after,
         source_sha256_before,
         source_sha256_after,
+        diff,
     })
+}
+
+/// `diff -u a/FILE b/FILE` between the original and the copy; empty when nothing changed.
+fn unified_diff(original: &Utf8Path, copy: &Utf8Path, relative: &str) -> Result<String, MendError> {
+    let read = |root: &Utf8Path| {
+        let path = root.join(relative);
+        fs::read_to_string(&path)
+            .map_err(|err| MendError::harness(format!("cannot read {path}: {err}")))
+    };
+    let (before, after) = (read(original)?, read(copy)?);
+    if before == after {
+        return Ok(String::new());
+    }
+    Ok(similar::TextDiff::from_lines(&before, &after)
+        .unified_diff()
+        .header(&format!("a/{relative}"), &format!("b/{relative}"))
+        .to_string())
 }

@@ -25,6 +25,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Repair the repository with a live model served by Ollama, then record the run.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Run(RunArgs),
     /// Replay a recorded run: its model streams go through the core again, while the tools and
     /// the tests run for real on a fresh copy of the sample. No model server is needed.
     #[command(after_help = EXIT_CODES_HELP)]
@@ -39,6 +42,41 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The Ollama model to use.
+    #[arg(long, default_value = crate::sample::DEFAULT_MODEL)]
+    pub model: String,
+    /// The Ollama server, in OLLAMA_HOST's syntax [default: $OLLAMA_HOST, else
+    /// http://127.0.0.1:11434].
+    #[arg(long)]
+    pub host: Option<String>,
+    /// How many model requests the run may send.
+    #[arg(long, default_value_t = mend_core::DEFAULT_MAX_TURNS, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: u32,
+    /// The task given to the model [default: the sample's task].
+    #[arg(long)]
+    pub task: Option<String>,
+    /// Where to write the record [default: runs/<UTC timestamp>.json].
+    #[arg(long)]
+    pub record: Option<Utf8PathBuf>,
+    /// Seconds to wait for each piece of the server's answer before giving up.
+    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub read_timeout: u64,
+    /// Wall-clock budget of the model loop, in seconds; the run then stops with
+    /// deadline_exceeded.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub deadline: Option<u64>,
+    /// Ask the model not to think (for models without thinking support).
+    #[arg(long)]
+    pub no_think: bool,
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Show the model's reasoning as it streams (human output only).
+    #[arg(long)]
+    pub thinking: bool,
 }
 
 #[derive(Debug, Args)]

@@ -16,7 +16,6 @@ pub mod exit {
     /// record was made.
     pub const REFUSED: u8 = 4;
     /// The model server failed: unreachable, unknown model, HTTP error, broken stream.
-    #[allow(dead_code)] // returned by the live `mend run` (issue 4), documented already
     pub const MODEL: u8 = 5;
     /// mend itself could not do its job: Python or pytest missing, a file it could not write.
     pub const HARNESS: u8 = 6;

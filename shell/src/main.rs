@@ -3,13 +3,16 @@
 
 mod attempt;
 mod cli;
+mod clock;
 mod driver;
 mod error;
+mod ollama;
 mod process;
 mod pytest;
 mod record;
 mod render;
 mod replay;
+mod run;
 mod sample;
 mod tools;
 mod truncate;
@@ -17,6 +20,7 @@ mod verify;
 mod workspace;
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 
@@ -25,6 +29,7 @@ use crate::cli::{Cli, Command, CommonArgs};
 use crate::error::{exit, MendError};
 use crate::render::{renderer, RunEvent};
 use crate::replay::{replay, ReplayOptions};
+use crate::run::{default_record_path, server_base, RunOptions};
 use crate::verify::independent_check;
 use crate::workspace::Workspace;
 
@@ -41,6 +46,26 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
+        Command::Run(args) => {
+            let python = args.common.python();
+            let options = RunOptions {
+                model: &args.model,
+                base: server_base(args.host.as_deref()),
+                max_turns: args.max_turns,
+                task: args.task.as_deref(),
+                record: args.record.clone().unwrap_or_else(default_record_path),
+                read_timeout: Duration::from_secs(args.read_timeout),
+                deadline: args.deadline.map(Duration::from_secs),
+                think: !args.no_think,
+                setup: Setup {
+                    repo: &args.common.repo,
+                    python: &python,
+                    keep_workspace: args.common.keep_workspace,
+                },
+            };
+            let mut render = renderer(args.common.json, args.thinking);
+            run::run(&options, render.as_mut())
+        }
         Command::Replay(args) => {
             let python = args.common.python();
             let options = ReplayOptions {

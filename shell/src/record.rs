@@ -9,6 +9,7 @@ use mend_core::{CallId, ModelOptions, Stop, ToolStatus, TransportError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::driver::RunMetrics;
 use crate::error::MendError;
 use crate::verify::TestRun;
 
@@ -42,6 +43,12 @@ pub struct Record {
     pub test_file_sha256_after: String,
     pub source_sha256_before: String,
     pub source_sha256_after: String,
+    /// The unified diff of the workspace against the original after the run (empty: no change).
+    #[serde(default)]
+    pub diff: String,
+    /// Figures of the live run that made this record; absent in authored fixtures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<RunMetrics>,
 }
 
 /// One model turn: the raw lines as they arrived and how the body ended.

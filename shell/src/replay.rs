@@ -263,6 +263,7 @@ fn blessed(record: Record, attempt: &Attempt) -> Record {
         test_file_sha256_after: attempt.test_file_sha256_after.clone(),
         source_sha256_before: attempt.source_sha256_before.clone(),
         source_sha256_after: attempt.source_sha256_after.clone(),
+        diff: attempt.diff.clone(),
         ..record
     }
 }

@@ -1,6 +1,8 @@
 //! Running the real `mend` binary from the repository root, and fingerprinting directories.
 #![allow(dead_code)]
 
+pub mod server;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,0 +1,282 @@
+//! The blocking Ollama client: probes before the loop, and `/api/chat` streamed line by line.
+
+use std::io::{BufReader, Read};
+use std::time::Duration;
+
+use mend_core::input::server_message;
+use mend_core::{ChatRequest, TransportError};
+use serde::Deserialize;
+
+use super::host::BaseUrl;
+use super::lines::{LineError, LineReader, MAX_LINE_BYTES};
+use crate::driver::{millis, ModelSource, StreamItem};
+use crate::error::MendError;
+
+/// A local server answers a connect at once; a long wait means nothing is there.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Error bodies are short JSON; more than this is not worth reading.
+const ERROR_BODY_CAP_BYTES: u64 = 64 * 1024;
+/// The read buffer of a streamed body: lines are usually far shorter.
+const STREAM_BUFFER_BYTES: usize = 64 * 1024;
+
+pub struct Client {
+    agent: ureq::Agent,
+    base: BaseUrl,
+    read_timeout: Duration,
+}
+
+impl Client {
+    /// `read_timeout` bounds each wait for data (headers or the next bytes of a body), not the
+    /// whole response: a long generation is fine as long as it keeps streaming.
+    pub fn new(base: BaseUrl, read_timeout: Duration) -> Client {
+        let agent = ureq::AgentBuilder::new()
+            .timeout_connect(CONNECT_TIMEOUT)
+            .timeout_read(read_timeout)
+            .build();
+        Client {
+            agent,
+            base,
+            read_timeout,
+        }
+    }
+
+    pub fn base(&self) -> &BaseUrl {
+        &self.base
+    }
+
+    /// `GET /api/version`: proves an Ollama server is there and says which one.
+    pub fn version(&self) -> Result<String, MendError> {
+        #[derive(Deserialize)]
+        struct Version {
+            version: String,
+        }
+        let url = self.base.join("/api/version");
+        let response = self
+            .agent
+            .get(&url)
+            .call()
+            .map_err(|err| self.probe_error(&url, err))?;
+        let version: Version = read_json(response).map_err(|err| {
+            model_error(format!(
+                "{url} did not answer like Ollama ({err}); is OLLAMA_HOST right?"
+            ))
+        })?;
+        Ok(version.version)
+    }
+
+    /// The model's digest from `GET /api/tags` (WIRE.md §6), which also proves it is pulled.
+    pub fn digest(&self, model: &str) -> Result<String, MendError> {
+        #[derive(Deserialize)]
+        struct Tags {
+            models: Vec<Tag>,
+        }
+        #[derive(Deserialize)]
+        struct Tag {
+            name: String,
+            #[serde(default)]
+            model: String,
+            #[serde(default)]
+            digest: String,
+        }
+        let url = self.base.join("/api/tags");
+        let response = self
+            .agent
+            .get(&url)
+            .call()
+            .map_err(|err| self.probe_error(&url, err))?;
+        let tags: Tags = read_json(response).map_err(|err| {
+            model_error(format!("{url} sent a model list mend cannot read: {err}"))
+        })?;
+        let wanted = with_tag(model);
+        tags.models
+            .into_iter()
+            .find(|tag| tag.name == wanted || tag.model == wanted)
+            .map(|tag| tag.digest)
+            .ok_or_else(|| {
+                model_error(format!(
+                    "model {model} not found at {} — run `ollama pull {model}`",
+                    self.base
+                ))
+            })
+    }
+
+    /// Sends one chat request; the body is read line by line as the iterator is pulled.
+    pub fn chat(&self, body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem>> {
+        let url = self.base.join("/api/chat");
+        let bytes = match serde_json::to_vec(body) {
+            Ok(bytes) => bytes,
+            Err(err) => {
+                let message = format!("the request could not be serialized: {err}");
+                return Box::new(std::iter::once(StreamItem::Failed(
+                    TransportError::Connect { message },
+                )));
+            }
+        };
+        let sent = self
+            .agent
+            .post(&url)
+            .set("Content-Type", "application/json")
+            .send_bytes(&bytes);
+        match sent {
+            Ok(response) => Box::new(ChatStream {
+                lines: Some(LineReader::new(
+                    BufReader::with_capacity(STREAM_BUFFER_BYTES, response.into_reader()),
+                    MAX_LINE_BYTES,
+                )),
+                read_timeout: self.read_timeout,
+            }),
+            Err(err) => Box::new(std::iter::once(StreamItem::Failed(
+                self.transport_error(err),
+            ))),
+        }
+    }
+
+    fn transport_error(&self, err: ureq::Error) -> TransportError {
+        match err {
+            ureq::Error::Status(status, response) => TransportError::Http {
+                status,
+                body: error_body(response),
+            },
+            ureq::Error::Transport(transport) => match transport.kind() {
+                ureq::ErrorKind::Io if is_timeout(&transport.to_string()) => {
+                    TransportError::ReadTimeout {
+                        after_ms: millis(self.read_timeout),
+                    }
+                }
+                ureq::ErrorKind::Dns | ureq::ErrorKind::ConnectionFailed => {
+                    TransportError::Connect {
+                        message: format!("no Ollama at {} ({transport})", self.base),
+                    }
+                }
+                _ => TransportError::Read {
+                    message: transport.to_string(),
+                },
+            },
+        }
+    }
+
+    fn probe_error(&self, url: &str, err: ureq::Error) -> MendError {
+        match self.transport_error(err) {
+            TransportError::Connect { .. } => model_error(format!(
+                "no Ollama at {} — start `ollama serve` or set OLLAMA_HOST (or --host)",
+                self.base
+            )),
+            TransportError::Http { status, body } => model_error(format!(
+                "{url} answered HTTP {status}: {}",
+                server_message(&body)
+            )),
+            other => model_error(format!("{url}: {}", other.describe())),
+        }
+    }
+}
+
+/// Reads the response body lazily, one line per pull, and ends after the first failure.
+struct ChatStream<R> {
+    lines: Option<LineReader<R>>,
+    read_timeout: Duration,
+}
+
+impl<R: std::io::BufRead> Iterator for ChatStream<R> {
+    type Item = StreamItem;
+
+    fn next(&mut self) -> Option<StreamItem> {
+        let lines = self.lines.as_mut()?;
+        let item = match lines.next_line() {
+            Ok(Some(line)) => return Some(StreamItem::Line(line)),
+            Ok(None) => StreamItem::End,
+            Err(LineError::TooLong { limit_bytes }) => {
+                StreamItem::Failed(TransportError::LineTooLong {
+                    limit_bytes: limit_bytes as u64,
+                })
+            }
+            Err(LineError::Io(err))
+                if is_timeout_kind(err.kind()) || is_timeout(&err.to_string()) =>
+            {
+                StreamItem::Failed(TransportError::ReadTimeout {
+                    after_ms: millis(self.read_timeout),
+                })
+            }
+            Err(LineError::Io(err)) => StreamItem::Failed(TransportError::Read {
+                message: err.to_string(),
+            }),
+        };
+        self.lines = None;
+        Some(item)
+    }
+}
+
+/// Turns come from a live server.
+pub struct LiveSource<'a> {
+    pub client: &'a Client,
+}
+
+impl ModelSource for LiveSource<'_> {
+    fn open(&mut self, _turn: u32, body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem>> {
+        self.client.chat(body)
+    }
+}
+
+/// Ollama lists every model with its tag; a bare name means `:latest`.
+pub fn with_tag(model: &str) -> String {
+    let last = model.rsplit('/').next().unwrap_or(model);
+    if last.contains(':') {
+        model.to_owned()
+    } else {
+        format!("{model}:latest")
+    }
+}
+
+/// A probe's JSON answer; the model list of a big installation is well under this cap.
+fn read_json<T: serde::de::DeserializeOwned>(
+    response: ureq::Response,
+) -> Result<T, serde_json::Error> {
+    const PROBE_BODY_CAP_BYTES: u64 = 16 << 20;
+    serde_json::from_reader(response.into_reader().take(PROBE_BODY_CAP_BYTES))
+}
+
+fn error_body(response: ureq::Response) -> String {
+    let mut body = String::new();
+    let _partial_is_fine = response
+        .into_reader()
+        .take(ERROR_BODY_CAP_BYTES)
+        .read_to_string(&mut body);
+    body
+}
+
+fn is_timeout_kind(kind: std::io::ErrorKind) -> bool {
+    matches!(
+        kind,
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+    )
+}
+
+/// ureq reports socket timeouts as I/O errors whose text is the OS's; the kind is lost on the way.
+fn is_timeout(text: &str) -> bool {
+    let text = text.to_ascii_lowercase();
+    text.contains("timed out")
+        || text.contains("would block")
+        || text.contains("temporarily unavailable")
+}
+
+fn model_error(message: String) -> MendError {
+    MendError {
+        exit_code: crate::error::exit::MODEL,
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_tag;
+
+    #[test]
+    fn a_bare_model_name_means_latest() {
+        assert_eq!(with_tag("gemma4:e2b"), "gemma4:e2b");
+        assert_eq!(with_tag("llama3.2"), "llama3.2:latest");
+        assert_eq!(with_tag("hf.co/org/model"), "hf.co/org/model:latest");
+        assert_eq!(
+            with_tag("localhost:5000/model"),
+            "localhost:5000/model:latest"
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! `mend run`: a live attempt against an Ollama server, recorded so it can be replayed.
+
+use std::time::{Duration, SystemTime};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use mend_core::{Config, Millis, StopReason};
+
+use crate::attempt::{run_attempt, Attempt, Setup};
+use crate::clock::utc_stamp;
+use crate::error::{exit, MendError};
+use crate::ollama::client::{Client, LiveSource};
+use crate::ollama::host::BaseUrl;
+use crate::record::{Record, RECORD_FORMAT};
+use crate::render::{Render, RunEvent};
+use crate::sample;
+
+pub struct RunOptions<'a> {
+    pub model: &'a str,
+    pub base: BaseUrl,
+    pub max_turns: u32,
+    pub task: Option<&'a str>,
+    pub record: Utf8PathBuf,
+    pub read_timeout: Duration,
+    pub deadline: Option<Duration>,
+    pub think: bool,
+    pub setup: Setup<'a>,
+}
+
+/// Where the record goes when `--record` is not given.
+pub fn default_record_path() -> Utf8PathBuf {
+    Utf8PathBuf::from(format!("runs/{}.json", utc_stamp(SystemTime::now())))
+}
+
+/// `--host`, else `OLLAMA_HOST`, else the local default; always connectable.
+pub fn server_base(host: Option<&str>) -> BaseUrl {
+    let from_env = std::env::var("OLLAMA_HOST").ok();
+    BaseUrl::parse(host.or(from_env.as_deref()).unwrap_or("")).connectable()
+}
+
+pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendError> {
+    let client = Client::new(options.base.clone(), options.read_timeout);
+    let server_version = client.version()?;
+    let model_digest = client.digest(options.model)?;
+    render.run_event(&RunEvent::RunStart {
+        command: "run".to_owned(),
+        model: options.model.to_owned(),
+        source: format!("Ollama {server_version} at {}", client.base()),
+    });
+
+    let mut config = Config::new(
+        options.model,
+        sample::SYSTEM_PROMPT,
+        options.task.unwrap_or(sample::TASK),
+        sample::tool_specs(),
+    );
+    config.max_turns = options.max_turns;
+    config.think = options.think;
+    config.deadline = options
+        .deadline
+        .map(|budget| Millis(crate::driver::millis(budget)));
+    let mut source = LiveSource { client: &client };
+    let attempt = run_attempt(&options.setup, config.clone(), &mut source, render)?;
+
+    let record = record_of(&config, &attempt, model_digest, server_version);
+    record.write_atomically(&options.record)?;
+    let exit_code = exit_code(&attempt);
+    render.run_event(&RunEvent::Verdict {
+        tests_pass: attempt.tests_after.passed(),
+        replay_matched: None,
+        stop_reason: attempt.transcript.stop.reason.to_string(),
+        exit_code,
+        metrics: attempt.transcript.metrics.clone(),
+    });
+    report_record(&options.record);
+    if exit_code == exit::MODEL {
+        let detail = attempt
+            .transcript
+            .stop
+            .detail
+            .as_deref()
+            .unwrap_or("the model's turn did not complete");
+        eprintln!("mend: error: {}", with_hint(detail, options.model));
+    }
+    Ok(exit_code)
+}
+
+/// A broken model turn is the server's failure whatever the tests say; otherwise the verdict.
+fn exit_code(attempt: &Attempt) -> u8 {
+    match attempt.transcript.stop.reason {
+        StopReason::ModelError | StopReason::IncompleteModelTurn => exit::MODEL,
+        _ if attempt.tests_after.passed() => exit::PASS,
+        _ => exit::TESTS_FAIL,
+    }
+}
+
+/// The fix for the server failures a user can do something about (WIRE.md §4).
+fn with_hint(detail: &str, model: &str) -> String {
+    let hint = if detail.contains("HTTP 404") && detail.contains("not found") {
+        format!(" — run `ollama pull {model}`")
+    } else if detail.contains("does not support tools") {
+        " — choose a model with tool support (see `ollama show MODEL`)".to_owned()
+    } else if detail.contains("does not support thinking") {
+        " — pass --no-think".to_owned()
+    } else if detail.contains("cut off by the token limit") {
+        " — the answer exceeded num_predict".to_owned()
+    } else {
+        String::new()
+    };
+    format!("the model server failed: {detail}{hint}")
+}
+
+fn report_record(path: &Utf8Path) {
+    eprintln!("mend: record written to {path} (replay it with `mend replay {path}`)");
+}
+
+fn record_of(
+    config: &Config,
+    attempt: &Attempt,
+    model_digest: String,
+    server_version: String,
+) -> Record {
+    Record {
+        format: RECORD_FORMAT.to_owned(),
+        description: None,
+        provider: "ollama".to_owned(),
+        model: config.model.clone(),
+        model_digest: Some(model_digest),
+        server_version: Some(server_version),
+        max_turns: config.max_turns,
+        think: config.think,
+        keep_alive: config.keep_alive,
+        options: config.options.clone(),
+        system_prompt: config.system_prompt.clone(),
+        task: config.task.clone(),
+        turns: attempt.transcript.turns.clone(),
+        tool_calls: attempt.transcript.tool_calls.clone(),
+        stop: attempt.transcript.stop.clone(),
+        tests_before: attempt.tests_before.clone(),
+        tests_after: attempt.tests_after.clone(),
+        test_file_sha256_before: attempt.test_file_sha256_before.clone(),
+        test_file_sha256_after: attempt.test_file_sha256_after.clone(),
+        source_sha256_before: attempt.source_sha256_before.clone(),
+        source_sha256_after: attempt.source_sha256_after.clone(),
+        diff: attempt.diff.clone(),
+        metrics: Some(attempt.transcript.metrics.clone()),
+    }
+}

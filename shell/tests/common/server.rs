@@ -1,0 +1,205 @@
+//! A scripted Ollama on 127.0.0.1 for the shell's tests: HTTP/1.1, one connection at a time,
+//! bounded in connections and in time, and it stops by itself.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// However a test goes, the server is gone after this long.
+const LIFETIME: Duration = Duration::from_secs(60);
+/// More connections than any test needs: probes plus a handful of turns.
+const MAX_CONNECTIONS: usize = 32;
+
+/// One scripted answer to `POST /api/chat`.
+pub enum Reply {
+    /// HTTP 200 with a chunked NDJSON body: each write is one chunk, sent after its pause.
+    Stream {
+        writes: Vec<(Duration, Vec<u8>)>,
+        ending: Ending,
+    },
+    /// An error status with a JSON body, before any streaming.
+    Status { code: u16, body: String },
+}
+
+pub enum Ending {
+    /// The terminating chunk: a proper end of body.
+    Clean,
+    /// The connection is closed mid-body, without the terminating chunk.
+    Drop,
+    /// Nothing more is sent for this long; then the connection is closed.
+    Stall(Duration),
+}
+
+impl Reply {
+    /// Each line in its own write, back to back, ending cleanly.
+    pub fn lines(lines: &[String]) -> Reply {
+        Reply::Stream {
+            writes: lines
+                .iter()
+                .map(|line| (Duration::ZERO, format!("{line}\n").into_bytes()))
+                .collect(),
+            ending: Ending::Clean,
+        }
+    }
+}
+
+pub struct Script {
+    /// Models listed by `/api/tags`, with their digests.
+    pub models: Vec<(&'static str, &'static str)>,
+    pub chats: Vec<Reply>,
+}
+
+pub struct Server {
+    pub base: String,
+    chat_bodies: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Server {
+    pub fn start(script: Script) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let chat_bodies = Arc::new(Mutex::new(Vec::new()));
+        let bodies = Arc::clone(&chat_bodies);
+        listener.set_nonblocking(true).unwrap();
+        thread::spawn(move || serve(listener, script, bodies));
+        Server { base, chat_bodies }
+    }
+
+    /// The JSON bodies of every `/api/chat` request received, in order.
+    pub fn chat_bodies(&self) -> Vec<Value> {
+        self.chat_bodies.lock().unwrap().clone()
+    }
+}
+
+/// A port on 127.0.0.1 where nothing listens.
+pub fn closed_port_base() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    base
+}
+
+fn serve(listener: TcpListener, script: Script, bodies: Arc<Mutex<Vec<Value>>>) {
+    let started = Instant::now();
+    let mut chats = script.chats.into_iter();
+    let mut served = 0;
+    while served < MAX_CONNECTIONS && started.elapsed() < LIFETIME {
+        let stream = match listener.accept() {
+            Ok((stream, _)) => stream,
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {
+                thread::sleep(Duration::from_millis(5));
+                continue;
+            }
+            Err(_) => return,
+        };
+        served += 1;
+        stream.set_nonblocking(false).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let _client_may_hang_up = handle(stream, &script.models, &mut chats, &bodies);
+    }
+}
+
+fn handle(
+    mut stream: TcpStream,
+    models: &[(&str, &str)],
+    chats: &mut impl Iterator<Item = Reply>,
+    bodies: &Mutex<Vec<Value>>,
+) -> std::io::Result<()> {
+    let (method, path, body) = read_request(&stream)?;
+    match (method.as_str(), path.as_str()) {
+        ("GET", "/api/version") => {
+            respond(&mut stream, 200, &json!({"version": "0.33.0"}).to_string())
+        }
+        ("GET", "/api/tags") => {
+            let models: Vec<Value> = models
+                .iter()
+                .map(|(name, digest)| json!({"name": name, "model": name, "digest": digest, "size": 1}))
+                .collect();
+            respond(&mut stream, 200, &json!({"models": models}).to_string())
+        }
+        ("POST", "/api/chat") => {
+            bodies
+                .lock()
+                .unwrap()
+                .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
+            match chats.next() {
+                Some(Reply::Status { code, body }) => respond(&mut stream, code, &body),
+                Some(Reply::Stream { writes, ending }) => {
+                    stream_chunks(&mut stream, writes, ending)
+                }
+                None => respond(
+                    &mut stream,
+                    500,
+                    r#"{"error":"the test script has no more replies"}"#,
+                ),
+            }
+        }
+        _ => respond(&mut stream, 404, "404 page not found"),
+    }
+}
+
+fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Vec<u8>)> {
+    let mut reader = BufReader::new(stream);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    let mut parts = request_line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_owned();
+    let path = parts.next().unwrap_or_default().to_owned();
+    let mut length = 0;
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header)?;
+        if header.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    Ok((method, path, body))
+}
+
+fn respond(stream: &mut TcpStream, code: u16, body: &str) -> std::io::Result<()> {
+    write!(
+        stream,
+        "HTTP/1.1 {code} Scripted\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    stream.flush()
+}
+
+fn stream_chunks(
+    stream: &mut TcpStream,
+    writes: Vec<(Duration, Vec<u8>)>,
+    ending: Ending,
+) -> std::io::Result<()> {
+    write!(
+        stream,
+        "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    )?;
+    stream.flush()?;
+    for (pause, bytes) in writes {
+        thread::sleep(pause);
+        write!(stream, "{:x}\r\n", bytes.len())?;
+        stream.write_all(&bytes)?;
+        stream.write_all(b"\r\n")?;
+        stream.flush()?;
+    }
+    match ending {
+        Ending::Clean => stream.write_all(b"0\r\n\r\n")?,
+        Ending::Drop => {}
+        Ending::Stall(pause) => thread::sleep(pause),
+    }
+    stream.flush()?;
+    stream.shutdown(std::net::Shutdown::Both)
+}
