@@ -10,7 +10,7 @@ export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
 DEEP_CASES := 12800
 
-.PHONY: all build run test lint proptest-deep venv fixtures clean
+.PHONY: all build run test lint proptest-deep venv fixtures conformance clean
 
 all: build
 
@@ -40,6 +40,11 @@ lint:
 
 proptest-deep: venv
 	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend-core --test properties -- --nocapture
+
+# Recorded responses of real servers (other projects' data: read in place, never copied here).
+CAPTURES ?= ../shared/captures
+conformance: build
+	./target/release/mend conformance $(CAPTURES)
 
 # Regenerates fixtures/*.json from the streams in fixtures/author.py (review the diff).
 fixtures: venv

@@ -35,6 +35,13 @@ pub enum Command {
     /// Run the repository's tests once on a fresh copy and report the result.
     #[command(after_help = EXIT_CODES_HELP)]
     Verify(CommonArgs),
+    /// Feed every recorded Ollama response in CAPTURES/ollama through mend's decoder and
+    /// session, and check each against what the server meant.
+    Conformance {
+        /// The captures folder (with an `ollama/` subfolder of .ndjson streams and .json errors).
+        #[arg(default_value = "../shared/captures")]
+        captures: Utf8PathBuf,
+    },
     /// Print what mend sends the model for the sample task: the system prompt, the task and the
     /// tool schemas.
     Task {

@@ -4,6 +4,7 @@
 mod attempt;
 mod cli;
 mod clock;
+mod conformance;
 mod driver;
 mod error;
 mod ollama;
@@ -81,6 +82,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             replay(&options, render.as_mut())
         }
         Command::Verify(args) => verify(&args),
+        Command::Conformance { captures } => conformance::conformance(&captures),
         Command::Task { json } => {
             print_task(json);
             Ok(exit::PASS)
