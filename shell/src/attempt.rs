@@ -5,6 +5,7 @@ use std::fs;
 
 use camino::Utf8Path;
 use mend_core::Config;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::driver::{hex, Driver, ModelSource, Transcript};
@@ -24,13 +25,25 @@ pub struct Setup<'a> {
 
 pub struct Attempt {
     pub transcript: Transcript,
+    pub checks: Checks,
+}
+
+/// What the independent check saw around the loop: the tests and the hashes before and after,
+/// and the diff. A record stores these as they are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checks {
     pub tests_before: TestRun,
+    /// The verdict.
     pub tests_after: TestRun,
+    /// SHA-256 of the test file; before and after must be equal.
     pub test_file_sha256_before: String,
     pub test_file_sha256_after: String,
+    /// SHA-256 of the editable file.
     pub source_sha256_before: String,
     pub source_sha256_after: String,
-    /// The unified diff of the editable file, original against the copy after the run.
+    /// The unified diff of the editable file, original against the copy after the run (empty
+    /// when nothing changed).
+    #[serde(default)]
     pub diff: String,
 }
 
@@ -86,8 +99,7 @@ pub fn run_attempt(
             path: workspace.keep().to_string(),
         });
     }
-    Ok(Attempt {
-        transcript,
+    let checks = Checks {
         tests_before,
         tests_after,
         test_file_sha256_before,
@@ -95,7 +107,8 @@ pub fn run_attempt(
         source_sha256_before,
         source_sha256_after,
         diff,
-    })
+    };
+    Ok(Attempt { transcript, checks })
 }
 
 /// `diff -u a/FILE b/FILE` between the original and the copy; empty when nothing changed.

@@ -9,9 +9,9 @@ use mend_core::{CallId, ModelOptions, Stop, ToolStatus, TransportError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::attempt::Checks;
 use crate::driver::RunMetrics;
 use crate::error::MendError;
-use crate::verify::TestRun;
 
 /// Written into every record; a reader refuses any other value.
 pub const RECORD_FORMAT: &str = "mend-record/1";
@@ -37,15 +37,9 @@ pub struct Record {
     pub turns: Vec<RecordedTurn>,
     pub tool_calls: Vec<RecordedCall>,
     pub stop: Stop,
-    pub tests_before: TestRun,
-    pub tests_after: TestRun,
-    pub test_file_sha256_before: String,
-    pub test_file_sha256_after: String,
-    pub source_sha256_before: String,
-    pub source_sha256_after: String,
-    /// The unified diff of the workspace against the original after the run (empty: no change).
-    #[serde(default)]
-    pub diff: String,
+    /// The independent check around the loop (fields inlined in the file).
+    #[serde(flatten)]
+    pub checks: Checks,
     /// Figures of the live run that made this record; absent in authored fixtures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<RunMetrics>,

@@ -45,7 +45,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     if let Some(divergence) = &divergence {
         render.run_event(divergence);
     }
-    let tests_pass = attempt.tests_after.passed();
+    let tests_pass = attempt.checks.tests_after.passed();
     let exit_code = match (&divergence, tests_pass) {
         (Some(_), _) => exit::DIVERGED,
         (None, true) => exit::PASS,
@@ -79,8 +79,8 @@ fn config_of(record: &Record) -> Config {
 
 fn refuse_changed_sample(record: &Record, repo: &Utf8Path, bless: bool) -> Result<(), MendError> {
     for (file, recorded) in [
-        (TEST_FILE, &record.test_file_sha256_before),
-        (EDITABLE_FILE, &record.source_sha256_before),
+        (TEST_FILE, &record.checks.test_file_sha256_before),
+        (EDITABLE_FILE, &record.checks.source_sha256_before),
     ] {
         let actual = file_sha256(repo, file)?;
         if actual != *recorded && !bless {
@@ -146,11 +146,11 @@ fn first_divergence(record: &Record, attempt: &Attempt) -> Option<RunEvent> {
             got,
         })
     };
-    if !same_tests(&record.tests_before, &attempt.tests_before) {
+    if !same_tests(&record.checks.tests_before, &attempt.checks.tests_before) {
         return diverged(
             "the starting tests".to_owned(),
-            json!(record.tests_before),
-            json!(attempt.tests_before),
+            json!(record.checks.tests_before),
+            json!(attempt.checks.tests_before),
         );
     }
     let replayed = &attempt.transcript.tool_calls;
@@ -197,25 +197,25 @@ fn first_divergence(record: &Record, attempt: &Attempt) -> Option<RunEvent> {
             json!(stop.reason),
         );
     }
-    if attempt.source_sha256_after != record.source_sha256_after {
+    if attempt.checks.source_sha256_after != record.checks.source_sha256_after {
         return diverged(
             format!("{EDITABLE_FILE} after the run (sha256)"),
-            json!(record.source_sha256_after),
-            json!(attempt.source_sha256_after),
+            json!(record.checks.source_sha256_after),
+            json!(attempt.checks.source_sha256_after),
         );
     }
-    if attempt.test_file_sha256_after != record.test_file_sha256_after {
+    if attempt.checks.test_file_sha256_after != record.checks.test_file_sha256_after {
         return diverged(
             format!("{TEST_FILE} after the run (sha256)"),
-            json!(record.test_file_sha256_after),
-            json!(attempt.test_file_sha256_after),
+            json!(record.checks.test_file_sha256_after),
+            json!(attempt.checks.test_file_sha256_after),
         );
     }
-    if !same_tests(&record.tests_after, &attempt.tests_after) {
+    if !same_tests(&record.checks.tests_after, &attempt.checks.tests_after) {
         return diverged(
             "the final tests".to_owned(),
-            json!(record.tests_after),
-            json!(attempt.tests_after),
+            json!(record.checks.tests_after),
+            json!(attempt.checks.tests_after),
         );
     }
     None
@@ -257,13 +257,7 @@ fn blessed(record: Record, attempt: &Attempt) -> Record {
         turns,
         tool_calls: attempt.transcript.tool_calls.clone(),
         stop: attempt.transcript.stop.clone(),
-        tests_before: attempt.tests_before.clone(),
-        tests_after: attempt.tests_after.clone(),
-        test_file_sha256_before: attempt.test_file_sha256_before.clone(),
-        test_file_sha256_after: attempt.test_file_sha256_after.clone(),
-        source_sha256_before: attempt.source_sha256_before.clone(),
-        source_sha256_after: attempt.source_sha256_after.clone(),
-        diff: attempt.diff.clone(),
+        checks: attempt.checks.clone(),
         ..record
     }
 }

@@ -65,7 +65,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     record.write_atomically(&options.record)?;
     let exit_code = exit_code(&attempt);
     render.run_event(&RunEvent::Verdict {
-        tests_pass: attempt.tests_after.passed(),
+        tests_pass: attempt.checks.tests_after.passed(),
         replay_matched: None,
         stop_reason: attempt.transcript.stop.reason.to_string(),
         exit_code,
@@ -88,7 +88,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
 fn exit_code(attempt: &Attempt) -> u8 {
     match attempt.transcript.stop.reason {
         StopReason::ModelError | StopReason::IncompleteModelTurn => exit::MODEL,
-        _ if attempt.tests_after.passed() => exit::PASS,
+        _ if attempt.checks.tests_after.passed() => exit::PASS,
         _ => exit::TESTS_FAIL,
     }
 }
@@ -135,13 +135,7 @@ fn record_of(
         turns: attempt.transcript.turns.clone(),
         tool_calls: attempt.transcript.tool_calls.clone(),
         stop: attempt.transcript.stop.clone(),
-        tests_before: attempt.tests_before.clone(),
-        tests_after: attempt.tests_after.clone(),
-        test_file_sha256_before: attempt.test_file_sha256_before.clone(),
-        test_file_sha256_after: attempt.test_file_sha256_after.clone(),
-        source_sha256_before: attempt.source_sha256_before.clone(),
-        source_sha256_after: attempt.source_sha256_after.clone(),
-        diff: attempt.diff.clone(),
+        checks: attempt.checks.clone(),
         metrics: Some(attempt.transcript.metrics.clone()),
     }
 }

@@ -51,6 +51,16 @@ fn figures(outcome: &Outcome) -> Figures {
     }
 }
 
+/// The path of the copy `--keep-workspace` kept, as the JSON events report it.
+fn kept_workspace(outcome: &Outcome) -> std::path::PathBuf {
+    outcome
+        .events()
+        .into_iter()
+        .find(|event| event["type"] == "workspace_kept")
+        .and_then(|event| event["path"].as_str().map(std::path::PathBuf::from))
+        .expect("the kept workspace is reported")
+}
+
 fn counts(passed: u32, failed: u32) -> Value {
     json!({"passed": passed, "failed": failed, "errors": 0, "skipped": 0})
 }
@@ -111,12 +121,7 @@ fn the_repaired_module_accepts_windows_separators() {
         "fixtures/repair.json",
     ]);
     assert_eq!(outcome.code, 0, "{}", outcome.stderr);
-    let kept = outcome
-        .events()
-        .into_iter()
-        .find(|event| event["type"] == "workspace_kept")
-        .and_then(|event| event["path"].as_str().map(std::path::PathBuf::from))
-        .expect("the kept workspace is reported");
+    let kept = kept_workspace(&outcome);
     // One backslash per separator, exactly as SPEC §1's table writes the input.
     let check = "from path_rules import python_sources\n\
                  assert python_sources(['src\\\\api\\\\routes.py']) == ['src/api/routes.py'], python_sources(['src\\\\api\\\\routes.py'])\n\
@@ -158,12 +163,7 @@ fn the_unfinished_stream_runs_no_tool_and_leaves_the_copy_unchanged() {
         "--keep-workspace",
         "fixtures/unfinished.json",
     ]);
-    let kept = outcome
-        .events()
-        .into_iter()
-        .find(|event| event["type"] == "workspace_kept")
-        .and_then(|event| event["path"].as_str().map(std::path::PathBuf::from))
-        .expect("the kept workspace is reported");
+    let kept = kept_workspace(&outcome);
     let unchanged = tree_digest(&kept) == tree_digest(&repo_root().join("sample-repo"));
     std::fs::remove_dir_all(&kept).unwrap();
     assert!(unchanged, "the workspace changed although no tool ran");
