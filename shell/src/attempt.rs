@@ -10,16 +10,16 @@ use sha2::{Digest, Sha256};
 
 use crate::driver::{hex, Driver, ModelSource, Transcript};
 use crate::error::MendError;
+use crate::pytest::TestRunner;
 use crate::render::{Render, RunEvent};
 use crate::sample::{EDITABLE_FILE, TEST_FILE};
-use crate::tools::ToolContext;
 use crate::verify::{independent_check, TestRun};
 use crate::workspace::Workspace;
 
 pub struct Setup<'a> {
     /// The original repository; only ever read.
     pub repo: &'a Utf8Path,
-    pub python: &'a Utf8Path,
+    pub runner: &'a TestRunner,
     pub keep_workspace: bool,
 }
 
@@ -70,22 +70,25 @@ pub fn run_attempt(
         ))
     })?;
 
-    let tests_before = independent_check(setup.python, workspace.root())?;
+    let sandbox = &setup.runner.sandbox;
+    render.run_event(&RunEvent::Sandbox {
+        name: sandbox.name().to_owned(),
+        warning: sandbox.warning().map(str::to_owned),
+    });
+    let tests_before = independent_check(setup.runner, workspace.root())?;
     render.run_event(&RunEvent::TestsBefore {
         run: tests_before.clone(),
     });
 
     let mut driver = Driver {
         source,
-        tools: ToolContext {
-            root: workspace.root(),
-            python: setup.python,
-        },
+        root: workspace.root(),
+        runner: setup.runner,
         observer: render,
     };
     let mut transcript = driver.run(config)?;
 
-    let tests_after = independent_check(setup.python, workspace.root())?;
+    let tests_after = independent_check(setup.runner, workspace.root())?;
     transcript.metrics.verify_ms = tests_before.duration_ms + tests_after.duration_ms;
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),

@@ -3,6 +3,10 @@
 use camino::Utf8PathBuf;
 use clap::{Args, Parser, Subcommand};
 
+use crate::error::MendError;
+use crate::pytest::TestRunner;
+use crate::sandbox::{Sandbox, SandboxChoice};
+
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  the run (or replay) completed, matched its record, and the final tests pass
@@ -11,7 +15,8 @@ Exit codes:
   3  replay divergence: a tool result, the stop or the outcome differs from the record
   4  refused: the record is unreadable, or the sample changed since it was recorded
   5  model server error: unreachable, unknown model, HTTP error, broken stream
-  6  harness error: Python or pytest missing, a file that could not be written";
+  6  harness error: Python or pytest missing, a file that could not be written
+  130  interrupted by Ctrl-C (the record is still written, with stop `cancelled`)";
 
 /// mend: a small, auditable coding-agent harness. A model proposes tool calls; mend runs the
 /// accepted ones on a throwaway copy of the repository and returns every result to the
@@ -117,9 +122,20 @@ pub struct CommonArgs {
     /// Keep the temporary copy after the run and print its path.
     #[arg(long)]
     pub keep_workspace: bool,
+    /// Where the repository's tests run: `auto` uses bubblewrap when it works here, else a
+    /// network namespace, else no sandbox (with a loud warning).
+    #[arg(long, value_enum, default_value_t = SandboxChoice::Auto)]
+    pub sandbox: SandboxChoice,
 }
 
 impl CommonArgs {
+    /// The interpreter inside the chosen sandbox.
+    pub fn runner(&self) -> Result<TestRunner, MendError> {
+        let python = self.python();
+        let sandbox = Sandbox::resolve(self.sandbox, &python)?;
+        Ok(TestRunner { python, sandbox })
+    }
+
     pub fn python(&self) -> Utf8PathBuf {
         let chosen = if let Some(python) = &self.python {
             python.clone()

@@ -5,15 +5,20 @@
 //! while the session wants lines; once it leaves the streaming phase the rest is dropped.
 
 use std::collections::VecDeque;
+use std::sync::mpsc;
+use std::thread;
 use std::time::{Duration, Instant};
 
+use camino::Utf8Path;
 use mend_core::{Action, ChatRequest, Config, Event, Input, Millis, Session, Stop, TransportError};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::MendError;
+use crate::interrupt::{Cut, Watch};
+use crate::pytest::TestRunner;
 use crate::record::{LineBytes, RecordedCall, RecordedLine, RecordedTurn, TurnEnd};
-use crate::tools::{self, ToolContext};
+use crate::tools::{self, ToolContext, ToolRun};
 
 /// One item of a response body.
 pub enum StreamItem {
@@ -27,7 +32,11 @@ pub enum StreamItem {
 pub trait ModelSource {
     /// Sends `body` and returns its response body as items. A failure to even get a response
     /// (connection refused, HTTP error status) is the first item.
-    fn open(&mut self, turn: u32, body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem>>;
+    fn open(
+        &mut self,
+        turn: u32,
+        body: &ChatRequest,
+    ) -> Box<dyn Iterator<Item = StreamItem> + Send>;
 }
 
 /// Receives every event, in order, as it happens.
@@ -61,8 +70,47 @@ pub struct Transcript {
 
 pub struct Driver<'a> {
     pub source: &'a mut dyn ModelSource,
-    pub tools: ToolContext<'a>,
+    /// The workspace copy the tools work on.
+    pub root: &'a Utf8Path,
+    pub runner: &'a TestRunner,
     pub observer: &'a mut dyn Observer,
+}
+
+/// How long the driver waits for a stream item before it looks at Ctrl-C and the deadline
+/// again. An item that arrives is handled at once; this only bounds the reaction to a cut.
+const WATCH_TICK: Duration = Duration::from_millis(20);
+/// Stream items read ahead of the session; bounds memory when the session is slower.
+const READ_AHEAD_ITEMS: usize = 256;
+
+/// A response body being read on its own thread, so that a stalled server never blocks Ctrl-C.
+struct OpenStream {
+    items: mpsc::Receiver<StreamItem>,
+    sent: Instant,
+}
+
+impl OpenStream {
+    fn start(body: Box<dyn Iterator<Item = StreamItem> + Send>) -> OpenStream {
+        let (tx, items) = mpsc::sync_channel(READ_AHEAD_ITEMS);
+        thread::spawn(move || {
+            for item in body {
+                if tx.send(item).is_err() {
+                    // The session stopped wanting lines; the rest of the body is dropped.
+                    return;
+                }
+            }
+        });
+        OpenStream {
+            items,
+            sent: Instant::now(),
+        }
+    }
+}
+
+fn cut_input(cut: Cut) -> Input {
+    match cut {
+        Cut::Interrupted => Input::Cancel,
+        Cut::DeadlinePassed => Input::DeadlinePassed,
+    }
 }
 
 impl Driver<'_> {
@@ -70,20 +118,25 @@ impl Driver<'_> {
     /// everything the model or the server does wrong ends in a `Stop` instead.
     pub fn run(&mut self, config: Config) -> Result<Transcript, MendError> {
         let clock = Instant::now();
-        let now = || Millis(u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX));
+        let now = || Millis(millis(clock.elapsed()));
         let (mut session, first) = Session::new(config)
             .map_err(|err| MendError::usage(format!("invalid configuration: {err}")))?;
         let mut queue: VecDeque<Action> = first.into();
         let mut turns: Vec<RecordedTurn> = Vec::new();
         let mut calls: Vec<RecordedCall> = Vec::new();
         let mut metrics = RunMetrics::default();
-        let mut stream: Option<(Box<dyn Iterator<Item = StreamItem>>, Instant)> = None;
+        let mut stream: Option<OpenStream> = None;
 
         loop {
-            if let Some(deadline) = session.next_deadline() {
-                if now() >= deadline {
-                    queue.extend(session.handle(now(), Input::DeadlinePassed));
-                }
+            // Ctrl-C and the deadline are looked at between any two steps.
+            let watch = Watch {
+                deadline: session
+                    .next_deadline()
+                    .map(|at| clock + Duration::from_millis(at.0)),
+                on_interrupt: true,
+            };
+            if let Some(cut) = watch.check() {
+                queue.extend(session.handle(now(), cut_input(cut)));
             }
             if let Some(action) = queue.pop_front() {
                 match action {
@@ -100,30 +153,36 @@ impl Driver<'_> {
                             lines: Vec::new(),
                             end: TurnEnd::SessionEnded,
                         });
-                        let sent = Instant::now();
-                        stream = Some((self.source.open(turn, &body), sent));
+                        stream = Some(OpenStream::start(self.source.open(turn, &body)));
                     }
                     Action::DispatchTool {
                         call_id,
                         name,
                         arguments,
                     } => {
+                        let context = ToolContext {
+                            root: self.root,
+                            runner: self.runner,
+                            watch,
+                        };
                         let started = Instant::now();
-                        let outcome = tools::execute(&self.tools, &name, &arguments)?;
-                        let elapsed = started.elapsed();
-                        metrics.tool_ms += millis(elapsed);
+                        let run = tools::execute(&context, &name, &arguments)?;
+                        let elapsed = millis(started.elapsed());
+                        metrics.tool_ms += elapsed;
                         if let Some(call) =
                             calls.iter_mut().rev().find(|call| call.call_id == call_id)
                         {
-                            call.duration_ms = millis(elapsed);
+                            call.duration_ms = elapsed;
                         }
-                        queue.extend(
-                            session.handle(now(), Input::ToolFinished { call_id, outcome }),
-                        );
+                        let input = match run {
+                            ToolRun::Finished(outcome) => Input::ToolFinished { call_id, outcome },
+                            ToolRun::Cut(cut) => cut_input(cut),
+                        };
+                        queue.extend(session.handle(now(), input));
                     }
                     Action::Stop(stop) => {
-                        if let Some((_, sent)) = stream.take() {
-                            metrics.model_ms += millis(sent.elapsed());
+                        if let Some(open) = stream.take() {
+                            metrics.model_ms += millis(open.sent.elapsed());
                         }
                         return Ok(Transcript {
                             turns,
@@ -135,22 +194,27 @@ impl Driver<'_> {
                 }
                 continue;
             }
-            let Some((body, sent)) = stream.as_mut() else {
+            let Some(open) = stream.as_mut() else {
                 return Err(MendError::harness(
                     "the session is waiting for nothing (no request out, no tool running); this is a bug in mend",
                 ));
             };
             if !session.is_streaming() {
-                metrics.model_ms += millis(sent.elapsed());
+                metrics.model_ms += millis(open.sent.elapsed());
                 stream = None;
                 continue;
             }
+            let item = match open.items.recv_timeout(WATCH_TICK) {
+                Ok(item) => item,
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => StreamItem::End,
+            };
             let turn = turns
                 .last_mut()
                 .ok_or_else(|| MendError::harness("a stream without a turn"))?;
-            let input = match body.next().unwrap_or(StreamItem::End) {
+            let input = match item {
                 StreamItem::Line(line) => {
-                    let at_ms = millis(sent.elapsed());
+                    let at_ms = millis(open.sent.elapsed());
                     if turn.lines.is_empty() {
                         metrics.first_byte_ms.push(at_ms);
                     }

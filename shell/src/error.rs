@@ -19,11 +19,13 @@ pub mod exit {
     pub const MODEL: u8 = 5;
     /// mend itself could not do its job: Python or pytest missing, a file it could not write.
     pub const HARNESS: u8 = 6;
+    /// The user pressed Ctrl-C (128 + SIGINT).
+    pub const INTERRUPTED: u8 = crate::interrupt::INTERRUPTED_EXIT;
 }
 
 /// Every code with its name, in order; the `--help` text must document each one.
 #[cfg(test)]
-pub const ALL_EXIT_CODES: [(u8, &str); 7] = [
+pub const ALL_EXIT_CODES: [(u8, &str); 8] = [
     (exit::PASS, "pass"),
     (exit::TESTS_FAIL, "tests fail"),
     (exit::USAGE, "usage"),
@@ -31,6 +33,7 @@ pub const ALL_EXIT_CODES: [(u8, &str); 7] = [
     (exit::REFUSED, "refused"),
     (exit::MODEL, "model"),
     (exit::HARNESS, "harness"),
+    (exit::INTERRUPTED, "interrupted"),
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,6 +7,7 @@ mod clock;
 mod conformance;
 mod driver;
 mod error;
+mod interrupt;
 mod ollama;
 mod process;
 mod pytest;
@@ -15,6 +16,7 @@ mod render;
 mod replay;
 mod run;
 mod sample;
+mod sandbox;
 mod tools;
 mod truncate;
 mod verify;
@@ -48,7 +50,8 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
         Command::Run(args) => {
-            let python = args.common.python();
+            interrupt::install();
+            let runner = args.common.runner()?;
             let options = RunOptions {
                 model: &args.model,
                 base: server_base(args.host.as_deref()),
@@ -60,7 +63,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
                 think: !args.no_think,
                 setup: Setup {
                     repo: &args.common.repo,
-                    python: &python,
+                    runner: &runner,
                     keep_workspace: args.common.keep_workspace,
                 },
             };
@@ -68,12 +71,13 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             run::run(&options, render.as_mut())
         }
         Command::Replay(args) => {
-            let python = args.common.python();
+            interrupt::install();
+            let runner = args.common.runner()?;
             let options = ReplayOptions {
                 record: &args.record,
                 setup: Setup {
                     repo: &args.common.repo,
-                    python: &python,
+                    runner: &runner,
                     keep_workspace: args.common.keep_workspace,
                 },
                 bless: args.bless,
@@ -91,15 +95,20 @@ fn run(cli: Cli) -> Result<u8, MendError> {
 }
 
 fn verify(args: &CommonArgs) -> Result<u8, MendError> {
-    let python = args.python();
+    let runner = args.runner()?;
     let workspace = Workspace::copy_of(&args.repo).map_err(|err| {
         MendError::harness(format!(
             "cannot copy {} to a temporary workspace: {err}",
             args.repo
         ))
     })?;
-    let run = independent_check(&python, workspace.root())?;
     let mut render = renderer(args.json, false);
+    let sandbox = &runner.sandbox;
+    render.run_event(&RunEvent::Sandbox {
+        name: sandbox.name().to_owned(),
+        warning: sandbox.warning().map(str::to_owned),
+    });
+    let run = independent_check(&runner, workspace.root())?;
     render.run_event(&RunEvent::TestsAfter { run: run.clone() });
     if args.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {

@@ -9,6 +9,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::interrupt::{Cut, Watch};
+
 /// How much of each output stream is kept in memory; older bytes are dropped and counted.
 const CAPTURE_CAP_BYTES: usize = 1 << 20;
 /// How long to wait for the output pipes to close after the group was killed. A process that
@@ -16,8 +18,10 @@ const CAPTURE_CAP_BYTES: usize = 1 << 20;
 const PIPE_DRAIN_GRACE: Duration = Duration::from_secs(2);
 
 pub struct Finished {
-    /// `None` when the run was killed at the timeout.
+    /// `None` when the run was killed (timeout or cut).
     pub status: Option<ExitStatus>,
+    /// Set when the watch cut the run short (Ctrl-C or the run's deadline).
+    pub cut: Option<Cut>,
     /// Standard output followed by standard error, decoded lossily.
     pub output: String,
     pub elapsed: Duration,
@@ -25,11 +29,15 @@ pub struct Finished {
 
 impl Finished {
     pub fn timed_out(&self) -> bool {
-        self.status.is_none()
+        self.status.is_none() && self.cut.is_none()
     }
 }
 
-pub fn run_bounded(mut command: Command, timeout: Duration) -> io::Result<Finished> {
+/// How often a running child is checked against its watch: short enough that Ctrl-C feels
+/// immediate, long enough to cost nothing.
+const WATCH_TICK: Duration = Duration::from_millis(20);
+
+pub fn run_bounded(mut command: Command, timeout: Duration, watch: Watch) -> io::Result<Finished> {
     command
         .process_group(0)
         .stdin(Stdio::null())
@@ -44,9 +52,23 @@ pub fn run_bounded(mut command: Command, timeout: Duration) -> io::Result<Finish
     thread::spawn(move || {
         let _receiver_gone = done_tx.send(child.wait());
     });
-    let status = match done_rx.recv_timeout(timeout) {
-        Ok(status) => Some(status?),
-        Err(_) => None,
+    let give_up = started + timeout;
+    let mut cut = None;
+    let status = loop {
+        let now = Instant::now();
+        if now >= give_up {
+            break None;
+        }
+        match done_rx.recv_timeout(WATCH_TICK.min(give_up - now)) {
+            Ok(status) => break Some(status?),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                cut = watch.check();
+                if cut.is_some() {
+                    break None;
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break None,
+        }
     };
     kill_group(group);
     if status.is_none() {
@@ -58,6 +80,7 @@ pub fn run_bounded(mut command: Command, timeout: Duration) -> io::Result<Finish
     output.push_str(&collect(stderr));
     Ok(Finished {
         status,
+        cut,
         output,
         elapsed,
     })
@@ -118,7 +141,7 @@ mod tests {
             "sleep 60 & echo $! > {}; wait",
             pid_file.path().display()
         ));
-        let finished = run_bounded(command, Duration::from_millis(300)).unwrap();
+        let finished = run_bounded(command, Duration::from_millis(300), Watch::NONE).unwrap();
         assert!(finished.timed_out());
         let grandchild: i32 = std::fs::read_to_string(pid_file.path())
             .unwrap()
@@ -142,7 +165,7 @@ mod tests {
     fn output_is_captured_and_the_status_kept() {
         let mut command = Command::new("/bin/sh");
         command.arg("-c").arg("echo out; echo err >&2; exit 3");
-        let finished = run_bounded(command, Duration::from_secs(10)).unwrap();
+        let finished = run_bounded(command, Duration::from_secs(10), Watch::NONE).unwrap();
         assert_eq!(
             (
                 finished.status.and_then(|s| s.code()),

@@ -4,10 +4,12 @@
 use std::process::Command;
 use std::time::Duration;
 
-use camino::Utf8Path;
+use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
+use crate::interrupt::Watch;
 use crate::process::{run_bounded, Finished};
+use crate::sandbox::Sandbox;
 
 /// SPEC §3: long enough for the sample's four tests many times over, short enough that a model
 /// that writes an endless loop costs only seconds.
@@ -20,30 +22,38 @@ const PYTEST_ARGS: [&str; 5] = ["-m", "pytest", "-q", "-p", "no:cacheprovider"];
 /// put first.
 const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// Builds the pytest command for `workdir`. The environment is cleared and only what Python
-/// needs is set again: no API keys, no user site-packages, no plugins autoloaded, no bytecode.
-pub fn pytest_command(python: &Utf8Path, workdir: &Utf8Path) -> Command {
-    let mut command = Command::new(python.as_std_path());
-    command.args(PYTEST_ARGS).current_dir(workdir).env_clear();
-    let path = match python.parent() {
-        Some(bin) if !bin.as_str().is_empty() => format!("{bin}:{SYSTEM_PATH}"),
-        _ => SYSTEM_PATH.to_owned(),
-    };
-    command
-        .env("PATH", path)
-        .env("HOME", workdir.as_std_path())
-        .env("LANG", "C.UTF-8")
-        .env("LC_ALL", "C.UTF-8")
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("PYTHONNOUSERSITE", "1")
-        .env("PYTHONHASHSEED", "0")
-        .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
-    command
+/// How the repository's tests are run: which interpreter, inside which sandbox.
+pub struct TestRunner {
+    pub python: Utf8PathBuf,
+    pub sandbox: Sandbox,
 }
 
-/// Runs the tests once with the standard timeout.
-pub fn run_pytest(python: &Utf8Path, workdir: &Utf8Path) -> std::io::Result<Finished> {
-    run_bounded(pytest_command(python, workdir), RUN_TESTS_TIMEOUT)
+impl TestRunner {
+    /// The pytest command for `workdir`. The environment is cleared and only what Python needs
+    /// is set again: no API keys, no user site-packages, no plugins autoloaded, no bytecode.
+    pub fn command(&self, workdir: &Utf8Path) -> Command {
+        let mut command = self.sandbox.command(&self.python, &PYTEST_ARGS, workdir);
+        command.env_clear();
+        let path = match self.python.parent() {
+            Some(bin) if !bin.as_str().is_empty() => format!("{bin}:{SYSTEM_PATH}"),
+            _ => SYSTEM_PATH.to_owned(),
+        };
+        command
+            .env("PATH", path)
+            .env("HOME", workdir.as_std_path())
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("PYTHONNOUSERSITE", "1")
+            .env("PYTHONHASHSEED", "0")
+            .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
+        command
+    }
+
+    /// Runs the tests once with the standard timeout, giving up early when `watch` says so.
+    pub fn run(&self, workdir: &Utf8Path, watch: Watch) -> std::io::Result<Finished> {
+        run_bounded(self.command(workdir), RUN_TESTS_TIMEOUT, watch)
+    }
 }
 
 /// The counts of pytest's final summary line (`1 failed, 3 passed in 0.04s`).
@@ -164,11 +174,16 @@ mod tests {
 mod environment_tests {
     use std::ffi::OsStr;
 
-    use super::pytest_command;
+    use super::TestRunner;
+    use crate::sandbox::Sandbox;
 
     #[test]
     fn the_test_process_gets_only_what_python_needs() {
-        let command = pytest_command("/opt/venv/bin/python".into(), "/tmp/ws".into());
+        let runner = TestRunner {
+            python: "/opt/venv/bin/python".into(),
+            sandbox: Sandbox::Unsandboxed,
+        };
+        let command = runner.command("/tmp/ws".into());
         let env: Vec<(&OsStr, Option<&OsStr>)> = command.get_envs().collect();
         let expected: Vec<(&OsStr, Option<&OsStr>)> = [
             ("HOME", "/tmp/ws"),

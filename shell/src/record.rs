@@ -28,6 +28,9 @@ pub struct Record {
     pub model_digest: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_version: Option<String>,
+    /// Where the tests ran: `bwrap`, `network-namespace` or `none` (absent in authored fixtures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
     pub max_turns: u32,
     pub think: bool,
     pub keep_alive: u64,

@@ -19,6 +19,12 @@ pub enum RunEvent {
         model: String,
         source: String,
     },
+    /// Where the repository's tests run; a warning when the sandbox is partial or absent.
+    Sandbox {
+        name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        warning: Option<String>,
+    },
     TestsBefore {
         run: TestRun,
     },
@@ -84,6 +90,14 @@ impl Observer for JsonLines {
 
 impl Render for JsonLines {
     fn run_event(&mut self, event: &RunEvent) {
+        if let RunEvent::Sandbox {
+            warning: Some(warning),
+            ..
+        } = event
+        {
+            // Loud on stderr too: a JSON consumer may not look for it.
+            eprintln!("mend: WARNING: {warning}");
+        }
         self.write(event);
     }
 }
@@ -172,6 +186,13 @@ impl Render for Human {
             } => {
                 self.line(&format!("mend {command}: {model} ({source})"));
             }
+            RunEvent::Sandbox { name, warning } => match warning {
+                Some(warning) => {
+                    eprintln!("mend: WARNING: {warning}");
+                    self.line(&format!("Sandbox: {name} (see the warning above)"));
+                }
+                None => self.line(&format!("Sandbox: {name}")),
+            },
             RunEvent::TestsBefore { run } => {
                 self.line(&format!("Starting tests: {}", run.describe()))
             }

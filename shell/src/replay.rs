@@ -101,7 +101,11 @@ struct ReplaySource<'r> {
 }
 
 impl ModelSource for ReplaySource<'_> {
-    fn open(&mut self, turn: u32, _body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem>> {
+    fn open(
+        &mut self,
+        turn: u32,
+        _body: &ChatRequest,
+    ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let Some(recorded) = self
             .record
             .turns

@@ -61,7 +61,13 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let mut source = LiveSource { client: &client };
     let attempt = run_attempt(&options.setup, config.clone(), &mut source, render)?;
 
-    let record = record_of(&config, &attempt, model_digest, server_version);
+    let record = record_of(
+        &config,
+        &attempt,
+        model_digest,
+        server_version,
+        options.setup.runner.sandbox.name(),
+    );
     record.write_atomically(&options.record)?;
     let exit_code = exit_code(&attempt);
     render.run_event(&RunEvent::Verdict {
@@ -87,6 +93,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
 /// A broken model turn is the server's failure whatever the tests say; otherwise the verdict.
 fn exit_code(attempt: &Attempt) -> u8 {
     match attempt.transcript.stop.reason {
+        StopReason::Cancelled => exit::INTERRUPTED,
         StopReason::ModelError | StopReason::IncompleteModelTurn => exit::MODEL,
         _ if attempt.checks.tests_after.passed() => exit::PASS,
         _ => exit::TESTS_FAIL,
@@ -118,6 +125,7 @@ fn record_of(
     attempt: &Attempt,
     model_digest: String,
     server_version: String,
+    sandbox: &str,
 ) -> Record {
     Record {
         format: RECORD_FORMAT.to_owned(),
@@ -126,6 +134,7 @@ fn record_of(
         model: config.model.clone(),
         model_digest: Some(model_digest),
         server_version: Some(server_version),
+        sandbox: Some(sandbox.to_owned()),
         max_turns: config.max_turns,
         think: config.think,
         keep_alive: config.keep_alive,

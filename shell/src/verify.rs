@@ -5,7 +5,8 @@ use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::MendError;
-use crate::pytest::{run_pytest, Summary};
+use crate::interrupt::Watch;
+use crate::pytest::{Summary, TestRunner};
 use crate::truncate::keep_tail;
 
 /// How much of pytest's output an error message quotes when pytest did not run at all.
@@ -34,8 +35,10 @@ impl TestRun {
 
 /// Runs the tests in `workdir`. Failing tests are a result; a pytest that cannot start is an
 /// error that names the fix.
-pub fn independent_check(python: &Utf8Path, workdir: &Utf8Path) -> Result<TestRun, MendError> {
-    let finished = run_pytest(python, workdir).map_err(|err| {
+pub fn independent_check(runner: &TestRunner, workdir: &Utf8Path) -> Result<TestRun, MendError> {
+    let python = &runner.python;
+    // Not cut by the first Ctrl-C: a cancelled run still gets its verdict (a second one exits).
+    let finished = runner.run(workdir, Watch::NONE).map_err(|err| {
         MendError::harness(format!(
             "cannot start Python at `{python}`: {err} — run `make venv` or pass --python PATH"
         ))

@@ -101,7 +101,7 @@ impl Client {
     }
 
     /// Sends one chat request; the body is read line by line as the iterator is pulled.
-    pub fn chat(&self, body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem>> {
+    pub fn chat(&self, body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let url = self.base.join("/api/chat");
         let bytes = match serde_json::to_vec(body) {
             Ok(bytes) => bytes,
@@ -211,7 +211,11 @@ pub struct LiveSource<'a> {
 }
 
 impl ModelSource for LiveSource<'_> {
-    fn open(&mut self, _turn: u32, body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem>> {
+    fn open(
+        &mut self,
+        _turn: u32,
+        body: &ChatRequest,
+    ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         self.client.chat(body)
     }
 }

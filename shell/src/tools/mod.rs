@@ -11,11 +11,22 @@ use mend_core::ToolOutcome;
 use serde_json::{Map, Value};
 
 use crate::error::MendError;
+use crate::interrupt::{Cut, Watch};
+use crate::pytest::TestRunner;
 
-/// What the tools may use: the workspace copy and the interpreter that runs its tests.
+/// What the tools may use: the workspace copy, the test runner, and when to give up.
 pub struct ToolContext<'a> {
     pub root: &'a Utf8Path,
-    pub python: &'a Utf8Path,
+    pub runner: &'a TestRunner,
+    pub watch: Watch,
+}
+
+/// How a tool execution ended: with an outcome for the model, or cut short by Ctrl-C or the
+/// deadline (then the session hears about the cut, not about the tool).
+#[derive(Debug, PartialEq)]
+pub enum ToolRun {
+    Finished(ToolOutcome),
+    Cut(Cut),
 }
 
 /// Runs one call the core has already validated against the tool schemas.
@@ -23,12 +34,13 @@ pub fn execute(
     context: &ToolContext,
     name: &str,
     arguments: &Map<String, Value>,
-) -> Result<ToolOutcome, MendError> {
+) -> Result<ToolRun, MendError> {
+    let finished = |outcome| Ok(ToolRun::Finished(outcome));
     match name {
-        "read_file" => Ok(read_file::read_file(context.root, arguments)),
-        "replace_text" => Ok(replace_text::replace_text(context.root, arguments)),
+        "read_file" => finished(read_file::read_file(context.root, arguments)),
+        "replace_text" => finished(replace_text::replace_text(context.root, arguments)),
         "run_tests" => run_tests::run_tests(context),
-        other => Ok(failure(format!("unknown tool `{other}`"))),
+        other => finished(failure(format!("unknown tool `{other}`"))),
     }
 }
 
@@ -61,14 +73,22 @@ mod tests {
     }
 
     fn call(root: &Utf8Path, name: &str, arguments: Value) -> ToolOutcome {
+        let runner = TestRunner {
+            python: "/bin/false".into(),
+            sandbox: crate::sandbox::Sandbox::Unsandboxed,
+        };
         let context = ToolContext {
             root,
-            python: Utf8Path::new("/bin/false"),
+            runner: &runner,
+            watch: Watch::NONE,
         };
         let Value::Object(arguments) = arguments else {
             panic!("arguments must be an object")
         };
-        execute(&context, name, &arguments).unwrap()
+        match execute(&context, name, &arguments).unwrap() {
+            ToolRun::Finished(outcome) => outcome,
+            ToolRun::Cut(cut) => panic!("the tool was cut: {cut:?}"),
+        }
     }
 
     fn refused(message: &str) -> ToolOutcome {

@@ -3,21 +3,22 @@
 use mend_core::ToolOutcome;
 use serde_json::json;
 
-use super::ToolContext;
+use super::{ToolContext, ToolRun};
 use crate::error::MendError;
-use crate::pytest::{run_pytest, RUN_TESTS_TIMEOUT};
+use crate::pytest::RUN_TESTS_TIMEOUT;
 use crate::truncate::keep_tail;
 
 /// SPEC §3: the end of pytest's output is where the failures and the summary are.
 pub const TOOL_OUTPUT_TAIL_CHARS: usize = 4_000;
 
-pub fn run_tests(context: &ToolContext) -> Result<ToolOutcome, MendError> {
-    let finished = run_pytest(context.python, context.root).map_err(|err| {
-        MendError::harness(format!(
-            "cannot start Python at `{}`: {err}",
-            context.python
-        ))
+pub fn run_tests(context: &ToolContext) -> Result<ToolRun, MendError> {
+    let runner = context.runner;
+    let finished = runner.run(context.root, context.watch).map_err(|err| {
+        MendError::harness(format!("cannot start Python at `{}`: {err}", runner.python))
     })?;
+    if let Some(cut) = finished.cut {
+        return Ok(ToolRun::Cut(cut));
+    }
     let value = match finished.status {
         Some(status) => json!({
             "exit_code": status.code(),
@@ -31,5 +32,5 @@ pub fn run_tests(context: &ToolContext) -> Result<ToolOutcome, MendError> {
             ),
         }),
     };
-    Ok(ToolOutcome::Success { value })
+    Ok(ToolRun::Finished(ToolOutcome::Success { value }))
 }

@@ -1,0 +1,66 @@
+//! Ctrl-C: the first one asks the run to stop cleanly, the second ends the process at once.
+//!
+//! The handler only touches atomics and `_exit`, both safe in a signal handler. Everything else
+//! happens in the driver, which polls [`requested`] between stream items and while tools run.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+static PRESSES: AtomicUsize = AtomicUsize::new(0);
+
+/// The conventional exit code of a process ended by SIGINT (128 + 2).
+pub const INTERRUPTED_EXIT: u8 = 130;
+
+extern "C" fn on_sigint(_signal: libc::c_int) {
+    if PRESSES.fetch_add(1, Ordering::SeqCst) >= 1 {
+        // SAFETY: _exit is async-signal-safe; no destructor or buffer is touched.
+        unsafe { libc::_exit(i32::from(INTERRUPTED_EXIT)) };
+    }
+}
+
+/// Installs the handler for the rest of the process.
+pub fn install() {
+    let handler = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: the handler is async-signal-safe (atomics and _exit only).
+    unsafe {
+        libc::signal(libc::SIGINT, handler);
+    }
+}
+
+/// Whether the user has asked the run to stop.
+pub fn requested() -> bool {
+    PRESSES.load(Ordering::SeqCst) > 0
+}
+
+/// When a blocking wait must give up early: a Ctrl-C, or the run's deadline.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Watch {
+    pub deadline: Option<Instant>,
+    /// Whether Ctrl-C ends the wait (the loop) or not (the final independent check).
+    pub on_interrupt: bool,
+}
+
+/// Why a wait was cut short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    Interrupted,
+    DeadlinePassed,
+}
+
+impl Watch {
+    /// Waits nowhere: no deadline, Ctrl-C ignored.
+    pub const NONE: Watch = Watch {
+        deadline: None,
+        on_interrupt: false,
+    };
+
+    pub fn check(&self) -> Option<Cut> {
+        if self.on_interrupt && requested() {
+            return Some(Cut::Interrupted);
+        }
+        match self.deadline {
+            Some(deadline) if Instant::now() >= deadline => Some(Cut::DeadlinePassed),
+            _ => None,
+        }
+    }
+}
