@@ -3,18 +3,27 @@
 //! The handler only touches atomics and `_exit`, both safe in a signal handler. Everything else
 //! happens in the driver, which polls [`requested`] between stream items and while tools run.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::time::Instant;
 
 static PRESSES: AtomicUsize = AtomicUsize::new(0);
+/// The process group of the child running now (0: none), killed by the second Ctrl-C so that
+/// exiting at once leaves nothing running.
+static CHILD_GROUP: AtomicI32 = AtomicI32::new(0);
 
 /// The conventional exit code of a process ended by SIGINT (128 + 2).
 pub const INTERRUPTED_EXIT: u8 = 130;
 
 extern "C" fn on_sigint(_signal: libc::c_int) {
     if PRESSES.fetch_add(1, Ordering::SeqCst) >= 1 {
-        // SAFETY: _exit is async-signal-safe; no destructor or buffer is touched.
-        unsafe { libc::_exit(i32::from(INTERRUPTED_EXIT)) };
+        let group = CHILD_GROUP.load(Ordering::SeqCst);
+        // SAFETY: killpg and _exit are async-signal-safe; no destructor or buffer is touched.
+        unsafe {
+            if group > 0 {
+                libc::killpg(group, libc::SIGKILL);
+            }
+            libc::_exit(i32::from(INTERRUPTED_EXIT));
+        }
     }
 }
 
@@ -25,6 +34,11 @@ pub fn install() {
     unsafe {
         libc::signal(libc::SIGINT, handler);
     }
+}
+
+/// Registers the process group of the child that runs now (`None` once it is gone).
+pub fn set_child_group(group: Option<i32>) {
+    CHILD_GROUP.store(group.unwrap_or(0), Ordering::SeqCst);
 }
 
 /// Whether the user has asked the run to stop.

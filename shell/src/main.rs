@@ -1,40 +1,19 @@
-//! mend: the blocking shell around mend-core. It parses the command line, runs the command, and
-//! turns every failure into one clear message and a documented exit code.
-
-mod attempt;
-mod cli;
-mod clock;
-mod conformance;
-mod driver;
-mod error;
-mod interrupt;
-mod ollama;
-mod process;
-mod pytest;
-mod record;
-mod render;
-mod replay;
-mod run;
-mod sample;
-mod sandbox;
-mod tools;
-mod truncate;
-mod verify;
-mod workspace;
+//! The `mend` command: parses the command line, runs the command, and turns every failure into
+//! one clear message and a documented exit code.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 
-use crate::attempt::Setup;
-use crate::cli::{Cli, Command, CommonArgs};
-use crate::error::{exit, MendError};
-use crate::render::{renderer, RunEvent};
-use crate::replay::{replay, ReplayOptions};
-use crate::run::{default_record_path, server_base, RunOptions};
-use crate::verify::independent_check;
-use crate::workspace::Workspace;
+use mend::attempt::Setup;
+use mend::cli::{Cli, Command, CommonArgs};
+use mend::error::{exit, MendError};
+use mend::render::{renderer, RunEvent};
+use mend::replay::{replay, ReplayOptions};
+use mend::run::{default_record_path, server_base, RunOptions};
+use mend::verify::independent_check;
+use mend::workspace::Workspace;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -50,7 +29,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
         Command::Run(args) => {
-            interrupt::install();
+            mend::interrupt::install();
             let runner = args.common.runner()?;
             let options = RunOptions {
                 model: &args.model,
@@ -68,10 +47,10 @@ fn run(cli: Cli) -> Result<u8, MendError> {
                 },
             };
             let mut render = renderer(args.common.json, args.thinking);
-            run::run(&options, render.as_mut())
+            mend::run::run(&options, render.as_mut())
         }
         Command::Replay(args) => {
-            interrupt::install();
+            mend::interrupt::install();
             let runner = args.common.runner()?;
             let options = ReplayOptions {
                 record: &args.record,
@@ -86,7 +65,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             replay(&options, render.as_mut())
         }
         Command::Verify(args) => verify(&args),
-        Command::Conformance { captures } => conformance::conformance(&captures),
+        Command::Conformance { captures } => mend::conformance::conformance(&captures),
         Command::Task { json } => {
             print_task(json);
             Ok(exit::PASS)
@@ -123,12 +102,12 @@ fn verify(args: &CommonArgs) -> Result<u8, MendError> {
 }
 
 fn print_task(json: bool) {
-    let tools = sample::tool_specs();
+    let tools = mend::sample::tool_specs();
     if json {
         let task = serde_json::json!({
-            "model": sample::DEFAULT_MODEL,
-            "system_prompt": sample::SYSTEM_PROMPT,
-            "task": sample::TASK,
+            "model": mend::sample::DEFAULT_MODEL,
+            "system_prompt": mend::sample::SYSTEM_PROMPT,
+            "task": mend::sample::TASK,
             "tools": tools,
         });
         println!("{task}");
@@ -136,9 +115,9 @@ fn print_task(json: bool) {
     }
     println!(
         "Model: {}\n\nSystem prompt:\n{}\n\nTask:\n{}\n\nTools:",
-        sample::DEFAULT_MODEL,
-        sample::SYSTEM_PROMPT,
-        sample::TASK
+        mend::sample::DEFAULT_MODEL,
+        mend::sample::SYSTEM_PROMPT,
+        mend::sample::TASK
     );
     for tool in tools {
         println!("- {}: {}", tool.function.name, tool.function.description);

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::interrupt::{Cut, Watch};
+use crate::interrupt::{self, Cut, Watch};
 
 /// How much of each output stream is kept in memory; older bytes are dropped and counted.
 const CAPTURE_CAP_BYTES: usize = 1 << 20;
@@ -46,6 +46,7 @@ pub fn run_bounded(mut command: Command, timeout: Duration, watch: Watch) -> io:
     let started = Instant::now();
     let mut child = command.spawn()?;
     let group = i32::try_from(child.id()).map_err(io::Error::other)?;
+    interrupt::set_child_group(Some(group));
     let stdout = child.stdout.take().map(capture);
     let stderr = child.stderr.take().map(capture);
     let (done_tx, done_rx) = mpsc::channel();
@@ -71,6 +72,7 @@ pub fn run_bounded(mut command: Command, timeout: Duration, watch: Watch) -> io:
         }
     };
     kill_group(group);
+    interrupt::set_child_group(None);
     if status.is_none() {
         // Reap the killed child so it does not linger as a zombie.
         let _ = done_rx.recv_timeout(PIPE_DRAIN_GRACE);

@@ -52,10 +52,16 @@ pub fn mend(args: &[&str]) -> Outcome {
 }
 
 pub fn mend_in(dir: &Path, args: &[&str]) -> Outcome {
+    mend_with_env(dir, args, &[])
+}
+
+/// Runs mend with extra variables in its own environment.
+pub fn mend_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let output = Command::new(env!("CARGO_BIN_EXE_mend"))
         .args(args)
         .current_dir(dir)
         .env("MEND_PYTHON", python())
+        .envs(env.iter().copied())
         .output()
         .expect("the mend binary runs");
     Outcome {
@@ -103,8 +109,13 @@ fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
 
 /// A throwaway copy of the sample to tamper with.
 pub fn sample_copy() -> tempfile::TempDir {
+    copy_of(&repo_root().join("sample-repo"))
+}
+
+/// A throwaway copy of any folder.
+pub fn copy_of(folder: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&repo_root().join("sample-repo"), dir.path());
+    copy_dir(folder, dir.path());
     dir
 }
 

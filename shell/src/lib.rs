@@ -1,0 +1,24 @@
+//! mend, the blocking shell around mend-core: a driver loop that feeds the world into the
+//! session and carries out its actions, the tools, the sandboxed test runner, records and
+//! replay, and the Ollama client. `main.rs` is the command line on top of it.
+
+pub mod attempt;
+pub mod cli;
+pub mod clock;
+pub mod conformance;
+pub mod driver;
+pub mod error;
+pub mod interrupt;
+pub mod ollama;
+pub mod process;
+pub mod pytest;
+pub mod record;
+pub mod render;
+pub mod replay;
+pub mod run;
+pub mod sample;
+pub mod sandbox;
+pub mod tools;
+pub mod truncate;
+pub mod verify;
+pub mod workspace;

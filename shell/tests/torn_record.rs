@@ -1,0 +1,82 @@
+//! A record file is never torn: a writer killed at any moment leaves either the old file or the
+//! whole new one.
+//!
+//! This binary plays both parts. Run normally, it is the test: it starts itself again as a
+//! writer that rewrites one record path forever, alternating two large records, kills it with
+//! SIGKILL after a varying delay, and checks that the file parses as exactly one of the two.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
+
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::Duration;
+
+use camino::Utf8PathBuf;
+use mend::record::Record;
+
+const WRITER_ENV: &str = "MEND_TORN_RECORD_WRITER";
+/// Kills after these many milliseconds: spread over several write cycles.
+const KILL_AFTER_MS: [u64; 12] = [5, 11, 17, 23, 31, 43, 57, 71, 89, 107, 131, 163];
+
+/// Two records that differ everywhere that matters, each several megabytes so that a write
+/// takes long enough to be interrupted.
+fn record(version: &str) -> Record {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/repair.json"
+    ))
+    .unwrap();
+    let mut record: Record = serde_json::from_str(&text).unwrap();
+    record.description = Some(format!("version {version}: {}", version.repeat(4 << 20)));
+    record
+}
+
+fn writer(path: &str) -> ! {
+    let path = Utf8PathBuf::from(path);
+    let (a, b) = (record("a"), record("b"));
+    loop {
+        a.write_atomically(&path).unwrap();
+        b.write_atomically(&path).unwrap();
+    }
+}
+
+fn main() {
+    if let Ok(path) = std::env::var(WRITER_ENV) {
+        writer(&path);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.json");
+    let (a, b) = (record("a"), record("b"));
+    let mut seen = [0, 0];
+    for delay in KILL_AFTER_MS {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .env(WRITER_ENV, &path)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        thread::sleep(Duration::from_millis(delay));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue; // killed before the first rename: no file at all is fine too
+        };
+        let found: Record = serde_json::from_str(&text)
+            .unwrap_or_else(|err| panic!("torn record after {delay} ms: {err}"));
+        if found == a {
+            seen[0] += 1;
+        } else if found == b {
+            seen[1] += 1;
+        } else {
+            panic!("after {delay} ms the record is neither version");
+        }
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name != "run.json")
+        .collect();
+    println!("torn_record: {} kills, the file was whole every time (a: {}, b: {}); temporary files left by killed writers: {}", KILL_AFTER_MS.len(), seen[0], seen[1], leftovers.len());
+    assert!(
+        seen[0] + seen[1] > 0,
+        "the writer never finished a record: the delays are too short to test anything"
+    );
+}
