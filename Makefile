@@ -10,7 +10,7 @@ export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
 DEEP_CASES := 12800
 
-.PHONY: all build run test lint proptest-deep venv fixtures conformance clean
+.PHONY: all build run test lint proptest-deep venv fixtures conformance fuzz clean
 
 all: build
 
@@ -45,6 +45,16 @@ proptest-deep: venv
 CAPTURES ?= ../shared/captures
 conformance: build
 	./target/release/mend conformance $(CAPTURES)
+
+# Coverage-guided fuzzing of the line decoder and of whole sessions (nightly + cargo-fuzz).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := decode_line session
+fuzz:
+	command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
+	cd fuzz && for target in $(FUZZ_TARGETS); do \
+		mkdir -p corpus/$$target && \
+		$(CARGO) +nightly fuzz run $$target corpus/$$target -- -max_total_time=$(FUZZ_SECONDS) -dict=ndjson.dict || exit 1; \
+	done
 
 # Regenerates fixtures/*.json from the streams in fixtures/author.py (review the diff).
 fixtures: venv
