@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Map;
 
-use crate::codec::{CallArguments, Deltas, ModelCall};
+use crate::codec::{CallArguments, ModelCall};
 use crate::wire::{Message, Role, ToolCall, ToolCallFunction};
 
 /// Everything a turn has streamed so far, in arrival order.
@@ -16,22 +16,23 @@ pub struct TurnAssembly {
 }
 
 impl TurnAssembly {
-    /// Appends one chunk's pieces. The chunk's `done` is the caller's business.
-    pub fn absorb(&mut self, deltas: Deltas) {
-        self.thinking.push_str(&deltas.thinking);
-        self.content.push_str(&deltas.content);
-        self.calls.extend(deltas.tool_calls);
+    /// Appends one chunk's pieces, in the order they apply. The text is copied, so that the
+    /// caller can still hand the fragments on (as events) without cloning them.
+    pub fn absorb(&mut self, thinking: &str, content: &str, calls: Vec<ModelCall>) {
+        self.thinking.push_str(thinking);
+        self.content.push_str(content);
+        self.calls.extend(calls);
     }
 
     /// The assistant message exactly as assembled: content, thinking when there was any, and the
     /// calls in arrival order. Unreadable arguments go back as an empty object, since the server
     /// decodes `arguments` only from an object; the call's error result tells the model why.
-    pub fn to_message(&self) -> Message {
+    pub fn into_message(self) -> Message {
         Message {
             role: Role::Assistant,
-            content: self.content.clone(),
-            thinking: (!self.thinking.is_empty()).then(|| self.thinking.clone()),
             tool_calls: self.calls.iter().map(wire_call).collect(),
+            content: self.content,
+            thinking: (!self.thinking.is_empty()).then_some(self.thinking),
             tool_name: None,
             tool_call_id: None,
         }

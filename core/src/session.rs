@@ -1,16 +1,18 @@
 //! The transition function: one session of the coding-agent loop as a pure state machine.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::action::Action;
 use crate::assemble::TurnAssembly;
-use crate::codec::{Done, LineDecoded, ModelCall};
+use crate::codec::{Deltas, Done, LineDecoded, ModelCall};
 use crate::config::{Config, ConfigError};
 use crate::event::{Event, ToolStatus};
 use crate::input::{error_result, CallId, Input, Millis, ToolOutcome};
+use crate::schema::ToolSpec;
 use crate::stop::{Stop, StopReason};
 use crate::validate::validate_call;
 use crate::wire::{ChatRequest, Message};
@@ -36,7 +38,9 @@ use crate::wire::{ChatRequest, Message};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Session {
     config: Config,
-    conversation: Vec<Message>,
+    conversation: Vec<Arc<Message>>,
+    /// The offered tools, shared by every request.
+    tools: Arc<[ToolSpec]>,
     phase: Phase,
 }
 
@@ -83,12 +87,14 @@ impl Session {
     pub fn new(config: Config) -> Result<(Session, Vec<Action>), ConfigError> {
         config.check()?;
         let conversation = vec![
-            Message::system(config.system_prompt.clone()),
-            Message::user(config.task.clone()),
+            Arc::new(Message::system(config.system_prompt.clone())),
+            Arc::new(Message::user(config.task.clone())),
         ];
+        let tools = config.tools.clone().into();
         let mut session = Session {
             config,
             conversation,
+            tools,
             phase: Phase::Streaming {
                 turn: 1,
                 assembly: TurnAssembly::default(),
@@ -139,7 +145,7 @@ impl Session {
     }
 
     /// The conversation so far: system, user, then each complete turn and its tool results.
-    pub fn conversation(&self) -> &[Message] {
+    pub fn conversation(&self) -> &[Arc<Message>] {
         &self.conversation
     }
 
@@ -182,16 +188,26 @@ impl Session {
                 return Ok(());
             }
         };
-        if !deltas.thinking.is_empty() {
-            let text = deltas.thinking.clone();
-            actions.push(Action::Emit(Event::ThinkingDelta { turn, text }));
+        // The fragments move into the events after the assembly has copied them.
+        let Deltas {
+            thinking,
+            content,
+            tool_calls,
+            done,
+        } = deltas;
+        assembly.absorb(&thinking, &content, tool_calls);
+        if !thinking.is_empty() {
+            actions.push(Action::Emit(Event::ThinkingDelta {
+                turn,
+                text: thinking,
+            }));
         }
-        if !deltas.content.is_empty() {
-            let text = deltas.content.clone();
-            actions.push(Action::Emit(Event::TextDelta { turn, text }));
+        if !content.is_empty() {
+            actions.push(Action::Emit(Event::TextDelta {
+                turn,
+                text: content,
+            }));
         }
-        let done = deltas.done.clone();
-        assembly.absorb(deltas);
         if let Some(done) = done {
             self.finish_turn(turn, done, actions);
         }
@@ -262,9 +278,16 @@ impl Session {
             self.stop(StopReason::IncompleteModelTurn, Some(detail), actions);
             return;
         }
-        self.conversation.push(assembly.to_message());
-        if assembly.calls.is_empty() {
-            let reason = if assembly.content.trim().is_empty() {
+        let blank = assembly.content.trim().is_empty();
+        let waiting: VecDeque<CheckedCall> = assembly
+            .calls
+            .iter()
+            .enumerate()
+            .map(|(index, call)| check_call(turn, count(index), call, &self.config))
+            .collect();
+        self.conversation.push(Arc::new(assembly.into_message()));
+        if waiting.is_empty() {
+            let reason = if blank {
                 StopReason::EmptyResponse
             } else {
                 StopReason::AssistantFinished
@@ -272,12 +295,6 @@ impl Session {
             self.stop(reason, None, actions);
             return;
         }
-        let waiting = assembly
-            .calls
-            .iter()
-            .enumerate()
-            .map(|(index, call)| check_call(turn, count(index), call, &self.config))
-            .collect();
         self.phase = Phase::RunningTools {
             turn,
             waiting,
@@ -382,11 +399,11 @@ impl Session {
         result: Value,
         actions: &mut Vec<Action>,
     ) {
-        self.conversation.push(Message::tool_result(
+        self.conversation.push(Arc::new(Message::tool_result(
             &call.name,
             call.wire_id.as_deref(),
             result.to_string(),
-        ));
+        )));
         actions.push(Action::Emit(Event::ToolResult {
             turn,
             index: call.index,
@@ -413,7 +430,7 @@ impl Session {
         ChatRequest {
             model: self.config.model.clone(),
             messages: self.conversation.clone(),
-            tools: self.config.tools.clone(),
+            tools: Arc::clone(&self.tools),
             stream: true,
             think: self.config.think,
             keep_alive: self.config.keep_alive,

@@ -3,17 +3,20 @@
 //! These are the values that cross the boundary to the server, so they serialize to exactly the
 //! JSON a request carries: optional fields are omitted rather than sent as `null`.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::schema::ToolSpec;
 
-/// The body of one `POST /api/chat`.
+/// The body of one `POST /api/chat`. Messages and tools are shared with the session, so building
+/// the next request costs a pointer per message, not a copy of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
     pub model: String,
-    pub messages: Vec<Message>,
-    pub tools: Vec<ToolSpec>,
+    pub messages: Vec<Arc<Message>>,
+    pub tools: Arc<[ToolSpec]>,
     /// Always `true`: mend reads every turn as a stream (Ollama's default, but sent explicitly).
     pub stream: bool,
     pub think: bool,

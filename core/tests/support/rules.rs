@@ -1,6 +1,8 @@
 //! The rules of the core (DESIGN.md, "Rules to state as properties"), checked step by step over
 //! a whole action log. Shared by the property tests and the bounded exhaustive check.
 
+use std::sync::Arc;
+
 use mend_core::{Action, CallId, Event, Input, Message, Role, Session, StopReason};
 
 use super::steps::Fed;
@@ -217,7 +219,7 @@ impl Checker {
 
     /// Rule 2: the new request holds the previous messages, then the assistant message with the
     /// turn's calls, then one tool message per call in the same order, refused ones included.
-    fn check_return_path(&self, messages: &[Message]) -> Result<(), String> {
+    fn check_return_path(&self, messages: &[Arc<Message>]) -> Result<(), String> {
         let tail = &messages[self.previous_messages.min(messages.len())..];
         let expected_len = 1 + self.turn_calls.len();
         if tail.len() != expected_len {

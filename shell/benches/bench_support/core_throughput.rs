@@ -1,0 +1,112 @@
+//! Core throughput: a synthetic session of 1 M streamed lines through `Session::handle`, against
+//! a bare `serde_json::from_slice` of the same lines into an owned chunk type.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use mend_core::{Action, Config, Input, JsonType, Millis, Session, ToolOutcome, ToolSpec};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::synthetic::{turn, Rng};
+use super::{command, Row};
+
+const TURNS: u64 = 1_000;
+const LINES_PER_TURN: usize = 1_000;
+
+/// What a client that only parses would decode each line into.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct BareChunk {
+    model: String,
+    created_at: String,
+    message: BareMessage,
+    done: bool,
+    done_reason: Option<String>,
+    total_duration: Option<u64>,
+    prompt_eval_count: Option<u64>,
+    eval_count: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct BareMessage {
+    role: String,
+    content: String,
+    thinking: Option<String>,
+    tool_calls: Option<Vec<serde_json::Value>>,
+}
+
+pub fn measure() -> Vec<Row> {
+    let mut rng = Rng::new(7);
+    let turns: Vec<Vec<Vec<u8>>> = (0..TURNS)
+        .map(|n| turn(&mut rng, n, LINES_PER_TURN, n + 1 < TURNS))
+        .collect();
+    let lines: usize = turns.iter().map(Vec::len).sum();
+    let bytes: usize = turns.iter().flatten().map(Vec::len).sum();
+
+    let started = Instant::now();
+    for line in turns.iter().flatten() {
+        black_box(serde_json::from_slice::<BareChunk>(line).unwrap());
+    }
+    let bare = started.elapsed();
+
+    let tools = vec![ToolSpec::function(
+        "run_tests",
+        "Run the tests",
+        &[("verbose", JsonType::Boolean, "more output")],
+        &[],
+    )];
+    let config = Config {
+        max_turns: TURNS as u32,
+        ..Config::new("gemma4:e2b", "system", "task", tools)
+    };
+    let started = Instant::now();
+    let (mut session, _) = Session::new(config).unwrap();
+    let mut stops = 0;
+    for turn in turns {
+        for line in turn {
+            for action in session.handle(Millis(0), Input::StreamLine { line }) {
+                match action {
+                    Action::DispatchTool { call_id, .. } => {
+                        let outcome = ToolOutcome::Success {
+                            value: json!({"exit_code": 0, "output": "4 passed"}),
+                        };
+                        black_box(
+                            session.handle(Millis(0), Input::ToolFinished { call_id, outcome }),
+                        );
+                    }
+                    Action::Stop(_) => stops += 1,
+                    other => {
+                        black_box(other);
+                    }
+                }
+            }
+        }
+    }
+    let core = started.elapsed();
+    assert_eq!(stops, 1, "the synthetic session ends once");
+
+    let seconds = core.as_secs_f64();
+    vec![
+        Row {
+            figure: format!(
+                "core throughput, {lines} lines ({:.0} MB) in {TURNS} turns",
+                bytes as f64 / 1e6
+            ),
+            measured: format!(
+                "{:.2} M lines/s, {:.0} MB/s",
+                lines as f64 / seconds / 1e6,
+                bytes as f64 / seconds / 1e6
+            ),
+            target: "—".to_owned(),
+            command: command("core"),
+        },
+        Row {
+            figure: "core time ÷ bare `serde_json::from_slice` of the same lines".to_owned(),
+            measured: format!("{:.2}×", core.as_secs_f64() / bare.as_secs_f64()),
+            target: "≤ 1.5×".to_owned(),
+            command: command("core"),
+        },
+    ]
+}

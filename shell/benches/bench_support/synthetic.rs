@@ -1,0 +1,86 @@
+//! Synthetic Ollama streams shaped like real ones: 1–8 token text and thinking deltas with the
+//! full per-chunk envelope, whole tool calls, and done chunks with metrics.
+
+use serde_json::json;
+
+/// A small deterministic generator (xorshift): the same stream on every run.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const WORDS: [&str; 12] = [
+    " the", " path", " test", "s", " back", "slash", " é", " fix", "(", ")", "\n", " run",
+];
+
+fn tokens(rng: &mut Rng) -> String {
+    let count = 1 + rng.below(8);
+    (0..count)
+        .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
+        .collect()
+}
+
+fn envelope(message: serde_json::Value, done: bool) -> serde_json::Value {
+    json!({"model": "gemma4:e2b", "created_at": "2026-11-30T09:00:00.123456789Z", "message": message, "done": done})
+}
+
+pub fn text_line(rng: &mut Rng) -> Vec<u8> {
+    envelope(json!({"role": "assistant", "content": tokens(rng)}), false)
+        .to_string()
+        .into_bytes()
+}
+
+pub fn thinking_line(rng: &mut Rng) -> Vec<u8> {
+    envelope(
+        json!({"role": "assistant", "content": "", "thinking": tokens(rng)}),
+        false,
+    )
+    .to_string()
+    .into_bytes()
+}
+
+pub fn tool_call_line(turn: u64) -> Vec<u8> {
+    let call = json!({"id": format!("call_{turn:08}"), "function": {"index": 0, "name": "run_tests", "arguments": {}}});
+    envelope(
+        json!({"role": "assistant", "content": "", "tool_calls": [call]}),
+        false,
+    )
+    .to_string()
+    .into_bytes()
+}
+
+pub fn done_line() -> Vec<u8> {
+    let mut done = envelope(json!({"role": "assistant", "content": ""}), true);
+    done["done_reason"] = json!("stop");
+    done["total_duration"] = json!(2_400_000_000u64);
+    done["prompt_eval_count"] = json!(900);
+    done["eval_count"] = json!(60);
+    done.to_string().into_bytes()
+}
+
+/// One turn: thinking, then text, then (unless it is the last) a tool call, then done.
+pub fn turn(rng: &mut Rng, turn: u64, lines: usize, with_call: bool) -> Vec<Vec<u8>> {
+    let thinking = lines / 4;
+    let text = lines - thinking - 1 - usize::from(with_call);
+    let mut out: Vec<Vec<u8>> = (0..thinking).map(|_| thinking_line(rng)).collect();
+    out.extend((0..text).map(|_| text_line(rng)));
+    if with_call {
+        out.push(tool_call_line(turn));
+    }
+    out.push(done_line());
+    out
+}
