@@ -10,7 +10,7 @@ export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
 DEEP_CASES := 12800
 
-.PHONY: all build run test lint proptest-deep venv fixtures conformance fuzz clean
+.PHONY: all build run test lint proptest-deep venv fixtures conformance fuzz bench clean
 
 all: build
 
@@ -45,6 +45,10 @@ proptest-deep: venv
 CAPTURES ?= ../shared/captures
 conformance: build
 	./target/release/mend conformance $(CAPTURES)
+
+# mend's own costs as ratios measured in one run; rewrites the table in BENCHMARKS.md.
+bench: venv
+	MEND_BENCH_WRITE=$(abspath BENCHMARKS.md) $(CARGO) bench --locked -p mend --bench harness
 
 # Coverage-guided fuzzing of the line decoder and of whole sessions (nightly + cargo-fuzz).
 FUZZ_SECONDS ?= 60

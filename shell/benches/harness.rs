@@ -34,12 +34,32 @@ fn main() {
     if run("replay") {
         rows.extend(replay_share::measure());
     }
-    println!("| figure | measured | target | reproduce |");
-    println!("|---|---|---|---|");
+    let mut table = String::from("| figure | measured | target | reproduce |\n|---|---|---|---|\n");
     for row in rows {
-        println!(
-            "| {} | {} | {} | `{}` |",
+        table.push_str(&format!(
+            "| {} | {} | {} | `{}` |\n",
             row.figure, row.measured, row.target, row.command
-        );
+        ));
     }
+    print!("{table}");
+    if let Ok(path) = std::env::var("MEND_BENCH_WRITE") {
+        write_into(&path, &table);
+    }
+}
+
+const START: &str = "<!-- bench:start -->";
+const END: &str = "<!-- bench:end -->";
+
+/// Replaces the table between the markers of BENCHMARKS.md, noting the machine it ran on.
+fn write_into(path: &str, table: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let (head, rest) = text
+        .split_once(START)
+        .expect("BENCHMARKS.md has a start marker");
+    let (_, tail) = rest
+        .split_once(END)
+        .expect("BENCHMARKS.md has an end marker");
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let machine = format!("Measured by `make bench` on a machine with {cores} cores; every figure comes from one run.\n\n");
+    std::fs::write(path, format!("{head}{START}\n{machine}{table}{END}{tail}")).unwrap();
 }

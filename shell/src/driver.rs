@@ -5,7 +5,7 @@
 //! while the session wants lines; once it leaves the streaming phase the rest is dropped.
 
 use std::collections::VecDeque;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,7 @@ use crate::error::MendError;
 use crate::interrupt::{Cut, Watch};
 use crate::pytest::TestRunner;
 use crate::record::{LineBytes, RecordedCall, RecordedLine, RecordedTurn, TurnEnd};
+use crate::spill::{LineList, SpillWriter};
 use crate::tools::{self, ToolContext, ToolRun};
 
 /// One item of a response body.
@@ -54,6 +55,9 @@ pub struct RunMetrics {
     /// Time spent waiting on the model (request sent to turn complete), all turns.
     pub model_ms: u64,
     pub tool_ms: u64,
+    /// The part of `tool_ms` spent running the repository's tests (`run_tests`).
+    #[serde(default)]
+    pub run_tests_ms: u64,
     pub verify_ms: u64,
     pub prompt_tokens: u64,
     pub eval_tokens: u64,
@@ -126,6 +130,14 @@ impl Driver<'_> {
         let mut calls: Vec<RecordedCall> = Vec::new();
         let mut metrics = RunMetrics::default();
         let mut stream: Option<OpenStream> = None;
+        let spill_failed = |err: std::io::Error| {
+            MendError::harness(format!(
+                "cannot keep the streamed lines in a temporary file: {err}"
+            ))
+        };
+        let mut spill = SpillWriter::new().map_err(spill_failed)?;
+        // The byte range of each finished turn's lines in the spill file.
+        let mut ranges: Vec<(u64, u64, usize)> = Vec::new();
 
         loop {
             // Ctrl-C and the deadline are looked at between any two steps.
@@ -147,10 +159,14 @@ impl Driver<'_> {
                     }
                     Action::SendRequest { turn, body } => {
                         metrics.model_requests += 1;
+                        if !turns.is_empty() {
+                            ranges.push(spill.turn_range());
+                        }
+                        spill.start_turn();
                         turns.push(RecordedTurn {
                             turn,
                             request_sha256: Some(request_digest(&body)),
-                            lines: Vec::new(),
+                            lines: LineList::InMemory(Vec::new()),
                             end: TurnEnd::SessionEnded,
                         });
                         stream = Some(OpenStream::start(self.source.open(turn, &body)));
@@ -169,6 +185,9 @@ impl Driver<'_> {
                         let run = tools::execute(&context, &name, &arguments)?;
                         let elapsed = millis(started.elapsed());
                         metrics.tool_ms += elapsed;
+                        if name == "run_tests" {
+                            metrics.run_tests_ms += elapsed;
+                        }
                         if let Some(call) =
                             calls.iter_mut().rev().find(|call| call.call_id == call_id)
                         {
@@ -183,6 +202,18 @@ impl Driver<'_> {
                     Action::Stop(stop) => {
                         if let Some(open) = stream.take() {
                             metrics.model_ms += millis(open.sent.elapsed());
+                        }
+                        if !turns.is_empty() {
+                            ranges.push(spill.turn_range());
+                        }
+                        let file = spill.finish().map_err(spill_failed)?;
+                        for (turn, (start, end, count)) in turns.iter_mut().zip(ranges) {
+                            turn.lines = LineList::Spilled {
+                                file: Arc::clone(&file),
+                                start,
+                                end,
+                                count,
+                            };
                         }
                         return Ok(Transcript {
                             turns,
@@ -215,14 +246,15 @@ impl Driver<'_> {
             let input = match item {
                 StreamItem::Line(line) => {
                     let at_ms = millis(open.sent.elapsed());
-                    if turn.lines.is_empty() {
+                    if spill.turn_range().2 == 0 {
                         metrics.first_byte_ms.push(at_ms);
                     }
                     metrics.streamed_bytes += line.len() as u64 + 1;
-                    turn.lines.push(RecordedLine {
+                    let recorded = RecordedLine {
                         at_ms,
                         bytes: LineBytes::from_bytes(&line),
-                    });
+                    };
+                    spill.push(&recorded).map_err(spill_failed)?;
                     Input::StreamLine { line }
                 }
                 StreamItem::End => {

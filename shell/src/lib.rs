@@ -18,6 +18,7 @@ pub mod replay;
 pub mod run;
 pub mod sample;
 pub mod sandbox;
+pub mod spill;
 pub mod tools;
 pub mod truncate;
 pub mod verify;

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::attempt::Checks;
 use crate::driver::RunMetrics;
 use crate::error::MendError;
+use crate::spill::LineList;
 
 /// Written into every record; a reader refuses any other value.
 pub const RECORD_FORMAT: &str = "mend-record/1";
@@ -55,7 +56,7 @@ pub struct RecordedTurn {
     /// SHA-256 of the request body that produced this turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_sha256: Option<String>,
-    pub lines: Vec<RecordedLine>,
+    pub lines: LineList,
     pub end: TurnEnd,
 }
 
@@ -150,19 +151,22 @@ impl Record {
         let fail = |err: std::io::Error| {
             MendError::harness(format!("cannot write the record {path}: {err}"))
         };
-        let mut text = serde_json::to_string_pretty(self)
-            .map_err(|err| MendError::harness(format!("cannot serialize the record: {err}")))?;
-        text.push('\n');
         let dir = match path.parent() {
             Some(dir) if !dir.as_str().is_empty() => dir,
             _ => Utf8Path::new("."),
         };
         fs::create_dir_all(dir).map_err(fail)?;
-        let mut temporary = tempfile::Builder::new()
+        let temporary = tempfile::Builder::new()
             .prefix(".mend-record-")
             .tempfile_in(dir)
             .map_err(fail)?;
-        temporary.write_all(text.as_bytes()).map_err(fail)?;
+        // Serialized straight into the file: spilled lines are never gathered in memory.
+        let mut writer = std::io::BufWriter::new(temporary.as_file());
+        serde_json::to_writer_pretty(&mut writer, self)
+            .map_err(|err| MendError::harness(format!("cannot serialize the record: {err}")))?;
+        writer.write_all(b"\n").map_err(fail)?;
+        writer.flush().map_err(fail)?;
+        drop(writer);
         temporary.as_file().sync_all().map_err(fail)?;
         temporary.persist(path).map_err(|err| fail(err.error))?;
         File::open(dir)

@@ -128,9 +128,14 @@ impl ModelSource for ReplaySource<'_> {
         let lines: Vec<StreamItem> = recorded
             .lines
             .iter()
-            .map(|line| match line.bytes.to_bytes() {
-                Ok(bytes) => StreamItem::Line(bytes),
-                Err(message) => StreamItem::Failed(TransportError::Read { message }),
+            .map(|line| {
+                match line
+                    .map_err(|err| err.to_string())
+                    .and_then(|line| line.bytes.to_bytes())
+                {
+                    Ok(bytes) => StreamItem::Line(bytes),
+                    Err(message) => StreamItem::Failed(TransportError::Read { message }),
+                }
             })
             .collect();
         let end = match &recorded.end {

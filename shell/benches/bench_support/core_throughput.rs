@@ -2,7 +2,7 @@
 //! a bare `serde_json::from_slice` of the same lines into an owned chunk type.
 
 use std::hint::black_box;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mend_core::{Action, Config, Input, JsonType, Millis, Session, ToolOutcome, ToolSpec};
 use serde::Deserialize;
@@ -13,6 +13,7 @@ use super::{command, Row};
 
 const TURNS: u64 = 1_000;
 const LINES_PER_TURN: usize = 1_000;
+const ROUNDS: usize = 3;
 
 /// What a client that only parses would decode each line into.
 #[derive(Deserialize)]
@@ -45,12 +46,48 @@ pub fn measure() -> Vec<Row> {
     let lines: usize = turns.iter().map(Vec::len).sum();
     let bytes: usize = turns.iter().flatten().map(Vec::len).sum();
 
+    // Alternate the two and keep each one's best run: the machine is shared and noisy.
+    let mut bare = Duration::MAX;
+    let mut core = Duration::MAX;
+    for _ in 0..ROUNDS {
+        bare = bare.min(bare_parse(&turns));
+        // The session consumes its lines, as it does in the shell; the copy is made untimed.
+        core = core.min(session_run(turns.clone()));
+    }
+
+    let seconds = core.as_secs_f64();
+    vec![
+        Row {
+            figure: format!(
+                "core throughput, {lines} lines ({:.0} MB) in {TURNS} turns",
+                bytes as f64 / 1e6
+            ),
+            measured: format!(
+                "{:.2} M lines/s, {:.0} MB/s",
+                lines as f64 / seconds / 1e6,
+                bytes as f64 / seconds / 1e6
+            ),
+            target: "—".to_owned(),
+            command: command("core"),
+        },
+        Row {
+            figure: "core time ÷ bare `serde_json::from_slice` of the same lines".to_owned(),
+            measured: format!("{:.2}×", core.as_secs_f64() / bare.as_secs_f64()),
+            target: "≤ 1.5×".to_owned(),
+            command: command("core"),
+        },
+    ]
+}
+
+fn bare_parse(turns: &[Vec<Vec<u8>>]) -> Duration {
     let started = Instant::now();
     for line in turns.iter().flatten() {
         black_box(serde_json::from_slice::<BareChunk>(line).unwrap());
     }
-    let bare = started.elapsed();
+    started.elapsed()
+}
 
+fn session_run(turns: Vec<Vec<Vec<u8>>>) -> Duration {
     let tools = vec![ToolSpec::function(
         "run_tests",
         "Run the tests",
@@ -84,29 +121,9 @@ pub fn measure() -> Vec<Row> {
             }
         }
     }
-    let core = started.elapsed();
+    let elapsed = started.elapsed();
     assert_eq!(stops, 1, "the synthetic session ends once");
-
-    let seconds = core.as_secs_f64();
-    vec![
-        Row {
-            figure: format!(
-                "core throughput, {lines} lines ({:.0} MB) in {TURNS} turns",
-                bytes as f64 / 1e6
-            ),
-            measured: format!(
-                "{:.2} M lines/s, {:.0} MB/s",
-                lines as f64 / seconds / 1e6,
-                bytes as f64 / seconds / 1e6
-            ),
-            target: "—".to_owned(),
-            command: command("core"),
-        },
-        Row {
-            figure: "core time ÷ bare `serde_json::from_slice` of the same lines".to_owned(),
-            measured: format!("{:.2}×", core.as_secs_f64() / bare.as_secs_f64()),
-            target: "≤ 1.5×".to_owned(),
-            command: command("core"),
-        },
-    ]
+    // Dropping the session (a conversation of 2,000 messages) is not the core's per-line cost.
+    drop(session);
+    elapsed
 }

@@ -1,4 +1,99 @@
-use super::Row;
+//! Streaming latency: a loopback server writes one line at a time; how long until the driver has
+//! handed the text event to its observer. Both clocks are the same process's monotonic clock.
+
+use std::time::{Duration, Instant};
+
+use camino::Utf8PathBuf;
+use mend::driver::{Driver, Observer};
+use mend::ollama::client::{Client, LiveSource};
+use mend::ollama::host::BaseUrl;
+use mend::pytest::TestRunner;
+use mend::sandbox::Sandbox;
+use mend_core::{Config, Event};
+
+/// The tests' scripted Ollama; the benchmark uses only part of it.
+#[path = "../../tests/common/server.rs"]
+#[allow(dead_code)]
+mod server;
+
+use super::synthetic::{done_line, text_line, Rng};
+use super::{command, Row};
+use server::{Ending, Reply, Script, Server};
+
+const LINES: usize = 300;
+/// Far apart enough that each line is read on its own, as a model's tokens are.
+const PAUSE: Duration = Duration::from_millis(2);
+
+struct Stamps(Vec<Instant>);
+
+impl Observer for Stamps {
+    fn event(&mut self, event: &Event) {
+        if let Event::TextDelta { .. } = event {
+            self.0.push(Instant::now());
+        }
+    }
+}
+
 pub fn measure() -> Vec<Row> {
-    Vec::new()
+    let mut rng = Rng::new(3);
+    let mut writes: Vec<(Duration, Vec<u8>)> = (0..LINES)
+        .map(|_| {
+            let mut line = text_line(&mut rng);
+            line.push(b'\n');
+            (PAUSE, line)
+        })
+        .collect();
+    writes.push((PAUSE, [done_line(), b"\n".to_vec()].concat()));
+    let server = Server::start(Script {
+        models: vec![("gemma4:e2b", "0")],
+        chats: vec![Reply::Stream {
+            writes,
+            ending: Ending::Clean,
+        }],
+    });
+
+    let client = Client::new(BaseUrl::parse(&server.base), Duration::from_secs(30));
+    let mut source = LiveSource { client: &client };
+    let runner = TestRunner {
+        python: Utf8PathBuf::from("python3"),
+        sandbox: Sandbox::Unsandboxed,
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(workspace.path().to_path_buf()).unwrap();
+    let mut stamps = Stamps(Vec::new());
+    let mut driver = Driver {
+        source: &mut source,
+        root: &root,
+        runner: &runner,
+        observer: &mut stamps,
+    };
+    driver
+        .run(Config::new("gemma4:e2b", "system", "task", vec![]))
+        .unwrap();
+
+    let written = server.write_times();
+    assert_eq!(
+        stamps.0.len(),
+        LINES,
+        "every text line reached the observer"
+    );
+    let mut latencies: Vec<Duration> = stamps
+        .0
+        .iter()
+        .zip(&written)
+        .map(|(seen, sent)| seen.saturating_duration_since(*sent))
+        .collect();
+    latencies.sort();
+    let at = |fraction: f64| latencies[((latencies.len() - 1) as f64 * fraction) as usize];
+    vec![Row {
+        figure: format!("streaming latency, loopback write → text event ({LINES} lines)"),
+        measured: format!(
+            "median {:.3} ms, p90 {:.3} ms, max {:.3} ms",
+            at(0.5).as_secs_f64() * 1e3,
+            at(0.9).as_secs_f64() * 1e3,
+            at(1.0).as_secs_f64() * 1e3
+        ),
+        target: "median ≤ 1 ms".to_owned(),
+        command: command("latency"),
+    }]
 }

@@ -56,6 +56,7 @@ pub struct Script {
 pub struct Server {
     pub base: String,
     chat_bodies: Arc<Mutex<Vec<Value>>>,
+    write_times: Arc<Mutex<Vec<Instant>>>,
 }
 
 impl Server {
@@ -63,10 +64,20 @@ impl Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let base = format!("http://{}", listener.local_addr().unwrap());
         let chat_bodies = Arc::new(Mutex::new(Vec::new()));
-        let bodies = Arc::clone(&chat_bodies);
+        let write_times = Arc::new(Mutex::new(Vec::new()));
+        let (bodies, times) = (Arc::clone(&chat_bodies), Arc::clone(&write_times));
         listener.set_nonblocking(true).unwrap();
-        thread::spawn(move || serve(listener, script, bodies));
-        Server { base, chat_bodies }
+        thread::spawn(move || serve(listener, script, bodies, times));
+        Server {
+            base,
+            chat_bodies,
+            write_times,
+        }
+    }
+
+    /// When each streamed write was flushed to the socket, in order (for latency measurements).
+    pub fn write_times(&self) -> Vec<Instant> {
+        self.write_times.lock().unwrap().clone()
     }
 
     /// The JSON bodies of every `/api/chat` request received, in order.
@@ -83,7 +94,12 @@ pub fn closed_port_base() -> String {
     base
 }
 
-fn serve(listener: TcpListener, script: Script, bodies: Arc<Mutex<Vec<Value>>>) {
+fn serve(
+    listener: TcpListener,
+    script: Script,
+    bodies: Arc<Mutex<Vec<Value>>>,
+    times: Arc<Mutex<Vec<Instant>>>,
+) {
     let started = Instant::now();
     let mut chats = script.chats.into_iter();
     let mut served = 0;
@@ -101,7 +117,7 @@ fn serve(listener: TcpListener, script: Script, bodies: Arc<Mutex<Vec<Value>>>) 
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
-        let _client_may_hang_up = handle(stream, &script.models, &mut chats, &bodies);
+        let _client_may_hang_up = handle(stream, &script.models, &mut chats, &bodies, &times);
     }
 }
 
@@ -110,6 +126,7 @@ fn handle(
     models: &[(&str, &str)],
     chats: &mut impl Iterator<Item = Reply>,
     bodies: &Mutex<Vec<Value>>,
+    times: &Mutex<Vec<Instant>>,
 ) -> std::io::Result<()> {
     let (method, path, body) = read_request(&stream)?;
     match (method.as_str(), path.as_str()) {
@@ -131,7 +148,7 @@ fn handle(
             match chats.next() {
                 Some(Reply::Status { code, body }) => respond(&mut stream, code, &body),
                 Some(Reply::Stream { writes, ending }) => {
-                    stream_chunks(&mut stream, writes, ending)
+                    stream_chunks(&mut stream, writes, ending, times)
                 }
                 None => respond(
                     &mut stream,
@@ -182,6 +199,7 @@ fn stream_chunks(
     stream: &mut TcpStream,
     writes: Vec<(Duration, Vec<u8>)>,
     ending: Ending,
+    times: &Mutex<Vec<Instant>>,
 ) -> std::io::Result<()> {
     write!(
         stream,
@@ -194,6 +212,7 @@ fn stream_chunks(
         stream.write_all(&bytes)?;
         stream.write_all(b"\r\n")?;
         stream.flush()?;
+        times.lock().unwrap().push(Instant::now());
     }
     match ending {
         Ending::Clean => stream.write_all(b"0\r\n\r\n")?,
