@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::action::Action;
 use crate::assemble::TurnAssembly;
-use crate::codec::{Deltas, Done, LineDecoded, ModelCall};
+use crate::codec::{Decoder, Deltas, Done, LineDecoded, ModelCall};
 use crate::config::{Config, ConfigError};
 use crate::event::{Event, ToolStatus};
 use crate::input::{error_result, CallId, Input, Millis, ToolOutcome};
@@ -52,6 +52,7 @@ pub enum Phase {
     Streaming {
         turn: u32,
         assembly: TurnAssembly,
+        decoder: Decoder,
     },
     /// The turn completed with calls; they are answered one at a time in the model's order.
     RunningTools {
@@ -91,6 +92,7 @@ impl Session {
             Arc::new(Message::user(config.task.clone())),
         ];
         let tools = config.tools.clone().into();
+        let decoder = config.codec.decoder();
         let mut session = Session {
             config,
             conversation,
@@ -98,6 +100,7 @@ impl Session {
             phase: Phase::Streaming {
                 turn: 1,
                 assembly: TurnAssembly::default(),
+                decoder,
             },
         };
         let mut actions = Vec::new();
@@ -171,11 +174,16 @@ impl Session {
     }
 
     fn on_line(&mut self, line: &[u8], actions: &mut Vec<Action>) -> Result<(), String> {
-        let Phase::Streaming { turn, assembly } = &mut self.phase else {
+        let Phase::Streaming {
+            turn,
+            assembly,
+            decoder,
+        } = &mut self.phase
+        else {
             return Err("a stream line arrived while no response was being read".to_owned());
         };
         let turn = *turn;
-        let deltas = match self.config.codec.decode_line(line) {
+        let deltas = match decoder.decode_line(line) {
             Ok(LineDecoded::Blank) => return Ok(()),
             Ok(LineDecoded::Chunk(deltas)) => deltas,
             Ok(LineDecoded::ServerError { message }) => {
@@ -418,6 +426,7 @@ impl Session {
         self.phase = Phase::Streaming {
             turn,
             assembly: TurnAssembly::default(),
+            decoder: self.config.codec.decoder(),
         };
         actions.push(Action::Emit(Event::ModelStart { turn }));
         actions.push(Action::SendRequest {

@@ -7,7 +7,7 @@ use libfuzzer_sys::fuzz_target;
 use mend_core::{Codec, Config, Input, Millis, Session, StopReason};
 
 fuzz_target!(|data: &[u8]| {
-    let decoded = Codec::OllamaNdjson.decode_line(data);
+    let decoded = Codec::OllamaNdjson.decoder().decode_line(data);
     let Ok((mut session, _)) = Session::new(Config::new("m", "s", "t", vec![])) else {
         return;
     };

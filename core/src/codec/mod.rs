@@ -1,14 +1,22 @@
-//! The codec boundary: one raw line of a server's stream in, normalized deltas out.
+//! The codec boundary: one raw line of a server's stream in, normalized deltas out; and the
+//! conversation out in the server's own request shape.
 //!
-//! The session never looks at wire JSON. A codec turns each line into a [`LineDecoded`]: nothing
-//! (an empty line), a server error, or the deltas of one chunk. Ollama's NDJSON is the first codec;
-//! OpenAI-compatible SSE and Anthropic's Messages stream plug in here as further variants of
-//! [`Codec`] and feed the same session.
+//! The session never looks at wire JSON. Each turn gets a fresh [`Decoder`] that turns each line
+//! into a [`LineDecoded`]: nothing (framing), a server error, or the deltas of one chunk. Three
+//! protocols feed the same session: Ollama's NDJSON, OpenAI-compatible chat-completions SSE and
+//! Anthropic's Messages SSE.
 
+mod anthropic;
 mod ollama;
+mod openai;
+mod request;
+mod sse;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::schema::kind_of;
+use crate::wire::ChatRequest;
 
 /// Which wire protocol the session's streamed lines speak.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,16 +25,124 @@ pub enum Codec {
     /// Ollama's native `/api/chat`: one JSON object per line (WIRE.md §1, §3).
     #[default]
     OllamaNdjson,
+    /// OpenAI-compatible `/v1/chat/completions` with `stream: true` (WIRE.md §8).
+    OpenaiSse,
+    /// Anthropic's `/v1/messages` with `stream: true`.
+    AnthropicSse,
 }
 
 impl Codec {
-    /// Decodes one line of the current turn. Never panics, whatever the bytes.
-    pub fn decode_line(self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
+    /// A fresh decoder for one turn's stream.
+    pub fn decoder(self) -> Decoder {
         match self {
-            Codec::OllamaNdjson => ollama::decode_line(line),
+            Codec::OllamaNdjson => Decoder::Ollama,
+            Codec::OpenaiSse => Decoder::Openai(openai::State::default()),
+            Codec::AnthropicSse => Decoder::Anthropic(anthropic::State::default()),
+        }
+    }
+
+    /// The request body in this protocol's shape, ready to send.
+    pub fn request_body(self, request: &ChatRequest) -> Vec<u8> {
+        match self {
+            Codec::OllamaNdjson => request::ollama(request),
+            Codec::OpenaiSse => request::openai(request),
+            Codec::AnthropicSse => request::anthropic(request),
+        }
+    }
+
+    /// The name users and records know the protocol by.
+    pub fn provider(self) -> &'static str {
+        match self {
+            Codec::OllamaNdjson => "ollama",
+            Codec::OpenaiSse => "openai",
+            Codec::AnthropicSse => "anthropic",
+        }
+    }
+
+    pub fn from_provider(name: &str) -> Option<Codec> {
+        [Codec::OllamaNdjson, Codec::OpenaiSse, Codec::AnthropicSse]
+            .into_iter()
+            .find(|codec| codec.provider() == name)
+    }
+}
+
+/// The decoding state of one turn. Serializable, like the session that holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "codec", rename_all = "snake_case")]
+pub enum Decoder {
+    Ollama,
+    Openai(openai::State),
+    Anthropic(anthropic::State),
+}
+
+impl Decoder {
+    /// Decodes one line of the current turn. Never panics, whatever the bytes.
+    pub fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
+        match self {
+            Decoder::Ollama => ollama::decode_line(line),
+            Decoder::Openai(state) => state.decode_line(line),
+            Decoder::Anthropic(state) => state.decode_line(line),
         }
     }
 }
+
+/// Tool-call arguments as a server sent them: an object is the native form; a string holding an
+/// object is what OpenAI-style servers send; a missing, null or empty value is a call without
+/// parameters. Anything else is unreadable.
+pub(crate) fn call_arguments(raw: Option<Value>) -> CallArguments {
+    match raw {
+        None | Some(Value::Null) => CallArguments::Object { value: Map::new() },
+        Some(Value::Object(value)) => CallArguments::Object { value },
+        Some(Value::String(text)) if text.trim().is_empty() => {
+            CallArguments::Object { value: Map::new() }
+        }
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(value)) => CallArguments::Object { value },
+            Ok(other) => CallArguments::Unreadable {
+                problem: format!(
+                    "arguments must be a JSON object, got a string holding {}",
+                    kind_of(&other)
+                ),
+            },
+            Err(err) => CallArguments::Unreadable {
+                problem: format!(
+                    "arguments must be a JSON object, got a string that is not JSON ({err})"
+                ),
+            },
+        },
+        Some(other) => CallArguments::Unreadable {
+            problem: format!("arguments must be a JSON object, got {}", kind_of(&other)),
+        },
+    }
+}
+
+/// The text of an `error` field, as the Go client reads it: a non-empty string, or the
+/// `message` of an error object (OpenAI and Anthropic), or the value itself as JSON text.
+pub(crate) fn error_message(error: &Value) -> Option<String> {
+    match error {
+        Value::Null | Value::Bool(false) => None,
+        Value::String(text) if text.is_empty() => None,
+        Value::String(text) => Some(text.clone()),
+        Value::Object(object) => match object.get("message") {
+            Some(Value::String(text)) => Some(text.clone()),
+            _ => Some(error.to_string()),
+        },
+        other => Some(other.to_string()),
+    }
+}
+
+/// A decode error that quotes the start of the offending line.
+pub(crate) fn malformed(line: &[u8], why: &dyn std::fmt::Display) -> DecodeError {
+    let end = line.len().min(ERROR_PREVIEW_BYTES);
+    let preview = String::from_utf8_lossy(&line[..end]);
+    let ellipsis = if line.len() > end { "…" } else { "" };
+    DecodeError {
+        message: format!("malformed stream line ({why}): {preview}{ellipsis}"),
+    }
+}
+
+/// How much of an offending line a decode error quotes: enough to recognise it, never a flood.
+const ERROR_PREVIEW_BYTES: usize = 120;
 
 /// What one line of a stream meant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

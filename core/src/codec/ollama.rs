@@ -12,10 +12,10 @@ use serde_json::{Map, Value};
 
 use crate::schema::kind_of;
 
-use super::{CallArguments, DecodeError, Deltas, Done, LineDecoded, ModelCall, TurnMetrics};
-
-/// How much of an offending line a decode error quotes: enough to recognise it, never a flood.
-const ERROR_PREVIEW_BYTES: usize = 120;
+use super::{
+    call_arguments, error_message, malformed, CallArguments, DecodeError, Deltas, Done,
+    LineDecoded, ModelCall, TurnMetrics,
+};
 
 #[derive(Deserialize)]
 struct RawChunk<'a> {
@@ -64,7 +64,7 @@ pub(super) fn decode_line(line: &[u8]) -> Result<LineDecoded, DecodeError> {
         return Err(malformed(line, &"a chunk must be a JSON object"));
     }
     let chunk: RawChunk = serde_json::from_slice(line).map_err(|err| malformed(line, &err))?;
-    if let Some(message) = server_error(chunk.error.as_ref()) {
+    if let Some(message) = chunk.error.as_ref().and_then(error_message) {
         return Ok(LineDecoded::ServerError { message });
     }
     let message = chunk.message.unwrap_or(RawMessage {
@@ -103,16 +103,6 @@ pub(super) fn decode_line(line: &[u8]) -> Result<LineDecoded, DecodeError> {
     }))
 }
 
-/// The Go client fails on any non-empty `error`; a structured error object is kept as JSON text.
-fn server_error(error: Option<&Value>) -> Option<String> {
-    match error? {
-        Value::Null => None,
-        Value::String(text) if text.is_empty() => None,
-        Value::String(text) => Some(text.clone()),
-        other => Some(other.to_string()),
-    }
-}
-
 /// Reads one element of `message.tool_calls` (WIRE.md §2.2) without ever failing: whatever is
 /// missing or malformed is reported to the model through validation.
 fn model_call(raw: Value) -> ModelCall {
@@ -143,40 +133,5 @@ fn model_call(raw: Value) -> ModelCall {
         index: function.get("index").and_then(Value::as_u64),
         name,
         arguments: call_arguments(function.remove("arguments")),
-    }
-}
-
-/// An object is the native form; a string holding an object is what OpenAI-style servers send;
-/// a missing or null value is a call without parameters. Anything else is unreadable.
-fn call_arguments(raw: Option<Value>) -> CallArguments {
-    match raw {
-        None | Some(Value::Null) => CallArguments::Object { value: Map::new() },
-        Some(Value::Object(value)) => CallArguments::Object { value },
-        Some(Value::String(text)) => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(value)) => CallArguments::Object { value },
-            Ok(other) => CallArguments::Unreadable {
-                problem: format!(
-                    "arguments must be a JSON object, got a string holding {}",
-                    kind_of(&other)
-                ),
-            },
-            Err(err) => CallArguments::Unreadable {
-                problem: format!(
-                    "arguments must be a JSON object, got a string that is not JSON ({err})"
-                ),
-            },
-        },
-        Some(other) => CallArguments::Unreadable {
-            problem: format!("arguments must be a JSON object, got {}", kind_of(&other)),
-        },
-    }
-}
-
-fn malformed(line: &[u8], why: &dyn std::fmt::Display) -> DecodeError {
-    let end = line.len().min(ERROR_PREVIEW_BYTES);
-    let preview = String::from_utf8_lossy(&line[..end]);
-    let ellipsis = if line.len() > end { "…" } else { "" };
-    DecodeError {
-        message: format!("malformed stream line ({why}): {preview}{ellipsis}"),
     }
 }

@@ -1,0 +1,257 @@
+//! OpenAI-compatible chat-completions streams (WIRE.md §8): SSE events of `chat.completion.chunk`
+//! objects, tool-call arguments in string fragments joined per call, the turn complete only at
+//! `data: [DONE]`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::sse::{SseEvent, SseFramer};
+use super::{
+    call_arguments, error_message, malformed, DecodeError, Deltas, Done, LineDecoded, ModelCall,
+    TurnMetrics,
+};
+
+/// One turn's decoding state: the event being framed and the calls being built.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    framer: SseFramer,
+    calls: Vec<PartialCall>,
+    finish_reason: Option<String>,
+    metrics: TurnMetrics,
+}
+
+/// A call whose argument fragments are still arriving.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct PartialCall {
+    index: u64,
+    id: Option<String>,
+    name: String,
+    arguments: String,
+}
+
+impl State {
+    pub fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
+        match self.framer.push(line)? {
+            None => Ok(LineDecoded::Blank),
+            Some(event) => self.event(event),
+        }
+    }
+
+    fn event(&mut self, event: SseEvent) -> Result<LineDecoded, DecodeError> {
+        if event.data.trim() == "[DONE]" {
+            return Ok(LineDecoded::Chunk(self.finish()));
+        }
+        let chunk: Value = serde_json::from_str(&event.data)
+            .map_err(|err| malformed(event.data.as_bytes(), &err))?;
+        if !chunk.is_object() {
+            return Err(malformed(
+                event.data.as_bytes(),
+                &"an event must hold a JSON object",
+            ));
+        }
+        // openai-python raises on any event whose data has a truthy `error`.
+        if let Some(message) = chunk.get("error").and_then(error_message) {
+            return Ok(LineDecoded::ServerError { message });
+        }
+        if event.event.as_deref() == Some("error") {
+            return Ok(LineDecoded::ServerError {
+                message: event.data,
+            });
+        }
+        if let Some(usage) = chunk.get("usage").filter(|usage| usage.is_object()) {
+            self.metrics.prompt_eval_count = usage.get("prompt_tokens").and_then(Value::as_u64);
+            self.metrics.eval_count = usage.get("completion_tokens").and_then(Value::as_u64);
+        }
+        let mut deltas = Deltas::default();
+        let Some(choice) = chunk
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|choices| choices.first())
+        else {
+            return Ok(LineDecoded::Chunk(deltas));
+        };
+        let delta = &choice["delta"];
+        deltas.content = delta["content"].as_str().unwrap_or_default().to_owned();
+        // Ollama's /v1 sends `reasoning`; other servers `reasoning_content`.
+        let reasoning = delta["reasoning"]
+            .as_str()
+            .or_else(|| delta["reasoning_content"].as_str());
+        deltas.thinking = reasoning.unwrap_or_default().to_owned();
+        for fragment in delta["tool_calls"].as_array().into_iter().flatten() {
+            self.absorb_call_fragment(fragment);
+        }
+        if let Some(reason) = choice["finish_reason"].as_str() {
+            self.finish_reason = Some(reason.to_owned());
+        }
+        Ok(LineDecoded::Chunk(deltas))
+    }
+
+    /// Appends a fragment to the call it continues. Calls are keyed by `index`, except that a
+    /// different `id` at an index already in use starts a new call: Ollama's /v1 reports index 0
+    /// for every call of some parsers (WIRE.md §8.2).
+    fn absorb_call_fragment(&mut self, fragment: &Value) {
+        let index = fragment["index"].as_u64().unwrap_or(0);
+        let id = fragment["id"]
+            .as_str()
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned);
+        let function = &fragment["function"];
+        let continues = self
+            .calls
+            .iter()
+            .rposition(|call| call.index == index)
+            .filter(|at| {
+                let held = &self.calls[*at].id;
+                id.is_none() || held.is_none() || *held == id
+            });
+        let call = match continues {
+            Some(at) => &mut self.calls[at],
+            None => {
+                self.calls.push(PartialCall {
+                    index,
+                    id: None,
+                    name: String::new(),
+                    arguments: String::new(),
+                });
+                let last = self.calls.len() - 1;
+                &mut self.calls[last]
+            }
+        };
+        if call.id.is_none() {
+            call.id = id;
+        }
+        if let Some(name) = function["name"].as_str() {
+            call.name.push_str(name);
+        }
+        if let Some(arguments) = function["arguments"].as_str() {
+            call.arguments.push_str(arguments);
+        }
+    }
+
+    /// `[DONE]`: the calls are whole now; `length` means the output was cut off.
+    fn finish(&mut self) -> Deltas {
+        let calls = std::mem::take(&mut self.calls);
+        Deltas {
+            tool_calls: calls
+                .into_iter()
+                .enumerate()
+                .map(|(position, call)| ModelCall {
+                    // History in OpenAI's shape needs an id to answer; a server that sent none
+                    // gets a stable one.
+                    id: Some(call.id.unwrap_or_else(|| format!("call_{position}"))),
+                    index: Some(call.index),
+                    name: call.name,
+                    arguments: call_arguments(Some(Value::String(call.arguments))),
+                })
+                .collect(),
+            done: Some(Done {
+                cut_off: self.finish_reason.as_deref() == Some("length"),
+                reason: self.finish_reason.clone(),
+                metrics: self.metrics.clone(),
+            }),
+            ..Deltas::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::CallArguments;
+
+    fn decode(lines: &[&str]) -> (Deltas, Vec<String>) {
+        let mut state = State::default();
+        let mut joined = Deltas::default();
+        let mut errors = Vec::new();
+        for line in lines {
+            match state.decode_line(line.as_bytes()) {
+                Ok(LineDecoded::Chunk(deltas)) => {
+                    joined.content.push_str(&deltas.content);
+                    joined.thinking.push_str(&deltas.thinking);
+                    joined.tool_calls.extend(deltas.tool_calls);
+                    joined.done = deltas.done.or(joined.done);
+                }
+                Ok(LineDecoded::ServerError { message }) => errors.push(message),
+                Ok(LineDecoded::Blank) => {}
+                Err(err) => errors.push(err.message),
+            }
+        }
+        (joined, errors)
+    }
+
+    fn object(value: Value) -> CallArguments {
+        match value {
+            Value::Object(value) => CallArguments::Object { value },
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn joins_argument_fragments_and_splits_calls_by_id() {
+        let (deltas, errors) = decode(&[
+            r#"data: {"choices":[{"index":0,"delta":{"role":"assistant","content":null,"reasoning":"hm"}}]}"#,
+            "",
+            r#"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"read_file","arguments":""}}]}}]}"#,
+            "",
+            r#"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"pa"}}]}}]}"#,
+            "",
+            r#"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"th\": \"a\"}"}}]}}]}"#,
+            "",
+            r#"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_b","type":"function","function":{"name":"run_tests","arguments":"{}"}}]}}]}"#,
+            "",
+            r#"data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+            "",
+            r#"data: {"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":4,"total_tokens":14}}"#,
+            "",
+            "data: [DONE]",
+            "",
+        ]);
+        assert_eq!(errors, Vec::<String>::new());
+        assert_eq!(
+            deltas,
+            Deltas {
+                thinking: "hm".to_owned(),
+                content: String::new(),
+                tool_calls: vec![
+                    ModelCall {
+                        id: Some("call_a".to_owned()),
+                        index: Some(0),
+                        name: "read_file".to_owned(),
+                        arguments: object(serde_json::json!({"path": "a"})),
+                    },
+                    ModelCall {
+                        id: Some("call_b".to_owned()),
+                        index: Some(0),
+                        name: "run_tests".to_owned(),
+                        arguments: object(serde_json::json!({})),
+                    },
+                ],
+                done: Some(Done {
+                    reason: Some("tool_calls".to_owned()),
+                    cut_off: false,
+                    metrics: TurnMetrics {
+                        prompt_eval_count: Some(10),
+                        eval_count: Some(4),
+                        ..TurnMetrics::default()
+                    },
+                }),
+            }
+        );
+    }
+
+    #[test]
+    fn length_is_cut_off_and_errors_are_reported() {
+        let (deltas, _) = decode(&[
+            r#"data: {"choices":[{"delta":{"content":"x"},"finish_reason":"length"}]}"#,
+            "",
+            "data: [DONE]",
+            "",
+        ]);
+        assert!(deltas.done.is_some_and(|done| done.cut_off));
+        let (_, errors) = decode(&[
+            r#"data: {"error":{"message":"boom","type":"api_error"}}"#,
+            "",
+        ]);
+        assert_eq!(errors, vec!["boom".to_owned()]);
+    }
+}

@@ -1,0 +1,236 @@
+//! The conversation in each protocol's request shape. The session keeps one neutral history
+//! (Ollama's message model); these pure functions render it for the server that will read it.
+
+use serde_json::{json, Map, Value};
+
+use crate::wire::{ChatRequest, Message, Role};
+
+/// Ollama's `/api/chat` body is the session's own request type.
+pub fn ollama(request: &ChatRequest) -> Vec<u8> {
+    serde_json::to_vec(request).unwrap_or_default()
+}
+
+/// OpenAI chat completions: assistant `tool_calls` with `type: "function"` and string arguments,
+/// tool results with `tool_call_id`, reasoning sent back as `reasoning` (what Ollama's /v1 reads).
+pub fn openai(request: &ChatRequest) -> Vec<u8> {
+    let messages: Vec<Value> = request
+        .messages
+        .iter()
+        .map(|message| openai_message(message))
+        .collect();
+    let tools: Vec<Value> = request
+        .tools
+        .iter()
+        .map(|tool| json!({"type": "function", "function": tool.function}))
+        .collect();
+    let body = json!({
+        "model": request.model,
+        "messages": messages,
+        "tools": tools,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+        "temperature": request.options.temperature,
+        "seed": request.options.seed,
+        "max_tokens": request.options.num_predict,
+    });
+    serde_json::to_vec(&body).unwrap_or_default()
+}
+
+fn openai_message(message: &Message) -> Value {
+    let mut out = Map::new();
+    out.insert("role".to_owned(), json!(role_name(message.role)));
+    out.insert("content".to_owned(), json!(message.content));
+    if let Some(thinking) = &message.thinking {
+        out.insert("reasoning".to_owned(), json!(thinking));
+    }
+    if !message.tool_calls.is_empty() {
+        let calls: Vec<Value> = message
+            .tool_calls
+            .iter()
+            .map(|call| {
+                json!({
+                    "id": call.id,
+                    "type": "function",
+                    "function": {
+                        "name": call.function.name,
+                        "arguments": Value::Object(call.function.arguments.clone()).to_string(),
+                    },
+                })
+            })
+            .collect();
+        out.insert("tool_calls".to_owned(), Value::Array(calls));
+    }
+    if let Some(id) = &message.tool_call_id {
+        out.insert("tool_call_id".to_owned(), json!(id));
+    }
+    if let Some(name) = &message.tool_name {
+        out.insert("name".to_owned(), json!(name));
+    }
+    Value::Object(out)
+}
+
+/// Anthropic Messages: the system prompt apart, assistant turns as `text` and `tool_use` blocks,
+/// every run of tool results as one user message of `tool_result` blocks. Thinking is not sent
+/// back: Anthropic requires signatures mend does not keep.
+pub fn anthropic(request: &ChatRequest) -> Vec<u8> {
+    let mut system = String::new();
+    let mut messages: Vec<Value> = Vec::new();
+    for message in &request.messages {
+        match message.role {
+            Role::System => system.push_str(&message.content),
+            Role::User => messages.push(json!({"role": "user", "content": message.content})),
+            Role::Assistant => {
+                let mut blocks = Vec::new();
+                if !message.content.is_empty() {
+                    blocks.push(json!({"type": "text", "text": message.content}));
+                }
+                for call in &message.tool_calls {
+                    blocks.push(json!({
+                        "type": "tool_use",
+                        "id": call.id,
+                        "name": call.function.name,
+                        "input": call.function.arguments,
+                    }));
+                }
+                if blocks.is_empty() {
+                    blocks.push(json!({"type": "text", "text": ""}));
+                }
+                messages.push(json!({"role": "assistant", "content": blocks}));
+            }
+            Role::Tool => {
+                let block = json!({"type": "tool_result", "tool_use_id": message.tool_call_id, "content": message.content});
+                let joins_previous = messages.last().is_some_and(|last| {
+                    last["role"] == "user" && last["content"].as_array().is_some()
+                });
+                match messages
+                    .last_mut()
+                    .and_then(|last| last["content"].as_array_mut())
+                {
+                    Some(blocks) if joins_previous => blocks.push(block),
+                    _ => messages.push(json!({"role": "user", "content": [block]})),
+                }
+            }
+        }
+    }
+    let tools: Vec<Value> = request
+        .tools
+        .iter()
+        .map(|tool| json!({"name": tool.function.name, "description": tool.function.description, "input_schema": tool.function.parameters}))
+        .collect();
+    let body = json!({
+        "model": request.model,
+        "system": system,
+        "messages": messages,
+        "tools": tools,
+        "stream": true,
+        "temperature": request.options.temperature,
+        "max_tokens": request.options.num_predict,
+    });
+    serde_json::to_vec(&body).unwrap_or_default()
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::schema::{JsonType, ToolSpec};
+    use crate::wire::{ModelOptions, ToolCall, ToolCallFunction};
+
+    fn request() -> ChatRequest {
+        let Value::Object(arguments) = json!({"path": "a.py"}) else {
+            unreachable!()
+        };
+        let assistant = Message {
+            role: Role::Assistant,
+            content: "Reading.".to_owned(),
+            thinking: Some("plan".to_owned()),
+            tool_calls: vec![ToolCall {
+                id: Some("call_1".to_owned()),
+                function: ToolCallFunction {
+                    index: Some(0),
+                    name: "read_file".to_owned(),
+                    arguments,
+                },
+            }],
+            tool_name: None,
+            tool_call_id: None,
+        };
+        ChatRequest {
+            model: "m".to_owned(),
+            messages: vec![
+                Arc::new(Message::system("sys")),
+                Arc::new(Message::user("task")),
+                Arc::new(assistant),
+                Arc::new(Message::tool_result(
+                    "read_file",
+                    Some("call_1"),
+                    "{\"text\":\"x\"}".to_owned(),
+                )),
+            ],
+            tools: vec![ToolSpec::function(
+                "read_file",
+                "Read",
+                &[("path", JsonType::String, "p")],
+                &["path"],
+            )]
+            .into(),
+            stream: true,
+            think: true,
+            keep_alive: 0,
+            options: ModelOptions::default(),
+        }
+    }
+
+    fn parsed(bytes: Vec<u8>) -> Value {
+        serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[test]
+    fn openai_history_uses_string_arguments_and_tool_call_ids() {
+        let body = parsed(openai(&request()));
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "system", "content": "sys"},
+                {"role": "user", "content": "task"},
+                {"role": "assistant", "content": "Reading.", "reasoning": "plan", "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"a.py\"}"}}
+                ]},
+                {"role": "tool", "content": "{\"text\":\"x\"}", "tool_call_id": "call_1", "name": "read_file"},
+            ])
+        );
+        assert_eq!(body["stream_options"], json!({"include_usage": true}));
+        assert_eq!(body["tools"][0]["type"], "function");
+    }
+
+    #[test]
+    fn anthropic_history_uses_blocks() {
+        let body = parsed(anthropic(&request()));
+        assert_eq!(body["system"], "sys");
+        assert_eq!(
+            body["messages"],
+            json!([
+                {"role": "user", "content": "task"},
+                {"role": "assistant", "content": [
+                    {"type": "text", "text": "Reading."},
+                    {"type": "tool_use", "id": "call_1", "name": "read_file", "input": {"path": "a.py"}},
+                ]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "{\"text\":\"x\"}"}]},
+            ])
+        );
+        assert_eq!(
+            body["tools"][0]["input_schema"]["required"],
+            json!(["path"])
+        );
+    }
+}
