@@ -1,7 +1,8 @@
 //! The command line.
 
 use camino::Utf8PathBuf;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mend_core::Codec;
 
 use crate::error::MendError;
 use crate::pytest::TestRunner;
@@ -58,11 +59,17 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The Ollama model to use.
+    /// The protocol of the model server: Ollama's own API, OpenAI-compatible chat completions
+    /// (llama-server, vLLM, LM Studio, Ollama's /v1), or Anthropic's Messages API.
+    #[arg(long, value_enum, default_value_t = Provider::Ollama)]
+    pub provider: Provider,
+    /// The model to use.
     #[arg(long, default_value = crate::sample::DEFAULT_MODEL)]
     pub model: String,
-    /// The Ollama server, in OLLAMA_HOST's syntax [default: $OLLAMA_HOST, else
-    /// http://127.0.0.1:11434].
+    /// The server, in OLLAMA_HOST's syntax [default: $OLLAMA_HOST, else http://127.0.0.1:11434;
+    /// with --provider openai: $OPENAI_BASE_URL, else https://api.openai.com/v1; with
+    /// --provider anthropic: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]. Keys come
+    /// from OPENAI_API_KEY / ANTHROPIC_API_KEY and are never printed or recorded.
     #[arg(long)]
     pub host: Option<String>,
     /// How many model requests the run may send.
@@ -89,6 +96,23 @@ pub struct RunArgs {
     /// Show the model's reasoning as it streams (human output only).
     #[arg(long)]
     pub thinking: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Provider {
+    Ollama,
+    Openai,
+    Anthropic,
+}
+
+impl Provider {
+    pub fn codec(self) -> Codec {
+        match self {
+            Provider::Ollama => Codec::OllamaNdjson,
+            Provider::Openai => Codec::OpenaiSse,
+            Provider::Anthropic => Codec::AnthropicSse,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

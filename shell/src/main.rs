@@ -11,7 +11,7 @@ use mend::cli::{Cli, Command, CommonArgs};
 use mend::error::{exit, MendError};
 use mend::render::{renderer, RunEvent};
 use mend::replay::{replay, ReplayOptions};
-use mend::run::{default_record_path, server_base, RunOptions};
+use mend::run::{api_key, default_record_path, server_base, RunOptions};
 use mend::verify::independent_check;
 use mend::workspace::Workspace;
 
@@ -33,7 +33,9 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             let runner = args.common.runner()?;
             let options = RunOptions {
                 model: &args.model,
-                base: server_base(args.host.as_deref()),
+                codec: args.provider.codec(),
+                base: server_base(args.host.as_deref(), args.provider.codec()),
+                api_key: api_key(args.provider.codec()),
                 max_turns: args.max_turns,
                 task: args.task.as_deref(),
                 record: args.record.clone().unwrap_or_else(default_record_path),

@@ -2,7 +2,7 @@
 //! the tests run for real on a fresh copy, and every outcome compared with the record.
 
 use camino::Utf8Path;
-use mend_core::{ChatRequest, Config, TransportError};
+use mend_core::{ChatRequest, Codec, Config, TransportError};
 use serde_json::{json, Value};
 
 use crate::attempt::{file_sha256, run_attempt, Attempt, Setup};
@@ -34,7 +34,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
         record: &record,
         missing_turn: None,
     };
-    let attempt = run_attempt(&options.setup, config_of(&record), &mut source, render)?;
+    let attempt = run_attempt(&options.setup, config_of(&record)?, &mut source, render)?;
     let missing_turn = source.missing_turn.take();
 
     if options.bless {
@@ -62,8 +62,15 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
 }
 
 /// The session a record was made with: its model settings and prompts, the sample's tools.
-fn config_of(record: &Record) -> Config {
-    Config {
+fn config_of(record: &Record) -> Result<Config, MendError> {
+    let codec = Codec::from_provider(&record.provider).ok_or_else(|| {
+        MendError::refused(format!(
+            "the record's provider `{}` is not one mend knows (ollama, openai, anthropic)",
+            record.provider
+        ))
+    })?;
+    Ok(Config {
+        codec,
         max_turns: record.max_turns,
         think: record.think,
         keep_alive: record.keep_alive,
@@ -74,7 +81,7 @@ fn config_of(record: &Record) -> Config {
             &record.task,
             sample::tool_specs(),
         )
-    }
+    })
 }
 
 fn refuse_changed_sample(record: &Record, repo: &Utf8Path, bless: bool) -> Result<(), MendError> {

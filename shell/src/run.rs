@@ -1,14 +1,15 @@
-//! `mend run`: a live attempt against an Ollama server, recorded so it can be replayed.
+//! `mend run`: a live attempt against a model server (Ollama, or any OpenAI- or
+//! Anthropic-compatible one), recorded so it can be replayed.
 
 use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use mend_core::{Config, Millis, StopReason};
+use mend_core::{Codec, Config, Millis, StopReason};
 
 use crate::attempt::{run_attempt, Attempt, Setup};
 use crate::clock::utc_stamp;
 use crate::error::{exit, MendError};
-use crate::ollama::client::{Client, LiveSource};
+use crate::ollama::client::{Client, LiveSource, Secret};
 use crate::ollama::host::BaseUrl;
 use crate::record::{Record, RECORD_FORMAT};
 use crate::render::{Render, RunEvent};
@@ -16,7 +17,9 @@ use crate::sample;
 
 pub struct RunOptions<'a> {
     pub model: &'a str,
+    pub codec: Codec,
     pub base: BaseUrl,
+    pub api_key: Option<Secret>,
     pub max_turns: u32,
     pub task: Option<&'a str>,
     pub record: Utf8PathBuf,
@@ -31,20 +34,49 @@ pub fn default_record_path() -> Utf8PathBuf {
     Utf8PathBuf::from(format!("runs/{}.json", utc_stamp(SystemTime::now())))
 }
 
-/// `--host`, else `OLLAMA_HOST`, else the local default; always connectable.
-pub fn server_base(host: Option<&str>) -> BaseUrl {
-    let from_env = std::env::var("OLLAMA_HOST").ok();
-    BaseUrl::parse(host.or(from_env.as_deref()).unwrap_or("")).connectable()
+/// `--host`, else the provider's usual variable (`OLLAMA_HOST`, `OPENAI_BASE_URL`,
+/// `ANTHROPIC_BASE_URL`), else its usual address; always connectable.
+pub fn server_base(host: Option<&str>, codec: Codec) -> BaseUrl {
+    let (variable, default) = match codec {
+        Codec::OllamaNdjson => ("OLLAMA_HOST", ""),
+        Codec::OpenaiSse => ("OPENAI_BASE_URL", "https://api.openai.com/v1"),
+        Codec::AnthropicSse => ("ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
+    };
+    let from_env = std::env::var(variable).ok();
+    BaseUrl::parse(host.or(from_env.as_deref()).unwrap_or(default)).connectable()
+}
+
+/// The provider's API key from its usual variable, if set. Only ever sent as a header.
+pub fn api_key(codec: Codec) -> Option<Secret> {
+    let variable = match codec {
+        Codec::OllamaNdjson => return None,
+        Codec::OpenaiSse => "OPENAI_API_KEY",
+        Codec::AnthropicSse => "ANTHROPIC_API_KEY",
+    };
+    std::env::var(variable).ok().and_then(Secret::new)
 }
 
 pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendError> {
-    let client = Client::new(options.base.clone(), options.read_timeout);
-    let server_version = client.version()?;
-    let model_digest = client.digest(options.model)?;
+    let client = Client::new(
+        options.base.clone(),
+        options.read_timeout,
+        options.codec,
+        options.api_key.clone(),
+    );
+    // Only Ollama has a version and a model list to probe; other servers show themselves at the
+    // first request.
+    let (server_version, model_digest) = match options.codec {
+        Codec::OllamaNdjson => (Some(client.version()?), Some(client.digest(options.model)?)),
+        _ => (None, None),
+    };
+    let server = match &server_version {
+        Some(version) => format!("Ollama {version} at {}", client.base()),
+        None => format!("{} server at {}", options.codec.provider(), client.base()),
+    };
     render.run_event(&RunEvent::RunStart {
         command: "run".to_owned(),
         model: options.model.to_owned(),
-        source: format!("Ollama {server_version} at {}", client.base()),
+        source: server,
     });
 
     let mut config = Config::new(
@@ -54,6 +86,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         sample::tool_specs(),
     );
     config.max_turns = options.max_turns;
+    config.codec = options.codec;
     config.think = options.think;
     config.deadline = options
         .deadline
@@ -123,17 +156,17 @@ fn report_record(path: &Utf8Path) {
 fn record_of(
     config: &Config,
     attempt: &Attempt,
-    model_digest: String,
-    server_version: String,
+    model_digest: Option<String>,
+    server_version: Option<String>,
     sandbox: &str,
 ) -> Record {
     Record {
         format: RECORD_FORMAT.to_owned(),
         description: None,
-        provider: "ollama".to_owned(),
+        provider: config.codec.provider().to_owned(),
         model: config.model.clone(),
-        model_digest: Some(model_digest),
-        server_version: Some(server_version),
+        model_digest,
+        server_version,
         sandbox: Some(sandbox.to_owned()),
         max_turns: config.max_turns,
         think: config.think,

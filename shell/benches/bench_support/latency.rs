@@ -52,7 +52,12 @@ pub fn measure() -> Vec<Row> {
         }],
     });
 
-    let client = Client::new(BaseUrl::parse(&server.base), Duration::from_secs(30));
+    let client = Client::new(
+        BaseUrl::parse(&server.base),
+        Duration::from_secs(30),
+        mend_core::Codec::OllamaNdjson,
+        None,
+    );
     let mut source = LiveSource { client: &client };
     let runner = TestRunner {
         python: Utf8PathBuf::from("python3"),

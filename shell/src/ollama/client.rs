@@ -4,7 +4,7 @@ use std::io::{BufReader, Read};
 use std::time::Duration;
 
 use mend_core::input::server_message;
-use mend_core::{ChatRequest, TransportError};
+use mend_core::{ChatRequest, Codec, TransportError};
 use serde::Deserialize;
 
 use super::host::BaseUrl;
@@ -23,12 +23,38 @@ pub struct Client {
     agent: ureq::Agent,
     base: BaseUrl,
     read_timeout: Duration,
+    codec: Codec,
+    api_key: Option<Secret>,
 }
+
+/// An API key: sent in a header, never printed, never recorded.
+#[derive(Clone)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(key: String) -> Option<Secret> {
+        Some(Secret(key)).filter(|secret| !secret.0.trim().is_empty())
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret([redacted])")
+    }
+}
+
+/// Anthropic's API version header; the Messages stream format mend reads is this one.
+const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 impl Client {
     /// `read_timeout` bounds each wait for data (headers or the next bytes of a body), not the
     /// whole response: a long generation is fine as long as it keeps streaming.
-    pub fn new(base: BaseUrl, read_timeout: Duration) -> Client {
+    pub fn new(
+        base: BaseUrl,
+        read_timeout: Duration,
+        codec: Codec,
+        api_key: Option<Secret>,
+    ) -> Client {
         let agent = ureq::AgentBuilder::new()
             .timeout_connect(CONNECT_TIMEOUT)
             .timeout_read(read_timeout)
@@ -37,6 +63,21 @@ impl Client {
             agent,
             base,
             read_timeout,
+            codec,
+            api_key,
+        }
+    }
+
+    /// Where chat requests go: Ollama's own API, or the `/v1` endpoint of the other protocols
+    /// (a base that already ends in `/v1`, as `OPENAI_BASE_URL` often does, is not doubled).
+    fn chat_url(&self) -> String {
+        let v1 = self.base.path.trim_end_matches('/').ends_with("v1");
+        match (self.codec, v1) {
+            (Codec::OllamaNdjson, _) => self.base.join("/api/chat"),
+            (Codec::OpenaiSse, true) => self.base.join("/chat/completions"),
+            (Codec::OpenaiSse, false) => self.base.join("/v1/chat/completions"),
+            (Codec::AnthropicSse, true) => self.base.join("/messages"),
+            (Codec::AnthropicSse, false) => self.base.join("/v1/messages"),
         }
     }
 
@@ -102,21 +143,25 @@ impl Client {
 
     /// Sends one chat request; the body is read line by line as the iterator is pulled.
     pub fn chat(&self, body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem> + Send> {
-        let url = self.base.join("/api/chat");
-        let bytes = match serde_json::to_vec(body) {
-            Ok(bytes) => bytes,
-            Err(err) => {
-                let message = format!("the request could not be serialized: {err}");
-                return Box::new(std::iter::once(StreamItem::Failed(
-                    TransportError::Connect { message },
-                )));
-            }
-        };
-        let sent = self
+        let url = self.chat_url();
+        let bytes = self.codec.request_body(body);
+        let mut request = self
             .agent
             .post(&url)
-            .set("Content-Type", "application/json")
-            .send_bytes(&bytes);
+            .set("Content-Type", "application/json");
+        match (self.codec, &self.api_key) {
+            (Codec::OpenaiSse, Some(Secret(key))) => {
+                request = request.set("Authorization", &format!("Bearer {key}"))
+            }
+            (Codec::AnthropicSse, key) => {
+                request = request.set("anthropic-version", ANTHROPIC_VERSION);
+                if let Some(Secret(key)) = key {
+                    request = request.set("x-api-key", key);
+                }
+            }
+            _ => {}
+        }
+        let sent = request.send_bytes(&bytes);
         match sent {
             Ok(response) => Box::new(ChatStream {
                 lines: Some(LineReader::new(
@@ -145,7 +190,7 @@ impl Client {
                 }
                 ureq::ErrorKind::Dns | ureq::ErrorKind::ConnectionFailed => {
                     TransportError::Connect {
-                        message: format!("no Ollama at {} ({transport})", self.base),
+                        message: format!("no server at {} ({})", self.base, transport.kind()),
                     }
                 }
                 _ => TransportError::Read {

@@ -57,6 +57,7 @@ pub struct Server {
     pub base: String,
     chat_bodies: Arc<Mutex<Vec<Value>>>,
     write_times: Arc<Mutex<Vec<Instant>>>,
+    chat_requests: Arc<Mutex<Vec<(String, Headers)>>>,
 }
 
 impl Server {
@@ -65,14 +66,25 @@ impl Server {
         let base = format!("http://{}", listener.local_addr().unwrap());
         let chat_bodies = Arc::new(Mutex::new(Vec::new()));
         let write_times = Arc::new(Mutex::new(Vec::new()));
-        let (bodies, times) = (Arc::clone(&chat_bodies), Arc::clone(&write_times));
+        let chat_requests = Arc::new(Mutex::new(Vec::new()));
+        let shared = Shared {
+            bodies: Arc::clone(&chat_bodies),
+            times: Arc::clone(&write_times),
+            seen: Arc::clone(&chat_requests),
+        };
         listener.set_nonblocking(true).unwrap();
-        thread::spawn(move || serve(listener, script, bodies, times));
+        thread::spawn(move || serve(listener, script, shared));
         Server {
             base,
             chat_bodies,
             write_times,
+            chat_requests,
         }
+    }
+
+    /// The path and the headers (names lower-cased) of every chat request, in order.
+    pub fn chat_requests(&self) -> Vec<(String, Vec<(String, String)>)> {
+        self.chat_requests.lock().unwrap().clone()
     }
 
     /// When each streamed write was flushed to the socket, in order (for latency measurements).
@@ -94,12 +106,14 @@ pub fn closed_port_base() -> String {
     base
 }
 
-fn serve(
-    listener: TcpListener,
-    script: Script,
+/// What the serving thread records for the test to read.
+struct Shared {
     bodies: Arc<Mutex<Vec<Value>>>,
     times: Arc<Mutex<Vec<Instant>>>,
-) {
+    seen: Arc<Mutex<Vec<(String, Headers)>>>,
+}
+
+fn serve(listener: TcpListener, script: Script, shared: Shared) {
     let started = Instant::now();
     let mut chats = script.chats.into_iter();
     let mut served = 0;
@@ -117,7 +131,7 @@ fn serve(
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
-        let _client_may_hang_up = handle(stream, &script.models, &mut chats, &bodies, &times);
+        let _client_may_hang_up = handle(stream, &script.models, &mut chats, &shared);
     }
 }
 
@@ -125,10 +139,14 @@ fn handle(
     mut stream: TcpStream,
     models: &[(&str, &str)],
     chats: &mut impl Iterator<Item = Reply>,
-    bodies: &Mutex<Vec<Value>>,
-    times: &Mutex<Vec<Instant>>,
+    shared: &Shared,
 ) -> std::io::Result<()> {
-    let (method, path, body) = read_request(&stream)?;
+    let Shared {
+        bodies,
+        times,
+        seen,
+    } = shared;
+    let (method, path, headers, body) = read_request(&stream)?;
     match (method.as_str(), path.as_str()) {
         ("GET", "/api/version") => {
             respond(&mut stream, 200, &json!({"version": "0.33.0"}).to_string())
@@ -140,7 +158,8 @@ fn handle(
                 .collect();
             respond(&mut stream, 200, &json!({"models": models}).to_string())
         }
-        ("POST", "/api/chat") => {
+        ("POST", "/api/chat" | "/v1/chat/completions" | "/v1/messages") => {
+            seen.lock().unwrap().push((path.clone(), headers));
             bodies
                 .lock()
                 .unwrap()
@@ -161,7 +180,9 @@ fn handle(
     }
 }
 
-fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Vec<u8>)> {
+type Headers = Vec<(String, String)>;
+
+fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Headers, Vec<u8>)> {
     let mut reader = BufReader::new(stream);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
@@ -169,6 +190,7 @@ fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Vec<u8>)
     let method = parts.next().unwrap_or_default().to_owned();
     let path = parts.next().unwrap_or_default().to_owned();
     let mut length = 0;
+    let mut headers = Vec::new();
     loop {
         let mut header = String::new();
         reader.read_line(&mut header)?;
@@ -179,11 +201,12 @@ fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Vec<u8>)
             if name.eq_ignore_ascii_case("content-length") {
                 length = value.trim().parse().unwrap_or(0);
             }
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
         }
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
-    Ok((method, path, body))
+    Ok((method, path, headers, body))
 }
 
 fn respond(stream: &mut TcpStream, code: u16, body: &str) -> std::io::Result<()> {
