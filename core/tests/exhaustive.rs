@@ -1,5 +1,5 @@
-//! Bounded exhaustive check: every sequence of up to 7 abstract inputs over 13 kinds, every rule
-//! on every sequence.
+//! Bounded exhaustive check: every sequence of up to 7 abstract inputs over 13 kinds (6 for the SSE
+//! codecs), every rule on every sequence, for each codec.
 //!
 //! The search walks the tree of sequences depth first, cloning the session at each node. Once a
 //! session has stopped, each of the 13 inputs is fed to it once and must give no action and leave
@@ -9,12 +9,18 @@
 
 mod support;
 
-use mend_core::{Millis, Session};
+use mend_core::{Codec, Millis, Session};
 use support::rules::Checker;
-use support::steps::{CallSpec, CallTool, Fed, Step};
+use support::steps::{resolve_for, CallSpec, CallTool, Step};
 use support::{config, start};
 
-const MAX_LENGTH: u32 = 7;
+/// Ollama's codec is walked to length 7; the SSE codecs, whose steps are several lines each, to
+/// length 6 (13⁶ = 4.8 M sequences each), which keeps the whole check well under a minute.
+const LENGTHS: [(Codec, u32); 3] = [
+    (Codec::OllamaNdjson, 7),
+    (Codec::OpenaiSse, 6),
+    (Codec::AnthropicSse, 6),
+];
 const MAX_TURNS: u32 = 2;
 /// Early enough that `DeadlinePassed` is rejected at some depths and accepted at others.
 const DEADLINE: Millis = Millis(4);
@@ -76,7 +82,29 @@ fn sequences_up_to(k: u64, n: u32) -> u64 {
     (1..=n).map(|length| k.pow(length)).sum()
 }
 
+/// Feeds one abstract step (one line in NDJSON, the lines of its events in SSE) and checks the
+/// rules on every input; returns the session after it.
+fn apply(
+    codec: Codec,
+    session: &Session,
+    checker: &mut Checker,
+    step: &Step,
+    depth: u32,
+    serial: &mut u32,
+) -> Session {
+    let mut current = session.clone();
+    for fed in resolve_for(codec, step, checker.running.as_ref(), serial) {
+        let before = current.clone();
+        let actions = current.handle(Millis(u64::from(depth)), fed.input.clone());
+        checker
+            .step(&before, &fed, &actions, &current)
+            .unwrap_or_else(|error| panic!("{codec:?}, depth {depth}, {step:?}: {error}"));
+    }
+    current
+}
+
 fn explore(
+    (codec, max_length): (Codec, u32),
     session: &Session,
     checker: &Checker,
     depth: u32,
@@ -84,56 +112,76 @@ fn explore(
     alphabet: &[Step],
     tally: &mut Tally,
 ) {
-    if depth == MAX_LENGTH {
+    if depth == max_length {
         return;
     }
     if checker.stops() > 0 {
         for step in alphabet {
-            let mut serial = serial;
-            let fed = Fed::resolve(step, checker.running.as_ref(), &mut serial);
-            let mut after = session.clone();
-            let actions = after.handle(Millis(u64::from(depth)), fed.input.clone());
-            let mut checker = checker.clone();
-            checker
-                .step(session, &fed, &actions, &after)
-                .unwrap_or_else(|error| panic!("after the stop: {error}"));
+            let after = apply(
+                codec,
+                session,
+                &mut checker.clone(),
+                step,
+                depth,
+                &mut serial.clone(),
+            );
+            assert!(
+                after == *session,
+                "{codec:?}: {step:?} changed a stopped session"
+            );
         }
-        tally.by_induction += sequences_up_to(alphabet.len() as u64, MAX_LENGTH - depth);
+        tally.by_induction += sequences_up_to(alphabet.len() as u64, max_length - depth);
         return;
     }
     for step in alphabet {
         let mut serial = serial;
-        let fed = Fed::resolve(step, checker.running.as_ref(), &mut serial);
-        let mut after = session.clone();
-        let actions = after.handle(Millis(u64::from(depth)), fed.input.clone());
         let mut next = checker.clone();
-        next.step(session, &fed, &actions, &after)
-            .unwrap_or_else(|error| panic!("depth {depth}, {step:?}: {error}"));
+        let after = apply(codec, session, &mut next, step, depth, &mut serial);
         tally.walked += 1;
-        explore(&after, &next, depth + 1, serial, alphabet, tally);
+        explore(
+            (codec, max_length),
+            &after,
+            &next,
+            depth + 1,
+            serial,
+            alphabet,
+            tally,
+        );
     }
 }
 
 #[test]
 fn every_short_input_sequence_keeps_the_rules() {
     let alphabet = alphabet();
-    let mut config = config(MAX_TURNS);
-    config.deadline = Some(DEADLINE);
-    let (session, first) = start(config);
-    let checker = Checker::start(MAX_TURNS, &first).expect("the opening keeps the rules");
-    let mut tally = Tally::default();
-    explore(&session, &checker, 0, 0, &alphabet, &mut tally);
+    for (codec, max_length) in LENGTHS {
+        let mut config = config(MAX_TURNS);
+        config.deadline = Some(DEADLINE);
+        config.codec = codec;
+        let (session, first) = start(config);
+        let checker = Checker::start(MAX_TURNS, &first).expect("the opening keeps the rules");
+        let mut tally = Tally::default();
+        explore(
+            (codec, max_length),
+            &session,
+            &checker,
+            0,
+            0,
+            &alphabet,
+            &mut tally,
+        );
 
-    let total = sequences_up_to(alphabet.len() as u64, MAX_LENGTH);
-    println!(
-        "exhaustive: {total} sequences of 1..={MAX_LENGTH} inputs over {} kinds checked: {} walked input by input, {} settled after a stop by induction",
-        alphabet.len(),
-        tally.walked,
-        tally.by_induction
-    );
-    assert_eq!(
-        tally.walked + tally.by_induction,
-        total,
-        "every sequence is accounted for"
-    );
+        let total = sequences_up_to(alphabet.len() as u64, max_length);
+        println!(
+            "exhaustive ({}): {total} sequences of 1..={max_length} inputs over {} kinds checked: {} walked input by input, {} settled after a stop by induction",
+            codec.provider(),
+            alphabet.len(),
+            tally.walked,
+            tally.by_induction
+        );
+        assert_eq!(
+            tally.walked + tally.by_induction,
+            total,
+            "every sequence is accounted for"
+        );
+    }
 }

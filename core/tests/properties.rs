@@ -6,12 +6,12 @@
 
 mod support;
 
-use mend_core::{Action, Event, Input, Millis, Session, StopReason};
+use mend_core::{Action, Codec, Event, Input, Millis, Session, StopReason};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::json;
 use support::rules::Checker;
-use support::steps::{CallSpec, CallTool, Fed, Step};
+use support::steps::{resolve_for, CallSpec, CallTool, Step};
 use support::{config, done, line, start, text};
 
 fn proptest_config() -> ProptestConfig {
@@ -68,8 +68,11 @@ fn garbage() -> impl Strategy<Value = Vec<u8>> {
         Just(vec![0xff, 0xfe, b'{']),
         Just(b"[1,2]".to_vec()),
         Just(b"data: {}".to_vec()),
-        prop::collection::vec(any::<u8>(), 1..24).prop_filter("not blank", |bytes| {
-            bytes.iter().any(|byte| !byte.is_ascii_whitespace())
+        prop::collection::vec(any::<u8>(), 1..24).prop_filter("not a chunk by chance", |bytes| {
+            let chunk_by_chance =
+                serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(bytes).is_ok()
+                    || bytes.trim_ascii() == b"[DONE]";
+            bytes.iter().any(|byte| !byte.is_ascii_whitespace()) && !chunk_by_chance
         }),
     ]
 }
@@ -125,18 +128,25 @@ fn turn() -> impl Strategy<Value = Vec<Step>> {
 
 #[derive(Debug, Clone)]
 struct Script {
+    codec: Codec,
     max_turns: u32,
     deadline: Option<u64>,
     steps: Vec<Step>,
 }
 
+fn codec() -> impl Strategy<Value = Codec> {
+    prop_oneof![2 => Just(Codec::OllamaNdjson), 1 => Just(Codec::OpenaiSse), 1 => Just(Codec::AnthropicSse)]
+}
+
 fn script() -> impl Strategy<Value = Script> {
     (
+        codec(),
         1..5u32,
         prop::option::weighted(0.3, 0..80u64),
         prop::collection::vec(turn(), 1..6),
     )
-        .prop_map(|(max_turns, deadline, turns)| Script {
+        .prop_map(|(codec, max_turns, deadline, turns)| Script {
+            codec,
             max_turns,
             deadline,
             steps: turns.into_iter().flatten().collect(),
@@ -154,19 +164,21 @@ struct Run {
 fn run(script: &Script) -> Result<Run, String> {
     let mut config = config(script.max_turns);
     config.deadline = script.deadline.map(Millis);
+    config.codec = script.codec;
     let (mut session, first) = start(config);
     let mut checker = Checker::start(script.max_turns, &first)?;
     let mut log = vec![first];
     let mut serial = 0;
     let closing = [Step::Cancel];
     for (now, step) in script.steps.iter().chain(&closing).enumerate() {
-        let fed = Fed::resolve(step, checker.running.as_ref(), &mut serial);
-        let before = session.clone();
-        let actions = session.handle(Millis(now as u64), fed.input.clone());
-        checker
-            .step(&before, &fed, &actions, &session)
-            .map_err(|err| format!("step {now} {step:?}: {err}"))?;
-        log.push(actions);
+        for fed in resolve_for(script.codec, step, checker.running.as_ref(), &mut serial) {
+            let before = session.clone();
+            let actions = session.handle(Millis(now as u64), fed.input.clone());
+            checker
+                .step(&before, &fed, &actions, &session)
+                .map_err(|err| format!("step {now} {step:?}: {err}"))?;
+            log.push(actions);
+        }
     }
     if checker.stops() != 1 {
         return Err(format!("{} stops", checker.stops()));
@@ -203,27 +215,30 @@ proptest! {
         let prefix = Script { steps: script.steps[..cut].to_vec(), ..script.clone() };
         let mut config = config(script.max_turns);
         config.deadline = script.deadline.map(Millis);
+        config.codec = script.codec;
         let (mut original, _) = start(config);
         let mut running = None;
         let mut serial = 0;
         for (now, step) in prefix.steps.iter().enumerate() {
-            let fed = Fed::resolve(step, running.as_ref(), &mut serial);
-            for action in original.handle(Millis(now as u64), fed.input) {
-                if let Action::DispatchTool { call_id, .. } = action {
-                    running = Some(call_id);
+            for fed in resolve_for(script.codec, step, running.as_ref(), &mut serial) {
+                for action in original.handle(Millis(now as u64), fed.input) {
+                    if let Action::DispatchTool { call_id, .. } = action {
+                        running = Some(call_id);
+                    }
                 }
             }
         }
         let mut clone = original.clone();
         for (offset, step) in script.steps[cut..].iter().enumerate() {
             let now = Millis((cut + offset) as u64);
-            let fed = Fed::resolve(step, running.as_ref(), &mut serial);
-            let from_original = original.handle(now, fed.input.clone());
-            let from_clone = clone.handle(now, fed.input);
-            prop_assert_eq!(&from_original, &from_clone);
-            for action in from_original {
-                if let Action::DispatchTool { call_id, .. } = action {
-                    running = Some(call_id);
+            for fed in resolve_for(script.codec, step, running.as_ref(), &mut serial) {
+                let from_original = original.handle(now, fed.input.clone());
+                let from_clone = clone.handle(now, fed.input);
+                prop_assert_eq!(&from_original, &from_clone);
+                for action in from_original {
+                    if let Action::DispatchTool { call_id, .. } = action {
+                        running = Some(call_id);
+                    }
                 }
             }
         }
@@ -302,17 +317,20 @@ fn a_session_that_keeps_calling_tools_stops_at_the_budget() {
         },
         Step::ToolOk,
     ];
-    let script = Script {
-        max_turns: 3,
-        deadline: None,
-        steps: turn.iter().cycle().take(12).cloned().collect(),
-    };
-    let outcome = run(&script).expect("the rules hold");
-    assert_eq!(outcome.checker.requests(), 3);
-    assert_eq!(outcome.checker.dispatches, 3);
-    assert_eq!(
-        outcome.final_state.stopped().map(|stop| stop.reason),
-        Some(StopReason::MaxTurns)
-    );
+    for codec in [Codec::OllamaNdjson, Codec::OpenaiSse, Codec::AnthropicSse] {
+        let script = Script {
+            codec,
+            max_turns: 3,
+            deadline: None,
+            steps: turn.iter().cycle().take(12).cloned().collect(),
+        };
+        let outcome = run(&script).expect("the rules hold");
+        let stop = outcome.final_state.stopped().map(|stop| stop.reason);
+        assert_eq!(
+            (outcome.checker.requests(), outcome.checker.dispatches, stop),
+            (3, 3, Some(StopReason::MaxTurns)),
+            "{codec:?}"
+        );
+    }
     let _ = line; // the builders module is shared with other test crates
 }

@@ -4,7 +4,7 @@
 //! the running call"). [`Fed::resolve`] turns it into the concrete [`Input`] plus the facts the
 //! rule checker needs, so the checker never has to decode wire JSON itself.
 
-use mend_core::{CallId, Input, ToolOutcome, TransportError};
+use mend_core::{CallId, Codec, Input, ToolOutcome, TransportError};
 use serde_json::{json, Value};
 
 use super::{call, chunk, done_with, error_line, line, raw};
@@ -36,7 +36,7 @@ impl CallTool {
         }
     }
 
-    fn arguments(self) -> Value {
+    pub fn arguments(self) -> Value {
         match self {
             CallTool::ReadFile => json!({"path": "path_rules.py"}),
             CallTool::RunTests | CallTool::ReadFileMissingPath => json!({}),
@@ -195,4 +195,149 @@ fn wire_calls(calls: &[CallSpec], serial: &mut u32) -> Value {
         })
         .collect();
     Value::Array(calls)
+}
+
+/// The same abstract steps in the SSE protocols: a stream step becomes the lines of its events,
+/// and only the line that completes the step carries the step's facts (the others are framing).
+pub fn resolve_for(
+    codec: Codec,
+    step: &Step,
+    running: Option<&CallId>,
+    serial: &mut u32,
+) -> Vec<Fed> {
+    let events: Vec<Value> = match (codec, step) {
+        (Codec::OllamaNdjson, _) => return vec![Fed::resolve(step, running, serial)],
+        (
+            _,
+            Step::Chunk {
+                thinking,
+                content,
+                calls,
+            },
+        ) => sse_chunk(codec, thinking, content, calls, serial),
+        (_, Step::Done { calls, cut_off }) => {
+            let mut events = sse_chunk(codec, "", "", calls, serial);
+            events.extend(sse_done(codec, *cut_off));
+            events
+        }
+        (_, Step::ErrorLine) => vec![
+            json!({"type": "error", "error": {"type": "api_error", "message": "runner crashed"}}),
+        ],
+        (_, Step::Malformed(bytes)) => {
+            let data = [b"data: ".as_slice(), bytes.as_slice()].concat();
+            return framed(vec![data, Vec::new()], Fed::resolve(step, running, serial));
+        }
+        _ => return vec![Fed::resolve(step, running, serial)],
+    };
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    for event in events {
+        let data = if event == json!("[DONE]") {
+            "[DONE]".to_owned()
+        } else {
+            event.to_string()
+        };
+        lines.push(format!("data: {data}").into_bytes());
+        lines.push(Vec::new());
+    }
+    framed(lines, Fed::resolve(step, running, serial))
+}
+
+/// All lines but the last are framing; the last carries the facts of the step.
+fn framed(lines: Vec<Vec<u8>>, facts: Fed) -> Vec<Fed> {
+    let count = lines.len();
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(at, line)| {
+            let input = Input::StreamLine { line };
+            if at + 1 == count {
+                Fed {
+                    input,
+                    ..facts.clone()
+                }
+            } else {
+                Fed {
+                    input,
+                    calls: vec![],
+                    done: None,
+                    breaks_stream: false,
+                    blank: true,
+                }
+            }
+        })
+        .collect()
+}
+
+/// The events of one chunk. Every call gets its own index, so that calls without an id never
+/// continue each other (in these protocols a call without an id is continued by index).
+fn sse_chunk(
+    codec: Codec,
+    thinking: &str,
+    content: &str,
+    calls: &[CallSpec],
+    serial: &mut u32,
+) -> Vec<Value> {
+    let mut events = Vec::new();
+    match codec {
+        Codec::AnthropicSse => {
+            if !thinking.is_empty() {
+                events.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": thinking}}));
+            }
+            if !content.is_empty() {
+                events.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": content}}));
+            }
+            for spec in calls {
+                *serial += 1;
+                let index = *serial;
+                let arguments = spec.tool.arguments().to_string();
+                events.push(json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": format!("toolu_{index}"), "name": spec.tool.name(), "input": {}}}));
+                let (head, tail) = arguments.split_at(arguments.len() / 2);
+                for part in [head, tail] {
+                    events.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": part}}));
+                }
+                events.push(json!({"type": "content_block_stop", "index": index}));
+            }
+        }
+        _ => {
+            let mut delta = json!({"content": content});
+            if !thinking.is_empty() {
+                delta["reasoning"] = json!(thinking);
+            }
+            let fragments: Vec<Value> = calls
+                .iter()
+                .map(|spec| {
+                    *serial += 1;
+                    let mut fragment = json!({"index": *serial, "type": "function", "function": {"name": spec.tool.name(), "arguments": spec.tool.arguments().to_string()}});
+                    if spec.with_id {
+                        fragment["id"] = json!(format!("call_{serial:08}"));
+                    }
+                    fragment
+                })
+                .collect();
+            if !fragments.is_empty() {
+                delta["tool_calls"] = Value::Array(fragments);
+            }
+            events.push(json!({"choices": [{"index": 0, "delta": delta, "finish_reason": null}]}));
+        }
+    }
+    events
+}
+
+fn sse_done(codec: Codec, cut_off: bool) -> Vec<Value> {
+    match codec {
+        Codec::AnthropicSse => {
+            let reason = if cut_off { "max_tokens" } else { "end_turn" };
+            vec![
+                json!({"type": "message_delta", "delta": {"stop_reason": reason}, "usage": {"output_tokens": 3}}),
+                json!({"type": "message_stop"}),
+            ]
+        }
+        _ => {
+            let reason = if cut_off { "length" } else { "stop" };
+            vec![
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}),
+                json!("[DONE]"),
+            ]
+        }
+    }
 }
