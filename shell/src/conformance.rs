@@ -10,7 +10,7 @@ use std::fs;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::{
-    Action, Config, Event, Input, Millis, Session, StopReason, ToolOutcome, ToolSpec,
+    Action, Codec, Config, Event, Input, Millis, Session, StopReason, ToolOutcome, ToolSpec,
     TransportError,
 };
 use serde_json::{json, Value};
@@ -29,26 +29,43 @@ struct Meaning {
     error: Option<String>,
 }
 
+/// The capture folders and the protocol of their streams.
+const FOLDERS: [(&str, &str, Codec); 2] = [
+    ("ollama", "ndjson", Codec::OllamaNdjson),
+    ("openai", "sse", Codec::OpenaiSse),
+];
+
 pub fn conformance(dir: &Utf8Path) -> Result<u8, MendError> {
-    let folder = dir.join("ollama");
-    let mut files: Vec<Utf8PathBuf> = folder
-        .read_dir_utf8()
-        .map_err(|err| {
+    let mut files: Vec<(Utf8PathBuf, Codec)> = Vec::new();
+    for (name, extension, codec) in FOLDERS {
+        let folder = dir.join(name);
+        if !folder.is_dir() {
+            continue;
+        }
+        let entries = folder.read_dir_utf8().map_err(|err| {
             MendError::usage(format!(
                 "cannot read the captures in {folder}: {err} (set CAPTURES=DIR)"
             ))
-        })?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path().to_owned())
-        .filter(|path| path.extension() == Some("ndjson") || is_error_body(path))
-        .collect();
-    files.sort();
+        })?;
+        let mut found: Vec<Utf8PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path().to_owned())
+            .filter(|path| path.extension() == Some(extension) || is_error_body(path))
+            .collect();
+        found.sort();
+        files.extend(found.into_iter().map(|path| (path, codec)));
+    }
+    if files.is_empty() {
+        return Err(MendError::usage(format!(
+            "no captures in {dir}/ollama or {dir}/openai (set CAPTURES=DIR)"
+        )));
+    }
     let mut failures = 0;
-    for path in &files {
-        let name = path.file_name().unwrap_or_default();
+    for (path, codec) in &files {
+        let name = path.strip_prefix(dir).unwrap_or(path);
         let bytes = fs::read(path)
             .map_err(|err| MendError::harness(format!("cannot read {path}: {err}")))?;
-        let (verdict, summary) = match check(path, &bytes) {
+        let (verdict, summary) = match check(path, *codec, &bytes) {
             Ok(summary) => ("ok  ", summary),
             Err(problem) => {
                 failures += 1;
@@ -74,13 +91,13 @@ fn is_error_body(path: &Utf8Path) -> bool {
     path.extension() == Some("json") && !path.as_str().ends_with(".request.json")
 }
 
-fn check(path: &Utf8Path, bytes: &[u8]) -> Result<String, String> {
-    let meant = if is_error_body(path) {
-        error_meaning(bytes)?
-    } else {
-        stream_meaning(bytes)?
+fn check(path: &Utf8Path, codec: Codec, bytes: &[u8]) -> Result<String, String> {
+    let meant = match (is_error_body(path), codec) {
+        (true, _) => error_meaning(bytes)?,
+        (false, Codec::OllamaNdjson) => stream_meaning(bytes)?,
+        (false, _) => sse_meaning(bytes)?,
     };
-    let got = through_mend(path, bytes, &meant)?;
+    let got = through_mend(path, codec, bytes, &meant)?;
     let summary = format!(
         "content {} chars, thinking {} chars, calls [{}], stop {}",
         got.content.chars().count(),
@@ -151,8 +168,10 @@ fn stream_meaning(bytes: &[u8]) -> Result<Meaning, String> {
 fn error_meaning(bytes: &[u8]) -> Result<Meaning, String> {
     let body: Value = serde_json::from_slice(bytes)
         .map_err(|err| format!("the error body is not JSON: {err}"))?;
+    // Ollama's native errors are a string; OpenAI-style ones an object with a `message`.
     let error = body["error"]
         .as_str()
+        .or_else(|| body["error"]["message"].as_str())
         .ok_or("the error body has no `error` text")?;
     Ok(Meaning {
         content: String::new(),
@@ -165,7 +184,12 @@ fn error_meaning(bytes: &[u8]) -> Result<Meaning, String> {
 
 /// Feeds the capture to a session that offers every tool the capture calls (accepting any
 /// arguments), answers each dispatched call, and reads back what the session assembled.
-fn through_mend(path: &Utf8Path, bytes: &[u8], meant: &Meaning) -> Result<Meaning, String> {
+fn through_mend(
+    path: &Utf8Path,
+    codec: Codec,
+    bytes: &[u8],
+    meant: &Meaning,
+) -> Result<Meaning, String> {
     let mut tools: Vec<ToolSpec> = Vec::new();
     for name in &meant.calls {
         if !tools.iter().any(|tool| tool.name() == name) {
@@ -176,6 +200,7 @@ fn through_mend(path: &Utf8Path, bytes: &[u8], meant: &Meaning) -> Result<Meanin
     }
     let config = Config {
         max_turns: 1,
+        codec,
         ..Config::new("capture", "system", "task", tools)
     };
     let (mut session, _) = Session::new(config).map_err(|err| err.to_string())?;
@@ -261,4 +286,73 @@ fn through_mend(path: &Utf8Path, bytes: &[u8], meant: &Meaning) -> Result<Meanin
         };
     }
     Ok(streamed)
+}
+
+/// An SSE capture read by the letter of WIRE.md §8: events split at blank lines, `data:` lines
+/// joined, argument fragments joined per call (a new id at a used index is a new call), the turn
+/// complete only at `[DONE]`.
+fn sse_meaning(bytes: &[u8]) -> Result<Meaning, String> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|err| format!("the capture is not UTF-8: {err}"))?
+        .replace("\r\n", "\n");
+    let mut meaning = Meaning {
+        content: String::new(),
+        thinking: String::new(),
+        calls: vec![],
+        stop: StopReason::IncompleteModelTurn,
+        error: None,
+    };
+    let mut calls: Vec<(u64, Option<String>, String)> = Vec::new();
+    let mut finish: Option<String> = None;
+    for event in text.split("\n\n") {
+        let data: Vec<&str> = event
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(|data| data.strip_prefix(' ').unwrap_or(data))
+            .collect();
+        if data.is_empty() {
+            continue;
+        }
+        let data = data.join("\n");
+        if data.trim() == "[DONE]" {
+            meaning.stop = match finish.as_deref() {
+                Some("length") => StopReason::IncompleteModelTurn,
+                _ if !calls.is_empty() => StopReason::MaxTurns,
+                _ if meaning.content.trim().is_empty() => StopReason::EmptyResponse,
+                _ => StopReason::AssistantFinished,
+            };
+            if finish.as_deref() != Some("length") {
+                meaning.calls = calls.iter().map(|(_, _, name)| name.clone()).collect();
+            }
+            return Ok(meaning);
+        }
+        let chunk: Value = serde_json::from_str(&data)
+            .map_err(|err| format!("the capture itself is not SSE of JSON: {err}"))?;
+        let delta = &chunk["choices"][0]["delta"];
+        meaning
+            .content
+            .push_str(delta["content"].as_str().unwrap_or(""));
+        meaning.thinking.push_str(
+            delta["reasoning"]
+                .as_str()
+                .or_else(|| delta["reasoning_content"].as_str())
+                .unwrap_or(""),
+        );
+        for fragment in delta["tool_calls"].as_array().into_iter().flatten() {
+            let index = fragment["index"].as_u64().unwrap_or(0);
+            let id = fragment["id"].as_str().map(str::to_owned);
+            let name = fragment["function"]["name"].as_str().unwrap_or("");
+            match calls.iter_mut().rev().find(|(at, held, _)| {
+                *at == index && (id.is_none() || held.is_none() || *held == id)
+            }) {
+                Some(call) => call.2.push_str(name),
+                None => calls.push((index, id, name.to_owned())),
+            }
+        }
+        if let Some(reason) = chunk["choices"][0]["finish_reason"].as_str() {
+            finish = Some(reason.to_owned());
+        }
+    }
+    // No [DONE]: the turn never completed, and none of its calls may run.
+    Ok(meaning)
 }
