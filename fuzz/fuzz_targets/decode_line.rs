@@ -1,12 +1,18 @@
-//! Any bytes as one stream line: the codec must answer (blank, server error, chunk or a decode
-//! error) and never panic; a session fed the same line must stop with `model_error` whenever the
-//! codec refused it.
+//! Any bytes as stream lines, in every protocol: each codec must answer every line (framing,
+//! server error, chunk or a decode error) and never panic; for Ollama's NDJSON a session fed a
+//! line the codec refused must stop with `model_error`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use mend_core::{Codec, Config, Input, Millis, Session, StopReason};
 
 fuzz_target!(|data: &[u8]| {
+    for codec in [Codec::OpenaiSse, Codec::AnthropicSse] {
+        let mut decoder = codec.decoder();
+        for line in data.split(|byte| *byte == b'\n') {
+            let _ = decoder.decode_line(line);
+        }
+    }
     let decoded = Codec::OllamaNdjson.decoder().decode_line(data);
     let Ok((mut session, _)) = Session::new(Config::new("m", "s", "t", vec![])) else {
         return;

@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use mend_core::{
-    Action, CallId, Config, Input, JsonType, Millis, Session, ToolOutcome, ToolSpec, TransportError,
+    Action, CallId, Codec, Config, Input, JsonType, Millis, Session, ToolOutcome, ToolSpec, TransportError,
 };
 use serde_json::json;
 
@@ -21,7 +21,12 @@ fn config() -> Config {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok((mut session, first)) = Session::new(config()) else {
+    // The first byte picks the protocol the session speaks.
+    let Some((&which, data)) = data.split_first() else {
+        return;
+    };
+    let codec = [Codec::OllamaNdjson, Codec::OpenaiSse, Codec::AnthropicSse][usize::from(which % 3)];
+    let Ok((mut session, first)) = Session::new(Config { codec, ..config() }) else {
         return;
     };
     let mut requests = first.iter().filter(|a| matches!(a, Action::SendRequest { .. })).count() as u32;
