@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::codec::Codec;
 use crate::input::Millis;
+use crate::repeat::RepeatLimits;
 use crate::schema::ToolSpec;
 use crate::wire::ModelOptions;
 
@@ -28,6 +29,9 @@ pub struct Config {
     pub keep_alive: u64,
     pub options: ModelOptions,
     pub codec: Codec,
+    /// When identical calls in a row are refused, and when they end the session.
+    #[serde(default)]
+    pub repeat_limits: RepeatLimits,
 }
 
 impl Config {
@@ -45,12 +49,20 @@ impl Config {
             keep_alive: 0,
             options: ModelOptions::default(),
             codec: Codec::default(),
+            repeat_limits: RepeatLimits::default(),
         }
     }
 
     pub(crate) fn check(&self) -> Result<(), ConfigError> {
         if self.max_turns < 1 {
             return Err(ConfigError::MaxTurnsNotPositive);
+        }
+        let limits = self.repeat_limits;
+        if limits.warn_after < 2 || limits.stop_after < limits.warn_after {
+            return Err(ConfigError::RepeatLimits {
+                warn_after: limits.warn_after,
+                stop_after: limits.stop_after,
+            });
         }
         if self.model.trim().is_empty() {
             return Err(ConfigError::EmptyModel);
@@ -75,7 +87,14 @@ impl Config {
 pub enum ConfigError {
     MaxTurnsNotPositive,
     EmptyModel,
-    DuplicateTool { name: String },
+    DuplicateTool {
+        name: String,
+    },
+    /// The guard must allow at least one repetition and stop no earlier than it warns.
+    RepeatLimits {
+        warn_after: u32,
+        stop_after: u32,
+    },
 }
 
 impl std::fmt::Display for ConfigError {
@@ -86,6 +105,10 @@ impl std::fmt::Display for ConfigError {
             ConfigError::DuplicateTool { name } => {
                 write!(f, "the tool `{name}` is offered twice")
             }
+            ConfigError::RepeatLimits { warn_after, stop_after } => write!(
+                f,
+                "repetition limits must satisfy 2 <= warn_after <= stop_after (got {warn_after} and {stop_after})"
+            ),
         }
     }
 }

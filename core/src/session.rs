@@ -12,6 +12,7 @@ use crate::codec::{Decoder, Deltas, Done, LineDecoded, ModelCall};
 use crate::config::{Config, ConfigError};
 use crate::event::{Event, ToolStatus};
 use crate::input::{error_result, CallId, Input, Millis, ToolOutcome};
+use crate::repeat::{Repeat, RepeatGuard};
 use crate::schema::ToolSpec;
 use crate::stop::{Stop, StopReason};
 use crate::validate::validate_call;
@@ -38,6 +39,10 @@ use crate::wire::{ChatRequest, Message};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Session {
     config: Config,
+    /// The streak of identical calls, across turns.
+    repeats: RepeatGuard,
+    /// Set when the guard has seen enough: the session stops once the turn's results are in.
+    stop_for_repeating: Option<String>,
     conversation: Vec<Arc<Message>>,
     /// The offered tools, shared by every request.
     tools: Arc<[ToolSpec]>,
@@ -95,6 +100,8 @@ impl Session {
         let decoder = config.codec.decoder();
         let mut session = Session {
             config,
+            repeats: RepeatGuard::default(),
+            stop_for_repeating: None,
             conversation,
             tools,
             phase: Phase::Streaming {
@@ -287,12 +294,19 @@ impl Session {
             return;
         }
         let blank = assembly.content.trim().is_empty();
-        let waiting: VecDeque<CheckedCall> = assembly
-            .calls
-            .iter()
-            .enumerate()
-            .map(|(index, call)| check_call(turn, count(index), call, &self.config))
-            .collect();
+        let mut waiting = VecDeque::with_capacity(assembly.calls.len());
+        for (index, call) in assembly.calls.iter().enumerate() {
+            let mut checked = check_call(turn, count(index), call, &self.config);
+            match self.repeats.observe(call, self.config.repeat_limits) {
+                Repeat::Fresh => {}
+                Repeat::Refuse { message } => checked.verdict = Verdict::Refused { message },
+                Repeat::Stop { message } => {
+                    self.stop_for_repeating = Some(message.clone());
+                    checked.verdict = Verdict::Refused { message };
+                }
+            }
+            waiting.push_back(checked);
+        }
         self.conversation.push(Arc::new(assembly.into_message()));
         if waiting.is_empty() {
             let reason = if blank {
@@ -391,7 +405,9 @@ impl Session {
         let Phase::RunningTools { turn, .. } = self.phase else {
             return;
         };
-        if turn >= self.config.max_turns {
+        if let Some(detail) = self.stop_for_repeating.take() {
+            self.stop(StopReason::Repeating, Some(detail), actions);
+        } else if turn >= self.config.max_turns {
             let detail = format!("the budget of {} turn(s) is spent", self.config.max_turns);
             self.stop(StopReason::MaxTurns, Some(detail), actions);
         } else {

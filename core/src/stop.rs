@@ -17,6 +17,8 @@ pub enum StopReason {
     IncompleteModelTurn,
     /// Transport failure, HTTP error, an error line, or a malformed chunk.
     ModelError,
+    /// The model made the same call too many times in a row (the repetition guard).
+    Repeating,
     /// The user interrupted the run.
     Cancelled,
     /// The run passed its wall-clock deadline.
@@ -31,6 +33,7 @@ impl StopReason {
             StopReason::MaxTurns => "max_turns",
             StopReason::IncompleteModelTurn => "incomplete_model_turn",
             StopReason::ModelError => "model_error",
+            StopReason::Repeating => "repeating",
             StopReason::Cancelled => "cancelled",
             StopReason::DeadlineExceeded => "deadline_exceeded",
         }

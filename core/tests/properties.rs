@@ -305,14 +305,22 @@ proptest! {
 
 #[test]
 fn a_session_that_keeps_calling_tools_stops_at_the_budget() {
-    let calls = vec![CallSpec {
-        tool: CallTool::RunTests,
-        with_id: true,
-        arguments_as_string: false,
-    }];
+    // Two different calls in turn, so that the repetition guard has nothing to say.
+    let call = |tool| {
+        vec![CallSpec {
+            tool,
+            with_id: true,
+            arguments_as_string: false,
+        }]
+    };
     let turn = [
         Step::Done {
-            calls,
+            calls: call(CallTool::RunTests),
+            cut_off: false,
+        },
+        Step::ToolOk,
+        Step::Done {
+            calls: call(CallTool::ReadFile),
             cut_off: false,
         },
         Step::ToolOk,
@@ -333,4 +341,61 @@ fn a_session_that_keeps_calling_tools_stops_at_the_budget() {
         );
     }
     let _ = line; // the builders module is shared with other test crates
+}
+
+/// The repetition guard, as a property: over any sequence of turns that each make one call from a
+/// small set, a call is dispatched exactly when its streak of identical calls is below the warning
+/// limit, and the session stops with `repeating` exactly when a streak reaches the stop limit.
+#[test]
+fn identical_calls_in_a_row_are_refused_then_stopped() {
+    let limits = mend_core::RepeatLimits::default();
+    let mut runner = proptest::test_runner::TestRunner::new(proptest_config());
+    let tools = prop::collection::vec(
+        prop_oneof![Just(CallTool::RunTests), Just(CallTool::ReadFile)],
+        1..14,
+    );
+    runner
+        .run(&tools, |tools| {
+            let mut config = config(30);
+            config.repeat_limits = limits;
+            let (mut session, _) = start(config);
+            let (mut streak, mut previous) = (0u32, None);
+            for (turn, tool) in tools.iter().enumerate() {
+                streak = if previous == Some(*tool) {
+                    streak + 1
+                } else {
+                    1
+                };
+                previous = Some(*tool);
+                let call =
+                    support::call(Some(&format!("call_{turn}")), tool.name(), tool.arguments());
+                let actions =
+                    support::feed(&mut session, &[support::tool_calls(vec![call]), done()]);
+                let dispatched = actions.iter().find_map(|action| match action {
+                    Action::DispatchTool { call_id, .. } => Some(call_id.clone()),
+                    _ => None,
+                });
+                prop_assert_eq!(
+                    dispatched.is_some(),
+                    streak < limits.warn_after,
+                    "turn {} streak {}",
+                    turn,
+                    streak
+                );
+                if let Some(call_id) = dispatched {
+                    let outcome = mend_core::ToolOutcome::Success {
+                        value: json!({"ok": true}),
+                    };
+                    session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
+                }
+                let stopped = session.stopped().map(|stop| stop.reason);
+                if streak >= limits.stop_after {
+                    prop_assert_eq!(stopped, Some(StopReason::Repeating));
+                    return Ok(());
+                }
+                prop_assert_eq!(stopped, None);
+            }
+            Ok(())
+        })
+        .unwrap();
 }
