@@ -38,6 +38,16 @@ pub enum Command {
     /// the tests run for real on a fresh copy of the sample. No model server is needed.
     #[command(after_help = EXIT_CODES_HELP)]
     Replay(ReplayArgs),
+    /// Apply a recorded run's change to the original repository, only if the repository still
+    /// matches what the run started from (and the result matches what it ended with).
+    #[command(after_help = EXIT_CODES_HELP)]
+    Apply {
+        /// The record of the run whose change to apply.
+        record: Utf8PathBuf,
+        /// The repository to change.
+        #[arg(long, default_value = "sample-repo")]
+        repo: Utf8PathBuf,
+    },
     /// Run the repository's tests once on a fresh copy and report the result.
     #[command(after_help = EXIT_CODES_HELP)]
     Verify(CommonArgs),
@@ -91,6 +101,9 @@ pub struct RunArgs {
     /// Ask the model not to think (for models without thinking support).
     #[arg(long)]
     pub no_think: bool,
+    /// Print the run's diff at the end (it is always written next to the record as a .patch).
+    #[arg(long)]
+    pub diff: bool,
     #[command(flatten)]
     pub common: CommonArgs,
     /// Show the model's reasoning as it streams (human output only).

@@ -10,6 +10,7 @@ pub mod driver;
 pub mod error;
 pub mod interrupt;
 pub mod ollama;
+pub mod patch;
 pub mod process;
 pub mod pytest;
 pub mod record;

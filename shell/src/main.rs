@@ -42,6 +42,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
                 read_timeout: Duration::from_secs(args.read_timeout),
                 deadline: args.deadline.map(Duration::from_secs),
                 think: !args.no_think,
+                print_diff: args.diff,
                 setup: Setup {
                     repo: &args.common.repo,
                     runner: &runner,
@@ -67,6 +68,18 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             replay(&options, render.as_mut())
         }
         Command::Verify(args) => verify(&args),
+        Command::Apply { record, repo } => {
+            let record = mend::record::Record::read(&record)?;
+            match mend::patch::apply_record(&record, &repo)? {
+                mend::patch::Applied::NothingToApply => {
+                    println!("The run changed nothing; {repo} is unchanged.")
+                }
+                mend::patch::Applied::Written { path } => {
+                    println!("Applied the run's change to {path}.")
+                }
+            }
+            Ok(exit::PASS)
+        }
         Command::Conformance { captures } => mend::conformance::conformance(&captures),
         Command::Task { json } => {
             print_task(json);

@@ -37,6 +37,10 @@ pub enum RunEvent {
         expected: Value,
         got: Value,
     },
+    /// The workspace's change against the original, as a unified diff (`--diff`).
+    Diff {
+        text: String,
+    },
     WorkspaceKept {
         path: String,
     },
@@ -220,6 +224,7 @@ impl Render for Human {
                     "Divergence: {what}\n  expected: {expected}\n  got:      {got}"
                 ));
             }
+            RunEvent::Diff { text } => self.line(text.trim_end()),
             RunEvent::WorkspaceKept { path } => self.line(&format!("Workspace kept at {path}")),
             RunEvent::Verdict {
                 tests_pass,

@@ -26,6 +26,8 @@ pub struct RunOptions<'a> {
     pub read_timeout: Duration,
     pub deadline: Option<Duration>,
     pub think: bool,
+    /// Print the diff after the verdict.
+    pub print_diff: bool,
     pub setup: Setup<'a>,
 }
 
@@ -111,6 +113,18 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         metrics: attempt.transcript.metrics.clone(),
     });
     report_record(&options.record);
+    let diff = &attempt.checks.diff;
+    if !diff.is_empty() {
+        let patch = options.record.with_extension("patch");
+        crate::patch::write_atomically(&patch, diff)?;
+        eprintln!(
+            "mend: the change is in {patch} (apply it with `mend apply {}`)",
+            options.record
+        );
+        if options.print_diff {
+            render.run_event(&RunEvent::Diff { text: diff.clone() });
+        }
+    }
     if exit_code == exit::MODEL {
         let detail = attempt
             .transcript

@@ -177,6 +177,9 @@ fn the_recorded_repair_runs_end_to_end_over_http_and_replays() {
         .as_str()
         .unwrap()
         .contains("+        path = PurePosixPath(name.replace('\\\\', '/'))"));
+    let patch = std::fs::read_to_string(live.record_path.with_extension("patch"))
+        .expect("the patch is written next to the record");
+    assert_eq!(patch, record["diff"].as_str().unwrap());
     let replayed = mend(&["replay", live.record_path.to_str().unwrap()]);
     assert_eq!(
         replayed.code, 0,
