@@ -114,14 +114,21 @@ fn check(path: &Utf8Path, codec: Codec, bytes: &[u8]) -> Result<String, String> 
     }
 }
 
+impl Meaning {
+    /// Nothing read yet: a turn that never completes is incomplete.
+    fn unfinished() -> Meaning {
+        Meaning {
+            content: String::new(),
+            thinking: String::new(),
+            calls: vec![],
+            stop: StopReason::IncompleteModelTurn,
+            error: None,
+        }
+    }
+}
+
 fn stream_meaning(bytes: &[u8]) -> Result<Meaning, String> {
-    let mut meaning = Meaning {
-        content: String::new(),
-        thinking: String::new(),
-        calls: vec![],
-        stop: StopReason::IncompleteModelTurn,
-        error: None,
-    };
+    let mut meaning = Meaning::unfinished();
     for line in bytes
         .split(|byte| *byte == b'\n')
         .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
@@ -174,11 +181,9 @@ fn error_meaning(bytes: &[u8]) -> Result<Meaning, String> {
         .or_else(|| body["error"]["message"].as_str())
         .ok_or("the error body has no `error` text")?;
     Ok(Meaning {
-        content: String::new(),
-        thinking: String::new(),
-        calls: vec![],
         stop: StopReason::ModelError,
         error: Some(error.to_owned()),
+        ..Meaning::unfinished()
     })
 }
 
@@ -236,13 +241,8 @@ fn through_mend(
             actions.extend(session.handle(Millis(0), Input::ToolFinished { call_id, outcome }));
         }
     }
-    let mut streamed = Meaning {
-        content: String::new(),
-        thinking: String::new(),
-        calls: vec![],
-        stop: StopReason::ModelError,
-        error: None,
-    };
+    // The stop is read from the session once every action is in.
+    let mut streamed = Meaning::unfinished();
     for action in &actions {
         match action {
             Action::Emit(Event::TextDelta { text, .. }) => streamed.content.push_str(text),
@@ -295,13 +295,7 @@ fn sse_meaning(bytes: &[u8]) -> Result<Meaning, String> {
     let text = std::str::from_utf8(bytes)
         .map_err(|err| format!("the capture is not UTF-8: {err}"))?
         .replace("\r\n", "\n");
-    let mut meaning = Meaning {
-        content: String::new(),
-        thinking: String::new(),
-        calls: vec![],
-        stop: StopReason::IncompleteModelTurn,
-        error: None,
-    };
+    let mut meaning = Meaning::unfinished();
     let mut calls: Vec<(u64, Option<String>, String)> = Vec::new();
     let mut finish: Option<String> = None;
     for event in text.split("\n\n") {

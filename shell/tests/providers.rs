@@ -153,6 +153,26 @@ fn header(headers: &[(String, String)], name: &str) -> Option<String> {
         .map(|(_, value)| value.clone())
 }
 
+/// What every provider run must show: the finished exchange, the endpoint used for both
+/// requests, and the key nowhere but in the headers.
+fn assert_finished_at(run: &Run, path: &str) {
+    assert_eq!(
+        (run.code, run.stop.as_str(), run.text.as_str()),
+        (1, "assistant_finished", "Reading.I read it.")
+    );
+    let paths: Vec<String> = run
+        .server
+        .chat_requests()
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect();
+    assert_eq!(paths, [path; 2]);
+    assert!(
+        !run.all_output.contains(KEY),
+        "the key leaked into the output or the record"
+    );
+}
+
 fn replays(path: &std::path::Path) -> bool {
     let outcome = mend_with_env(
         &repo_root(),
@@ -168,25 +188,11 @@ fn replays(path: &std::path::Path) -> bool {
 #[test]
 fn openai_streams_run_end_to_end_and_the_history_has_openai_shape() {
     let run = run("openai", openai_turns(), "OPENAI_API_KEY");
-    assert_eq!(
-        (run.code, run.stop.as_str(), run.text.as_str()),
-        (1, "assistant_finished", "Reading.I read it.")
-    );
+    assert_finished_at(&run, "/v1/chat/completions");
     let requests = run.server.chat_requests();
-    assert_eq!(
-        requests
-            .iter()
-            .map(|(path, _)| path.as_str())
-            .collect::<Vec<_>>(),
-        ["/v1/chat/completions"; 2]
-    );
     assert_eq!(
         header(&requests[0].1, "authorization"),
         Some(format!("Bearer {KEY}"))
-    );
-    assert!(
-        !run.all_output.contains(KEY),
-        "the key leaked into the output or the record"
     );
 
     let second = &run.server.chat_bodies()[1];
@@ -208,28 +214,14 @@ fn openai_streams_run_end_to_end_and_the_history_has_openai_shape() {
 #[test]
 fn anthropic_streams_run_end_to_end_and_the_history_has_anthropic_shape() {
     let run = run("anthropic", anthropic_turns(), "ANTHROPIC_API_KEY");
-    assert_eq!(
-        (run.code, run.stop.as_str(), run.text.as_str()),
-        (1, "assistant_finished", "Reading.I read it.")
-    );
+    assert_finished_at(&run, "/v1/messages");
     let requests = run.server.chat_requests();
-    assert_eq!(
-        requests
-            .iter()
-            .map(|(path, _)| path.as_str())
-            .collect::<Vec<_>>(),
-        ["/v1/messages"; 2]
-    );
     assert_eq!(
         (
             header(&requests[0].1, "x-api-key"),
             header(&requests[0].1, "anthropic-version")
         ),
         (Some(KEY.to_owned()), Some("2023-06-01".to_owned()))
-    );
-    assert!(
-        !run.all_output.contains(KEY),
-        "the key leaked into the output or the record"
     );
 
     let second = &run.server.chat_bodies()[1];
