@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::codec::Codec;
+use crate::context::ContextConfig;
 use crate::input::Millis;
 use crate::repeat::RepeatLimits;
 use crate::schema::ToolSpec;
@@ -32,6 +33,9 @@ pub struct Config {
     /// When identical calls in a row are refused, and when they end the session.
     #[serde(default)]
     pub repeat_limits: RepeatLimits,
+    /// When set, each request ends with a system hint of the turn's context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextConfig>,
 }
 
 impl Config {
@@ -50,6 +54,7 @@ impl Config {
             options: ModelOptions::default(),
             codec: Codec::default(),
             repeat_limits: RepeatLimits::default(),
+            context: None,
         }
     }
 

@@ -10,6 +10,7 @@ use crate::action::Action;
 use crate::assemble::TurnAssembly;
 use crate::codec::{Decoder, Deltas, Done, LineDecoded, ModelCall};
 use crate::config::{Config, ConfigError};
+use crate::context::{hint, todo_items, todo_result, TodoItem, ToolStats, TODO_TOOL};
 use crate::event::{Event, ToolStatus};
 use crate::input::{error_result, CallId, Input, Millis, ToolOutcome};
 use crate::repeat::{Repeat, RepeatGuard};
@@ -43,6 +44,10 @@ pub struct Session {
     repeats: RepeatGuard,
     /// Set when the guard has seen enough: the session stops once the turn's results are in.
     stop_for_repeating: Option<String>,
+    /// Results so far per tool, for the per-turn context.
+    stats: ToolStats,
+    /// The model's TODO list, kept through the `todo` tool.
+    todo: Vec<TodoItem>,
     conversation: Vec<Arc<Message>>,
     /// The offered tools, shared by every request.
     tools: Arc<[ToolSpec]>,
@@ -102,6 +107,8 @@ impl Session {
             config,
             repeats: RepeatGuard::default(),
             stop_for_repeating: None,
+            stats: ToolStats::default(),
+            todo: Vec::new(),
             conversation,
             tools,
             phase: Phase::Streaming {
@@ -392,6 +399,19 @@ impl Session {
                         name: call.name.clone(),
                         arguments: arguments.clone(),
                     }));
+                    // The TODO list is session state: the core answers its tool itself.
+                    if call.name == TODO_TOOL && self.config.context.is_some() {
+                        let (status, result) = match todo_items(arguments) {
+                            Ok(items) => {
+                                let result = todo_result(&items);
+                                self.todo = items;
+                                (ToolStatus::Ok, result)
+                            }
+                            Err(message) => (ToolStatus::Failed, error_result(&message)),
+                        };
+                        self.record_result(turn, &call, status, result, actions);
+                        continue;
+                    }
                     actions.push(Action::DispatchTool {
                         call_id: call.call_id.clone(),
                         name: call.name.clone(),
@@ -423,6 +443,12 @@ impl Session {
         result: Value,
         actions: &mut Vec<Action>,
     ) {
+        let counts = self.stats.per_tool.entry(call.name.clone()).or_default();
+        match status {
+            ToolStatus::Ok => counts.ok += 1,
+            ToolStatus::Failed => counts.failed += 1,
+            ToolStatus::Refused => counts.refused += 1,
+        }
         self.conversation.push(Arc::new(Message::tool_result(
             &call.name,
             call.wire_id.as_deref(),
@@ -447,14 +473,25 @@ impl Session {
         actions.push(Action::Emit(Event::ModelStart { turn }));
         actions.push(Action::SendRequest {
             turn,
-            body: self.request(),
+            body: self.request(turn),
         });
     }
 
-    fn request(&self) -> ChatRequest {
+    fn request(&self, turn: u32) -> ChatRequest {
+        let mut messages = self.conversation.clone();
+        if let Some(context) = &self.config.context {
+            // After the conversation, never in it: each request gets the hint of its own turn.
+            messages.push(Arc::new(hint(
+                context,
+                turn,
+                self.config.max_turns,
+                &self.stats,
+                &self.todo,
+            )));
+        }
         ChatRequest {
             model: self.config.model.clone(),
-            messages: self.conversation.clone(),
+            messages,
             tools: Arc::clone(&self.tools),
             stream: true,
             think: self.config.think,

@@ -6,7 +6,7 @@
 
 mod support;
 
-use mend_core::{Action, Codec, Event, Input, Millis, Session, StopReason};
+use mend_core::{Action, Codec, Event, Input, Message, Millis, Session, StopReason};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::json;
@@ -394,6 +394,63 @@ fn identical_calls_in_a_row_are_refused_then_stopped() {
                     return Ok(());
                 }
                 prop_assert_eq!(stopped, None);
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// Per-turn context, as a property: with the hint on, every request ends with exactly the hint
+/// its turn calls for, computed here from the results the session reported, and the hint never
+/// enters the conversation.
+#[test]
+fn every_request_ends_with_the_hint_of_its_turn() {
+    use mend_core::context::{hint, Counts, ToolStats};
+    use mend_core::{ContextConfig, ToolStatus};
+
+    let mut runner = proptest::test_runner::TestRunner::new(proptest_config());
+    runner
+        .run(&script(), |script| {
+            let context = ContextConfig {
+                workdir: "sample-repo".to_owned(),
+                os: "linux".to_owned(),
+            };
+            let mut config = config(script.max_turns);
+            config.codec = script.codec;
+            config.context = Some(context.clone());
+            let (mut session, first) = start(config);
+            let mut stats = ToolStats::default();
+            let mut running = None;
+            let mut serial = 0;
+            let mut actions = first;
+            for (now, step) in script.steps.iter().enumerate() {
+                for action in &actions {
+                    match action {
+                        Action::Emit(Event::ToolResult { name, status, .. }) => {
+                            let counts: &mut Counts =
+                                stats.per_tool.entry(name.clone()).or_default();
+                            match status {
+                                ToolStatus::Ok => counts.ok += 1,
+                                ToolStatus::Failed => counts.failed += 1,
+                                ToolStatus::Refused => counts.refused += 1,
+                            }
+                        }
+                        Action::SendRequest { turn, body } => {
+                            let expected = hint(&context, *turn, script.max_turns, &stats, &[]);
+                            prop_assert_eq!(
+                                body.messages.last().map(|m| Message::clone(m)),
+                                Some(expected.clone())
+                            );
+                            prop_assert!(!session.conversation().iter().any(|m| **m == expected));
+                        }
+                        Action::DispatchTool { call_id, .. } => running = Some(call_id.clone()),
+                        _ => {}
+                    }
+                }
+                actions = Vec::new();
+                for fed in resolve_for(script.codec, step, running.as_ref(), &mut serial) {
+                    actions.extend(session.handle(Millis(now as u64), fed.input));
+                }
             }
             Ok(())
         })

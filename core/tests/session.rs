@@ -698,3 +698,54 @@ fn actions_and_inputs_round_trip_through_json() {
         serde_json::from_str(&serde_json::to_string(&input).expect("ser")).expect("de");
     assert_eq!(back, input);
 }
+
+#[test]
+fn the_core_answers_the_todo_tool_and_the_next_hint_shows_the_list() {
+    let mut config = config(8);
+    config.tools.push(mend_core::context::todo_tool());
+    config.context = Some(mend_core::ContextConfig {
+        workdir: "repo".to_owned(),
+        os: "linux".to_owned(),
+    });
+    let (mut session, first) = start(config);
+    let Some(Action::SendRequest { body, .. }) = first.last() else {
+        panic!("a first request")
+    };
+    assert_eq!(
+        body.messages.last().map(|m| Message::clone(m)),
+        Some(Message::system(
+            "Context for turn 1 of 8 (working directory `repo`, OS linux).\nNo tool calls yet."
+        ))
+    );
+    let items = json!({"items": [{"text": "read the files", "done": true}, {"text": "fix", "done": false}]});
+    let todo = call(Some("call_t"), "todo", items.clone());
+    let actions = feed(&mut session, &[tool_calls(vec![todo]), done()]);
+    let result = json!({"todo": items["items"]});
+    let hint = Message::system(
+        "Context for turn 2 of 8 (working directory `repo`, OS linux).\nTool calls so far: todo 1 ok.\nYour TODO list: [x] read the files; [ ] fix.",
+    );
+    let Some(Action::SendRequest { body, .. }) = actions.last() else {
+        panic!("a second request: {actions:?}")
+    };
+    assert_eq!(body.messages.last().map(|m| Message::clone(m)), Some(hint));
+    assert!(
+        !actions
+            .iter()
+            .any(|action| matches!(action, Action::DispatchTool { .. })),
+        "nothing is dispatched"
+    );
+    assert_eq!(
+        actions[..3].to_vec(),
+        vec![
+            model_done(1, "stop", 1),
+            Action::Emit(Event::ToolStart {
+                turn: 1,
+                index: 0,
+                call_id: CallId("call_t".to_owned()),
+                name: "todo".to_owned(),
+                arguments: object(items),
+            }),
+            result_event(1, 0, "call_t", "todo", ToolStatus::Ok, result),
+        ]
+    );
+}

@@ -104,6 +104,10 @@ pub struct RunArgs {
     /// Print the run's diff at the end (it is always written next to the record as a .patch).
     #[arg(long)]
     pub diff: bool,
+    /// End each request with a short system hint (folder, OS, turn, tool results so far, the
+    /// model's TODO list) and offer a `todo` tool that mend answers itself.
+    #[arg(long)]
+    pub context: bool,
     #[command(flatten)]
     pub common: CommonArgs,
     /// Show the model's reasoning as it streams (human output only).

@@ -43,6 +43,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
                 deadline: args.deadline.map(Duration::from_secs),
                 think: !args.no_think,
                 print_diff: args.diff,
+                context: args.context,
                 setup: Setup {
                     repo: &args.common.repo,
                     runner: &runner,

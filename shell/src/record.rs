@@ -5,7 +5,7 @@ use std::fs::{self, File};
 use std::io::Write;
 
 use camino::Utf8Path;
-use mend_core::{CallId, ModelOptions, Stop, ToolStatus, TransportError};
+use mend_core::{CallId, ContextConfig, ModelOptions, Stop, ToolStatus, TransportError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -38,6 +38,10 @@ pub struct Record {
     pub options: ModelOptions,
     pub system_prompt: String,
     pub task: String,
+    /// The per-turn context, when the run had it on (`--context`): replay rebuilds the same
+    /// hints and offers the same `todo` tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextConfig>,
     pub turns: Vec<RecordedTurn>,
     pub tool_calls: Vec<RecordedCall>,
     pub stop: Stop,

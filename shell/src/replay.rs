@@ -69,18 +69,18 @@ fn config_of(record: &Record) -> Result<Config, MendError> {
             record.provider
         ))
     })?;
+    let mut tools = sample::tool_specs();
+    if record.context.is_some() {
+        tools.push(mend_core::context::todo_tool());
+    }
     Ok(Config {
         codec,
+        context: record.context.clone(),
         max_turns: record.max_turns,
         think: record.think,
         keep_alive: record.keep_alive,
         options: record.options.clone(),
-        ..Config::new(
-            &record.model,
-            &record.system_prompt,
-            &record.task,
-            sample::tool_specs(),
-        )
+        ..Config::new(&record.model, &record.system_prompt, &record.task, tools)
     })
 }
 

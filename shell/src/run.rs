@@ -4,7 +4,7 @@
 use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use mend_core::{Codec, Config, Millis, StopReason};
+use mend_core::{Codec, Config, ContextConfig, Millis, StopReason};
 
 use crate::attempt::{run_attempt, Attempt, Setup};
 use crate::clock::utc_stamp;
@@ -28,6 +28,8 @@ pub struct RunOptions<'a> {
     pub think: bool,
     /// Print the diff after the verdict.
     pub print_diff: bool,
+    /// End each request with a hint of the turn's context, and offer the `todo` tool.
+    pub context: bool,
     pub setup: Setup<'a>,
 }
 
@@ -89,6 +91,19 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     );
     config.max_turns = options.max_turns;
     config.codec = options.codec;
+    if options.context {
+        let workdir = options
+            .setup
+            .repo
+            .file_name()
+            .unwrap_or("repository")
+            .to_owned();
+        config.context = Some(ContextConfig {
+            workdir,
+            os: std::env::consts::OS.to_owned(),
+        });
+        config.tools.push(mend_core::context::todo_tool());
+    }
     config.think = options.think;
     config.deadline = options
         .deadline
@@ -188,6 +203,7 @@ fn record_of(
         options: config.options.clone(),
         system_prompt: config.system_prompt.clone(),
         task: config.task.clone(),
+        context: config.context.clone(),
         turns: attempt.transcript.turns.clone(),
         tool_calls: attempt.transcript.tool_calls.clone(),
         stop: attempt.transcript.stop.clone(),

@@ -425,3 +425,41 @@ fn lines_split_across_writes_or_packed_into_one_arrive_whole() {
         assert_eq!(&lines, first_turn, "{name}");
     }
 }
+
+#[test]
+fn with_context_each_request_ends_with_its_hint_and_the_record_replays() {
+    let server = Server::start(script(vec![Reply::lines(&fixture_turns("bounded")[0])]));
+    let live = run_against(&server.base, &["--max-turns", "1", "--context"]);
+    assert_eq!(
+        ending(&live),
+        (1, "max_turns".to_owned(), 1),
+        "{}",
+        live.outcome.stderr
+    );
+    let body = &server.chat_bodies()[0];
+    let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+    let os = std::env::consts::OS;
+    assert_eq!(
+        last,
+        json!({"role": "system", "content": format!("Context for turn 1 of 1 (working directory `sample-repo`, OS {os}).\nNo tool calls yet.")})
+    );
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["read_file", "replace_text", "run_tests", "todo"]);
+    let record = live.record.as_ref().unwrap();
+    assert_eq!(
+        record["context"],
+        json!({"workdir": "sample-repo", "os": os})
+    );
+    let replayed = mend(&["replay", "--json", live.record_path.to_str().unwrap()]);
+    let verdict = replayed
+        .events()
+        .into_iter()
+        .find(|event| event["type"] == "verdict")
+        .unwrap();
+    assert_eq!(verdict["replay_matched"], true, "{}", replayed.stdout);
+}
