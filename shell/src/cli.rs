@@ -31,7 +31,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Repair the repository with a live model served by Ollama, then record the run.
+    /// Repair the repository with a live model (Ollama, or an OpenAI- or Anthropic-compatible
+    /// server), then record the run.
     #[command(after_help = EXIT_CODES_HELP)]
     Run(RunArgs),
     /// Replay a recorded run: its model streams go through the core again, while the tools and
@@ -51,10 +52,10 @@ pub enum Command {
     /// Run the repository's tests once on a fresh copy and report the result.
     #[command(after_help = EXIT_CODES_HELP)]
     Verify(CommonArgs),
-    /// Feed every recorded Ollama response in CAPTURES/ollama through mend's decoder and
-    /// session, and check each against what the server meant.
+    /// Feed every recorded response in CAPTURES/ollama (NDJSON) and CAPTURES/openai (SSE)
+    /// through mend's codecs and session, and check each against what the server meant.
     Conformance {
-        /// The captures folder (with an `ollama/` subfolder of .ndjson streams and .json errors).
+        /// The captures folder: `ollama/` (.ndjson streams), `openai/` (.sse streams), .json errors.
         #[arg(default_value = "../shared/captures")]
         captures: Utf8PathBuf,
     },
