@@ -100,7 +100,7 @@ fn session_run(turns: Vec<Vec<Vec<u8>>>) -> Duration {
     };
     let started = Instant::now();
     let (mut session, _) = Session::new(config).unwrap();
-    let mut stops = 0;
+    let (mut stops, mut requests) = (0, 1);
     for turn in turns {
         for line in turn {
             for action in session.handle(Millis(0), Input::StreamLine { line }) {
@@ -109,9 +109,14 @@ fn session_run(turns: Vec<Vec<Vec<u8>>>) -> Duration {
                         let outcome = ToolOutcome::Success {
                             value: json!({"exit_code": 0, "output": "4 passed"}),
                         };
-                        black_box(
-                            session.handle(Millis(0), Input::ToolFinished { call_id, outcome }),
-                        );
+                        let next =
+                            session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
+                        let sent = next
+                            .iter()
+                            .filter(|action| matches!(action, Action::SendRequest { .. }))
+                            .count();
+                        requests += sent as u64;
+                        black_box(next);
                     }
                     Action::Stop(_) => stops += 1,
                     other => {
@@ -123,6 +128,10 @@ fn session_run(turns: Vec<Vec<Vec<u8>>>) -> Duration {
     }
     let elapsed = started.elapsed();
     assert_eq!(stops, 1, "the synthetic session ends once");
+    assert_eq!(
+        requests, TURNS,
+        "the session stays in the loop for every turn"
+    );
     // Dropping the session (a conversation of 2,000 messages) is not the core's per-line cost.
     drop(session);
     elapsed

@@ -53,8 +53,11 @@ pub fn thinking_line(rng: &mut Rng) -> Vec<u8> {
     .into_bytes()
 }
 
+/// A whole `run_tests` call. Its argument alternates from turn to turn: the core's repetition
+/// guard refuses a third identical call in a row, and a benchmark must stay in the loop.
 pub fn tool_call_line(turn: u64) -> Vec<u8> {
-    let call = json!({"id": format!("call_{turn:08}"), "function": {"index": 0, "name": "run_tests", "arguments": {}}});
+    let arguments = json!({"verbose": turn % 2 == 0});
+    let call = json!({"id": format!("call_{turn:08}"), "function": {"index": 0, "name": "run_tests", "arguments": arguments}});
     envelope(
         json!({"role": "assistant", "content": "", "tool_calls": [call]}),
         false,
