@@ -53,12 +53,20 @@ fn main() {
             .stdout(Stdio::null())
             .spawn()
             .unwrap();
+        // Let the first writer finish one record, so that every kill lands on a file that exists
+        // (bounded: a broken writer fails the test instead of hanging it).
+        let give_up = std::time::Instant::now() + Duration::from_secs(60);
+        while !path.exists() {
+            assert!(
+                std::time::Instant::now() < give_up,
+                "the writer never finished a first record"
+            );
+            thread::sleep(Duration::from_millis(5));
+        }
         thread::sleep(Duration::from_millis(delay));
         child.kill().unwrap();
         child.wait().unwrap();
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue; // killed before the first rename: no file at all is fine too
-        };
+        let text = std::fs::read_to_string(&path).unwrap();
         let found: Record = serde_json::from_str(&text)
             .unwrap_or_else(|err| panic!("torn record after {delay} ms: {err}"));
         if found == a {

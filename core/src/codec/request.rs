@@ -5,6 +5,9 @@ use serde_json::{json, Map, Value};
 
 use crate::wire::{ChatRequest, Message, Role};
 
+// Serializing these bodies cannot fail: every map has string keys and no type has a fallible
+// `Serialize`; the empty fallback only satisfies the type.
+
 /// Ollama's `/api/chat` body is the session's own request type.
 pub fn ollama(request: &ChatRequest) -> Vec<u8> {
     serde_json::to_vec(request).unwrap_or_default()
