@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::thread;
@@ -83,19 +84,28 @@ fn the_first_ctrl_c_stops_a_stalled_stream_and_the_record_says_cancelled() {
     let dir = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let record = dir.path().join("cancelled.json");
-    let child = spawn_run(
+    let mut child = spawn_run(
         &server.base,
         &record,
         tmp.path(),
         &repo_root().join("sample-repo"),
         &[],
     );
-    wait_until("the model request arrives", || {
-        !server.chat_bodies().is_empty()
-    });
-    thread::sleep(Duration::from_millis(200));
+    // Wait until mend has shown the streamed text: the line is in and the stream has stalled.
+    let mut events = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    for line in events.by_ref() {
+        let line = line.unwrap();
+        let text_arrived = line.contains("\"type\":\"text_delta\"");
+        seen.push(line);
+        if text_arrived {
+            break;
+        }
+    }
     sigint(&child);
-    let (code, stdout) = finish(child);
+    seen.extend(events.map_while(Result::ok));
+    let stdout = seen.join("\n");
+    let code = child.wait().unwrap().code().unwrap_or(-1);
     assert_eq!(code, 130, "{stdout}");
     let record = read_record(&record);
     assert_eq!(record["stop"]["reason"], "cancelled");
