@@ -463,3 +463,29 @@ fn with_context_each_request_ends_with_its_hint_and_the_record_replays() {
         .unwrap();
     assert_eq!(verdict["replay_matched"], true, "{}", replayed.stdout);
 }
+
+#[test]
+fn a_line_just_under_the_cap_is_read_whole() {
+    let text = "y".repeat((8 << 20) - 200);
+    let long =
+        format!("{{\"message\":{{\"role\":\"assistant\",\"content\":\"{text}\"}},\"done\":false}}");
+    let done = r#"{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}"#
+        .to_owned();
+    assert!(long.len() < 8 << 20);
+    let server = Server::start(script(vec![Reply::lines(&[long, done])]));
+    let live = run_against(&server.base, &[]);
+    assert_eq!(
+        ending(&live),
+        (1, "assistant_finished".to_owned(), 0),
+        "{}",
+        live.outcome.stderr
+    );
+    let streamed: usize = live
+        .outcome
+        .events()
+        .iter()
+        .filter(|event| event["type"] == "text_delta")
+        .map(|event| event["text"].as_str().unwrap().len())
+        .sum();
+    assert_eq!(streamed, text.len());
+}
