@@ -6,9 +6,9 @@ use std::fs;
 use camino::Utf8Path;
 use mend_core::Config;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::driver::{hex, Driver, ModelSource, Transcript};
+use crate::atomic;
+use crate::driver::{Driver, ModelSource, Transcript};
 use crate::error::MendError;
 use crate::pytest::TestRunner;
 use crate::render::{Render, RunEvent};
@@ -52,7 +52,7 @@ pub fn file_sha256(root: &Utf8Path, relative: &str) -> Result<String, MendError>
     let path = root.join(relative);
     let bytes =
         fs::read(&path).map_err(|err| MendError::refused(format!("cannot read {path}: {err}")))?;
-    Ok(hex(&Sha256::digest(&bytes)))
+    Ok(atomic::sha256_hex(&bytes))
 }
 
 pub fn run_attempt(
@@ -70,11 +70,7 @@ pub fn run_attempt(
         ))
     })?;
 
-    let sandbox = &setup.runner.sandbox;
-    render.run_event(&RunEvent::Sandbox {
-        name: sandbox.name().to_owned(),
-        warning: sandbox.warning().map(str::to_owned),
-    });
+    render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
     let tests_before = independent_check(setup.runner, workspace.root())?;
     render.run_event(&RunEvent::TestsBefore {
         run: tests_before.clone(),

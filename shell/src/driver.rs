@@ -12,12 +12,11 @@ use std::time::{Duration, Instant};
 use camino::Utf8Path;
 use mend_core::{Action, ChatRequest, Config, Event, Input, Millis, Session, Stop, TransportError};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::error::MendError;
-use crate::interrupt::{Cut, Watch};
+use crate::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::pytest::TestRunner;
-use crate::record::{LineBytes, RecordedCall, RecordedLine, RecordedTurn, TurnEnd};
+use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
 use crate::spill::{LineList, SpillWriter};
 use crate::tools::{self, ToolContext, ToolRun};
 
@@ -80,9 +79,6 @@ pub struct Driver<'a> {
     pub observer: &'a mut dyn Observer,
 }
 
-/// How long the driver waits for a stream item before it looks at Ctrl-C and the deadline
-/// again. An item that arrives is handled at once; this only bounds the reaction to a cut.
-const WATCH_TICK: Duration = Duration::from_millis(20);
 /// Stream items read ahead of the session; bounds memory when the session is slower.
 const READ_AHEAD_ITEMS: usize = 256;
 
@@ -235,6 +231,7 @@ impl Driver<'_> {
                 stream = None;
                 continue;
             }
+            // An item that arrives is handled at once; the tick only bounds the reaction to a cut.
             let item = match open.items.recv_timeout(WATCH_TICK) {
                 Ok(item) => item,
                 Err(mpsc::RecvTimeoutError::Timeout) => continue,
@@ -250,11 +247,7 @@ impl Driver<'_> {
                         metrics.first_byte_ms.push(at_ms);
                     }
                     metrics.streamed_bytes += line.len() as u64 + 1;
-                    let recorded = RecordedLine {
-                        at_ms,
-                        bytes: LineBytes::from_bytes(&line),
-                    };
-                    spill.push(&recorded).map_err(spill_failed)?;
+                    spill.push(at_ms, &line).map_err(spill_failed)?;
                     Input::StreamLine { line }
                 }
                 StreamItem::End => {
@@ -327,12 +320,7 @@ fn observe_metrics(event: &Event, metrics: &mut RunMetrics) {
 }
 
 pub fn request_digest(body: &ChatRequest) -> String {
-    let bytes = serde_json::to_vec(body).unwrap_or_default();
-    hex(&Sha256::digest(&bytes))
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    crate::atomic::sha256_hex(&serde_json::to_vec(body).unwrap_or_default())
 }
 
 pub fn millis(duration: Duration) -> u64 {

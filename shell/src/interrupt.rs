@@ -46,6 +46,10 @@ pub fn requested() -> bool {
     PRESSES.load(Ordering::SeqCst) > 0
 }
 
+/// How often a blocking wait (a stalled stream, a running test process) looks at its watch:
+/// short enough that Ctrl-C feels immediate, long enough to cost nothing.
+pub const WATCH_TICK: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// When a blocking wait must give up early: a Ctrl-C, or the run's deadline.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Watch {

@@ -98,11 +98,7 @@ fn verify(args: &CommonArgs) -> Result<u8, MendError> {
         ))
     })?;
     let mut render = renderer(args.json, false);
-    let sandbox = &runner.sandbox;
-    render.run_event(&RunEvent::Sandbox {
-        name: sandbox.name().to_owned(),
-        warning: sandbox.warning().map(str::to_owned),
-    });
+    render.run_event(&RunEvent::sandbox(&runner.sandbox));
     let run = independent_check(&runner, workspace.root())?;
     render.run_event(&RunEvent::TestsAfter { run: run.clone() });
     if args.keep_workspace {

@@ -5,10 +5,10 @@
 //! ended with, so there is no fuzzy matching anywhere: it applies exactly or not at all.
 
 use std::fs;
-use std::io::Write;
 
 use camino::Utf8Path;
 
+use crate::atomic;
 use crate::attempt::file_sha256;
 use crate::error::MendError;
 use crate::record::Record;
@@ -49,7 +49,7 @@ pub fn apply_record(record: &Record, repo: &Utf8Path) -> Result<Applied, MendErr
             "the record's diff does not apply to {path}: {problem}"
         ))
     })?;
-    let digest = crate::driver::hex(&<sha2::Sha256 as sha2::Digest>::digest(patched.as_bytes()));
+    let digest = atomic::sha256_hex(patched.as_bytes());
     if digest != checks.source_sha256_after {
         return Err(MendError::refused(format!(
             "applying the diff to {path} does not give the file the run ended with; nothing was written"
@@ -61,25 +61,10 @@ pub fn apply_record(record: &Record, repo: &Utf8Path) -> Result<Applied, MendErr
     })
 }
 
-/// Writes `text` to `path` through a temporary file in the same folder (flushed, then renamed),
-/// keeping the permissions of a file it replaces.
+/// Writes `text` to `path` all or nothing (see [`atomic::write_file`]).
 pub fn write_atomically(path: &Utf8Path, text: &str) -> Result<(), MendError> {
-    let fail = |err: std::io::Error| MendError::harness(format!("cannot write {path}: {err}"));
-    let dir = path.parent().unwrap_or(Utf8Path::new("."));
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".mend-apply-")
-        .tempfile_in(dir)
-        .map_err(fail)?;
-    temporary.write_all(text.as_bytes()).map_err(fail)?;
-    if let Ok(existing) = fs::metadata(path) {
-        temporary
-            .as_file()
-            .set_permissions(existing.permissions())
-            .map_err(fail)?;
-    }
-    temporary.as_file().sync_all().map_err(fail)?;
-    temporary.persist(path).map_err(|err| fail(err.error))?;
-    Ok(())
+    atomic::write_file(path, |out| out.write_all(text.as_bytes()))
+        .map_err(|err| MendError::harness(format!("cannot write {path}: {err}")))
 }
 
 /// Applies a one-file unified diff exactly: every context and removed line must match.

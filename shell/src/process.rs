@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::interrupt::{self, Cut, Watch};
+use crate::interrupt::{self, Cut, Watch, WATCH_TICK};
 
 /// How much of each output stream is kept in memory; older bytes are dropped and counted.
 const CAPTURE_CAP_BYTES: usize = 1 << 20;
@@ -32,10 +32,6 @@ impl Finished {
         self.status.is_none() && self.cut.is_none()
     }
 }
-
-/// How often a running child is checked against its watch: short enough that Ctrl-C feels
-/// immediate, long enough to cost nothing.
-const WATCH_TICK: Duration = Duration::from_millis(20);
 
 pub fn run_bounded(mut command: Command, timeout: Duration, watch: Watch) -> io::Result<Finished> {
     command

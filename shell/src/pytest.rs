@@ -7,6 +7,7 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
+use crate::error::MendError;
 use crate::interrupt::Watch;
 use crate::process::{run_bounded, Finished};
 use crate::sandbox::Sandbox;
@@ -51,8 +52,14 @@ impl TestRunner {
     }
 
     /// Runs the tests once with the standard timeout, giving up early when `watch` says so.
-    pub fn run(&self, workdir: &Utf8Path, watch: Watch) -> std::io::Result<Finished> {
-        run_bounded(self.command(workdir), RUN_TESTS_TIMEOUT, watch)
+    /// A Python that cannot even start is the harness's failure, named with its fix.
+    pub fn run(&self, workdir: &Utf8Path, watch: Watch) -> Result<Finished, MendError> {
+        run_bounded(self.command(workdir), RUN_TESTS_TIMEOUT, watch).map_err(|err| {
+            MendError::harness(format!(
+                "cannot start Python at `{}`: {err} — run `make venv` or pass --python PATH",
+                self.python
+            ))
+        })
     }
 }
 

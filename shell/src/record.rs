@@ -1,14 +1,14 @@
 //! The run file: everything needed to audit a run and to replay it without a model server.
 //! `fixtures/README.md` documents every field.
 
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs;
 
 use camino::Utf8Path;
 use mend_core::{CallId, ContextConfig, ModelOptions, Stop, ToolStatus, TransportError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::atomic;
 use crate::attempt::Checks;
 use crate::driver::RunMetrics;
 use crate::error::MendError;
@@ -152,30 +152,11 @@ impl Record {
     /// Writes the record so that `path` holds either the old file or the whole new one, never a
     /// torn mix: a temporary file in the same directory, flushed to disk, then renamed over.
     pub fn write_atomically(&self, path: &Utf8Path) -> Result<(), MendError> {
-        let fail = |err: std::io::Error| {
-            MendError::harness(format!("cannot write the record {path}: {err}"))
-        };
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_str().is_empty() => dir,
-            _ => Utf8Path::new("."),
-        };
-        fs::create_dir_all(dir).map_err(fail)?;
-        let temporary = tempfile::Builder::new()
-            .prefix(".mend-record-")
-            .tempfile_in(dir)
-            .map_err(fail)?;
         // Serialized straight into the file: spilled lines are never gathered in memory.
-        let mut writer = std::io::BufWriter::new(temporary.as_file());
-        serde_json::to_writer_pretty(&mut writer, self)
-            .map_err(|err| MendError::harness(format!("cannot serialize the record: {err}")))?;
-        writer.write_all(b"\n").map_err(fail)?;
-        writer.flush().map_err(fail)?;
-        drop(writer);
-        temporary.as_file().sync_all().map_err(fail)?;
-        temporary.persist(path).map_err(|err| fail(err.error))?;
-        File::open(dir)
-            .and_then(|dir| dir.sync_all())
-            .map_err(fail)?;
-        Ok(())
+        atomic::write_file(path, |out| {
+            serde_json::to_writer_pretty(&mut *out, self).map_err(std::io::Error::other)?;
+            out.write_all(b"\n")
+        })
+        .map_err(|err| MendError::harness(format!("cannot write the record {path}: {err}")))
     }
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::driver::{Observer, RunMetrics};
 use crate::pytest::Summary;
+use crate::sandbox::Sandbox;
 use crate::verify::TestRun;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.
@@ -52,6 +53,16 @@ pub enum RunEvent {
         exit_code: u8,
         metrics: RunMetrics,
     },
+}
+
+impl RunEvent {
+    /// Which sandbox the repository's tests run in, with its warning when it is partial or absent.
+    pub fn sandbox(sandbox: &Sandbox) -> RunEvent {
+        RunEvent::Sandbox {
+            name: sandbox.name().to_owned(),
+            warning: sandbox.warning().map(str::to_owned),
+        }
+    }
 }
 
 pub trait Render: Observer {

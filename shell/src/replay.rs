@@ -69,10 +69,7 @@ fn config_of(record: &Record) -> Result<Config, MendError> {
             record.provider
         ))
     })?;
-    let mut tools = sample::tool_specs();
-    if record.context.is_some() {
-        tools.push(mend_core::context::todo_tool());
-    }
+    let tools = sample::offered_tools(record.context.is_some());
     Ok(Config {
         codec,
         context: record.context.clone(),

@@ -87,7 +87,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         options.model,
         sample::SYSTEM_PROMPT,
         options.task.unwrap_or(sample::TASK),
-        sample::tool_specs(),
+        sample::offered_tools(options.context),
     );
     config.max_turns = options.max_turns;
     config.codec = options.codec;
@@ -102,7 +102,6 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
             workdir,
             os: std::env::consts::OS.to_owned(),
         });
-        config.tools.push(mend_core::context::todo_tool());
     }
     config.think = options.think;
     config.deadline = options

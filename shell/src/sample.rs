@@ -29,6 +29,16 @@ changed path whose first component is `src` and whose suffix is `.py`, written w
 slashes. A Windows-style entry such as `src\\api\\routes.py` is currently dropped, and one test \
 fails. Repair path_rules.py so that all tests pass.";
 
+/// The tools a session offers: the sample's three, and the core-answered `todo` tool when the
+/// per-turn context is on.
+pub fn offered_tools(context: bool) -> Vec<ToolSpec> {
+    let mut tools = tool_specs();
+    if context {
+        tools.push(mend_core::context::todo_tool());
+    }
+    tools
+}
+
 /// The three tools of the sample, in the order they are offered.
 pub fn tool_specs() -> Vec<ToolSpec> {
     vec![

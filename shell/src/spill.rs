@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde::ser::{Error as _, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::record::RecordedLine;
+use crate::record::{LineBytes, RecordedLine};
 
 /// The lines of one turn.
 #[derive(Debug, Clone)]
@@ -111,6 +111,8 @@ impl Read for FileRange {
 /// Appends the lines of a run to an anonymous temporary file (gone when the last handle drops).
 pub struct SpillWriter {
     writer: BufWriter<File>,
+    /// One line's JSON, reused from line to line.
+    scratch: Vec<u8>,
     written: u64,
     turn_start: u64,
     turn_count: usize,
@@ -120,6 +122,7 @@ impl SpillWriter {
     pub fn new() -> io::Result<SpillWriter> {
         Ok(SpillWriter {
             writer: BufWriter::new(tempfile::tempfile()?),
+            scratch: Vec::new(),
             written: 0,
             turn_start: 0,
             turn_count: 0,
@@ -132,11 +135,30 @@ impl SpillWriter {
         self.turn_count = 0;
     }
 
-    pub fn push(&mut self, line: &RecordedLine) -> io::Result<()> {
-        let mut json = serde_json::to_vec(line).map_err(io::Error::other)?;
-        json.push(b'\n');
-        self.writer.write_all(&json)?;
-        self.written += json.len() as u64;
+    /// Appends one raw line received `at_ms` after its request. The line is written as the
+    /// JSON of a [`RecordedLine`] straight from the borrowed bytes: on the hot path of a live run,
+    /// nothing is copied but into the reused buffer.
+    pub fn push(&mut self, at_ms: u64, line: &[u8]) -> io::Result<()> {
+        #[derive(Serialize)]
+        struct TextLine<'a> {
+            at_ms: u64,
+            text: &'a str,
+        }
+        self.scratch.clear();
+        match std::str::from_utf8(line) {
+            Ok(text) => serde_json::to_writer(&mut self.scratch, &TextLine { at_ms, text }),
+            Err(_) => {
+                let recorded = RecordedLine {
+                    at_ms,
+                    bytes: LineBytes::from_bytes(line),
+                };
+                serde_json::to_writer(&mut self.scratch, &recorded)
+            }
+        }
+        .map_err(io::Error::other)?;
+        self.scratch.push(b'\n');
+        self.writer.write_all(&self.scratch)?;
+        self.written += self.scratch.len() as u64;
         self.turn_count += 1;
         Ok(())
     }
@@ -156,7 +178,6 @@ impl SpillWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::LineBytes;
 
     fn line(at_ms: u64, text: &str) -> RecordedLine {
         RecordedLine {
@@ -171,11 +192,11 @@ mod tests {
     fn spilled_turns_read_back_and_serialize_like_lines_in_memory() {
         let mut spill = SpillWriter::new().unwrap();
         spill.start_turn();
-        spill.push(&line(1, "{\"a\":1}")).unwrap();
-        spill.push(&line(2, "é ✓")).unwrap();
+        spill.push(1, b"{\"a\":1}").unwrap();
+        spill.push(2, "é ✓".as_bytes()).unwrap();
         let first = spill.turn_range();
         spill.start_turn();
-        spill.push(&line(9, "")).unwrap();
+        spill.push(9, b"").unwrap();
         let second = spill.turn_range();
         let file = spill.finish().unwrap();
         let spilled = |(start, end, count): (u64, u64, usize)| LineList::Spilled {

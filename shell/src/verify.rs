@@ -38,11 +38,7 @@ impl TestRun {
 pub fn independent_check(runner: &TestRunner, workdir: &Utf8Path) -> Result<TestRun, MendError> {
     let python = &runner.python;
     // Not cut by the first Ctrl-C: a cancelled run still gets its verdict (a second one exits).
-    let finished = runner.run(workdir, Watch::NONE).map_err(|err| {
-        MendError::harness(format!(
-            "cannot start Python at `{python}`: {err} — run `make venv` or pass --python PATH"
-        ))
-    })?;
+    let finished = runner.run(workdir, Watch::NONE)?;
     let duration_ms = u64::try_from(finished.elapsed.as_millis()).unwrap_or(u64::MAX);
     let exit_code = finished.status.and_then(|status| status.code());
     if finished.timed_out() {

@@ -7,8 +7,7 @@ use serde_json::Value;
 
 use super::sse::SseFramer;
 use super::{
-    call_arguments, error_message, malformed, DecodeError, Deltas, Done, LineDecoded, ModelCall,
-    TurnMetrics,
+    call_arguments, error_message, DecodeError, Deltas, Done, LineDecoded, ModelCall, TurnMetrics,
 };
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -35,14 +34,7 @@ impl State {
         let Some(event) = self.framer.push(line)? else {
             return Ok(LineDecoded::Blank);
         };
-        let data: Value = serde_json::from_str(&event.data)
-            .map_err(|err| malformed(event.data.as_bytes(), &err))?;
-        if !data.is_object() {
-            return Err(malformed(
-                event.data.as_bytes(),
-                &"an event must hold a JSON object",
-            ));
-        }
+        let data: Value = event.json_object()?;
         let kind = data["type"]
             .as_str()
             .or(event.event.as_deref())

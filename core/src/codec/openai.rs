@@ -7,8 +7,7 @@ use serde_json::Value;
 
 use super::sse::{SseEvent, SseFramer};
 use super::{
-    call_arguments, error_message, malformed, DecodeError, Deltas, Done, LineDecoded, ModelCall,
-    TurnMetrics,
+    call_arguments, error_message, DecodeError, Deltas, Done, LineDecoded, ModelCall, TurnMetrics,
 };
 
 /// One turn's decoding state: the event being framed and the calls being built.
@@ -41,14 +40,7 @@ impl State {
         if event.data.trim() == "[DONE]" {
             return Ok(LineDecoded::Chunk(self.finish()));
         }
-        let chunk: Value = serde_json::from_str(&event.data)
-            .map_err(|err| malformed(event.data.as_bytes(), &err))?;
-        if !chunk.is_object() {
-            return Err(malformed(
-                event.data.as_bytes(),
-                &"an event must hold a JSON object",
-            ));
-        }
+        let chunk: Value = event.json_object()?;
         // openai-python raises on any event whose data has a truthy `error`.
         if let Some(message) = chunk.get("error").and_then(error_message) {
             return Ok(LineDecoded::ServerError { message });

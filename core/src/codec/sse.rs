@@ -20,6 +20,22 @@ pub struct SseEvent {
     pub data: String,
 }
 
+impl SseEvent {
+    /// The event's data as the JSON object both SSE protocols send in every event.
+    pub fn json_object(&self) -> Result<serde_json::Value, DecodeError> {
+        let value: serde_json::Value = serde_json::from_str(&self.data)
+            .map_err(|err| malformed(self.data.as_bytes(), &err))?;
+        if value.is_object() {
+            Ok(value)
+        } else {
+            Err(malformed(
+                self.data.as_bytes(),
+                &"an event must hold a JSON object",
+            ))
+        }
+    }
+}
+
 impl SseFramer {
     /// Takes one line; returns the event it completes, if any. An event without data is dropped,
     /// as the standard says; a stream that ends mid-event never dispatches it.

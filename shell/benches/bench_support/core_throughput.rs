@@ -4,11 +4,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mend_core::{Action, Config, Input, JsonType, Millis, Session, ToolOutcome, ToolSpec};
+use mend_core::{Action, Input, Millis, Session, ToolOutcome};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::synthetic::{turn, Rng};
+use super::synthetic::{config, turn, Rng};
 use super::{command, Row};
 
 const TURNS: u64 = 1_000;
@@ -88,16 +88,7 @@ fn bare_parse(turns: &[Vec<Vec<u8>>]) -> Duration {
 }
 
 fn session_run(turns: Vec<Vec<Vec<u8>>>) -> Duration {
-    let tools = vec![ToolSpec::function(
-        "run_tests",
-        "Run the tests",
-        &[("verbose", JsonType::Boolean, "more output")],
-        &[],
-    )];
-    let config = Config {
-        max_turns: TURNS as u32,
-        ..Config::new("gemma4:e2b", "system", "task", tools)
-    };
+    let config = config(TURNS as u32);
     let started = Instant::now();
     let (mut session, _) = Session::new(config).unwrap();
     let (mut stops, mut requests) = (0, 1);

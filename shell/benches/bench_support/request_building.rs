@@ -4,10 +4,10 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mend_core::{Action, CallId, Config, Input, JsonType, Millis, Session, ToolOutcome, ToolSpec};
+use mend_core::{Action, CallId, Input, Millis, Session, ToolOutcome};
 use serde_json::json;
 
-use super::synthetic::{done_line, text_line, tool_call_line, Rng};
+use super::synthetic::{config, done_line, text_line, tool_call_line, Rng};
 use super::{command, Row};
 
 const SIZES: [u32; 3] = [1, 10, 100];
@@ -16,16 +16,7 @@ const REPEATS: u32 = 200;
 
 /// A session just before the result that completes turn `turns`, and that result's call id.
 fn session_before_last_result(turns: u32) -> (Session, CallId) {
-    let tools = vec![ToolSpec::function(
-        "run_tests",
-        "Run the tests",
-        &[("verbose", JsonType::Boolean, "more output")],
-        &[],
-    )];
-    let config = Config {
-        max_turns: turns + 1,
-        ..Config::new("gemma4:e2b", "system", "task", tools)
-    };
+    let config = config(turns + 1);
     let (mut session, _) = Session::new(config).unwrap();
     let mut rng = Rng::new(11);
     let output = "x".repeat(RESULT_BYTES);

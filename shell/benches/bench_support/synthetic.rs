@@ -1,6 +1,7 @@
 //! Synthetic Ollama streams shaped like real ones: 1–8 token text and thinking deltas with the
 //! full per-chunk envelope, whole tool calls, and done chunks with metrics.
 
+use mend_core::{Config, JsonType, ToolSpec};
 use serde_json::json;
 
 /// A small deterministic generator (xorshift): the same stream on every run.
@@ -86,4 +87,18 @@ pub fn turn(rng: &mut Rng, turn: u64, lines: usize, with_call: bool) -> Vec<Vec<
     }
     out.push(done_line());
     out
+}
+
+/// A session config offering the one tool the synthetic calls use.
+pub fn config(max_turns: u32) -> Config {
+    let tools = vec![ToolSpec::function(
+        "run_tests",
+        "Run the tests",
+        &[("verbose", JsonType::Boolean, "more output")],
+        &[],
+    )];
+    Config {
+        max_turns,
+        ..Config::new("gemma4:e2b", "system", "task", tools)
+    }
 }

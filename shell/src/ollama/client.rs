@@ -91,16 +91,8 @@ impl Client {
         struct Version {
             version: String,
         }
-        let url = self.base.join("/api/version");
-        let response = self
-            .agent
-            .get(&url)
-            .call()
-            .map_err(|err| self.probe_error(&url, err))?;
-        let version: Version = read_json(response).map_err(|err| {
-            model_error(format!(
-                "{url} did not answer like Ollama ({err}); is OLLAMA_HOST right?"
-            ))
+        let version: Version = self.probe("/api/version", |url, err| {
+            format!("{url} did not answer like Ollama ({err}); is OLLAMA_HOST right?")
         })?;
         Ok(version.version)
     }
@@ -119,14 +111,8 @@ impl Client {
             #[serde(default)]
             digest: String,
         }
-        let url = self.base.join("/api/tags");
-        let response = self
-            .agent
-            .get(&url)
-            .call()
-            .map_err(|err| self.probe_error(&url, err))?;
-        let tags: Tags = read_json(response).map_err(|err| {
-            model_error(format!("{url} sent a model list mend cannot read: {err}"))
+        let tags: Tags = self.probe("/api/tags", |url, err| {
+            format!("{url} sent a model list mend cannot read: {err}")
         })?;
         let wanted = with_tag(model);
         tags.models
@@ -139,6 +125,25 @@ impl Client {
                     self.base
                 ))
             })
+    }
+
+    /// `GET` an Ollama metadata path and read its JSON answer; `unreadable` words the error for
+    /// an answer that is not the expected JSON.
+    fn probe<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        unreadable: impl Fn(&str, serde_json::Error) -> String,
+    ) -> Result<T, MendError> {
+        // Metadata answers are small; the model list of a big installation is well under this.
+        const PROBE_BODY_CAP_BYTES: u64 = 16 << 20;
+        let url = self.base.join(path);
+        let response = self
+            .agent
+            .get(&url)
+            .call()
+            .map_err(|err| self.probe_error(&url, err))?;
+        serde_json::from_reader(response.into_reader().take(PROBE_BODY_CAP_BYTES))
+            .map_err(|err| model_error(unreadable(&url, err)))
     }
 
     /// Sends one chat request; the body is read line by line as the iterator is pulled.
@@ -273,14 +278,6 @@ pub fn with_tag(model: &str) -> String {
     } else {
         format!("{model}:latest")
     }
-}
-
-/// A probe's JSON answer; the model list of a big installation is well under this cap.
-fn read_json<T: serde::de::DeserializeOwned>(
-    response: ureq::Response,
-) -> Result<T, serde_json::Error> {
-    const PROBE_BODY_CAP_BYTES: u64 = 16 << 20;
-    serde_json::from_reader(response.into_reader().take(PROBE_BODY_CAP_BYTES))
 }
 
 fn error_body(response: ureq::Response) -> String {

@@ -12,10 +12,7 @@ use crate::truncate::keep_tail;
 pub const TOOL_OUTPUT_TAIL_CHARS: usize = 4_000;
 
 pub fn run_tests(context: &ToolContext) -> Result<ToolRun, MendError> {
-    let runner = context.runner;
-    let finished = runner.run(context.root, context.watch).map_err(|err| {
-        MendError::harness(format!("cannot start Python at `{}`: {err}", runner.python))
-    })?;
+    let finished = context.runner.run(context.root, context.watch)?;
     if let Some(cut) = finished.cut {
         return Ok(ToolRun::Cut(cut));
     }

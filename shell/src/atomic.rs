@@ -1,0 +1,44 @@
+//! Files mend writes for the user (records, patches, applied edits): all or nothing, so a crash
+//! or a kill at any moment leaves the old file or the whole new one. Also the SHA-256 hex form
+//! every record uses.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+
+use camino::Utf8Path;
+use sha2::{Digest, Sha256};
+
+/// Writes `path` through a temporary file in the same folder: `fill` writes the contents, which
+/// are flushed to disk, then renamed over `path`, and the folder is synced. A file it replaces
+/// keeps its permissions.
+pub fn write_file(
+    path: &Utf8Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_str().is_empty() => dir,
+        _ => Utf8Path::new("."),
+    };
+    fs::create_dir_all(dir)?;
+    let temporary = tempfile::Builder::new().prefix(".mend-").tempfile_in(dir)?;
+    if let Ok(existing) = fs::metadata(path) {
+        temporary
+            .as_file()
+            .set_permissions(existing.permissions())?;
+    }
+    let mut writer = BufWriter::new(temporary.as_file());
+    fill(&mut writer)?;
+    writer.flush()?;
+    drop(writer);
+    temporary.as_file().sync_all()?;
+    temporary.persist(path).map_err(|err| err.error)?;
+    File::open(dir)?.sync_all()
+}
+
+/// The SHA-256 of `bytes`, as lowercase hex (64 characters, no prefix).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
