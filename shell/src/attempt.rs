@@ -1,24 +1,23 @@
 //! One attempt at the task: a fresh copy, the tests before, the loop, the tests after. Shared by
 //! `mend run` and `mend replay`, which differ only in where the model's turns come from.
 
-use std::fs;
-
 use camino::Utf8Path;
 use mend_core::Config;
 use serde::{Deserialize, Serialize};
 
-use crate::atomic;
+use crate::changes::{set_sha256, unified_diff};
 use crate::driver::{Driver, ModelSource, Transcript};
 use crate::error::MendError;
 use crate::pytest::TestRunner;
 use crate::render::{Render, RunEvent};
-use crate::sample::{EDITABLE_FILE, TEST_FILE};
+use crate::task::Task;
 use crate::verify::{independent_check, TestRun};
 use crate::workspace::Workspace;
 
 pub struct Setup<'a> {
     /// The original repository; only ever read.
     pub repo: &'a Utf8Path,
+    pub task: &'a Task,
     pub runner: &'a TestRunner,
     pub keep_workspace: bool,
 }
@@ -35,24 +34,16 @@ pub struct Checks {
     pub tests_before: TestRun,
     /// The verdict.
     pub tests_after: TestRun,
-    /// SHA-256 of the test file; before and after must be equal.
+    /// SHA-256 of the task's test files (see [`set_sha256`]); before and after must be equal.
     pub test_file_sha256_before: String,
     pub test_file_sha256_after: String,
-    /// SHA-256 of the editable file.
+    /// SHA-256 of the editable files.
     pub source_sha256_before: String,
     pub source_sha256_after: String,
-    /// The unified diff of the editable file, original against the copy after the run (empty
+    /// The unified diff of the editable files, original against the copy after the run (empty
     /// when nothing changed).
     #[serde(default)]
     pub diff: String,
-}
-
-/// The SHA-256 of a file of the repository, as lowercase hex.
-pub fn file_sha256(root: &Utf8Path, relative: &str) -> Result<String, MendError> {
-    let path = root.join(relative);
-    let bytes =
-        fs::read(&path).map_err(|err| MendError::refused(format!("cannot read {path}: {err}")))?;
-    Ok(atomic::sha256_hex(&bytes))
 }
 
 pub fn run_attempt(
@@ -61,8 +52,9 @@ pub fn run_attempt(
     source: &mut dyn ModelSource,
     render: &mut dyn Render,
 ) -> Result<Attempt, MendError> {
-    let test_file_sha256_before = file_sha256(setup.repo, TEST_FILE)?;
-    let source_sha256_before = file_sha256(setup.repo, EDITABLE_FILE)?;
+    let task = setup.task;
+    let test_file_sha256_before = set_sha256(setup.repo, &task.test.files)?;
+    let source_sha256_before = set_sha256(setup.repo, &task.editable)?;
     let workspace = Workspace::copy_of(setup.repo).map_err(|err| {
         MendError::harness(format!(
             "cannot copy {} to a temporary workspace: {err}",
@@ -71,7 +63,7 @@ pub fn run_attempt(
     })?;
 
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
-    let tests_before = independent_check(setup.runner, workspace.root())?;
+    let tests_before = independent_check(setup.runner, &task.test, workspace.root())?;
     render.run_event(&RunEvent::TestsBefore {
         run: tests_before.clone(),
     });
@@ -79,19 +71,20 @@ pub fn run_attempt(
     let mut driver = Driver {
         source,
         root: workspace.root(),
+        task,
         runner: setup.runner,
         observer: render,
     };
     let mut transcript = driver.run(config)?;
 
-    let tests_after = independent_check(setup.runner, workspace.root())?;
+    let tests_after = independent_check(setup.runner, &task.test, workspace.root())?;
     transcript.metrics.verify_ms = tests_before.duration_ms + tests_after.duration_ms;
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),
     });
-    let test_file_sha256_after = file_sha256(workspace.root(), TEST_FILE)?;
-    let source_sha256_after = file_sha256(workspace.root(), EDITABLE_FILE)?;
-    let diff = unified_diff(setup.repo, workspace.root(), EDITABLE_FILE)?;
+    let test_file_sha256_after = set_sha256(workspace.root(), &task.test.files)?;
+    let source_sha256_after = set_sha256(workspace.root(), &task.editable)?;
+    let diff = unified_diff(setup.repo, workspace.root(), &task.editable)?;
 
     if setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
@@ -108,21 +101,4 @@ pub fn run_attempt(
         diff,
     };
     Ok(Attempt { transcript, checks })
-}
-
-/// `diff -u a/FILE b/FILE` between the original and the copy; empty when nothing changed.
-fn unified_diff(original: &Utf8Path, copy: &Utf8Path, relative: &str) -> Result<String, MendError> {
-    let read = |root: &Utf8Path| {
-        let path = root.join(relative);
-        fs::read_to_string(&path)
-            .map_err(|err| MendError::harness(format!("cannot read {path}: {err}")))
-    };
-    let (before, after) = (read(original)?, read(copy)?);
-    if before == after {
-        return Ok(String::new());
-    }
-    Ok(similar::TextDiff::from_lines(&before, &after)
-        .unified_diff()
-        .header(&format!("a/{relative}"), &format!("b/{relative}"))
-        .to_string())
 }

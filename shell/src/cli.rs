@@ -7,14 +7,15 @@ use mend_core::Codec;
 use crate::error::MendError;
 use crate::pytest::TestRunner;
 use crate::sandbox::{Sandbox, SandboxChoice};
+use crate::task::{Task, ToolName};
 
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  the run (or replay) completed, matched its record, and the final tests pass
   1  everything ran, but the independent final tests fail
-  2  usage error: a bad flag or argument
+  2  usage error: a bad flag or argument, a missing or malformed task file
   3  replay divergence: a tool result, the stop or the outcome differs from the record
-  4  refused: the record is unreadable, or the sample changed since it was recorded
+  4  refused: the record is unreadable, or the repository changed since it was recorded
   5  model server error: unreachable, unknown model, HTTP error, broken stream
   6  harness error: Python or pytest missing, a file that could not be written
   130  interrupted by Ctrl-C (the record is still written, with stop `cancelled`)";
@@ -36,7 +37,7 @@ pub enum Command {
     #[command(after_help = EXIT_CODES_HELP)]
     Run(RunArgs),
     /// Replay a recorded run: its model streams go through the core again, while the tools and
-    /// the tests run for real on a fresh copy of the sample. No model server is needed.
+    /// the tests run for real on a fresh copy of the repository. No model server is needed.
     #[command(after_help = EXIT_CODES_HELP)]
     Replay(ReplayArgs),
     /// Apply a recorded run's change to the original repository, only if the repository still
@@ -48,6 +49,9 @@ pub enum Command {
         /// The repository to change.
         #[arg(long, default_value = "sample-repo")]
         repo: Utf8PathBuf,
+        /// The task file [default: REPO/mend.toml].
+        #[arg(long)]
+        task_file: Option<Utf8PathBuf>,
     },
     /// Run the repository's tests once on a fresh copy and report the result.
     #[command(after_help = EXIT_CODES_HELP)]
@@ -59,34 +63,42 @@ pub enum Command {
         #[arg(default_value = "../shared/captures")]
         captures: Utf8PathBuf,
     },
-    /// Print what mend sends the model for the sample task: the system prompt, the task and the
-    /// tool schemas.
+    /// Print what mend sends the model for a repository's task: the system prompt, the task and
+    /// the tool schemas.
     Task {
         /// Print it as one JSON object.
         #[arg(long)]
         json: bool,
+        /// The repository whose mend.toml to read.
+        #[arg(long, default_value = "sample-repo")]
+        repo: Utf8PathBuf,
+        /// The task file [default: REPO/mend.toml].
+        #[arg(long)]
+        task_file: Option<Utf8PathBuf>,
     },
 }
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The protocol of the model server: Ollama's own API, OpenAI-compatible chat completions
-    /// (llama-server, vLLM, LM Studio, Ollama's /v1), or Anthropic's Messages API.
-    #[arg(long, value_enum, default_value_t = Provider::Ollama)]
-    pub provider: Provider,
-    /// The model to use.
-    #[arg(long, default_value = crate::sample::DEFAULT_MODEL)]
-    pub model: String,
+    /// (llama-server, vLLM, LM Studio, Ollama's /v1), or Anthropic's Messages API [default: the
+    /// task file's model.provider, else ollama].
+    #[arg(long, value_enum)]
+    pub provider: Option<Provider>,
+    /// The model to use [default: the task file's model.name, else gemma4:e2b].
+    #[arg(long)]
+    pub model: Option<String>,
     /// The server, in OLLAMA_HOST's syntax [default: $OLLAMA_HOST, else http://127.0.0.1:11434;
     /// with --provider openai: $OPENAI_BASE_URL, else https://api.openai.com/v1; with
     /// --provider anthropic: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]. Keys come
     /// from OPENAI_API_KEY / ANTHROPIC_API_KEY and are never printed or recorded.
     #[arg(long)]
     pub host: Option<String>,
-    /// How many model requests the run may send.
-    #[arg(long, default_value_t = mend_core::DEFAULT_MAX_TURNS, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_turns: u32,
-    /// The task given to the model [default: the sample's task].
+    /// How many model requests the run may send [default: the task file's model.max_turns,
+    /// else 8].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+    /// The task given to the model [default: the task file's task.prompt].
     #[arg(long)]
     pub task: Option<String>,
     /// Where to write the record [default: runs/<UTC timestamp>.json].
@@ -124,6 +136,18 @@ pub enum Provider {
 }
 
 impl Provider {
+    /// `--provider`, else the task file's, else Ollama.
+    pub fn chosen(flag: Option<Provider>, task: &Task) -> Codec {
+        match (
+            flag,
+            task.provider.as_deref().and_then(Codec::from_provider),
+        ) {
+            (Some(flag), _) => flag.codec(),
+            (None, Some(codec)) => codec,
+            (None, None) => Codec::OllamaNdjson,
+        }
+    }
+
     pub fn codec(self) -> Codec {
         match self {
             Provider::Ollama => Codec::OllamaNdjson,
@@ -154,6 +178,10 @@ pub struct CommonArgs {
     /// The repository to work on; it is copied, never modified.
     #[arg(long, default_value = "sample-repo")]
     pub repo: Utf8PathBuf,
+    /// The task file: what to ask, which files the tools may touch, how the tests run
+    /// [default: REPO/mend.toml]. See docs/task-file.md.
+    #[arg(long, value_name = "PATH")]
+    pub task_file: Option<Utf8PathBuf>,
     /// The Python that runs the tests [default: $MEND_PYTHON, else .venv/bin/python when it
     /// exists, else python3].
     #[arg(long)]
@@ -176,6 +204,25 @@ impl CommonArgs {
         let python = self.python();
         let sandbox = Sandbox::resolve(self.sandbox, &python)?;
         Ok(TestRunner { python, sandbox })
+    }
+
+    /// The task file, loaded and checked.
+    pub fn task(&self) -> Result<Task, MendError> {
+        Task::locate(&self.repo, self.task_file.as_deref())
+    }
+
+    /// The task and a runner fit for it: a task that enables `shell` needs a sandbox.
+    pub fn task_and_runner(&self) -> Result<(Task, TestRunner), MendError> {
+        let task = self.task()?;
+        let runner = self.runner()?;
+        if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
+            return Err(MendError::usage(format!(
+                "{} enables the shell tool, which runs only inside a sandbox, and none is available here \
+                 — install bubblewrap (`apt-get install bubblewrap`) or remove `shell` from tools.enabled",
+                task.origin
+            )));
+        }
+        Ok((task, runner))
     }
 
     pub fn python(&self) -> Utf8PathBuf {

@@ -75,6 +75,7 @@ pub struct Driver<'a> {
     pub source: &'a mut dyn ModelSource,
     /// The workspace copy the tools work on.
     pub root: &'a Utf8Path,
+    pub task: &'a crate::task::Task,
     pub runner: &'a TestRunner,
     pub observer: &'a mut dyn Observer,
 }
@@ -174,6 +175,7 @@ impl Driver<'_> {
                     } => {
                         let context = ToolContext {
                             root: self.root,
+                            task: self.task,
                             runner: self.runner,
                             watch,
                         };

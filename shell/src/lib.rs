@@ -4,6 +4,7 @@
 
 pub mod atomic;
 pub mod attempt;
+pub mod changes;
 pub mod cli;
 pub mod clock;
 pub mod conformance;
@@ -18,9 +19,9 @@ pub mod record;
 pub mod render;
 pub mod replay;
 pub mod run;
-pub mod sample;
 pub mod sandbox;
 pub mod spill;
+pub mod task;
 pub mod tools;
 pub mod truncate;
 pub mod verify;

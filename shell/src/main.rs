@@ -7,11 +7,12 @@ use std::time::Duration;
 use clap::Parser;
 
 use mend::attempt::Setup;
-use mend::cli::{Cli, Command, CommonArgs};
+use mend::cli::{Cli, Command, CommonArgs, Provider};
 use mend::error::{exit, MendError};
 use mend::render::{renderer, RunEvent};
 use mend::replay::{replay, ReplayOptions};
 use mend::run::{api_key, default_record_path, server_base, RunOptions};
+use mend::task::{Task, DEFAULT_MODEL};
 use mend::verify::independent_check;
 use mend::workspace::Workspace;
 
@@ -30,13 +31,22 @@ fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
         Command::Run(args) => {
             mend::interrupt::install();
-            let runner = args.common.runner()?;
+            let (task, runner) = args.common.task_and_runner()?;
+            let codec = Provider::chosen(args.provider, &task);
+            let model = args
+                .model
+                .clone()
+                .or_else(|| task.model.clone())
+                .unwrap_or_else(|| DEFAULT_MODEL.to_owned());
             let options = RunOptions {
-                model: &args.model,
-                codec: args.provider.codec(),
-                base: server_base(args.host.as_deref(), args.provider.codec()),
-                api_key: api_key(args.provider.codec()),
-                max_turns: args.max_turns,
+                model: &model,
+                codec,
+                base: server_base(args.host.as_deref(), codec),
+                api_key: api_key(codec),
+                max_turns: args
+                    .max_turns
+                    .or(task.max_turns)
+                    .unwrap_or(mend_core::DEFAULT_MAX_TURNS),
                 task: args.task.as_deref(),
                 record: args.record.clone().unwrap_or_else(default_record_path),
                 read_timeout: Duration::from_secs(args.read_timeout),
@@ -46,6 +56,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
                 context: args.context,
                 setup: Setup {
                     repo: &args.common.repo,
+                    task: &task,
                     runner: &runner,
                     keep_workspace: args.common.keep_workspace,
                 },
@@ -55,11 +66,12 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         }
         Command::Replay(args) => {
             mend::interrupt::install();
-            let runner = args.common.runner()?;
+            let (task, runner) = args.common.task_and_runner()?;
             let options = ReplayOptions {
                 record: &args.record,
                 setup: Setup {
                     repo: &args.common.repo,
+                    task: &task,
                     runner: &runner,
                     keep_workspace: args.common.keep_workspace,
                 },
@@ -69,28 +81,37 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             replay(&options, render.as_mut())
         }
         Command::Verify(args) => verify(&args),
-        Command::Apply { record, repo } => {
+        Command::Apply {
+            record,
+            repo,
+            task_file,
+        } => {
+            let task = Task::locate(&repo, task_file.as_deref())?;
             let record = mend::record::Record::read(&record)?;
-            match mend::patch::apply_record(&record, &repo)? {
+            match mend::patch::apply_record(&record, &repo, &task)? {
                 mend::patch::Applied::NothingToApply => {
                     println!("The run changed nothing; {repo} is unchanged.")
                 }
-                mend::patch::Applied::Written { path } => {
-                    println!("Applied the run's change to {path}.")
+                mend::patch::Applied::Written { paths } => {
+                    println!("Applied the run's change to {}.", paths.join(", "))
                 }
             }
             Ok(exit::PASS)
         }
         Command::Conformance { captures } => mend::conformance::conformance(&captures),
-        Command::Task { json } => {
-            print_task(json);
+        Command::Task {
+            json,
+            repo,
+            task_file,
+        } => {
+            print_task(&Task::locate(&repo, task_file.as_deref())?, json);
             Ok(exit::PASS)
         }
     }
 }
 
 fn verify(args: &CommonArgs) -> Result<u8, MendError> {
-    let runner = args.runner()?;
+    let (task, runner) = args.task_and_runner()?;
     let workspace = Workspace::copy_of(&args.repo).map_err(|err| {
         MendError::harness(format!(
             "cannot copy {} to a temporary workspace: {err}",
@@ -99,7 +120,7 @@ fn verify(args: &CommonArgs) -> Result<u8, MendError> {
     })?;
     let mut render = renderer(args.json, false);
     render.run_event(&RunEvent::sandbox(&runner.sandbox));
-    let run = independent_check(&runner, workspace.root())?;
+    let run = independent_check(&runner, &task.test, workspace.root())?;
     render.run_event(&RunEvent::TestsAfter { run: run.clone() });
     if args.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
@@ -113,23 +134,22 @@ fn verify(args: &CommonArgs) -> Result<u8, MendError> {
     })
 }
 
-fn print_task(json: bool) {
-    let tools = mend::sample::tool_specs();
+fn print_task(task: &Task, json: bool) {
+    let tools = task.offered_tools(false);
+    let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
     if json {
         let task = serde_json::json!({
-            "model": mend::sample::DEFAULT_MODEL,
-            "system_prompt": mend::sample::SYSTEM_PROMPT,
-            "task": mend::sample::TASK,
+            "model": model,
+            "system_prompt": task.system_prompt,
+            "task": task.prompt,
             "tools": tools,
         });
         println!("{task}");
         return;
     }
     println!(
-        "Model: {}\n\nSystem prompt:\n{}\n\nTask:\n{}\n\nTools:",
-        mend::sample::DEFAULT_MODEL,
-        mend::sample::SYSTEM_PROMPT,
-        mend::sample::TASK
+        "Task file: {}\nModel: {model}\n\nSystem prompt:\n{}\n\nTask:\n{}\n\nTools:",
+        task.origin, task.system_prompt, task.prompt
     );
     for tool in tools {
         println!("- {}: {}", tool.function.name, tool.function.description);

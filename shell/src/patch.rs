@@ -1,18 +1,21 @@
 //! Applying a recorded run's diff to the original repository: `mend apply`.
 //!
-//! The diff is mend's own (one file, unified format). It is applied only to a file whose SHA-256
-//! is exactly the one the run started from, and the result must hash to exactly the one the run
-//! ended with, so there is no fuzzy matching anywhere: it applies exactly or not at all.
+//! The diff is mend's own (unified format, one section per editable file). It is applied only
+//! when the repository's test files and editable files hash to exactly what the run started
+//! from, and the result must hash to exactly what the run ended with, so there is no fuzzy
+//! matching anywhere: it applies exactly, every file, or not at all.
 
+use std::collections::BTreeMap;
 use std::fs;
 
 use camino::Utf8Path;
 
 use crate::atomic;
-use crate::attempt::file_sha256;
+use crate::changes::set_sha256;
 use crate::error::MendError;
 use crate::record::Record;
-use crate::sample::{EDITABLE_FILE, TEST_FILE};
+use crate::task::paths::allowed_path;
+use crate::task::Task;
 
 /// What `mend apply` did.
 #[derive(Debug, PartialEq, Eq)]
@@ -20,45 +23,133 @@ pub enum Applied {
     /// The run changed nothing; nothing was written.
     NothingToApply,
     Written {
-        path: String,
+        paths: Vec<String>,
     },
 }
 
-pub fn apply_record(record: &Record, repo: &Utf8Path) -> Result<Applied, MendError> {
+pub fn apply_record(record: &Record, repo: &Utf8Path, task: &Task) -> Result<Applied, MendError> {
     let checks = &record.checks;
-    for (file, expected) in [
-        (TEST_FILE, &checks.test_file_sha256_before),
-        (EDITABLE_FILE, &checks.source_sha256_before),
+    for (set, expected) in [
+        (&task.test.files, &checks.test_file_sha256_before),
+        (&task.editable, &checks.source_sha256_before),
     ] {
-        let actual = file_sha256(repo, file)?;
+        let actual = set_sha256(repo, set)?;
         if actual != *expected {
             return Err(MendError::refused(format!(
-                "{repo}/{file} is not what the run started from (sha256 {actual}, the run started from {expected}); \
-                 nothing was applied"
+                "{} in {repo} is not what the run started from (sha256 {actual}, the run started from {expected}); \
+                 nothing was applied",
+                set.listed("and")
             )));
         }
     }
     if checks.diff.is_empty() {
         return Ok(Applied::NothingToApply);
     }
-    let path = repo.join(EDITABLE_FILE);
-    let original = fs::read_to_string(&path)
-        .map_err(|err| MendError::harness(format!("cannot read {path}: {err}")))?;
-    let patched = apply_unified(&original, &checks.diff).map_err(|problem| {
-        MendError::refused(format!(
-            "the record's diff does not apply to {path}: {problem}"
-        ))
-    })?;
-    let digest = atomic::sha256_hex(patched.as_bytes());
-    if digest != checks.source_sha256_after {
+    let mut patched = BTreeMap::new();
+    for (file, section) in file_sections(&checks.diff)? {
+        let relative = allowed_path(&file, &task.editable)
+            .ok()
+            .filter(|relative| !task.test.files.contains(relative))
+            .ok_or_else(|| {
+                MendError::refused(format!(
+                    "the record's diff changes `{file}`, which the task does not let a run edit; nothing was applied"
+                ))
+            })?;
+        let path = repo.join(&relative);
+        let original = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(err) => return Err(MendError::harness(format!("cannot read {path}: {err}"))),
+        };
+        let text = apply_unified(&original, section).map_err(|problem| {
+            MendError::refused(format!(
+                "the record's diff does not apply to {path}: {problem}"
+            ))
+        })?;
+        patched.insert(relative, text);
+    }
+    if after_digest(repo, task, &patched)? != checks.source_sha256_after {
         return Err(MendError::refused(format!(
-            "applying the diff to {path} does not give the file the run ended with; nothing was written"
+            "applying the diff to {repo} does not give the files the run ended with; nothing was written"
         )));
     }
-    write_atomically(&path, &patched)?;
-    Ok(Applied::Written {
-        path: path.to_string(),
-    })
+    let mut paths = Vec::new();
+    for (relative, text) in &patched {
+        let path = repo.join(relative);
+        if let Some(folder) = path.parent() {
+            fs::create_dir_all(folder)
+                .map_err(|err| MendError::harness(format!("cannot create {folder}: {err}")))?;
+        }
+        write_atomically(&path, text)?;
+        paths.push(path.to_string());
+    }
+    Ok(Applied::Written { paths })
+}
+
+/// The digest the editable files would have with `patched` applied (see [`set_sha256`]),
+/// computed before anything is written.
+fn after_digest(
+    repo: &Utf8Path,
+    task: &Task,
+    patched: &BTreeMap<String, String>,
+) -> Result<String, MendError> {
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
+    let existing = task
+        .editable
+        .files_in(repo)
+        .map_err(|err| MendError::harness(format!("cannot list {repo}: {err}")))?;
+    for file in existing {
+        let digest = crate::changes::file_sha256(repo, &file)?;
+        files.insert(file, digest);
+    }
+    for (file, text) in patched {
+        files.insert(file.clone(), atomic::sha256_hex(text.as_bytes()));
+    }
+    if files.len() == 1 {
+        if let Some(digest) = files.values().next() {
+            return Ok(digest.clone());
+        }
+    }
+    let manifest: String = files
+        .iter()
+        .map(|(file, digest)| format!("{digest}  {file}\n"))
+        .collect();
+    Ok(atomic::sha256_hex(manifest.as_bytes()))
+}
+
+/// The diff cut at each `--- a/FILE` header: the file (from the `+++ b/FILE` line) and its
+/// section.
+fn file_sections(diff: &str) -> Result<Vec<(String, &str)>, MendError> {
+    let starts: Vec<usize> = diff
+        .match_indices("--- a/")
+        .map(|(at, _)| at)
+        .filter(|at| *at == 0 || diff[..*at].ends_with('\n'))
+        // A removed line `-- a/x` also starts with `--- a/`; a header is followed by `+++ b/`.
+        .filter(|at| {
+            diff[*at..]
+                .lines()
+                .nth(1)
+                .is_some_and(|line| line.starts_with("+++ b/"))
+        })
+        .collect();
+    let mut sections = Vec::new();
+    for (index, start) in starts.iter().enumerate() {
+        let end = starts.get(index + 1).copied().unwrap_or(diff.len());
+        let section = &diff[*start..end];
+        let file = section
+            .lines()
+            .nth(1)
+            .and_then(|line| line.strip_prefix("+++ b/"))
+            .map(|file| file.trim_end().to_owned())
+            .unwrap_or_default();
+        sections.push((file, section));
+    }
+    if starts.first() != Some(&0) {
+        return Err(MendError::refused(
+            "the record's diff does not start with a `--- a/FILE` header",
+        ));
+    }
+    Ok(sections)
 }
 
 /// Writes `text` to `path` all or nothing (see [`atomic::write_file`]).

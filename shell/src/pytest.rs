@@ -1,5 +1,5 @@
-//! The one way mend runs a repository's tests: a fixed pytest command in a scrubbed environment.
-//! Both the `run_tests` tool and the independent verification use it.
+//! The one way mend runs a command of the repository — the task's test command, the `shell`
+//! tool — in a scrubbed environment inside the sandbox; and how pytest's summary line is read.
 
 use std::process::Command;
 use std::time::Duration;
@@ -11,29 +11,33 @@ use crate::error::MendError;
 use crate::interrupt::Watch;
 use crate::process::{run_bounded, Finished};
 use crate::sandbox::Sandbox;
-
-/// SPEC §3: long enough for the sample's four tests many times over, short enough that a model
-/// that writes an endless loop costs only seconds.
-pub const RUN_TESTS_TIMEOUT: Duration = Duration::from_secs(15);
-
-/// Fixed arguments: quiet, and no cache directory written into the workspace.
-const PYTEST_ARGS: [&str; 5] = ["-m", "pytest", "-q", "-p", "no:cacheprovider"];
+use crate::task::TestCommand;
 
 /// Where Python and its tools live on a Debian-like system; the interpreter's own directory is
 /// put first.
 const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// How the repository's tests are run: which interpreter, inside which sandbox.
+/// A command's first word that stands for the interpreter mend was given.
+const PYTHON_WORD: &str = "python";
+
+/// How the repository's commands are run: which interpreter, inside which sandbox.
 pub struct TestRunner {
     pub python: Utf8PathBuf,
     pub sandbox: Sandbox,
 }
 
 impl TestRunner {
-    /// The pytest command for `workdir`. The environment is cleared and only what Python needs
-    /// is set again: no API keys, no user site-packages, no plugins autoloaded, no bytecode.
-    pub fn command(&self, workdir: &Utf8Path) -> Command {
-        let mut command = self.sandbox.command(&self.python, &PYTEST_ARGS, workdir);
+    /// `argv` in `workdir`. The environment is cleared and only what Python needs is set again:
+    /// no API keys, no user site-packages, no plugins autoloaded, no bytecode, and no pytest
+    /// cache written into the workspace.
+    pub fn command(&self, argv: &[String], workdir: &Utf8Path) -> Command {
+        let (program, args) = match argv.split_first() {
+            Some((first, rest)) if first == PYTHON_WORD => (self.python.as_path(), rest),
+            Some((first, rest)) => (Utf8Path::new(first.as_str()), rest),
+            None => (self.python.as_path(), argv),
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut command = self.sandbox.command(program, &args, workdir);
         command.env_clear();
         let path = match self.python.parent() {
             Some(bin) if !bin.as_str().is_empty() => format!("{bin}:{SYSTEM_PATH}"),
@@ -47,17 +51,36 @@ impl TestRunner {
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("PYTHONNOUSERSITE", "1")
             .env("PYTHONHASHSEED", "0")
+            .env("PYTEST_ADDOPTS", "-p no:cacheprovider")
             .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
         command
     }
 
-    /// Runs the tests once with the standard timeout, giving up early when `watch` says so.
-    /// A Python that cannot even start is the harness's failure, named with its fix.
-    pub fn run(&self, workdir: &Utf8Path, watch: Watch) -> Result<Finished, MendError> {
-        run_bounded(self.command(workdir), RUN_TESTS_TIMEOUT, watch).map_err(|err| {
+    /// Runs the task's tests once, giving up early when `watch` says so. A command that cannot
+    /// even start is the harness's failure, named with its fix.
+    pub fn run(
+        &self,
+        test: &TestCommand,
+        workdir: &Utf8Path,
+        watch: Watch,
+    ) -> Result<Finished, MendError> {
+        self.run_argv(&test.argv, test.timeout, workdir, watch)
+    }
+
+    pub fn run_argv(
+        &self,
+        argv: &[String],
+        timeout: Duration,
+        workdir: &Utf8Path,
+        watch: Watch,
+    ) -> Result<Finished, MendError> {
+        run_bounded(self.command(argv, workdir), timeout, watch).map_err(|err| {
+            let program = match argv.first() {
+                Some(first) if first != PYTHON_WORD => first.clone(),
+                _ => self.python.to_string(),
+            };
             MendError::harness(format!(
-                "cannot start Python at `{}`: {err} — run `make venv` or pass --python PATH",
-                self.python
+                "cannot start `{program}`: {err} — run `make venv` or pass --python PATH"
             ))
         })
     }
@@ -190,13 +213,15 @@ mod environment_tests {
             python: "/opt/venv/bin/python".into(),
             sandbox: Sandbox::Unsandboxed,
         };
-        let command = runner.command("/tmp/ws".into());
+        let argv = ["python", "-m", "pytest", "-q"].map(str::to_owned);
+        let command = runner.command(&argv, "/tmp/ws".into());
         let env: Vec<(&OsStr, Option<&OsStr>)> = command.get_envs().collect();
         let expected: Vec<(&OsStr, Option<&OsStr>)> = [
             ("HOME", "/tmp/ws"),
             ("LANG", "C.UTF-8"),
             ("LC_ALL", "C.UTF-8"),
             ("PATH", "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin"),
+            ("PYTEST_ADDOPTS", "-p no:cacheprovider"),
             ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),
             ("PYTHONDONTWRITEBYTECODE", "1"),
             ("PYTHONHASHSEED", "0"),
@@ -208,9 +233,7 @@ mod environment_tests {
         // env_clear() drops everything inherited (API keys included); these are all that is set.
         assert_eq!(env, expected);
         let args: Vec<&OsStr> = command.get_args().collect();
-        assert_eq!(
-            args,
-            ["-m", "pytest", "-q", "-p", "no:cacheprovider"].map(OsStr::new)
-        );
+        assert_eq!(command.get_program(), OsStr::new("/opt/venv/bin/python"));
+        assert_eq!(args, ["-m", "pytest", "-q"].map(OsStr::new));
     }
 }

@@ -5,13 +5,14 @@ use camino::Utf8Path;
 use mend_core::{ChatRequest, Codec, Config, TransportError};
 use serde_json::{json, Value};
 
-use crate::attempt::{file_sha256, run_attempt, Attempt, Setup};
+use crate::attempt::{run_attempt, Attempt, Setup};
+use crate::changes::set_sha256;
 use crate::driver::{ModelSource, StreamItem};
 use crate::error::{exit, MendError};
 use crate::pytest::Summary;
 use crate::record::{Record, RecordedCall, TurnEnd};
 use crate::render::{Render, RunEvent};
-use crate::sample::{self, EDITABLE_FILE, TEST_FILE};
+use crate::task::Task;
 use crate::verify::TestRun;
 
 pub struct ReplayOptions<'a> {
@@ -24,7 +25,7 @@ pub struct ReplayOptions<'a> {
 /// Replays a record and returns the exit code: 0 only when it matched and the final tests pass.
 pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, MendError> {
     let record = Record::read(options.record)?;
-    refuse_changed_sample(&record, options.setup.repo, options.bless)?;
+    refuse_changed_sample(&record, &options.setup, options.bless)?;
     render.run_event(&RunEvent::RunStart {
         command: "replay".to_owned(),
         model: record.model.clone(),
@@ -34,14 +35,16 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
         record: &record,
         missing_turn: None,
     };
-    let attempt = run_attempt(&options.setup, config_of(&record)?, &mut source, render)?;
+    let config = config_of(&record, options.setup.task)?;
+    let attempt = run_attempt(&options.setup, config, &mut source, render)?;
     let missing_turn = source.missing_turn.take();
 
     if options.bless {
         blessed(record, &attempt).write_atomically(options.record)?;
         return Ok(exit::PASS);
     }
-    let divergence = missing_turn.or_else(|| first_divergence(&record, &attempt));
+    let divergence =
+        missing_turn.or_else(|| first_divergence(&record, &attempt, options.setup.task));
     if let Some(divergence) = &divergence {
         render.run_event(divergence);
     }
@@ -61,15 +64,15 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     Ok(exit_code)
 }
 
-/// The session a record was made with: its model settings and prompts, the sample's tools.
-fn config_of(record: &Record) -> Result<Config, MendError> {
+/// The session a record was made with: its model settings and prompts, the task's tools.
+fn config_of(record: &Record, task: &Task) -> Result<Config, MendError> {
     let codec = Codec::from_provider(&record.provider).ok_or_else(|| {
         MendError::refused(format!(
             "the record's provider `{}` is not one mend knows (ollama, openai, anthropic)",
             record.provider
         ))
     })?;
-    let tools = sample::offered_tools(record.context.is_some());
+    let tools = task.offered_tools(record.context.is_some());
     Ok(Config {
         codec,
         context: record.context.clone(),
@@ -81,16 +84,18 @@ fn config_of(record: &Record) -> Result<Config, MendError> {
     })
 }
 
-fn refuse_changed_sample(record: &Record, repo: &Utf8Path, bless: bool) -> Result<(), MendError> {
-    for (file, recorded) in [
-        (TEST_FILE, &record.checks.test_file_sha256_before),
-        (EDITABLE_FILE, &record.checks.source_sha256_before),
+fn refuse_changed_sample(record: &Record, setup: &Setup, bless: bool) -> Result<(), MendError> {
+    let (repo, task) = (setup.repo, setup.task);
+    for (set, recorded) in [
+        (&task.test.files, &record.checks.test_file_sha256_before),
+        (&task.editable, &record.checks.source_sha256_before),
     ] {
-        let actual = file_sha256(repo, file)?;
+        let actual = set_sha256(repo, set)?;
         if actual != *recorded && !bless {
             return Err(MendError::refused(format!(
-                "{repo}/{file} has changed since this run was recorded (sha256 {actual}, the record has {recorded}); \
-                 restore it (e.g. `git checkout -- {repo}`) or record a new run"
+                "{} in {repo} changed since this run was recorded (sha256 {actual}, the record has {recorded}); \
+                 restore it (e.g. `git checkout -- {repo}`) or record a new run",
+                set.listed("and")
             )));
         }
     }
@@ -151,7 +156,7 @@ impl ModelSource for ReplaySource<'_> {
 }
 
 /// The first place where the replay differs from the record, in the order things happened.
-fn first_divergence(record: &Record, attempt: &Attempt) -> Option<RunEvent> {
+fn first_divergence(record: &Record, attempt: &Attempt, task: &Task) -> Option<RunEvent> {
     let diverged = |what: String, expected: Value, got: Value| {
         Some(RunEvent::Divergence {
             what,
@@ -165,6 +170,26 @@ fn first_divergence(record: &Record, attempt: &Attempt) -> Option<RunEvent> {
             json!(record.checks.tests_before),
             json!(attempt.checks.tests_before),
         );
+    }
+    // The first request carries only the prompts and the tool schemas, so it must be the same
+    // bytes: a changed task file or prompt shows here, before any tool result could.
+    let first_request = |turns: &[crate::record::RecordedTurn]| {
+        turns
+            .iter()
+            .find(|turn| turn.turn == 1)
+            .and_then(|turn| turn.request_sha256.clone())
+    };
+    if let (Some(expected), Some(got)) = (
+        first_request(&record.turns),
+        first_request(&attempt.transcript.turns),
+    ) {
+        if expected != got {
+            return diverged(
+                "the first request (sha256 of its body: prompts and tool schemas)".to_owned(),
+                json!(expected),
+                json!(got),
+            );
+        }
     }
     let replayed = &attempt.transcript.tool_calls;
     for position in 0..record.tool_calls.len().max(replayed.len()) {
@@ -212,14 +237,14 @@ fn first_divergence(record: &Record, attempt: &Attempt) -> Option<RunEvent> {
     }
     if attempt.checks.source_sha256_after != record.checks.source_sha256_after {
         return diverged(
-            format!("{EDITABLE_FILE} after the run (sha256)"),
+            format!("{} after the run (sha256)", task.editable.listed("and")),
             json!(record.checks.source_sha256_after),
             json!(attempt.checks.source_sha256_after),
         );
     }
     if attempt.checks.test_file_sha256_after != record.checks.test_file_sha256_after {
         return diverged(
-            format!("{TEST_FILE} after the run (sha256)"),
+            format!("{} after the run (sha256)", task.test.files.listed("and")),
             json!(record.checks.test_file_sha256_after),
             json!(attempt.checks.test_file_sha256_after),
         );

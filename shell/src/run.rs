@@ -13,7 +13,6 @@ use crate::ollama::client::{Client, LiveSource, Secret};
 use crate::ollama::host::BaseUrl;
 use crate::record::{Record, RECORD_FORMAT};
 use crate::render::{Render, RunEvent};
-use crate::sample;
 
 pub struct RunOptions<'a> {
     pub model: &'a str,
@@ -83,11 +82,12 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         source: server,
     });
 
+    let task = options.setup.task;
     let mut config = Config::new(
         options.model,
-        sample::SYSTEM_PROMPT,
-        options.task.unwrap_or(sample::TASK),
-        sample::offered_tools(options.context),
+        &task.system_prompt,
+        options.task.unwrap_or(&task.prompt),
+        task.offered_tools(options.context),
     );
     config.max_turns = options.max_turns;
     config.codec = options.codec;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::MendError;
 use crate::interrupt::Watch;
 use crate::pytest::{Summary, TestRunner};
+use crate::task::TestCommand;
 use crate::truncate::keep_tail;
 
 /// How much of pytest's output an error message quotes when pytest did not run at all.
@@ -33,12 +34,16 @@ impl TestRun {
     }
 }
 
-/// Runs the tests in `workdir`. Failing tests are a result; a pytest that cannot start is an
-/// error that names the fix.
-pub fn independent_check(runner: &TestRunner, workdir: &Utf8Path) -> Result<TestRun, MendError> {
+/// Runs the task's tests in `workdir`. Failing tests are a result; a test command that cannot
+/// start, or a pytest that is not there, is an error that names the fix.
+pub fn independent_check(
+    runner: &TestRunner,
+    test: &TestCommand,
+    workdir: &Utf8Path,
+) -> Result<TestRun, MendError> {
     let python = &runner.python;
     // Not cut by the first Ctrl-C: a cancelled run still gets its verdict (a second one exits).
-    let finished = runner.run(workdir, Watch::NONE)?;
+    let finished = runner.run(test, workdir, Watch::NONE)?;
     let duration_ms = u64::try_from(finished.elapsed.as_millis()).unwrap_or(u64::MAX);
     let exit_code = finished.status.and_then(|status| status.code());
     if finished.timed_out() {
@@ -50,7 +55,8 @@ pub fn independent_check(runner: &TestRunner, workdir: &Utf8Path) -> Result<Test
     }
     let summary = Summary::parse(&finished.output).ok_or_else(|| {
         MendError::harness(format!(
-            "pytest did not run with `{python}` (is it installed? run `make venv` or pass --python PATH):\n{}",
+            "the test command `{}` printed no pytest summary (mend reads pytest's; is pytest installed for `{python}`? run `make venv` or pass --python PATH):\n{}",
+            test.argv.join(" "),
             keep_tail(finished.output.trim(), FAILED_START_TAIL_CHARS)
         ))
     })?;

@@ -20,9 +20,9 @@ fn replay_refuses_a_sample_whose_tests_changed() {
     let outcome = mend(&["replay", "--repo", repo, "fixtures/repair.json"]);
     assert_eq!(outcome.code, 4, "{}", outcome.stderr);
     assert!(
-        outcome
-            .stderr
-            .contains("tests/test_path_rules.py has changed since this run was recorded"),
+        outcome.stderr.contains(&format!(
+            "tests/test_path_rules.py in {repo} changed since this run was recorded"
+        )),
         "{}",
         outcome.stderr
     );
@@ -97,7 +97,7 @@ fn a_python_without_pytest_is_named_with_the_fix() {
     assert!(
         outcome
             .stderr
-            .contains("pytest did not run with `/bin/false`"),
+            .contains("the test command `python -m pytest -q` printed no pytest summary (mend reads pytest's; is pytest installed for `/bin/false`?"),
         "{}",
         outcome.stderr
     );
@@ -131,5 +131,65 @@ fn help_lists_the_exit_codes() {
         outcome.stdout.contains("3  replay divergence"),
         "{}",
         outcome.stdout
+    );
+}
+
+#[test]
+fn a_malformed_task_file_is_a_usage_error_that_names_line_and_field() {
+    let copy = sample_copy();
+    let task_file = copy.path().join("mend.toml");
+    let text = std::fs::read_to_string(&task_file)
+        .unwrap()
+        .replace("timeout_seconds = 15", "timeout_seconds = -15");
+    std::fs::write(&task_file, text).unwrap();
+    let before = tree_digest(copy.path());
+    let outcome = mend(&["verify", "--repo", copy.path().to_str().unwrap()]);
+    assert_eq!(
+        (outcome.code, outcome.stderr),
+        (
+            2,
+            format!(
+                "mend: error: {}:29: invalid value: integer `-15`, expected u64 (in test.timeout_seconds) (see docs/task-file.md)\n",
+                task_file.display()
+            )
+        )
+    );
+    assert_eq!(tree_digest(copy.path()), before);
+}
+
+#[test]
+fn replay_diverges_at_the_first_request_when_the_task_file_changed_the_tools() {
+    let copy = sample_copy();
+    let task_file = copy.path().join("mend.toml");
+    let text = std::fs::read_to_string(&task_file)
+        .unwrap()
+        .replace("read_file_line_range = false", "read_file_line_range = true");
+    std::fs::write(&task_file, text).unwrap();
+    let outcome = mend(&[
+        "replay",
+        "--json",
+        "--repo",
+        copy.path().to_str().unwrap(),
+        "fixtures/repair.json",
+    ]);
+    assert_eq!(outcome.code, 3, "{}", outcome.stderr);
+    let divergences: Vec<Value> = outcome
+        .events()
+        .into_iter()
+        .filter(|event| event["type"] == "divergence")
+        .map(|mut event| {
+            event["expected"] = Value::from("…");
+            event["got"] = Value::from("…");
+            event
+        })
+        .collect();
+    assert_eq!(
+        divergences,
+        vec![serde_json::json!({
+            "type": "divergence",
+            "what": "the first request (sha256 of its body: prompts and tool schemas)",
+            "expected": "…",
+            "got": "…"
+        })]
     );
 }

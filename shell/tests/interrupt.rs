@@ -154,6 +154,11 @@ fn a_second_ctrl_c_exits_at_once_and_kills_the_running_tests() {
     let pid_file = dir.path().join("pytest.pid");
     std::fs::create_dir(repo.path().join("tests")).unwrap();
     std::fs::write(repo.path().join("path_rules.py"), "").unwrap();
+    std::fs::copy(
+        repo_root().join("sample-repo/mend.toml"),
+        repo.path().join("mend.toml"),
+    )
+    .unwrap();
     std::fs::write(
         repo.path().join("tests/test_path_rules.py"),
         format!("import os, time\n\ndef test_slow():\n    open({:?}, 'w').write(str(os.getpid()))\n    time.sleep(40)\n", pid_file.to_str().unwrap()),

@@ -66,9 +66,15 @@ pub fn measure() -> Vec<Row> {
     let workspace = tempfile::tempdir().unwrap();
     let root = Utf8PathBuf::from_path_buf(workspace.path().to_path_buf()).unwrap();
     let mut stamps = Stamps(Vec::new());
+    let sample_task = mend::task::Task::locate(
+        camino::Utf8Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../sample-repo")),
+        None,
+    )
+    .unwrap();
     let mut driver = Driver {
         source: &mut source,
         root: &root,
+        task: &sample_task,
         runner: &runner,
         observer: &mut stamps,
     };

@@ -95,9 +95,15 @@ pub fn child_mode() -> Option<String> {
         bytes: megabytes << 20,
         text: Arc::new(AtomicU64::new(0)),
     };
+    let sample_task = mend::task::Task::locate(
+        camino::Utf8Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../sample-repo")),
+        None,
+    )
+    .unwrap();
     let mut driver = Driver {
         source: &mut source,
         root: &root,
+        task: &sample_task,
         runner: &runner,
         observer: &mut Discard,
     };

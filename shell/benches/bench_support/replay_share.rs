@@ -45,11 +45,13 @@ pub fn measure() -> Vec<Row> {
     let sandbox_name = sandbox.name();
     let runner = TestRunner { python, sandbox };
     let repo = root.join("sample-repo");
+    let task = mend::task::Task::locate(&repo, None).unwrap();
     let record = root.join("fixtures/repair.json");
     let options = ReplayOptions {
         record: &record,
         setup: Setup {
             repo: &repo,
+            task: &task,
             runner: &runner,
             keep_workspace: false,
         },

@@ -1,22 +1,32 @@
-//! The tools the model may call, one file each. A tool's own failure (bad path, ambiguous edit,
-//! failing tests) is a [`ToolOutcome::Failure`] that goes back to the model; only a failure of
-//! the harness itself (Python cannot start) is an `Err` that ends the run.
+//! The tools the model may call, one file each; their schemas are in [`table`]. A tool's own
+//! failure (bad path, ambiguous edit, failing tests) is a [`ToolOutcome::Failure`] that goes back
+//! to the model; only a failure of the harness itself (Python cannot start) is an `Err` that
+//! ends the run.
 
+mod grep;
+mod list_files;
 mod read_file;
 mod replace_text;
 mod run_tests;
+mod shell;
+pub mod table;
+mod write_file;
 
-use camino::Utf8Path;
+use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::ToolOutcome;
 use serde_json::{Map, Value};
 
 use crate::error::MendError;
 use crate::interrupt::{Cut, Watch};
 use crate::pytest::TestRunner;
+use crate::task::paths::{allowed_path, PathSet};
+use crate::task::{Task, ToolName};
+use crate::workspace::resolve_inside;
 
-/// What the tools may use: the workspace copy, the test runner, and when to give up.
+/// What the tools may use: the workspace copy, the task's rules, the runner, and when to give up.
 pub struct ToolContext<'a> {
     pub root: &'a Utf8Path,
+    pub task: &'a Task,
     pub runner: &'a TestRunner,
     pub watch: Watch,
 }
@@ -29,18 +39,25 @@ pub enum ToolRun {
     Cut(Cut),
 }
 
-/// Runs one call the core has already validated against the tool schemas.
+/// Runs one call the core has already validated against the tool schemas. A tool the task does
+/// not offer is refused here too, so the policy never rests on the schemas alone.
 pub fn execute(
     context: &ToolContext,
     name: &str,
     arguments: &Map<String, Value>,
 ) -> Result<ToolRun, MendError> {
     let finished = |outcome| Ok(ToolRun::Finished(outcome));
-    match name {
-        "read_file" => finished(read_file::read_file(context.root, arguments)),
-        "replace_text" => finished(replace_text::replace_text(context.root, arguments)),
-        "run_tests" => run_tests::run_tests(context),
-        other => finished(failure(format!("unknown tool `{other}`"))),
+    let Some(tool) = table::tool_named(name).filter(|tool| context.task.offers(*tool)) else {
+        return finished(failure(format!("unknown tool `{name}`")));
+    };
+    match tool {
+        ToolName::ListFiles => finished(list_files::list_files(context, arguments)),
+        ToolName::Grep => finished(grep::grep(context, arguments)),
+        ToolName::ReadFile => finished(read_file::read_file(context, arguments)),
+        ToolName::WriteFile => finished(write_file::write_file(context, arguments)),
+        ToolName::ReplaceText => finished(replace_text::replace_text(context, arguments)),
+        ToolName::RunTests => run_tests::run_tests(context),
+        ToolName::Shell => shell::shell(context, arguments),
     }
 }
 
@@ -56,143 +73,42 @@ fn text_argument<'a>(arguments: &'a Map<String, Value>, key: &str) -> Result<&'a
         .ok_or_else(|| failure(format!("the argument `{key}` must be a string")))
 }
 
-#[cfg(test)]
-mod tests {
-    use camino::Utf8PathBuf;
-    use serde_json::json;
-
-    use super::*;
-
-    fn workspace() -> (tempfile::TempDir, Utf8PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
-        std::fs::create_dir(root.join("tests")).unwrap();
-        std::fs::write(root.join("path_rules.py"), "a = 1\nb = 1\nc = 2\n").unwrap();
-        std::fs::write(root.join("tests/test_path_rules.py"), "def test(): pass\n").unwrap();
-        (dir, root)
-    }
-
-    fn call(root: &Utf8Path, name: &str, arguments: Value) -> ToolOutcome {
-        let runner = TestRunner {
-            python: "/bin/false".into(),
-            sandbox: crate::sandbox::Sandbox::Unsandboxed,
-        };
-        let context = ToolContext {
-            root,
-            runner: &runner,
-            watch: Watch::NONE,
-        };
-        let Value::Object(arguments) = arguments else {
-            panic!("arguments must be an object")
-        };
-        match execute(&context, name, &arguments).unwrap() {
-            ToolRun::Finished(outcome) => outcome,
-            ToolRun::Cut(cut) => panic!("the tool was cut: {cut:?}"),
-        }
-    }
-
-    fn refused(message: &str) -> ToolOutcome {
-        ToolOutcome::Failure {
-            message: message.to_owned(),
-        }
-    }
-
-    #[test]
-    fn read_file_returns_allowlisted_text() {
-        let (_dir, root) = workspace();
-        assert_eq!(
-            call(
-                &root,
-                "read_file",
-                json!({"path": "./tests/test_path_rules.py"})
-            ),
-            ToolOutcome::Success {
-                value: json!({"path": "tests/test_path_rules.py", "text": "def test(): pass\n"})
-            }
-        );
-    }
-
-    #[test]
-    fn read_file_refuses_paths_outside_the_allowlist() {
-        let (_dir, root) = workspace();
-        let options = "use one of: path_rules.py, tests/test_path_rules.py";
-        let cases = [
-            ("../etc/passwd", format!("`../etc/passwd` leaves the repository; {options}")),
-            ("/etc/passwd", "`/etc/passwd` is absolute; use a relative path, one of: path_rules.py, tests/test_path_rules.py".to_owned()),
-            ("setup.cfg", format!("`setup.cfg` is not allowed; {options}")),
-        ];
-        for (path, message) in cases {
-            assert_eq!(
-                call(&root, "read_file", json!({"path": path})),
-                refused(&message),
-                "{path}"
-            );
-        }
-    }
-
-    #[test]
-    fn read_file_refuses_a_symlink_that_leads_out() {
-        let (_dir, root) = workspace();
-        let outside = tempfile::tempdir().unwrap();
-        let secret = outside.path().join("secret.txt");
-        std::fs::write(&secret, "API_KEY=hunter2").unwrap();
-        std::fs::remove_file(root.join("path_rules.py")).unwrap();
-        std::os::unix::fs::symlink(&secret, root.join("path_rules.py")).unwrap();
-        assert_eq!(
-            call(&root, "read_file", json!({"path": "path_rules.py"})),
-            refused(
-                "`path_rules.py` is a link that leads out of the repository; it cannot be opened"
-            )
-        );
-    }
-
-    #[test]
-    fn read_file_refuses_files_over_the_cap() {
-        let (_dir, root) = workspace();
-        std::fs::write(root.join("path_rules.py"), "#".repeat(300 * 1024)).unwrap();
-        assert_eq!(
-            call(&root, "read_file", json!({"path": "path_rules.py"})),
-            refused("`path_rules.py` is 307200 bytes, over the 262144-byte limit of read_file")
-        );
-    }
-
-    #[test]
-    fn replace_text_edits_exactly_one_occurrence() {
-        let (_dir, root) = workspace();
-        assert_eq!(
-            call(
-                &root,
-                "replace_text",
-                json!({"old": "c = 2", "new": "c = 3"})
-            ),
-            ToolOutcome::Success {
-                value: json!({"path": "path_rules.py", "replaced": 1})
-            }
-        );
-        assert_eq!(
-            std::fs::read_to_string(root.join("path_rules.py")).unwrap(),
-            "a = 1\nb = 1\nc = 3\n"
-        );
-    }
-
-    #[test]
-    fn replace_text_refuses_ambiguous_missing_and_empty_text() {
-        let (_dir, root) = workspace();
-        let cases = [
-            ("= 1", "`old` occurs 2 times in path_rules.py, it must occur exactly once; read the file again with read_file and copy the exact text, with enough surrounding lines to be unique"),
-            ("d = 4", "`old` occurs 0 times in path_rules.py, it must occur exactly once; read the file again with read_file and copy the exact text"),
-            ("", "`old` is empty; copy the exact text to replace from path_rules.py (read it again with read_file)"),
-        ];
-        for (old, message) in cases {
-            assert_eq!(
-                call(&root, "replace_text", json!({"old": old, "new": "x"})),
-                refused(message),
-                "{old:?}"
-            );
-        }
-        assert_eq!(
-            std::fs::read_to_string(root.join("path_rules.py")).unwrap(),
-            "a = 1\nb = 1\nc = 2\n"
-        );
+/// An optional string argument.
+fn optional_text<'a>(
+    arguments: &'a Map<String, Value>,
+    key: &str,
+) -> Result<Option<&'a str>, ToolOutcome> {
+    match arguments.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => text_argument(arguments, key).map(Some),
     }
 }
+
+/// A path argument checked against `set` on the text, then on the disk (a link may still lead
+/// out of the copy): the normalised relative path and the real path to open.
+fn path_in(
+    root: &Utf8Path,
+    path: &str,
+    set: &PathSet,
+) -> Result<(String, Utf8PathBuf), ToolOutcome> {
+    let relative =
+        allowed_path(path, set).map_err(|refusal| failure(refusal.explain(path, set)))?;
+    let real = resolve_inside(root, &relative).map_err(failure)?;
+    Ok((relative, real))
+}
+
+/// The file an editing tool may change: editable, and not one the verdict rests on.
+fn editable_path(context: &ToolContext, path: &str) -> Result<String, ToolOutcome> {
+    let task = context.task;
+    let relative = allowed_path(path, &task.editable)
+        .map_err(|refusal| failure(refusal.explain(path, &task.editable)))?;
+    if task.test.files.contains(&relative) {
+        return Err(failure(format!(
+            "`{relative}` is one of the task's test files, which no tool may change"
+        )));
+    }
+    Ok(relative)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,45 +1,108 @@
-//! `read_file`: the text of one allowlisted file.
+//! `read_file`: the text of one readable file, whole or a range of its lines.
 
 use std::fs;
 
-use camino::Utf8Path;
 use mend_core::ToolOutcome;
 use serde_json::{json, Map, Value};
 
-use super::{failure, text_argument};
-use crate::sample::READABLE_FILES;
-use crate::workspace::{allowed_path, resolve_inside};
+use super::{failure, path_in, text_argument, ToolContext};
 
-/// Files larger than this are refused rather than flooding the model's context.
+/// Files larger than this are refused whole rather than flooding the model's context; with line
+/// ranges on, the model is told to read them in parts.
 pub const READ_FILE_CAP_BYTES: u64 = 256 * 1024;
+/// A big file may still be read in parts, up to this size.
+const READ_RANGE_FILE_CAP_BYTES: u64 = 16 * 1024 * 1024;
 
-pub fn read_file(root: &Utf8Path, arguments: &Map<String, Value>) -> ToolOutcome {
+pub fn read_file(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcome {
     let path = match text_argument(arguments, "path") {
         Ok(path) => path,
         Err(outcome) => return outcome,
     };
-    let relative = match allowed_path(path, &READABLE_FILES) {
-        Ok(relative) => relative,
-        Err(refusal) => return failure(refusal.explain(path, &READABLE_FILES)),
+    let (relative, real) = match path_in(context.root, path, &context.task.readable) {
+        Ok(found) => found,
+        Err(outcome) => return outcome,
     };
-    let real = match resolve_inside(root, relative) {
-        Ok(real) => real,
+    let range = match line_range(arguments) {
+        Ok(range) => range,
         Err(message) => return failure(message),
     };
+    let cap = if range.is_some() {
+        READ_RANGE_FILE_CAP_BYTES
+    } else {
+        READ_FILE_CAP_BYTES
+    };
     match fs::metadata(&real) {
-        Ok(meta) if meta.len() > READ_FILE_CAP_BYTES => {
+        Ok(meta) if meta.len() > cap => {
+            let hint = if context.task.read_file_line_range && range.is_none() {
+                "; read it in parts with start_line and end_line"
+            } else {
+                ""
+            };
             return failure(format!(
-                "`{relative}` is {} bytes, over the {READ_FILE_CAP_BYTES}-byte limit of read_file",
+                "`{relative}` is {} bytes, over the {cap}-byte limit of read_file{hint}",
                 meta.len()
             ));
         }
         Ok(_) => {}
         Err(err) => return failure(format!("`{relative}` cannot be read: {err}")),
     }
-    match fs::read_to_string(&real) {
-        Ok(text) => ToolOutcome::Success {
+    let text = match fs::read_to_string(&real) {
+        Ok(text) => text,
+        Err(err) => return failure(format!("`{relative}` cannot be read as UTF-8 text: {err}")),
+    };
+    let Some((start, end)) = range else {
+        return ToolOutcome::Success {
             value: json!({"path": relative, "text": text}),
-        },
-        Err(err) => failure(format!("`{relative}` cannot be read as UTF-8 text: {err}")),
+        };
+    };
+    let total = text.lines().count();
+    if start > total {
+        return failure(format!(
+            "`{relative}` has {total} lines; start_line {start} is past the end"
+        ));
+    }
+    let end = end.unwrap_or(total).min(total);
+    let part: String = text
+        .split_inclusive('\n')
+        .skip(start - 1)
+        .take(end + 1 - start)
+        .collect();
+    if part.len() as u64 > READ_FILE_CAP_BYTES {
+        return failure(format!(
+            "lines {start} to {end} of `{relative}` are {} bytes, over the {READ_FILE_CAP_BYTES}-byte limit of read_file; ask for fewer lines",
+            part.len()
+        ));
+    }
+    ToolOutcome::Success {
+        value: json!({
+            "path": relative,
+            "start_line": start,
+            "end_line": end,
+            "total_lines": total,
+            "text": part,
+        }),
+    }
+}
+
+/// `(start, end)` from the optional arguments, 1-based and inclusive; `None` for the whole file.
+fn line_range(arguments: &Map<String, Value>) -> Result<Option<(usize, Option<usize>)>, String> {
+    let number = |key: &str| -> Result<Option<usize>, String> {
+        match arguments.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => value
+                .as_u64()
+                .filter(|line| *line >= 1)
+                .and_then(|line| usize::try_from(line).ok())
+                .map(Some)
+                .ok_or_else(|| format!("`{key}` must be a line number, 1 or more")),
+        }
+    };
+    match (number("start_line")?, number("end_line")?) {
+        (None, None) => Ok(None),
+        (start, Some(end)) if start.unwrap_or(1) > end => Err(format!(
+            "end_line {end} is before start_line {}",
+            start.unwrap_or(1)
+        )),
+        (start, end) => Ok(Some((start.unwrap_or(1), end))),
     }
 }

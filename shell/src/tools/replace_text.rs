@@ -1,16 +1,14 @@
-//! `replace_text`: one exact, unambiguous edit of the editable file.
+//! `replace_text`: one exact, unambiguous edit of an editable file.
 
 use std::fs;
 
-use camino::Utf8Path;
 use mend_core::ToolOutcome;
 use serde_json::{json, Map, Value};
 
-use super::{failure, text_argument};
-use crate::sample::EDITABLE_FILE;
+use super::{editable_path, failure, optional_text, text_argument, ToolContext};
 use crate::workspace::resolve_inside;
 
-pub fn replace_text(root: &Utf8Path, arguments: &Map<String, Value>) -> ToolOutcome {
+pub fn replace_text(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcome {
     let (old, new) = match (
         text_argument(arguments, "old"),
         text_argument(arguments, "new"),
@@ -18,23 +16,39 @@ pub fn replace_text(root: &Utf8Path, arguments: &Map<String, Value>) -> ToolOutc
         (Ok(old), Ok(new)) => (old, new),
         (Err(outcome), _) | (_, Err(outcome)) => return outcome,
     };
+    // With one editable file the schema offers no `path`: that file is meant.
+    let target = match optional_text(arguments, "path") {
+        Ok(Some(path)) => editable_path(context, path),
+        Ok(None) => match context.task.editable.single_file() {
+            Some(only) => editable_path(context, only),
+            None => Err(failure(format!(
+                "name the file to edit in `path`: {}",
+                context.task.editable.listed("or")
+            ))),
+        },
+        Err(outcome) => Err(outcome),
+    };
+    let file = match target {
+        Ok(file) => file,
+        Err(outcome) => return outcome,
+    };
     if old.is_empty() {
         return failure(format!(
-            "`old` is empty; copy the exact text to replace from {EDITABLE_FILE} (read it again with read_file)"
+            "`old` is empty; copy the exact text to replace from {file} (read it again with read_file)"
         ));
     }
-    let real = match resolve_inside(root, EDITABLE_FILE) {
+    let real = match resolve_inside(context.root, &file) {
         Ok(real) => real,
         Err(message) => return failure(message),
     };
     let text = match fs::read_to_string(&real) {
         Ok(text) => text,
-        Err(err) => return failure(format!("{EDITABLE_FILE} cannot be read: {err}")),
+        Err(err) => return failure(format!("{file} cannot be read: {err}")),
     };
     let positions = occurrences(&text, old);
     let [at] = positions.as_slice() else {
         return failure(format!(
-            "`old` occurs {} times in {EDITABLE_FILE}, it must occur exactly once; read the file again with read_file and copy the exact text{}",
+            "`old` occurs {} times in {file}, it must occur exactly once; read the file again with read_file and copy the exact text{}",
             positions.len(),
             if positions.is_empty() { "" } else { ", with enough surrounding lines to be unique" }
         ));
@@ -42,9 +56,9 @@ pub fn replace_text(root: &Utf8Path, arguments: &Map<String, Value>) -> ToolOutc
     let edited = format!("{}{new}{}", &text[..*at], &text[at + old.len()..]);
     match fs::write(&real, edited) {
         Ok(()) => ToolOutcome::Success {
-            value: json!({"path": EDITABLE_FILE, "replaced": 1}),
+            value: json!({"path": file, "replaced": 1}),
         },
-        Err(err) => failure(format!("{EDITABLE_FILE} cannot be written: {err}")),
+        Err(err) => failure(format!("{file} cannot be written: {err}")),
     }
 }
 

@@ -1,18 +1,18 @@
-//! `run_tests`: the fixed pytest command in the workspace, with the tail of its output.
+//! `run_tests`: the task's fixed test command in the workspace, with the tail of its output.
 
 use mend_core::ToolOutcome;
 use serde_json::json;
 
 use super::{ToolContext, ToolRun};
 use crate::error::MendError;
-use crate::pytest::RUN_TESTS_TIMEOUT;
 use crate::truncate::keep_tail;
 
 /// SPEC §3: the end of pytest's output is where the failures and the summary are.
 pub const TOOL_OUTPUT_TAIL_CHARS: usize = 4_000;
 
 pub fn run_tests(context: &ToolContext) -> Result<ToolRun, MendError> {
-    let finished = context.runner.run(context.root, context.watch)?;
+    let test = &context.task.test;
+    let finished = context.runner.run(test, context.root, context.watch)?;
     if let Some(cut) = finished.cut {
         return Ok(ToolRun::Cut(cut));
     }
@@ -25,7 +25,7 @@ pub fn run_tests(context: &ToolContext) -> Result<ToolRun, MendError> {
             "exit_code": null,
             "error": format!(
                 "the tests did not finish within {} s and were stopped",
-                RUN_TESTS_TIMEOUT.as_secs()
+                test.timeout.as_secs()
             ),
         }),
     };

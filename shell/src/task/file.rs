@@ -1,0 +1,70 @@
+//! The shape of `mend.toml` exactly as written, before any meaning is checked. Every table
+//! refuses unknown keys, so a misspelt field is an error that names it, not a silent default.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskFile {
+    pub task: TaskTable,
+    pub paths: PathsTable,
+    pub test: TestTable,
+    pub tools: ToolsTable,
+    #[serde(default)]
+    pub model: ModelTable,
+    #[serde(default)]
+    pub shell: ShellTable,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskTable {
+    pub prompt: String,
+    pub system: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathsTable {
+    pub readable: Vec<Spanned<String>>,
+    pub editable: Vec<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestTable {
+    pub command: Spanned<Vec<String>>,
+    pub timeout_seconds: Spanned<u64>,
+    /// The files the verdict rests on: hashed before and after, never writable by a tool.
+    #[serde(default)]
+    pub files: Vec<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsTable {
+    pub enabled: Spanned<Vec<Spanned<String>>>,
+    /// Offer `start_line`/`end_line` on `read_file`.
+    #[serde(default = "yes")]
+    pub read_file_line_range: bool,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelTable {
+    pub name: Option<String>,
+    pub provider: Option<Spanned<String>>,
+    pub max_turns: Option<Spanned<u32>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShellTable {
+    pub timeout_seconds: Option<Spanned<u64>>,
+    pub output_chars: Option<Spanned<usize>>,
+}
+
+fn yes() -> bool {
+    true
+}

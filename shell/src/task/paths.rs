@@ -1,0 +1,269 @@
+//! Sets of repository paths named by globs (`src/**/*.py`): which files a tool may read, which
+//! it may write, which the verdict rests on. `*` stays inside one folder, `**` crosses folders.
+
+use std::io;
+
+use camino::Utf8Path;
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+/// A walk of a repository stops here: mend is for small repositories, and a runaway walk would
+/// stall every tool call.
+pub const WALK_LIMIT: usize = 50_000;
+
+#[derive(Debug, Clone)]
+pub struct PathSet {
+    patterns: Vec<String>,
+    matcher: GlobSet,
+}
+
+impl PathSet {
+    /// The set of the given globs; `Err((index, message))` names the first bad one.
+    pub fn new(patterns: Vec<String>) -> Result<PathSet, (usize, String)> {
+        let mut builder = GlobSetBuilder::new();
+        for (index, pattern) in patterns.iter().enumerate() {
+            if pattern.starts_with('/') || pattern.split('/').any(|part| part == "..") {
+                return Err((
+                    index,
+                    format!("`{pattern}` must be relative to the repository, without `..`"),
+                ));
+            }
+            let glob = GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|err| (index, format!("`{pattern}` is not a valid glob: {err}")))?;
+            builder.add(glob);
+        }
+        let matcher = builder
+            .build()
+            .map_err(|err| (0, format!("the globs cannot be combined: {err}")))?;
+        Ok(PathSet { patterns, matcher })
+    }
+
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+
+    /// Whether a normalised relative path (see [`normalize`]) is in the set.
+    pub fn contains(&self, relative: &str) -> bool {
+        self.matcher.is_match(relative)
+    }
+
+    /// The one file the set names, when it is a single plain path: then a tool needs no `path`.
+    pub fn single_file(&self) -> Option<&str> {
+        match self.patterns.as_slice() {
+            [only] if !only.contains(['*', '?', '[', '{', '\\']) => Some(only),
+            _ => None,
+        }
+    }
+
+    /// `a, b and c` / `a, b or c`: the set as the model reads it in a tool description.
+    pub fn listed(&self, conjunction: &str) -> String {
+        match self.patterns.split_last() {
+            None => "nothing".to_owned(),
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} {conjunction} {last}", rest.join(", ")),
+        }
+    }
+
+    /// Every file under `root` in the set, sorted.
+    pub fn files_in(&self, root: &Utf8Path) -> io::Result<Vec<String>> {
+        Ok(files_under(root)?
+            .into_iter()
+            .filter(|file| self.contains(file))
+            .collect())
+    }
+}
+
+/// Why a path given by the model was refused, before the disk was touched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathRefusal {
+    Empty,
+    Absolute,
+    LeavesWorkspace,
+    NotAllowed,
+}
+
+/// The path as the sets match it: relative, forward slashes, no `.` parts. `..`, absolute
+/// paths and backslashes are refused on the text alone.
+pub fn normalize(path: &str) -> Result<String, PathRefusal> {
+    if path.trim().is_empty() {
+        return Err(PathRefusal::Empty);
+    }
+    if path.starts_with('/') || path.starts_with('\\') || path.get(1..2) == Some(":") {
+        return Err(PathRefusal::Absolute);
+    }
+    let mut parts = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err(PathRefusal::LeavesWorkspace),
+            part if part.contains('\\') => return Err(PathRefusal::NotAllowed),
+            part => parts.push(part),
+        }
+    }
+    if parts.is_empty() {
+        return Err(PathRefusal::Empty);
+    }
+    Ok(parts.join("/"))
+}
+
+/// Decides on the text alone whether `path` is in `set`, and returns it normalised.
+pub fn allowed_path(path: &str, set: &PathSet) -> Result<String, PathRefusal> {
+    let normal = normalize(path)?;
+    if set.contains(&normal) {
+        Ok(normal)
+    } else {
+        Err(PathRefusal::NotAllowed)
+    }
+}
+
+impl PathRefusal {
+    /// The message the model gets: what was wrong and what it may use instead.
+    pub fn explain(&self, path: &str, set: &PathSet) -> String {
+        let options = set.patterns().join(", ");
+        match self {
+            PathRefusal::Empty => format!("the path is empty; use one of: {options}"),
+            PathRefusal::Absolute => {
+                format!("`{path}` is absolute; use a relative path, one of: {options}")
+            }
+            PathRefusal::LeavesWorkspace => {
+                format!("`{path}` leaves the repository; use one of: {options}")
+            }
+            PathRefusal::NotAllowed => format!("`{path}` is not allowed; use one of: {options}"),
+        }
+    }
+}
+
+/// Every file under `root` as a relative path, sorted. Links are listed, never followed, so a
+/// link to a folder outside cannot pull that folder in; `.git` is skipped.
+pub fn files_under(root: &Utf8Path) -> io::Result<Vec<String>> {
+    let mut files = Vec::new();
+    let mut pending = vec![String::new()];
+    while let Some(folder) = pending.pop() {
+        for entry in root.join(&folder).read_dir_utf8()? {
+            let entry = entry?;
+            let relative = if folder.is_empty() {
+                entry.file_name().to_owned()
+            } else {
+                format!("{folder}/{}", entry.file_name())
+            };
+            if entry.file_type()?.is_dir() {
+                if entry.file_name() != ".git" {
+                    pending.push(relative);
+                }
+            } else {
+                files.push(relative);
+            }
+            if files.len() + pending.len() > WALK_LIMIT {
+                return Err(io::Error::other(format!(
+                    "the repository has more than {WALK_LIMIT} entries; mend is meant for small repositories"
+                )));
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(patterns: &[&str]) -> PathSet {
+        PathSet::new(
+            patterns
+                .iter()
+                .map(|pattern| (*pattern).to_owned())
+                .collect(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_allowlist_is_decided_on_the_text() {
+        let allowed = set(&["path_rules.py", "tests/test_path_rules.py"]);
+        let cases: [(&str, Result<&str, PathRefusal>); 11] = [
+            ("path_rules.py", Ok("path_rules.py")),
+            ("./path_rules.py", Ok("path_rules.py")),
+            ("tests//test_path_rules.py", Ok("tests/test_path_rules.py")),
+            ("", Err(PathRefusal::Empty)),
+            ("./", Err(PathRefusal::Empty)),
+            ("/etc/passwd", Err(PathRefusal::Absolute)),
+            ("C:/x.py", Err(PathRefusal::Absolute)),
+            ("tests/../path_rules.py", Err(PathRefusal::LeavesWorkspace)),
+            ("../secrets", Err(PathRefusal::LeavesWorkspace)),
+            ("tests\\test_path_rules.py", Err(PathRefusal::NotAllowed)),
+            ("README.md", Err(PathRefusal::NotAllowed)),
+        ];
+        for (path, expected) in cases {
+            assert_eq!(
+                allowed_path(path, &allowed),
+                expected.map(str::to_owned),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_star_stays_in_its_folder_and_two_stars_cross_folders() {
+        let globs = set(&["src/*.py", "docs/**/*.md"]);
+        let matched: Vec<bool> = [
+            "src/a.py",
+            "src/deep/a.py",
+            "docs/a.md",
+            "docs/x/y/a.md",
+            "a.py",
+        ]
+        .iter()
+        .map(|path| globs.contains(path))
+        .collect();
+        assert_eq!(matched, [true, false, true, true, false]);
+    }
+
+    #[test]
+    fn bad_globs_are_named_by_position() {
+        let cases = [
+            (vec!["ok.py", "src/[.py"], 1),
+            (vec!["/etc/*"], 0),
+            (vec!["a", "b", "../up/*"], 2),
+        ];
+        for (patterns, index) in cases {
+            let owned = patterns.iter().map(|p| (*p).to_owned()).collect();
+            assert_eq!(PathSet::new(owned).err().map(|(at, _)| at), Some(index));
+        }
+    }
+
+    #[test]
+    fn a_set_reads_as_a_list_and_knows_its_single_file() {
+        let two = set(&["path_rules.py", "tests/test_path_rules.py"]);
+        assert_eq!(
+            (two.listed("and"), two.listed("or"), two.single_file()),
+            (
+                "path_rules.py and tests/test_path_rules.py".to_owned(),
+                "path_rules.py or tests/test_path_rules.py".to_owned(),
+                None
+            )
+        );
+        let three = set(&["a", "b", "c"]);
+        assert_eq!(three.listed("or"), "a, b or c");
+        assert_eq!(set(&["path_rules.py"]).single_file(), Some("path_rules.py"));
+        assert_eq!(set(&["src/*.py"]).single_file(), None);
+    }
+
+    #[test]
+    fn the_walk_lists_files_sorted_and_skips_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        for file in ["b.py", "a/z.py", "a/b/c.txt", ".git/HEAD"] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        assert_eq!(files_under(root).unwrap(), ["a/b/c.txt", "a/z.py", "b.py"]);
+        assert_eq!(
+            set(&["**/*.py"]).files_in(root).unwrap(),
+            ["a/z.py", "b.py"]
+        );
+    }
+}

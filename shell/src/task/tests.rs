@@ -1,0 +1,220 @@
+use std::time::Duration;
+
+use camino::Utf8Path;
+use serde_json::json;
+
+use super::*;
+
+const MINIMAL: &str = r#"
+[task]
+prompt = "Fix it."
+
+[paths]
+readable = ["src/**/*.py", "tests/*.py"]
+editable = ["src/**/*.py"]
+
+[test]
+command = ["python", "-m", "pytest", "-q"]
+timeout_seconds = 30
+files = ["tests/*.py"]
+
+[tools]
+enabled = ["list_files", "grep", "read_file", "write_file", "replace_text", "run_tests"]
+"#;
+
+fn parse(text: &str) -> Result<Task, String> {
+    Task::parse(Utf8Path::new("mend.toml"), text).map_err(|err| err.message)
+}
+
+#[test]
+fn the_sample_task_file_keeps_the_original_task() {
+    let sample = include_str!("../../../sample-repo/mend.toml");
+    let task = parse(sample).unwrap();
+    let seen = (
+        task.readable.patterns().to_vec(),
+        task.editable.patterns().to_vec(),
+        task.test.files.patterns().to_vec(),
+        task.test.argv.clone(),
+        task.test.timeout,
+        task.tools.clone(),
+        task.read_file_line_range,
+        task.model.clone(),
+        task.provider.clone(),
+        task.max_turns,
+    );
+    assert_eq!(
+        seen,
+        (
+            vec![
+                "path_rules.py".to_owned(),
+                "tests/test_path_rules.py".to_owned()
+            ],
+            vec!["path_rules.py".to_owned()],
+            vec!["tests/test_path_rules.py".to_owned()],
+            ["python", "-m", "pytest", "-q"].map(str::to_owned).to_vec(),
+            Duration::from_secs(15),
+            vec![
+                ToolName::ReadFile,
+                ToolName::ReplaceText,
+                ToolName::RunTests
+            ],
+            false,
+            Some("gemma4:e2b".to_owned()),
+            Some("ollama".to_owned()),
+            Some(8),
+        )
+    );
+    assert!(task
+        .prompt
+        .contains(r"`src\api\routes.py` is currently dropped"));
+}
+
+#[test]
+fn defaults_fill_what_a_minimal_file_leaves_out() {
+    let task = parse(MINIMAL).unwrap();
+    assert_eq!(
+        (
+            task.system_prompt.as_str(),
+            task.model,
+            task.max_turns,
+            task.read_file_line_range,
+            task.shell
+        ),
+        (
+            DEFAULT_SYSTEM_PROMPT,
+            None,
+            None,
+            true,
+            ShellLimits {
+                timeout: Duration::from_secs(10),
+                output_chars: 4_000
+            }
+        )
+    );
+}
+
+#[test]
+fn general_tools_name_the_tasks_files_and_take_a_path_when_several_are_editable() {
+    let task = parse(MINIMAL).unwrap();
+    let specs = serde_json::to_value(task.offered_tools(false)).unwrap();
+    let function = |name: &str,
+                    description: &str,
+                    properties: serde_json::Value,
+                    required: &[&str]| {
+        let mut parameters =
+            json!({"type": "object", "properties": properties, "additionalProperties": false});
+        if !required.is_empty() {
+            parameters["required"] = json!(required);
+        }
+        json!({"type": "function", "function": {"name": name, "description": description, "parameters": parameters}})
+    };
+    let string = |about: &str| json!({"type": "string", "description": about});
+    let integer = |about: &str| json!({"type": "integer", "description": about});
+    assert_eq!(
+        specs,
+        json!([
+            function(
+                "list_files",
+                "List the repository's readable files (src/**/*.py or tests/*.py), sorted; at most 200 are listed.",
+                json!({"pattern": string("only files matching this glob, e.g. `src/**/*.py` (`*` stays in one folder, `**` crosses folders)")}),
+                &[]
+            ),
+            function(
+                "grep",
+                "Search the readable files for a regular expression; returns at most 100 matching lines as `file:line: text`.",
+                json!({"path": string("only files matching this glob"), "pattern": string("a regular expression (Rust regex syntax)")}),
+                &["pattern"]
+            ),
+            function(
+                "read_file",
+                "Read one file of the repository. Only src/**/*.py and tests/*.py can be read.",
+                json!({
+                    "end_line": integer("the last line to return, inclusive"),
+                    "path": string("src/**/*.py or tests/*.py"),
+                    "start_line": integer("the first line to return, counting from 1 (for big files)")
+                }),
+                &["path"]
+            ),
+            function(
+                "write_file",
+                "Create a file or replace its whole text. Only src/**/*.py can be written.",
+                json!({"path": string("src/**/*.py"), "text": string("the complete new text of the file")}),
+                &["path", "text"]
+            ),
+            function(
+                "replace_text",
+                "Replace one exact occurrence of `old` with `new` in src/**/*.py. `old` must occur exactly once.",
+                json!({
+                    "new": string("the replacement text"),
+                    "old": string("the exact text to replace, copied from the file"),
+                    "path": string("the file to edit: src/**/*.py")
+                }),
+                &["path", "old", "new"]
+            ),
+            function(
+                "run_tests",
+                "Run the repository's test suite (python -m pytest -q) and return the exit code and the output.",
+                json!({}),
+                &[]
+            ),
+        ])
+    );
+}
+
+#[test]
+fn a_malformed_task_file_is_named_by_line_and_field() {
+    let cases = [
+        (
+            MINIMAL.replace("timeout_seconds = 30", "timeout_seconds = \"30\""),
+            "mend.toml:11: invalid type: string \"30\", expected u64 (in test.timeout_seconds) (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("timeout_seconds = 30", "timeout_seconds = 0"),
+            "mend.toml:11: test.timeout_seconds: must be at least 1 (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("timeout_seconds = 30", "timeout_secs = 30"),
+            "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files` (in test.timeout_secs) (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("\"grep\",", "\"grpe\","),
+            "mend.toml:15: tools.enabled: unknown tool `grpe`; mend has list_files, grep, read_file, write_file, replace_text, run_tests and shell (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("\"tests/*.py\"]\neditable", "\"tests/[*.py\"]\neditable"),
+            "mend.toml:6: paths.readable: `tests/[*.py` is not a valid glob: error parsing glob 'tests/[*.py': unclosed character class; missing ']' (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("command = [\"python\", \"-m\", \"pytest\", \"-q\"]", "command = []"),
+            "mend.toml:10: test.command: must name a program and its arguments, e.g. [\"python\", \"-m\", \"pytest\", \"-q\"] (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("editable = [\"src/**/*.py\"]", "editable = [\"../elsewhere/*.py\"]"),
+            "mend.toml:7: paths.editable: `../elsewhere/*.py` must be relative to the repository, without `..` (see docs/task-file.md)",
+        ),
+        (
+            format!("{MINIMAL}\n[model]\nprovider = \"gemini\"\n"),
+            "mend.toml:18: model.provider: unknown provider `gemini`; use ollama, openai or anthropic (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("[tools]", "[tools\n"),
+            "mend.toml:14: unclosed table, expected `]` (see docs/task-file.md)",
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(parse(&text).err().as_deref(), Some(expected), "{text}");
+    }
+}
+
+#[test]
+fn a_missing_task_file_names_where_it_was_looked_for_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Utf8Path::from_path(dir.path()).unwrap();
+    assert_eq!(
+        Task::locate(repo, None).err().map(|err| (err.exit_code, err.message)),
+        Some((
+            crate::error::exit::USAGE,
+            format!("{repo}/mend.toml does not exist: write a task file there (see docs/task-file.md) or pass --task-file PATH")
+        ))
+    );
+}

@@ -1,0 +1,80 @@
+//! `grep`: a regular expression over the readable files, as `file:line: text` lines, capped.
+//! Rust's regex engine runs in linear time, so no pattern the model writes can hang mend.
+
+use std::fs;
+
+use mend_core::ToolOutcome;
+use regex::RegexBuilder;
+use serde_json::{json, Map, Value};
+
+use super::read_file::READ_FILE_CAP_BYTES;
+use super::table::GREP_MATCH_CAP;
+use super::{failure, optional_text, text_argument, ToolContext};
+use crate::task::paths::{files_under, PathSet};
+use crate::workspace::resolve_inside;
+
+/// A matched line longer than this is cut: minified files would flood the context.
+const LINE_CHARS: usize = 200;
+/// The compiled pattern's size limit; a pathological pattern is refused, not run.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+pub fn grep(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcome {
+    let (pattern, narrow) = match (
+        text_argument(arguments, "pattern"),
+        optional_text(arguments, "path"),
+    ) {
+        (Ok(pattern), Ok(narrow)) => (pattern, narrow),
+        (Err(outcome), _) | (_, Err(outcome)) => return outcome,
+    };
+    let regex = match RegexBuilder::new(pattern)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+    {
+        Ok(regex) => regex,
+        Err(err) => {
+            return failure(format!(
+                "`{pattern}` is not a valid regular expression: {err}"
+            ))
+        }
+    };
+    let narrow = match narrow.map(|glob| PathSet::new(vec![glob.to_owned()])) {
+        None => None,
+        Some(Ok(set)) => Some(set),
+        Some(Err((_, message))) => return failure(message),
+    };
+    let files = match files_under(context.root) {
+        Ok(files) => files,
+        Err(err) => return failure(format!("the repository cannot be listed: {err}")),
+    };
+    let mut matches = Vec::new();
+    let mut truncated = false;
+    let searched = files
+        .iter()
+        .filter(|file| context.task.readable.contains(file))
+        .filter(|file| narrow.as_ref().is_none_or(|set| set.contains(file)));
+    'files: for file in searched {
+        // Links out of the copy, big files and binary files are skipped, not reported.
+        let Ok(real) = resolve_inside(context.root, file) else {
+            continue;
+        };
+        if fs::metadata(&real).map_or(true, |meta| meta.len() > READ_FILE_CAP_BYTES) {
+            continue;
+        }
+        let Ok(text) = fs::read_to_string(&real) else {
+            continue;
+        };
+        for (number, line) in text.lines().enumerate() {
+            if regex.is_match(line) {
+                if matches.len() == GREP_MATCH_CAP {
+                    truncated = true;
+                    break 'files;
+                }
+                let shown: String = line.chars().take(LINE_CHARS).collect();
+                matches.push(format!("{file}:{}: {shown}", number + 1));
+            }
+        }
+    }
+    ToolOutcome::Success {
+        value: json!({"matches": matches.join("\n"), "count": matches.len(), "truncated": truncated}),
+    }
+}

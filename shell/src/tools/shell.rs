@@ -1,0 +1,47 @@
+//! `shell`: one `sh -c` command in the copy, only when the task enables it, and only inside a
+//! sandbox (the run refuses to start a task with `shell` unsandboxed), with the task's timeout
+//! and output cap.
+
+use mend_core::ToolOutcome;
+use serde_json::{json, Map, Value};
+
+use super::{failure, text_argument, ToolContext, ToolRun};
+use crate::error::MendError;
+use crate::sandbox::Sandbox;
+use crate::truncate::keep_tail;
+
+pub fn shell(context: &ToolContext, arguments: &Map<String, Value>) -> Result<ToolRun, MendError> {
+    let command = match text_argument(arguments, "command") {
+        Ok(command) => command,
+        Err(outcome) => return Ok(ToolRun::Finished(outcome)),
+    };
+    // Checked again here so that no path to this tool runs without one.
+    if context.runner.sandbox == Sandbox::Unsandboxed {
+        return Ok(ToolRun::Finished(failure(
+            "the shell tool runs only inside a sandbox, and this run has none".to_owned(),
+        )));
+    }
+    let limits = context.task.shell;
+    let argv = ["/bin/sh", "-c", command].map(str::to_owned);
+    let finished = context
+        .runner
+        .run_argv(&argv, limits.timeout, context.root, context.watch)?;
+    if let Some(cut) = finished.cut {
+        return Ok(ToolRun::Cut(cut));
+    }
+    let value = match finished.status {
+        Some(status) => json!({
+            "exit_code": status.code(),
+            "output": keep_tail(&finished.output, limits.output_chars),
+        }),
+        None => json!({
+            "exit_code": null,
+            "error": format!(
+                "the command did not finish within {} s and was stopped",
+                limits.timeout.as_secs()
+            ),
+            "output": keep_tail(&finished.output, limits.output_chars),
+        }),
+    };
+    Ok(ToolRun::Finished(ToolOutcome::Success { value }))
+}

@@ -1,0 +1,241 @@
+//! Every tool's schema, in one table. A description may name the task's own files and command
+//! through placeholders, so the model reads `path_rules.py`, not "the editable file":
+//! `{readable}`/`{readable_or}`, `{editable}`/`{editable_or}`, `{command}`, `{shell_timeout}`.
+
+use mend_core::{JsonType, ToolSpec};
+
+use crate::task::{Task, ToolName};
+
+/// When a parameter is offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Offered {
+    Always,
+    /// Only when more than one file is editable: otherwise there is nothing to choose.
+    WhenSeveralEditable,
+    /// Only when the task turns line ranges on (`tools.read_file_line_range`).
+    WhenLineRanges,
+}
+
+struct Param {
+    name: &'static str,
+    kind: JsonType,
+    required: bool,
+    offered: Offered,
+    about: &'static str,
+}
+
+struct ToolRow {
+    name: ToolName,
+    wire_name: &'static str,
+    about: &'static str,
+    params: &'static [Param],
+}
+
+const fn param(name: &'static str, kind: JsonType, about: &'static str) -> Param {
+    Param {
+        name,
+        kind,
+        required: true,
+        offered: Offered::Always,
+        about,
+    }
+}
+
+const fn optional(
+    name: &'static str,
+    kind: JsonType,
+    offered: Offered,
+    about: &'static str,
+) -> Param {
+    Param {
+        name,
+        kind,
+        required: false,
+        offered,
+        about,
+    }
+}
+
+/// Capped listings keep one call from flooding the model's context.
+pub const LIST_FILES_CAP: usize = 200;
+pub const GREP_MATCH_CAP: usize = 100;
+
+const TABLE: &[ToolRow] = &[
+    ToolRow {
+        name: ToolName::ListFiles,
+        wire_name: "list_files",
+        about: "List the repository's readable files ({readable_or}), sorted; at most 200 are listed.",
+        params: &[optional(
+            "pattern",
+            JsonType::String,
+            Offered::Always,
+            "only files matching this glob, e.g. `src/**/*.py` (`*` stays in one folder, `**` crosses folders)",
+        )],
+    },
+    ToolRow {
+        name: ToolName::Grep,
+        wire_name: "grep",
+        about: "Search the readable files for a regular expression; returns at most 100 matching lines as `file:line: text`.",
+        params: &[
+            param("pattern", JsonType::String, "a regular expression (Rust regex syntax)"),
+            optional(
+                "path",
+                JsonType::String,
+                Offered::Always,
+                "only files matching this glob",
+            ),
+        ],
+    },
+    ToolRow {
+        name: ToolName::ReadFile,
+        wire_name: "read_file",
+        about: "Read one file of the repository. Only {readable} can be read.",
+        params: &[
+            param("path", JsonType::String, "{readable_or}"),
+            optional(
+                "start_line",
+                JsonType::Integer,
+                Offered::WhenLineRanges,
+                "the first line to return, counting from 1 (for big files)",
+            ),
+            optional(
+                "end_line",
+                JsonType::Integer,
+                Offered::WhenLineRanges,
+                "the last line to return, inclusive",
+            ),
+        ],
+    },
+    ToolRow {
+        name: ToolName::WriteFile,
+        wire_name: "write_file",
+        about: "Create a file or replace its whole text. Only {editable} can be written.",
+        params: &[
+            param("path", JsonType::String, "{editable_or}"),
+            param("text", JsonType::String, "the complete new text of the file"),
+        ],
+    },
+    ToolRow {
+        name: ToolName::ReplaceText,
+        wire_name: "replace_text",
+        about: "Replace one exact occurrence of `old` with `new` in {editable_or}. `old` must occur exactly once.",
+        params: &[
+            Param {
+                required: true,
+                ..optional(
+                    "path",
+                    JsonType::String,
+                    Offered::WhenSeveralEditable,
+                    "the file to edit: {editable_or}",
+                )
+            },
+            param("old", JsonType::String, "the exact text to replace, copied from the file"),
+            param("new", JsonType::String, "the replacement text"),
+        ],
+    },
+    ToolRow {
+        name: ToolName::RunTests,
+        wire_name: "run_tests",
+        about: "Run the repository's test suite ({command}) and return the exit code and the output.",
+        params: &[],
+    },
+    ToolRow {
+        name: ToolName::Shell,
+        wire_name: "shell",
+        about: "Run a command with `sh -c` in the repository, inside a sandbox without network; returns the exit code and the end of the output. It is stopped after {shell_timeout} s.",
+        params: &[param("command", JsonType::String, "the shell command")],
+    },
+];
+
+/// The wire name of a tool, as the model calls it.
+pub fn wire_name(tool: ToolName) -> &'static str {
+    row(tool).wire_name
+}
+
+/// The tool a called name refers to, if the table has it.
+pub fn tool_named(name: &str) -> Option<ToolName> {
+    TABLE
+        .iter()
+        .find(|row| row.wire_name == name)
+        .map(|row| row.name)
+}
+
+fn row(tool: ToolName) -> &'static ToolRow {
+    // The table has a row for every ToolName; the test below walks them all.
+    TABLE
+        .iter()
+        .find(|row| row.name == tool)
+        .unwrap_or(&TABLE[0])
+}
+
+/// The schemas the task offers, in the task's order.
+pub fn tool_specs(task: &Task) -> Vec<ToolSpec> {
+    task.tools
+        .iter()
+        .map(|tool| spec(row(*tool), task))
+        .collect()
+}
+
+fn spec(row: &ToolRow, task: &Task) -> ToolSpec {
+    let offered: Vec<&Param> = row
+        .params
+        .iter()
+        .filter(|param| match param.offered {
+            Offered::Always => true,
+            Offered::WhenSeveralEditable => task.editable.single_file().is_none(),
+            Offered::WhenLineRanges => task.read_file_line_range,
+        })
+        .collect();
+    let abouts: Vec<String> = offered
+        .iter()
+        .map(|param| fill(param.about, task))
+        .collect();
+    let properties: Vec<(&str, JsonType, &str)> = offered
+        .iter()
+        .zip(&abouts)
+        .map(|(param, about)| (param.name, param.kind, about.as_str()))
+        .collect();
+    let required: Vec<&str> = offered
+        .iter()
+        .filter(|param| param.required)
+        .map(|param| param.name)
+        .collect();
+    ToolSpec::function(
+        row.wire_name,
+        &fill(row.about, task),
+        &properties,
+        &required,
+    )
+}
+
+fn fill(template: &str, task: &Task) -> String {
+    template
+        .replace("{readable_or}", &task.readable.listed("or"))
+        .replace("{readable}", &task.readable.listed("and"))
+        .replace("{editable_or}", &task.editable.listed("or"))
+        .replace("{editable}", &task.editable.listed("and"))
+        .replace("{command}", &task.test.argv.join(" "))
+        .replace("{shell_timeout}", &task.shell.timeout.as_secs().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_exactly_one_row_with_its_serde_name() {
+        use serde::Deserialize;
+        for row in TABLE {
+            let named = ToolName::deserialize(serde::de::value::StrDeserializer::<
+                serde::de::value::Error,
+            >::new(row.wire_name))
+            .unwrap();
+            assert_eq!(named, row.name);
+            assert_eq!(
+                TABLE.iter().filter(|other| other.name == row.name).count(),
+                1
+            );
+        }
+        assert_eq!(TABLE.len(), 7);
+    }
+}

@@ -1,0 +1,75 @@
+//! `write_file`: create an editable file, or replace its whole text.
+
+use std::fs;
+
+use mend_core::ToolOutcome;
+use serde_json::{json, Map, Value};
+
+use super::{editable_path, failure, text_argument, ToolContext};
+use crate::workspace::resolve_inside;
+
+/// A file bigger than this is refused: no repair needs it, and it would bloat the record.
+pub const WRITE_FILE_CAP_BYTES: usize = 256 * 1024;
+
+pub fn write_file(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcome {
+    let (path, text) = match (
+        text_argument(arguments, "path"),
+        text_argument(arguments, "text"),
+    ) {
+        (Ok(path), Ok(text)) => (path, text),
+        (Err(outcome), _) | (_, Err(outcome)) => return outcome,
+    };
+    let relative = match editable_path(context, path) {
+        Ok(relative) => relative,
+        Err(outcome) => return outcome,
+    };
+    if text.len() > WRITE_FILE_CAP_BYTES {
+        return failure(format!(
+            "the text is {} bytes, over the {WRITE_FILE_CAP_BYTES}-byte limit of write_file",
+            text.len()
+        ));
+    }
+    // The folder must exist (or be created) inside the copy before the link check can see it.
+    let target = context.root.join(&relative);
+    if let Some(folder) = target.parent() {
+        let parent_relative = folder
+            .strip_prefix(context.root)
+            .map(|folder| folder.as_str())
+            .unwrap_or("");
+        if !parent_relative.is_empty() {
+            if let Err(message) = ensure_folder(context, parent_relative) {
+                return failure(message);
+            }
+        }
+    }
+    let existed = target.symlink_metadata().is_ok();
+    if existed {
+        if let Err(message) = resolve_inside(context.root, &relative) {
+            return failure(message);
+        }
+    }
+    match fs::write(&target, text) {
+        Ok(()) => ToolOutcome::Success {
+            value: json!({"path": relative, "bytes": text.len(), "created": !existed}),
+        },
+        Err(err) => failure(format!("`{relative}` cannot be written: {err}")),
+    }
+}
+
+/// Creates the folders of `relative` one by one, refusing any that is a link out of the copy.
+fn ensure_folder(context: &ToolContext, relative: &str) -> Result<(), String> {
+    let mut walked = String::new();
+    for part in relative.split('/') {
+        if !walked.is_empty() {
+            walked.push('/');
+        }
+        walked.push_str(part);
+        let folder = context.root.join(&walked);
+        if folder.symlink_metadata().is_err() {
+            fs::create_dir(&folder)
+                .map_err(|err| format!("the folder `{walked}` cannot be created: {err}"))?;
+        }
+        resolve_inside(context.root, &walked)?;
+    }
+    Ok(())
+}
