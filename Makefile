@@ -27,8 +27,10 @@ $(VENV_STAMP): $(REQUIREMENTS)
 venv: $(VENV_STAMP)
 
 # Replays the recorded repair on a fresh copy of the sample: real tools, real pytest, no model.
+# Then the second task's recorded repair, to show nothing is specific to the sample.
 run: build venv
 	./target/release/mend replay fixtures/repair.json
+	./target/release/mend replay fixtures/slugify.json --repo fixtures/slugify-repo
 
 # Every test: unit, property, exhaustive, integration (real pytest on temporary copies), docs.
 test: venv lint

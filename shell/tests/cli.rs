@@ -161,9 +161,10 @@ fn a_malformed_task_file_is_a_usage_error_that_names_line_and_field() {
 fn replay_diverges_at_the_first_request_when_the_task_file_changed_the_tools() {
     let copy = sample_copy();
     let task_file = copy.path().join("mend.toml");
-    let text = std::fs::read_to_string(&task_file)
-        .unwrap()
-        .replace("read_file_line_range = false", "read_file_line_range = true");
+    let text = std::fs::read_to_string(&task_file).unwrap().replace(
+        "read_file_line_range = false",
+        "read_file_line_range = true",
+    );
     std::fs::write(&task_file, text).unwrap();
     let outcome = mend(&[
         "replay",

@@ -227,3 +227,61 @@ fn the_broken_turns_end_with_their_reasons_and_run_nothing() {
         );
     }
 }
+
+#[test]
+fn the_second_task_is_repaired_with_the_general_tools() {
+    let repo = repo_root().join("fixtures/slugify-repo");
+    let repo_before = tree_digest(&repo);
+    let outcome = mend(&[
+        "replay",
+        "--json",
+        "--repo",
+        "fixtures/slugify-repo",
+        "fixtures/slugify.json",
+    ]);
+    assert_eq!(
+        tree_digest(&repo),
+        repo_before,
+        "the original repository changed"
+    );
+    assert_eq!(
+        figures(&outcome),
+        Figures {
+            exit_code: 0,
+            model_turns: 7,
+            tool_calls: calls(&[
+                ("list_files", "ok"),
+                ("grep", "ok"),
+                ("read_file", "ok"),
+                ("read_file", "ok"),
+                ("run_tests", "ok"),
+                ("write_file", "ok"),
+                ("run_tests", "ok")
+            ]),
+            stop: "assistant_finished".to_owned(),
+            tests_before: counts(4, 3),
+            tests_after: counts(7, 0),
+            replay_matched: true,
+        }
+    );
+}
+
+#[test]
+fn the_second_tasks_repair_applies_to_a_pristine_copy_and_passes() {
+    let copy = common::copy_of(&repo_root().join("fixtures/slugify-repo"));
+    let repo = copy.path().to_str().unwrap();
+    let applied = mend(&["apply", "fixtures/slugify.json", "--repo", repo]);
+    assert_eq!(
+        (applied.code, applied.stdout),
+        (
+            0,
+            format!("Applied the run's change to {repo}/textkit/slug.py.\n")
+        )
+    );
+    let verified = mend(&["verify", "--repo", repo, "--json"]);
+    assert_eq!(
+        verified.code, 0,
+        "the applied repair passes: {}",
+        verified.stdout
+    );
+}
