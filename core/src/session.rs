@@ -122,6 +122,28 @@ impl Session {
         Ok((session, actions))
     }
 
+    /// A new session over `conversation` with this one's config, TODO list and tool statistics,
+    /// a fresh turn budget and repetition guard; it starts by sending turn 1.
+    pub(crate) fn continued(&self, conversation: Vec<Arc<Message>>) -> (Session, Vec<Action>) {
+        let mut session = Session {
+            config: self.config.clone(),
+            repeats: RepeatGuard::default(),
+            stop_for_repeating: None,
+            stats: self.stats.clone(),
+            todo: self.todo.clone(),
+            conversation,
+            tools: Arc::clone(&self.tools),
+            phase: Phase::Streaming {
+                turn: 1,
+                assembly: TurnAssembly::default(),
+                decoder: self.config.codec.decoder(),
+            },
+        };
+        let mut actions = Vec::new();
+        session.start_turn(1, &mut actions);
+        (session, actions)
+    }
+
     /// Feeds one input at time `now` and returns what to do next, in order.
     pub fn handle(&mut self, now: Millis, input: Input) -> Vec<Action> {
         let mut actions = Vec::new();

@@ -201,6 +201,30 @@ proptest! {
         }
     }
 
+    /// A follow-up (`mend chat`) of any stopped session keeps the whole history, answers every
+    /// call that was cut before it ran, and asks with the user's text last.
+    #[test]
+    fn a_follow_up_keeps_the_history_and_answers_every_call(script in script(), text in "\\PC{1,20}") {
+        let run = run(&script).map_err(TestCaseError::fail)?;
+        let old = run.final_state.conversation().to_vec();
+        let (next, first) = run.final_state.follow_up(&text).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        let [Action::Emit(Event::ModelStart { turn: 1 }), Action::SendRequest { turn: 1, body }] = first.as_slice() else {
+            return Err(TestCaseError::fail(format!("unexpected first actions {first:?}")));
+        };
+        prop_assert_eq!(&body.messages[..old.len()], &old[..]);
+        prop_assert_eq!(body.messages.last().map(|message| message.as_ref()), Some(&Message::user(text.clone())));
+        prop_assert_eq!(next.conversation(), &body.messages[..]);
+        for (at, message) in body.messages.iter().enumerate() {
+            let answers = body.messages[at + 1..]
+                .iter()
+                .take_while(|later| later.role == mend_core::Role::Tool)
+                .count();
+            if message.role == mend_core::Role::Assistant {
+                prop_assert_eq!(answers, message.tool_calls.len(), "message {}", at);
+            }
+        }
+    }
+
     /// Rule 7: a clone fed the same inputs does exactly the same.
     #[test]
     fn sessions_are_deterministic(script in script(), split in any::<prop::sample::Index>()) {

@@ -749,3 +749,48 @@ fn the_core_answers_the_todo_tool_and_the_next_hint_shows_the_list() {
         ]
     );
 }
+
+#[test]
+fn a_running_session_takes_no_follow_up() {
+    let (session, _) = Session::new(config(3)).unwrap();
+    assert_eq!(
+        session.follow_up("and also this").err(),
+        Some(mend_core::FollowUpError::StillRunning)
+    );
+}
+
+#[test]
+fn a_follow_up_after_a_cut_turn_answers_the_call_that_never_ran() {
+    let (mut session, _) = start(config(8));
+    let first = call(
+        Some("call_a"),
+        "read_file",
+        json!({"path": "path_rules.py"}),
+    );
+    let second = call(Some("call_b"), "run_tests", json!({}));
+    feed(
+        &mut session,
+        &[tool_calls(vec![first.clone(), second.clone()]), done()],
+    );
+    finish(&mut session, "call_a", success(json!({"text": "x = 1\n"})));
+    session.handle(Millis(0), Input::Cancel);
+
+    let (next, actions) = session.follow_up("Now run the tests.").unwrap();
+    let mut expected = opening();
+    expected.extend([
+        assistant("", None, vec![first, second]),
+        Message::tool_result(
+            "read_file",
+            Some("call_a"),
+            r#"{"text":"x = 1\n"}"#.to_owned(),
+        ),
+        Message::tool_result(
+            "run_tests",
+            Some("call_b"),
+            json!({"error": mend_core::follow_up::NOT_RUN}).to_string(),
+        ),
+        Message::user("Now run the tests."),
+    ]);
+    assert_eq!(actions, start_of(1, expected.clone()));
+    assert_eq!(plain(next.conversation()), expected);
+}

@@ -1,0 +1,70 @@
+//! A conversation that goes on after its session stopped: the user's next message in `mend
+//! chat`. Each message is a new session with a fresh turn budget and repetition guard, so a
+//! session still ends with exactly one stop; what the model learnt (the history, its TODO list,
+//! the tool statistics) carries over.
+
+use std::sync::Arc;
+
+use crate::action::Action;
+use crate::input::error_result;
+use crate::session::{Phase, Session};
+use crate::wire::{Message, Role};
+
+/// What the model is told about a call whose turn was cut before it ran.
+pub const NOT_RUN: &str = "not run: the user interrupted the turn before this call";
+
+/// Why a follow-up was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FollowUpError {
+    /// The session has not stopped: a request is out or tools are running.
+    StillRunning,
+}
+
+impl std::fmt::Display for FollowUpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FollowUpError::StillRunning => f.write_str("the session is still running"),
+        }
+    }
+}
+
+impl Session {
+    /// The session that continues this stopped one with the user's `text`, and its first
+    /// actions (`model_start`, the request of turn 1). Calls of the last turn that never got a
+    /// result are answered with an error first: every call in a history has its answer.
+    pub fn follow_up(&self, text: &str) -> Result<(Session, Vec<Action>), FollowUpError> {
+        if !matches!(self.phase(), Phase::Stopped { .. }) {
+            return Err(FollowUpError::StillRunning);
+        }
+        let mut conversation = self.conversation().to_vec();
+        conversation.extend(unanswered_calls(&conversation));
+        conversation.push(Arc::new(Message::user(text)));
+        Ok(self.continued(conversation))
+    }
+}
+
+/// Error results for the calls of the last assistant message that have none yet.
+fn unanswered_calls(conversation: &[Arc<Message>]) -> Vec<Arc<Message>> {
+    let Some(last) = conversation
+        .iter()
+        .rposition(|message| message.role == Role::Assistant)
+    else {
+        return Vec::new();
+    };
+    let answered = conversation[last + 1..]
+        .iter()
+        .filter(|message| message.role == Role::Tool)
+        .count();
+    conversation[last]
+        .tool_calls
+        .iter()
+        .skip(answered)
+        .map(|call| {
+            Arc::new(Message::tool_result(
+                &call.function.name,
+                call.id.as_deref(),
+                error_result(NOT_RUN).to_string(),
+            ))
+        })
+        .collect()
+}
