@@ -36,6 +36,10 @@ pub enum Command {
     /// server), then record the run.
     #[command(after_help = EXIT_CODES_HELP)]
     Run(RunArgs),
+    /// Talk with a model about a repository: each line you type is a message in one
+    /// conversation, run on one throwaway copy; /diff, /verify and /save PATH act on that copy.
+    #[command(after_help = crate::chat::CHAT_HELP)]
+    Chat(ChatArgs),
     /// Replay a recorded run: its model streams go through the core again, while the tools and
     /// the tests run for real on a fresh copy of the repository. No model server is needed.
     #[command(after_help = EXIT_CODES_HELP)]
@@ -80,6 +84,65 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// The task given to the model [default: the task file's task.prompt].
+    #[arg(long)]
+    pub task: Option<String>,
+    /// Where to write the record [default: runs/<UTC timestamp>.json].
+    #[arg(long)]
+    pub record: Option<Utf8PathBuf>,
+    /// Wall-clock budget of the model loop, in seconds; the run then stops with
+    /// deadline_exceeded.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub deadline: Option<u64>,
+    /// Print the run's diff at the end (it is always written next to the record as a .patch).
+    #[arg(long)]
+    pub diff: bool,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// The repository to work on; it is copied, never modified.
+    #[arg(long, default_value = "sample-repo")]
+    pub repo: Utf8PathBuf,
+    /// The task file: which files the tools may touch, how the tests run [default:
+    /// REPO/mend.toml]. Its prompt is not used: you type the task.
+    #[arg(long, value_name = "PATH")]
+    pub task_file: Option<Utf8PathBuf>,
+    /// The Python that runs the tests [default: $MEND_PYTHON, else .venv/bin/python when it
+    /// exists, else python3].
+    #[arg(long)]
+    pub python: Option<Utf8PathBuf>,
+    /// Keep the temporary copy after the session and print its path.
+    #[arg(long)]
+    pub keep_workspace: bool,
+    /// Where the repository's tests run (see `mend run --help`).
+    #[arg(long, value_enum, default_value_t = SandboxChoice::Auto)]
+    pub sandbox: SandboxChoice,
+}
+
+impl ChatArgs {
+    /// The same repository, task and sandbox settings as a run, with human output.
+    pub fn common(&self) -> CommonArgs {
+        CommonArgs {
+            repo: self.repo.clone(),
+            task_file: self.task_file.clone(),
+            python: self.python.clone(),
+            json: false,
+            keep_workspace: self.keep_workspace,
+            sandbox: self.sandbox,
+        }
+    }
+}
+
+/// Which model, where, and how each session talks to it: shared by `run` and `chat`.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
     /// The protocol of the model server: Ollama's own API, OpenAI-compatible chat completions
     /// (llama-server, vLLM, LM Studio, Ollama's /v1), or Anthropic's Messages API [default: the
     /// task file's model.provider, else ollama].
@@ -94,38 +157,39 @@ pub struct RunArgs {
     /// from OPENAI_API_KEY / ANTHROPIC_API_KEY and are never printed or recorded.
     #[arg(long)]
     pub host: Option<String>,
-    /// How many model requests the run may send [default: the task file's model.max_turns,
-    /// else 8].
+    /// How many model requests a run (in chat: each message) may send [default: the task
+    /// file's model.max_turns, else 8].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
-    /// The task given to the model [default: the task file's task.prompt].
-    #[arg(long)]
-    pub task: Option<String>,
-    /// Where to write the record [default: runs/<UTC timestamp>.json].
-    #[arg(long)]
-    pub record: Option<Utf8PathBuf>,
     /// Seconds to wait for each piece of the server's answer before giving up.
     #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub read_timeout: u64,
-    /// Wall-clock budget of the model loop, in seconds; the run then stops with
-    /// deadline_exceeded.
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
-    pub deadline: Option<u64>,
     /// Ask the model not to think (for models without thinking support).
     #[arg(long)]
     pub no_think: bool,
-    /// Print the run's diff at the end (it is always written next to the record as a .patch).
-    #[arg(long)]
-    pub diff: bool,
     /// End each request with a short system hint (folder, OS, turn, tool results so far, the
     /// model's TODO list) and offer a `todo` tool that mend answers itself.
     #[arg(long)]
     pub context: bool,
-    #[command(flatten)]
-    pub common: CommonArgs,
     /// Show the model's reasoning as it streams (human output only).
     #[arg(long)]
     pub thinking: bool,
+}
+
+impl ModelArgs {
+    /// The model: the flag, else the task file's, else the default.
+    pub fn model_name(&self, task: &Task) -> String {
+        self.model
+            .clone()
+            .or_else(|| task.model.clone())
+            .unwrap_or_else(|| crate::task::DEFAULT_MODEL.to_owned())
+    }
+
+    pub fn max_turns(&self, task: &Task) -> u32 {
+        self.max_turns
+            .or(task.max_turns)
+            .unwrap_or(mend_core::DEFAULT_MAX_TURNS)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -118,10 +118,21 @@ impl Driver<'_> {
     /// Runs one session to its stop. An `Err` is a harness failure (a tool could not run at all);
     /// everything the model or the server does wrong ends in a `Stop` instead.
     pub fn run(&mut self, config: Config) -> Result<Transcript, MendError> {
+        let (session, first) = Session::new(config)
+            .map_err(|err| MendError::usage(format!("invalid configuration: {err}")))?;
+        self.drive(session, first)
+            .map(|(transcript, _stopped)| transcript)
+    }
+
+    /// Runs a started session (its first actions not yet carried out) to its stop, and returns
+    /// the stopped session with the transcript, so that a conversation can go on from it.
+    pub fn drive(
+        &mut self,
+        mut session: Session,
+        first: Vec<Action>,
+    ) -> Result<(Transcript, Session), MendError> {
         let clock = Instant::now();
         let now = || Millis(millis(clock.elapsed()));
-        let (mut session, first) = Session::new(config)
-            .map_err(|err| MendError::usage(format!("invalid configuration: {err}")))?;
         let mut queue: VecDeque<Action> = first.into();
         let mut turns: Vec<RecordedTurn> = Vec::new();
         let mut calls: Vec<RecordedCall> = Vec::new();
@@ -213,12 +224,13 @@ impl Driver<'_> {
                                 count,
                             };
                         }
-                        return Ok(Transcript {
+                        let transcript = Transcript {
                             turns,
                             tool_calls: calls,
                             stop,
                             metrics,
-                        });
+                        };
+                        return Ok((transcript, session));
                     }
                 }
                 continue;

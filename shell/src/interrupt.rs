@@ -41,6 +41,12 @@ pub fn set_child_group(group: Option<i32>) {
     CHILD_GROUP.store(group.unwrap_or(0), Ordering::SeqCst);
 }
 
+/// Forgets earlier presses: in `mend chat` a Ctrl-C ends one turn, and the next turn starts
+/// fresh.
+pub fn reset() {
+    PRESSES.store(0, Ordering::SeqCst);
+}
+
 /// Whether the user has asked the run to stop.
 pub fn requested() -> bool {
     PRESSES.load(Ordering::SeqCst) > 0

@@ -5,6 +5,7 @@
 pub mod atomic;
 pub mod attempt;
 pub mod changes;
+pub mod chat;
 pub mod cli;
 pub mod clock;
 pub mod conformance;

@@ -7,14 +7,16 @@ use std::time::Duration;
 use clap::Parser;
 
 use mend::attempt::Setup;
-use mend::cli::{Cli, Command, CommonArgs, Provider};
+use mend::chat::ChatSetup;
+use mend::cli::{ChatArgs, Cli, Command, CommonArgs, Provider};
 use mend::error::{exit, MendError};
 use mend::render::{renderer, RunEvent};
 use mend::replay::{replay, ReplayOptions};
-use mend::run::{api_key, default_record_path, server_base, RunOptions};
+use mend::run::{api_key, connect, default_record_path, server_base, RunOptions};
 use mend::task::{Task, DEFAULT_MODEL};
 use mend::verify::independent_check;
 use mend::workspace::Workspace;
+use mend_core::Config;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -32,28 +34,21 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         Command::Run(args) => {
             mend::interrupt::install();
             let (task, runner) = args.common.task_and_runner()?;
-            let codec = Provider::chosen(args.provider, &task);
-            let model = args
-                .model
-                .clone()
-                .or_else(|| task.model.clone())
-                .unwrap_or_else(|| DEFAULT_MODEL.to_owned());
+            let codec = Provider::chosen(args.model.provider, &task);
+            let model = args.model.model_name(&task);
             let options = RunOptions {
                 model: &model,
                 codec,
-                base: server_base(args.host.as_deref(), codec),
+                base: server_base(args.model.host.as_deref(), codec),
                 api_key: api_key(codec),
-                max_turns: args
-                    .max_turns
-                    .or(task.max_turns)
-                    .unwrap_or(mend_core::DEFAULT_MAX_TURNS),
+                max_turns: args.model.max_turns(&task),
                 task: args.task.as_deref(),
                 record: args.record.clone().unwrap_or_else(default_record_path),
-                read_timeout: Duration::from_secs(args.read_timeout),
+                read_timeout: Duration::from_secs(args.model.read_timeout),
                 deadline: args.deadline.map(Duration::from_secs),
-                think: !args.no_think,
+                think: !args.model.no_think,
                 print_diff: args.diff,
-                context: args.context,
+                context: args.model.context,
                 setup: Setup {
                     repo: &args.common.repo,
                     task: &task,
@@ -61,9 +56,10 @@ fn run(cli: Cli) -> Result<u8, MendError> {
                     keep_workspace: args.common.keep_workspace,
                 },
             };
-            let mut render = renderer(args.common.json, args.thinking);
+            let mut render = renderer(args.common.json, args.model.thinking);
             mend::run::run(&options, render.as_mut())
         }
+        Command::Chat(args) => chat(&args),
         Command::Replay(args) => {
             mend::interrupt::install();
             let (task, runner) = args.common.task_and_runner()?;
@@ -108,6 +104,43 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             Ok(exit::PASS)
         }
     }
+}
+
+fn chat(args: &ChatArgs) -> Result<u8, MendError> {
+    mend::interrupt::install();
+    let common = args.common();
+    let (task, runner) = common.task_and_runner()?;
+    let codec = Provider::chosen(args.model.provider, &task);
+    let model = args.model.model_name(&task);
+    let connection = connect(
+        &server_base(args.model.host.as_deref(), codec),
+        Duration::from_secs(args.model.read_timeout),
+        codec,
+        api_key(codec),
+        &model,
+    )?;
+    let mut config = Config::new(
+        &model,
+        &task.system_prompt,
+        "",
+        task.offered_tools(args.model.context),
+    );
+    config.codec = codec;
+    config.max_turns = args.model.max_turns(&task);
+    config.think = !args.model.no_think;
+    if args.model.context {
+        config.context = Some(mend::run::context_config(&args.repo));
+    }
+    let setup = ChatSetup {
+        repo: &args.repo,
+        task: &task,
+        runner: &runner,
+        connection: &connection,
+        config,
+        keep_workspace: args.keep_workspace,
+    };
+    let mut render = renderer(false, args.model.thinking);
+    mend::chat::chat(&setup, &mut std::io::stdin().lock(), render.as_mut())
 }
 
 fn verify(args: &CommonArgs) -> Result<u8, MendError> {

@@ -59,27 +59,65 @@ pub fn api_key(codec: Codec) -> Option<Secret> {
     std::env::var(variable).ok().and_then(Secret::new)
 }
 
+/// What the per-turn hint says about where the run is: the repository's folder name and the OS.
+pub fn context_config(repo: &Utf8Path) -> ContextConfig {
+    ContextConfig {
+        workdir: repo.file_name().unwrap_or("repository").to_owned(),
+        os: std::env::consts::OS.to_owned(),
+    }
+}
+
+/// A client for the model server, checked before any work starts: Ollama must answer with its
+/// version and know the model; other servers show themselves at the first request.
+pub struct Connection {
+    pub client: Client,
+    pub server_version: Option<String>,
+    pub model_digest: Option<String>,
+    /// `Ollama 0.33.0 at http://…`, for the user.
+    pub described: String,
+}
+
+pub fn connect(
+    base: &BaseUrl,
+    read_timeout: Duration,
+    codec: Codec,
+    api_key: Option<Secret>,
+    model: &str,
+) -> Result<Connection, MendError> {
+    let client = Client::new(base.clone(), read_timeout, codec, api_key);
+    let (server_version, model_digest) = match codec {
+        Codec::OllamaNdjson => (Some(client.version()?), Some(client.digest(model)?)),
+        _ => (None, None),
+    };
+    let described = match &server_version {
+        Some(version) => format!("Ollama {version} at {}", client.base()),
+        None => format!("{} server at {}", codec.provider(), client.base()),
+    };
+    Ok(Connection {
+        client,
+        server_version,
+        model_digest,
+        described,
+    })
+}
+
 pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendError> {
-    let client = Client::new(
-        options.base.clone(),
+    let Connection {
+        client,
+        server_version,
+        model_digest,
+        described,
+    } = connect(
+        &options.base,
         options.read_timeout,
         options.codec,
         options.api_key.clone(),
-    );
-    // Only Ollama has a version and a model list to probe; other servers show themselves at the
-    // first request.
-    let (server_version, model_digest) = match options.codec {
-        Codec::OllamaNdjson => (Some(client.version()?), Some(client.digest(options.model)?)),
-        _ => (None, None),
-    };
-    let server = match &server_version {
-        Some(version) => format!("Ollama {version} at {}", client.base()),
-        None => format!("{} server at {}", options.codec.provider(), client.base()),
-    };
+        options.model,
+    )?;
     render.run_event(&RunEvent::RunStart {
         command: "run".to_owned(),
         model: options.model.to_owned(),
-        source: server,
+        source: described,
     });
 
     let task = options.setup.task;
@@ -92,16 +130,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     config.max_turns = options.max_turns;
     config.codec = options.codec;
     if options.context {
-        let workdir = options
-            .setup
-            .repo
-            .file_name()
-            .unwrap_or("repository")
-            .to_owned();
-        config.context = Some(ContextConfig {
-            workdir,
-            os: std::env::consts::OS.to_owned(),
-        });
+        config.context = Some(context_config(options.setup.repo));
     }
     config.think = options.think;
     config.deadline = options
@@ -162,7 +191,7 @@ fn exit_code(attempt: &Attempt) -> u8 {
 }
 
 /// The fix for the server failures a user can do something about (WIRE.md §4).
-fn with_hint(detail: &str, model: &str) -> String {
+pub fn with_hint(detail: &str, model: &str) -> String {
     let hint = if detail.contains("HTTP 404") && detail.contains("not found") {
         format!(" — run `ollama pull {model}`")
     } else if detail.contains("does not support tools") {

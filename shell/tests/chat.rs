@@ -1,0 +1,237 @@
+//! `mend chat` with scripted input against a scripted Ollama on 127.0.0.1: a conversation that
+//! repairs the sample, the commands on its copy, a follow-up in the same conversation, and a
+//! Ctrl-C that ends one turn but not the session.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
+
+mod common;
+
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::server::{Ending, Reply, Script, Server};
+use common::{python, repo_root, tree_digest};
+use serde_json::{json, Value};
+
+const MODEL: &str = "gemma4:e2b";
+const DIGEST: &str = "5f1a0b7c9d2e4f6a8b0c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a";
+
+fn fixture(name: &str) -> Value {
+    serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join(format!("fixtures/{name}.json"))).unwrap(),
+    )
+    .unwrap()
+}
+
+/// The raw lines of each turn of a fixture record, one reply per turn.
+fn fixture_replies(record: &Value) -> Vec<Reply> {
+    record["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|turn| {
+            let lines: Vec<String> = turn["lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|line| line["text"].as_str().unwrap().to_owned())
+                .collect();
+            Reply::lines(&lines)
+        })
+        .collect()
+}
+
+/// A one-chunk answer without tool calls.
+fn answer(text: &str) -> Reply {
+    let line = |message: Value, done: bool| {
+        json!({"model": MODEL, "created_at": "2026-12-02T10:00:00Z", "message": message, "done": done})
+            .to_string()
+    };
+    let mut done =
+        serde_json::from_str::<Value>(&line(json!({"role": "assistant", "content": ""}), true))
+            .unwrap();
+    done["done_reason"] = json!("stop");
+    Reply::lines(&[
+        line(json!({"role": "assistant", "content": text}), false),
+        done.to_string(),
+    ])
+}
+
+fn spawn_chat(base: &str, repo: &std::path::Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["chat", "--sandbox", "none", "--host", base])
+        .args(["--repo", repo.to_str().unwrap()])
+        .current_dir(repo_root())
+        .env("MEND_PYTHON", python())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mend starts")
+}
+
+/// Everything the child has written to stdout so far, collected on a thread.
+fn collect_stdout(child: &mut Child) -> Arc<Mutex<String>> {
+    let seen = Arc::new(Mutex::new(String::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let sink = Arc::clone(&seen);
+    thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(read) = stdout.read(&mut buffer) {
+            if read == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buffer[..read]));
+        }
+    });
+    seen
+}
+
+fn wait_for(seen: &Mutex<String>, text: &str) {
+    let give_up = Instant::now() + Duration::from_secs(30);
+    while !seen.lock().unwrap().contains(text) {
+        assert!(
+            Instant::now() < give_up,
+            "gave up waiting for {text:?} in:\n{}",
+            seen.lock().unwrap()
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn finish(mut child: Child, seen: &Mutex<String>) -> (i32, String, String) {
+    let code = child.wait().unwrap().code().unwrap_or(-1);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    // The reader thread ends at the pipe's end; give it a moment to hand over the last bytes.
+    thread::sleep(Duration::from_millis(100));
+    (code, seen.lock().unwrap().clone(), stderr)
+}
+
+#[test]
+fn a_conversation_repairs_the_sample_and_goes_on_in_the_same_history() {
+    let repair = fixture("repair");
+    let mut chats = fixture_replies(&repair);
+    chats.push(answer("Nothing else: the four tests pass."));
+    let server = Server::start(Script {
+        models: vec![(MODEL, DIGEST)],
+        chats,
+    });
+    let sample = repo_root().join("sample-repo");
+    let sample_before = tree_digest(&sample);
+    let dir = tempfile::tempdir().unwrap();
+    let patch = dir.path().join("fix.patch");
+
+    let mut child = spawn_chat(&server.base, &sample);
+    let seen = collect_stdout(&mut child);
+    let script = format!(
+        "Fix the Windows paths.\n/diff\n/verify\n/save {}\n/frobnicate\nAnything else?\n",
+        patch.display()
+    );
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap(); // dropped here: the end of input ends the session
+    let (code, stdout, stderr) = finish(child, &seen);
+
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(tree_digest(&sample), sample_before, "the original changed");
+    let diff = repair["diff"].as_str().unwrap();
+    assert_eq!(std::fs::read_to_string(&patch).unwrap(), diff);
+    let wrote = format!("Wrote the change to {}.", patch.display());
+    let commands_said: Vec<&str> = [
+        diff,
+        "Independent final tests: 4 passed",
+        &wrote,
+        "`/frobnicate` is not a command of mend chat; type /help for the list",
+        "Nothing else: the four tests pass.",
+        "The copy is discarded; its change was not saved (use /save PATH next time).",
+    ]
+    .into_iter()
+    .filter(|said| !stdout.contains(said))
+    .collect();
+    assert_eq!(commands_said, Vec::<&str>::new(), "missing from:\n{stdout}");
+    assert_eq!(stdout.matches("Stopped: assistant_finished").count(), 2);
+
+    let bodies = server.chat_bodies();
+    assert_eq!(bodies.len(), 6, "five turns, then one for the follow-up");
+    assert_eq!(
+        bodies[0]["messages"][1],
+        json!({"role": "user", "content": "Fix the Windows paths."})
+    );
+    let before: &Vec<Value> = bodies[4]["messages"].as_array().unwrap();
+    let after: &Vec<Value> = bodies[5]["messages"].as_array().unwrap();
+    let summary = repair["turns"][4]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|line| {
+            serde_json::from_str::<Value>(line["text"].as_str().unwrap()).ok()?["message"]
+                ["content"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect::<String>();
+    let mut expected = before.clone();
+    expected.push(after[before.len()].clone());
+    expected.push(json!({"role": "user", "content": "Anything else?"}));
+    assert_eq!(after, &expected);
+    assert_eq!(
+        (
+            after[before.len()]["role"].as_str(),
+            after[before.len()]["content"].as_str()
+        ),
+        (Some("assistant"), Some(summary.as_str()))
+    );
+}
+
+#[test]
+fn ctrl_c_interrupts_the_turn_and_the_conversation_goes_on() {
+    let line = json!({"model": MODEL, "created_at": "2026-12-02T10:00:00Z", "message": {"role": "assistant", "content": "Let me think"}, "done": false});
+    let server = Server::start(Script {
+        models: vec![(MODEL, DIGEST)],
+        chats: vec![
+            Reply::Stream {
+                writes: vec![(Duration::ZERO, format!("{line}\n").into_bytes())],
+                ending: Ending::Stall(Duration::from_secs(5)),
+            },
+            answer("Still here."),
+        ],
+    });
+    let sample = repo_root().join("sample-repo");
+    let mut child = spawn_chat(&server.base, &sample);
+    let seen = collect_stdout(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"Read the source.\n").unwrap();
+    wait_for(&seen, "Let me think");
+    // SAFETY: kill only sends a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    wait_for(&seen, "Stopped: cancelled");
+    stdin.write_all(b"Are you there?\n").unwrap();
+    drop(stdin);
+    let (code, stdout, stderr) = finish(child, &seen);
+
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("Still here."), "{stdout}");
+    let bodies = server.chat_bodies();
+    let last: Vec<Value> = bodies[1]["messages"].as_array().unwrap().clone();
+    // The cut turn left no assistant message: the history is the first question, then the second.
+    assert_eq!(
+        last[1..].to_vec(),
+        vec![
+            json!({"role": "user", "content": "Read the source."}),
+            json!({"role": "user", "content": "Are you there?"}),
+        ]
+    );
+}
