@@ -226,7 +226,7 @@ pub fn apply_unified(original: &str, diff: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::apply_unified;
+    use super::{apply_unified, file_sections};
 
     fn diff(before: &str, after: &str) -> String {
         similar::TextDiff::from_lines(before, after)
@@ -262,6 +262,35 @@ mod tests {
         assert_eq!(
             apply_unified("a\nX\nc\n", &patch),
             Err("line 2 is \"X\\n\", the diff expects \"b\\n\"".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_diff_is_cut_into_one_section_per_file() {
+        let first = similar::TextDiff::from_lines("-- a/x\nkeep\n", "keep\n")
+            .unified_diff()
+            .header("a/src/one.py", "b/src/one.py")
+            .to_string();
+        let second = similar::TextDiff::from_lines("", "new\n")
+            .unified_diff()
+            .header("a/src/two.py", "b/src/two.py")
+            .to_string();
+        let diff = format!("{first}{second}");
+        // The removed line `-- a/x` reads `--- a/x` in the diff, but no `+++ b/` follows it.
+        assert_eq!(
+            file_sections(&diff).unwrap(),
+            vec![
+                ("src/one.py".to_owned(), first.as_str()),
+                ("src/two.py".to_owned(), second.as_str())
+            ]
+        );
+        assert_eq!(
+            apply_unified("", file_sections(&diff).unwrap()[1].1),
+            Ok("new\n".to_owned())
+        );
+        assert_eq!(
+            file_sections("@@ -1 +1 @@\n-a\n+b\n").unwrap_err().message,
+            "the record's diff does not start with a `--- a/FILE` header"
         );
     }
 }
