@@ -174,7 +174,7 @@ impl Observer for Human {
             Event::ToolStart {
                 name, arguments, ..
             } => {
-                self.line(&format!("→ {name} {}", Value::Object(arguments.clone())));
+                self.line(&format!("→ {name} {}", short_arguments(arguments)));
             }
             Event::ToolResult {
                 name,
@@ -270,6 +270,29 @@ impl Render for Human {
 }
 
 /// One line about a tool result: what a person needs to follow the run.
+/// Arguments as one line of JSON, long strings cut: a `write_file` text would fill the screen.
+/// The JSON output and the record keep them whole.
+fn short_arguments(arguments: &serde_json::Map<String, Value>) -> String {
+    const SHOWN_CHARS: usize = 60;
+    let shortened = arguments
+        .iter()
+        .map(|(key, value)| {
+            let value = match value {
+                Value::String(text) if text.chars().count() > 2 * SHOWN_CHARS => {
+                    Value::String(format!(
+                        "{}… ({} characters)",
+                        text.chars().take(SHOWN_CHARS).collect::<String>(),
+                        text.chars().count()
+                    ))
+                }
+                other => other.clone(),
+            };
+            (key.clone(), value)
+        })
+        .collect();
+    Value::Object(shortened).to_string()
+}
+
 fn short_result(name: &str, result: &Value) -> String {
     if let Some(error) = result.get("error").and_then(Value::as_str) {
         return format!("error: {error}");
@@ -284,6 +307,32 @@ fn short_result(name: &str, result: &Value) -> String {
             format!("read {path} ({lines} lines)")
         }
         "replace_text" => "replaced 1 occurrence".to_owned(),
+        "shell" => {
+            let code = result
+                .get("exit_code")
+                .map_or_else(|| "?".to_owned(), Value::to_string);
+            format!("exit {code}")
+        }
+        "write_file" => {
+            let path = result.get("path").and_then(Value::as_str).unwrap_or("?");
+            let bytes = result
+                .get("bytes")
+                .map_or_else(String::new, Value::to_string);
+            format!("wrote {path} ({bytes} bytes)")
+        }
+        "list_files" | "grep" => {
+            let count = result
+                .get("total")
+                .or_else(|| result.get("count"))
+                .map_or_else(|| "?".to_owned(), Value::to_string);
+            let what = if name == "grep" { "matches" } else { "files" };
+            let more = if result.get("truncated") == Some(&Value::Bool(true)) {
+                ", truncated"
+            } else {
+                ""
+            };
+            format!("{count} {what}{more}")
+        }
         "run_tests" => {
             let code = result
                 .get("exit_code")
@@ -296,5 +345,53 @@ fn short_result(name: &str, result: &Value) -> String {
             format!("exit {code}{summary}")
         }
         _ => result.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{short_arguments, short_result};
+
+    #[test]
+    fn human_output_shortens_long_arguments_and_summarises_results() {
+        let Some(arguments) = json!({"path": "a.py", "text": "x".repeat(500)})
+            .as_object()
+            .cloned()
+        else {
+            panic!("an object")
+        };
+        assert_eq!(
+            short_arguments(&arguments),
+            format!(
+                r#"{{"path":"a.py","text":"{}… (500 characters)"}}"#,
+                "x".repeat(60)
+            )
+        );
+        let results = [
+            short_result(
+                "write_file",
+                &json!({"path": "a.py", "bytes": 500, "created": true}),
+            ),
+            short_result(
+                "list_files",
+                &json!({"files": [], "total": 250, "truncated": true}),
+            ),
+            short_result(
+                "grep",
+                &json!({"matches": "", "count": 3, "truncated": false}),
+            ),
+            short_result("grep", &json!({"error": "bad pattern"})),
+        ];
+        assert_eq!(
+            results,
+            [
+                "wrote a.py (500 bytes)",
+                "250 files, truncated",
+                "3 matches",
+                "error: bad pattern"
+            ]
+        );
     }
 }
