@@ -30,7 +30,7 @@ venv: $(VENV_STAMP)
 # Then the second task's recorded repair, to show nothing is specific to the sample.
 run: build venv
 	./target/release/mend replay fixtures/repair.json
-	./target/release/mend replay fixtures/slugify.json --repo fixtures/slugify-repo
+	./target/release/mend replay fixtures/slugify.json
 
 # Every test: unit, property, exhaustive, integration (real pytest on temporary copies), docs.
 test: venv lint

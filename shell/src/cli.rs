@@ -1,6 +1,6 @@
 //! The command line.
 
-use camino::Utf8PathBuf;
+use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mend_core::Codec;
 
@@ -50,9 +50,10 @@ pub enum Command {
     Apply {
         /// The record of the run whose change to apply.
         record: Utf8PathBuf,
-        /// The repository to change.
-        #[arg(long, default_value = "sample-repo")]
-        repo: Utf8PathBuf,
+        /// The repository to change [default: the repository the record was made on, else
+        /// sample-repo].
+        #[arg(long)]
+        repo: Option<Utf8PathBuf>,
         /// The task file [default: REPO/mend.toml].
         #[arg(long)]
         task_file: Option<Utf8PathBuf>,
@@ -130,7 +131,7 @@ impl ChatArgs {
     /// The same repository, task and sandbox settings as a run, with human output.
     pub fn common(&self) -> CommonArgs {
         CommonArgs {
-            repo: self.repo.clone(),
+            repo: Some(self.repo.clone()),
             task_file: self.task_file.clone(),
             python: self.python.clone(),
             json: false,
@@ -239,9 +240,10 @@ pub struct ReplayArgs {
 
 #[derive(Debug, Args)]
 pub struct CommonArgs {
-    /// The repository to work on; it is copied, never modified.
-    #[arg(long, default_value = "sample-repo")]
-    pub repo: Utf8PathBuf,
+    /// The repository to work on; it is copied, never modified [default: for replay, the
+    /// repository the record was made on; else sample-repo].
+    #[arg(long)]
+    pub repo: Option<Utf8PathBuf>,
     /// The task file: what to ask, which files the tools may touch, how the tests run
     /// [default: REPO/mend.toml]. See docs/task-file.md.
     #[arg(long, value_name = "PATH")]
@@ -270,14 +272,19 @@ impl CommonArgs {
         Ok(TestRunner { python, sandbox })
     }
 
-    /// The task file, loaded and checked.
-    pub fn task(&self) -> Result<Task, MendError> {
-        Task::locate(&self.repo, self.task_file.as_deref())
+    /// `--repo`, else the repository a record names, else the sample.
+    pub fn repo(&self, recorded: Option<&str>) -> Utf8PathBuf {
+        repo_or_default(self.repo.as_deref(), recorded)
+    }
+
+    /// The task file of `repo`, loaded and checked.
+    pub fn task(&self, repo: &Utf8Path) -> Result<Task, MendError> {
+        Task::locate(repo, self.task_file.as_deref())
     }
 
     /// The task and a runner fit for it: a task that enables `shell` needs a sandbox.
-    pub fn task_and_runner(&self) -> Result<(Task, TestRunner), MendError> {
-        let task = self.task()?;
+    pub fn task_and_runner(&self, repo: &Utf8Path) -> Result<(Task, TestRunner), MendError> {
+        let task = self.task(repo)?;
         let runner = self.runner()?;
         if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
             return Err(MendError::usage(format!(
@@ -306,6 +313,16 @@ impl CommonArgs {
 }
 
 const VENV_PYTHON: &str = ".venv/bin/python";
+
+/// The repository mend works on when nothing names one.
+pub const DEFAULT_REPO: &str = "sample-repo";
+
+/// `--repo`, else the repository a record names, else the sample.
+pub fn repo_or_default(flag: Option<&Utf8Path>, recorded: Option<&str>) -> Utf8PathBuf {
+    flag.map(Utf8Path::to_path_buf)
+        .or_else(|| recorded.map(Utf8PathBuf::from))
+        .unwrap_or_else(|| Utf8PathBuf::from(DEFAULT_REPO))
+}
 
 /// pytest runs with the workspace as its directory, so a relative interpreter path must be made
 /// absolute first. Symlinks are kept: a venv's python is a link, and resolving it would leave

@@ -8,8 +8,9 @@ use clap::Parser;
 
 use mend::attempt::Setup;
 use mend::chat::ChatSetup;
-use mend::cli::{ChatArgs, Cli, Command, CommonArgs, Provider};
+use mend::cli::{repo_or_default, ChatArgs, Cli, Command, CommonArgs, Provider};
 use mend::error::{exit, MendError};
+use mend::record::Record;
 use mend::render::{renderer, RunEvent};
 use mend::replay::{replay, ReplayOptions};
 use mend::run::{api_key, connect, default_record_path, server_base, RunOptions};
@@ -33,7 +34,8 @@ fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
         Command::Run(args) => {
             mend::interrupt::install();
-            let (task, runner) = args.common.task_and_runner()?;
+            let repo = args.common.repo(None);
+            let (task, runner) = args.common.task_and_runner(&repo)?;
             let codec = Provider::chosen(args.model.provider, &task);
             let model = args.model.model_name(&task);
             let options = RunOptions {
@@ -50,7 +52,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
                 print_diff: args.diff,
                 context: args.model.context,
                 setup: Setup {
-                    repo: &args.common.repo,
+                    repo: &repo,
                     task: &task,
                     runner: &runner,
                     keep_workspace: args.common.keep_workspace,
@@ -62,11 +64,14 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         Command::Chat(args) => chat(&args),
         Command::Replay(args) => {
             mend::interrupt::install();
-            let (task, runner) = args.common.task_and_runner()?;
+            let record = Record::read(&args.record)?;
+            let repo = args.common.repo(record.repo.as_deref());
+            let (task, runner) = args.common.task_and_runner(&repo)?;
             let options = ReplayOptions {
-                record: &args.record,
+                record_path: &args.record,
+                record,
                 setup: Setup {
-                    repo: &args.common.repo,
+                    repo: &repo,
                     task: &task,
                     runner: &runner,
                     keep_workspace: args.common.keep_workspace,
@@ -82,8 +87,9 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             repo,
             task_file,
         } => {
+            let record = Record::read(&record)?;
+            let repo = repo_or_default(repo.as_deref(), record.repo.as_deref());
             let task = Task::locate(&repo, task_file.as_deref())?;
-            let record = mend::record::Record::read(&record)?;
             match mend::patch::apply_record(&record, &repo, &task)? {
                 mend::patch::Applied::NothingToApply => {
                     println!("The run changed nothing; {repo} is unchanged.")
@@ -109,7 +115,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
 fn chat(args: &ChatArgs) -> Result<u8, MendError> {
     mend::interrupt::install();
     let common = args.common();
-    let (task, runner) = common.task_and_runner()?;
+    let (task, runner) = common.task_and_runner(&args.repo)?;
     let codec = Provider::chosen(args.model.provider, &task);
     let model = args.model.model_name(&task);
     let connection = connect(
@@ -144,11 +150,11 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
 }
 
 fn verify(args: &CommonArgs) -> Result<u8, MendError> {
-    let (task, runner) = args.task_and_runner()?;
-    let workspace = Workspace::copy_of(&args.repo).map_err(|err| {
+    let repo = args.repo(None);
+    let (task, runner) = args.task_and_runner(&repo)?;
+    let workspace = Workspace::copy_of(&repo).map_err(|err| {
         MendError::harness(format!(
-            "cannot copy {} to a temporary workspace: {err}",
-            args.repo
+            "cannot copy {repo} to a temporary workspace: {err}"
         ))
     })?;
     let mut render = renderer(args.json, false);

@@ -32,6 +32,10 @@ pub struct Record {
     /// Where the tests ran: `bwrap`, `network-namespace` or `none` (absent in authored fixtures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<String>,
+    /// The repository the run worked on, as it was given; replay and apply use it when no
+    /// `--repo` is given. Absent in the sample's fixtures (the default, `sample-repo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
     pub max_turns: u32,
     pub think: bool,
     pub keep_alive: u64,

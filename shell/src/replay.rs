@@ -16,7 +16,9 @@ use crate::task::Task;
 use crate::verify::TestRun;
 
 pub struct ReplayOptions<'a> {
-    pub record: &'a Utf8Path,
+    /// Where the record was read from (and where `--bless` writes it back).
+    pub record_path: &'a Utf8Path,
+    pub record: Record,
     pub setup: Setup<'a>,
     /// Rewrite the record's observed fields from this replay (for authoring fixtures).
     pub bless: bool,
@@ -24,27 +26,27 @@ pub struct ReplayOptions<'a> {
 
 /// Replays a record and returns the exit code: 0 only when it matched and the final tests pass.
 pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, MendError> {
-    let record = Record::read(options.record)?;
-    refuse_changed_sample(&record, &options.setup, options.bless)?;
+    let record = &options.record;
+    refuse_changed_sample(record, &options.setup, options.bless)?;
     render.run_event(&RunEvent::RunStart {
         command: "replay".to_owned(),
         model: record.model.clone(),
-        source: options.record.to_string(),
+        source: options.record_path.to_string(),
     });
     let mut source = ReplaySource {
-        record: &record,
+        record,
         missing_turn: None,
     };
-    let config = config_of(&record, options.setup.task)?;
+    let config = config_of(record, options.setup.task)?;
     let attempt = run_attempt(&options.setup, config, &mut source, render)?;
     let missing_turn = source.missing_turn.take();
 
     if options.bless {
-        blessed(record, &attempt).write_atomically(options.record)?;
+        blessed(options.record.clone(), &attempt).write_atomically(options.record_path)?;
         return Ok(exit::PASS);
     }
     let divergence =
-        missing_turn.or_else(|| first_divergence(&record, &attempt, options.setup.task));
+        missing_turn.or_else(|| first_divergence(record, &attempt, options.setup.task));
     if let Some(divergence) = &divergence {
         render.run_event(divergence);
     }

@@ -139,13 +139,16 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let mut source = LiveSource { client: &client };
     let attempt = run_attempt(&options.setup, config.clone(), &mut source, render)?;
 
-    let record = record_of(
-        &config,
-        &attempt,
-        model_digest,
-        server_version,
-        options.setup.runner.sandbox.name(),
-    );
+    let record = Record {
+        repo: Some(options.setup.repo.to_string()),
+        ..record_of(
+            &config,
+            &attempt,
+            model_digest,
+            server_version,
+            options.setup.runner.sandbox.name(),
+        )
+    };
     record.write_atomically(&options.record)?;
     let exit_code = exit_code(&attempt);
     render.run_event(&RunEvent::Verdict {
@@ -225,6 +228,7 @@ fn record_of(
         model_digest,
         server_version,
         sandbox: Some(sandbox.to_owned()),
+        repo: None,
         max_turns: config.max_turns,
         think: config.think,
         keep_alive: config.keep_alive,

@@ -167,8 +167,14 @@ fn the_recorded_repair_runs_end_to_end_over_http_and_replays() {
     );
 
     let record = live.record.as_ref().expect("the record is written");
-    assert_eq!(record["model_digest"], DIGEST);
-    assert_eq!(record["server_version"], "0.33.0");
+    assert_eq!(
+        (
+            &record["model_digest"],
+            &record["server_version"],
+            &record["repo"]
+        ),
+        (&json!(DIGEST), &json!("0.33.0"), &json!("sample-repo"))
+    );
     assert_eq!(
         record["tests_after"]["summary"],
         json!({"passed": 4, "failed": 0, "errors": 0, "skipped": 0})
