@@ -65,7 +65,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         Command::Replay(args) => {
             mend::interrupt::install();
             let record = Record::read(&args.record)?;
-            let repo = args.common.repo(record.repo.as_deref());
+            let repo = args.common.repo(record.settings.repo.as_deref());
             let (task, runner) = args.common.task_and_runner(&repo)?;
             let options = ReplayOptions {
                 record_path: &args.record,
@@ -88,7 +88,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             task_file,
         } => {
             let record = Record::read(&record)?;
-            let repo = repo_or_default(repo.as_deref(), record.repo.as_deref());
+            let repo = repo_or_default(repo.as_deref(), record.settings.repo.as_deref());
             let task = Task::locate(&repo, task_file.as_deref())?;
             match mend::patch::apply_record(&record, &repo, &task)? {
                 mend::patch::Applied::NothingToApply => {

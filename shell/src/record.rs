@@ -4,7 +4,9 @@
 use std::fs;
 
 use camino::Utf8Path;
-use mend_core::{CallId, ContextConfig, ModelOptions, Stop, ToolStatus, TransportError};
+use mend_core::{
+    CallId, Codec, Config, ContextConfig, ModelOptions, Stop, ToolStatus, TransportError,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -13,6 +15,7 @@ use crate::attempt::Checks;
 use crate::driver::RunMetrics;
 use crate::error::MendError;
 use crate::spill::LineList;
+use crate::task::Task;
 
 /// Written into every record; a reader refuses any other value.
 pub const RECORD_FORMAT: &str = "mend-record/1";
@@ -23,6 +26,25 @@ pub struct Record {
     /// What this run shows, in a sentence (fixtures say what they exercise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The model, the server and the prompts (fields inlined in the file).
+    #[serde(flatten)]
+    pub settings: SessionSettings,
+    pub task: String,
+    pub turns: Vec<RecordedTurn>,
+    pub tool_calls: Vec<RecordedCall>,
+    pub stop: Stop,
+    /// The independent check around the loop (fields inlined in the file).
+    #[serde(flatten)]
+    pub checks: Checks,
+    /// Figures of the live run that made this record; absent in authored fixtures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<RunMetrics>,
+}
+
+/// What a run or a chat was started with, and where: everything but the user's words. A replay
+/// rebuilds its sessions from these.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSettings {
     pub provider: String,
     pub model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -41,20 +63,61 @@ pub struct Record {
     pub keep_alive: u64,
     pub options: ModelOptions,
     pub system_prompt: String,
-    pub task: String,
     /// The per-turn context, when the run had it on (`--context`): replay rebuilds the same
     /// hints and offers the same `todo` tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextConfig>,
-    pub turns: Vec<RecordedTurn>,
-    pub tool_calls: Vec<RecordedCall>,
-    pub stop: Stop,
-    /// The independent check around the loop (fields inlined in the file).
-    #[serde(flatten)]
-    pub checks: Checks,
-    /// Figures of the live run that made this record; absent in authored fixtures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metrics: Option<RunMetrics>,
+}
+
+impl SessionSettings {
+    /// The settings of a session about to start.
+    pub fn of(config: &Config, server: &ServerFacts, repo: &Utf8Path) -> SessionSettings {
+        SessionSettings {
+            provider: config.codec.provider().to_owned(),
+            model: config.model.clone(),
+            model_digest: server.model_digest.clone(),
+            server_version: server.server_version.clone(),
+            sandbox: Some(server.sandbox.to_owned()),
+            repo: Some(repo.to_string()),
+            max_turns: config.max_turns,
+            think: config.think,
+            keep_alive: config.keep_alive,
+            options: config.options.clone(),
+            system_prompt: config.system_prompt.clone(),
+            context: config.context.clone(),
+        }
+    }
+
+    /// The session config these settings describe, for `task` with the task file's tools.
+    pub fn config(&self, task: &str, tools: &Task) -> Result<Config, MendError> {
+        let codec = Codec::from_provider(&self.provider).ok_or_else(|| {
+            MendError::refused(format!(
+                "the record's provider `{}` is not one mend knows (ollama, openai, anthropic)",
+                self.provider
+            ))
+        })?;
+        Ok(Config {
+            codec,
+            context: self.context.clone(),
+            max_turns: self.max_turns,
+            think: self.think,
+            keep_alive: self.keep_alive,
+            options: self.options.clone(),
+            ..Config::new(
+                &self.model,
+                &self.system_prompt,
+                task,
+                tools.offered_tools(self.context.is_some()),
+            )
+        })
+    }
+}
+
+/// What the server and the machine said about a live run.
+pub struct ServerFacts {
+    pub model_digest: Option<String>,
+    pub server_version: Option<String>,
+    pub sandbox: &'static str,
 }
 
 /// One model turn: the raw lines as they arrived and how the body ended.

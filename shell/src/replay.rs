@@ -2,7 +2,7 @@
 //! the tests run for real on a fresh copy, and every outcome compared with the record.
 
 use camino::Utf8Path;
-use mend_core::{ChatRequest, Codec, Config, TransportError};
+use mend_core::{ChatRequest, TransportError};
 use serde_json::{json, Value};
 
 use crate::attempt::{run_attempt, Attempt, Setup};
@@ -30,14 +30,14 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     refuse_changed_sample(record, &options.setup, options.bless)?;
     render.run_event(&RunEvent::RunStart {
         command: "replay".to_owned(),
-        model: record.model.clone(),
+        model: record.settings.model.clone(),
         source: options.record_path.to_string(),
     });
     let mut source = ReplaySource {
         record,
         missing_turn: None,
     };
-    let config = config_of(record, options.setup.task)?;
+    let config = record.settings.config(&record.task, options.setup.task)?;
     let attempt = run_attempt(&options.setup, config, &mut source, render)?;
     let missing_turn = source.missing_turn.take();
 
@@ -64,26 +64,6 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
         metrics: attempt.transcript.metrics.clone(),
     });
     Ok(exit_code)
-}
-
-/// The session a record was made with: its model settings and prompts, the task's tools.
-fn config_of(record: &Record, task: &Task) -> Result<Config, MendError> {
-    let codec = Codec::from_provider(&record.provider).ok_or_else(|| {
-        MendError::refused(format!(
-            "the record's provider `{}` is not one mend knows (ollama, openai, anthropic)",
-            record.provider
-        ))
-    })?;
-    let tools = task.offered_tools(record.context.is_some());
-    Ok(Config {
-        codec,
-        context: record.context.clone(),
-        max_turns: record.max_turns,
-        think: record.think,
-        keep_alive: record.keep_alive,
-        options: record.options.clone(),
-        ..Config::new(&record.model, &record.system_prompt, &record.task, tools)
-    })
 }
 
 fn refuse_changed_sample(record: &Record, setup: &Setup, bless: bool) -> Result<(), MendError> {

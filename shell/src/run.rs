@@ -11,7 +11,7 @@ use crate::clock::utc_stamp;
 use crate::error::{exit, MendError};
 use crate::ollama::client::{Client, LiveSource, Secret};
 use crate::ollama::host::BaseUrl;
-use crate::record::{Record, RECORD_FORMAT};
+use crate::record::{Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::render::{Render, RunEvent};
 
 pub struct RunOptions<'a> {
@@ -139,15 +139,21 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let mut source = LiveSource { client: &client };
     let attempt = run_attempt(&options.setup, config.clone(), &mut source, render)?;
 
+    let server = ServerFacts {
+        model_digest,
+        server_version,
+        sandbox: options.setup.runner.sandbox.name(),
+    };
     let record = Record {
-        repo: Some(options.setup.repo.to_string()),
-        ..record_of(
-            &config,
-            &attempt,
-            model_digest,
-            server_version,
-            options.setup.runner.sandbox.name(),
-        )
+        format: RECORD_FORMAT.to_owned(),
+        description: None,
+        settings: SessionSettings::of(&config, &server, options.setup.repo),
+        task: config.task.clone(),
+        turns: attempt.transcript.turns.clone(),
+        tool_calls: attempt.transcript.tool_calls.clone(),
+        stop: attempt.transcript.stop.clone(),
+        checks: attempt.checks.clone(),
+        metrics: Some(attempt.transcript.metrics.clone()),
     };
     record.write_atomically(&options.record)?;
     let exit_code = exit_code(&attempt);
@@ -211,35 +217,4 @@ pub fn with_hint(detail: &str, model: &str) -> String {
 
 fn report_record(path: &Utf8Path) {
     eprintln!("mend: record written to {path} (replay it with `mend replay {path}`)");
-}
-
-fn record_of(
-    config: &Config,
-    attempt: &Attempt,
-    model_digest: Option<String>,
-    server_version: Option<String>,
-    sandbox: &str,
-) -> Record {
-    Record {
-        format: RECORD_FORMAT.to_owned(),
-        description: None,
-        provider: config.codec.provider().to_owned(),
-        model: config.model.clone(),
-        model_digest,
-        server_version,
-        sandbox: Some(sandbox.to_owned()),
-        repo: None,
-        max_turns: config.max_turns,
-        think: config.think,
-        keep_alive: config.keep_alive,
-        options: config.options.clone(),
-        system_prompt: config.system_prompt.clone(),
-        task: config.task.clone(),
-        context: config.context.clone(),
-        turns: attempt.transcript.turns.clone(),
-        tool_calls: attempt.transcript.tool_calls.clone(),
-        stop: attempt.transcript.stop.clone(),
-        checks: attempt.checks.clone(),
-        metrics: Some(attempt.transcript.metrics.clone()),
-    }
 }
