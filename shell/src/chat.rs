@@ -1,18 +1,21 @@
 //! `mend chat`: an interactive session on one throwaway copy of a repository. Each line the user
 //! types is a message in one ongoing conversation (a new core session per message, continued
-//! with [`Session::follow_up`]); lines starting with `/` are commands for mend itself.
+//! with [`Session::follow_up`]); lines starting with `/` are commands for mend itself. The
+//! conversation is recorded after every message (see [`crate::chat_record`]).
 
 use std::io::{BufRead, Write};
 
 use camino::Utf8Path;
 use mend_core::{Config, Session};
 
-use crate::changes::unified_diff;
+use crate::changes::{set_sha256, unified_diff};
+use crate::chat_record::{ChatEnding, ChatMessage, ChatRecord, CHAT_FORMAT};
 use crate::driver::Driver;
 use crate::error::{exit, MendError};
 use crate::interrupt;
 use crate::ollama::client::LiveSource;
 use crate::pytest::TestRunner;
+use crate::record::{write_json_atomically, ServerFacts, SessionSettings};
 use crate::render::{Render, RunEvent};
 use crate::run::Connection;
 use crate::task::Task;
@@ -35,6 +38,8 @@ pub struct ChatSetup<'a> {
     /// The settings of each message's session; its `task` is replaced by what the user types.
     pub config: Config,
     pub keep_workspace: bool,
+    /// Where the conversation is recorded, after every message.
+    pub record: &'a Utf8Path,
 }
 
 /// A line the user typed.
@@ -92,6 +97,19 @@ pub fn chat(
         "Working on a copy of {} (task file {}).\n{CHAT_HELP}",
         setup.repo, setup.task.origin
     ));
+    let server = ServerFacts {
+        model_digest: setup.connection.model_digest.clone(),
+        server_version: setup.connection.server_version.clone(),
+        sandbox: setup.runner.sandbox.name(),
+    };
+    let mut record = ChatRecord {
+        format: CHAT_FORMAT.to_owned(),
+        settings: SessionSettings::of(&setup.config, &server, setup.repo),
+        test_file_sha256_before: set_sha256(setup.repo, &setup.task.test.files)?,
+        source_sha256_before: set_sha256(setup.repo, &setup.task.editable)?,
+        messages: Vec::new(),
+        ending: None,
+    };
     let mut conversation: Option<Session> = None;
     loop {
         prompt();
@@ -168,10 +186,35 @@ pub fn chat(
                     ));
                 }
                 conversation = Some(stopped);
+                record.messages.push(ChatMessage {
+                    text: text.to_owned(),
+                    turns: transcript.turns,
+                    tool_calls: transcript.tool_calls,
+                    stop: transcript.stop,
+                });
+                write_json_atomically(setup.record, &record)?;
             }
         }
     }
     let diff = unified_diff(setup.repo, workspace.root(), &setup.task.editable)?;
+    if !record.messages.is_empty() {
+        // The verdict on the conversation is the tests', taken once more at the end.
+        let tests_after = independent_check(setup.runner, &setup.task.test, workspace.root())?;
+        render.run_event(&RunEvent::TestsAfter {
+            run: tests_after.clone(),
+        });
+        record.ending = Some(ChatEnding {
+            tests_after,
+            test_file_sha256_after: set_sha256(workspace.root(), &setup.task.test.files)?,
+            source_sha256_after: set_sha256(workspace.root(), &setup.task.editable)?,
+            diff: diff.clone(),
+        });
+        write_json_atomically(setup.record, &record)?;
+        say(&format!(
+            "The conversation is recorded in {} (replay it with `mend replay {}`).",
+            setup.record, setup.record
+        ));
+    }
     if setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
             path: workspace.keep().to_string(),

@@ -125,6 +125,10 @@ pub struct ChatArgs {
     /// Where the repository's tests run (see `mend run --help`).
     #[arg(long, value_enum, default_value_t = SandboxChoice::Auto)]
     pub sandbox: SandboxChoice,
+    /// Where to record the conversation, rewritten after every message [default:
+    /// runs/chat-<UTC timestamp>.json].
+    #[arg(long)]
+    pub record: Option<Utf8PathBuf>,
 }
 
 impl ChatArgs {

@@ -10,9 +10,10 @@ use mend::attempt::Setup;
 use mend::chat::ChatSetup;
 use mend::cli::{repo_or_default, ChatArgs, Cli, Command, CommonArgs, Provider};
 use mend::error::{exit, MendError};
-use mend::record::Record;
+use mend::record::{AnyRecord, Record};
 use mend::render::{renderer, RunEvent};
 use mend::replay::{replay, ReplayOptions};
+use mend::replay_chat::replay_chat;
 use mend::run::{api_key, connect, default_record_path, server_base, RunOptions};
 use mend::task::{Task, DEFAULT_MODEL};
 use mend::verify::independent_check;
@@ -64,22 +65,31 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         Command::Chat(args) => chat(&args),
         Command::Replay(args) => {
             mend::interrupt::install();
-            let record = Record::read(&args.record)?;
-            let repo = args.common.repo(record.settings.repo.as_deref());
+            let record = AnyRecord::read(&args.record)?;
+            let repo = args.common.repo(record.settings().repo.as_deref());
             let (task, runner) = args.common.task_and_runner(&repo)?;
-            let options = ReplayOptions {
-                record_path: &args.record,
-                record,
-                setup: Setup {
-                    repo: &repo,
-                    task: &task,
-                    runner: &runner,
-                    keep_workspace: args.common.keep_workspace,
-                },
-                bless: args.bless,
+            let setup = Setup {
+                repo: &repo,
+                task: &task,
+                runner: &runner,
+                keep_workspace: args.common.keep_workspace,
             };
             let mut render = renderer(args.common.json, args.thinking);
-            replay(&options, render.as_mut())
+            match record {
+                AnyRecord::Run(record) => {
+                    let options = ReplayOptions {
+                        record_path: &args.record,
+                        record: *record,
+                        setup,
+                        bless: args.bless,
+                    };
+                    replay(&options, render.as_mut())
+                }
+                AnyRecord::Chat(_) if args.bless => Err(MendError::usage(
+                    "--bless rewrites run records only; a chat record is made by `mend chat`",
+                )),
+                AnyRecord::Chat(chat) => replay_chat(&args.record, &chat, &setup, render.as_mut()),
+            }
         }
         Command::Verify(args) => verify(&args),
         Command::Apply {
@@ -137,6 +147,10 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
     if args.model.context {
         config.context = Some(mend::run::context_config(&args.repo));
     }
+    let record = args.record.clone().unwrap_or_else(|| {
+        let run = default_record_path();
+        run.with_file_name(format!("chat-{}", run.file_name().unwrap_or("record.json")))
+    });
     let setup = ChatSetup {
         repo: &args.repo,
         task: &task,
@@ -144,6 +158,7 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
         connection: &connection,
         config,
         keep_workspace: args.keep_workspace,
+        record: &record,
     };
     let mut render = renderer(false, args.model.thinking);
     mend::chat::chat(&setup, &mut std::io::stdin().lock(), render.as_mut())

@@ -201,29 +201,74 @@ impl LineBytes {
     }
 }
 
-impl Record {
-    pub fn read(path: &Utf8Path) -> Result<Record, MendError> {
+/// Any file `mend replay` reads: a run, or a whole chat.
+#[derive(Debug)]
+pub enum AnyRecord {
+    Run(Box<Record>),
+    Chat(Box<crate::chat_record::ChatRecord>),
+}
+
+impl AnyRecord {
+    /// Reads a record of either kind, told apart by its `format`.
+    pub fn read(path: &Utf8Path) -> Result<AnyRecord, MendError> {
+        #[derive(Deserialize)]
+        struct Format {
+            format: String,
+        }
         let text = fs::read_to_string(path)
             .map_err(|err| MendError::refused(format!("cannot read the record {path}: {err}")))?;
-        let record: Record = serde_json::from_str(&text)
-            .map_err(|err| MendError::refused(format!("{path} is not a mend record: {err}")))?;
-        if record.format != RECORD_FORMAT {
-            return Err(MendError::refused(format!(
-                "{path} has format `{}`; this mend reads `{RECORD_FORMAT}`",
-                record.format
-            )));
+        let not_a_record = |err: serde_json::Error| {
+            MendError::refused(format!("{path} is not a mend record: {err}"))
+        };
+        let format = serde_json::from_str::<Format>(&text)
+            .map_err(not_a_record)?
+            .format;
+        match format.as_str() {
+            RECORD_FORMAT => serde_json::from_str(&text)
+                .map(|record| AnyRecord::Run(Box::new(record)))
+                .map_err(not_a_record),
+            crate::chat_record::CHAT_FORMAT => serde_json::from_str(&text)
+                .map(|chat| AnyRecord::Chat(Box::new(chat)))
+                .map_err(not_a_record),
+            other => Err(MendError::refused(format!(
+                "{path} has format `{other}`; this mend reads `{RECORD_FORMAT}` and `{}`",
+                crate::chat_record::CHAT_FORMAT
+            ))),
         }
-        Ok(record)
+    }
+
+    pub fn settings(&self) -> &SessionSettings {
+        match self {
+            AnyRecord::Run(record) => &record.settings,
+            AnyRecord::Chat(chat) => &chat.settings,
+        }
+    }
+}
+
+impl Record {
+    /// Reads a run record; a chat record is refused with the command that takes it.
+    pub fn read(path: &Utf8Path) -> Result<Record, MendError> {
+        match AnyRecord::read(path)? {
+            AnyRecord::Run(record) => Ok(*record),
+            AnyRecord::Chat(_) => Err(MendError::refused(format!(
+                "{path} records a chat, not a run; replay it with `mend replay {path}` and save its change with /save"
+            ))),
+        }
     }
 
     /// Writes the record so that `path` holds either the old file or the whole new one, never a
     /// torn mix: a temporary file in the same directory, flushed to disk, then renamed over.
     pub fn write_atomically(&self, path: &Utf8Path) -> Result<(), MendError> {
-        // Serialized straight into the file: spilled lines are never gathered in memory.
-        atomic::write_file(path, |out| {
-            serde_json::to_writer_pretty(&mut *out, self).map_err(std::io::Error::other)?;
-            out.write_all(b"\n")
-        })
-        .map_err(|err| MendError::harness(format!("cannot write the record {path}: {err}")))
+        write_json_atomically(path, self)
     }
+}
+
+/// Writes `value` as pretty JSON, all or nothing (see [`atomic::write_file`]).
+pub fn write_json_atomically(path: &Utf8Path, value: &impl Serialize) -> Result<(), MendError> {
+    // Serialized straight into the file: spilled lines are never gathered in memory.
+    atomic::write_file(path, |out| {
+        serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")
+    })
+    .map_err(|err| MendError::harness(format!("cannot write the record {path}: {err}")))
 }

@@ -10,7 +10,7 @@ use crate::changes::set_sha256;
 use crate::driver::{ModelSource, StreamItem};
 use crate::error::{exit, MendError};
 use crate::pytest::Summary;
-use crate::record::{Record, RecordedCall, TurnEnd};
+use crate::record::{Record, RecordedCall, RecordedTurn, TurnEnd};
 use crate::render::{Render, RunEvent};
 use crate::task::Task;
 use crate::verify::TestRun;
@@ -27,16 +27,18 @@ pub struct ReplayOptions<'a> {
 /// Replays a record and returns the exit code: 0 only when it matched and the final tests pass.
 pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, MendError> {
     let record = &options.record;
-    refuse_changed_sample(record, &options.setup, options.bless)?;
+    refuse_changed_repository(
+        &record.checks.test_file_sha256_before,
+        &record.checks.source_sha256_before,
+        &options.setup,
+        options.bless,
+    )?;
     render.run_event(&RunEvent::RunStart {
         command: "replay".to_owned(),
         model: record.settings.model.clone(),
         source: options.record_path.to_string(),
     });
-    let mut source = ReplaySource {
-        record,
-        missing_turn: None,
-    };
+    let mut source = ReplaySource::new(&record.turns);
     let config = record.settings.config(&record.task, options.setup.task)?;
     let attempt = run_attempt(&options.setup, config, &mut source, render)?;
     let missing_turn = source.missing_turn.take();
@@ -66,11 +68,18 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     Ok(exit_code)
 }
 
-fn refuse_changed_sample(record: &Record, setup: &Setup, bless: bool) -> Result<(), MendError> {
+/// Refuses to replay on a repository whose test files or editable files are not what the
+/// recording started from (`--bless` rewrites the record instead).
+pub(crate) fn refuse_changed_repository(
+    test_files_sha256: &str,
+    source_sha256: &str,
+    setup: &Setup,
+    bless: bool,
+) -> Result<(), MendError> {
     let (repo, task) = (setup.repo, setup.task);
     for (set, recorded) in [
-        (&task.test.files, &record.checks.test_file_sha256_before),
-        (&task.editable, &record.checks.source_sha256_before),
+        (&task.test.files, test_files_sha256),
+        (&task.editable, source_sha256),
     ] {
         let actual = set_sha256(repo, set)?;
         if actual != *recorded && !bless {
@@ -86,9 +95,19 @@ fn refuse_changed_sample(record: &Record, setup: &Setup, bless: bool) -> Result<
 
 /// Serves the recorded lines of each turn. Request bodies are not compared: they carry tool
 /// output (pytest's timings), which differs between runs; the tool results themselves are.
-struct ReplaySource<'r> {
-    record: &'r Record,
-    missing_turn: Option<RunEvent>,
+pub(crate) struct ReplaySource<'r> {
+    turns: &'r [RecordedTurn],
+    /// Set when the session asked for a turn the record does not have.
+    pub(crate) missing_turn: Option<RunEvent>,
+}
+
+impl<'r> ReplaySource<'r> {
+    pub(crate) fn new(turns: &'r [RecordedTurn]) -> Self {
+        ReplaySource {
+            turns,
+            missing_turn: None,
+        }
+    }
 }
 
 impl ModelSource for ReplaySource<'_> {
@@ -97,19 +116,14 @@ impl ModelSource for ReplaySource<'_> {
         turn: u32,
         _body: &ChatRequest,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
-        let Some(recorded) = self
-            .record
-            .turns
-            .iter()
-            .find(|recorded| recorded.turn == turn)
-        else {
+        let Some(recorded) = self.turns.iter().find(|recorded| recorded.turn == turn) else {
             let message = format!("the record has no turn {turn}");
             self.missing_turn
                 .get_or_insert_with(|| RunEvent::Divergence {
                     what: format!(
                         "turn {turn}: the session sent a request the record does not have"
                     ),
-                    expected: json!(self.record.turns.len()),
+                    expected: json!(self.turns.len()),
                     got: json!(turn),
                 });
             return Box::new(std::iter::once(StreamItem::Failed(TransportError::Read {
@@ -153,61 +167,13 @@ fn first_divergence(record: &Record, attempt: &Attempt, task: &Task) -> Option<R
             json!(attempt.checks.tests_before),
         );
     }
-    // The first request carries only the prompts and the tool schemas, so it must be the same
-    // bytes: a changed task file or prompt shows here, before any tool result could.
-    let first_request = |turns: &[crate::record::RecordedTurn]| {
-        turns
-            .iter()
-            .find(|turn| turn.turn == 1)
-            .and_then(|turn| turn.request_sha256.clone())
-    };
-    if let (Some(expected), Some(got)) = (
-        first_request(&record.turns),
-        first_request(&attempt.transcript.turns),
-    ) {
-        if expected != got {
-            return diverged(
-                "the first request (sha256 of its body: prompts and tool schemas)".to_owned(),
-                json!(expected),
-                json!(got),
-            );
-        }
+    let transcript = &attempt.transcript;
+    if let Some(divergence) = first_request_divergence(&record.turns, &transcript.turns) {
+        return Some(divergence);
     }
-    let replayed = &attempt.transcript.tool_calls;
-    for position in 0..record.tool_calls.len().max(replayed.len()) {
-        match (record.tool_calls.get(position), replayed.get(position)) {
-            (Some(expected), Some(got)) if comparable(expected) != comparable(got) => {
-                return diverged(
-                    format!(
-                        "turn {}, tool call {} (`{}`)",
-                        expected.turn, expected.index, expected.name
-                    ),
-                    comparable(expected),
-                    comparable(got),
-                );
-            }
-            (Some(expected), None) => {
-                return diverged(
-                    format!(
-                        "turn {}, tool call {} (`{}`) never happened",
-                        expected.turn, expected.index, expected.name
-                    ),
-                    comparable(expected),
-                    Value::Null,
-                );
-            }
-            (None, Some(got)) => {
-                return diverged(
-                    format!(
-                        "turn {}, tool call {} (`{}`) is not in the record",
-                        got.turn, got.index, got.name
-                    ),
-                    Value::Null,
-                    comparable(got),
-                );
-            }
-            _ => {}
-        }
+    if let Some(divergence) = first_call_divergence(&record.tool_calls, &transcript.tool_calls, "")
+    {
+        return Some(divergence);
     }
     let stop = &attempt.transcript.stop;
     if stop.reason != record.stop.reason {
@@ -241,8 +207,82 @@ fn first_divergence(record: &Record, attempt: &Attempt, task: &Task) -> Option<R
     None
 }
 
+/// The first request carries only the prompts and the tool schemas, so it must be the same
+/// bytes: a changed task file or prompt shows here, before any tool result could.
+pub(crate) fn first_request_divergence(
+    recorded: &[RecordedTurn],
+    replayed: &[RecordedTurn],
+) -> Option<RunEvent> {
+    let first_request = |turns: &[RecordedTurn]| {
+        turns
+            .iter()
+            .find(|turn| turn.turn == 1)
+            .and_then(|turn| turn.request_sha256.clone())
+    };
+    match (first_request(recorded), first_request(replayed)) {
+        (Some(expected), Some(got)) if expected != got => Some(RunEvent::Divergence {
+            what: "the first request (sha256 of its body: prompts and tool schemas)".to_owned(),
+            expected: json!(expected),
+            got: json!(got),
+        }),
+        _ => None,
+    }
+}
+
+/// The first tool call that differs between the record and the replay; `place` prefixes the
+/// description (`message 2, `) when a record holds several sessions.
+pub(crate) fn first_call_divergence(
+    recorded: &[RecordedCall],
+    replayed: &[RecordedCall],
+    place: &str,
+) -> Option<RunEvent> {
+    let diverged = |what: String, expected: Value, got: Value| {
+        Some(RunEvent::Divergence {
+            what: format!("{place}{what}"),
+            expected,
+            got,
+        })
+    };
+    for position in 0..recorded.len().max(replayed.len()) {
+        match (recorded.get(position), replayed.get(position)) {
+            (Some(expected), Some(got)) if comparable(expected) != comparable(got) => {
+                return diverged(
+                    format!(
+                        "turn {}, tool call {} (`{}`)",
+                        expected.turn, expected.index, expected.name
+                    ),
+                    comparable(expected),
+                    comparable(got),
+                );
+            }
+            (Some(expected), None) => {
+                return diverged(
+                    format!(
+                        "turn {}, tool call {} (`{}`) never happened",
+                        expected.turn, expected.index, expected.name
+                    ),
+                    comparable(expected),
+                    Value::Null,
+                );
+            }
+            (None, Some(got)) => {
+                return diverged(
+                    format!(
+                        "turn {}, tool call {} (`{}`) is not in the record",
+                        got.turn, got.index, got.name
+                    ),
+                    Value::Null,
+                    comparable(got),
+                );
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Test runs match on outcome, not on timing.
-fn same_tests(expected: &TestRun, got: &TestRun) -> bool {
+pub(crate) fn same_tests(expected: &TestRun, got: &TestRun) -> bool {
     expected.exit_code == got.exit_code && expected.summary == got.summary
 }
 

@@ -59,10 +59,11 @@ fn answer(text: &str) -> Reply {
     ])
 }
 
-fn spawn_chat(base: &str, repo: &std::path::Path) -> Child {
+fn spawn_chat(base: &str, repo: &std::path::Path, record: &std::path::Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_mend"))
         .args(["chat", "--sandbox", "none", "--host", base])
         .args(["--repo", repo.to_str().unwrap()])
+        .args(["--record", record.to_str().unwrap()])
         .current_dir(repo_root())
         .env("MEND_PYTHON", python())
         .stdin(Stdio::piped())
@@ -130,8 +131,9 @@ fn a_conversation_repairs_the_sample_and_goes_on_in_the_same_history() {
     let sample_before = tree_digest(&sample);
     let dir = tempfile::tempdir().unwrap();
     let patch = dir.path().join("fix.patch");
+    let record = dir.path().join("chat.json");
 
-    let mut child = spawn_chat(&server.base, &sample);
+    let mut child = spawn_chat(&server.base, &sample, &record);
     let seen = collect_stdout(&mut child);
     let script = format!(
         "Fix the Windows paths.\n/diff\n/verify\n/save {}\n/frobnicate\nAnything else?\n",
@@ -156,6 +158,7 @@ fn a_conversation_repairs_the_sample_and_goes_on_in_the_same_history() {
         &wrote,
         "`/frobnicate` is not a command of mend chat; type /help for the list",
         "Nothing else: the four tests pass.",
+        "Independent final tests: 4 passed",
         "The copy is discarded; its change was not saved (use /save PATH next time).",
     ]
     .into_iter()
@@ -210,7 +213,8 @@ fn ctrl_c_interrupts_the_turn_and_the_conversation_goes_on() {
         ],
     });
     let sample = repo_root().join("sample-repo");
-    let mut child = spawn_chat(&server.base, &sample);
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = spawn_chat(&server.base, &sample, &dir.path().join("chat.json"));
     let seen = collect_stdout(&mut child);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"Read the source.\n").unwrap();
@@ -233,5 +237,69 @@ fn ctrl_c_interrupts_the_turn_and_the_conversation_goes_on() {
             json!({"role": "user", "content": "Read the source."}),
             json!({"role": "user", "content": "Are you there?"}),
         ]
+    );
+}
+
+#[test]
+fn a_recorded_conversation_replays_offline_and_a_changed_answer_diverges() {
+    let repair = fixture("repair");
+    let mut chats = fixture_replies(&repair);
+    chats.push(answer("Nothing else: the four tests pass."));
+    let server = Server::start(Script {
+        models: vec![(MODEL, DIGEST)],
+        chats,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("chat.json");
+    let mut child = spawn_chat(&server.base, &repo_root().join("sample-repo"), &record);
+    let seen = collect_stdout(&mut child);
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"Fix the Windows paths.\nAnything else?\n")
+        .unwrap();
+    let (code, stdout, stderr) = finish(child, &seen);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+
+    let replayed = common::mend(&["replay", "--json", record.to_str().unwrap()]);
+    let verdict = replayed
+        .events()
+        .into_iter()
+        .find(|event| event["type"] == "verdict")
+        .map(|mut verdict| {
+            verdict.as_object_mut().unwrap().remove("metrics");
+            verdict
+        });
+    assert_eq!(
+        (replayed.code, verdict),
+        (
+            0,
+            Some(
+                json!({"type": "verdict", "tests_pass": true, "replay_matched": true, "stop_reason": "assistant_finished", "exit_code": 0})
+            )
+        ),
+        "{}",
+        replayed.stderr
+    );
+
+    // A recorded tool result no longer matches what the tools do: the replay says where.
+    let mut tampered: Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    tampered["messages"][0]["tool_calls"][2]["result"]["replaced"] = json!(2);
+    std::fs::write(&record, tampered.to_string()).unwrap();
+    let diverged = common::mend(&["replay", "--json", record.to_str().unwrap()]);
+    let what: Vec<Value> = diverged
+        .events()
+        .into_iter()
+        .filter(|event| event["type"] == "divergence")
+        .map(|event| event["what"].clone())
+        .collect();
+    assert_eq!(
+        (diverged.code, what),
+        (
+            3,
+            vec![json!("message 1, turn 3, tool call 0 (`replace_text`)")]
+        )
     );
 }
