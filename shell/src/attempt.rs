@@ -102,3 +102,44 @@ pub fn run_attempt(
     };
     Ok(Attempt { transcript, checks })
 }
+
+impl Checks {
+    /// The verdict: the final tests pass, and they are the tests the run started with. A run
+    /// that changed its own test files (through a link, or the shell tool) proves nothing.
+    pub fn passed(&self) -> bool {
+        self.tests_after.passed() && !self.test_files_changed()
+    }
+
+    pub fn test_files_changed(&self) -> bool {
+        self.test_file_sha256_before != self.test_file_sha256_after
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Checks;
+    use crate::pytest::Summary;
+    use crate::verify::TestRun;
+
+    #[test]
+    fn passing_tests_count_only_when_the_test_files_are_the_ones_the_run_started_with() {
+        let passing = TestRun {
+            exit_code: Some(0),
+            summary: Summary::default(),
+            duration_ms: 1,
+        };
+        let checks = |test_file_sha256_after: &str| Checks {
+            tests_before: passing.clone(),
+            tests_after: passing.clone(),
+            test_file_sha256_before: "aa".to_owned(),
+            test_file_sha256_after: test_file_sha256_after.to_owned(),
+            source_sha256_before: "bb".to_owned(),
+            source_sha256_after: "cc".to_owned(),
+            diff: String::new(),
+        };
+        assert_eq!(
+            (checks("aa").passed(), checks("ff").passed()),
+            (true, false)
+        );
+    }
+}

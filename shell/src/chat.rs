@@ -203,9 +203,16 @@ pub fn chat(
         render.run_event(&RunEvent::TestsAfter {
             run: tests_after.clone(),
         });
+        let test_file_sha256_after = set_sha256(workspace.root(), &setup.task.test.files)?;
+        if test_file_sha256_after != record.test_file_sha256_before {
+            say(&format!(
+                "The conversation changed the task's test files ({}): its final tests do not count as a pass.",
+                setup.task.test.files.listed("and")
+            ));
+        }
         record.ending = Some(ChatEnding {
             tests_after,
-            test_file_sha256_after: set_sha256(workspace.root(), &setup.task.test.files)?,
+            test_file_sha256_after,
             source_sha256_after: set_sha256(workspace.root(), &setup.task.editable)?,
             diff: diff.clone(),
         });

@@ -52,7 +52,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     if let Some(divergence) = &divergence {
         render.run_event(divergence);
     }
-    let tests_pass = attempt.checks.tests_after.passed();
+    let tests_pass = attempt.checks.passed();
     let exit_code = match (&divergence, tests_pass) {
         (Some(_), _) => exit::DIVERGED,
         (None, true) => exit::PASS,

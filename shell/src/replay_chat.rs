@@ -101,23 +101,23 @@ pub fn replay_chat(
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),
     });
+    let test_files_after = set_sha256(workspace.root(), &setup.task.test.files)?;
     if let (None, Some(ending)) = (&divergence, &record.ending) {
         let source_after = set_sha256(workspace.root(), &setup.task.editable)?;
-        let tests_files_after = set_sha256(workspace.root(), &setup.task.test.files)?;
         divergence = if source_after != ending.source_sha256_after {
             Some(RunEvent::Divergence {
                 what: format!("{} at the end (sha256)", setup.task.editable.listed("and")),
                 expected: json!(ending.source_sha256_after),
                 got: json!(source_after),
             })
-        } else if tests_files_after != ending.test_file_sha256_after {
+        } else if test_files_after != ending.test_file_sha256_after {
             Some(RunEvent::Divergence {
                 what: format!(
                     "{} at the end (sha256)",
                     setup.task.test.files.listed("and")
                 ),
                 expected: json!(ending.test_file_sha256_after),
-                got: json!(tests_files_after),
+                got: json!(test_files_after),
             })
         } else if !same_tests(&ending.tests_after, &tests_after) {
             Some(RunEvent::Divergence {
@@ -137,7 +137,7 @@ pub fn replay_chat(
             path: workspace.keep().to_string(),
         });
     }
-    let tests_pass = tests_after.passed();
+    let tests_pass = tests_after.passed() && test_files_after == record.test_file_sha256_before;
     let exit_code = match (&divergence, tests_pass) {
         (Some(_), _) => exit::DIVERGED,
         (None, true) => exit::PASS,

@@ -158,13 +158,19 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     record.write_atomically(&options.record)?;
     let exit_code = exit_code(&attempt);
     render.run_event(&RunEvent::Verdict {
-        tests_pass: attempt.checks.tests_after.passed(),
+        tests_pass: attempt.checks.passed(),
         replay_matched: None,
         stop_reason: attempt.transcript.stop.reason.to_string(),
         exit_code,
         metrics: attempt.transcript.metrics.clone(),
     });
     report_record(&options.record);
+    if attempt.checks.test_files_changed() {
+        eprintln!(
+            "mend: the run changed the task's test files ({}), so its final tests do not count as a pass",
+            options.setup.task.test.files.listed("and")
+        );
+    }
     let diff = &attempt.checks.diff;
     if !diff.is_empty() {
         let patch = options.record.with_extension("patch");
@@ -194,7 +200,7 @@ fn exit_code(attempt: &Attempt) -> u8 {
     match attempt.transcript.stop.reason {
         StopReason::Cancelled => exit::INTERRUPTED,
         StopReason::ModelError | StopReason::IncompleteModelTurn => exit::MODEL,
-        _ if attempt.checks.tests_after.passed() => exit::PASS,
+        _ if attempt.checks.passed() => exit::PASS,
         _ => exit::TESTS_FAIL,
     }
 }

@@ -110,5 +110,27 @@ fn editable_path(context: &ToolContext, path: &str) -> Result<String, ToolOutcom
     Ok(relative)
 }
 
+/// Checks where a write really lands: a link inside the copy may lead to a file the task
+/// protects, so the resolved path must pass the same rules as the path the model named.
+fn check_landing(context: &ToolContext, named: &str, real: &Utf8Path) -> Result<(), ToolOutcome> {
+    let real_root = context
+        .root
+        .canonicalize_utf8()
+        .map_err(|err| failure(format!("the workspace is not readable: {err}")))?;
+    let landing = real.strip_prefix(&real_root).map_err(|_| {
+        failure(format!(
+            "`{named}` is a link that leads out of the repository; it cannot be opened"
+        ))
+    })?;
+    if landing.as_str() != named {
+        editable_path(context, landing.as_str()).map_err(|_| {
+            failure(format!(
+                "`{named}` is a link to `{landing}`, which no tool may change"
+            ))
+        })?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests;

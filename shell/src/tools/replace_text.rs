@@ -5,7 +5,7 @@ use std::fs;
 use mend_core::ToolOutcome;
 use serde_json::{json, Map, Value};
 
-use super::{editable_path, failure, optional_text, text_argument, ToolContext};
+use super::{check_landing, editable_path, failure, optional_text, text_argument, ToolContext};
 use crate::workspace::resolve_inside;
 
 pub fn replace_text(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcome {
@@ -41,6 +41,9 @@ pub fn replace_text(context: &ToolContext, arguments: &Map<String, Value>) -> To
         Ok(real) => real,
         Err(message) => return failure(message),
     };
+    if let Err(outcome) = check_landing(context, &file, &real) {
+        return outcome;
+    }
     let text = match fs::read_to_string(&real) {
         Ok(text) => text,
         Err(err) => return failure(format!("{file} cannot be read: {err}")),

@@ -5,7 +5,7 @@ use std::fs;
 use mend_core::ToolOutcome;
 use serde_json::{json, Map, Value};
 
-use super::{editable_path, failure, text_argument, ToolContext};
+use super::{check_landing, editable_path, failure, text_argument, ToolContext};
 use crate::workspace::resolve_inside;
 
 /// A file bigger than this is refused: no repair needs it, and it would bloat the record.
@@ -43,11 +43,26 @@ pub fn write_file(context: &ToolContext, arguments: &Map<String, Value>) -> Tool
         }
     }
     let existed = target.symlink_metadata().is_ok();
-    if existed {
-        if let Err(message) = resolve_inside(context.root, &relative) {
-            return failure(message);
+    let real = if existed {
+        resolve_inside(context.root, &relative)
+    } else {
+        // A new file lands in its folder, which may itself be reached through a link.
+        match (target.parent(), target.file_name()) {
+            (Some(folder), Some(name)) => folder
+                .canonicalize_utf8()
+                .map(|folder| folder.join(name))
+                .map_err(|err| format!("`{relative}` cannot be created: {err}")),
+            _ => Err(format!("`{relative}` is not a file path")),
         }
-    }
+    };
+    let landing = real.map_err(failure).and_then(|real| {
+        check_landing(context, &relative, &real)?;
+        Ok(real)
+    });
+    let target = match landing {
+        Ok(real) => real,
+        Err(outcome) => return outcome,
+    };
     match fs::write(&target, text) {
         Ok(()) => ToolOutcome::Success {
             value: json!({"path": relative, "bytes": text.len(), "created": !existed}),
