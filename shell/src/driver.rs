@@ -26,6 +26,8 @@ pub enum StreamItem {
     /// The body ended.
     End,
     Failed(TransportError),
+    /// A replayed record says the user pressed Ctrl-C here.
+    Interrupted,
 }
 
 /// Where turns come from: a live server, or a record being replayed.
@@ -37,6 +39,12 @@ pub trait ModelSource {
         turn: u32,
         body: &ChatRequest,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send>;
+
+    /// Whether the call must be cut instead of run: a replay reproduces a Ctrl-C that landed
+    /// while the recorded call ran. A live source never cuts.
+    fn cut_before(&mut self, _call_id: &mend_core::CallId) -> bool {
+        false
+    }
 }
 
 /// Receives every event, in order, as it happens.
@@ -184,6 +192,10 @@ impl Driver<'_> {
                         name,
                         arguments,
                     } => {
+                        if self.source.cut_before(&call_id) {
+                            queue.extend(session.handle(now(), Input::Cancel));
+                            continue;
+                        }
                         let context = ToolContext {
                             root: self.root,
                             task: self.task,
@@ -274,6 +286,7 @@ impl Driver<'_> {
                     };
                     Input::TransportFailed { error }
                 }
+                StreamItem::Interrupted => Input::Cancel,
             };
             queue.extend(session.handle(now(), input));
         }

@@ -2,7 +2,7 @@
 //! the tests run for real on a fresh copy, and every outcome compared with the record.
 
 use camino::Utf8Path;
-use mend_core::{ChatRequest, TransportError};
+use mend_core::{CallId, ChatRequest, Stop, StopReason, TransportError};
 use serde_json::{json, Value};
 
 use crate::attempt::{run_attempt, Attempt, Setup};
@@ -38,7 +38,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
         model: record.settings.model.clone(),
         source: options.record_path.to_string(),
     });
-    let mut source = ReplaySource::new(&record.turns);
+    let mut source = ReplaySource::new(&record.turns, &record.tool_calls, &record.stop);
     let config = record.settings.config(&record.task, options.setup.task)?;
     let attempt = run_attempt(&options.setup, config, &mut source, render)?;
     let missing_turn = source.missing_turn.take();
@@ -97,14 +97,33 @@ pub(crate) fn refuse_changed_repository(
 /// output (pytest's timings), which differs between runs; the tool results themselves are.
 pub(crate) struct ReplaySource<'r> {
     turns: &'r [RecordedTurn],
+    /// Where the recorded session was cut by Ctrl-C, if it was.
+    cancelled: Option<CancelPoint>,
     /// Set when the session asked for a turn the record does not have.
     pub(crate) missing_turn: Option<RunEvent>,
 }
 
+/// Where a Ctrl-C landed in a recorded session: while a call ran (it has no result), else while
+/// the last turn streamed (after its recorded lines).
+#[derive(Debug, Clone, PartialEq)]
+enum CancelPoint {
+    Tool(CallId),
+    Stream(u32),
+}
+
 impl<'r> ReplaySource<'r> {
-    pub(crate) fn new(turns: &'r [RecordedTurn]) -> Self {
+    pub(crate) fn new(turns: &'r [RecordedTurn], calls: &[RecordedCall], stop: &Stop) -> Self {
+        let cancelled = (stop.reason == StopReason::Cancelled)
+            .then(|| match calls.last() {
+                Some(call) if call.result.is_null() => {
+                    Some(CancelPoint::Tool(call.call_id.clone()))
+                }
+                _ => turns.last().map(|turn| CancelPoint::Stream(turn.turn)),
+            })
+            .flatten();
         ReplaySource {
             turns,
+            cancelled,
             missing_turn: None,
         }
     }
@@ -144,10 +163,15 @@ impl ModelSource for ReplaySource<'_> {
             })
             .collect();
         let end = match &recorded.end {
+            _ if self.cancelled == Some(CancelPoint::Stream(turn)) => StreamItem::Interrupted,
             TurnEnd::SessionEnded | TurnEnd::Eof => StreamItem::End,
             TurnEnd::TransportFailed { error } => StreamItem::Failed(error.clone()),
         };
         Box::new(lines.into_iter().chain(std::iter::once(end)))
+    }
+
+    fn cut_before(&mut self, call_id: &CallId) -> bool {
+        self.cancelled == Some(CancelPoint::Tool(call_id.clone()))
     }
 }
 

@@ -62,7 +62,7 @@ pub fn replay_chat(
                 .follow_up(&message.text)
                 .map_err(|err| MendError::harness(format!("cannot go on: {err}")))?,
         };
-        let mut source = ReplaySource::new(&message.turns);
+        let mut source = ReplaySource::new(&message.turns, &message.tool_calls, &message.stop);
         let mut driver = Driver {
             source: &mut source,
             root: workspace.root(),

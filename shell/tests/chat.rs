@@ -214,7 +214,8 @@ fn ctrl_c_interrupts_the_turn_and_the_conversation_goes_on() {
     });
     let sample = repo_root().join("sample-repo");
     let dir = tempfile::tempdir().unwrap();
-    let mut child = spawn_chat(&server.base, &sample, &dir.path().join("chat.json"));
+    let record = dir.path().join("chat.json");
+    let mut child = spawn_chat(&server.base, &sample, &record);
     let seen = collect_stdout(&mut child);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"Read the source.\n").unwrap();
@@ -237,6 +238,30 @@ fn ctrl_c_interrupts_the_turn_and_the_conversation_goes_on() {
             json!({"role": "user", "content": "Read the source."}),
             json!({"role": "user", "content": "Are you there?"}),
         ]
+    );
+
+    // The recorded conversation replays, the Ctrl-C included.
+    let replayed = common::mend(&["replay", "--json", record.to_str().unwrap()]);
+    let stops: Vec<Value> = replayed
+        .events()
+        .into_iter()
+        .filter(|event| event["type"] == "stopped")
+        .map(|event| event["reason"].clone())
+        .collect();
+    let matched = replayed
+        .events()
+        .into_iter()
+        .find(|event| event["type"] == "verdict")
+        .map(|verdict| verdict["replay_matched"].clone());
+    assert_eq!(
+        (replayed.code, stops, matched),
+        (
+            1,
+            vec![json!("cancelled"), json!("assistant_finished")],
+            Some(json!(true))
+        ),
+        "{}",
+        replayed.stderr
     );
 }
 

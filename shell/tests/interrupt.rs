@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::server::{Ending, Reply, Script, Server};
 use common::{python, repo_root};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const MODEL: &str = "gemma4:e2b";
 
@@ -120,6 +120,26 @@ fn the_first_ctrl_c_stops_a_stalled_stream_and_the_record_says_cancelled() {
     );
     let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
     assert!(left.is_empty(), "the workspace was not discarded: {left:?}");
+
+    // The cancelled run replays: the Ctrl-C is where the record's last turn ends.
+    let record_path = dir.path().join("cancelled.json");
+    let replayed = common::mend(&["replay", "--json", record_path.to_str().unwrap()]);
+    let verdict = replayed
+        .events()
+        .into_iter()
+        .find(|event| event["type"] == "verdict")
+        .map(|verdict| {
+            (
+                verdict["stop_reason"].clone(),
+                verdict["replay_matched"].clone(),
+            )
+        });
+    assert_eq!(
+        (replayed.code, verdict),
+        (1, Some((json!("cancelled"), json!(true)))),
+        "{}",
+        replayed.stderr
+    );
 }
 
 #[test]

@@ -280,3 +280,32 @@ fn the_second_tasks_repair_applies_to_a_pristine_copy_and_passes() {
         verified.stdout
     );
 }
+
+#[test]
+fn a_run_cancelled_while_a_tool_ran_replays_to_the_same_cut() {
+    // The bounded run's first turn asks for read_file; Ctrl-C landed while it ran, so the
+    // record keeps the call without a result and stops `cancelled`.
+    let mut record: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("fixtures/bounded.json")).unwrap(),
+    )
+    .unwrap();
+    record["max_turns"] = json!(8);
+    record["tool_calls"][0]["result"] = Value::Null;
+    record["stop"] = json!({"reason": "cancelled"});
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.json");
+    std::fs::write(&path, record.to_string()).unwrap();
+    let outcome = mend(&["replay", "--json", path.to_str().unwrap()]);
+    assert_eq!(
+        figures(&outcome),
+        Figures {
+            exit_code: 1,
+            model_turns: 1,
+            tool_calls: vec![],
+            stop: "cancelled".to_owned(),
+            tests_before: counts(3, 1),
+            tests_after: counts(3, 1),
+            replay_matched: true,
+        }
+    );
+}
