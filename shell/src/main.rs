@@ -203,7 +203,11 @@ fn print_task(task: &Task, json: bool) {
     }
     println!(
         "Task file: {}\nModel: {model}\n\nSystem prompt:\n{}\n\nTask:\n{}\n\nTools:",
-        task.origin, task.system_prompt, task.prompt
+        task.origin,
+        task.system_prompt,
+        task.prompt.as_deref().unwrap_or(
+            "(none in the task file: type it in `mend chat`, or pass `mend run --task`)"
+        )
     );
     for tool in tools {
         println!("- {}: {}", tool.function.name, tool.function.description);

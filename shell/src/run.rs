@@ -102,6 +102,13 @@ pub fn connect(
 }
 
 pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendError> {
+    // Checked before the server is asked anything.
+    let Some(prompt) = options.task.or(options.setup.task.prompt.as_deref()) else {
+        return Err(MendError::usage(format!(
+            "{} has no task.prompt: add one, or say what to do with --task \"...\"",
+            options.setup.task.origin
+        )));
+    };
     let Connection {
         client,
         server_version,
@@ -124,7 +131,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let mut config = Config::new(
         options.model,
         &task.system_prompt,
-        options.task.unwrap_or(&task.prompt),
+        prompt,
         task.offered_tools(options.context),
     );
     config.max_turns = options.max_turns;

@@ -194,3 +194,31 @@ fn replay_diverges_at_the_first_request_when_the_task_file_changed_the_tools() {
         })]
     );
 }
+
+#[test]
+fn a_run_without_a_prompt_is_told_where_to_give_one() {
+    let copy = sample_copy();
+    let task_file = copy.path().join("mend.toml");
+    let text = std::fs::read_to_string(&task_file).unwrap();
+    let start = text.find("[task]").unwrap();
+    let end = text.find("[paths]").unwrap();
+    std::fs::write(&task_file, format!("{}{}", &text[..start], &text[end..])).unwrap();
+    // No server is needed to learn this: the address is never asked.
+    let outcome = mend(&[
+        "run",
+        "--repo",
+        copy.path().to_str().unwrap(),
+        "--host",
+        "http://127.0.0.1:9",
+    ]);
+    assert_eq!(
+        (outcome.code, outcome.stderr),
+        (
+            2,
+            format!(
+                "mend: error: {} has no task.prompt: add one, or say what to do with --task \"...\"\n",
+                task_file.display()
+            )
+        )
+    );
+}

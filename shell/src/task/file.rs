@@ -7,6 +7,7 @@ use toml::Spanned;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TaskFile {
+    #[serde(default)]
     pub task: TaskTable,
     pub paths: PathsTable,
     pub test: TestTable,
@@ -17,10 +18,11 @@ pub struct TaskFile {
     pub shell: ShellTable,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TaskTable {
-    pub prompt: String,
+    /// Optional: `mend chat` takes its task from the user, `mend run --task` from the flag.
+    pub prompt: Option<String>,
     pub system: Option<String>,
 }
 

@@ -57,7 +57,8 @@ pub struct Task {
     pub origin: Utf8PathBuf,
     /// SHA-256 of that file's bytes, kept in records so a replay can tell it changed.
     pub sha256: String,
-    pub prompt: String,
+    /// What `mend run` asks when no `--task` is given.
+    pub prompt: Option<String>,
     pub system_prompt: String,
     pub model: Option<String>,
     pub provider: Option<String>,

@@ -66,7 +66,13 @@ fn the_sample_task_file_keeps_the_original_task() {
     );
     assert!(task
         .prompt
-        .contains(r"`src\api\routes.py` is currently dropped"));
+        .is_some_and(|prompt| prompt.contains(r"`src\api\routes.py` is currently dropped")));
+}
+
+#[test]
+fn a_task_file_for_chat_needs_no_prompt() {
+    let without = MINIMAL.replace("[task]\nprompt = \"Fix it.\"\n", "");
+    assert_eq!(parse(&without).map(|task| task.prompt), Ok(None));
 }
 
 #[test]
