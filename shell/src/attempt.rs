@@ -125,7 +125,7 @@ mod tests {
     fn passing_tests_count_only_when_the_test_files_are_the_ones_the_run_started_with() {
         let passing = TestRun {
             exit_code: Some(0),
-            summary: Summary::default(),
+            summary: Some(Summary::default()),
             duration_ms: 1,
         };
         let checks = |test_file_sha256_after: &str| Checks {

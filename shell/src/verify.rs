@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::MendError;
 use crate::interrupt::Watch;
 use crate::pytest::{Summary, TestRunner};
-use crate::task::TestCommand;
+use crate::task::{TestCommand, TestReport};
 use crate::truncate::keep_tail;
 
 /// How much of pytest's output an error message quotes when pytest did not run at all.
@@ -17,7 +17,9 @@ const FAILED_START_TAIL_CHARS: usize = 600;
 pub struct TestRun {
     /// `None` when the run was killed at the timeout.
     pub exit_code: Option<i32>,
-    pub summary: Summary,
+    /// pytest's counts; absent when the task reads only the exit code (`test.report`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
     pub duration_ms: u64,
 }
 
@@ -27,9 +29,10 @@ impl TestRun {
     }
 
     pub fn describe(&self) -> String {
-        match self.exit_code {
-            None => "timed out".to_owned(),
-            Some(_) => self.summary.describe(),
+        match (self.exit_code, &self.summary) {
+            (None, _) => "timed out".to_owned(),
+            (Some(_), Some(summary)) => summary.describe(),
+            (Some(code), None) => format!("exit {code}"),
         }
     }
 }
@@ -46,23 +49,31 @@ pub fn independent_check(
     let finished = runner.run(test, workdir, Watch::NONE)?;
     let duration_ms = u64::try_from(finished.elapsed.as_millis()).unwrap_or(u64::MAX);
     let exit_code = finished.status.and_then(|status| status.code());
+    let counted = test.report == TestReport::Pytest;
     if finished.timed_out() {
         return Ok(TestRun {
             exit_code: None,
-            summary: Summary::default(),
+            summary: counted.then(Summary::default),
+            duration_ms,
+        });
+    }
+    if !counted {
+        return Ok(TestRun {
+            exit_code,
+            summary: None,
             duration_ms,
         });
     }
     let summary = Summary::parse(&finished.output).ok_or_else(|| {
         MendError::harness(format!(
-            "the test command `{}` printed no pytest summary (mend reads pytest's; is pytest installed for `{python}`? run `make venv` or pass --python PATH):\n{}",
+            "the test command `{}` printed no pytest summary (is pytest installed for `{python}`? run `make venv` or pass --python PATH; for another test runner set test.report = \"exit_code\"):\n{}",
             test.argv.join(" "),
             keep_tail(finished.output.trim(), FAILED_START_TAIL_CHARS)
         ))
     })?;
     Ok(TestRun {
         exit_code,
-        summary,
+        summary: Some(summary),
         duration_ms,
     })
 }

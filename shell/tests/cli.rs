@@ -97,7 +97,7 @@ fn a_python_without_pytest_is_named_with_the_fix() {
     assert!(
         outcome
             .stderr
-            .contains("the test command `python -m pytest -q` printed no pytest summary (mend reads pytest's; is pytest installed for `/bin/false`?"),
+            .contains("the test command `python -m pytest -q` printed no pytest summary (is pytest installed for `/bin/false`?"),
         "{}",
         outcome.stderr
     );
@@ -221,4 +221,40 @@ fn a_run_without_a_prompt_is_told_where_to_give_one() {
             )
         )
     );
+}
+
+#[test]
+fn a_task_with_another_test_runner_is_judged_by_its_exit_code() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(
+        repo.path().join("mend.toml"),
+        r#"
+[paths]
+readable = ["*.txt"]
+editable = ["*.txt"]
+[test]
+command = ["/bin/sh", "-c", "grep -q fixed state.txt"]
+timeout_seconds = 10
+report = "exit_code"
+[tools]
+enabled = ["read_file", "write_file", "run_tests"]
+"#,
+    )
+    .unwrap();
+    std::fs::write(repo.path().join("state.txt"), "broken\n").unwrap();
+    let verify = || {
+        let outcome = mend(&["verify", "--json", "--repo", repo.path().to_str().unwrap()]);
+        let run = outcome
+            .events()
+            .into_iter()
+            .find(|event| event["type"] == "tests_after")
+            .map(|mut event| {
+                event["run"].as_object_mut().unwrap().remove("duration_ms");
+                event["run"].clone()
+            });
+        (outcome.code, run)
+    };
+    assert_eq!(verify(), (1, Some(serde_json::json!({"exit_code": 1}))));
+    std::fs::write(repo.path().join("state.txt"), "fixed\n").unwrap();
+    assert_eq!(verify(), (0, Some(serde_json::json!({"exit_code": 0}))));
 }

@@ -41,6 +41,8 @@ pub struct TestTable {
     /// The files the verdict rests on: hashed before and after, never writable by a tool.
     #[serde(default)]
     pub files: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub report: super::TestReport,
 }
 
 #[derive(Debug, Deserialize)]

@@ -72,6 +72,17 @@ pub struct Task {
     pub shell: ShellLimits,
 }
 
+/// How the independent check reads the test command's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestReport {
+    /// The exit code, and the counts of pytest's final summary line (which must be there).
+    #[default]
+    Pytest,
+    /// The exit code alone: 0 passes. For any other test runner.
+    ExitCode,
+}
+
 /// The task's own test command: the `run_tests` tool and the independent check both run it.
 #[derive(Debug, Clone)]
 pub struct TestCommand {
@@ -81,6 +92,7 @@ pub struct TestCommand {
     /// The files the verdict rests on: no tool may write them, and they are hashed around the
     /// run.
     pub files: PathSet,
+    pub report: TestReport,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,6 +249,7 @@ impl Task {
                 argv,
                 timeout,
                 files,
+                report: raw.test.report,
             },
             tools,
             read_file_line_range: raw.tools.read_file_line_range,

@@ -180,7 +180,7 @@ fn a_malformed_task_file_is_named_by_line_and_field() {
         ),
         (
             MINIMAL.replace("timeout_seconds = 30", "timeout_secs = 30"),
-            "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files` (in test.timeout_secs) (see docs/task-file.md)",
+            "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report` (in test.timeout_secs) (see docs/task-file.md)",
         ),
         (
             MINIMAL.replace("\"grep\",", "\"grpe\","),
