@@ -87,10 +87,7 @@ pub enum PathRefusal {
 /// The path as the sets match it: relative, forward slashes, no `.` parts. `..`, absolute
 /// paths and backslashes are refused on the text alone.
 pub fn normalize(path: &str) -> Result<String, PathRefusal> {
-    if path.trim().is_empty() {
-        return Err(PathRefusal::Empty);
-    }
-    if path.starts_with('/') || path.starts_with('\\') || path.get(1..2) == Some(":") {
+    if path.starts_with('/') || path.starts_with('\\') {
         return Err(PathRefusal::Absolute);
     }
     let mut parts = Vec::new();
@@ -102,10 +99,13 @@ pub fn normalize(path: &str) -> Result<String, PathRefusal> {
             part => parts.push(part),
         }
     }
-    if parts.is_empty() {
-        return Err(PathRefusal::Empty);
+    match parts.first() {
+        None => Err(PathRefusal::Empty),
+        _ if parts.iter().all(|part| part.trim().is_empty()) => Err(PathRefusal::Empty),
+        // A Windows drive (`C:/x`, also after `./`): absolute there, and never meant here.
+        Some(first) if first.get(1..2) == Some(":") => Err(PathRefusal::Absolute),
+        Some(_) => Ok(parts.join("/")),
     }
-    Ok(parts.join("/"))
 }
 
 /// Decides on the text alone whether `path` is in `set`, and returns it normalised.
@@ -183,7 +183,7 @@ mod tests {
     #[test]
     fn the_allowlist_is_decided_on_the_text() {
         let allowed = set(&["path_rules.py", "tests/test_path_rules.py"]);
-        let cases: [(&str, Result<&str, PathRefusal>); 11] = [
+        let cases: [(&str, Result<&str, PathRefusal>); 13] = [
             ("path_rules.py", Ok("path_rules.py")),
             ("./path_rules.py", Ok("path_rules.py")),
             ("tests//test_path_rules.py", Ok("tests/test_path_rules.py")),
@@ -191,6 +191,8 @@ mod tests {
             ("./", Err(PathRefusal::Empty)),
             ("/etc/passwd", Err(PathRefusal::Absolute)),
             ("C:/x.py", Err(PathRefusal::Absolute)),
+            ("./C:/x.py", Err(PathRefusal::Absolute)),
+            ("./ ", Err(PathRefusal::Empty)),
             ("tests/../path_rules.py", Err(PathRefusal::LeavesWorkspace)),
             ("../secrets", Err(PathRefusal::LeavesWorkspace)),
             ("tests\\test_path_rules.py", Err(PathRefusal::NotAllowed)),
@@ -265,5 +267,61 @@ mod tests {
             set(&["**/*.py"]).files_in(root).unwrap(),
             ["a/z.py", "b.py"]
         );
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+        use proptest::test_runner::FileFailurePersistence;
+
+        use super::super::{allowed_path, normalize, PathSet};
+
+        fn config() -> ProptestConfig {
+            ProptestConfig {
+                failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../proptest-regressions/shell-paths.txt"
+                )))),
+                ..ProptestConfig::default()
+            }
+        }
+
+        /// Paths a model might write: real names mixed with every trick of the trade.
+        fn path() -> impl Strategy<Value = String> {
+            let part = prop_oneof![
+                Just("src".to_owned()),
+                Just("tests".to_owned()),
+                Just("a.py".to_owned()),
+                Just(".".to_owned()),
+                Just("..".to_owned()),
+                Just("".to_owned()),
+                Just("C:".to_owned()),
+                Just("x\\y".to_owned()),
+                Just(" ".to_owned()),
+                "[a-z.]{1,4}",
+            ];
+            (any::<bool>(), prop::collection::vec(part, 1..6)).prop_map(|(rooted, parts)| {
+                format!("{}{}", if rooted { "/" } else { "" }, parts.join("/"))
+            })
+        }
+
+        proptest! {
+            #![proptest_config(config())]
+
+            /// A normalised path never leaves the copy, has one spelling, and stays inside the
+            /// set it was allowed by.
+            #[test]
+            fn an_allowed_path_stays_inside_its_set(path in path()) {
+                if let Ok(normal) = normalize(&path) {
+                    prop_assert!(!normal.starts_with('/'), "{normal}");
+                    prop_assert!(!normal.contains('\\'), "{normal}");
+                    prop_assert!(normal.split('/').all(|part| !part.is_empty() && part != "." && part != ".."), "{normal}");
+                    prop_assert_eq!(normalize(&normal), Ok(normal.clone()));
+                }
+                let set = PathSet::new(vec!["src/**".to_owned()]).unwrap();
+                if let Ok(allowed) = allowed_path(&path, &set) {
+                    prop_assert!(allowed.starts_with("src/"), "{} -> {}", path, allowed);
+                }
+            }
+        }
     }
 }
