@@ -42,6 +42,7 @@ lint:
 
 proptest-deep: venv
 	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend-core --test properties -- --nocapture
+	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend --lib properties -- --nocapture
 
 # Recorded responses of real servers (other projects' data: read in place, never copied here).
 CAPTURES ?= ../shared/captures
