@@ -55,12 +55,7 @@ pub fn run_attempt(
     let task = setup.task;
     let test_file_sha256_before = set_sha256(setup.repo, &task.test.files)?;
     let source_sha256_before = set_sha256(setup.repo, &task.editable)?;
-    let workspace = Workspace::copy_of(setup.repo).map_err(|err| {
-        MendError::harness(format!(
-            "cannot copy {} to a temporary workspace: {err}",
-            setup.repo
-        ))
-    })?;
+    let workspace = Workspace::copy_of(setup.repo)?;
 
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
     let tests_before = independent_check(setup.runner, &task.test, workspace.root())?;
@@ -103,11 +98,23 @@ pub fn run_attempt(
     Ok(Attempt { transcript, checks })
 }
 
+/// The verdict: the final tests pass, and they are the tests the run started with. A run that
+/// changed its own test files (through a link, or the shell tool) proves nothing.
+pub fn verdict_passes(
+    tests_after: &TestRun,
+    test_files_before: &str,
+    test_files_after: &str,
+) -> bool {
+    tests_after.passed() && test_files_before == test_files_after
+}
+
 impl Checks {
-    /// The verdict: the final tests pass, and they are the tests the run started with. A run
-    /// that changed its own test files (through a link, or the shell tool) proves nothing.
     pub fn passed(&self) -> bool {
-        self.tests_after.passed() && !self.test_files_changed()
+        verdict_passes(
+            &self.tests_after,
+            &self.test_file_sha256_before,
+            &self.test_file_sha256_after,
+        )
     }
 
     pub fn test_files_changed(&self) -> bool {

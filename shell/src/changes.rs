@@ -1,7 +1,7 @@
 //! What a run changed, in terms a record can keep and `mend apply` can check: the digest of a
 //! set of files, and the unified diff of the editable files.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 
 use camino::Utf8Path;
@@ -15,17 +15,30 @@ use crate::task::PathSet;
 /// `sha256sum`-style manifest (`<hex>  <path>` lines, sorted by path), which
 /// `sha256sum FILES | sha256sum` reproduces.
 pub fn set_sha256(root: &Utf8Path, set: &PathSet) -> Result<String, MendError> {
+    Ok(digest_of(&file_digests(root, set)?))
+}
+
+/// Each file of `set` under `root` with its own SHA-256 (path → hex).
+pub fn file_digests(root: &Utf8Path, set: &PathSet) -> Result<BTreeMap<String, String>, MendError> {
     let files = set
         .files_in(root)
         .map_err(|err| MendError::harness(format!("cannot list {root}: {err}")))?;
-    if let [only] = files.as_slice() {
-        return file_sha256(root, only);
+    files
+        .into_iter()
+        .map(|file| file_sha256(root, &file).map(|digest| (file, digest)))
+        .collect()
+}
+
+/// The digest of a set given each file's own digest (path → hex), by the rule above.
+pub fn digest_of(digests: &BTreeMap<String, String>) -> String {
+    if let (1, Some(only)) = (digests.len(), digests.values().next()) {
+        return only.clone();
     }
-    let mut manifest = String::new();
-    for file in &files {
-        manifest.push_str(&format!("{}  {file}\n", file_sha256(root, file)?));
-    }
-    Ok(atomic::sha256_hex(manifest.as_bytes()))
+    let manifest: String = digests
+        .iter()
+        .map(|(file, digest)| format!("{digest}  {file}\n"))
+        .collect();
+    atomic::sha256_hex(manifest.as_bytes())
 }
 
 /// The SHA-256 of one file of the repository, as lowercase hex.

@@ -6,7 +6,7 @@
 use std::io::{BufRead, Write};
 
 use camino::Utf8Path;
-use mend_core::{Config, Session};
+use mend_core::{Action, Config, Session};
 
 use crate::changes::{set_sha256, unified_diff};
 use crate::chat_record::{ChatEnding, ChatMessage, ChatRecord, CHAT_FORMAT};
@@ -81,12 +81,7 @@ pub fn chat(
     input: &mut dyn BufRead,
     render: &mut dyn Render,
 ) -> Result<u8, MendError> {
-    let workspace = Workspace::copy_of(setup.repo).map_err(|err| {
-        MendError::harness(format!(
-            "cannot copy {} to a temporary workspace: {err}",
-            setup.repo
-        ))
-    })?;
+    let workspace = Workspace::copy_of(setup.repo)?;
     render.run_event(&RunEvent::RunStart {
         command: "chat".to_owned(),
         model: setup.config.model.clone(),
@@ -150,16 +145,7 @@ pub fn chat(
                 }
             }
             Said::Message(text) => {
-                let (session, first) = match &conversation {
-                    None => Session::new(Config {
-                        task: text.to_owned(),
-                        ..setup.config.clone()
-                    })
-                    .map_err(|err| MendError::usage(format!("invalid configuration: {err}")))?,
-                    Some(previous) => previous
-                        .follow_up(text)
-                        .map_err(|err| MendError::harness(format!("cannot go on: {err}")))?,
-                };
+                let (session, first) = message_session(conversation.as_ref(), &setup.config, text)?;
                 interrupt::reset();
                 let mut source = LiveSource {
                     client: &setup.connection.client,
@@ -230,6 +216,25 @@ pub fn chat(
         say("The copy is discarded; its change was not saved (use /save PATH next time).");
     }
     Ok(exit::PASS)
+}
+
+/// The session of a typed message: the first starts the conversation with `config`, every
+/// later one continues the one before.
+pub(crate) fn message_session(
+    previous: Option<&Session>,
+    config: &Config,
+    text: &str,
+) -> Result<(Session, Vec<Action>), MendError> {
+    match previous {
+        None => Session::new(Config {
+            task: text.to_owned(),
+            ..config.clone()
+        })
+        .map_err(|err| MendError::usage(format!("invalid configuration: {err}"))),
+        Some(previous) => previous
+            .follow_up(text)
+            .map_err(|err| MendError::harness(format!("cannot go on: {err}"))),
+    }
 }
 
 fn say(text: &str) {

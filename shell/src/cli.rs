@@ -2,7 +2,7 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mend_core::Codec;
+use mend_core::{Codec, Config};
 
 use crate::error::MendError;
 use crate::pytest::TestRunner;
@@ -38,6 +38,7 @@ pub enum Command {
     Run(RunArgs),
     /// Talk with a model about a repository: each line you type is a message in one
     /// conversation, run on one throwaway copy; /diff, /verify and /save PATH act on that copy.
+    /// The task file's rules apply; its prompt does not (you type the task).
     #[command(after_help = crate::chat::CHAT_HELP)]
     Chat(ChatArgs),
     /// Replay a recorded run: its model streams go through the core again, while the tools and
@@ -108,41 +109,12 @@ pub struct RunArgs {
 pub struct ChatArgs {
     #[command(flatten)]
     pub model: ModelArgs,
-    /// The repository to work on; it is copied, never modified.
-    #[arg(long, default_value = "sample-repo")]
-    pub repo: Utf8PathBuf,
-    /// The task file: which files the tools may touch, how the tests run [default:
-    /// REPO/mend.toml]. Its prompt is not used: you type the task.
-    #[arg(long, value_name = "PATH")]
-    pub task_file: Option<Utf8PathBuf>,
-    /// The Python that runs the tests [default: $MEND_PYTHON, else .venv/bin/python when it
-    /// exists, else python3].
-    #[arg(long)]
-    pub python: Option<Utf8PathBuf>,
-    /// Keep the temporary copy after the session and print its path.
-    #[arg(long)]
-    pub keep_workspace: bool,
-    /// Where the repository's tests run (see `mend run --help`).
-    #[arg(long, value_enum, default_value_t = SandboxChoice::Auto)]
-    pub sandbox: SandboxChoice,
+    #[command(flatten)]
+    pub setup: RepoArgs,
     /// Where to record the conversation, rewritten after every message [default:
     /// runs/chat-<UTC timestamp>.json].
     #[arg(long)]
     pub record: Option<Utf8PathBuf>,
-}
-
-impl ChatArgs {
-    /// The same repository, task and sandbox settings as a run, with human output.
-    pub fn common(&self) -> CommonArgs {
-        CommonArgs {
-            repo: Some(self.repo.clone()),
-            task_file: self.task_file.clone(),
-            python: self.python.clone(),
-            json: false,
-            keep_workspace: self.keep_workspace,
-            sandbox: self.sandbox,
-        }
-    }
 }
 
 /// Which model, where, and how each session talks to it: shared by `run` and `chat`.
@@ -195,6 +167,22 @@ impl ModelArgs {
             .or(task.max_turns)
             .unwrap_or(mend_core::DEFAULT_MAX_TURNS)
     }
+
+    /// The session these flags and the task file describe, asking `prompt` in `repo`.
+    pub fn session_config(&self, task: &Task, repo: &Utf8Path, prompt: &str) -> Config {
+        Config {
+            codec: Provider::chosen(self.provider, task),
+            max_turns: self.max_turns(task),
+            think: !self.no_think,
+            context: self.context.then(|| crate::run::context_config(repo)),
+            ..Config::new(
+                &self.model_name(task),
+                &task.system_prompt,
+                prompt,
+                task.offered_tools(self.context),
+            )
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -242,8 +230,19 @@ pub struct ReplayArgs {
     pub bless: bool,
 }
 
+/// What the commands that work on a copy share, and how they print.
 #[derive(Debug, Args)]
 pub struct CommonArgs {
+    #[command(flatten)]
+    pub setup: RepoArgs,
+    /// Print one JSON event per line (schema: docs/events.md) instead of readable text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The repository, its task file, and where its code runs.
+#[derive(Debug, Args)]
+pub struct RepoArgs {
     /// The repository to work on; it is copied, never modified [default: for replay, the
     /// repository the record was made on; else sample-repo].
     #[arg(long)]
@@ -256,9 +255,6 @@ pub struct CommonArgs {
     /// exists, else python3].
     #[arg(long)]
     pub python: Option<Utf8PathBuf>,
-    /// Print one JSON event per line (schema: docs/events.md) instead of readable text.
-    #[arg(long)]
-    pub json: bool,
     /// Keep the temporary copy after the run and print its path.
     #[arg(long)]
     pub keep_workspace: bool,
@@ -268,7 +264,7 @@ pub struct CommonArgs {
     pub sandbox: SandboxChoice,
 }
 
-impl CommonArgs {
+impl RepoArgs {
     /// The interpreter inside the chosen sandbox.
     pub fn runner(&self) -> Result<TestRunner, MendError> {
         let python = self.python();

@@ -70,6 +70,21 @@ pub struct RunMetrics {
     pub eval_tokens: u64,
 }
 
+impl RunMetrics {
+    /// Adds a later session's figures (a chat's next message) to these.
+    pub fn add(&mut self, later: &RunMetrics) {
+        self.model_requests += later.model_requests;
+        self.streamed_bytes += later.streamed_bytes;
+        self.first_byte_ms.extend(&later.first_byte_ms);
+        self.model_ms += later.model_ms;
+        self.tool_ms += later.tool_ms;
+        self.run_tests_ms += later.run_tests_ms;
+        self.verify_ms += later.verify_ms;
+        self.prompt_tokens += later.prompt_tokens;
+        self.eval_tokens += later.eval_tokens;
+    }
+}
+
 /// What the loop saw: the raw turns, the tool calls with their results, and the stop.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transcript {

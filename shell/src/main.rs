@@ -8,7 +8,7 @@ use clap::Parser;
 
 use mend::attempt::Setup;
 use mend::chat::ChatSetup;
-use mend::cli::{repo_or_default, ChatArgs, Cli, Command, CommonArgs, Provider};
+use mend::cli::{repo_or_default, ChatArgs, Cli, Command, CommonArgs};
 use mend::error::{exit, MendError};
 use mend::record::{AnyRecord, Record};
 use mend::render::{renderer, RunEvent};
@@ -18,7 +18,7 @@ use mend::run::{api_key, connect, default_record_path, server_base, RunOptions};
 use mend::task::{Task, DEFAULT_MODEL};
 use mend::verify::independent_check;
 use mend::workspace::Workspace;
-use mend_core::Config;
+use mend_core::{Config, Millis};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -35,28 +35,27 @@ fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
         Command::Run(args) => {
             mend::interrupt::install();
-            let repo = args.common.repo(None);
-            let (task, runner) = args.common.task_and_runner(&repo)?;
-            let codec = Provider::chosen(args.model.provider, &task);
-            let model = args.model.model_name(&task);
+            let repo = args.common.setup.repo(None);
+            let (task, runner) = args.common.setup.task_and_runner(&repo)?;
+            let prompt = mend::run::prompt(args.task.as_deref(), &task)?;
+            let config = Config {
+                deadline: args
+                    .deadline
+                    .map(|seconds| Millis(seconds.saturating_mul(1000))),
+                ..args.model.session_config(&task, &repo, prompt)
+            };
             let options = RunOptions {
-                model: &model,
-                codec,
-                base: server_base(args.model.host.as_deref(), codec),
-                api_key: api_key(codec),
-                max_turns: args.model.max_turns(&task),
-                task: args.task.as_deref(),
+                base: server_base(args.model.host.as_deref(), config.codec),
+                api_key: api_key(config.codec),
+                config,
                 record: args.record.clone().unwrap_or_else(default_record_path),
                 read_timeout: Duration::from_secs(args.model.read_timeout),
-                deadline: args.deadline.map(Duration::from_secs),
-                think: !args.model.no_think,
                 print_diff: args.diff,
-                context: args.model.context,
                 setup: Setup {
                     repo: &repo,
                     task: &task,
                     runner: &runner,
-                    keep_workspace: args.common.keep_workspace,
+                    keep_workspace: args.common.setup.keep_workspace,
                 },
             };
             let mut render = renderer(args.common.json, args.model.thinking);
@@ -66,13 +65,13 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         Command::Replay(args) => {
             mend::interrupt::install();
             let record = AnyRecord::read(&args.record)?;
-            let repo = args.common.repo(record.settings().repo.as_deref());
-            let (task, runner) = args.common.task_and_runner(&repo)?;
+            let repo = args.common.setup.repo(record.settings().repo.as_deref());
+            let (task, runner) = args.common.setup.task_and_runner(&repo)?;
             let setup = Setup {
                 repo: &repo,
                 task: &task,
                 runner: &runner,
-                keep_workspace: args.common.keep_workspace,
+                keep_workspace: args.common.setup.keep_workspace,
             };
             let mut render = renderer(args.common.json, args.thinking);
             match record {
@@ -124,40 +123,28 @@ fn run(cli: Cli) -> Result<u8, MendError> {
 
 fn chat(args: &ChatArgs) -> Result<u8, MendError> {
     mend::interrupt::install();
-    let common = args.common();
-    let (task, runner) = common.task_and_runner(&args.repo)?;
-    let codec = Provider::chosen(args.model.provider, &task);
-    let model = args.model.model_name(&task);
+    let repo = args.setup.repo(None);
+    let (task, runner) = args.setup.task_and_runner(&repo)?;
+    // The prompt of each message's session is what the user types.
+    let config = args.model.session_config(&task, &repo, "");
     let connection = connect(
-        &server_base(args.model.host.as_deref(), codec),
+        &server_base(args.model.host.as_deref(), config.codec),
         Duration::from_secs(args.model.read_timeout),
-        codec,
-        api_key(codec),
-        &model,
+        config.codec,
+        api_key(config.codec),
+        &config.model,
     )?;
-    let mut config = Config::new(
-        &model,
-        &task.system_prompt,
-        "",
-        task.offered_tools(args.model.context),
-    );
-    config.codec = codec;
-    config.max_turns = args.model.max_turns(&task);
-    config.think = !args.model.no_think;
-    if args.model.context {
-        config.context = Some(mend::run::context_config(&args.repo));
-    }
     let record = args.record.clone().unwrap_or_else(|| {
         let run = default_record_path();
         run.with_file_name(format!("chat-{}", run.file_name().unwrap_or("record.json")))
     });
     let setup = ChatSetup {
-        repo: &args.repo,
+        repo: &repo,
         task: &task,
         runner: &runner,
         connection: &connection,
         config,
-        keep_workspace: args.keep_workspace,
+        keep_workspace: args.setup.keep_workspace,
         record: &record,
     };
     let mut render = renderer(false, args.model.thinking);
@@ -165,18 +152,14 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
 }
 
 fn verify(args: &CommonArgs) -> Result<u8, MendError> {
-    let repo = args.repo(None);
-    let (task, runner) = args.task_and_runner(&repo)?;
-    let workspace = Workspace::copy_of(&repo).map_err(|err| {
-        MendError::harness(format!(
-            "cannot copy {repo} to a temporary workspace: {err}"
-        ))
-    })?;
+    let repo = args.setup.repo(None);
+    let (task, runner) = args.setup.task_and_runner(&repo)?;
+    let workspace = Workspace::copy_of(&repo)?;
     let mut render = renderer(args.json, false);
     render.run_event(&RunEvent::sandbox(&runner.sandbox));
     let run = independent_check(&runner, &task.test, workspace.root())?;
     render.run_event(&RunEvent::TestsAfter { run: run.clone() });
-    if args.keep_workspace {
+    if args.setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
             path: workspace.keep().to_string(),
         });

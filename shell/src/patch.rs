@@ -11,7 +11,7 @@ use std::fs;
 use camino::Utf8Path;
 
 use crate::atomic;
-use crate::changes::set_sha256;
+use crate::changes::{digest_of, file_digests, set_sha256};
 use crate::error::MendError;
 use crate::record::Record;
 use crate::task::paths::allowed_path;
@@ -93,28 +93,11 @@ fn after_digest(
     task: &Task,
     patched: &BTreeMap<String, String>,
 ) -> Result<String, MendError> {
-    let mut files: BTreeMap<String, String> = BTreeMap::new();
-    let existing = task
-        .editable
-        .files_in(repo)
-        .map_err(|err| MendError::harness(format!("cannot list {repo}: {err}")))?;
-    for file in existing {
-        let digest = crate::changes::file_sha256(repo, &file)?;
-        files.insert(file, digest);
-    }
+    let mut digests = file_digests(repo, &task.editable)?;
     for (file, text) in patched {
-        files.insert(file.clone(), atomic::sha256_hex(text.as_bytes()));
+        digests.insert(file.clone(), atomic::sha256_hex(text.as_bytes()));
     }
-    if files.len() == 1 {
-        if let Some(digest) = files.values().next() {
-            return Ok(digest.clone());
-        }
-    }
-    let manifest: String = files
-        .iter()
-        .map(|(file, digest)| format!("{digest}  {file}\n"))
-        .collect();
-    Ok(atomic::sha256_hex(manifest.as_bytes()))
+    Ok(digest_of(&digests))
 }
 
 /// The diff cut at each `--- a/FILE` header: the file (from the `+++ b/FILE` line) and its

@@ -5,9 +5,9 @@ use camino::Utf8Path;
 use mend_core::{CallId, ChatRequest, Stop, StopReason, TransportError};
 use serde_json::{json, Value};
 
-use crate::attempt::{run_attempt, Attempt, Setup};
+use crate::attempt::{run_attempt, Attempt, Checks, Setup};
 use crate::changes::set_sha256;
-use crate::driver::{ModelSource, StreamItem};
+use crate::driver::{ModelSource, RunMetrics, StreamItem};
 use crate::error::{exit, MendError};
 use crate::pytest::Summary;
 use crate::record::{Record, RecordedCall, RecordedTurn, TurnEnd};
@@ -49,10 +49,27 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     }
     let divergence =
         missing_turn.or_else(|| first_divergence(record, &attempt, options.setup.task));
+    Ok(judge(
+        render,
+        divergence,
+        attempt.checks.passed(),
+        attempt.transcript.stop.reason.to_string(),
+        attempt.transcript.metrics.clone(),
+    ))
+}
+
+/// Reports the first divergence, if any, and the verdict; returns the exit code: a divergence
+/// outranks the tests.
+pub(crate) fn judge(
+    render: &mut dyn Render,
+    divergence: Option<RunEvent>,
+    tests_pass: bool,
+    stop_reason: String,
+    metrics: RunMetrics,
+) -> u8 {
     if let Some(divergence) = &divergence {
         render.run_event(divergence);
     }
-    let tests_pass = attempt.checks.passed();
     let exit_code = match (&divergence, tests_pass) {
         (Some(_), _) => exit::DIVERGED,
         (None, true) => exit::PASS,
@@ -61,11 +78,11 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     render.run_event(&RunEvent::Verdict {
         tests_pass,
         replay_matched: Some(divergence.is_none()),
-        stop_reason: attempt.transcript.stop.reason.to_string(),
+        stop_reason,
         exit_code,
-        metrics: attempt.transcript.metrics.clone(),
+        metrics,
     });
-    Ok(exit_code)
+    exit_code
 }
 
 /// Refuses to replay on a repository whose test files or editable files are not what the
@@ -207,25 +224,55 @@ fn first_divergence(record: &Record, attempt: &Attempt, task: &Task) -> Option<R
             json!(stop.reason),
         );
     }
-    if attempt.checks.source_sha256_after != record.checks.source_sha256_after {
+    end_divergence(task, record.checks.ending(), attempt.checks.ending())
+}
+
+/// What a run left behind, as its record keeps it and as a replay finds it.
+pub(crate) struct Ending<'a> {
+    pub source_sha256: &'a str,
+    pub test_file_sha256: &'a str,
+    pub tests: &'a TestRun,
+}
+
+impl Checks {
+    fn ending(&self) -> Ending<'_> {
+        Ending {
+            source_sha256: &self.source_sha256_after,
+            test_file_sha256: &self.test_file_sha256_after,
+            tests: &self.tests_after,
+        }
+    }
+}
+
+/// The first difference in what was left behind: the editable files, the test files, the
+/// final tests.
+pub(crate) fn end_divergence(task: &Task, expected: Ending, got: Ending) -> Option<RunEvent> {
+    let diverged = |what: String, expected: Value, got: Value| {
+        Some(RunEvent::Divergence {
+            what,
+            expected,
+            got,
+        })
+    };
+    if got.source_sha256 != expected.source_sha256 {
         return diverged(
             format!("{} after the run (sha256)", task.editable.listed("and")),
-            json!(record.checks.source_sha256_after),
-            json!(attempt.checks.source_sha256_after),
+            json!(expected.source_sha256),
+            json!(got.source_sha256),
         );
     }
-    if attempt.checks.test_file_sha256_after != record.checks.test_file_sha256_after {
+    if got.test_file_sha256 != expected.test_file_sha256 {
         return diverged(
             format!("{} after the run (sha256)", task.test.files.listed("and")),
-            json!(record.checks.test_file_sha256_after),
-            json!(attempt.checks.test_file_sha256_after),
+            json!(expected.test_file_sha256),
+            json!(got.test_file_sha256),
         );
     }
-    if !same_tests(&record.checks.tests_after, &attempt.checks.tests_after) {
+    if !same_tests(expected.tests, got.tests) {
         return diverged(
             "the final tests".to_owned(),
-            json!(record.checks.tests_after),
-            json!(attempt.checks.tests_after),
+            json!(expected.tests),
+            json!(got.tests),
         );
     }
     None
@@ -306,7 +353,7 @@ pub(crate) fn first_call_divergence(
 }
 
 /// Test runs match on outcome, not on timing.
-pub(crate) fn same_tests(expected: &TestRun, got: &TestRun) -> bool {
+fn same_tests(expected: &TestRun, got: &TestRun) -> bool {
     expected.exit_code == got.exit_code && expected.summary == got.summary
 }
 

@@ -3,18 +3,19 @@
 //! every tool result, every stop and the end are compared with the record.
 
 use camino::Utf8Path;
-use mend_core::{Config, Session};
+use mend_core::Session;
 use serde_json::json;
 
-use crate::attempt::Setup;
+use crate::attempt::{verdict_passes, Setup};
 use crate::changes::set_sha256;
+use crate::chat::message_session;
 use crate::chat_record::ChatRecord;
 use crate::driver::{Driver, RunMetrics};
-use crate::error::{exit, MendError};
+use crate::error::MendError;
 use crate::render::{Render, RunEvent};
 use crate::replay::{
-    first_call_divergence, first_request_divergence, refuse_changed_repository, same_tests,
-    ReplaySource,
+    end_divergence, first_call_divergence, first_request_divergence, judge,
+    refuse_changed_repository, Ending, ReplaySource,
 };
 use crate::verify::independent_check;
 use crate::workspace::Workspace;
@@ -38,12 +39,7 @@ pub fn replay_chat(
         source: path.to_string(),
     });
     let config = record.settings.config("", setup.task)?;
-    let workspace = Workspace::copy_of(setup.repo).map_err(|err| {
-        MendError::harness(format!(
-            "cannot copy {} to a temporary workspace: {err}",
-            setup.repo
-        ))
-    })?;
+    let workspace = Workspace::copy_of(setup.repo)?;
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
 
     let mut metrics = RunMetrics::default();
@@ -52,16 +48,7 @@ pub fn replay_chat(
     let mut last_stop = None;
     for (number, message) in record.messages.iter().enumerate() {
         let place = format!("message {}, ", number + 1);
-        let (session, first) = match &conversation {
-            None => Session::new(Config {
-                task: message.text.clone(),
-                ..config.clone()
-            })
-            .map_err(|err| MendError::refused(format!("the record's settings: {err}")))?,
-            Some(previous) => previous
-                .follow_up(&message.text)
-                .map_err(|err| MendError::harness(format!("cannot go on: {err}")))?,
-        };
+        let (session, first) = message_session(conversation.as_ref(), &config, &message.text)?;
         let mut source = ReplaySource::new(&message.turns, &message.tool_calls, &message.stop);
         let mut driver = Driver {
             source: &mut source,
@@ -71,9 +58,7 @@ pub fn replay_chat(
             observer: render,
         };
         let (transcript, stopped) = driver.drive(session, first)?;
-        metrics.model_requests += transcript.metrics.model_requests;
-        metrics.streamed_bytes += transcript.metrics.streamed_bytes;
-        metrics.tool_ms += transcript.metrics.tool_ms;
+        metrics.add(&transcript.metrics);
         let stop_differs =
             (transcript.stop.reason != message.stop.reason).then(|| RunEvent::Divergence {
                 what: format!("{place}the stop reason"),
@@ -104,51 +89,31 @@ pub fn replay_chat(
     let test_files_after = set_sha256(workspace.root(), &setup.task.test.files)?;
     if let (None, Some(ending)) = (&divergence, &record.ending) {
         let source_after = set_sha256(workspace.root(), &setup.task.editable)?;
-        divergence = if source_after != ending.source_sha256_after {
-            Some(RunEvent::Divergence {
-                what: format!("{} at the end (sha256)", setup.task.editable.listed("and")),
-                expected: json!(ending.source_sha256_after),
-                got: json!(source_after),
-            })
-        } else if test_files_after != ending.test_file_sha256_after {
-            Some(RunEvent::Divergence {
-                what: format!(
-                    "{} at the end (sha256)",
-                    setup.task.test.files.listed("and")
-                ),
-                expected: json!(ending.test_file_sha256_after),
-                got: json!(test_files_after),
-            })
-        } else if !same_tests(&ending.tests_after, &tests_after) {
-            Some(RunEvent::Divergence {
-                what: "the final tests".to_owned(),
-                expected: json!(ending.tests_after),
-                got: json!(tests_after),
-            })
-        } else {
-            None
-        };
-    }
-    if let Some(divergence) = &divergence {
-        render.run_event(divergence);
+        divergence = end_divergence(
+            setup.task,
+            Ending {
+                source_sha256: &ending.source_sha256_after,
+                test_file_sha256: &ending.test_file_sha256_after,
+                tests: &ending.tests_after,
+            },
+            Ending {
+                source_sha256: &source_after,
+                test_file_sha256: &test_files_after,
+                tests: &tests_after,
+            },
+        );
     }
     if setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
             path: workspace.keep().to_string(),
         });
     }
-    let tests_pass = tests_after.passed() && test_files_after == record.test_file_sha256_before;
-    let exit_code = match (&divergence, tests_pass) {
-        (Some(_), _) => exit::DIVERGED,
-        (None, true) => exit::PASS,
-        (None, false) => exit::TESTS_FAIL,
-    };
-    render.run_event(&RunEvent::Verdict {
-        tests_pass,
-        replay_matched: Some(divergence.is_none()),
-        stop_reason: last_stop.map_or_else(|| "none".to_owned(), |reason| reason.to_string()),
-        exit_code,
-        metrics,
-    });
+    let tests_pass = verdict_passes(
+        &tests_after,
+        &record.test_file_sha256_before,
+        &test_files_after,
+    );
+    let stop_reason = last_stop.map_or_else(|| "none".to_owned(), |reason| reason.to_string());
+    let exit_code = judge(render, divergence, tests_pass, stop_reason, metrics);
     Ok(exit_code)
 }

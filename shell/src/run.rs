@@ -4,7 +4,7 @@
 use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use mend_core::{Codec, Config, ContextConfig, Millis, StopReason};
+use mend_core::{Codec, Config, ContextConfig, StopReason};
 
 use crate::attempt::{run_attempt, Attempt, Setup};
 use crate::clock::utc_stamp;
@@ -13,23 +13,29 @@ use crate::ollama::client::{Client, LiveSource, Secret};
 use crate::ollama::host::BaseUrl;
 use crate::record::{Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::render::{Render, RunEvent};
+use crate::task::Task;
 
 pub struct RunOptions<'a> {
-    pub model: &'a str,
-    pub codec: Codec,
+    /// The session to run: model, provider, prompts, tools, budgets.
+    pub config: Config,
     pub base: BaseUrl,
     pub api_key: Option<Secret>,
-    pub max_turns: u32,
-    pub task: Option<&'a str>,
     pub record: Utf8PathBuf,
     pub read_timeout: Duration,
-    pub deadline: Option<Duration>,
-    pub think: bool,
     /// Print the diff after the verdict.
     pub print_diff: bool,
-    /// End each request with a hint of the turn's context, and offer the `todo` tool.
-    pub context: bool,
     pub setup: Setup<'a>,
+}
+
+/// What `mend run` asks: `--task`, else the task file's prompt. Checked before the server is
+/// asked anything.
+pub fn prompt<'a>(flag: Option<&'a str>, task: &'a Task) -> Result<&'a str, MendError> {
+    flag.or(task.prompt.as_deref()).ok_or_else(|| {
+        MendError::usage(format!(
+            "{} has no task.prompt: add one, or say what to do with --task \"...\"",
+            task.origin
+        ))
+    })
 }
 
 /// Where the record goes when `--record` is not given.
@@ -102,13 +108,7 @@ pub fn connect(
 }
 
 pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendError> {
-    // Checked before the server is asked anything.
-    let Some(prompt) = options.task.or(options.setup.task.prompt.as_deref()) else {
-        return Err(MendError::usage(format!(
-            "{} has no task.prompt: add one, or say what to do with --task \"...\"",
-            options.setup.task.origin
-        )));
-    };
+    let config = &options.config;
     let Connection {
         client,
         server_version,
@@ -117,32 +117,15 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     } = connect(
         &options.base,
         options.read_timeout,
-        options.codec,
+        config.codec,
         options.api_key.clone(),
-        options.model,
+        &config.model,
     )?;
     render.run_event(&RunEvent::RunStart {
         command: "run".to_owned(),
-        model: options.model.to_owned(),
+        model: config.model.clone(),
         source: described,
     });
-
-    let task = options.setup.task;
-    let mut config = Config::new(
-        options.model,
-        &task.system_prompt,
-        prompt,
-        task.offered_tools(options.context),
-    );
-    config.max_turns = options.max_turns;
-    config.codec = options.codec;
-    if options.context {
-        config.context = Some(context_config(options.setup.repo));
-    }
-    config.think = options.think;
-    config.deadline = options
-        .deadline
-        .map(|budget| Millis(crate::driver::millis(budget)));
     let mut source = LiveSource { client: &client };
     let attempt = run_attempt(&options.setup, config.clone(), &mut source, render)?;
 
@@ -154,7 +137,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let record = Record {
         format: RECORD_FORMAT.to_owned(),
         description: None,
-        settings: SessionSettings::of(&config, &server, options.setup.repo),
+        settings: SessionSettings::of(config, &server, options.setup.repo),
         task: config.task.clone(),
         turns: attempt.transcript.turns.clone(),
         tool_calls: attempt.transcript.tool_calls.clone(),
@@ -197,7 +180,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
             .detail
             .as_deref()
             .unwrap_or("the model's turn did not complete");
-        eprintln!("mend: error: {}", with_hint(detail, options.model));
+        eprintln!("mend: error: {}", with_hint(detail, &config.model));
     }
     Ok(exit_code)
 }

@@ -1,13 +1,13 @@
-//! The throwaway copy every attempt works on, and the rules for which paths a tool may touch.
-//!
-//! The policy is decided on the path text first (a pure function, like codex's `safety.rs`), and
-//! only then checked against the disk, where a symlink could still lead out of the copy.
+//! The throwaway copy every attempt works on, and the disk-side check that a path stays inside
+//! it. Which paths a tool may name is decided on the text first, in [`crate::task::paths`].
 
 use std::fs;
 use std::io;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use tempfile::TempDir;
+
+use crate::error::MendError;
 
 /// A temporary copy of a repository, deleted on drop unless kept.
 pub struct Workspace {
@@ -17,7 +17,15 @@ pub struct Workspace {
 
 impl Workspace {
     /// Copies `original` into a fresh temporary directory. The original is only read.
-    pub fn copy_of(original: &Utf8Path) -> io::Result<Workspace> {
+    pub fn copy_of(original: &Utf8Path) -> Result<Workspace, MendError> {
+        Workspace::try_copy(original).map_err(|err| {
+            MendError::harness(format!(
+                "cannot copy {original} to a temporary workspace: {err}"
+            ))
+        })
+    }
+
+    fn try_copy(original: &Utf8Path) -> io::Result<Workspace> {
         let dir = tempfile::Builder::new()
             .prefix("mend-workspace-")
             .tempdir()?;
@@ -60,58 +68,6 @@ fn copy_tree(from: &Utf8Path, to: &Utf8Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Why a path given by the model was refused, before the disk was touched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PathRefusal {
-    Empty,
-    Absolute,
-    LeavesWorkspace,
-    NotAllowed,
-}
-
-/// Decides on the text alone whether `path` names one of `allowed` (relative, forward slashes).
-/// `./` prefixes and repeated slashes are tolerated; `..`, absolute paths and backslashes are not.
-pub fn allowed_path<'a>(path: &str, allowed: &[&'a str]) -> Result<&'a str, PathRefusal> {
-    if path.trim().is_empty() {
-        return Err(PathRefusal::Empty);
-    }
-    if path.starts_with('/') || path.starts_with('\\') || path.get(1..2) == Some(":") {
-        return Err(PathRefusal::Absolute);
-    }
-    let mut parts = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => return Err(PathRefusal::LeavesWorkspace),
-            part if part.contains('\\') => return Err(PathRefusal::NotAllowed),
-            part => parts.push(part),
-        }
-    }
-    let normal = parts.join("/");
-    allowed
-        .iter()
-        .find(|candidate| **candidate == normal)
-        .copied()
-        .ok_or(PathRefusal::NotAllowed)
-}
-
-impl PathRefusal {
-    /// The message the model gets: what was wrong and what it may use instead.
-    pub fn explain(&self, path: &str, allowed: &[&str]) -> String {
-        let options = allowed.join(", ");
-        match self {
-            PathRefusal::Empty => format!("the path is empty; use one of: {options}"),
-            PathRefusal::Absolute => {
-                format!("`{path}` is absolute; use a relative path, one of: {options}")
-            }
-            PathRefusal::LeavesWorkspace => {
-                format!("`{path}` leaves the repository; use one of: {options}")
-            }
-            PathRefusal::NotAllowed => format!("`{path}` is not allowed; use one of: {options}"),
-        }
-    }
-}
-
 /// Resolves an allowed relative path on disk and makes sure it stays inside `root`, following
 /// symlinks. Returns the real path to open.
 pub fn resolve_inside(root: &Utf8Path, relative: &str) -> Result<Utf8PathBuf, String> {
@@ -128,31 +84,5 @@ pub fn resolve_inside(root: &Utf8Path, relative: &str) -> Result<Utf8PathBuf, St
         Err(format!(
             "`{relative}` is a link that leads out of the repository; it cannot be opened"
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const ALLOWED: [&str; 2] = ["path_rules.py", "tests/test_path_rules.py"];
-
-    #[test]
-    fn the_allowlist_is_decided_on_the_text() {
-        let cases: [(&str, Result<&str, PathRefusal>); 10] = [
-            ("path_rules.py", Ok("path_rules.py")),
-            ("./path_rules.py", Ok("path_rules.py")),
-            ("tests//test_path_rules.py", Ok("tests/test_path_rules.py")),
-            ("", Err(PathRefusal::Empty)),
-            ("/etc/passwd", Err(PathRefusal::Absolute)),
-            ("C:/x.py", Err(PathRefusal::Absolute)),
-            ("tests/../path_rules.py", Err(PathRefusal::LeavesWorkspace)),
-            ("../secrets", Err(PathRefusal::LeavesWorkspace)),
-            ("tests\\test_path_rules.py", Err(PathRefusal::NotAllowed)),
-            ("README.md", Err(PathRefusal::NotAllowed)),
-        ];
-        for (path, expected) in cases {
-            assert_eq!(allowed_path(path, &ALLOWED), expected, "{path}");
-        }
     }
 }

@@ -59,6 +59,16 @@ fn answer(text: &str) -> Reply {
     ])
 }
 
+/// A server that plays the recorded repair's turns, then answers one follow-up.
+fn repair_then_answer(repair: &Value) -> Server {
+    let mut chats = fixture_replies(repair);
+    chats.push(answer("Nothing else: the four tests pass."));
+    Server::start(Script {
+        models: vec![(MODEL, DIGEST)],
+        chats,
+    })
+}
+
 fn spawn_chat(base: &str, repo: &std::path::Path, record: &std::path::Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_mend"))
         .args(["chat", "--sandbox", "none", "--host", base])
@@ -121,12 +131,7 @@ fn finish(mut child: Child, seen: &Mutex<String>) -> (i32, String, String) {
 #[test]
 fn a_conversation_repairs_the_sample_and_goes_on_in_the_same_history() {
     let repair = fixture("repair");
-    let mut chats = fixture_replies(&repair);
-    chats.push(answer("Nothing else: the four tests pass."));
-    let server = Server::start(Script {
-        models: vec![(MODEL, DIGEST)],
-        chats,
-    });
+    let server = repair_then_answer(&repair);
     let sample = repo_root().join("sample-repo");
     let sample_before = tree_digest(&sample);
     let dir = tempfile::tempdir().unwrap();
@@ -268,12 +273,7 @@ fn ctrl_c_interrupts_the_turn_and_the_conversation_goes_on() {
 #[test]
 fn a_recorded_conversation_replays_offline_and_a_changed_answer_diverges() {
     let repair = fixture("repair");
-    let mut chats = fixture_replies(&repair);
-    chats.push(answer("Nothing else: the four tests pass."));
-    let server = Server::start(Script {
-        models: vec![(MODEL, DIGEST)],
-        chats,
-    });
+    let server = repair_then_answer(&repair);
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("chat.json");
     let mut child = spawn_chat(&server.base, &repo_root().join("sample-repo"), &record);

@@ -3,12 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use camino::Utf8PathBuf;
 use mend::driver::{Driver, Observer};
 use mend::ollama::client::{Client, LiveSource};
 use mend::ollama::host::BaseUrl;
-use mend::pytest::TestRunner;
-use mend::sandbox::Sandbox;
 use mend_core::{Config, Event};
 
 /// The tests' scripted Ollama; the benchmark uses only part of it.
@@ -17,7 +14,7 @@ use mend_core::{Config, Event};
 mod server;
 
 use super::synthetic::{done_line, text_line, Rng};
-use super::{command, Row};
+use super::{command, Row, ToolFree};
 use server::{Ending, Reply, Script, Server};
 
 const LINES: usize = 300;
@@ -59,23 +56,13 @@ pub fn measure() -> Vec<Row> {
         None,
     );
     let mut source = LiveSource { client: &client };
-    let runner = TestRunner {
-        python: Utf8PathBuf::from("python3"),
-        sandbox: Sandbox::Unsandboxed,
-    };
-    let workspace = tempfile::tempdir().unwrap();
-    let root = Utf8PathBuf::from_path_buf(workspace.path().to_path_buf()).unwrap();
+    let parts = ToolFree::new();
     let mut stamps = Stamps(Vec::new());
-    let sample_task = mend::task::Task::locate(
-        camino::Utf8Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../sample-repo")),
-        None,
-    )
-    .unwrap();
     let mut driver = Driver {
         source: &mut source,
-        root: &root,
-        task: &sample_task,
-        runner: &runner,
+        root: &parts.root,
+        task: &parts.task,
+        runner: &parts.runner,
         observer: &mut stamps,
     };
     driver

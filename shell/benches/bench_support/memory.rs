@@ -5,14 +5,11 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use camino::Utf8PathBuf;
 use mend::driver::{Driver, ModelSource, Observer, StreamItem};
-use mend::pytest::TestRunner;
-use mend::sandbox::Sandbox;
 use mend_core::{ChatRequest, Config, Event};
 
 use super::synthetic::{done_line, text_line, Rng};
-use super::{command, Row};
+use super::{command, Row, ToolFree};
 
 const CHILD_ENV: &str = "MEND_BENCH_MEMORY_MB";
 const SIZES_MB: [u64; 2] = [10, 100];
@@ -85,26 +82,16 @@ fn peak_rss_kb() -> u64 {
 /// In the re-executed child: stream the given size through the driver, report the peak.
 pub fn child_mode() -> Option<String> {
     let megabytes: u64 = std::env::var(CHILD_ENV).ok()?.parse().ok()?;
-    let runner = TestRunner {
-        python: Utf8PathBuf::from("python3"),
-        sandbox: Sandbox::Unsandboxed,
-    };
-    let workspace = tempfile::tempdir().unwrap();
-    let root = Utf8PathBuf::from_path_buf(workspace.path().to_path_buf()).unwrap();
+    let parts = ToolFree::new();
     let mut source = Source {
         bytes: megabytes << 20,
         text: Arc::new(AtomicU64::new(0)),
     };
-    let sample_task = mend::task::Task::locate(
-        camino::Utf8Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../sample-repo")),
-        None,
-    )
-    .unwrap();
     let mut driver = Driver {
         source: &mut source,
-        root: &root,
-        task: &sample_task,
-        runner: &runner,
+        root: &parts.root,
+        task: &parts.task,
+        runner: &parts.runner,
         observer: &mut Discard,
     };
     let transcript = driver
@@ -112,7 +99,7 @@ pub fn child_mode() -> Option<String> {
         .unwrap();
     let streamed = transcript.metrics.streamed_bytes;
     // The record is part of the job: it must be written without holding the stream in memory.
-    let file = std::fs::File::create(workspace.path().join("turns.json")).unwrap();
+    let file = std::fs::File::create(parts.root.join("turns.json")).unwrap();
     serde_json::to_writer(std::io::BufWriter::new(file), &transcript.turns).unwrap();
     Some(format!(
         "{streamed} {} {}",

@@ -18,3 +18,28 @@ pub struct Row {
 pub fn command(name: &str) -> String {
     format!("cargo bench -p mend --bench harness -- {name}")
 }
+
+/// What a driver needs besides its model source, for streams that call no tool: the sample's
+/// task, a runner that is never started, and an empty workspace (deleted on drop).
+pub struct ToolFree {
+    pub task: mend::task::Task,
+    pub runner: mend::pytest::TestRunner,
+    pub root: camino::Utf8PathBuf,
+    _workspace: tempfile::TempDir,
+}
+
+impl ToolFree {
+    pub fn new() -> ToolFree {
+        let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../sample-repo");
+        let workspace = tempfile::tempdir().unwrap();
+        ToolFree {
+            task: mend::task::Task::locate(camino::Utf8Path::new(sample), None).unwrap(),
+            runner: mend::pytest::TestRunner {
+                python: "python3".into(),
+                sandbox: mend::sandbox::Sandbox::Unsandboxed,
+            },
+            root: camino::Utf8PathBuf::from_path_buf(workspace.path().to_path_buf()).unwrap(),
+            _workspace: workspace,
+        }
+    }
+}

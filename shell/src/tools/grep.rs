@@ -9,8 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::read_file::READ_FILE_CAP_BYTES;
 use super::table::GREP_MATCH_CAP;
-use super::{failure, optional_text, text_argument, ToolContext};
-use crate::task::paths::{files_under, PathSet};
+use super::{failure, optional_text, readable_files, text_argument, ToolContext};
 use crate::workspace::resolve_inside;
 
 /// A matched line longer than this is cut: minified files would flood the context.
@@ -37,22 +36,13 @@ pub fn grep(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcom
             ))
         }
     };
-    let narrow = match narrow.map(|glob| PathSet::new(vec![glob.to_owned()])) {
-        None => None,
-        Some(Ok(set)) => Some(set),
-        Some(Err((_, message))) => return failure(message),
-    };
-    let files = match files_under(context.root) {
+    let searched = match readable_files(context, narrow) {
         Ok(files) => files,
-        Err(err) => return failure(format!("the repository cannot be listed: {err}")),
+        Err(outcome) => return outcome,
     };
     let mut matches = Vec::new();
     let mut truncated = false;
-    let searched = files
-        .iter()
-        .filter(|file| context.task.readable.contains(file))
-        .filter(|file| narrow.as_ref().is_none_or(|set| set.contains(file)));
-    'files: for file in searched {
+    'files: for file in &searched {
         // Links out of the copy, big files and binary files are skipped, not reported.
         let Ok(real) = resolve_inside(context.root, file) else {
             continue;

@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use crate::error::MendError;
 use crate::interrupt::{Cut, Watch};
 use crate::pytest::TestRunner;
-use crate::task::paths::{allowed_path, PathSet};
+use crate::task::paths::{allowed_path, files_under, PathSet};
 use crate::task::{Task, ToolName};
 use crate::workspace::resolve_inside;
 
@@ -82,6 +82,25 @@ fn optional_text<'a>(
         None | Some(Value::Null) => Ok(None),
         Some(_) => text_argument(arguments, key).map(Some),
     }
+}
+
+/// The readable files of the copy, sorted, narrowed to those matching the glob `pattern` when
+/// one is given: what `list_files` lists and `grep` searches.
+fn readable_files(
+    context: &ToolContext,
+    pattern: Option<&str>,
+) -> Result<Vec<String>, ToolOutcome> {
+    let narrow = pattern
+        .map(|pattern| PathSet::new(vec![pattern.to_owned()]))
+        .transpose()
+        .map_err(|(_, message)| failure(message))?;
+    let files = files_under(context.root)
+        .map_err(|err| failure(format!("the repository cannot be listed: {err}")))?;
+    Ok(files
+        .into_iter()
+        .filter(|file| context.task.readable.contains(file))
+        .filter(|file| narrow.as_ref().is_none_or(|set| set.contains(file)))
+        .collect())
 }
 
 /// A path argument checked against `set` on the text, then on the disk (a link may still lead
