@@ -55,7 +55,7 @@ pub fn run_attempt(
     let task = setup.task;
     let test_file_sha256_before = set_sha256(setup.repo, &task.test.files)?;
     let source_sha256_before = set_sha256(setup.repo, &task.editable)?;
-    let workspace = Workspace::copy_of(setup.repo)?;
+    let workspace = Workspace::copy_of(setup.repo, &task.exclude)?;
 
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
     let tests_before = independent_check(setup.runner, &task.test, workspace.root())?;

@@ -81,7 +81,7 @@ pub fn chat(
     input: &mut dyn BufRead,
     render: &mut dyn Render,
 ) -> Result<u8, MendError> {
-    let workspace = Workspace::copy_of(setup.repo)?;
+    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
     render.run_event(&RunEvent::RunStart {
         command: "chat".to_owned(),
         model: setup.config.model.clone(),

@@ -154,7 +154,7 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
 fn verify(args: &CommonArgs) -> Result<u8, MendError> {
     let repo = args.setup.repo(None);
     let (task, runner) = args.setup.task_and_runner(&repo)?;
-    let workspace = Workspace::copy_of(&repo)?;
+    let workspace = Workspace::copy_of(&repo, &task.exclude)?;
     let mut render = renderer(args.json, false);
     render.run_event(&RunEvent::sandbox(&runner.sandbox));
     let run = independent_check(&runner, &task.test, workspace.root())?;

@@ -39,7 +39,7 @@ pub fn replay_chat(
         source: path.to_string(),
     });
     let config = record.settings.config("", setup.task)?;
-    let workspace = Workspace::copy_of(setup.repo)?;
+    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
 
     let mut metrics = RunMetrics::default();

@@ -1,31 +1,36 @@
 //! The throwaway copy every attempt works on, and the disk-side check that a path stays inside
 //! it. Which paths a tool may name is decided on the text first, in [`crate::task::paths`].
 
-use std::fs;
+use std::fs::{self, File, FileTimes};
 use std::io;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use tempfile::TempDir;
 
 use crate::error::MendError;
+use crate::task::copy::Exclusion;
+use crate::task::paths::{special_kind, Skipped};
 
 /// A temporary copy of a repository, deleted on drop unless kept.
 pub struct Workspace {
     dir: TempDir,
     root: Utf8PathBuf,
+    skipped: Vec<(String, Skipped)>,
 }
 
 impl Workspace {
-    /// Copies `original` into a fresh temporary directory. The original is only read.
-    pub fn copy_of(original: &Utf8Path) -> Result<Workspace, MendError> {
-        Workspace::try_copy(original).map_err(|err| {
+    /// Copies `original` into a fresh temporary directory, leaving out what `exclude` names.
+    /// The original is only read.
+    pub fn copy_of(original: &Utf8Path, exclude: &Exclusion) -> Result<Workspace, MendError> {
+        Workspace::try_copy(original, exclude).map_err(|err| {
             MendError::harness(format!(
                 "cannot copy {original} to a temporary workspace: {err}"
             ))
         })
     }
 
-    fn try_copy(original: &Utf8Path) -> io::Result<Workspace> {
+    fn try_copy(original: &Utf8Path, exclude: &Exclusion) -> io::Result<Workspace> {
         let dir = tempfile::Builder::new()
             .prefix("mend-workspace-")
             .tempdir()?;
@@ -35,12 +40,26 @@ impl Workspace {
                 path.display()
             ))
         })?;
-        copy_tree(original, &root)?;
-        Ok(Workspace { dir, root })
+        let mut copy = Copy {
+            exclude,
+            skipped: Vec::new(),
+        };
+        copy.tree(original, &root, "")?;
+        copy.skipped.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Workspace {
+            dir,
+            root,
+            skipped: copy.skipped,
+        })
     }
 
     pub fn root(&self) -> &Utf8Path {
         &self.root
+    }
+
+    /// What the copy could not carry over as it is, by path.
+    pub fn skipped(&self) -> &[(String, Skipped)] {
+        &self.skipped
     }
 
     /// Keeps the copy on disk after mend exits and returns where it is.
@@ -50,22 +69,101 @@ impl Workspace {
     }
 }
 
-fn copy_tree(from: &Utf8Path, to: &Utf8Path) -> io::Result<()> {
-    for entry in from.read_dir_utf8()? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            fs::create_dir(&target)?;
-            copy_tree(entry.path(), &target)?;
-        } else if kind.is_symlink() {
-            // Copied as a link, not followed: the confinement check must see it for what it is.
-            std::os::unix::fs::symlink(fs::read_link(entry.path())?, &target)?;
-        } else {
-            fs::copy(entry.path(), &target)?;
+/// One copy in progress.
+struct Copy<'a> {
+    exclude: &'a Exclusion,
+    skipped: Vec<(String, Skipped)>,
+}
+
+impl Copy<'_> {
+    /// Copies the entries of the folder `from` into the existing folder `to`. Files and folders
+    /// keep their modification times and permissions, so a build tool sees in the copy the
+    /// same ages it sees in the original (a stale build output stays older than its source).
+    fn tree(&mut self, from: &Utf8Path, to: &Utf8Path, relative: &str) -> io::Result<()> {
+        for entry in from.read_dir_utf8()? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let path = if relative.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{relative}/{name}")
+            };
+            if self.exclude.excludes_entry(&path) {
+                continue;
+            }
+            let target = to.join(name);
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                self.folder(entry.path(), &target, &path)?;
+            } else if kind.is_symlink() {
+                // Copied as a link, not followed: the confinement check must see it for what it
+                // is. (Its own time is not kept: std cannot set it, and tools follow links.)
+                std::os::unix::fs::symlink(fs::read_link(entry.path())?, &target)?;
+            } else if let Some(special) = special_kind(kind) {
+                // Opening a FIFO blocks until someone writes to it, a device may never end.
+                self.skipped.push((path, Skipped::Special(special)));
+            } else {
+                self.file(entry.path(), &target, &path)?;
+            }
         }
+        Ok(())
     }
-    Ok(())
+
+    fn folder(&mut self, from: &Utf8Path, to: &Utf8Path, relative: &str) -> io::Result<()> {
+        let meta = fs::symlink_metadata(from)?;
+        fs::create_dir(to)?;
+        match self.tree(from, to, relative) {
+            Ok(()) => {}
+            Err(err) if err.kind() == io::ErrorKind::PermissionDenied && is_empty(to) => {
+                // The original cannot be listed, so there is nothing to copy.
+                self.skipped
+                    .push((relative.to_owned(), Skipped::UnreadableFolder));
+            }
+            Err(err) => return Err(err),
+        }
+        let handle = File::open(to)?;
+        handle.set_times(times_of(&meta)?)?;
+        // The owner keeps the right to list, change and delete the copy, or the copy could
+        // not be cleaned up.
+        handle.set_permissions(fs::Permissions::from_mode(
+            meta.permissions().mode() | 0o700,
+        ))
+    }
+
+    fn file(&mut self, from: &Utf8Path, to: &Utf8Path, relative: &str) -> io::Result<()> {
+        let meta = fs::symlink_metadata(from)?;
+        let mut target = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(to)?;
+        match File::open(from) {
+            Ok(mut source) => {
+                io::copy(&mut source, &mut target)?;
+            }
+            Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {
+                // Left empty, and as unreadable as the original: the tests see it exist and
+                // fail to open it, as they would in place.
+                self.skipped
+                    .push((relative.to_owned(), Skipped::UnreadableFile));
+            }
+            Err(err) => return Err(err),
+        }
+        target.set_times(times_of(&meta)?)?;
+        target.set_permissions(meta.permissions())
+    }
+}
+
+fn times_of(meta: &fs::Metadata) -> io::Result<FileTimes> {
+    Ok(FileTimes::new()
+        .set_accessed(meta.accessed()?)
+        .set_modified(meta.modified()?))
+}
+
+fn is_empty(folder: &Utf8Path) -> bool {
+    folder
+        .read_dir_utf8()
+        .is_ok_and(|mut entries| entries.next().is_none())
 }
 
 /// Resolves an allowed relative path on disk and makes sure it stays inside `root`, following

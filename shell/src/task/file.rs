@@ -16,6 +16,8 @@ pub struct TaskFile {
     pub model: ModelTable,
     #[serde(default)]
     pub shell: ShellTable,
+    #[serde(default)]
+    pub copy: CopyTable,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -67,6 +69,13 @@ pub struct ModelTable {
 pub struct ShellTable {
     pub timeout_seconds: Option<Spanned<u64>>,
     pub output_chars: Option<Spanned<usize>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CopyTable {
+    /// Replaces the default list of caches left out of the copy.
+    pub exclude: Option<Vec<Spanned<String>>>,
 }
 
 fn yes() -> bool {

@@ -2,6 +2,7 @@
 //! tools may read and write, how the tests run, which tools it gets. `docs/task-file.md`
 //! documents every field; the sample's own file is `sample-repo/mend.toml`.
 
+pub mod copy;
 mod file;
 pub mod paths;
 
@@ -15,6 +16,7 @@ use toml::Spanned;
 
 use crate::atomic;
 use crate::error::MendError;
+use copy::Exclusion;
 use file::TaskFile;
 pub use paths::PathSet;
 
@@ -70,6 +72,8 @@ pub struct Task {
     pub tools: Vec<ToolName>,
     pub read_file_line_range: bool,
     pub shell: ShellLimits,
+    /// What the throwaway copy leaves out (`copy.exclude`); no path set reaches into it.
+    pub exclude: Exclusion,
 }
 
 /// How the independent check reads the test command's result.
@@ -148,9 +152,23 @@ impl Task {
                 |(index, message)| at(spans.get(index).cloned(), &format!("{field}: {message}")),
             )
         };
-        let readable = set("paths.readable", raw.paths.readable)?;
-        let editable = set("paths.editable", raw.paths.editable)?;
-        let files = set("test.files", raw.test.files)?;
+        let exclude = match raw.copy.exclude {
+            None => Exclusion::defaults(),
+            Some(globs) => {
+                let spans: Vec<Range<usize>> = globs.iter().map(Spanned::span).collect();
+                Exclusion::new(globs.into_iter().map(Spanned::into_inner).collect()).map_err(
+                    |(index, message)| {
+                        at(
+                            spans.get(index).cloned(),
+                            &format!("copy.exclude: {message}"),
+                        )
+                    },
+                )?
+            }
+        };
+        let readable = set("paths.readable", raw.paths.readable)?.excluding(&exclude);
+        let editable = set("paths.editable", raw.paths.editable)?.excluding(&exclude);
+        let files = set("test.files", raw.test.files)?.excluding(&exclude);
 
         let command_span = raw.test.command.span();
         let argv = raw.test.command.into_inner();
@@ -254,6 +272,7 @@ impl Task {
             tools,
             read_file_line_range: raw.tools.read_file_line_range,
             shell,
+            exclude,
         })
     }
 

@@ -2,9 +2,12 @@
 //! it may write, which the verdict rests on. `*` stays inside one folder, `**` crosses folders.
 
 use std::io;
+use std::os::unix::fs::FileTypeExt;
 
 use camino::Utf8Path;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use super::copy::Exclusion;
 
 /// A walk of a repository stops here: mend is for small repositories, and a runaway walk would
 /// stall every tool call.
@@ -14,6 +17,9 @@ pub const WALK_LIMIT: usize = 50_000;
 pub struct PathSet {
     patterns: Vec<String>,
     matcher: GlobSet,
+    /// What the copy leaves out is in no set: a file there would be seen in the original and
+    /// missed in the copy.
+    exclude: Exclusion,
 }
 
 impl PathSet {
@@ -37,7 +43,19 @@ impl PathSet {
         let matcher = builder
             .build()
             .map_err(|err| (0, format!("the globs cannot be combined: {err}")))?;
-        Ok(PathSet { patterns, matcher })
+        Ok(PathSet {
+            patterns,
+            matcher,
+            exclude: Exclusion::none(),
+        })
+    }
+
+    /// The same set without what `exclude` leaves out of the copy.
+    pub fn excluding(self, exclude: &Exclusion) -> PathSet {
+        PathSet {
+            exclude: exclude.clone(),
+            ..self
+        }
     }
 
     pub fn patterns(&self) -> &[String] {
@@ -46,7 +64,7 @@ impl PathSet {
 
     /// Whether a normalised relative path (see [`normalize`]) is in the set.
     pub fn contains(&self, relative: &str) -> bool {
-        self.matcher.is_match(relative)
+        self.matcher.is_match(relative) && !self.exclude.excludes(relative)
     }
 
     /// The one file the set names, when it is a single plain path: then a tool needs no `path`.
@@ -68,7 +86,7 @@ impl PathSet {
 
     /// Every file under `root` in the set, sorted.
     pub fn files_in(&self, root: &Utf8Path) -> io::Result<Vec<String>> {
-        Ok(files_under(root)?
+        Ok(files_under(root, &self.exclude)?
             .into_iter()
             .filter(|file| self.contains(file))
             .collect())
@@ -135,35 +153,106 @@ impl PathRefusal {
     }
 }
 
-/// Every file under `root` as a relative path, sorted. Links are listed, never followed, so a
-/// link to a folder outside cannot pull that folder in; `.git` is skipped.
-pub fn files_under(root: &Utf8Path) -> io::Result<Vec<String>> {
-    let mut files = Vec::new();
+/// Every file under `root` as a relative path, sorted: regular files and links (see [`walk`]).
+pub fn files_under(root: &Utf8Path, exclude: &Exclusion) -> io::Result<Vec<String>> {
+    Ok(walk(root, exclude)?.files)
+}
+
+/// What a walk of the repository saw.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// Regular files and links of every kind (to files, to folders, broken, leading out),
+    /// sorted.
+    pub files: Vec<String>,
+    /// What it could not or would not look at, sorted by path.
+    pub skipped: Vec<(String, Skipped)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skipped {
+    /// A FIFO, socket or device: reading one can block forever or never end.
+    Special(&'static str),
+    /// A folder whose entries cannot be listed.
+    UnreadableFolder,
+    /// A file that cannot be opened (found by the copy, which opens every file).
+    UnreadableFile,
+}
+
+impl Skipped {
+    pub fn describe(self) -> String {
+        match self {
+            Skipped::Special(kind) => format!("a {kind}, which mend does not copy or read"),
+            Skipped::UnreadableFolder => {
+                "a folder that cannot be listed (permission denied); the copy has it empty"
+                    .to_owned()
+            }
+            Skipped::UnreadableFile => {
+                "a file that cannot be read (permission denied); the copy has it empty and as unreadable"
+                    .to_owned()
+            }
+        }
+    }
+}
+
+/// The special kinds of file, by name; `None` for folders, files and links.
+pub fn special_kind(kind: std::fs::FileType) -> Option<&'static str> {
+    if kind.is_fifo() {
+        Some("FIFO (named pipe)")
+    } else if kind.is_socket() {
+        Some("socket")
+    } else if kind.is_block_device() || kind.is_char_device() {
+        Some("device file")
+    } else {
+        None
+    }
+}
+
+/// Walks `root`. Links are listed, never followed, so a link to a folder outside cannot pull
+/// that folder in; `.git` and what `exclude` leaves out of the copy are skipped silently;
+/// special files and folders that cannot be listed are skipped and reported.
+pub fn walk(root: &Utf8Path, exclude: &Exclusion) -> io::Result<Walk> {
+    let mut seen = Walk::default();
     let mut pending = vec![String::new()];
     while let Some(folder) = pending.pop() {
-        for entry in root.join(&folder).read_dir_utf8()? {
+        let entries = match root.join(&folder).read_dir_utf8() {
+            Ok(entries) => entries,
+            Err(err) if !folder.is_empty() && err.kind() == io::ErrorKind::PermissionDenied => {
+                seen.skipped.push((folder, Skipped::UnreadableFolder));
+                continue;
+            }
+            Err(err) => return Err(err),
+        };
+        for entry in entries {
             let entry = entry?;
             let relative = if folder.is_empty() {
                 entry.file_name().to_owned()
             } else {
                 format!("{folder}/{}", entry.file_name())
             };
-            if entry.file_type()?.is_dir() {
+            let kind = entry.file_type()?;
+            if exclude.excludes_entry(&relative) {
+                continue;
+            }
+            if kind.is_dir() {
                 if entry.file_name() != ".git" {
                     pending.push(relative);
                 }
+            } else if let Some(special) = special_kind(kind) {
+                seen.skipped.push((relative, Skipped::Special(special)));
             } else {
-                files.push(relative);
+                seen.files.push(relative);
             }
-            if files.len() + pending.len() > WALK_LIMIT {
+            if seen.files.len() + pending.len() > WALK_LIMIT {
                 return Err(io::Error::other(format!(
-                    "the repository has more than {WALK_LIMIT} entries; mend is meant for small repositories"
+                    "the repository has more than {WALK_LIMIT} entries; mend is meant for small repositories \
+                     (leave big folders out of the copy with copy.exclude)"
                 )));
             }
         }
     }
-    files.sort();
-    Ok(files)
+    seen.files.sort();
+    seen.skipped.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(seen)
 }
 
 #[cfg(test)]
@@ -262,7 +351,10 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "x").unwrap();
         }
-        assert_eq!(files_under(root).unwrap(), ["a/b/c.txt", "a/z.py", "b.py"]);
+        assert_eq!(
+            files_under(root, &Exclusion::none()).unwrap(),
+            ["a/b/c.txt", "a/z.py", "b.py"]
+        );
         assert_eq!(
             set(&["**/*.py"]).files_in(root).unwrap(),
             ["a/z.py", "b.py"]

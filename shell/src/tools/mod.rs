@@ -94,7 +94,7 @@ fn readable_files(
         .map(|pattern| PathSet::new(vec![pattern.to_owned()]))
         .transpose()
         .map_err(|(_, message)| failure(message))?;
-    let files = files_under(context.root)
+    let files = files_under(context.root, &context.task.exclude)
         .map_err(|err| failure(format!("the repository cannot be listed: {err}")))?;
     Ok(files
         .into_iter()
