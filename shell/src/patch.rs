@@ -11,7 +11,7 @@ use std::fs;
 use camino::Utf8Path;
 
 use crate::atomic;
-use crate::changes::{digest_of, file_digests, set_sha256};
+use crate::changes::{digest_of, file_digests, set_sha256, untextual_files};
 use crate::error::MendError;
 use crate::record::Record;
 use crate::task::paths::allowed_path;
@@ -44,6 +44,14 @@ pub fn apply_record(record: &Record, repo: &Utf8Path, task: &Task) -> Result<App
     }
     if checks.diff.is_empty() {
         return Ok(Applied::NothingToApply);
+    }
+    let untextual = untextual_files(&checks.diff);
+    if !untextual.is_empty() {
+        return Err(MendError::refused(format!(
+            "the run changed {}, which a text patch cannot carry (a link, or a binary, huge or unreadable file); \
+             nothing was applied — replay it with --keep-workspace and copy the files from there",
+            untextual.join(", ")
+        )));
     }
     let mut patched = BTreeMap::new();
     for (file, section) in file_sections(&checks.diff)? {

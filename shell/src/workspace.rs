@@ -172,10 +172,17 @@ pub fn resolve_inside(root: &Utf8Path, relative: &str) -> Result<Utf8PathBuf, St
     let real_root = root
         .canonicalize_utf8()
         .map_err(|err| format!("the workspace is not readable: {err}"))?;
-    let real = root
-        .join(relative)
-        .canonicalize_utf8()
-        .map_err(|err| format!("`{relative}` cannot be opened: {err}"))?;
+    let named = root.join(relative);
+    let real = named.canonicalize_utf8().map_err(|err| {
+        match (err.kind(), fs::read_link(&named)) {
+            (io::ErrorKind::NotFound, Ok(target)) => format!(
+                "`{relative}` is a link to `{}`, which does not exist (a broken link); it cannot be opened",
+                target.display()
+            ),
+            (io::ErrorKind::NotFound, Err(_)) => format!("`{relative}` does not exist"),
+            _ => format!("`{relative}` cannot be opened: {err}"),
+        }
+    })?;
     if real.starts_with(&real_root) {
         Ok(real)
     } else {

@@ -5,7 +5,7 @@ use std::fs;
 use mend_core::ToolOutcome;
 use serde_json::{json, Map, Value};
 
-use super::{failure, path_in, text_argument, ToolContext};
+use super::{failure, path_in, text_argument, text_file, ToolContext};
 
 /// Files larger than this are refused whole rather than flooding the model's context; with line
 /// ranges on, the model is told to read them in parts.
@@ -32,7 +32,7 @@ pub fn read_file(context: &ToolContext, arguments: &Map<String, Value>) -> ToolO
         READ_FILE_CAP_BYTES
     };
     match fs::metadata(&real) {
-        Ok(meta) if meta.len() > cap => {
+        Ok(meta) if meta.is_file() && meta.len() > cap => {
             let hint = if context.task.read_file_line_range && range.is_none() {
                 "; read it in parts with start_line and end_line"
             } else {
@@ -46,9 +46,9 @@ pub fn read_file(context: &ToolContext, arguments: &Map<String, Value>) -> ToolO
         Ok(_) => {}
         Err(err) => return failure(format!("`{relative}` cannot be read: {err}")),
     }
-    let text = match fs::read_to_string(&real) {
+    let text = match text_file(&relative, &real, cap) {
         Ok(text) => text,
-        Err(err) => return failure(format!("`{relative}` cannot be read as UTF-8 text: {err}")),
+        Err(outcome) => return outcome,
     };
     let Some((start, end)) = range else {
         return ToolOutcome::Success {

@@ -5,8 +5,13 @@ use std::fs;
 use mend_core::ToolOutcome;
 use serde_json::{json, Map, Value};
 
-use super::{check_landing, editable_path, failure, optional_text, text_argument, ToolContext};
+use super::{
+    check_landing, editable_path, failure, optional_text, text_argument, text_file, ToolContext,
+};
 use crate::workspace::resolve_inside;
+
+/// The biggest file an edit reads whole and writes back.
+const REPLACE_TEXT_CAP_BYTES: u64 = 16 * 1024 * 1024;
 
 pub fn replace_text(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcome {
     let (old, new) = match (
@@ -44,9 +49,9 @@ pub fn replace_text(context: &ToolContext, arguments: &Map<String, Value>) -> To
     if let Err(outcome) = check_landing(context, &file, &real) {
         return outcome;
     }
-    let text = match fs::read_to_string(&real) {
+    let text = match text_file(&file, &real, REPLACE_TEXT_CAP_BYTES) {
         Ok(text) => text,
-        Err(err) => return failure(format!("{file} cannot be read: {err}")),
+        Err(outcome) => return outcome,
     };
     let positions = occurrences(&text, old);
     let [at] = positions.as_slice() else {

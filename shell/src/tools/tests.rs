@@ -530,3 +530,5 @@ fn a_link_to_another_editable_file_may_be_written() {
         "SEP = '|'\n"
     );
 }
+
+mod survivable;

@@ -63,6 +63,18 @@ pub fn write_file(context: &ToolContext, arguments: &Map<String, Value>) -> Tool
         Ok(real) => real,
         Err(outcome) => return outcome,
     };
+    if target.is_dir() {
+        return failure(format!(
+            "`{relative}` is a folder; write_file writes a file, so name a file inside it"
+        ));
+    }
+    if let Ok(meta) = fs::metadata(&target) {
+        if !meta.is_file() {
+            return failure(format!(
+                "`{relative}` is not a regular file (a pipe, socket or device); it cannot be written"
+            ));
+        }
+    }
     match fs::write(&target, text) {
         Ok(()) => ToolOutcome::Success {
             value: json!({"path": relative, "bytes": text.len(), "created": !existed}),
