@@ -191,3 +191,136 @@ pub fn resolve_inside(root: &Utf8Path, relative: &str) -> Result<Utf8PathBuf, St
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    use std::time::{Duration, SystemTime};
+
+    use camino::Utf8Path;
+
+    use super::Workspace;
+    use crate::task::copy::Exclusion;
+    use crate::task::paths::Skipped;
+
+    /// (relative path, modification time, mode) of every entry below `root`, links by target.
+    fn entries(root: &Utf8Path) -> Vec<(String, String)> {
+        let mut seen = Vec::new();
+        let mut pending = vec![root.to_owned()];
+        while let Some(folder) = pending.pop() {
+            for entry in folder.read_dir_utf8().unwrap() {
+                let entry = entry.unwrap();
+                let relative = entry.path().strip_prefix(root).unwrap().to_string();
+                let meta = fs::symlink_metadata(entry.path()).unwrap();
+                let shown = if meta.is_symlink() {
+                    format!("-> {}", fs::read_link(entry.path()).unwrap().display())
+                } else {
+                    format!(
+                        "{:?} {:o}",
+                        meta.modified().unwrap(),
+                        meta.permissions().mode() & 0o7777
+                    )
+                };
+                if meta.is_dir() {
+                    pending.push(entry.path().to_owned());
+                }
+                seen.push((relative, shown));
+            }
+        }
+        seen.sort();
+        seen
+    }
+
+    #[test]
+    fn the_copy_keeps_times_permissions_and_links_and_leaves_caches_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let original = Utf8Path::from_path(dir.path()).unwrap();
+        let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_600_000_000);
+        for (file, mode) in [
+            ("src/lib.rs", 0o644),
+            ("run.sh", 0o755),
+            ("locked.txt", 0o400),
+            ("target/debug/demo", 0o755),
+        ] {
+            let path = original.join(file);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, file).unwrap();
+            fs::set_permissions(&path, fs::Permissions::from_mode(mode)).unwrap();
+            fs::File::options()
+                .write(true)
+                .open(&path)
+                .or_else(|_| fs::File::open(&path))
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+        for cache in [
+            "src/__pycache__/lib.pyc",
+            ".pytest_cache/v/x",
+            "deep/.mypy_cache/y",
+        ] {
+            let path = original.join(cache);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, "cache").unwrap();
+        }
+        symlink("../src", original.join("target/src")).unwrap();
+        symlink("nowhere", original.join("broken")).unwrap();
+        let fifo = std::process::Command::new("mkfifo")
+            .arg(original.join("src/pipe"))
+            .status()
+            .unwrap();
+        assert!(fifo.success());
+        fs::set_permissions(original.join("target"), fs::Permissions::from_mode(0o555)).unwrap();
+        for folder in ["src", "target/debug", "target"] {
+            fs::File::open(original.join(folder))
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+
+        let copy = Workspace::copy_of(original, &Exclusion::defaults()).unwrap();
+        let mut expected: Vec<(String, String)> = entries(original)
+            .into_iter()
+            .filter(|(path, _)| !path.contains("cache") && path != "src/pipe")
+            .collect();
+        // A folder's owner keeps the right to change and delete the copy.
+        for (path, shown) in &mut expected {
+            if path == "target" {
+                *shown = shown.replace(" 555", " 755");
+            }
+        }
+        // A folder keeps its time even when a cache inside it was left out.
+        assert_eq!(entries(copy.root()), expected);
+        assert_eq!(
+            copy.skipped(),
+            [("src/pipe".to_owned(), Skipped::Special("FIFO (named pipe)"))]
+        );
+        assert_eq!(
+            fs::read_to_string(copy.root().join("locked.txt")).unwrap(),
+            "locked.txt"
+        );
+        fs::set_permissions(original.join("target"), fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn an_exclusion_the_task_names_replaces_the_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let original = Utf8Path::from_path(dir.path()).unwrap();
+        for file in ["data/raw/big.csv", "data/small.csv", "__pycache__/x.pyc"] {
+            let path = original.join(file);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, "x").unwrap();
+        }
+        let exclude = Exclusion::new(vec!["data/raw".to_owned()]).unwrap();
+        let copy = Workspace::copy_of(original, &exclude).unwrap();
+        let paths: Vec<String> = entries(copy.root())
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect();
+        assert_eq!(
+            paths,
+            ["__pycache__", "__pycache__/x.pyc", "data", "data/small.csv"]
+        );
+    }
+}

@@ -224,3 +224,37 @@ fn a_missing_task_file_names_where_it_was_looked_for_and_the_fix() {
         ))
     );
 }
+
+#[test]
+fn copy_exclude_replaces_the_default_caches_and_no_path_set_reaches_into_it() {
+    let defaults = parse(MINIMAL).unwrap();
+    assert_eq!(
+        (
+            defaults.exclude.patterns().to_vec(),
+            defaults.editable.contains("src/pkg/__pycache__/x.py"),
+            defaults.editable.contains("src/pkg/x.py"),
+        ),
+        (
+            copy::DEFAULT_EXCLUDE.map(str::to_owned).to_vec(),
+            false,
+            true
+        )
+    );
+    let own = parse(&format!(
+        "{MINIMAL}\n[copy]\nexclude = [\"src/vendored\"]\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        (
+            own.exclude.patterns().to_vec(),
+            own.editable.contains("src/vendored/x.py"),
+            own.readable.contains("src/vendored/x.py"),
+            own.editable.contains("src/pkg/__pycache__/x.py"),
+        ),
+        (vec!["src/vendored".to_owned()], false, false, true)
+    );
+    assert_eq!(
+        parse(&format!("{MINIMAL}\n[copy]\nexclude = [\"ok\", \"../up\"]\n")).err(),
+        Some("mend.toml:18: copy.exclude: `../up` must be a name or a path relative to the repository, without `..` (see docs/task-file.md)".to_owned())
+    );
+}
