@@ -24,6 +24,7 @@ pub mod replay_chat;
 pub mod run;
 pub mod sandbox;
 pub mod spill;
+pub mod survey;
 pub mod task;
 pub mod tools;
 pub mod truncate;

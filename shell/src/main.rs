@@ -38,6 +38,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             let repo = args.common.setup.repo(None);
             let (task, runner) = args.common.setup.task_and_runner(&repo)?;
             let prompt = mend::run::prompt(args.task.as_deref(), &task)?;
+            mend::survey::warn(&repo, &task)?;
             let config = Config {
                 deadline: args
                     .deadline
@@ -115,7 +116,9 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             repo,
             task_file,
         } => {
-            print_task(&Task::locate(&repo, task_file.as_deref())?, json);
+            let task = Task::locate(&repo, task_file.as_deref())?;
+            mend::survey::warn(&repo, &task)?;
+            print_task(&task, json);
             Ok(exit::PASS)
         }
     }
@@ -154,6 +157,7 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
 fn verify(args: &CommonArgs) -> Result<u8, MendError> {
     let repo = args.setup.repo(None);
     let (task, runner) = args.setup.task_and_runner(&repo)?;
+    mend::survey::warn(&repo, &task)?;
     let workspace = Workspace::copy_of(&repo, &task.exclude)?;
     let mut render = renderer(args.json, false);
     render.run_event(&RunEvent::sandbox(&runner.sandbox));

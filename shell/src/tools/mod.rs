@@ -12,6 +12,8 @@ mod shell;
 pub mod table;
 mod write_file;
 
+pub use read_file::READ_FILE_CAP_BYTES;
+
 use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::ToolOutcome;
 use serde_json::{Map, Value};
