@@ -77,7 +77,10 @@ fn oddity(path: &Utf8Path, real_root: &Utf8Path) -> Option<String> {
     });
     match opened {
         Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {
-            return Some("a file mend cannot read (permission denied): the copy has it empty and unreadable".to_owned())
+            return Some(
+                "a file mend cannot read (permission denied): the copy has it empty and unreadable"
+                    .to_owned(),
+            )
         }
         Err(err) => return Some(format!("a file mend cannot read ({err})")),
         Ok(()) => {}
