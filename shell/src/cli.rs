@@ -17,7 +17,7 @@ Exit codes:
   3  replay divergence: a tool result, the stop or the outcome differs from the record
   4  refused: the record is unreadable, or the repository changed since it was recorded
   5  model server error: unreachable, unknown model, HTTP error, broken stream
-  6  harness error: Python or pytest missing, a file that could not be written
+  6  harness error: Python or pytest missing, a file that could not be read or written
   130  interrupted by Ctrl-C (the record is still written, with stop `cancelled`)";
 
 /// mend: a small, auditable coding-agent harness. A model proposes tool calls; mend runs the
