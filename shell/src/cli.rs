@@ -287,7 +287,8 @@ pub struct Recorded<'a> {
 impl<'a> Recorded<'a> {
     pub fn of(settings: &'a crate::record::SessionSettings) -> Recorded<'a> {
         Recorded {
-            repo: settings.repo.as_deref(),
+            // Records made before records named their repository are the sample's.
+            repo: Some(settings.repo.as_deref().unwrap_or(LEGACY_REPO)),
             python: settings.python.as_deref(),
             sandbox: settings
                 .sandbox_choice
@@ -401,6 +402,10 @@ fn check_folder(repo: &Utf8Path, fix: &str) -> Result<(), MendError> {
         ))),
     }
 }
+
+/// The repository of a record that names none: the fixtures of the sample, relative to the mend
+/// checkout.
+pub const LEGACY_REPO: &str = "sample-repo";
 
 /// The record `mend replay` reads when none is named: the mend checkout's recorded repair,
 /// when mend runs there.

@@ -106,7 +106,8 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             task_file,
         } => {
             let record = Record::read(&record)?;
-            let repo = repository(repo.as_deref(), record.settings.repo.as_deref())?;
+            let recorded = Recorded::of(&record.settings);
+            let repo = repository(repo.as_deref(), recorded.repo)?;
             let task = Task::locate(&repo, task_file.as_deref())?;
             match mend::patch::apply_record(&record, &repo, &task)? {
                 mend::patch::Applied::NothingToApply => {

@@ -5,7 +5,7 @@
 //! from, and the result must hash to exactly what the run ended with, so there is no fuzzy
 //! matching anywhere: it applies exactly, every file, or not at all.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 
 use camino::Utf8Path;
@@ -113,10 +113,8 @@ fn changed_since(
         let mut now = file_digests(repo, &task.test.files)?;
         now.extend(file_digests(repo, &task.editable)?);
         let mut changes = Vec::new();
-        for file in before
-            .keys()
-            .chain(now.keys().filter(|file| !before.contains_key(*file)))
-        {
+        let files: BTreeSet<&String> = before.keys().chain(now.keys()).collect();
+        for file in files {
             match (before.get(file), now.get(file)) {
                 (Some(_), None) => changes.push(format!("{file} was removed")),
                 (None, Some(_)) => changes.push(format!("{file} is new")),

@@ -18,7 +18,8 @@ pub struct PythonFacts {
 impl PythonFacts {
     pub fn summary(&self) -> String {
         let versions = match &self.versions {
-            Ok(versions) | Err(versions) => versions,
+            Ok(versions) => versions,
+            Err(_) => "no pytest there (see the note below)",
         };
         format!("{} ({}): {versions}", self.path, self.found.describe())
     }
