@@ -45,7 +45,7 @@ timeout_seconds = {timeout}
 files = {tests}
 report = \"{report}\"   {report_comment}
 # Let the test runner load the plugins installed with it (pytest-mock, pytest-asyncio, ...).
-# plugins = true
+plugins = true
 
 [tools]
 enabled = [\"list_files\", \"grep\", \"read_file\", \"write_file\", \"replace_text\", \"run_tests\"]
