@@ -86,6 +86,27 @@ fn a_run_records_into_the_repository_and_replays_and_applies_from_anywhere() {
             &Value::from("none")
         )
     );
+    // The records of earlier runs stay out of every later copy.
+    let kept = mend_with_env(
+        &repo,
+        &["verify", "--json", "--sandbox", "none", "--keep-workspace"],
+        &[],
+    );
+    let copy_path = kept
+        .events()
+        .into_iter()
+        .find(|event| event["type"] == "workspace_kept")
+        .map(|event| event["path"].as_str().unwrap().to_owned())
+        .unwrap();
+    let copied = tree_digest(std::path::Path::new(&copy_path));
+    std::fs::remove_dir_all(&copy_path).unwrap();
+    assert_eq!(
+        copied
+            .keys()
+            .filter(|file| file.starts_with(".mend"))
+            .count(),
+        0
+    );
     let mut after_run = sample_files.clone();
     after_run.retain(|file, _| !file.starts_with(".mend/"));
     assert_eq!(
