@@ -265,13 +265,6 @@ pub struct RepoArgs {
 }
 
 impl RepoArgs {
-    /// The interpreter inside the chosen sandbox.
-    pub fn runner(&self) -> Result<TestRunner, MendError> {
-        let python = self.python();
-        let sandbox = Sandbox::resolve(self.sandbox, &python)?;
-        Ok(TestRunner { python, sandbox })
-    }
-
     /// `--repo`, else the repository a record names, else the sample.
     pub fn repo(&self, recorded: Option<&str>) -> Utf8PathBuf {
         repo_or_default(self.repo.as_deref(), recorded)
@@ -285,7 +278,8 @@ impl RepoArgs {
     /// The task and a runner fit for it: a task that enables `shell` needs a sandbox.
     pub fn task_and_runner(&self, repo: &Utf8Path) -> Result<(Task, TestRunner), MendError> {
         let task = self.task(repo)?;
-        let runner = self.runner()?;
+        let sandbox = Sandbox::resolve(self.sandbox)?;
+        let runner = TestRunner::for_task(self.python(), sandbox, &task, repo)?;
         if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
             return Err(MendError::usage(format!(
                 "{} enables the shell tool, which runs only inside a sandbox, and none is available here \

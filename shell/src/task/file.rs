@@ -18,6 +18,7 @@ pub struct TaskFile {
     pub shell: ShellTable,
     #[serde(default)]
     pub copy: CopyTable,
+    pub sandbox: SandboxTable,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -45,6 +46,13 @@ pub struct TestTable {
     pub files: Vec<Spanned<String>>,
     #[serde(default)]
     pub report: super::TestReport,
+    /// Variables passed to the test command: `NAME` (its value from mend's environment) or
+    /// `NAME=value`.
+    #[serde(default)]
+    pub env: Vec<Spanned<String>>,
+    /// The copy's import roots, put first on PYTHONPATH; absent means `src` (when it exists)
+    /// and the copy itself.
+    pub pythonpath: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -76,6 +84,14 @@ pub struct ShellTable {
 pub struct CopyTable {
     /// Replaces the default list of caches left out of the copy.
     pub exclude: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxTable {
+    /// More folders the tests may read inside bubblewrap (absolute, or `~/...`).
+    #[serde(default)]
+    pub read_only: Vec<Spanned<String>>,
 }
 
 fn yes() -> bool {

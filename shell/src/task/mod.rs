@@ -3,6 +3,7 @@
 //! documents every field; the sample's own file is `sample-repo/mend.toml`.
 
 pub mod copy;
+pub mod environment;
 mod file;
 pub mod paths;
 
@@ -17,6 +18,7 @@ use toml::Spanned;
 use crate::atomic;
 use crate::error::MendError;
 use copy::Exclusion;
+pub use environment::{EnvEntry, PythonPath, ReadOnly};
 use file::TaskFile;
 pub use paths::PathSet;
 
@@ -74,6 +76,8 @@ pub struct Task {
     pub shell: ShellLimits,
     /// What the throwaway copy leaves out (`copy.exclude`); no path set reaches into it.
     pub exclude: Exclusion,
+    /// `sandbox.read_only`: more folders the tests may read inside bubblewrap.
+    pub read_only: Vec<ReadOnly>,
 }
 
 /// How the independent check reads the test command's result.
@@ -97,6 +101,9 @@ pub struct TestCommand {
     /// run.
     pub files: PathSet,
     pub report: TestReport,
+    /// `test.env`: the variables it gets besides mend's own scrubbed set.
+    pub env: Vec<EnvEntry>,
+    pub pythonpath: PythonPath,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,6 +185,12 @@ impl Task {
                 "test.command: must name a program and its arguments, e.g. [\"python\", \"-m\", \"pytest\", \"-q\"]",
             ));
         }
+        let env = each_checked(raw.test.env, environment::env_entry, &at)?;
+        let pythonpath = match raw.test.pythonpath {
+            Some(roots) => PythonPath::Roots(each_checked(roots, environment::import_root, &at)?),
+            None => PythonPath::Guessed,
+        };
+        let read_only = each_checked(raw.sandbox.read_only, environment::read_only, &at)?;
         let timeout = positive_seconds(&raw.test.timeout_seconds, "test.timeout_seconds")
             .map_err(|message| at(Some(raw.test.timeout_seconds.span()), &message))?;
 
@@ -268,11 +281,14 @@ impl Task {
                 timeout,
                 files,
                 report: raw.test.report,
+                env,
+                pythonpath,
             },
             tools,
             read_file_line_range: raw.tools.read_file_line_range,
             shell,
             exclude,
+            read_only,
         })
     }
 
@@ -289,6 +305,18 @@ impl Task {
         }
         tools
     }
+}
+
+/// Checks every item of a list field; the first bad one is named with its line.
+fn each_checked<T>(
+    items: Vec<Spanned<String>>,
+    check: fn(&str) -> Result<T, String>,
+    at: &dyn Fn(Option<Range<usize>>, &str) -> MendError,
+) -> Result<Vec<T>, MendError> {
+    items
+        .into_iter()
+        .map(|item| check(item.get_ref()).map_err(|message| at(Some(item.span()), &message)))
+        .collect()
 }
 
 fn positive_seconds(seconds: &Spanned<u64>, field: &str) -> Result<Duration, String> {
