@@ -180,8 +180,8 @@ impl TestRunner {
         Ok(command)
     }
 
-    /// The toolchain's folders, then the user's PATH as far as the sandbox shows it, then the
-    /// system's.
+    /// The program's folder, the interpreter's, then the user's PATH as far as the sandbox shows
+    /// it, then the system's.
     fn search_path(&self, toolchain: &Toolchain, view: &View) -> String {
         let mut folders: Vec<Utf8PathBuf> = Vec::new();
         let shown = self
@@ -189,12 +189,15 @@ impl TestRunner {
             .path
             .iter()
             .filter(|folder| self.sandbox.shows(folder, view));
+        // The interpreter's folder too, so a script or a make target finds the venv's python.
+        let python_bin = self.python.parent().filter(|_| self.python.is_absolute());
         for folder in toolchain
             .bin
             .iter()
-            .filter(|folder| !folder.as_str().is_empty())
-            .chain(shown)
-            .cloned()
+            .map(Utf8PathBuf::as_path)
+            .chain(python_bin)
+            .map(Utf8Path::to_path_buf)
+            .chain(shown.cloned())
             .chain(SYSTEM_PATH.map(Utf8PathBuf::from))
         {
             toolchain::push_new(&mut folders, folder);
@@ -419,7 +422,7 @@ mod tests {
         // /root is hidden and nothing under it was shown; /opt is visible as it is.
         assert_eq!(
             path.as_deref(),
-            Some("/bin:/opt/go/bin:/usr/bin:/usr/local/bin")
+            Some("/bin:/opt/venv/bin:/opt/go/bin:/usr/bin:/usr/local/bin")
         );
     }
 }
