@@ -221,3 +221,81 @@ impl Sandbox {
             .is_ok_and(|status| status.success())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outer_mounts_come_first_so_a_venv_inside_the_hidden_original_is_shown_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        for folder in ["original/.venv", "tools", "report"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        let view = View {
+            read_only: vec![
+                root.join("original/.venv"),
+                root.join("tools"),
+                root.join("gone"),
+            ],
+            hidden: vec![root.join("original")],
+            writable: vec![root.join("report")],
+        };
+        let command = Sandbox::Bwrap.command(
+            Utf8Path::new("/bin/true"),
+            &["-x"],
+            &root.join("original/copy"),
+            &view,
+        );
+        let args: Vec<String> = command
+            .get_args()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .skip_while(|arg| arg != "/proc")
+            .skip(1)
+            .collect();
+        let homes = HOMES
+            .iter()
+            .filter(|home| Utf8Path::new(home).is_dir())
+            .flat_map(|home| ["--tmpfs".to_owned(), (*home).to_owned()]);
+        let expected: Vec<String> = ["--tmpfs", "/tmp"]
+            .map(str::to_owned)
+            .into_iter()
+            .chain(homes)
+            .chain(
+                [
+                    "--ro-bind",
+                    root.join("tools").as_str(),
+                    root.join("tools").as_str(),
+                    "--tmpfs",
+                    root.join("original").as_str(),
+                    "--bind",
+                    root.join("report").as_str(),
+                    root.join("report").as_str(),
+                    "--ro-bind",
+                    root.join("original/.venv").as_str(),
+                    root.join("original/.venv").as_str(),
+                    "--bind",
+                    root.join("original/copy").as_str(),
+                    root.join("original/copy").as_str(),
+                    "--chdir",
+                    root.join("original/copy").as_str(),
+                    "--",
+                    "/bin/true",
+                    "-x",
+                ]
+                .map(str::to_owned),
+            )
+            .collect();
+        // The missing folder is left out rather than failing bubblewrap.
+        assert_eq!(args, expected);
+        assert_eq!(
+            (
+                view.shows(&root.join("original/src")),
+                view.shows(&root.join("original/.venv/bin")),
+                view.shows(Utf8Path::new("/usr/bin")),
+            ),
+            (false, true, true)
+        );
+    }
+}
