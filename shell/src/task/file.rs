@@ -18,6 +18,7 @@ pub struct TaskFile {
     pub shell: ShellTable,
     #[serde(default)]
     pub copy: CopyTable,
+    #[serde(default)]
     pub sandbox: SandboxTable,
 }
 

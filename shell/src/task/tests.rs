@@ -180,7 +180,7 @@ fn a_malformed_task_file_is_named_by_line_and_field() {
         ),
         (
             MINIMAL.replace("timeout_seconds = 30", "timeout_secs = 30"),
-            "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report` (in test.timeout_secs) (see docs/task-file.md)",
+            "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `env`, `pythonpath` (in test.timeout_secs) (see docs/task-file.md)",
         ),
         (
             MINIMAL.replace("\"grep\",", "\"grpe\","),
@@ -256,5 +256,48 @@ fn copy_exclude_replaces_the_default_caches_and_no_path_set_reaches_into_it() {
     assert_eq!(
         parse(&format!("{MINIMAL}\n[copy]\nexclude = [\"ok\", \"../up\"]\n")).err(),
         Some("mend.toml:18: copy.exclude: `../up` must be a name or a path relative to the repository, without `..` (see docs/task-file.md)".to_owned())
+    );
+}
+
+#[test]
+fn the_test_environment_fields_are_read_and_checked_by_line() {
+    let with = |extra: &str, sandbox: &str| {
+        parse(&MINIMAL.replace(
+            "files = [\"tests/*.py\"]\n",
+            &format!("files = [\"tests/*.py\"]\n{extra}\n{sandbox}"),
+        ))
+    };
+    let task = with(
+        "env = [\"RUST_BACKTRACE\", \"CI=1\"]\npythonpath = [\"lib\"]",
+        "[sandbox]\nread_only = [\"/opt/sdk\"]\n",
+    )
+    .unwrap();
+    assert_eq!(
+        (task.test.env, task.test.pythonpath, task.read_only),
+        (
+            vec![
+                EnvEntry::Pass("RUST_BACKTRACE".into()),
+                EnvEntry::Set("CI".into(), "1".into())
+            ],
+            PythonPath::Roots(vec!["lib".into()]),
+            vec![ReadOnly::Absolute("/opt/sdk".into())]
+        )
+    );
+    let defaults = parse(MINIMAL).unwrap();
+    assert_eq!(
+        (
+            defaults.test.env,
+            defaults.test.pythonpath,
+            defaults.read_only
+        ),
+        (Vec::new(), PythonPath::Guessed, Vec::new())
+    );
+    assert_eq!(
+        with("env = [\"CI=1\",\n  \"OPENAI_API_KEY\"]", "").unwrap_err(),
+        "mend.toml:14: test.env: `OPENAI_API_KEY` looks like a credential, and the tests run code the model wrote, so mend never passes it on; if the tests need one, give them a test-only value: \"OPENAI_API_KEY=...\" (see docs/task-file.md)"
+    );
+    assert_eq!(
+        with("", "[sandbox]\nread_only = [\"opt\"]").unwrap_err(),
+        "mend.toml:15: sandbox.read_only: `opt` must be an absolute path or start with ~/ (the repository itself is always there) (see docs/task-file.md)"
     );
 }
