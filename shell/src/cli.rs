@@ -266,10 +266,14 @@ pub struct RepoArgs {
 
 impl RepoArgs {
     /// The interpreter inside the chosen sandbox.
-    pub fn runner(&self) -> Result<TestRunner, MendError> {
+    pub fn runner(&self, task: &Task) -> Result<TestRunner, MendError> {
         let python = self.python();
         let sandbox = Sandbox::resolve(self.sandbox, &python)?;
-        Ok(TestRunner { python, sandbox })
+        Ok(TestRunner {
+            python,
+            sandbox,
+            plugins: task.test.plugins,
+        })
     }
 
     /// `--repo`, else the repository a record names, else the sample.
@@ -285,7 +289,7 @@ impl RepoArgs {
     /// The task and a runner fit for it: a task that enables `shell` needs a sandbox.
     pub fn task_and_runner(&self, repo: &Utf8Path) -> Result<(Task, TestRunner), MendError> {
         let task = self.task(repo)?;
-        let runner = self.runner()?;
+        let runner = self.runner(&task)?;
         if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
             return Err(MendError::usage(format!(
                 "{} enables the shell tool, which runs only inside a sandbox, and none is available here \

@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::driver::{Observer, RunMetrics};
-use crate::pytest::Summary;
 use crate::sandbox::Sandbox;
+use crate::summary::Summary;
 use crate::verify::TestRun;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.
@@ -220,11 +220,9 @@ impl Render for Human {
                 }
                 None => self.line(&format!("Sandbox: {name}")),
             },
-            RunEvent::TestsBefore { run } => {
-                self.line(&format!("Starting tests: {}", run.describe()))
-            }
+            RunEvent::TestsBefore { run } => self.line(&tests_text("Starting tests", run, false)),
             RunEvent::TestsAfter { run } => {
-                self.line(&format!("Independent final tests: {}", run.describe()))
+                self.line(&tests_text("Independent final tests", run, true))
             }
             RunEvent::Divergence {
                 what,
@@ -267,6 +265,37 @@ impl Render for Human {
             }
         }
     }
+}
+
+/// How many failing tests a person is shown by name; the rest are counted.
+const FAILING_SHOWN: usize = 10;
+
+/// A test run for a person: the counts, the failing tests by name (the first ten), and with
+/// `with_output` the end of the output of a run that did not pass.
+fn tests_text(title: &str, run: &TestRun, with_output: bool) -> String {
+    let mut text = format!("{title}: {}", run.describe());
+    if !run.failing.is_empty() {
+        text.push_str("\n  failing:");
+        for name in run.failing.iter().take(FAILING_SHOWN) {
+            text.push_str(&format!("\n    {name}"));
+        }
+        if run.failing.len() > FAILING_SHOWN {
+            text.push_str(&format!(
+                "\n    and {} more",
+                run.failing.len() - FAILING_SHOWN
+            ));
+        }
+    }
+    match run.output_tail.as_deref().map(str::trim_end) {
+        Some(tail) if with_output && !run.passed() && !tail.is_empty() => {
+            text.push_str("\n  the end of the output:");
+            for line in tail.lines() {
+                text.push_str(&format!("\n    │ {line}"));
+            }
+        }
+        _ => {}
+    }
+    text
 }
 
 /// One line about a tool result: what a person needs to follow the run.

@@ -87,6 +87,18 @@ impl Sandbox {
     /// The command that runs `program args` in `workdir` inside this sandbox. The caller sets the
     /// environment on the returned command; the sandbox passes it through unchanged.
     pub fn command(&self, program: &Utf8Path, args: &[&str], workdir: &Utf8Path) -> Command {
+        self.command_writing(program, args, workdir, None)
+    }
+
+    /// [`Sandbox::command`], with `also_writable` (a folder outside the workspace, e.g. where
+    /// pytest writes its report) writable inside bubblewrap too.
+    pub fn command_writing(
+        &self,
+        program: &Utf8Path,
+        args: &[&str],
+        workdir: &Utf8Path,
+        also_writable: Option<&Utf8Path>,
+    ) -> Command {
         match self {
             Sandbox::Bwrap { readable } => {
                 let mut command = Command::new("bwrap");
@@ -111,6 +123,9 @@ impl Sandbox {
                 }
                 for folder in readable {
                     command.arg("--ro-bind").arg(folder).arg(folder);
+                }
+                if let Some(folder) = also_writable {
+                    command.arg("--bind").arg(folder).arg(folder);
                 }
                 command
                     .arg("--bind")

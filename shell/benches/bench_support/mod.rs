@@ -37,6 +37,7 @@ impl ToolFree {
             runner: mend::pytest::TestRunner {
                 python: "python3".into(),
                 sandbox: mend::sandbox::Sandbox::Unsandboxed,
+                plugins: false,
             },
             root: camino::Utf8PathBuf::from_path_buf(workspace.path().to_path_buf()).unwrap(),
             _workspace: workspace,

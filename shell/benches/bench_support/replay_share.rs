@@ -43,9 +43,13 @@ pub fn measure() -> Vec<Row> {
     );
     let sandbox = Sandbox::resolve(SandboxChoice::Auto, &python).unwrap();
     let sandbox_name = sandbox.name();
-    let runner = TestRunner { python, sandbox };
     let repo = root.join("sample-repo");
     let task = mend::task::Task::locate(&repo, None).unwrap();
+    let runner = TestRunner {
+        python,
+        sandbox,
+        plugins: task.test.plugins,
+    };
     let record = root.join("fixtures/repair.json");
     let mut shares: Vec<(f64, f64)> = (0..REPEATS)
         .map(|_| {

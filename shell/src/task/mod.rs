@@ -17,7 +17,7 @@ use toml::Spanned;
 use crate::atomic;
 use crate::error::MendError;
 use copy::Exclusion;
-use file::TaskFile;
+use file::{ReportKind, TaskFile};
 pub use paths::PathSet;
 
 /// Where mend looks for the task when `--task-file` is not given.
@@ -77,12 +77,14 @@ pub struct Task {
 }
 
 /// How the independent check reads the test command's result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TestReport {
-    /// The exit code, and the counts of pytest's final summary line (which must be there).
-    #[default]
+    /// pytest's exit code, and the counts and failing tests of the JUnit XML report mend asks it
+    /// for (`--junitxml`, to a file outside the copy).
     Pytest,
+    /// The exit code, and the JUnit XML report the command itself writes at this path, relative
+    /// to the copy (cargo-nextest, jest-junit, go-junit-report, …).
+    Junit { path: String },
     /// The exit code alone: 0 passes. For any other test runner.
     ExitCode,
 }
@@ -97,6 +99,9 @@ pub struct TestCommand {
     /// run.
     pub files: PathSet,
     pub report: TestReport,
+    /// pytest may load the plugins installed in its environment; `false` sets
+    /// `PYTEST_DISABLE_PLUGIN_AUTOLOAD`.
+    pub plugins: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,6 +185,34 @@ impl Task {
         }
         let timeout = positive_seconds(&raw.test.timeout_seconds, "test.timeout_seconds")
             .map_err(|message| at(Some(raw.test.timeout_seconds.span()), &message))?;
+        let report = match (raw.test.report, raw.test.junit_path) {
+            (ReportKind::Junit, None) => {
+                return Err(at(
+                    Some(command_span),
+                    "test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\"",
+                ))
+            }
+            (ReportKind::Junit, Some(path)) => {
+                let normal = paths::normalize(path.get_ref()).map_err(|_| {
+                    at(
+                        Some(path.span()),
+                        &format!(
+                            "test.junit_path: `{}` must be a file inside the repository, relative, without `..`",
+                            path.get_ref()
+                        ),
+                    )
+                })?;
+                TestReport::Junit { path: normal }
+            }
+            (_, Some(path)) => {
+                return Err(at(
+                    Some(path.span()),
+                    "test.junit_path: is read only with test.report = \"junit\"",
+                ))
+            }
+            (ReportKind::Pytest, None) => TestReport::Pytest,
+            (ReportKind::ExitCode, None) => TestReport::ExitCode,
+        };
 
         let tools_span = raw.tools.enabled.span();
         let mut tools = Vec::new();
@@ -267,7 +300,8 @@ impl Task {
                 argv,
                 timeout,
                 files,
-                report: raw.test.report,
+                report,
+                plugins: raw.test.plugins,
             },
             tools,
             read_file_line_range: raw.tools.read_file_line_range,

@@ -27,6 +27,8 @@ pub fn run_tests(context: &ToolContext) -> Result<ToolRun, MendError> {
                 "the tests did not finish within {} s and were stopped",
                 test.timeout.as_secs()
             ),
+            // What ran before the limit: the last test named is the one that hung.
+            "output": keep_tail(&finished.output, TOOL_OUTPUT_TAIL_CHARS),
         }),
     };
     Ok(ToolRun::Finished(ToolOutcome::Success { value }))

@@ -76,6 +76,7 @@ fn call_with(
     let runner = TestRunner {
         python: "/bin/false".into(),
         sandbox,
+        plugins: false,
     };
     let context = ToolContext {
         root,
@@ -449,6 +450,7 @@ fn shell_runs_inside_the_sandbox_with_its_output_capped() {
     let runner = TestRunner {
         python: "/bin/false".into(),
         sandbox: sandbox.clone(),
+        plugins: false,
     };
     let probe = runner
         .run_argv(
