@@ -269,6 +269,9 @@ impl Render for Human {
 
 /// How many failing tests a person is shown by name; the rest are counted.
 const FAILING_SHOWN: usize = 10;
+/// How many lines of the end of a failing run's output a person is shown (the record keeps
+/// more).
+const OUTPUT_LINES_SHOWN: usize = 25;
 
 /// A test run for a person: the counts, the failing tests by name (the first ten), and with
 /// `with_output` the end of the output of a run that did not pass.
@@ -289,7 +292,8 @@ fn tests_text(title: &str, run: &TestRun, with_output: bool) -> String {
     match run.output_tail.as_deref().map(str::trim_end) {
         Some(tail) if with_output && !run.passed() && !tail.is_empty() => {
             text.push_str("\n  the end of the output:");
-            for line in tail.lines() {
+            let lines: Vec<&str> = tail.lines().collect();
+            for line in &lines[lines.len().saturating_sub(OUTPUT_LINES_SHOWN)..] {
                 text.push_str(&format!("\n    │ {line}"));
             }
         }
