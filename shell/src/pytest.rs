@@ -163,4 +163,22 @@ mod environment_tests {
         assert_eq!(command.get_program(), OsStr::new("/opt/venv/bin/python"));
         assert_eq!(args, ["-m", "pytest", "-q"].map(OsStr::new));
     }
+
+    #[test]
+    fn plugin_autoload_is_the_tasks_choice() {
+        let autoload = |plugins: bool| {
+            let runner = TestRunner {
+                python: "/opt/venv/bin/python".into(),
+                sandbox: Sandbox::Unsandboxed,
+                plugins,
+            };
+            let command = runner.command(&["python".to_owned()], "/tmp/ws".into());
+            let disabled = command
+                .get_envs()
+                .find(|(key, _)| *key == OsStr::new("PYTEST_DISABLE_PLUGIN_AUTOLOAD"))
+                .and_then(|(_, value)| value.map(OsStr::to_owned));
+            disabled
+        };
+        assert_eq!([autoload(true), autoload(false)], [None, Some("1".into())]);
+    }
 }

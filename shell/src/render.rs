@@ -385,7 +385,54 @@ fn short_result(name: &str, result: &Value) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::{short_arguments, short_result};
+    use super::{short_arguments, short_result, tests_text};
+    use crate::summary::Summary;
+    use crate::verify::TestRun;
+
+    #[test]
+    fn a_failing_verdict_names_ten_failing_tests_and_shows_the_end_of_the_output() {
+        let run = TestRun {
+            exit_code: Some(1),
+            summary: Some(Summary {
+                passed: 3,
+                failed: 12,
+                ..Summary::default()
+            }),
+            failing: (1..=12)
+                .map(|n| format!("tests/test_t.py::test_{n:02}"))
+                .collect(),
+            output_tail: Some((1..=30).map(|n| format!("line {n}\n")).collect()),
+            ..TestRun::default()
+        };
+        let shown_names: String = (1..=10)
+            .map(|n| format!("\n    tests/test_t.py::test_{n:02}"))
+            .collect();
+        let shown_output: String = (6..=30).map(|n| format!("\n    │ line {n}")).collect();
+        assert_eq!(
+            tests_text("Independent final tests", &run, true),
+            format!(
+                "Independent final tests: 12 failed · 3 passed\n  failing:{shown_names}\n    and 2 more\n  the end of the output:{shown_output}"
+            )
+        );
+        assert_eq!(
+            tests_text("Starting tests", &run, false),
+            format!(
+                "Starting tests: 12 failed · 3 passed\n  failing:{shown_names}\n    and 2 more"
+            )
+        );
+        let passing = TestRun {
+            exit_code: Some(0),
+            summary: Some(Summary {
+                passed: 4,
+                ..Summary::default()
+            }),
+            ..TestRun::default()
+        };
+        assert_eq!(
+            tests_text("Independent final tests", &passing, true),
+            "Independent final tests: 4 passed"
+        );
+    }
 
     #[test]
     fn human_output_shortens_long_arguments_and_summarises_results() {
