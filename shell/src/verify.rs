@@ -166,7 +166,7 @@ fn pytest_check(
     let code = finished.status.and_then(|status| status.code());
     let not_run = |note: String, fix: &str| {
         let mut run = ran(&finished, test, None, Some(note));
-        run.output_tail = Some(tail_of(&finished.output));
+        run.output_tail = tail_of(&finished.output);
         Ok(Err(NotRun {
             run,
             fix: fix.to_owned(),
@@ -229,7 +229,7 @@ fn junit_check(
         Err(reason) => format!("its JUnit report {path} could not be read: {reason}"),
     };
     let mut run = ran(&finished, test, None, Some(reason));
-    run.output_tail = Some(tail_of(&finished.output));
+    run.output_tail = tail_of(&finished.output);
     Ok(Err(NotRun {
         run,
         fix: "check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"".to_owned(),
@@ -273,13 +273,16 @@ fn ran(
         output_tail: None,
     };
     if !run.passed() {
-        run.output_tail = Some(tail_of(&finished.output));
+        run.output_tail = tail_of(&finished.output);
     }
     run
 }
 
-fn tail_of(output: &str) -> String {
-    keep_tail(without_colours(output).trim_end(), OUTPUT_TAIL_CHARS)
+/// The end of `output` without colours; `None` when there is nothing to show.
+fn tail_of(output: &str) -> Option<String> {
+    let output = without_colours(output);
+    let output = output.trim_end();
+    (!output.trim().is_empty()).then(|| keep_tail(output, OUTPUT_TAIL_CHARS))
 }
 
 /// `Ok(None)` when there is no report; `Err` with the reason when there is one mend cannot read.
