@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use mend_core::{Codec, Config};
 
 use crate::error::MendError;
-use crate::pytest::TestRunner;
+use crate::runner::TestRunner;
 use crate::sandbox::{Sandbox, SandboxChoice};
 use crate::task::{Task, ToolName};
 

@@ -38,6 +38,8 @@ pub struct TestRunner {
     /// `test.env`, with the values passed through.
     pub env: Vec<(String, String)>,
     pub pythonpath: PythonPath,
+    /// The task's `test.plugins`: whether pytest may load the plugins installed with it.
+    pub plugins: bool,
 }
 
 impl TestRunner {
@@ -51,6 +53,7 @@ impl TestRunner {
             read_only: Vec::new(),
             env: Vec::new(),
             pythonpath: PythonPath::Guessed,
+            plugins: false,
         }
     }
 
@@ -101,6 +104,7 @@ impl TestRunner {
             read_only,
             env,
             pythonpath: task.test.pythonpath.clone(),
+            plugins: task.test.plugins,
             host,
             ..TestRunner::new(python, sandbox)
         };
@@ -144,8 +148,8 @@ impl TestRunner {
 
     /// `argv` in `workdir`. The environment is cleared and only what the tests need is set
     /// again: a PATH on which the toolchain finds its helpers, the copy's import roots first,
-    /// the task's `test.env`; no API keys, no user site-packages, no plugins autoloaded, no
-    /// bytecode, and no pytest cache written into the workspace. `writable` names folders
+    /// the task's `test.env`; no API keys, no user site-packages, no bytecode, no pytest cache
+    /// written into the workspace, and plugins autoloaded only when the task allows it. `writable` names folders
     /// outside the copy the command may write (a report file's).
     pub fn command(
         &self,
@@ -168,8 +172,10 @@ impl TestRunner {
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("PYTHONNOUSERSITE", "1")
             .env("PYTHONHASHSEED", "0")
-            .env("PYTEST_ADDOPTS", "-p no:cacheprovider")
-            .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
+            .env("PYTEST_ADDOPTS", "-p no:cacheprovider");
+        if !self.plugins {
+            command.env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
+        }
         let roots = self.import_roots(workdir);
         if !roots.is_empty() {
             command.env("PYTHONPATH", roots.join(":"));
@@ -234,20 +240,41 @@ impl TestRunner {
         workdir: &Utf8Path,
         watch: Watch,
     ) -> Result<Finished, MendError> {
-        self.run_writing(test, workdir, watch, &[])
+        self.run_checked(&test.argv, test.timeout, workdir, watch, &[])
     }
 
-    /// [`TestRunner::run`], letting the command write the `writable` folders outside the copy.
-    pub fn run_writing(
+    /// Runs `argv` (the test command with its report option) with `report_dir` writable too:
+    /// the report is written outside the copy, where the code under test does not list it.
+    /// Not cut by the first Ctrl-C: a cancelled run still gets its verdict.
+    pub fn run_reporting(
         &self,
-        test: &TestCommand,
+        argv: &[String],
+        timeout: Duration,
+        workdir: &Utf8Path,
+        report_dir: &Utf8Path,
+    ) -> Result<Finished, MendError> {
+        self.run_checked(
+            argv,
+            timeout,
+            workdir,
+            Watch::NONE,
+            &[report_dir.to_owned()],
+        )
+    }
+
+    /// Runs `argv`, letting it write the `writable` folders outside the copy; a program that
+    /// could not be found or started inside the sandbox is an error, not a result.
+    fn run_checked(
+        &self,
+        argv: &[String],
+        timeout: Duration,
         workdir: &Utf8Path,
         watch: Watch,
         writable: &[Utf8PathBuf],
     ) -> Result<Finished, MendError> {
-        let finished = self.run_bounded(&test.argv, test.timeout, workdir, watch, writable)?;
+        let finished = self.run_bounded(argv, timeout, workdir, watch, writable)?;
         let code = finished.status.and_then(|status| status.code());
-        let command = test.argv.join(" ");
+        let command = argv.join(" ");
         let output = finished.output.trim();
         if self.sandbox == Sandbox::Bwrap && code == Some(1) && output.starts_with("bwrap: ") {
             return Err(MendError::harness(format!(
@@ -424,5 +451,23 @@ mod tests {
             path.as_deref(),
             Some("/bin:/opt/venv/bin:/opt/go/bin:/usr/bin:/usr/local/bin")
         );
+    }
+
+    #[test]
+    fn plugin_autoload_is_the_tasks_choice() {
+        let autoload = |plugins: bool| {
+            let runner = TestRunner {
+                plugins,
+                ..TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Unsandboxed)
+            };
+            let command = runner
+                .command(&["python".to_owned()], "/tmp/ws".into(), &[])
+                .unwrap();
+            env_of(&command)
+                .into_iter()
+                .find(|(key, _)| key == "PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+                .map(|(_, value)| value)
+        };
+        assert_eq!([autoload(true), autoload(false)], [None, Some("1".into())]);
     }
 }

@@ -23,7 +23,7 @@ pub fn command(name: &str) -> String {
 /// task, a runner that is never started, and an empty workspace (deleted on drop).
 pub struct ToolFree {
     pub task: mend::task::Task,
-    pub runner: mend::pytest::TestRunner,
+    pub runner: mend::runner::TestRunner,
     pub root: camino::Utf8PathBuf,
     _workspace: tempfile::TempDir,
 }
@@ -34,7 +34,7 @@ impl ToolFree {
         let workspace = tempfile::tempdir().unwrap();
         ToolFree {
             task: mend::task::Task::locate(camino::Utf8Path::new(sample), None).unwrap(),
-            runner: mend::pytest::TestRunner::new(
+            runner: mend::runner::TestRunner::new(
                 "python3".into(),
                 mend::sandbox::Sandbox::Unsandboxed,
             ),

@@ -6,9 +6,9 @@ use std::time::Instant;
 use camino::Utf8PathBuf;
 use mend::attempt::Setup;
 use mend::driver::{Observer, RunMetrics};
-use mend::pytest::TestRunner;
 use mend::render::{Render, RunEvent};
 use mend::replay::{replay, ReplayOptions};
+use mend::runner::TestRunner;
 use mend::sandbox::{Sandbox, SandboxChoice};
 use mend_core::Event;
 

@@ -46,7 +46,12 @@ pub struct TestTable {
     #[serde(default)]
     pub files: Vec<Spanned<String>>,
     #[serde(default)]
-    pub report: super::TestReport,
+    pub report: ReportKind,
+    /// The JUnit XML file the command writes, relative to the repository (`report = "junit"`).
+    pub junit_path: Option<Spanned<String>>,
+    /// Let pytest load the plugins installed in its environment (entry points).
+    #[serde(default = "yes")]
+    pub plugins: bool,
     /// Variables passed to the test command: `NAME` (its value from mend's environment) or
     /// `NAME=value`.
     #[serde(default)]
@@ -54,6 +59,16 @@ pub struct TestTable {
     /// The copy's import roots, put first on PYTHONPATH; absent means `src` (when it exists)
     /// and the copy itself.
     pub pythonpath: Option<Vec<Spanned<String>>>,
+}
+
+/// `test.report` as written; `junit` takes its file from `test.junit_path`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportKind {
+    #[default]
+    Pytest,
+    Junit,
+    ExitCode,
 }
 
 #[derive(Debug, Deserialize)]

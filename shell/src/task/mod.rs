@@ -19,7 +19,7 @@ use crate::atomic;
 use crate::error::MendError;
 use copy::Exclusion;
 pub use environment::{EnvEntry, PythonPath, ReadOnly};
-use file::TaskFile;
+use file::{ReportKind, TaskFile};
 pub use paths::PathSet;
 
 /// Where mend looks for the task when `--task-file` is not given.
@@ -81,12 +81,14 @@ pub struct Task {
 }
 
 /// How the independent check reads the test command's result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TestReport {
-    /// The exit code, and the counts of pytest's final summary line (which must be there).
-    #[default]
+    /// pytest's exit code, and the counts and failing tests of the JUnit XML report mend asks it
+    /// for (`--junitxml`, to a file outside the copy).
     Pytest,
+    /// The exit code, and the JUnit XML report the command itself writes at this path, relative
+    /// to the copy (cargo-nextest, jest-junit, go-junit-report, …).
+    Junit { path: String },
     /// The exit code alone: 0 passes. For any other test runner.
     ExitCode,
 }
@@ -104,6 +106,9 @@ pub struct TestCommand {
     /// `test.env`: the variables it gets besides mend's own scrubbed set.
     pub env: Vec<EnvEntry>,
     pub pythonpath: PythonPath,
+    /// pytest may load the plugins installed in its environment; `false` sets
+    /// `PYTEST_DISABLE_PLUGIN_AUTOLOAD`.
+    pub plugins: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +198,34 @@ impl Task {
         let read_only = each_checked(raw.sandbox.read_only, environment::read_only, &at)?;
         let timeout = positive_seconds(&raw.test.timeout_seconds, "test.timeout_seconds")
             .map_err(|message| at(Some(raw.test.timeout_seconds.span()), &message))?;
+        let report = match (raw.test.report, raw.test.junit_path) {
+            (ReportKind::Junit, None) => {
+                return Err(at(
+                    Some(command_span),
+                    "test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\"",
+                ))
+            }
+            (ReportKind::Junit, Some(path)) => {
+                let normal = paths::normalize(path.get_ref()).map_err(|_| {
+                    at(
+                        Some(path.span()),
+                        &format!(
+                            "test.junit_path: `{}` must be a file inside the repository, relative, without `..`",
+                            path.get_ref()
+                        ),
+                    )
+                })?;
+                TestReport::Junit { path: normal }
+            }
+            (_, Some(path)) => {
+                return Err(at(
+                    Some(path.span()),
+                    "test.junit_path: is read only with test.report = \"junit\"",
+                ))
+            }
+            (ReportKind::Pytest, None) => TestReport::Pytest,
+            (ReportKind::ExitCode, None) => TestReport::ExitCode,
+        };
 
         let tools_span = raw.tools.enabled.span();
         let mut tools = Vec::new();
@@ -280,7 +313,8 @@ impl Task {
                 argv,
                 timeout,
                 files,
-                report: raw.test.report,
+                report,
+                plugins: raw.test.plugins,
                 env,
                 pythonpath,
             },

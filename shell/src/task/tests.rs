@@ -70,6 +70,39 @@ fn the_sample_task_file_keeps_the_original_task() {
 }
 
 #[test]
+fn how_the_verdict_is_read_is_the_tasks_choice() {
+    let with = |lines: &str| parse(&MINIMAL.replace("files = [", &format!("{lines}\nfiles = [")));
+    let read = |task: Result<Task, String>| task.map(|task| (task.test.report, task.test.plugins));
+    assert_eq!(
+        [
+            read(parse(MINIMAL)),
+            read(with("plugins = false")),
+            read(with("report = \"exit_code\"")),
+            read(with(
+                "report = \"junit\"\njunit_path = \"./target/nextest/default/junit.xml\""
+            )),
+            read(parse(include_str!("../../../sample-repo/mend.toml"))),
+            read(parse(include_str!(
+                "../../../fixtures/slugify-repo/mend.toml"
+            ))),
+        ],
+        [
+            Ok((TestReport::Pytest, true)),
+            Ok((TestReport::Pytest, false)),
+            Ok((TestReport::ExitCode, true)),
+            Ok((
+                TestReport::Junit {
+                    path: "target/nextest/default/junit.xml".to_owned()
+                },
+                true
+            )),
+            Ok((TestReport::Pytest, false)),
+            Ok((TestReport::Pytest, false)),
+        ]
+    );
+}
+
+#[test]
 fn a_task_file_for_chat_needs_no_prompt() {
     let without = MINIMAL.replace("[task]\nprompt = \"Fix it.\"\n", "");
     assert_eq!(parse(&without).map(|task| task.prompt), Ok(None));
@@ -180,7 +213,23 @@ fn a_malformed_task_file_is_named_by_line_and_field() {
         ),
         (
             MINIMAL.replace("timeout_seconds = 30", "timeout_secs = 30"),
-            "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `env`, `pythonpath` (in test.timeout_secs) (see docs/task-file.md)",
+            "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `junit_path`, `plugins`, `env`, `pythonpath` (in test.timeout_secs) (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("files = [", "report = \"junit\"\nfiles = ["),
+            "mend.toml:10: test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\" (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("files = [", "report = \"junit\"\njunit_path = \"../out.xml\"\nfiles = ["),
+            "mend.toml:13: test.junit_path: `../out.xml` must be a file inside the repository, relative, without `..` (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("files = [", "junit_path = \"out.xml\"\nfiles = ["),
+            "mend.toml:12: test.junit_path: is read only with test.report = \"junit\" (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("files = [", "report = \"xunit\"\nfiles = ["),
+            "mend.toml:12: unknown variant `xunit`, expected one of `pytest`, `junit`, `exit_code` (in test.report) (see docs/task-file.md)",
         ),
         (
             MINIMAL.replace("\"grep\",", "\"grpe\","),

@@ -1,11 +1,17 @@
-//! How pytest's summary line is read. The runner that starts pytest (and every other command of
-//! the repository) is [`crate::runner`].
+//! A test run's counts. The independent check takes them from a JUnit report
+//! ([`crate::junit`]); pytest's printed summary line is read only where no report exists: a
+//! `run_tests` result, shown to a person or compared on replay.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-pub use crate::runner::TestRunner;
+/// Terminal colour and style sequences (`ESC [ … m`), which `--color=yes` puts inside the line.
+static ANSI_ESCAPE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new("\x1b\\[[0-9;?]*[A-Za-z]").ok());
 
-/// The counts of pytest's final summary line (`1 failed, 3 passed in 0.04s`).
+/// How many tests passed, failed, errored and were skipped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     pub passed: u32,
@@ -14,11 +20,22 @@ pub struct Summary {
     pub skipped: u32,
 }
 
+/// `text` without terminal colour sequences.
+pub fn without_colours(text: &str) -> String {
+    match ANSI_ESCAPE.as_ref() {
+        Some(escape) => escape.replace_all(text, "").into_owned(),
+        None => text.to_owned(),
+    }
+}
+
 impl Summary {
-    /// Reads the last summary line of pytest's output; `None` when there is none (pytest did
-    /// not get as far as running tests, e.g. it is not installed).
+    /// Reads the last summary line of pytest's output (`1 failed, 3 passed in 0.04s`), colours
+    /// or not; `None` when there is none.
     pub fn parse(output: &str) -> Option<Summary> {
-        output.lines().rev().find_map(Summary::parse_line)
+        without_colours(output)
+            .lines()
+            .rev()
+            .find_map(Summary::parse_line)
     }
 
     fn parse_line(line: &str) -> Option<Summary> {
@@ -49,6 +66,11 @@ impl Summary {
         matched.then_some(summary)
     }
 
+    /// How many tests ran to a result (skipped ones did not).
+    pub fn ran(&self) -> u32 {
+        self.passed + self.failed + self.errors
+    }
+
     /// `1 failed · 3 passed`, naming only the non-zero counts.
     pub fn describe(&self) -> String {
         let parts: Vec<String> = [
@@ -76,34 +98,48 @@ mod tests {
     #[test]
     fn reads_the_final_summary_line() {
         let output = "..F.\n=== FAILURES ===\nFAILED tests/x.py::t - AssertionError\n1 failed, 3 passed in 0.04s\n";
+        let parsed = [
+            Summary::parse(output),
+            Summary::parse("==== 2 passed, 1 skipped, 1 error, 3 warnings in 1.2s ===="),
+            Summary::parse("4 passed in 0.01s"),
+            Summary::parse("/usr/bin/python3: No module named pytest"),
+        ];
+        assert_eq!(
+            parsed,
+            [
+                Some(Summary {
+                    passed: 3,
+                    failed: 1,
+                    errors: 0,
+                    skipped: 0
+                }),
+                Some(Summary {
+                    passed: 2,
+                    failed: 0,
+                    errors: 1,
+                    skipped: 1
+                }),
+                Some(Summary {
+                    passed: 4,
+                    ..Summary::default()
+                }),
+                None,
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_a_coloured_summary_line() {
+        // What pytest 8 prints with `addopts = "--color=yes"`.
+        let output = "\x1b[31mFAILED\x1b[0m tests/test_a.py::\x1b[1mtest_fail\x1b[0m - assert 1 == 2\n\x1b[31m\x1b[31m\x1b[1m2 failed\x1b[0m, \x1b[32m3 passed\x1b[0m\x1b[31m in 0.04s\x1b[0m\x1b[0m\n";
         assert_eq!(
             Summary::parse(output),
             Some(Summary {
                 passed: 3,
-                failed: 1,
+                failed: 2,
                 errors: 0,
                 skipped: 0
             })
-        );
-        assert_eq!(
-            Summary::parse("==== 2 passed, 1 skipped, 1 error, 3 warnings in 1.2s ===="),
-            Some(Summary {
-                passed: 2,
-                failed: 0,
-                errors: 1,
-                skipped: 1
-            })
-        );
-        assert_eq!(
-            Summary::parse("4 passed in 0.01s"),
-            Some(Summary {
-                passed: 4,
-                ..Summary::default()
-            })
-        );
-        assert_eq!(
-            Summary::parse("/usr/bin/python3: No module named pytest"),
-            None
         );
     }
 
