@@ -5,6 +5,8 @@ CARGO ?= cargo
 VENV := .venv
 VENV_STAMP := $(VENV)/.installed
 REQUIREMENTS := sample-repo/requirements.txt
+# pytest plugins only mend's own tests use (fixtures/projects/ledger), in the same venv.
+TEST_PLUGINS := fixtures/projects/requirements-plugins.txt
 # The tests and the replay run pytest with this interpreter.
 export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
@@ -23,11 +25,13 @@ PREFIX ?=
 install:
 	CARGO_TARGET_DIR=$(abspath target) $(CARGO) install --locked --path shell $(if $(PREFIX),--root $(PREFIX))
 
-# A project-local venv with the pinned, hash-checked pytest; rebuilt when the pins change.
-$(VENV_STAMP): $(REQUIREMENTS)
+# A project-local venv with the pinned, hash-checked pytest and the test plugins; rebuilt when
+# the pins change. The sample's tasks keep plugin autoload off (test.plugins), so the plugins
+# do not touch them.
+$(VENV_STAMP): $(REQUIREMENTS) $(TEST_PLUGINS)
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $(REQUIREMENTS)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $(REQUIREMENTS) -r $(TEST_PLUGINS)
 	touch $@
 
 venv: $(VENV_STAMP)

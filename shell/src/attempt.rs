@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 use crate::changes::{set_sha256, unified_diff};
 use crate::driver::{Driver, ModelSource, Transcript};
 use crate::error::MendError;
-use crate::pytest::TestRunner;
 use crate::render::{Render, RunEvent};
+use crate::runner::TestRunner;
 use crate::task::Task;
-use crate::verify::{independent_check, TestRun};
+use crate::verify::{final_check, independent_check, TestRun};
 use crate::workspace::Workspace;
 
 pub struct Setup<'a> {
@@ -72,7 +72,7 @@ pub fn run_attempt(
     };
     let mut transcript = driver.run(config)?;
 
-    let tests_after = independent_check(setup.runner, &task.test, workspace.root())?;
+    let tests_after = final_check(setup.runner, &task.test, workspace.root())?;
     transcript.metrics.verify_ms = tests_before.duration_ms + tests_after.duration_ms;
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),
@@ -125,15 +125,19 @@ impl Checks {
 #[cfg(test)]
 mod tests {
     use super::Checks;
-    use crate::pytest::Summary;
+    use crate::summary::Summary;
     use crate::verify::TestRun;
 
     #[test]
     fn passing_tests_count_only_when_the_test_files_are_the_ones_the_run_started_with() {
         let passing = TestRun {
             exit_code: Some(0),
-            summary: Some(Summary::default()),
+            summary: Some(Summary {
+                passed: 4,
+                ..Summary::default()
+            }),
             duration_ms: 1,
+            ..TestRun::default()
         };
         let checks = |test_file_sha256_after: &str| Checks {
             tests_before: passing.clone(),

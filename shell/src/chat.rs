@@ -14,13 +14,13 @@ use crate::driver::Driver;
 use crate::error::{exit, MendError};
 use crate::interrupt;
 use crate::ollama::client::LiveSource;
-use crate::pytest::TestRunner;
 use crate::record::{write_json_atomically, Origin, ServerFacts, SessionSettings};
 use crate::render::{Render, RunEvent};
 use crate::run::Connection;
+use crate::runner::TestRunner;
 use crate::sandbox::SandboxChoice;
 use crate::task::Task;
-use crate::verify::independent_check;
+use crate::verify::final_check;
 use crate::workspace::Workspace;
 
 pub const CHAT_HELP: &str = "\
@@ -145,7 +145,7 @@ pub fn chat(
                 }
             }
             Said::Verify => {
-                let run = independent_check(setup.runner, &setup.task.test, workspace.root())?;
+                let run = final_check(setup.runner, &setup.task.test, workspace.root())?;
                 render.run_event(&RunEvent::TestsAfter { run });
             }
             Said::SaveWhere => say(SAVE_USAGE),
@@ -205,7 +205,7 @@ pub fn chat(
     let diff = unified_diff(setup.repo, workspace.root(), &setup.task.editable)?;
     if !record.messages.is_empty() {
         // The verdict on the conversation is the tests', taken once more at the end.
-        let tests_after = independent_check(setup.runner, &setup.task.test, workspace.root())?;
+        let tests_after = final_check(setup.runner, &setup.task.test, workspace.root())?;
         render.run_event(&RunEvent::TestsAfter {
             run: tests_after.clone(),
         });

@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use mend_core::{Codec, Config};
 
 use crate::error::MendError;
-use crate::pytest::TestRunner;
+use crate::runner::TestRunner;
 use crate::sandbox::{Sandbox, SandboxChoice};
 use crate::task::{Task, ToolName};
 
@@ -335,8 +335,8 @@ impl RepoArgs {
             .sandbox
             .or(recorded.sandbox)
             .unwrap_or(SandboxChoice::Auto);
-        let sandbox = Sandbox::resolve(sandbox_choice, &python)?;
-        let runner = TestRunner { python, sandbox };
+        let sandbox = Sandbox::resolve(sandbox_choice)?;
+        let runner = TestRunner::for_task(python, sandbox, &task, &repo)?;
         if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
             return Err(MendError::usage(format!(
                 "{} enables the shell tool, which runs only inside a sandbox, and none is available here \

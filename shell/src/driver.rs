@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::MendError;
 use crate::interrupt::{Cut, Watch, WATCH_TICK};
-use crate::pytest::TestRunner;
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
+use crate::runner::TestRunner;
 use crate::spill::{LineList, SpillWriter};
 use crate::tools::{self, ToolContext, ToolRun};
 

@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::driver::{Observer, RunMetrics};
-use crate::pytest::Summary;
 use crate::sandbox::Sandbox;
+use crate::summary::Summary;
 use crate::verify::TestRun;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.
@@ -220,11 +220,9 @@ impl Render for Human {
                 }
                 None => self.line(&format!("Sandbox: {name}")),
             },
-            RunEvent::TestsBefore { run } => {
-                self.line(&format!("Starting tests: {}", run.describe()))
-            }
+            RunEvent::TestsBefore { run } => self.line(&tests_text("Starting tests", run, false)),
             RunEvent::TestsAfter { run } => {
-                self.line(&format!("Independent final tests: {}", run.describe()))
+                self.line(&tests_text("Independent final tests", run, true))
             }
             RunEvent::Divergence {
                 what,
@@ -267,6 +265,41 @@ impl Render for Human {
             }
         }
     }
+}
+
+/// How many failing tests a person is shown by name; the rest are counted.
+const FAILING_SHOWN: usize = 10;
+/// How many lines of the end of a failing run's output a person is shown (the record keeps
+/// more).
+const OUTPUT_LINES_SHOWN: usize = 25;
+
+/// A test run for a person: the counts, the failing tests by name (the first ten), and with
+/// `with_output` the end of the output of a run that did not pass.
+fn tests_text(title: &str, run: &TestRun, with_output: bool) -> String {
+    let mut text = format!("{title}: {}", run.describe());
+    if !run.failing.is_empty() {
+        text.push_str("\n  failing:");
+        for name in run.failing.iter().take(FAILING_SHOWN) {
+            text.push_str(&format!("\n    {name}"));
+        }
+        if run.failing.len() > FAILING_SHOWN {
+            text.push_str(&format!(
+                "\n    and {} more",
+                run.failing.len() - FAILING_SHOWN
+            ));
+        }
+    }
+    match run.output_tail.as_deref().map(str::trim_end) {
+        Some(tail) if with_output && !run.passed() && !tail.is_empty() => {
+            text.push_str("\n  the end of the output:");
+            let lines: Vec<&str> = tail.lines().collect();
+            for line in &lines[lines.len().saturating_sub(OUTPUT_LINES_SHOWN)..] {
+                text.push_str(&format!("\n    │ {line}"));
+            }
+        }
+        _ => {}
+    }
+    text
 }
 
 /// One line about a tool result: what a person needs to follow the run.
@@ -352,7 +385,54 @@ fn short_result(name: &str, result: &Value) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::{short_arguments, short_result};
+    use super::{short_arguments, short_result, tests_text};
+    use crate::summary::Summary;
+    use crate::verify::TestRun;
+
+    #[test]
+    fn a_failing_verdict_names_ten_failing_tests_and_shows_the_end_of_the_output() {
+        let run = TestRun {
+            exit_code: Some(1),
+            summary: Some(Summary {
+                passed: 3,
+                failed: 12,
+                ..Summary::default()
+            }),
+            failing: (1..=12)
+                .map(|n| format!("tests/test_t.py::test_{n:02}"))
+                .collect(),
+            output_tail: Some((1..=30).map(|n| format!("line {n}\n")).collect()),
+            ..TestRun::default()
+        };
+        let shown_names: String = (1..=10)
+            .map(|n| format!("\n    tests/test_t.py::test_{n:02}"))
+            .collect();
+        let shown_output: String = (6..=30).map(|n| format!("\n    │ line {n}")).collect();
+        assert_eq!(
+            tests_text("Independent final tests", &run, true),
+            format!(
+                "Independent final tests: 12 failed · 3 passed\n  failing:{shown_names}\n    and 2 more\n  the end of the output:{shown_output}"
+            )
+        );
+        assert_eq!(
+            tests_text("Starting tests", &run, false),
+            format!(
+                "Starting tests: 12 failed · 3 passed\n  failing:{shown_names}\n    and 2 more"
+            )
+        );
+        let passing = TestRun {
+            exit_code: Some(0),
+            summary: Some(Summary {
+                passed: 4,
+                ..Summary::default()
+            }),
+            ..TestRun::default()
+        };
+        assert_eq!(
+            tests_text("Independent final tests", &passing, true),
+            "Independent final tests: 4 passed"
+        );
+    }
 
     #[test]
     fn human_output_shortens_long_arguments_and_summarises_results() {

@@ -9,9 +9,9 @@ use crate::attempt::{run_attempt, Attempt, Checks, Setup};
 use crate::changes::set_sha256;
 use crate::driver::{ModelSource, RunMetrics, StreamItem};
 use crate::error::{exit, MendError};
-use crate::pytest::Summary;
 use crate::record::{Record, RecordedCall, RecordedTurn, TurnEnd};
 use crate::render::{Render, RunEvent};
+use crate::summary::Summary;
 use crate::task::Task;
 use crate::verify::TestRun;
 
@@ -352,9 +352,12 @@ pub(crate) fn first_call_divergence(
     None
 }
 
-/// Test runs match on outcome, not on timing.
+/// Test runs match on outcome, not on timing: the exit code, the counts, and the failing tests
+/// when the record names them (older records do not).
 fn same_tests(expected: &TestRun, got: &TestRun) -> bool {
-    expected.exit_code == got.exit_code && expected.summary == got.summary
+    expected.exit_code == got.exit_code
+        && expected.summary == got.summary
+        && (expected.failing.is_empty() || expected.failing == got.failing)
 }
 
 /// What must be equal between a recorded and a replayed call. pytest's output carries timings,
@@ -366,6 +369,7 @@ fn comparable(call: &RecordedCall) -> Value {
     ) {
         ("run_tests", Some(output)) => json!({
             "exit_code": call.result.get("exit_code"),
+            "error": call.result.get("error"),
             "summary": Summary::parse(output),
         }),
         _ => call.result.clone(),

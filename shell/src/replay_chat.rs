@@ -17,7 +17,7 @@ use crate::replay::{
     end_divergence, first_call_divergence, first_request_divergence, judge,
     refuse_changed_repository, Ending, ReplaySource,
 };
-use crate::verify::independent_check;
+use crate::verify::final_check;
 use crate::workspace::Workspace;
 
 /// Replays a chat record; 0 only when every message matched and the final tests pass.
@@ -81,7 +81,7 @@ pub fn replay_chat(
         conversation = Some(stopped);
     }
 
-    let tests_after = independent_check(setup.runner, &setup.task.test, workspace.root())?;
+    let tests_after = final_check(setup.runner, &setup.task.test, workspace.root())?;
     metrics.verify_ms = tests_after.duration_ms;
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),

@@ -1,7 +1,7 @@
-//! Where the repository's code runs: every pytest run (the `run_tests` tool and both independent
+//! Where the repository's code runs: every test run (the `run_tests` tool and both independent
 //! checks) executes code the model may just have written, with the user's permissions. The
-//! sandbox takes away the network, every writable path but the workspace copy, the user's home
-//! and the other processes.
+//! sandbox takes away the network, every writable path but the workspace copy, the user's home,
+//! the original repository and the other processes.
 
 use std::process::{Command, Stdio};
 
@@ -9,6 +9,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use clap::ValueEnum;
 
 use crate::error::MendError;
+use crate::toolchain::HOMES;
 
 /// `--sandbox`: what the user asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -25,11 +26,9 @@ pub enum SandboxChoice {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sandbox {
     /// bubblewrap: own network, PID, IPC and UTS namespaces; the filesystem read-only except the
-    /// workspace and a private `/tmp`; homes hidden (the interpreter's own folders re-exposed
-    /// read-only).
-    Bwrap {
-        readable: Vec<Utf8PathBuf>,
-    },
+    /// workspace and a private `/tmp`; homes and the original repository hidden (what the
+    /// command needs re-shown read-only, see [`View`]).
+    Bwrap,
     /// Only a network namespace (`unshare --net`): no network, everything else as the user.
     NetworkNamespace {
         map_root: bool,
@@ -37,23 +36,75 @@ pub enum Sandbox {
     Unsandboxed,
 }
 
-/// Folders that hold users' files; hidden inside bubblewrap.
-const HOMES: [&str; 2] = ["/home", "/root"];
+/// What bubblewrap shows of the filesystem besides its defaults. Other sandboxes show
+/// everything.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct View {
+    /// Shown read-only, even inside a hidden folder: the interpreter, the toolchain, the task's
+    /// `sandbox.read_only`.
+    pub read_only: Vec<Utf8PathBuf>,
+    /// Replaced by an empty folder: the original repository, so nothing (an editable install's
+    /// `.pth`, a path in a config) can make the tests read it instead of the copy.
+    pub hidden: Vec<Utf8PathBuf>,
+    /// Writable besides the workspace, e.g. the folder of a report file written outside it.
+    pub writable: Vec<Utf8PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Mount {
+    // At the same path a later kind wins: hiding beats showing, writing beats both.
+    ReadOnly,
+    Hidden,
+    Writable,
+}
+
+impl View {
+    /// Every mount over the read-only root, outer folders first so an inner one lands on top:
+    /// a venv inside the hidden original is shown again, a hidden original inside a shown
+    /// folder stays hidden.
+    fn mounts(&self) -> Vec<(Utf8PathBuf, Mount)> {
+        let defaults = std::iter::once("/tmp")
+            .chain(HOMES)
+            .map(|folder| (Utf8PathBuf::from(folder), Mount::Hidden));
+        let listed = |paths: &[Utf8PathBuf], mount| {
+            paths
+                .iter()
+                .filter(|path| path.parent().is_some() && path.exists())
+                .map(move |path| (path.clone(), mount))
+                .collect::<Vec<_>>()
+        };
+        let mut mounts: Vec<(Utf8PathBuf, Mount)> = defaults
+            .filter(|(folder, _)| folder.is_dir())
+            .chain(listed(&self.read_only, Mount::ReadOnly))
+            .chain(listed(&self.hidden, Mount::Hidden))
+            .chain(listed(&self.writable, Mount::Writable))
+            .collect();
+        mounts.sort_by_key(|(path, mount)| (path.components().count(), *mount));
+        mounts.dedup();
+        mounts
+    }
+
+    /// Whether bubblewrap lets the tests see `path` (to keep only reachable folders on PATH).
+    pub fn shows(&self, path: &Utf8Path) -> bool {
+        self.mounts()
+            .iter()
+            .rev()
+            .find(|(folder, _)| path.starts_with(folder))
+            .is_none_or(|(_, mount)| *mount != Mount::Hidden)
+    }
+}
 
 impl Sandbox {
     /// Picks the sandbox for `choice`, probing what works on this machine.
-    pub fn resolve(choice: SandboxChoice, python: &Utf8Path) -> Result<Sandbox, MendError> {
-        let bwrap = Sandbox::Bwrap {
-            readable: interpreter_folders(python),
-        };
+    pub fn resolve(choice: SandboxChoice) -> Result<Sandbox, MendError> {
         match choice {
             SandboxChoice::None => Ok(Sandbox::Unsandboxed),
-            SandboxChoice::Bwrap if bwrap.works() => Ok(bwrap),
+            SandboxChoice::Bwrap if Sandbox::Bwrap.works() => Ok(Sandbox::Bwrap),
             SandboxChoice::Bwrap => Err(MendError::harness(
                 "bubblewrap cannot run here — install it (`apt-get install bubblewrap`) or pass --sandbox auto|none",
             )),
             SandboxChoice::Auto => Ok([
-                bwrap,
+                Sandbox::Bwrap,
                 Sandbox::NetworkNamespace { map_root: false },
                 Sandbox::NetworkNamespace { map_root: true },
             ]
@@ -65,7 +116,7 @@ impl Sandbox {
 
     pub fn name(&self) -> &'static str {
         match self {
-            Sandbox::Bwrap { .. } => "bwrap",
+            Sandbox::Bwrap => "bwrap",
             Sandbox::NetworkNamespace { .. } => "network-namespace",
             Sandbox::Unsandboxed => "none",
         }
@@ -74,7 +125,7 @@ impl Sandbox {
     /// What the user must know about this sandbox, if anything.
     pub fn warning(&self) -> Option<&'static str> {
         match self {
-            Sandbox::Bwrap { .. } => None,
+            Sandbox::Bwrap => None,
             Sandbox::NetworkNamespace { .. } => Some(
                 "only a network namespace is available: the tests run without network, but with your files and permissions (install bubblewrap for a full sandbox)",
             ),
@@ -84,11 +135,25 @@ impl Sandbox {
         }
     }
 
+    /// Whether the tests can see `path` in this sandbox.
+    pub fn shows(&self, path: &Utf8Path, view: &View) -> bool {
+        match self {
+            Sandbox::Bwrap => view.shows(path),
+            Sandbox::NetworkNamespace { .. } | Sandbox::Unsandboxed => true,
+        }
+    }
+
     /// The command that runs `program args` in `workdir` inside this sandbox. The caller sets the
     /// environment on the returned command; the sandbox passes it through unchanged.
-    pub fn command(&self, program: &Utf8Path, args: &[&str], workdir: &Utf8Path) -> Command {
+    pub fn command(
+        &self,
+        program: &Utf8Path,
+        args: &[&str],
+        workdir: &Utf8Path,
+        view: &View,
+    ) -> Command {
         match self {
-            Sandbox::Bwrap { readable } => {
+            Sandbox::Bwrap => {
                 let mut command = Command::new("bwrap");
                 command.args([
                     "--unshare-net",
@@ -103,15 +168,15 @@ impl Sandbox {
                     "/dev",
                     "--proc",
                     "/proc",
-                    "--tmpfs",
-                    "/tmp",
                 ]);
-                for home in HOMES.iter().filter(|home| Utf8Path::new(home).is_dir()) {
-                    command.args(["--tmpfs", home]);
+                for (path, mount) in view.mounts() {
+                    match mount {
+                        Mount::Hidden => command.arg("--tmpfs").arg(&path),
+                        Mount::ReadOnly => command.arg("--ro-bind").arg(&path).arg(&path),
+                        Mount::Writable => command.arg("--bind").arg(&path).arg(&path),
+                    };
                 }
-                for folder in readable {
-                    command.arg("--ro-bind").arg(folder).arg(folder);
-                }
+                // Last, so the copy is writable wherever it lies (even inside a hidden folder).
                 command
                     .arg("--bind")
                     .arg(workdir)
@@ -148,7 +213,7 @@ impl Sandbox {
         let Ok(workdir) = Utf8PathBuf::from_path_buf(workdir) else {
             return false;
         };
-        self.command(Utf8Path::new("/bin/true"), &[], &workdir)
+        self.command(Utf8Path::new("/bin/true"), &[], &workdir, &View::default())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -157,22 +222,80 @@ impl Sandbox {
     }
 }
 
-/// The interpreter's venv and the installation it links to: they may live under a home that
-/// the sandbox hides, so they are mounted back, read-only.
-fn interpreter_folders(python: &Utf8Path) -> Vec<Utf8PathBuf> {
-    let mut folders = Vec::new();
-    let prefix_of = |path: &Utf8Path| {
-        path.parent()
-            .and_then(Utf8Path::parent)
-            .map(Utf8Path::to_path_buf)
-    };
-    if python.is_absolute() {
-        folders.extend(prefix_of(python));
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outer_mounts_come_first_so_a_venv_inside_the_hidden_original_is_shown_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        for folder in ["original/.venv", "tools", "report"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        let view = View {
+            read_only: vec![
+                root.join("original/.venv"),
+                root.join("tools"),
+                root.join("gone"),
+            ],
+            hidden: vec![root.join("original")],
+            writable: vec![root.join("report")],
+        };
+        let command = Sandbox::Bwrap.command(
+            Utf8Path::new("/bin/true"),
+            &["-x"],
+            &root.join("original/copy"),
+            &view,
+        );
+        let args: Vec<String> = command
+            .get_args()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .skip_while(|arg| arg != "/proc")
+            .skip(1)
+            .collect();
+        let homes = HOMES
+            .iter()
+            .filter(|home| Utf8Path::new(home).is_dir())
+            .flat_map(|home| ["--tmpfs".to_owned(), (*home).to_owned()]);
+        let expected: Vec<String> = ["--tmpfs", "/tmp"]
+            .map(str::to_owned)
+            .into_iter()
+            .chain(homes)
+            .chain(
+                [
+                    "--ro-bind",
+                    root.join("tools").as_str(),
+                    root.join("tools").as_str(),
+                    "--tmpfs",
+                    root.join("original").as_str(),
+                    "--bind",
+                    root.join("report").as_str(),
+                    root.join("report").as_str(),
+                    "--ro-bind",
+                    root.join("original/.venv").as_str(),
+                    root.join("original/.venv").as_str(),
+                    "--bind",
+                    root.join("original/copy").as_str(),
+                    root.join("original/copy").as_str(),
+                    "--chdir",
+                    root.join("original/copy").as_str(),
+                    "--",
+                    "/bin/true",
+                    "-x",
+                ]
+                .map(str::to_owned),
+            )
+            .collect();
+        // The missing folder is left out rather than failing bubblewrap.
+        assert_eq!(args, expected);
+        assert_eq!(
+            (
+                view.shows(&root.join("original/src")),
+                view.shows(&root.join("original/.venv/bin")),
+                view.shows(Utf8Path::new("/usr/bin")),
+            ),
+            (false, true, true)
+        );
     }
-    if let Ok(real) = python.canonicalize_utf8() {
-        folders.extend(prefix_of(&real));
-    }
-    folders.retain(|folder| folder.as_str() != "/" && !folder.as_str().is_empty());
-    folders.dedup();
-    folders
 }

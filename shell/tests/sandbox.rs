@@ -82,3 +82,59 @@ fn without_a_sandbox_the_same_escapes_succeed() {
         )
     );
 }
+
+/// A repository outside /tmp (which bubblewrap hides anyway) with its venv inside it, as
+/// `python -m venv .venv` makes it. The task's command passes only when the original is out
+/// of sight while its venv still runs.
+fn original_hidden_venv_shown(sandbox: &str) -> (i32, Value) {
+    let scratch = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("hidden");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let original = tempfile::tempdir_in(&scratch).unwrap();
+    let root = original.path();
+    let made = std::process::Command::new(common::python())
+        .args(["-m", "venv", "--without-pip"])
+        .arg(root.join(".venv"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let probe = format!(
+        "test ! -e {root}/mend.toml && python -c 'import sys; assert sys.prefix == {venv:?}'",
+        root = root.display(),
+        venv = root.join(".venv").display().to_string(),
+    );
+    std::fs::write(
+        root.join("mend.toml"),
+        format!(
+            "[paths]\nreadable = [\"*.txt\"]\neditable = [\"*.txt\"]\n[test]\ncommand = [\"/bin/sh\", \"-c\", {probe:?}]\ntimeout_seconds = 30\nreport = \"exit_code\"\n[tools]\nenabled = [\"run_tests\"]\n"
+        ),
+    )
+    .unwrap();
+    let python = root.join(".venv/bin/python");
+    let outcome = common::mend(&[
+        "verify",
+        "--json",
+        "--sandbox",
+        sandbox,
+        "--python",
+        python.to_str().unwrap(),
+        "--repo",
+        root.to_str().unwrap(),
+    ]);
+    let exit_code = outcome
+        .events()
+        .into_iter()
+        .find(|event| event["type"] == "tests_after")
+        .map(|event| event["run"]["exit_code"].clone())
+        .unwrap_or_else(|| panic!("no tests_after:\n{}\n{}", outcome.stdout, outcome.stderr));
+    (outcome.code, exit_code)
+}
+
+#[test]
+fn bubblewrap_hides_the_original_but_shows_the_venv_inside_it() {
+    assert_eq!(original_hidden_venv_shown("bwrap"), (0, json!(0)));
+}
+
+#[test]
+fn without_a_sandbox_the_original_is_in_sight() {
+    assert_eq!(original_hidden_venv_shown("none"), (1, json!(1)));
+}

@@ -6,9 +6,9 @@ use std::time::Instant;
 use camino::Utf8PathBuf;
 use mend::attempt::Setup;
 use mend::driver::{Observer, RunMetrics};
-use mend::pytest::TestRunner;
 use mend::render::{Render, RunEvent};
 use mend::replay::{replay, ReplayOptions};
+use mend::runner::TestRunner;
 use mend::sandbox::{Sandbox, SandboxChoice};
 use mend_core::Event;
 
@@ -41,11 +41,11 @@ pub fn measure() -> Vec<Row> {
         python.exists(),
         "no Python with pytest at {python} — run `make venv` or use `make bench`"
     );
-    let sandbox = Sandbox::resolve(SandboxChoice::Auto, &python).unwrap();
+    let sandbox = Sandbox::resolve(SandboxChoice::Auto).unwrap();
     let sandbox_name = sandbox.name();
-    let runner = TestRunner { python, sandbox };
     let repo = root.join("sample-repo");
     let task = mend::task::Task::locate(&repo, None).unwrap();
+    let runner = TestRunner::for_task(python, sandbox, &task, &repo).unwrap();
     let record = root.join("fixtures/repair.json");
     let mut shares: Vec<(f64, f64)> = (0..REPEATS)
         .map(|_| {

@@ -18,6 +18,8 @@ pub struct TaskFile {
     pub shell: ShellTable,
     #[serde(default)]
     pub copy: CopyTable,
+    #[serde(default)]
+    pub sandbox: SandboxTable,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -44,7 +46,29 @@ pub struct TestTable {
     #[serde(default)]
     pub files: Vec<Spanned<String>>,
     #[serde(default)]
-    pub report: super::TestReport,
+    pub report: ReportKind,
+    /// The JUnit XML file the command writes, relative to the repository (`report = "junit"`).
+    pub junit_path: Option<Spanned<String>>,
+    /// Let pytest load the plugins installed in its environment (entry points).
+    #[serde(default = "yes")]
+    pub plugins: bool,
+    /// Variables passed to the test command: `NAME` (its value from mend's environment) or
+    /// `NAME=value`.
+    #[serde(default)]
+    pub env: Vec<Spanned<String>>,
+    /// The copy's import roots, put first on PYTHONPATH; absent means `src` (when it exists)
+    /// and the copy itself.
+    pub pythonpath: Option<Vec<Spanned<String>>>,
+}
+
+/// `test.report` as written; `junit` takes its file from `test.junit_path`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportKind {
+    #[default]
+    Pytest,
+    Junit,
+    ExitCode,
 }
 
 #[derive(Debug, Deserialize)]
@@ -76,6 +100,14 @@ pub struct ShellTable {
 pub struct CopyTable {
     /// Replaces the default list of caches left out of the copy.
     pub exclude: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxTable {
+    /// More folders the tests may read inside bubblewrap (absolute, or `~/...`).
+    #[serde(default)]
+    pub read_only: Vec<Spanned<String>>,
 }
 
 fn yes() -> bool {

@@ -3,6 +3,7 @@
 //! documents every field; the sample's own file is `sample-repo/mend.toml`.
 
 pub mod copy;
+pub mod environment;
 mod file;
 pub mod paths;
 
@@ -17,7 +18,8 @@ use toml::Spanned;
 use crate::atomic;
 use crate::error::MendError;
 use copy::Exclusion;
-use file::TaskFile;
+pub use environment::{EnvEntry, PythonPath, ReadOnly};
+use file::{ReportKind, TaskFile};
 pub use paths::PathSet;
 
 /// Where mend looks for the task when `--task-file` is not given.
@@ -74,15 +76,19 @@ pub struct Task {
     pub shell: ShellLimits,
     /// What the throwaway copy leaves out (`copy.exclude`); no path set reaches into it.
     pub exclude: Exclusion,
+    /// `sandbox.read_only`: more folders the tests may read inside bubblewrap.
+    pub read_only: Vec<ReadOnly>,
 }
 
 /// How the independent check reads the test command's result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TestReport {
-    /// The exit code, and the counts of pytest's final summary line (which must be there).
-    #[default]
+    /// pytest's exit code, and the counts and failing tests of the JUnit XML report mend asks it
+    /// for (`--junitxml`, to a file outside the copy).
     Pytest,
+    /// The exit code, and the JUnit XML report the command itself writes at this path, relative
+    /// to the copy (cargo-nextest, jest-junit, go-junit-report, …).
+    Junit { path: String },
     /// The exit code alone: 0 passes. For any other test runner.
     ExitCode,
 }
@@ -97,6 +103,12 @@ pub struct TestCommand {
     /// run.
     pub files: PathSet,
     pub report: TestReport,
+    /// `test.env`: the variables it gets besides mend's own scrubbed set.
+    pub env: Vec<EnvEntry>,
+    pub pythonpath: PythonPath,
+    /// pytest may load the plugins installed in its environment; `false` sets
+    /// `PYTEST_DISABLE_PLUGIN_AUTOLOAD`.
+    pub plugins: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,8 +190,42 @@ impl Task {
                 "test.command: must name a program and its arguments, e.g. [\"python\", \"-m\", \"pytest\", \"-q\"]",
             ));
         }
+        let env = each_checked(raw.test.env, environment::env_entry, &at)?;
+        let pythonpath = match raw.test.pythonpath {
+            Some(roots) => PythonPath::Roots(each_checked(roots, environment::import_root, &at)?),
+            None => PythonPath::Guessed,
+        };
+        let read_only = each_checked(raw.sandbox.read_only, environment::read_only, &at)?;
         let timeout = positive_seconds(&raw.test.timeout_seconds, "test.timeout_seconds")
             .map_err(|message| at(Some(raw.test.timeout_seconds.span()), &message))?;
+        let report = match (raw.test.report, raw.test.junit_path) {
+            (ReportKind::Junit, None) => {
+                return Err(at(
+                    Some(command_span),
+                    "test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\"",
+                ))
+            }
+            (ReportKind::Junit, Some(path)) => {
+                let normal = paths::normalize(path.get_ref()).map_err(|_| {
+                    at(
+                        Some(path.span()),
+                        &format!(
+                            "test.junit_path: `{}` must be a file inside the repository, relative, without `..`",
+                            path.get_ref()
+                        ),
+                    )
+                })?;
+                TestReport::Junit { path: normal }
+            }
+            (_, Some(path)) => {
+                return Err(at(
+                    Some(path.span()),
+                    "test.junit_path: is read only with test.report = \"junit\"",
+                ))
+            }
+            (ReportKind::Pytest, None) => TestReport::Pytest,
+            (ReportKind::ExitCode, None) => TestReport::ExitCode,
+        };
 
         let tools_span = raw.tools.enabled.span();
         let mut tools = Vec::new();
@@ -267,12 +313,16 @@ impl Task {
                 argv,
                 timeout,
                 files,
-                report: raw.test.report,
+                report,
+                plugins: raw.test.plugins,
+                env,
+                pythonpath,
             },
             tools,
             read_file_line_range: raw.tools.read_file_line_range,
             shell,
             exclude,
+            read_only,
         })
     }
 
@@ -289,6 +339,18 @@ impl Task {
         }
         tools
     }
+}
+
+/// Checks every item of a list field; the first bad one is named with its line.
+fn each_checked<T>(
+    items: Vec<Spanned<String>>,
+    check: fn(&str) -> Result<T, String>,
+    at: &dyn Fn(Option<Range<usize>>, &str) -> MendError,
+) -> Result<Vec<T>, MendError> {
+    items
+        .into_iter()
+        .map(|item| check(item.get_ref()).map_err(|message| at(Some(item.span()), &message)))
+        .collect()
 }
 
 fn positive_seconds(seconds: &Spanned<u64>, field: &str) -> Result<Duration, String> {

@@ -70,6 +70,39 @@ fn the_sample_task_file_keeps_the_original_task() {
 }
 
 #[test]
+fn how_the_verdict_is_read_is_the_tasks_choice() {
+    let with = |lines: &str| parse(&MINIMAL.replace("files = [", &format!("{lines}\nfiles = [")));
+    let read = |task: Result<Task, String>| task.map(|task| (task.test.report, task.test.plugins));
+    assert_eq!(
+        [
+            read(parse(MINIMAL)),
+            read(with("plugins = false")),
+            read(with("report = \"exit_code\"")),
+            read(with(
+                "report = \"junit\"\njunit_path = \"./target/nextest/default/junit.xml\""
+            )),
+            read(parse(include_str!("../../../sample-repo/mend.toml"))),
+            read(parse(include_str!(
+                "../../../fixtures/slugify-repo/mend.toml"
+            ))),
+        ],
+        [
+            Ok((TestReport::Pytest, true)),
+            Ok((TestReport::Pytest, false)),
+            Ok((TestReport::ExitCode, true)),
+            Ok((
+                TestReport::Junit {
+                    path: "target/nextest/default/junit.xml".to_owned()
+                },
+                true
+            )),
+            Ok((TestReport::Pytest, false)),
+            Ok((TestReport::Pytest, false)),
+        ]
+    );
+}
+
+#[test]
 fn a_task_file_for_chat_needs_no_prompt() {
     let without = MINIMAL.replace("[task]\nprompt = \"Fix it.\"\n", "");
     assert_eq!(parse(&without).map(|task| task.prompt), Ok(None));
@@ -180,7 +213,23 @@ fn a_malformed_task_file_is_named_by_line_and_field() {
         ),
         (
             MINIMAL.replace("timeout_seconds = 30", "timeout_secs = 30"),
-            "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report` (in test.timeout_secs) (see docs/task-file.md)",
+            "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `junit_path`, `plugins`, `env`, `pythonpath` (in test.timeout_secs) (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("files = [", "report = \"junit\"\nfiles = ["),
+            "mend.toml:10: test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\" (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("files = [", "report = \"junit\"\njunit_path = \"../out.xml\"\nfiles = ["),
+            "mend.toml:13: test.junit_path: `../out.xml` must be a file inside the repository, relative, without `..` (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("files = [", "junit_path = \"out.xml\"\nfiles = ["),
+            "mend.toml:12: test.junit_path: is read only with test.report = \"junit\" (see docs/task-file.md)",
+        ),
+        (
+            MINIMAL.replace("files = [", "report = \"xunit\"\nfiles = ["),
+            "mend.toml:12: unknown variant `xunit`, expected one of `pytest`, `junit`, `exit_code` (in test.report) (see docs/task-file.md)",
         ),
         (
             MINIMAL.replace("\"grep\",", "\"grpe\","),
@@ -256,5 +305,48 @@ fn copy_exclude_replaces_the_default_caches_and_no_path_set_reaches_into_it() {
     assert_eq!(
         parse(&format!("{MINIMAL}\n[copy]\nexclude = [\"ok\", \"../up\"]\n")).err(),
         Some("mend.toml:18: copy.exclude: `../up` must be a name or a path relative to the repository, without `..` (see docs/task-file.md)".to_owned())
+    );
+}
+
+#[test]
+fn the_test_environment_fields_are_read_and_checked_by_line() {
+    let with = |extra: &str, sandbox: &str| {
+        parse(&MINIMAL.replace(
+            "files = [\"tests/*.py\"]\n",
+            &format!("files = [\"tests/*.py\"]\n{extra}\n{sandbox}"),
+        ))
+    };
+    let task = with(
+        "env = [\"RUST_BACKTRACE\", \"CI=1\"]\npythonpath = [\"lib\"]",
+        "[sandbox]\nread_only = [\"/opt/sdk\"]\n",
+    )
+    .unwrap();
+    assert_eq!(
+        (task.test.env, task.test.pythonpath, task.read_only),
+        (
+            vec![
+                EnvEntry::Pass("RUST_BACKTRACE".into()),
+                EnvEntry::Set("CI".into(), "1".into())
+            ],
+            PythonPath::Roots(vec!["lib".into()]),
+            vec![ReadOnly::Absolute("/opt/sdk".into())]
+        )
+    );
+    let defaults = parse(MINIMAL).unwrap();
+    assert_eq!(
+        (
+            defaults.test.env,
+            defaults.test.pythonpath,
+            defaults.read_only
+        ),
+        (Vec::new(), PythonPath::Guessed, Vec::new())
+    );
+    assert_eq!(
+        with("env = [\"CI=1\",\n  \"OPENAI_API_KEY\"]", "").unwrap_err(),
+        "mend.toml:14: test.env: `OPENAI_API_KEY` looks like a credential, and the tests run code the model wrote, so mend never passes it on; if the tests need one, give them a test-only value: \"OPENAI_API_KEY=...\" (see docs/task-file.md)"
+    );
+    assert_eq!(
+        with("", "[sandbox]\nread_only = [\"opt\"]").unwrap_err(),
+        "mend.toml:15: sandbox.read_only: `opt` must be an absolute path or start with ~/ (the repository itself is always there) (see docs/task-file.md)"
     );
 }

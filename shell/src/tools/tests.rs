@@ -73,10 +73,7 @@ fn call_with(
     name: &str,
     arguments: Value,
 ) -> ToolOutcome {
-    let runner = TestRunner {
-        python: "/bin/false".into(),
-        sandbox,
-    };
+    let runner = TestRunner::new("/bin/false".into(), sandbox);
     let context = ToolContext {
         root,
         task,
@@ -446,10 +443,7 @@ fn shell_refuses_to_run_without_a_sandbox() {
 fn shell_runs_inside_the_sandbox_with_its_output_capped() {
     let sandbox = Sandbox::NetworkNamespace { map_root: true };
     let (_dir, root) = general_workspace();
-    let runner = TestRunner {
-        python: "/bin/false".into(),
-        sandbox: sandbox.clone(),
-    };
+    let runner = TestRunner::new("/bin/false".into(), sandbox.clone());
     let probe = runner
         .run_argv(
             &["/bin/true".to_owned()],

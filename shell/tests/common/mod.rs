@@ -120,6 +120,15 @@ pub fn copy_of(folder: &Path) -> tempfile::TempDir {
     dir
 }
 
+/// A throwaway copy of any folder inside `parent` (e.g. outside /tmp, which bubblewrap hides
+/// anyway, to see what the sandbox itself hides).
+pub fn copy_of_in(folder: &Path, parent: &Path) -> tempfile::TempDir {
+    std::fs::create_dir_all(parent).unwrap();
+    let dir = tempfile::tempdir_in(parent).unwrap();
+    copy_dir(folder, dir.path());
+    dir
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();

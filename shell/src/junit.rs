@@ -1,0 +1,250 @@
+//! Reading a JUnit XML report: the counts and the failing tests of a test run, whatever the
+//! runner printed on the way. pytest writes one when asked (`--junitxml`); cargo-nextest,
+//! jest-junit and go-junit-report write the same format.
+//!
+//! Each `<testcase>` is counted by what it holds: a `<failure>` makes it failed, an `<error>`
+//! errored (a case may hold both, as pytest writes a test that fails and then errors in its
+//! teardown, and is then counted in both, as pytest counts it), a `<skipped>` skipped (pytest's
+//! xfail included), none of them passed. The suites' own totals are not trusted: runners
+//! disagree about them.
+
+use std::borrow::Cow;
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::{Reader, XmlVersion};
+
+use crate::summary::Summary;
+
+/// What a report says about a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    pub summary: Summary,
+    /// The tests that failed or errored, sorted and without repeats (a runner that retries, or
+    /// runs in parallel, may list one test twice or in any order).
+    pub failing: Vec<String>,
+}
+
+/// The case being read: its name and what it held so far.
+#[derive(Default)]
+struct Case {
+    name: String,
+    failed: bool,
+    errored: bool,
+    skipped: bool,
+}
+
+impl Report {
+    /// Reads a whole report. A text that is not XML, or XML that is not a JUnit report (no
+    /// `<testsuites>` or `<testsuite>` root), is refused with the reason.
+    pub fn parse(xml: &str) -> Result<Report, String> {
+        let mut reader = Reader::from_str(xml);
+        let mut report = Report::default();
+        let mut root_seen = false;
+        let mut case: Option<Case> = None;
+        loop {
+            let event = reader.read_event().map_err(|err| {
+                format!(
+                    "not well-formed XML at byte {}: {err}",
+                    reader.error_position()
+                )
+            })?;
+            match event {
+                Event::Start(element) | Event::Empty(element) if !root_seen => {
+                    let tag = element.local_name();
+                    if !matches!(tag.as_ref(), "testsuites" | "testsuite") {
+                        return Err(format!(
+                            "the root element is <{}>, not <testsuites> or <testsuite>",
+                            tag.as_ref()
+                        ));
+                    }
+                    root_seen = true;
+                }
+                Event::Start(element) if element.local_name().as_ref() == "testcase" => {
+                    case = Some(Case {
+                        name: case_name(&element)?,
+                        ..Case::default()
+                    });
+                }
+                Event::Empty(element) if element.local_name().as_ref() == "testcase" => {
+                    let name = case_name(&element)?;
+                    report.count(Case {
+                        name,
+                        ..Case::default()
+                    });
+                }
+                Event::Start(element) | Event::Empty(element) => {
+                    if let Some(case) = case.as_mut() {
+                        match element.local_name().as_ref() {
+                            "failure" => case.failed = true,
+                            "error" => case.errored = true,
+                            "skipped" => case.skipped = true,
+                            _ => {}
+                        }
+                    }
+                }
+                Event::End(element) if element.local_name().as_ref() == "testcase" => {
+                    if let Some(finished) = case.take() {
+                        report.count(finished);
+                    }
+                }
+                Event::Eof => break,
+                _ => {}
+            }
+        }
+        if !root_seen {
+            return Err("there is no <testsuites> or <testsuite> element".to_owned());
+        }
+        report.failing.sort();
+        report.failing.dedup();
+        Ok(report)
+    }
+
+    fn count(&mut self, case: Case) {
+        let summary = &mut self.summary;
+        if case.failed {
+            summary.failed += 1;
+        }
+        if case.errored {
+            summary.errors += 1;
+        }
+        if case.failed || case.errored {
+            self.failing.push(case.name);
+        } else if case.skipped {
+            summary.skipped += 1;
+        } else {
+            summary.passed += 1;
+        }
+    }
+}
+
+/// A case's name as its runner would accept it back: pytest's node id
+/// (`tests/test_io.py::TestRead::test_empty`) when the report gives the file (pytest writes it
+/// with `junit_family=xunit1`), else `classname::name`, else `name`.
+fn case_name(element: &BytesStart) -> Result<String, String> {
+    let mut classname = String::new();
+    let mut name = String::new();
+    let mut file = String::new();
+    for attribute in element.attributes() {
+        let attribute = attribute.map_err(|err| format!("a <testcase> attribute: {err}"))?;
+        let value = || {
+            attribute
+                .normalized_value(XmlVersion::Implicit1_0)
+                .map(Cow::into_owned)
+                .map_err(|err| format!("a <testcase> attribute: {err}"))
+        };
+        match attribute.key.local_name().as_ref() {
+            "classname" => classname = value()?,
+            "name" => name = value()?,
+            "file" => file = value()?,
+            _ => {}
+        }
+    }
+    Ok(node_id(&file, &classname, &name).unwrap_or_else(|| {
+        if classname.is_empty() {
+            name
+        } else {
+            format!("{classname}::{name}")
+        }
+    }))
+}
+
+/// pytest's classname is the node id's path with `/` as `.` and `.py` dropped, then its classes:
+/// `tests/test_io.py` and `tests.test_io.TestRead` give `tests/test_io.py::TestRead::NAME`.
+fn node_id(file: &str, classname: &str, name: &str) -> Option<String> {
+    let module = file.strip_suffix(".py")?.replace('/', ".");
+    let classes = classname.strip_prefix(&module)?;
+    if classes.is_empty() {
+        return Some(format!("{file}::{name}"));
+    }
+    let classes = classes.strip_prefix('.')?;
+    Some(format!("{file}::{}::{name}", classes.replace('.', "::")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Report;
+    use crate::summary::Summary;
+
+    /// What pytest 8 wrote for a suite with a failure, a pass, a class whose test failed in a
+    /// subtest, a collection error, an xfail and a skip (`-o junit_family=xunit1`).
+    const PYTEST_XUNIT1: &str = r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="1" failures="2" skipped="2" tests="7" time="0.05" timestamp="2025-01-01T00:00:00" hostname="vm"><testcase classname="" name="tests.test_broken" time="0.000"><error message="collection failure">ImportError while importing test module</error></testcase><testcase classname="tests.test_io" name="test_read[a&amp;b]" file="tests/test_io.py" line="3" time="0.001"><failure message="assert 1 == 2">def test_read():
+&gt;       assert 1 == 2</failure></testcase><testcase classname="tests.test_io" name="test_write" file="tests/test_io.py" line="7" time="0.001" /><testcase classname="tests.test_io.TestParse" name="test_sub" file="tests/test_io.py" line="12" time="0.003"><failure message="AssertionError: 2 not less than 2">trace</failure><system-out>printed</system-out></testcase><testcase classname="tests.test_io" name="test_later" file="tests/test_io.py" line="20" time="0.0"><skipped type="pytest.xfail" message="not yet" /></testcase><testcase classname="tests.test_io" name="test_posix" file="tests/test_io.py" line="24" time="0.0"><skipped type="pytest.skip" message="posix only">skip</skipped></testcase></testsuite></testsuites>"#;
+
+    #[test]
+    fn a_pytest_report_gives_counts_and_node_ids() {
+        assert_eq!(
+            Report::parse(PYTEST_XUNIT1),
+            Ok(Report {
+                summary: Summary {
+                    passed: 1,
+                    failed: 2,
+                    errors: 1,
+                    skipped: 2,
+                },
+                failing: vec![
+                    "tests.test_broken".to_owned(),
+                    "tests/test_io.py::TestParse::test_sub".to_owned(),
+                    "tests/test_io.py::test_read[a&b]".to_owned(),
+                ],
+            })
+        );
+    }
+
+    #[test]
+    fn other_runners_nest_suites_and_name_cases_by_class() {
+        // The shape of jest-junit and cargo-nextest: nested suites, no file attribute, a
+        // failure and an error in one case (counted in both), a test listed twice (a retry).
+        let xml = r#"<testsuites name="jest tests" tests="4" failures="1">
+  <testsuite name="slug" tests="4">
+    <testcase classname="slug makes dashes" name="slug makes dashes" time="0.002"/>
+    <testcase classname="slug trims" name="slug trims" time="0.001">
+      <failure>Expected "a" received "a-"</failure>
+    </testcase>
+    <testsuite name="inner">
+      <testcase classname="mend::tests" name="teardown" time="0.001"><failure/><error/></testcase>
+      <testcase classname="slug trims" name="slug trims"><failure/></testcase>
+    </testsuite>
+  </testsuite>
+</testsuites>"#;
+        assert_eq!(
+            Report::parse(xml),
+            Ok(Report {
+                summary: Summary {
+                    passed: 1,
+                    failed: 3,
+                    errors: 1,
+                    skipped: 0,
+                },
+                failing: vec![
+                    "mend::tests::teardown".to_owned(),
+                    "slug trims::slug trims".to_owned(),
+                ],
+            })
+        );
+    }
+
+    #[test]
+    fn an_empty_suite_is_a_report_of_nothing() {
+        let xml = r#"<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" failures="0" skipped="0" tests="0" time="0.021" /></testsuites>"#;
+        assert_eq!(Report::parse(xml), Ok(Report::default()));
+    }
+
+    #[test]
+    fn what_is_not_a_junit_report_is_refused_with_the_reason() {
+        let refusals: Vec<Result<Report, String>> = [
+            "",
+            "<html><body>404</body></html>",
+            "<testsuites><testsuite><testcase name=\"a\"></testsuite>",
+            "<testsuite><testcase name=\"a&bogus;\"/></testsuite>",
+        ]
+        .into_iter()
+        .map(Report::parse)
+        .collect();
+        let reasons: Vec<bool> = refusals.iter().map(Result::is_err).collect();
+        assert_eq!(reasons, [true, true, true, true], "{refusals:?}");
+        assert_eq!(
+            refusals[1],
+            Err("the root element is <html>, not <testsuites> or <testsuite>".to_owned())
+        );
+    }
+}

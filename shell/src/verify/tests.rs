@@ -1,0 +1,332 @@
+//! The verdict read from real runs: pytest from the project venv, and shell commands.
+
+use std::time::Duration;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use super::*;
+use crate::sandbox::Sandbox;
+use crate::task::{PathSet, PythonPath};
+
+/// The venv's interpreter with pytest (`make venv`); a missing one fails the test with the fix.
+fn python() -> Utf8PathBuf {
+    let python = std::env::var("MEND_PYTHON").map_or_else(
+        |_| Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.venv/bin/python")),
+        Utf8PathBuf::from,
+    );
+    assert!(python.exists(), "no Python at {python} — run `make venv`");
+    python
+}
+
+fn runner() -> TestRunner {
+    TestRunner::new(python(), Sandbox::Unsandboxed)
+}
+
+fn test_command(argv: &[&str], report: TestReport, timeout_seconds: u64) -> TestCommand {
+    TestCommand {
+        argv: argv.iter().map(|word| (*word).to_owned()).collect(),
+        timeout: Duration::from_secs(timeout_seconds),
+        files: PathSet::new(Vec::new()).unwrap(),
+        report,
+        plugins: false,
+        env: Vec::new(),
+        pythonpath: PythonPath::Guessed,
+    }
+}
+
+fn pytest() -> TestCommand {
+    test_command(&["python", "-m", "pytest", "-q"], TestReport::Pytest, 60)
+}
+
+fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Utf8PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    for (file, text) in files {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    (dir, root)
+}
+
+/// A run without its timing and output, which differ between runs.
+fn outcome(run: &TestRun) -> TestRun {
+    TestRun {
+        duration_ms: 0,
+        output_tail: None,
+        ..run.clone()
+    }
+}
+
+#[test]
+fn a_failing_suite_gives_counts_failing_node_ids_and_its_output() {
+    let (_dir, root) = project(&[
+        ("pyproject.toml", "[tool.pytest.ini_options]\naddopts = \"--color=yes -ra\"\n"),
+        (
+            "tests/test_io.py",
+            "import pytest\n\ndef test_ok():\n    assert True\n\nclass TestRead:\n    def test_empty(self):\n        assert '' == 'x'\n\n@pytest.mark.skip(reason='later')\ndef test_later():\n    pass\n",
+        ),
+    ]);
+    let run = independent_check(&runner(), &pytest(), &root).unwrap();
+    assert_eq!(
+        outcome(&run),
+        TestRun {
+            exit_code: Some(1),
+            summary: Some(Summary {
+                passed: 1,
+                failed: 1,
+                errors: 0,
+                skipped: 1
+            }),
+            failing: vec!["tests/test_io.py::TestRead::test_empty".to_owned()],
+            ..TestRun::default()
+        }
+    );
+    let tail = run.output_tail.unwrap_or_default();
+    assert!(
+        tail.contains("FAILED tests/test_io.py::TestRead::test_empty") && !tail.contains('\x1b'),
+        "the tail, colours removed, ends with pytest's summary: {tail}"
+    );
+    assert!(!tail.contains("generated xml file"), "{tail}");
+}
+
+#[test]
+fn no_tests_collected_is_not_a_pass() {
+    let (_dir, root) = project(&[("tests/spec_io.py", "def test_x():\n    pass\n")]);
+    let run = independent_check(&runner(), &pytest(), &root).unwrap();
+    assert_eq!(
+        (outcome(&run), run.passed(), run.describe()),
+        (
+            TestRun {
+                exit_code: Some(5),
+                summary: Some(Summary::default()),
+                note: Some("pytest collected no tests (exit 5)".to_owned()),
+                ..TestRun::default()
+            },
+            false,
+            "no tests ran — pytest collected no tests (exit 5)".to_owned()
+        )
+    );
+}
+
+#[test]
+fn a_collection_error_is_a_failing_run_that_names_the_module() {
+    let (_dir, root) = project(&[(
+        "tests/test_io.py",
+        "import not_a_module\n\ndef test_x():\n    pass\n",
+    )]);
+    let run = independent_check(&runner(), &pytest(), &root).unwrap();
+    assert_eq!(
+        outcome(&run),
+        TestRun {
+            exit_code: Some(2),
+            summary: Some(Summary {
+                errors: 1,
+                ..Summary::default()
+            }),
+            failing: vec!["tests.test_io".to_owned()],
+            note: Some(
+                "pytest was interrupted (exit 2), e.g. by errors while collecting the tests"
+                    .to_owned()
+            ),
+            ..TestRun::default()
+        }
+    );
+}
+
+#[test]
+fn a_broken_conftest_is_a_harness_error_before_the_loop_and_a_failing_verdict_after_it() {
+    let (_dir, root) = project(&[
+        ("conftest.py", "import not_a_module\n"),
+        ("tests/test_io.py", "def test_x():\n    pass\n"),
+    ]);
+    let before = independent_check(&runner(), &pytest(), &root).unwrap_err();
+    assert_eq!(before.exit_code, crate::error::exit::HARNESS);
+    assert!(
+        before.message.starts_with(
+            "the test command `python -m pytest -q` gave no verdict: pytest refused its command line or configuration (usage error, exit 4) — check test.command, and the project's pytest settings (addopts, conftest.py, plugins: test.plugins):\n"
+        ) && before.message.contains("No module named 'not_a_module'"),
+        "{}",
+        before.message
+    );
+    let after = final_check(&runner(), &pytest(), &root).unwrap();
+    assert_eq!(
+        (outcome(&after), after.passed()),
+        (
+            TestRun {
+                exit_code: Some(4),
+                note: Some(
+                    "pytest refused its command line or configuration (usage error, exit 4)"
+                        .to_owned()
+                ),
+                ..TestRun::default()
+            },
+            false
+        )
+    );
+}
+
+#[test]
+fn a_python_without_pytest_is_a_harness_error_that_names_the_fix() {
+    let runner = TestRunner {
+        python: "/usr/bin/python3".into(),
+        ..runner()
+    };
+    let (_dir, root) = project(&[("tests/test_io.py", "def test_x():\n    pass\n")]);
+    let error = independent_check(&runner, &pytest(), &root).unwrap_err();
+    assert_eq!(
+        (error.exit_code, error.message),
+        (
+            crate::error::exit::HARNESS,
+            "the test command `python -m pytest -q` gave no verdict: it wrote no pytest report — is pytest installed for `/usr/bin/python3`? Run `make venv` or pass --python PATH; mend appends --junitxml to the command, so it must run pytest itself; for another runner set test.report = \"junit\" or \"exit_code\":\n/usr/bin/python3: No module named pytest".to_owned()
+        )
+    );
+}
+
+#[test]
+fn a_timed_out_suite_says_the_limit() {
+    let (_dir, root) = project(&[(
+        "tests/test_slow.py",
+        "import time\n\ndef test_slow():\n    time.sleep(30)\n",
+    )]);
+    let command = test_command(&["python", "-m", "pytest", "-q"], TestReport::Pytest, 1);
+    let run = independent_check(&runner(), &command, &root).unwrap();
+    assert_eq!(
+        (outcome(&run), run.describe()),
+        (
+            TestRun {
+                exit_code: None,
+                note: Some("the tests did not finish within 1 s and were stopped".to_owned()),
+                ..TestRun::default()
+            },
+            "the tests did not finish within 1 s and were stopped".to_owned()
+        )
+    );
+}
+
+#[test]
+fn a_junit_runner_gives_counts_and_an_old_report_never_stands_in() {
+    let writes_report = "mkdir -p out && printf '<testsuites><testsuite><testcase classname=\"cli\" name=\"parses\"/><testcase classname=\"cli\" name=\"prints\"><failure/></testcase></testsuite></testsuites>' > out/junit.xml; exit 1";
+    let (_dir, root) = project(&[(
+        "out/junit.xml",
+        "<testsuites><testsuite><testcase classname=\"old\" name=\"passed\"/></testsuite></testsuites>",
+    )]);
+    let report = TestReport::Junit {
+        path: "out/junit.xml".to_owned(),
+    };
+    let command = test_command(&["/bin/sh", "-c", writes_report], report.clone(), 30);
+    let run = independent_check(&runner(), &command, &root).unwrap();
+    assert_eq!(
+        outcome(&run),
+        TestRun {
+            exit_code: Some(1),
+            summary: Some(Summary {
+                passed: 1,
+                failed: 1,
+                ..Summary::default()
+            }),
+            failing: vec!["cli::prints".to_owned()],
+            ..TestRun::default()
+        }
+    );
+
+    // The command writes nothing now: the report of the run above is removed first.
+    let silent = test_command(&["/bin/sh", "-c", "echo done"], report, 30);
+    let error = independent_check(&runner(), &silent, &root).unwrap_err();
+    assert_eq!(
+        error.message,
+        "the test command `/bin/sh -c echo done` gave no verdict: it wrote no JUnit report at out/junit.xml — check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\":\ndone"
+    );
+}
+
+#[test]
+fn exit_code_reports_and_notes_describe_what_happened() {
+    let (_dir, root) = project(&[]);
+    let failing = test_command(
+        &["/bin/sh", "-c", "echo broken; exit 3"],
+        TestReport::ExitCode,
+        30,
+    );
+    let run = independent_check(&runner(), &failing, &root).unwrap();
+    assert_eq!(
+        (
+            run.exit_code,
+            run.summary,
+            run.output_tail.as_deref(),
+            run.describe()
+        ),
+        (Some(3), None, Some("broken"), "exit 3".to_owned())
+    );
+    let passing = test_command(&["/bin/sh", "-c", "echo fine"], TestReport::ExitCode, 30);
+    let run = independent_check(&runner(), &passing, &root).unwrap();
+    assert_eq!((run.passed(), run.output_tail), (true, None));
+}
+
+#[test]
+fn a_pass_needs_exit_zero_no_failure_and_a_test_that_passed() {
+    let run = |exit_code, passed, failed| TestRun {
+        exit_code: Some(exit_code),
+        summary: Some(Summary {
+            passed,
+            failed,
+            ..Summary::default()
+        }),
+        ..TestRun::default()
+    };
+    let old_record_without_counts = TestRun {
+        exit_code: Some(0),
+        ..TestRun::default()
+    };
+    assert_eq!(
+        [
+            run(0, 4, 0).passed(),
+            run(0, 4, 1).passed(),
+            run(0, 0, 0).passed(),
+            run(1, 4, 0).passed(),
+            old_record_without_counts.passed(),
+        ],
+        [true, false, false, false, true]
+    );
+}
+
+#[test]
+fn the_report_options_go_before_a_double_dash() {
+    let argv = |words: &[&str]| {
+        words
+            .iter()
+            .map(|word| (*word).to_owned())
+            .collect::<Vec<_>>()
+    };
+    let report = Utf8Path::new("/tmp/r/junit.xml");
+    assert_eq!(
+        [
+            with_report_options(&argv(&["pytest", "-q"]), report),
+            with_report_options(&argv(&["pytest", "--", "-odd-name.py"]), report),
+        ],
+        [
+            argv(&[
+                "pytest",
+                "-q",
+                "--junitxml=/tmp/r/junit.xml",
+                "--override-ini=junit_family=xunit1"
+            ]),
+            argv(&[
+                "pytest",
+                "--junitxml=/tmp/r/junit.xml",
+                "--override-ini=junit_family=xunit1",
+                "--",
+                "-odd-name.py"
+            ]),
+        ]
+    );
+}
+
+#[test]
+fn a_record_written_before_failing_names_and_notes_still_loads() {
+    let old = r#"{"exit_code": null, "summary": {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}, "duration_ms": 15003}"#;
+    let run: TestRun = serde_json::from_str(old).unwrap();
+    assert_eq!(
+        (run.failing.is_empty(), run.note.is_none(), run.describe()),
+        (true, true, "timed out".to_owned())
+    );
+}
