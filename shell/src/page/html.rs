@@ -124,7 +124,7 @@ mod tests {
     #[test]
     fn every_character_that_can_end_text_a_tag_or_an_attribute_is_escaped() {
         assert_eq!(
-            escape(r#"</script><img src=x onerror='a()'> "q" & ]]> <!-- nul:\0"#),
+            escape(concat!(r#"</script><img src=x onerror='a()'> "q" & ]]> <!-- nul:"#, "\0")),
             "&lt;/script&gt;&lt;img src=x onerror=&#39;a()&#39;&gt; &quot;q&quot; &amp; ]]&gt; &lt;!-- nul:\u{fffd}"
         );
     }
