@@ -107,8 +107,10 @@ fn assert_inert(loaded: &Loaded, page: &Path) {
     );
 }
 
-/// `(subject, turn, index)` of a bar, and its width and left edge in the chart.
-type Bar = ((String, Option<u32>, Option<u32>), f64, f64);
+/// What a bar stands for: `(subject, turn, index)`.
+type Subject = (String, Option<u32>, Option<u32>);
+/// A bar, its width and its left edge in the chart.
+type Bar = (Subject, f64, f64);
 
 fn bars(loaded: &Loaded) -> Vec<Bar> {
     let chart = loaded.inspected["chart"].as_f64().unwrap();
@@ -132,7 +134,7 @@ fn bars(loaded: &Loaded) -> Vec<Bar> {
 }
 
 /// Widths and positions rounded to 0.01 px, to compare whole lists.
-fn rounded(bars: Vec<Bar>) -> Vec<((String, Option<u32>, Option<u32>), i64, i64)> {
+fn rounded(bars: Vec<Bar>) -> Vec<(Subject, i64, i64)> {
     bars.into_iter()
         .map(|(subject, width, x)| {
             (
@@ -186,7 +188,7 @@ fn the_sample_page_loads_nothing_and_its_bars_are_as_long_as_the_record_says() {
         serde_json::from_str(&std::fs::read_to_string(&record_path).unwrap()).unwrap();
     let mut expected = Vec::new();
     let mut at = 0.0;
-    let mut push = |subject: (String, Option<u32>, Option<u32>), ms: f64| {
+    let mut push = |subject: Subject, ms: f64| {
         expected.push((subject, ms, at));
         at += ms;
     };
