@@ -307,6 +307,12 @@ impl Driver<'_> {
                 StreamItem::Interrupted => Input::Cancel,
             };
             queue.extend(session.handle(now(), input));
+            // The turn ends here, before its calls run: they are not the model's time.
+            if !session.is_streaming() {
+                if let Some(open) = stream.take() {
+                    close_turn(&open, &mut turns, &mut metrics);
+                }
+            }
         }
     }
 }
