@@ -2,7 +2,6 @@
 //! `run_tests` call with pytest-sized output per turn), read, rendered and written; the median of
 //! five, as mend's own time (no browser involved).
 
-use std::io::Write;
 use std::time::{Duration, Instant};
 
 use camino::Utf8PathBuf;
