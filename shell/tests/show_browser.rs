@@ -279,7 +279,8 @@ fn hostile_record() -> Value {
              "status": "ok", "result": {"path": hostile, "text": hostile}, "duration_ms": 100, "started_ms": 320}
         ],
         "stop": {"reason": "assistant_finished", "detail": hostile},
-        "tests_before": test_run(200, 3), "tests_after": test_run(250, 4),
+        "tests_before": {"exit_code": 1, "summary": {"passed": 3, "failed": 1, "errors": 0, "skipped": 0},
+            "duration_ms": 200, "failing": [hostile], "output_tail": hostile}, "tests_after": test_run(250, 4),
         "test_file_sha256_before": "aa", "test_file_sha256_after": "aa",
         "source_sha256_before": "bb", "source_sha256_after": "cc",
         "diff": format!("--- a/{hostile}\n+++ b/{hostile}\n@@ -1 +1 @@\n-{hostile}\n+{hostile}\n"),

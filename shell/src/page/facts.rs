@@ -25,11 +25,11 @@ pub fn verdict(shown: &Shown, page: &mut Html) {
 pub fn tests(shown: &Shown, page: &mut Html) {
     page.raw("<table class=\"facts\">");
     match shown.tests_before {
-        Some(run) => page.row("tests before", &test_run(run)),
+        Some(run) => test_rows("tests before", run, page),
         None => page.row("tests before", "(a chat has no check before it starts)"),
     };
     match &shown.ending {
-        Some(ending) => page.row("tests after", &test_run(ending.tests_after)).row(
+        Some(ending) => test_rows("tests after", ending.tests_after, page).row(
             "test files",
             if ending.test_files_changed {
                 "CHANGED by the run"
@@ -40,6 +40,18 @@ pub fn tests(shown: &Shown, page: &mut Html) {
         None => page.row("tests after", "(none: the chat did not end)"),
     };
     page.raw("</table>");
+}
+
+/// A test run's outcome, then the failing tests and the output's end when the record has them.
+fn test_rows<'p>(name: &str, run: &TestRun, page: &'p mut Html) -> &'p mut Html {
+    page.row(name, &test_run(run));
+    if !run.failing.is_empty() {
+        page.row("failing tests", &run.failing.join("\n"));
+    }
+    if let Some(tail) = &run.output_tail {
+        page.row("end of output", tail);
+    }
+    page
 }
 
 fn test_run(run: &TestRun) -> String {
