@@ -75,8 +75,13 @@ pub fn settings(shown: &Shown, page: &mut Html) {
         .row("server version", &missing(settings.server_version.as_ref()))
         .row("sandbox", &missing(settings.sandbox.as_ref()))
         .row(
+            "sandbox asked for",
+            &missing(settings.sandbox_choice.as_ref()),
+        )
+        .row("python", &missing(settings.python.as_ref()))
+        .row(
             "repository",
-            settings.repo.as_deref().unwrap_or("sample-repo"),
+            settings.repo.as_deref().unwrap_or(crate::cli::LEGACY_REPO),
         )
         .row("max turns", &settings.max_turns.to_string())
         .row("think", &settings.think.to_string())
