@@ -47,6 +47,9 @@ pub enum RunEvent {
     },
     Verdict {
         tests_pass: bool,
+        /// The sandbox the final tests ran in (`bwrap`, `network-namespace`, `none`): a PASS
+        /// outside bwrap came from tests that could write outside the copy.
+        sandbox: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         replay_matched: Option<bool>,
         stop_reason: String,
@@ -237,21 +240,12 @@ impl Render for Human {
             RunEvent::WorkspaceKept { path } => self.line(&format!("Workspace kept at {path}")),
             RunEvent::Verdict {
                 tests_pass,
+                sandbox,
                 replay_matched,
                 metrics,
                 ..
             } => {
-                let tests = if *tests_pass {
-                    "PASS (the final tests pass)"
-                } else {
-                    "FAIL (the final tests fail)"
-                };
-                let replay = match replay_matched {
-                    Some(true) => "; the replay matched its record",
-                    Some(false) => "; the replay did NOT match its record",
-                    None => "",
-                };
-                self.line(&format!("Verdict: {tests}{replay}"));
+                self.line(&verdict_line(*tests_pass, sandbox, *replay_matched));
                 self.line(&format!(
                     "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms, tokens {} prompt / {} eval",
                     metrics.model_requests,
@@ -264,6 +258,29 @@ impl Render for Human {
                 ));
             }
         }
+    }
+}
+
+/// The verdict in words, with the sandbox it rests on and, for a replay, whether it matched.
+fn verdict_line(tests_pass: bool, sandbox: &str, replay_matched: Option<bool>) -> String {
+    let tests = if tests_pass {
+        "PASS (the final tests pass"
+    } else {
+        "FAIL (the final tests fail"
+    };
+    let replay = match replay_matched {
+        Some(true) => "; the replay matched its record",
+        Some(false) => "; the replay did NOT match its record",
+        None => "",
+    };
+    format!("Verdict: {tests}, {}){replay}", sandbox_phrase(sandbox))
+}
+
+/// What the verdict rests on, in words: only bubblewrap kept the tests inside the copy.
+fn sandbox_phrase(sandbox: &str) -> String {
+    match sandbox {
+        "bwrap" => "sandbox bwrap".to_owned(),
+        other => format!("sandbox {other}: the tests could write outside the copy"),
     }
 }
 
@@ -385,9 +402,25 @@ fn short_result(name: &str, result: &Value) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::{short_arguments, short_result, tests_text};
+    use super::{short_arguments, short_result, tests_text, verdict_line};
     use crate::summary::Summary;
     use crate::verify::TestRun;
+
+    #[test]
+    fn the_verdict_line_names_the_sandbox_it_rests_on() {
+        assert_eq!(
+            [
+                verdict_line(true, "bwrap", None),
+                verdict_line(true, "network-namespace", Some(true)),
+                verdict_line(false, "none", Some(false)),
+            ],
+            [
+                "Verdict: PASS (the final tests pass, sandbox bwrap)".to_owned(),
+                "Verdict: PASS (the final tests pass, sandbox network-namespace: the tests could write outside the copy); the replay matched its record".to_owned(),
+                "Verdict: FAIL (the final tests fail, sandbox none: the tests could write outside the copy); the replay did NOT match its record".to_owned(),
+            ]
+        );
+    }
 
     #[test]
     fn a_failing_verdict_names_ten_failing_tests_and_shows_the_end_of_the_output() {

@@ -11,6 +11,7 @@ use crate::driver::{ModelSource, RunMetrics, StreamItem};
 use crate::error::{exit, MendError};
 use crate::record::{Record, RecordedCall, RecordedTurn, TurnEnd};
 use crate::render::{Render, RunEvent};
+use crate::sandbox::Sandbox;
 use crate::summary::Summary;
 use crate::task::Task;
 use crate::verify::TestRun;
@@ -53,6 +54,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
         render,
         divergence,
         attempt.checks.passed(),
+        &options.setup.runner.sandbox,
         attempt.transcript.stop.reason.to_string(),
         attempt.transcript.metrics.clone(),
     ))
@@ -64,6 +66,7 @@ pub(crate) fn judge(
     render: &mut dyn Render,
     divergence: Option<RunEvent>,
     tests_pass: bool,
+    sandbox: &Sandbox,
     stop_reason: String,
     metrics: RunMetrics,
 ) -> u8 {
@@ -77,6 +80,7 @@ pub(crate) fn judge(
     };
     render.run_event(&RunEvent::Verdict {
         tests_pass,
+        sandbox: sandbox.name().to_owned(),
         replay_matched: Some(divergence.is_none()),
         stop_reason,
         exit_code,

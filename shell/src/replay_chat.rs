@@ -114,6 +114,13 @@ pub fn replay_chat(
         &test_files_after,
     );
     let stop_reason = last_stop.map_or_else(|| "none".to_owned(), |reason| reason.to_string());
-    let exit_code = judge(render, divergence, tests_pass, stop_reason, metrics);
+    let exit_code = judge(
+        render,
+        divergence,
+        tests_pass,
+        &setup.runner.sandbox,
+        stop_reason,
+        metrics,
+    );
     Ok(exit_code)
 }

@@ -159,6 +159,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let exit_code = exit_code(&attempt);
     render.run_event(&RunEvent::Verdict {
         tests_pass: attempt.checks.passed(),
+        sandbox: options.setup.runner.sandbox.name().to_owned(),
         replay_matched: None,
         stop_reason: attempt.transcript.stop.reason.to_string(),
         exit_code,

@@ -317,7 +317,7 @@ fn a_recorded_conversation_replays_offline_and_a_changed_answer_diverges() {
         (
             0,
             Some(
-                json!({"type": "verdict", "tests_pass": true, "replay_matched": true, "stop_reason": "assistant_finished", "exit_code": 0})
+                json!({"type": "verdict", "tests_pass": true, "sandbox": "none", "replay_matched": true, "stop_reason": "assistant_finished", "exit_code": 0})
             )
         ),
         "{}",
