@@ -3,13 +3,12 @@
 
 use std::fs;
 
-use mend_core::ToolOutcome;
 use regex::RegexBuilder;
 use serde_json::{json, Map, Value};
 
 use super::read_file::READ_FILE_CAP_BYTES;
 use super::table::GREP_MATCH_CAP;
-use super::{failure, optional_text, readable_files, text_argument, ToolContext};
+use super::{failure, optional_text, readable_files, text_argument, ToolContext, ToolError};
 use crate::workspace::resolve_inside;
 
 /// A matched line longer than this is cut: minified files would flood the context.
@@ -17,29 +16,18 @@ const LINE_CHARS: usize = 200;
 /// The compiled pattern's size limit; a pathological pattern is refused, not run.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
-pub fn grep(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcome {
-    let (pattern, narrow) = match (
-        text_argument(arguments, "pattern"),
-        optional_text(arguments, "path"),
-    ) {
-        (Ok(pattern), Ok(narrow)) => (pattern, narrow),
-        (Err(outcome), _) | (_, Err(outcome)) => return outcome,
-    };
-    let regex = match RegexBuilder::new(pattern)
+pub fn grep(context: &ToolContext, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
+    let pattern = text_argument(arguments, "pattern")?;
+    let narrow = optional_text(arguments, "path")?;
+    let regex = RegexBuilder::new(pattern)
         .size_limit(REGEX_SIZE_LIMIT)
         .build()
-    {
-        Ok(regex) => regex,
-        Err(err) => {
-            return failure(format!(
+        .map_err(|err| {
+            failure(format!(
                 "`{pattern}` is not a valid regular expression: {err}"
             ))
-        }
-    };
-    let searched = match readable_files(context, narrow) {
-        Ok(files) => files,
-        Err(outcome) => return outcome,
-    };
+        })?;
+    let searched = readable_files(context, narrow)?;
     let mut matches = Vec::new();
     let mut truncated = false;
     'files: for file in &searched {
@@ -64,7 +52,5 @@ pub fn grep(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcom
             }
         }
     }
-    ToolOutcome::Success {
-        value: json!({"matches": matches.join("\n"), "count": matches.len(), "truncated": truncated}),
-    }
+    Ok(json!({"matches": matches.join("\n"), "count": matches.len(), "truncated": truncated}))
 }

@@ -1,7 +1,8 @@
-//! The tools the model may call, one file each; their schemas are in [`table`]. A tool's own
-//! failure (bad path, ambiguous edit, failing tests) is a [`ToolOutcome::Failure`] that goes back
-//! to the model; only a failure of the harness itself (Python cannot start) is an `Err` that
-//! ends the run.
+//! The tools the model may call, one file each; their schemas are in [`table`]. Each returns
+//! `Result<Value, ToolError>`, as codex-rs's tools do: a tool's own failure (bad path, ambiguous
+//! edit, a test run that timed out) is [`ToolError::RespondToModel`] and goes back to the model;
+//! only a failure of the harness itself (Python cannot start) is [`ToolError::Fatal`] and ends
+//! the run.
 
 mod grep;
 mod list_files;
@@ -41,6 +42,23 @@ pub enum ToolRun {
     Cut(Cut),
 }
 
+/// Why a tool returned no value.
+#[derive(Debug)]
+pub enum ToolError {
+    /// The model's to handle: it receives `{"error": message}` and the session goes on.
+    RespondToModel(String),
+    /// Ctrl-C or the deadline cut the tool short: the session hears about the cut, not the tool.
+    Cut(Cut),
+    /// The harness itself failed: the run ends with this error.
+    Fatal(MendError),
+}
+
+impl From<MendError> for ToolError {
+    fn from(error: MendError) -> Self {
+        ToolError::Fatal(error)
+    }
+}
+
 /// Runs one call the core has already validated against the tool schemas. A tool the task does
 /// not offer is refused here too, so the policy never rests on the schemas alone.
 pub fn execute(
@@ -48,27 +66,32 @@ pub fn execute(
     name: &str,
     arguments: &Map<String, Value>,
 ) -> Result<ToolRun, MendError> {
-    let finished = |outcome| Ok(ToolRun::Finished(outcome));
-    let Some(tool) = table::tool_named(name).filter(|tool| context.task.offers(*tool)) else {
-        return finished(failure(format!("unknown tool `{name}`")));
+    let result = match table::tool_named(name).filter(|tool| context.task.offers(*tool)) {
+        None => Err(failure(format!("unknown tool `{name}`"))),
+        Some(ToolName::ListFiles) => list_files::list_files(context, arguments),
+        Some(ToolName::Grep) => grep::grep(context, arguments),
+        Some(ToolName::ReadFile) => read_file::read_file(context, arguments),
+        Some(ToolName::WriteFile) => write_file::write_file(context, arguments),
+        Some(ToolName::ReplaceText) => replace_text::replace_text(context, arguments),
+        Some(ToolName::RunTests) => run_tests::run_tests(context),
+        Some(ToolName::Shell) => shell::shell(context, arguments),
     };
-    match tool {
-        ToolName::ListFiles => finished(list_files::list_files(context, arguments)),
-        ToolName::Grep => finished(grep::grep(context, arguments)),
-        ToolName::ReadFile => finished(read_file::read_file(context, arguments)),
-        ToolName::WriteFile => finished(write_file::write_file(context, arguments)),
-        ToolName::ReplaceText => finished(replace_text::replace_text(context, arguments)),
-        ToolName::RunTests => run_tests::run_tests(context),
-        ToolName::Shell => shell::shell(context, arguments),
+    match result {
+        Ok(value) => Ok(ToolRun::Finished(ToolOutcome::Success { value })),
+        Err(ToolError::RespondToModel(message)) => {
+            Ok(ToolRun::Finished(ToolOutcome::Failure { message }))
+        }
+        Err(ToolError::Cut(cut)) => Ok(ToolRun::Cut(cut)),
+        Err(ToolError::Fatal(error)) => Err(error),
     }
 }
 
-fn failure(message: String) -> ToolOutcome {
-    ToolOutcome::Failure { message }
+fn failure(message: String) -> ToolError {
+    ToolError::RespondToModel(message)
 }
 
 /// A string argument; validation has checked the type, this only guards the invariant.
-fn text_argument<'a>(arguments: &'a Map<String, Value>, key: &str) -> Result<&'a str, ToolOutcome> {
+fn text_argument<'a>(arguments: &'a Map<String, Value>, key: &str) -> Result<&'a str, ToolError> {
     arguments
         .get(key)
         .and_then(Value::as_str)
@@ -79,7 +102,7 @@ fn text_argument<'a>(arguments: &'a Map<String, Value>, key: &str) -> Result<&'a
 fn optional_text<'a>(
     arguments: &'a Map<String, Value>,
     key: &str,
-) -> Result<Option<&'a str>, ToolOutcome> {
+) -> Result<Option<&'a str>, ToolError> {
     match arguments.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(_) => text_argument(arguments, key).map(Some),
@@ -88,10 +111,7 @@ fn optional_text<'a>(
 
 /// The readable files of the copy, sorted, narrowed to those matching the glob `pattern` when
 /// one is given: what `list_files` lists and `grep` searches.
-fn readable_files(
-    context: &ToolContext,
-    pattern: Option<&str>,
-) -> Result<Vec<String>, ToolOutcome> {
+fn readable_files(context: &ToolContext, pattern: Option<&str>) -> Result<Vec<String>, ToolError> {
     let narrow = pattern
         .map(|pattern| PathSet::new(vec![pattern.to_owned()]))
         .transpose()
@@ -107,11 +127,7 @@ fn readable_files(
 
 /// A path argument checked against `set` on the text, then on the disk (a link may still lead
 /// out of the copy): the normalised relative path and the real path to open.
-fn path_in(
-    root: &Utf8Path,
-    path: &str,
-    set: &PathSet,
-) -> Result<(String, Utf8PathBuf), ToolOutcome> {
+fn path_in(root: &Utf8Path, path: &str, set: &PathSet) -> Result<(String, Utf8PathBuf), ToolError> {
     let relative =
         allowed_path(path, set).map_err(|refusal| failure(refusal.explain(path, set)))?;
     let real = resolve_inside(root, &relative).map_err(failure)?;
@@ -121,7 +137,7 @@ fn path_in(
 /// The text of a file a tool opens (`real`, already confined to the copy), or a refusal that
 /// says what the file is instead: a folder, a binary file, a file over `cap`, one that cannot be
 /// read. Never opens a FIFO or a device, which could block forever.
-fn text_file(relative: &str, real: &Utf8Path, cap: u64) -> Result<String, ToolOutcome> {
+fn text_file(relative: &str, real: &Utf8Path, cap: u64) -> Result<String, ToolError> {
     let meta = std::fs::metadata(real)
         .map_err(|err| failure(format!("`{relative}` cannot be read: {err}")))?;
     if meta.is_dir() {
@@ -148,14 +164,14 @@ fn text_file(relative: &str, real: &Utf8Path, cap: u64) -> Result<String, ToolOu
     String::from_utf8(bytes).map_err(|_| binary(relative))
 }
 
-fn binary(relative: &str) -> ToolOutcome {
+fn binary(relative: &str) -> ToolError {
     failure(format!(
         "`{relative}` is a binary file (not UTF-8 text); the tools read and edit text files only, so leave it as it is"
     ))
 }
 
 /// The file an editing tool may change: editable, and not one the verdict rests on.
-fn editable_path(context: &ToolContext, path: &str) -> Result<String, ToolOutcome> {
+fn editable_path(context: &ToolContext, path: &str) -> Result<String, ToolError> {
     let task = context.task;
     let relative = allowed_path(path, &task.editable)
         .map_err(|refusal| failure(refusal.explain(path, &task.editable)))?;
@@ -169,7 +185,7 @@ fn editable_path(context: &ToolContext, path: &str) -> Result<String, ToolOutcom
 
 /// Checks where a write really lands: a link inside the copy may lead to a file the task
 /// protects, so the resolved path must pass the same rules as the path the model named.
-fn check_landing(context: &ToolContext, named: &str, real: &Utf8Path) -> Result<(), ToolOutcome> {
+fn check_landing(context: &ToolContext, named: &str, real: &Utf8Path) -> Result<(), ToolError> {
     let real_root = context
         .root
         .canonicalize_utf8()

@@ -2,10 +2,9 @@
 
 use std::fs;
 
-use mend_core::ToolOutcome;
 use serde_json::{json, Map, Value};
 
-use super::{failure, path_in, text_argument, text_file, ToolContext};
+use super::{failure, path_in, text_argument, text_file, ToolContext, ToolError};
 
 /// Files larger than this are refused whole rather than flooding the model's context; with line
 /// ranges on, the model is told to read them in parts.
@@ -13,19 +12,13 @@ pub const READ_FILE_CAP_BYTES: u64 = 256 * 1024;
 /// A big file may still be read in parts, up to this size.
 const READ_RANGE_FILE_CAP_BYTES: u64 = 16 * 1024 * 1024;
 
-pub fn read_file(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcome {
-    let path = match text_argument(arguments, "path") {
-        Ok(path) => path,
-        Err(outcome) => return outcome,
-    };
-    let (relative, real) = match path_in(context.root, path, &context.task.readable) {
-        Ok(found) => found,
-        Err(outcome) => return outcome,
-    };
-    let range = match line_range(arguments) {
-        Ok(range) => range,
-        Err(message) => return failure(message),
-    };
+pub fn read_file(
+    context: &ToolContext,
+    arguments: &Map<String, Value>,
+) -> Result<Value, ToolError> {
+    let path = text_argument(arguments, "path")?;
+    let (relative, real) = path_in(context.root, path, &context.task.readable)?;
+    let range = line_range(arguments).map_err(failure)?;
     let cap = if range.is_some() {
         READ_RANGE_FILE_CAP_BYTES
     } else {
@@ -38,28 +31,23 @@ pub fn read_file(context: &ToolContext, arguments: &Map<String, Value>) -> ToolO
             } else {
                 ""
             };
-            return failure(format!(
+            return Err(failure(format!(
                 "`{relative}` is {} bytes, over the {cap}-byte limit of read_file{hint}",
                 meta.len()
-            ));
+            )));
         }
         Ok(_) => {}
-        Err(err) => return failure(format!("`{relative}` cannot be read: {err}")),
+        Err(err) => return Err(failure(format!("`{relative}` cannot be read: {err}"))),
     }
-    let text = match text_file(&relative, &real, cap) {
-        Ok(text) => text,
-        Err(outcome) => return outcome,
-    };
+    let text = text_file(&relative, &real, cap)?;
     let Some((start, end)) = range else {
-        return ToolOutcome::Success {
-            value: json!({"path": relative, "text": text}),
-        };
+        return Ok(json!({"path": relative, "text": text}));
     };
     let total = text.lines().count();
     if start > total {
-        return failure(format!(
+        return Err(failure(format!(
             "`{relative}` has {total} lines; start_line {start} is past the end"
-        ));
+        )));
     }
     let end = end.unwrap_or(total).min(total);
     let part: String = text
@@ -68,20 +56,18 @@ pub fn read_file(context: &ToolContext, arguments: &Map<String, Value>) -> ToolO
         .take(end + 1 - start)
         .collect();
     if part.len() as u64 > READ_FILE_CAP_BYTES {
-        return failure(format!(
+        return Err(failure(format!(
             "lines {start} to {end} of `{relative}` are {} bytes, over the {READ_FILE_CAP_BYTES}-byte limit of read_file; ask for fewer lines",
             part.len()
-        ));
+        )));
     }
-    ToolOutcome::Success {
-        value: json!({
-            "path": relative,
-            "start_line": start,
-            "end_line": end,
-            "total_lines": total,
-            "text": part,
-        }),
-    }
+    Ok(json!({
+        "path": relative,
+        "start_line": start,
+        "end_line": end,
+        "total_lines": total,
+        "text": part,
+    }))
 }
 
 /// `(start, end)` from the optional arguments, 1-based and inclusive; `None` for the whole file.

@@ -2,72 +2,55 @@
 
 use std::fs;
 
-use mend_core::ToolOutcome;
 use serde_json::{json, Map, Value};
 
 use super::{
     check_landing, editable_path, failure, optional_text, text_argument, text_file, ToolContext,
+    ToolError,
 };
 use crate::workspace::resolve_inside;
 
 /// The biggest file an edit reads whole and writes back.
 const REPLACE_TEXT_CAP_BYTES: u64 = 16 * 1024 * 1024;
 
-pub fn replace_text(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcome {
-    let (old, new) = match (
-        text_argument(arguments, "old"),
-        text_argument(arguments, "new"),
-    ) {
-        (Ok(old), Ok(new)) => (old, new),
-        (Err(outcome), _) | (_, Err(outcome)) => return outcome,
-    };
+pub fn replace_text(
+    context: &ToolContext,
+    arguments: &Map<String, Value>,
+) -> Result<Value, ToolError> {
+    let old = text_argument(arguments, "old")?;
+    let new = text_argument(arguments, "new")?;
     // With one editable file the schema offers no `path`: that file is meant.
-    let target = match optional_text(arguments, "path") {
-        Ok(Some(path)) => editable_path(context, path),
-        Ok(None) => match context.task.editable.single_file() {
-            Some(only) => editable_path(context, only),
-            None => Err(failure(format!(
-                "name the file to edit in `path`: {}",
-                context.task.editable.listed("or")
-            ))),
+    let file = match optional_text(arguments, "path")? {
+        Some(path) => editable_path(context, path)?,
+        None => match context.task.editable.single_file() {
+            Some(only) => editable_path(context, only)?,
+            None => {
+                return Err(failure(format!(
+                    "name the file to edit in `path`: {}",
+                    context.task.editable.listed("or")
+                )))
+            }
         },
-        Err(outcome) => Err(outcome),
-    };
-    let file = match target {
-        Ok(file) => file,
-        Err(outcome) => return outcome,
     };
     if old.is_empty() {
-        return failure(format!(
+        return Err(failure(format!(
             "`old` is empty; copy the exact text to replace from {file} (read it again with read_file)"
-        ));
+        )));
     }
-    let real = match resolve_inside(context.root, &file) {
-        Ok(real) => real,
-        Err(message) => return failure(message),
-    };
-    if let Err(outcome) = check_landing(context, &file, &real) {
-        return outcome;
-    }
-    let text = match text_file(&file, &real, REPLACE_TEXT_CAP_BYTES) {
-        Ok(text) => text,
-        Err(outcome) => return outcome,
-    };
+    let real = resolve_inside(context.root, &file).map_err(failure)?;
+    check_landing(context, &file, &real)?;
+    let text = text_file(&file, &real, REPLACE_TEXT_CAP_BYTES)?;
     let positions = occurrences(&text, old);
     let [at] = positions.as_slice() else {
-        return failure(format!(
+        return Err(failure(format!(
             "`old` occurs {} times in {file}, it must occur exactly once; read the file again with read_file and copy the exact text{}",
             positions.len(),
             if positions.is_empty() { "" } else { ", with enough surrounding lines to be unique" }
-        ));
+        )));
     };
     let edited = format!("{}{new}{}", &text[..*at], &text[at + old.len()..]);
-    match fs::write(&real, edited) {
-        Ok(()) => ToolOutcome::Success {
-            value: json!({"path": file, "replaced": 1}),
-        },
-        Err(err) => failure(format!("{file} cannot be written: {err}")),
-    }
+    fs::write(&real, edited).map_err(|err| failure(format!("{file} cannot be written: {err}")))?;
+    Ok(json!({"path": file, "replaced": 1}))
 }
 
 /// Every byte offset where `needle` starts, overlapping matches included: `aa` occurs twice in

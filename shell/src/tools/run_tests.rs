@@ -1,51 +1,43 @@
 //! `run_tests`: the task's fixed test command in the workspace, with the tail of its output.
 
-use mend_core::ToolOutcome;
-use serde_json::json;
+use serde_json::{json, Value};
 
-use super::{ToolContext, ToolRun};
-use crate::error::MendError;
+use super::{failure, ToolContext, ToolError};
 use crate::truncate::keep_tail;
 
 /// SPEC §3: the end of pytest's output is where the failures and the summary are.
 pub const TOOL_OUTPUT_TAIL_CHARS: usize = 4_000;
 
-pub fn run_tests(context: &ToolContext) -> Result<ToolRun, MendError> {
+/// The test run's exit code and the end of its output; a run stopped at the task's limit is a
+/// failed result that says so, with what ran before the limit (the last test named is the one
+/// that hung).
+pub fn run_tests(context: &ToolContext) -> Result<Value, ToolError> {
     let test = &context.task.test;
     let finished = context.runner.run(test, context.root, context.watch)?;
     if let Some(cut) = finished.cut {
-        return Ok(ToolRun::Cut(cut));
+        return Err(ToolError::Cut(cut));
     }
-    let value = match finished.status {
-        Some(status) => json!({
-            "exit_code": status.code(),
-            "output": keep_tail(&finished.output, TOOL_OUTPUT_TAIL_CHARS),
-        }),
-        None => json!({
-            "exit_code": null,
-            "error": format!(
-                "the tests did not finish within {} s and were stopped",
-                test.timeout.as_secs()
-            ),
-            // What ran before the limit: the last test named is the one that hung.
-            "output": keep_tail(&finished.output, TOOL_OUTPUT_TAIL_CHARS),
-        }),
-    };
-    Ok(ToolRun::Finished(ToolOutcome::Success { value }))
+    let output = keep_tail(&finished.output, TOOL_OUTPUT_TAIL_CHARS);
+    match finished.status {
+        Some(status) => Ok(json!({"exit_code": status.code(), "output": output})),
+        None => Err(failure(format!(
+            "the tests did not finish within {} s and were stopped; the end of their output:\n{output}",
+            test.timeout.as_secs()
+        ))),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use camino::Utf8Path;
     use mend_core::ToolOutcome;
-    use serde_json::json;
+    use serde_json::Map;
 
-    use super::run_tests;
     use crate::interrupt::Watch;
     use crate::runner::TestRunner;
     use crate::sandbox::Sandbox;
     use crate::task::Task;
-    use crate::tools::{ToolContext, ToolRun};
+    use crate::tools::{execute, ToolContext, ToolRun};
 
     #[test]
     fn a_run_stopped_at_the_limit_tells_the_model_the_limit_and_what_ran() {
@@ -71,16 +63,11 @@ enabled = ["run_tests"]
             runner: &runner,
             watch: Watch::NONE,
         };
-        let Ok(ToolRun::Finished(ToolOutcome::Success { value })) = run_tests(&context) else {
-            panic!("run_tests finished with a result")
-        };
         assert_eq!(
-            value,
-            json!({
-                "exit_code": null,
-                "error": "the tests did not finish within 1 s and were stopped",
-                "output": "test_import_is_slow\n",
-            })
+            execute(&context, "run_tests", &Map::new()),
+            Ok(ToolRun::Finished(ToolOutcome::Failure {
+                message: "the tests did not finish within 1 s and were stopped; the end of their output:\ntest_import_is_slow\n".to_owned()
+            }))
         );
     }
 }

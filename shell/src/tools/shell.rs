@@ -2,24 +2,19 @@
 //! sandbox (the run refuses to start a task with `shell` unsandboxed), with the task's timeout
 //! and output cap.
 
-use mend_core::ToolOutcome;
 use serde_json::{json, Map, Value};
 
-use super::{failure, text_argument, ToolContext, ToolRun};
-use crate::error::MendError;
+use super::{failure, text_argument, ToolContext, ToolError};
 use crate::sandbox::Sandbox;
 use crate::truncate::keep_tail;
 
-pub fn shell(context: &ToolContext, arguments: &Map<String, Value>) -> Result<ToolRun, MendError> {
-    let command = match text_argument(arguments, "command") {
-        Ok(command) => command,
-        Err(outcome) => return Ok(ToolRun::Finished(outcome)),
-    };
+pub fn shell(context: &ToolContext, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
+    let command = text_argument(arguments, "command")?;
     // Checked again here so that no path to this tool runs without one.
     if context.runner.sandbox == Sandbox::Unsandboxed {
-        return Ok(ToolRun::Finished(failure(
+        return Err(failure(
             "the shell tool runs only inside a sandbox, and this run has none".to_owned(),
-        )));
+        ));
     }
     let limits = context.task.shell;
     let argv = ["/bin/sh", "-c", command].map(str::to_owned);
@@ -27,9 +22,10 @@ pub fn shell(context: &ToolContext, arguments: &Map<String, Value>) -> Result<To
         .runner
         .run_argv(&argv, limits.timeout, context.root, context.watch)?;
     if let Some(cut) = finished.cut {
-        return Ok(ToolRun::Cut(cut));
+        return Err(ToolError::Cut(cut));
     }
-    let value = match finished.status {
+    // A command stopped at its limit still tells the model what it printed.
+    Ok(match finished.status {
         Some(status) => json!({
             "exit_code": status.code(),
             "output": keep_tail(&finished.output, limits.output_chars),
@@ -42,6 +38,5 @@ pub fn shell(context: &ToolContext, arguments: &Map<String, Value>) -> Result<To
             ),
             "output": keep_tail(&finished.output, limits.output_chars),
         }),
-    };
-    Ok(ToolRun::Finished(ToolOutcome::Success { value }))
+    })
 }

@@ -2,32 +2,26 @@
 
 use std::fs;
 
-use mend_core::ToolOutcome;
 use serde_json::{json, Map, Value};
 
-use super::{check_landing, editable_path, failure, text_argument, ToolContext};
+use super::{check_landing, editable_path, failure, text_argument, ToolContext, ToolError};
 use crate::workspace::resolve_inside;
 
 /// A file bigger than this is refused: no repair needs it, and it would bloat the record.
 pub const WRITE_FILE_CAP_BYTES: usize = 256 * 1024;
 
-pub fn write_file(context: &ToolContext, arguments: &Map<String, Value>) -> ToolOutcome {
-    let (path, text) = match (
-        text_argument(arguments, "path"),
-        text_argument(arguments, "text"),
-    ) {
-        (Ok(path), Ok(text)) => (path, text),
-        (Err(outcome), _) | (_, Err(outcome)) => return outcome,
-    };
-    let relative = match editable_path(context, path) {
-        Ok(relative) => relative,
-        Err(outcome) => return outcome,
-    };
+pub fn write_file(
+    context: &ToolContext,
+    arguments: &Map<String, Value>,
+) -> Result<Value, ToolError> {
+    let path = text_argument(arguments, "path")?;
+    let text = text_argument(arguments, "text")?;
+    let relative = editable_path(context, path)?;
     if text.len() > WRITE_FILE_CAP_BYTES {
-        return failure(format!(
+        return Err(failure(format!(
             "the text is {} bytes, over the {WRITE_FILE_CAP_BYTES}-byte limit of write_file",
             text.len()
-        ));
+        )));
     }
     // The folder must exist (or be created) inside the copy before the link check can see it.
     let target = context.root.join(&relative);
@@ -37,9 +31,7 @@ pub fn write_file(context: &ToolContext, arguments: &Map<String, Value>) -> Tool
             .map(|folder| folder.as_str())
             .unwrap_or("");
         if !parent_relative.is_empty() {
-            if let Err(message) = ensure_folder(context, parent_relative) {
-                return failure(message);
-            }
+            ensure_folder(context, parent_relative).map_err(failure)?;
         }
     }
     let existed = target.symlink_metadata().is_ok();
@@ -55,32 +47,23 @@ pub fn write_file(context: &ToolContext, arguments: &Map<String, Value>) -> Tool
             _ => Err(format!("`{relative}` is not a file path")),
         }
     };
-    let landing = real.map_err(failure).and_then(|real| {
-        check_landing(context, &relative, &real)?;
-        Ok(real)
-    });
-    let target = match landing {
-        Ok(real) => real,
-        Err(outcome) => return outcome,
-    };
+    let target = real.map_err(failure)?;
+    check_landing(context, &relative, &target)?;
     if target.is_dir() {
-        return failure(format!(
+        return Err(failure(format!(
             "`{relative}` is a folder; write_file writes a file, so name a file inside it"
-        ));
+        )));
     }
     if let Ok(meta) = fs::metadata(&target) {
         if !meta.is_file() {
-            return failure(format!(
+            return Err(failure(format!(
                 "`{relative}` is not a regular file (a pipe, socket or device); it cannot be written"
-            ));
+            )));
         }
     }
-    match fs::write(&target, text) {
-        Ok(()) => ToolOutcome::Success {
-            value: json!({"path": relative, "bytes": text.len(), "created": !existed}),
-        },
-        Err(err) => failure(format!("`{relative}` cannot be written: {err}")),
-    }
+    fs::write(&target, text)
+        .map_err(|err| failure(format!("`{relative}` cannot be written: {err}")))?;
+    Ok(json!({"path": relative, "bytes": text.len(), "created": !existed}))
 }
 
 /// Creates the folders of `relative` one by one, refusing any that is a link out of the copy.
