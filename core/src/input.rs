@@ -109,14 +109,10 @@ impl TransportError {
 pub fn server_message(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let error = parsed.as_ref().and_then(|value| value.get("error"));
-    match error {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Object(object)) => match object.get("message") {
-            Some(Value::String(text)) => text.clone(),
-            _ => Value::Object(object.clone()).to_string(),
-        },
-        _ if body.trim().is_empty() => "(empty body)".to_owned(),
-        _ => body.trim().to_owned(),
+    match error.and_then(crate::codec::error_message) {
+        Some(message) => message,
+        None if body.trim().is_empty() => "(empty body)".to_owned(),
+        None => body.trim().to_owned(),
     }
 }
 

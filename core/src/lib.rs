@@ -78,5 +78,5 @@ pub use input::{CallId, Input, InputKind, Millis, ToolOutcome, TransportError};
 pub use repeat::RepeatLimits;
 pub use schema::{JsonType, ToolSpec};
 pub use session::{Phase, Session};
-pub use stop::{Stop, StopReason};
+pub use stop::{Stop, StopCause, StopReason};
 pub use wire::{ChatRequest, Message, ModelOptions, Role, ToolCall};

@@ -12,10 +12,10 @@ use crate::codec::{Decoder, Deltas, Done, LineDecoded, ModelCall};
 use crate::config::{Config, ConfigError};
 use crate::context::{hint, todo_items, todo_result, TodoItem, ToolStats, TODO_TOOL};
 use crate::event::{Event, ToolStatus};
-use crate::input::{error_result, CallId, Input, Millis, ToolOutcome};
+use crate::input::{error_result, CallId, Input, Millis, ToolOutcome, TransportError};
 use crate::repeat::{Repeat, RepeatGuard};
 use crate::schema::ToolSpec;
-use crate::stop::{Stop, StopReason};
+use crate::stop::{Stop, StopCause, StopReason};
 use crate::validate::validate_call;
 use crate::wire::{ChatRequest, Message};
 
@@ -154,9 +154,7 @@ impl Session {
         let outcome = match input {
             Input::StreamLine { line } => self.on_line(&line, &mut actions),
             Input::StreamEnd => self.on_stream_end(&mut actions),
-            Input::TransportFailed { error } => {
-                self.on_stream_failure(error.describe(), &mut actions)
-            }
+            Input::TransportFailed { error } => self.on_stream_failure(error, &mut actions),
             Input::ToolFinished { call_id, outcome } => {
                 self.on_tool_finished(&call_id, outcome, &mut actions)
             }
@@ -269,15 +267,17 @@ impl Session {
 
     fn on_stream_failure(
         &mut self,
-        detail: String,
+        error: TransportError,
         actions: &mut Vec<Action>,
     ) -> Result<(), String> {
+        let detail = error.describe();
         if !self.is_streaming() {
             return Err(format!(
                 "a transport failure arrived while no request was out: {detail}"
             ));
         }
-        self.stop(StopReason::ModelError, Some(detail), actions);
+        let cause = Some(StopCause::Transport(error));
+        self.stop_because(StopReason::ModelError, Some(detail), cause, actions);
         Ok(())
     }
 
@@ -319,7 +319,13 @@ impl Session {
                     assembly.calls.len()
                 ));
             }
-            self.stop(StopReason::IncompleteModelTurn, Some(detail), actions);
+            let cause = Some(StopCause::TokenLimit);
+            self.stop_because(
+                StopReason::IncompleteModelTurn,
+                Some(detail),
+                cause,
+                actions,
+            );
             return;
         }
         let blank = assembly.content.trim().is_empty();
@@ -523,7 +529,21 @@ impl Session {
     }
 
     fn stop(&mut self, reason: StopReason, detail: Option<String>, actions: &mut Vec<Action>) {
-        let stop = Stop { reason, detail };
+        self.stop_because(reason, detail, None, actions);
+    }
+
+    fn stop_because(
+        &mut self,
+        reason: StopReason,
+        detail: Option<String>,
+        cause: Option<StopCause>,
+        actions: &mut Vec<Action>,
+    ) {
+        let stop = Stop {
+            reason,
+            detail,
+            cause,
+        };
         actions.push(Action::Emit(Event::Stopped(stop.clone())));
         actions.push(Action::Stop(stop.clone()));
         self.phase = Phase::Stopped { stop };

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::TransportError;
+
 /// SPEC §4. The stop reason describes the loop, never the repair: the verdict comes from the
 /// independent test run outside the loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -52,4 +54,19 @@ pub struct Stop {
     pub reason: StopReason,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// What caused the stop, typed, when a person can act on it: the shell's hints match on this,
+    /// never on the words of `detail` (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<StopCause>,
+}
+
+/// The typed cause of a `model_error` or `incomplete_model_turn` stop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopCause {
+    /// The transport failed: the HTTP status and body, the timeout, the broken connection.
+    Transport(TransportError),
+    /// The server said the turn ended at its token limit (`done_reason`/`finish_reason`
+    /// `length`): the model ran out of tokens, the server did not fail.
+    TokenLimit,
 }

@@ -6,7 +6,8 @@ mod support;
 
 use mend_core::{
     Action, CallId, ChatRequest, ConfigError, Event, Input, Message, Millis, ModelOptions, Role,
-    Session, Stop, StopReason, ToolCall, ToolOutcome, ToolStatus, TransportError, TurnMetrics,
+    Session, Stop, StopCause, StopReason, ToolCall, ToolOutcome, ToolStatus, TransportError,
+    TurnMetrics,
 };
 use std::sync::Arc;
 
@@ -78,9 +79,18 @@ fn model_done(turn: u32, reason: &str, tool_calls: u32) -> Action {
 }
 
 fn stopped(reason: StopReason, detail: Option<&str>) -> Vec<Action> {
+    stopped_because(reason, detail, None)
+}
+
+fn stopped_because(
+    reason: StopReason,
+    detail: Option<&str>,
+    cause: Option<StopCause>,
+) -> Vec<Action> {
     let stop = Stop {
         reason,
         detail: detail.map(str::to_owned),
+        cause,
     };
     vec![
         Action::Emit(Event::Stopped(stop.clone())),
@@ -418,12 +428,18 @@ fn a_transport_failure_is_a_model_error() {
         status: 404,
         body: r#"{"error":"model 'x' not found"}"#.to_owned(),
     };
-    let actions = session.handle(Millis(0), Input::TransportFailed { error });
+    let actions = session.handle(
+        Millis(0),
+        Input::TransportFailed {
+            error: error.clone(),
+        },
+    );
     assert_eq!(
         actions,
-        stopped(
+        stopped_because(
             StopReason::ModelError,
-            Some("HTTP 404: model 'x' not found")
+            Some("HTTP 404: model 'x' not found"),
+            Some(StopCause::Transport(error)),
         )
     );
 }
@@ -476,9 +492,10 @@ fn a_turn_cut_off_by_length_is_incomplete_and_runs_nothing() {
         actions,
         concat(vec![
             vec![model_done(1, "length", 1)],
-            stopped(
+            stopped_because(
                 StopReason::IncompleteModelTurn,
                 Some("the model's output was cut off by the token limit (done_reason: length); none of its 1 tool call(s) ran"),
+                Some(StopCause::TokenLimit),
             ),
         ])
     );

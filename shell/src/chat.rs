@@ -179,16 +179,16 @@ pub fn chat(
                 };
                 let (transcript, stopped) = driver.drive(session, first)?;
                 interrupt::reset();
-                if let Some(detail) = transcript.stop.detail.as_deref().filter(|_| {
-                    matches!(
+                if transcript.stop.detail.is_some()
+                    && matches!(
                         transcript.stop.reason,
                         mend_core::StopReason::ModelError
                             | mend_core::StopReason::IncompleteModelTurn
                     )
-                }) {
+                {
                     say(&format!(
                         "mend: {}",
-                        crate::run::with_hint(detail, &setup.config.model)
+                        crate::run::explain_stop(&transcript.stop, &setup.config.model)
                     ));
                 }
                 conversation = Some(stopped);

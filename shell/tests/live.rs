@@ -324,7 +324,7 @@ fn every_server_failure_ends_the_turn_with_its_reason_and_runs_nothing() {
             Reply::lines(&[without_done.to_vec(), vec![done_length]].concat()),
             &[],
             (5, "incomplete_model_turn"),
-            "cut off by the token limit",
+            "the model ran out of tokens: the model's output was cut off by the token limit",
         ),
         Case(
             "a malformed line",

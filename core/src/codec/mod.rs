@@ -116,7 +116,8 @@ pub(crate) fn call_arguments(raw: Option<Value>) -> CallArguments {
     }
 }
 
-/// The text of an `error` field, as the Go client reads it: a non-empty string, or the
+/// The one reader of a server's error message, for stream lines and HTTP error bodies alike
+/// ([`crate::input::server_message`]). The text of an `error` field, as the Go client reads it: a non-empty string, or the
 /// `message` of an error object (OpenAI and Anthropic), or the value itself as JSON text.
 pub(crate) fn error_message(error: &Value) -> Option<String> {
     match error {
