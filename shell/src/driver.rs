@@ -18,6 +18,8 @@ use crate::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
 use crate::runner::TestRunner;
 use crate::spill::{LineList, SpillWriter};
+use crate::task::ToolName;
+use crate::tools::table::tool_named;
 use crate::tools::{self, ToolContext, ToolRun};
 
 /// One item of a response body.
@@ -223,7 +225,7 @@ impl Driver<'_> {
                         let run = tools::execute(&context, &name, &arguments)?;
                         let elapsed = millis(started.elapsed());
                         metrics.tool_ms += elapsed;
-                        if name == "run_tests" {
+                        if tool_named(&name) == Some(ToolName::RunTests) {
                             metrics.run_tests_ms += elapsed;
                         }
                         if let Some(call) =

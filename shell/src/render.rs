@@ -9,6 +9,8 @@ use serde_json::Value;
 use crate::driver::{Observer, RunMetrics};
 use crate::sandbox::Sandbox;
 use crate::summary::Summary;
+use crate::task::ToolName;
+use crate::tools::table::tool_named;
 use crate::verify::TestRun;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.
@@ -347,8 +349,11 @@ fn short_result(name: &str, result: &Value) -> String {
     if let Some(error) = result.get("error").and_then(Value::as_str) {
         return format!("error: {error}");
     }
-    match name {
-        "read_file" => {
+    let Some(tool) = tool_named(name) else {
+        return result.to_string();
+    };
+    match tool {
+        ToolName::ReadFile => {
             let path = result.get("path").and_then(Value::as_str).unwrap_or("?");
             let lines = result
                 .get("text")
@@ -356,26 +361,30 @@ fn short_result(name: &str, result: &Value) -> String {
                 .map_or(0, |text| text.lines().count());
             format!("read {path} ({lines} lines)")
         }
-        "replace_text" => "replaced 1 occurrence".to_owned(),
-        "shell" => {
+        ToolName::ReplaceText => "replaced 1 occurrence".to_owned(),
+        ToolName::Shell => {
             let code = result
                 .get("exit_code")
                 .map_or_else(|| "?".to_owned(), Value::to_string);
             format!("exit {code}")
         }
-        "write_file" => {
+        ToolName::WriteFile => {
             let path = result.get("path").and_then(Value::as_str).unwrap_or("?");
             let bytes = result
                 .get("bytes")
                 .map_or_else(String::new, Value::to_string);
             format!("wrote {path} ({bytes} bytes)")
         }
-        "list_files" | "grep" => {
+        ToolName::ListFiles | ToolName::Grep => {
             let count = result
                 .get("total")
                 .or_else(|| result.get("count"))
                 .map_or_else(|| "?".to_owned(), Value::to_string);
-            let what = if name == "grep" { "matches" } else { "files" };
+            let what = if tool == ToolName::Grep {
+                "matches"
+            } else {
+                "files"
+            };
             let more = if result.get("truncated") == Some(&Value::Bool(true)) {
                 ", truncated"
             } else {
@@ -383,7 +392,7 @@ fn short_result(name: &str, result: &Value) -> String {
             };
             format!("{count} {what}{more}")
         }
-        "run_tests" => {
+        ToolName::RunTests => {
             let code = result
                 .get("exit_code")
                 .map_or_else(|| "?".to_owned(), Value::to_string);
@@ -394,7 +403,6 @@ fn short_result(name: &str, result: &Value) -> String {
                 .map_or_else(String::new, |summary| format!(" · {}", summary.describe()));
             format!("exit {code}{summary}")
         }
-        _ => result.to_string(),
     }
 }
 
