@@ -5,9 +5,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use mend_core::{Codec, Config};
 
 use crate::error::MendError;
-use crate::runner::TestRunner;
-use crate::sandbox::{Sandbox, SandboxChoice};
 use crate::task::{Task, ToolName};
+use crate::workspace::runner::TestRunner;
+use crate::workspace::sandbox::{Sandbox, SandboxChoice};
 
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
@@ -39,7 +39,7 @@ pub enum Command {
     /// Talk with a model about a repository: each line you type is a message in one
     /// conversation, run on one throwaway copy; /diff, /verify and /save PATH act on that copy.
     /// The task file's rules apply; its prompt does not (you type the task).
-    #[command(after_help = crate::chat::CHAT_HELP)]
+    #[command(after_help = crate::commands::chat::CHAT_HELP)]
     Chat(ChatArgs),
     /// Replay a recorded run: its model streams go through the core again, while the tools and
     /// the tests run for real on a fresh copy of the repository. No model server is needed.
@@ -194,7 +194,9 @@ impl ModelArgs {
             codec: Provider::chosen(self.provider, task),
             max_turns: self.max_turns(task),
             think: !self.no_think,
-            context: self.context.then(|| crate::run::context_config(repo)),
+            context: self
+                .context
+                .then(|| crate::commands::run::context_config(repo)),
             ..Config::new(
                 &self.model_name(task),
                 &task.system_prompt,
@@ -340,7 +342,8 @@ impl RepoArgs {
         let repo = self.repo(recorded.repo)?;
         let task = Task::locate(&repo, self.task_file.as_deref())?;
         let python =
-            crate::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?.path;
+            crate::workspace::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?
+                .path;
         let sandbox_choice = self
             .sandbox
             .or(recorded.sandbox)

@@ -6,20 +6,20 @@ use std::time::Duration;
 
 use clap::Parser;
 
-use mend::attempt::Setup;
-use mend::chat::ChatSetup;
 use mend::cli::{
     replay_record, repository, ChatArgs, Cli, Command, CommonArgs, Recorded, Resolved,
 };
+use mend::commands::chat::ChatSetup;
+use mend::commands::replay::{replay, ReplayOptions};
+use mend::commands::replay_chat::replay_chat;
+use mend::commands::run::{api_key, connect, server_base, RunOptions};
 use mend::error::{exit, MendError};
 use mend::mend_folder::default_record;
 use mend::record::{AnyRecord, Record};
-use mend::render::{renderer, RunEvent};
-use mend::replay::{replay, ReplayOptions};
-use mend::replay_chat::replay_chat;
-use mend::run::{api_key, connect, server_base, RunOptions};
+use mend::session::attempt::Setup;
+use mend::session::render::{renderer, RunEvent};
 use mend::task::{Task, DEFAULT_MODEL};
-use mend::verify::independent_check;
+use mend::verdict::verify::independent_check;
 use mend::workspace::Workspace;
 use mend_core::{Config, Millis};
 
@@ -37,11 +37,11 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
         Command::Run(args) => {
-            mend::interrupt::install();
+            mend::session::interrupt::install();
             let resolved = args.common.setup.resolve(Recorded::default())?;
             let (repo, task, runner) = (&resolved.repo, &resolved.task, &resolved.runner);
-            let prompt = mend::run::prompt(args.task.as_deref(), task)?;
-            mend::survey::warn(repo, task)?;
+            let prompt = mend::commands::run::prompt(args.task.as_deref(), task)?;
+            mend::workspace::survey::warn(repo, task)?;
             let config = Config {
                 deadline: args
                     .deadline
@@ -68,11 +68,11 @@ fn run(cli: Cli) -> Result<u8, MendError> {
                 sandbox_choice: resolved.sandbox_choice,
             };
             let mut render = renderer(args.common.json, args.model.thinking);
-            mend::run::run(&options, render.as_mut())
+            mend::commands::run::run(&options, render.as_mut())
         }
         Command::Chat(args) => chat(&args),
         Command::Replay(args) => {
-            mend::interrupt::install();
+            mend::session::interrupt::install();
             let record_path = replay_record(args.record.as_deref())?;
             let record = AnyRecord::read(&record_path)?;
             let resolved = args.common.setup.resolve(Recorded::of(record.settings()))?;
@@ -109,21 +109,21 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             let recorded = Recorded::of(&record.settings);
             let repo = repository(repo.as_deref(), recorded.repo)?;
             let task = Task::locate(&repo, task_file.as_deref())?;
-            match mend::patch::apply_record(&record, &repo, &task)? {
-                mend::patch::Applied::NothingToApply => {
+            match mend::record::patch::apply_record(&record, &repo, &task)? {
+                mend::record::patch::Applied::NothingToApply => {
                     println!("The run changed nothing; {repo} is unchanged.")
                 }
-                mend::patch::Applied::AlreadyApplied => {
+                mend::record::patch::Applied::AlreadyApplied => {
                     println!("The run's change is already applied in {repo}; nothing was written.")
                 }
-                mend::patch::Applied::Written { paths } => {
+                mend::record::patch::Applied::Written { paths } => {
                     println!("Applied the run's change to {}.", paths.join(", "))
                 }
             }
             Ok(exit::PASS)
         }
-        Command::Show { record, html } => mend::show::show(&record, html.as_deref()),
-        Command::Conformance { captures } => mend::conformance::conformance(&captures),
+        Command::Show { record, html } => mend::commands::show::show(&record, html.as_deref()),
+        Command::Conformance { captures } => mend::commands::conformance::conformance(&captures),
         Command::Task {
             json,
             repo,
@@ -131,19 +131,19 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         } => {
             let repo = repository(repo.as_deref(), None)?;
             let task = Task::locate(&repo, task_file.as_deref())?;
-            mend::survey::warn(&repo, &task)?;
+            mend::workspace::survey::warn(&repo, &task)?;
             print_task(&task, json);
             Ok(exit::PASS)
         }
         Command::Init { repo, force } => {
             let repo = repository(repo.as_deref(), None)?;
-            mend::init::init(&repo, force)
+            mend::commands::init::init(&repo, force)
         }
     }
 }
 
 fn chat(args: &ChatArgs) -> Result<u8, MendError> {
-    mend::interrupt::install();
+    mend::session::interrupt::install();
     let resolved = args.setup.resolve(Recorded::default())?;
     let (repo, task, runner) = (&resolved.repo, &resolved.task, &resolved.runner);
     // The prompt of each message's session is what the user types.
@@ -170,14 +170,14 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
         sandbox_choice: resolved.sandbox_choice,
     };
     let mut render = renderer(false, args.model.thinking);
-    mend::chat::chat(&setup, &mut std::io::stdin().lock(), render.as_mut())
+    mend::commands::chat::chat(&setup, &mut std::io::stdin().lock(), render.as_mut())
 }
 
 fn verify(args: &CommonArgs) -> Result<u8, MendError> {
     let Resolved {
         repo, task, runner, ..
     } = args.setup.resolve(Recorded::default())?;
-    mend::survey::warn(&repo, &task)?;
+    mend::workspace::survey::warn(&repo, &task)?;
     let workspace = Workspace::copy_of(&repo, &task.exclude)?;
     let mut render = renderer(args.json, false);
     render.run_event(&RunEvent::sandbox(&runner.sandbox));

@@ -24,7 +24,7 @@ pub fn command(name: &str) -> String {
 /// task, a runner that is never started, and an empty workspace (deleted on drop).
 pub struct ToolFree {
     pub task: mend::task::Task,
-    pub runner: mend::runner::TestRunner,
+    pub runner: mend::workspace::runner::TestRunner,
     pub root: camino::Utf8PathBuf,
     _workspace: tempfile::TempDir,
 }
@@ -35,9 +35,9 @@ impl ToolFree {
         let workspace = tempfile::tempdir().unwrap();
         ToolFree {
             task: mend::task::Task::locate(camino::Utf8Path::new(sample), None).unwrap(),
-            runner: mend::runner::TestRunner::new(
+            runner: mend::workspace::runner::TestRunner::new(
                 "python3".into(),
-                mend::sandbox::Sandbox::Unsandboxed,
+                mend::workspace::sandbox::Sandbox::Unsandboxed,
             ),
             root: camino::Utf8PathBuf::from_path_buf(workspace.path().to_path_buf()).unwrap(),
             _workspace: workspace,

@@ -4,12 +4,12 @@
 use std::time::Instant;
 
 use camino::Utf8PathBuf;
-use mend::attempt::Setup;
-use mend::driver::{Observer, RunMetrics};
-use mend::render::{Render, RunEvent};
-use mend::replay::{replay, ReplayOptions};
-use mend::runner::TestRunner;
-use mend::sandbox::{Sandbox, SandboxChoice};
+use mend::commands::replay::{replay, ReplayOptions};
+use mend::session::attempt::Setup;
+use mend::session::driver::{Observer, RunMetrics};
+use mend::session::render::{Render, RunEvent};
+use mend::workspace::runner::TestRunner;
+use mend::workspace::sandbox::{Sandbox, SandboxChoice};
 use mend_core::Event;
 
 use super::{command, Row};

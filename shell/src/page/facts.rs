@@ -3,7 +3,7 @@
 
 use super::html::Html;
 use super::view::Shown;
-use crate::verify::TestRun;
+use crate::verdict::verify::TestRun;
 
 pub fn verdict(shown: &Shown, page: &mut Html) {
     let Some(ending) = &shown.ending else {

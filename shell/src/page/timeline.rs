@@ -117,7 +117,12 @@ impl Timeline {
     }
 }
 
-fn test_span(subject: Subject, what: &str, start_ms: u64, run: &crate::verify::TestRun) -> Span {
+fn test_span(
+    subject: Subject,
+    what: &str,
+    start_ms: u64,
+    run: &crate::verdict::verify::TestRun,
+) -> Span {
     Span {
         lane: Lane::Tests,
         subject,

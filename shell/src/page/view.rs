@@ -3,10 +3,10 @@
 
 use mend_core::Stop;
 
-use crate::chat_record::ChatRecord;
-use crate::driver::RunMetrics;
+use crate::record::chat::ChatRecord;
 use crate::record::{Record, RecordedCall, RecordedTurn, SessionSettings};
-use crate::verify::TestRun;
+use crate::session::driver::RunMetrics;
+use crate::verdict::verify::TestRun;
 
 pub struct Shown<'a> {
     /// `run` or `chat`.
@@ -37,7 +37,7 @@ pub struct Ending<'a> {
 }
 
 impl Ending<'_> {
-    /// The verdict: see [`crate::attempt::verdict_passes`].
+    /// The verdict: see [`crate::session::attempt::verdict_passes`].
     pub fn passes(&self) -> bool {
         self.tests_after.passed() && !self.test_files_changed
     }

@@ -20,11 +20,11 @@ use mend_core::ToolOutcome;
 use serde_json::{Map, Value};
 
 use crate::error::MendError;
-use crate::interrupt::{Cut, Watch};
-use crate::runner::TestRunner;
+use crate::session::interrupt::{Cut, Watch};
 use crate::task::paths::{allowed_path, files_under, PathSet};
 use crate::task::{Task, ToolName};
 use crate::workspace::resolve_inside;
+use crate::workspace::runner::TestRunner;
 
 /// What the tools may use: the workspace copy, the task's rules, the runner, and when to give up.
 pub struct ToolContext<'a> {
@@ -158,7 +158,7 @@ fn text_file(relative: &str, real: &Utf8Path, cap: u64) -> Result<String, ToolEr
     }
     let bytes = std::fs::read(real)
         .map_err(|err| failure(format!("`{relative}` cannot be read: {err}")))?;
-    if crate::changes::is_binary(&bytes) {
+    if crate::workspace::changes::is_binary(&bytes) {
         return Err(binary(relative));
     }
     String::from_utf8(bytes).map_err(|_| binary(relative))

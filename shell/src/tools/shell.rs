@@ -5,8 +5,8 @@
 use serde_json::{json, Map, Value};
 
 use super::{failure, text_argument, ToolContext, ToolError};
-use crate::sandbox::Sandbox;
 use crate::truncate::keep_tail;
+use crate::workspace::sandbox::Sandbox;
 
 pub fn shell(context: &ToolContext, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
     let command = text_argument(arguments, "command")?;

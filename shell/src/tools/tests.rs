@@ -2,7 +2,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{json, Value};
 
 use super::*;
-use crate::sandbox::Sandbox;
+use crate::workspace::sandbox::Sandbox;
 
 fn sample_task() -> Task {
     Task::parse(

@@ -1,6 +1,10 @@
 //! The run file: everything needed to audit a run and to replay it without a model server.
 //! `fixtures/README.md` documents every field.
 
+pub mod chat;
+pub mod patch;
+pub mod spill;
+
 use std::collections::BTreeMap;
 use std::fs;
 
@@ -13,12 +17,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::atomic;
-use crate::attempt::Checks;
-use crate::driver::RunMetrics;
 use crate::error::MendError;
-use crate::sandbox::SandboxChoice;
-use crate::spill::LineList;
+use crate::record::spill::LineList;
+use crate::session::attempt::Checks;
+use crate::session::driver::RunMetrics;
 use crate::task::Task;
+use crate::workspace::sandbox::SandboxChoice;
 
 /// Written into every record; a reader refuses any other value.
 pub const RECORD_FORMAT: &str = "mend-record/1";
@@ -253,7 +257,7 @@ impl LineBytes {
 #[derive(Debug)]
 pub enum AnyRecord {
     Run(Box<Record>),
-    Chat(Box<crate::chat_record::ChatRecord>),
+    Chat(Box<crate::record::chat::ChatRecord>),
 }
 
 impl AnyRecord {
@@ -275,12 +279,12 @@ impl AnyRecord {
             RECORD_FORMAT => serde_json::from_str(&text)
                 .map(|record| AnyRecord::Run(Box::new(record)))
                 .map_err(not_a_record),
-            crate::chat_record::CHAT_FORMAT => serde_json::from_str(&text)
+            crate::record::chat::CHAT_FORMAT => serde_json::from_str(&text)
                 .map(|chat| AnyRecord::Chat(Box::new(chat)))
                 .map_err(not_a_record),
             other => Err(MendError::refused(format!(
                 "{path} has format `{other}`; this mend reads `{RECORD_FORMAT}` and `{}`",
-                crate::chat_record::CHAT_FORMAT
+                crate::record::chat::CHAT_FORMAT
             ))),
         }
     }

@@ -1,26 +1,26 @@
 //! `mend chat`: an interactive session on one throwaway copy of a repository. Each line the user
 //! types is a message in one ongoing conversation (a new core session per message, continued
 //! with [`Session::follow_up`]); lines starting with `/` are commands for mend itself. The
-//! conversation is recorded after every message (see [`crate::chat_record`]).
+//! conversation is recorded after every message (see [`crate::record::chat`]).
 
 use std::io::{BufRead, Write};
 
 use camino::Utf8Path;
 use mend_core::{Action, Config, Session};
 
-use crate::changes::{set_sha256, unified_diff};
-use crate::chat_record::{ChatEnding, ChatMessage, ChatRecord, CHAT_FORMAT};
-use crate::driver::Driver;
+use crate::commands::run::Connection;
 use crate::error::{exit, MendError};
-use crate::interrupt;
-use crate::ollama::client::LiveSource;
+use crate::provider::client::LiveSource;
+use crate::record::chat::{ChatEnding, ChatMessage, ChatRecord, CHAT_FORMAT};
 use crate::record::{write_json_atomically, Origin, ServerFacts, SessionSettings};
-use crate::render::{Render, RunEvent};
-use crate::run::Connection;
-use crate::runner::TestRunner;
-use crate::sandbox::SandboxChoice;
+use crate::session::driver::Driver;
+use crate::session::interrupt;
+use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
-use crate::verify::final_check;
+use crate::verdict::verify::final_check;
+use crate::workspace::changes::{set_sha256, unified_diff};
+use crate::workspace::runner::TestRunner;
+use crate::workspace::sandbox::SandboxChoice;
 use crate::workspace::Workspace;
 
 pub const CHAT_HELP: &str = "\
@@ -188,7 +188,7 @@ pub fn chat(
                 {
                     say(&format!(
                         "mend: {}",
-                        crate::run::explain_stop(&transcript.stop, &setup.config.model)
+                        crate::commands::run::explain_stop(&transcript.stop, &setup.config.model)
                     ));
                 }
                 conversation = Some(stopped);
@@ -259,7 +259,7 @@ fn save(path: &Utf8Path, diff: &str) -> Result<(), MendError> {
             path.join("fix.patch")
         )));
     }
-    crate::patch::write_atomically(path, diff)
+    crate::record::patch::write_atomically(path, diff)
 }
 
 /// What Ctrl-D says about the discarded copy: nothing when it holds no change, else whether the

@@ -5,8 +5,8 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::*;
-use crate::sandbox::Sandbox;
 use crate::task::{PathSet, PythonPath};
+use crate::workspace::sandbox::Sandbox;
 
 /// The venv's interpreter with pytest (`make venv`); a missing one fails the test with the fix.
 fn python() -> Utf8PathBuf {

@@ -8,12 +8,12 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::MendError;
-use crate::interrupt::Watch;
-use crate::process::{run_bounded, Finished};
-use crate::sandbox::{Sandbox, View};
+use crate::session::interrupt::Watch;
 use crate::task::{EnvEntry, PythonPath, ReadOnly, Task, TestCommand};
-use crate::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 use crate::truncate::keep_tail;
+use crate::workspace::process::{run_bounded, Finished};
+use crate::workspace::sandbox::{Sandbox, View};
+use crate::workspace::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 
 /// A command's first word that stands for the interpreter mend was given.
 const PYTHON_WORD: &str = "python";
@@ -330,9 +330,9 @@ mod tests {
     use camino::Utf8PathBuf;
 
     use super::TestRunner;
-    use crate::sandbox::Sandbox;
     use crate::task::PythonPath;
-    use crate::toolchain::Host;
+    use crate::workspace::sandbox::Sandbox;
+    use crate::workspace::toolchain::Host;
 
     fn env_of(command: &std::process::Command) -> Vec<(String, String)> {
         command

@@ -13,13 +13,13 @@ use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::MendError;
-use crate::interrupt::Watch;
-use crate::junit::Report;
-use crate::process::Finished;
-use crate::runner::TestRunner;
-use crate::summary::{without_colours, Summary};
+use crate::session::interrupt::Watch;
 use crate::task::{TestCommand, TestReport};
 use crate::truncate::keep_tail;
+use crate::verdict::junit::Report;
+use crate::verdict::summary::{without_colours, Summary};
+use crate::workspace::process::Finished;
+use crate::workspace::runner::TestRunner;
 
 /// How much of the output a run that did not pass keeps, for the person reading the verdict.
 const OUTPUT_TAIL_CHARS: usize = 2_000;

@@ -14,13 +14,13 @@ use mend_core::{Action, ChatRequest, Config, Event, Input, Millis, Session, Stop
 use serde::{Deserialize, Serialize};
 
 use crate::error::MendError;
-use crate::interrupt::{Cut, Watch, WATCH_TICK};
+use crate::record::spill::{LineList, SpillWriter};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
-use crate::runner::TestRunner;
-use crate::spill::{LineList, SpillWriter};
+use crate::session::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::task::ToolName;
 use crate::tools::table::tool_named;
 use crate::tools::{self, ToolContext, ToolRun};
+use crate::workspace::runner::TestRunner;
 
 /// One item of a response body.
 pub enum StreamItem {

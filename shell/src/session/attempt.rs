@@ -5,13 +5,13 @@ use camino::Utf8Path;
 use mend_core::Config;
 use serde::{Deserialize, Serialize};
 
-use crate::changes::{set_sha256, unified_diff};
-use crate::driver::{Driver, ModelSource, Transcript};
 use crate::error::MendError;
-use crate::render::{Render, RunEvent};
-use crate::runner::TestRunner;
+use crate::session::driver::{Driver, ModelSource, Transcript};
+use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
-use crate::verify::{final_check, independent_check, TestRun};
+use crate::verdict::verify::{final_check, independent_check, TestRun};
+use crate::workspace::changes::{set_sha256, unified_diff};
+use crate::workspace::runner::TestRunner;
 use crate::workspace::Workspace;
 
 pub struct Setup<'a> {
@@ -125,8 +125,8 @@ impl Checks {
 #[cfg(test)]
 mod tests {
     use super::Checks;
-    use crate::summary::Summary;
-    use crate::verify::TestRun;
+    use crate::verdict::summary::Summary;
+    use crate::verdict::verify::TestRun;
 
     #[test]
     fn passing_tests_count_only_when_the_test_files_are_the_ones_the_run_started_with() {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use mend_core::Stop;
 
 use crate::record::{RecordedCall, RecordedTurn, SessionSettings};
-use crate::verify::TestRun;
+use crate::verdict::verify::TestRun;
 
 /// Written into every chat record; `mend replay` tells the two kinds apart by it.
 pub const CHAT_FORMAT: &str = "mend-chat/1";

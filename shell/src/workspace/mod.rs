@@ -1,6 +1,14 @@
 //! The throwaway copy every attempt works on, and the disk-side check that a path stays inside
 //! it. Which paths a tool may name is decided on the text first, in [`crate::task::paths`].
 
+pub mod changes;
+pub mod interpreter;
+pub mod process;
+pub mod runner;
+pub mod sandbox;
+pub mod survey;
+pub mod toolchain;
+
 use std::fs::{self, File, FileTimes};
 use std::io;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};

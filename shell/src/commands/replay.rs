@@ -5,16 +5,16 @@ use camino::Utf8Path;
 use mend_core::{CallId, ChatRequest, Stop, StopReason, TransportError};
 use serde_json::{json, Value};
 
-use crate::attempt::{run_attempt, Attempt, Checks, Setup};
-use crate::changes::set_sha256;
-use crate::driver::{ModelSource, RunMetrics, StreamItem};
 use crate::error::{exit, MendError};
 use crate::record::{Record, RecordedCall, RecordedTurn, TurnEnd};
-use crate::render::{Render, RunEvent};
-use crate::sandbox::Sandbox;
-use crate::summary::Summary;
+use crate::session::attempt::{run_attempt, Attempt, Checks, Setup};
+use crate::session::driver::{ModelSource, RunMetrics, StreamItem};
+use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
-use crate::verify::TestRun;
+use crate::verdict::summary::Summary;
+use crate::verdict::verify::TestRun;
+use crate::workspace::changes::set_sha256;
+use crate::workspace::sandbox::Sandbox;
 
 pub struct ReplayOptions<'a> {
     /// Where the record was read from (and where `--bless` writes it back).

@@ -6,18 +6,18 @@ use camino::Utf8Path;
 use mend_core::Session;
 use serde_json::json;
 
-use crate::attempt::{verdict_passes, Setup};
-use crate::changes::set_sha256;
-use crate::chat::message_session;
-use crate::chat_record::ChatRecord;
-use crate::driver::{Driver, RunMetrics};
-use crate::error::MendError;
-use crate::render::{Render, RunEvent};
-use crate::replay::{
+use crate::commands::chat::message_session;
+use crate::commands::replay::{
     end_divergence, first_call_divergence, first_request_divergence, judge,
     refuse_changed_repository, Ending, ReplaySource,
 };
-use crate::verify::final_check;
+use crate::error::MendError;
+use crate::record::chat::ChatRecord;
+use crate::session::attempt::{verdict_passes, Setup};
+use crate::session::driver::{Driver, RunMetrics};
+use crate::session::render::{Render, RunEvent};
+use crate::verdict::verify::final_check;
+use crate::workspace::changes::set_sha256;
 use crate::workspace::Workspace;
 
 /// Replays a chat record; 0 only when every message matched and the final tests pass.

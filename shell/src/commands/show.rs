@@ -8,7 +8,7 @@ use crate::error::{exit, MendError};
 use crate::page::timeline::{seconds, Timeline};
 use crate::page::view::Shown;
 use crate::record::AnyRecord;
-use crate::render::short_arguments;
+use crate::session::render::short_arguments;
 
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {
     let record = AnyRecord::read(record_path)?;

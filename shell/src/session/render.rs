@@ -6,12 +6,12 @@ use mend_core::{Event, ToolStatus};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::driver::{Observer, RunMetrics};
-use crate::sandbox::Sandbox;
-use crate::summary::Summary;
+use crate::session::driver::{Observer, RunMetrics};
 use crate::task::ToolName;
 use crate::tools::table::tool_named;
-use crate::verify::TestRun;
+use crate::verdict::summary::Summary;
+use crate::verdict::verify::TestRun;
+use crate::workspace::sandbox::Sandbox;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.
 #[derive(Debug, Clone, Serialize)]
@@ -411,8 +411,8 @@ mod tests {
     use serde_json::json;
 
     use super::{short_arguments, short_result, tests_text, verdict_line};
-    use crate::summary::Summary;
-    use crate::verify::TestRun;
+    use crate::verdict::summary::Summary;
+    use crate::verdict::verify::TestRun;
 
     #[test]
     fn the_verdict_line_names_the_sandbox_it_rests_on() {

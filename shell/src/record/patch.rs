@@ -11,11 +11,11 @@ use std::fs;
 use camino::Utf8Path;
 
 use crate::atomic;
-use crate::changes::{digest_of, file_digests, set_sha256, untextual_files};
 use crate::error::MendError;
 use crate::record::Record;
 use crate::task::paths::allowed_path;
 use crate::task::{PathSet, Task};
+use crate::workspace::changes::{digest_of, file_digests, set_sha256, untextual_files};
 
 /// What `mend apply` did.
 #[derive(Debug, PartialEq, Eq)]

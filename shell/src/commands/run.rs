@@ -7,15 +7,15 @@ use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::input::server_message;
 use mend_core::{Codec, Config, ContextConfig, Stop, StopCause, StopReason, TransportError};
 
-use crate::attempt::{run_attempt, Attempt, Setup};
-use crate::changes::file_digests;
 use crate::error::{exit, MendError};
-use crate::ollama::client::{Client, LiveSource, Secret};
-use crate::ollama::host::BaseUrl;
+use crate::provider::client::{Client, LiveSource, Secret};
+use crate::provider::host::BaseUrl;
 use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
-use crate::render::{Render, RunEvent};
-use crate::sandbox::SandboxChoice;
+use crate::session::attempt::{run_attempt, Attempt, Setup};
+use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
+use crate::workspace::changes::file_digests;
+use crate::workspace::sandbox::SandboxChoice;
 
 pub struct RunOptions<'a> {
     /// The session to run: model, provider, prompts, tools, budgets.
@@ -176,7 +176,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let diff = &attempt.checks.diff;
     if !diff.is_empty() {
         let patch = options.record.with_extension("patch");
-        crate::patch::write_atomically(&patch, diff)?;
+        crate::record::patch::write_atomically(&patch, diff)?;
         eprintln!(
             "mend: the change is in {patch} (apply it with `mend apply {}`)",
             options.record

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
-use crate::summary::Summary;
+use crate::verdict::summary::Summary;
 
 /// What a report says about a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -163,7 +163,7 @@ fn node_id(file: &str, classname: &str, name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::Report;
-    use crate::summary::Summary;
+    use crate::verdict::summary::Summary;
 
     /// What pytest 8 wrote for a suite with a failure, a pass, a class whose test failed in a
     /// subtest, a collection error, an xfail and a skip (`-o junit_family=xunit1`).

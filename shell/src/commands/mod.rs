@@ -1,0 +1,10 @@
+//! One file per command, each thin: it reads its options, builds a [`crate::session`] over a
+//! [`crate::workspace`], and reports. `init` has its own folder.
+
+pub mod chat;
+pub mod conformance;
+pub mod init;
+pub mod replay;
+pub mod replay_chat;
+pub mod run;
+pub mod show;
