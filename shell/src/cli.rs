@@ -201,7 +201,7 @@ impl ModelArgs {
                 &self.model_name(task),
                 &task.system_prompt,
                 prompt,
-                task.offered_tools(self.context),
+                crate::tools::table::offered_tools(task, self.context),
             )
         }
     }

@@ -196,7 +196,7 @@ fn verify(args: &CommonArgs) -> Result<u8, MendError> {
 }
 
 fn print_task(task: &Task, json: bool) {
-    let tools = task.offered_tools(false);
+    let tools = mend::tools::table::offered_tools(task, false);
     let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
     if json {
         let task = serde_json::json!({

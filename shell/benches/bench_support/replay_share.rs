@@ -5,8 +5,9 @@ use std::time::Instant;
 
 use camino::Utf8PathBuf;
 use mend::commands::replay::{replay, ReplayOptions};
+use mend::record::metrics::RunMetrics;
 use mend::session::attempt::Setup;
-use mend::session::driver::{Observer, RunMetrics};
+use mend::session::driver::Observer;
 use mend::session::render::{Render, RunEvent};
 use mend::workspace::runner::TestRunner;
 use mend::workspace::sandbox::{Sandbox, SandboxChoice};

@@ -6,11 +6,13 @@ use mend_core::{CallId, ChatRequest, Stop, StopReason, TransportError};
 use serde_json::{json, Value};
 
 use crate::error::{exit, MendError};
+use crate::record::metrics::RunMetrics;
 use crate::record::{Record, RecordedCall, RecordedTurn, TurnEnd};
-use crate::session::attempt::{run_attempt, Attempt, Checks, Setup};
-use crate::session::driver::{ModelSource, RunMetrics, StreamItem};
+use crate::session::attempt::{run_attempt, Attempt, Setup};
+use crate::session::driver::{ModelSource, StreamItem};
 use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
+use crate::verdict::checks::Checks;
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
 use crate::workspace::changes::set_sha256;

@@ -13,9 +13,11 @@ use crate::commands::replay::{
 };
 use crate::error::MendError;
 use crate::record::chat::ChatRecord;
-use crate::session::attempt::{verdict_passes, Setup};
-use crate::session::driver::{Driver, RunMetrics};
+use crate::record::metrics::RunMetrics;
+use crate::session::attempt::Setup;
+use crate::session::driver::Driver;
 use crate::session::render::{Render, RunEvent};
+use crate::verdict::checks::verdict_passes;
 use crate::verdict::verify::final_check;
 use crate::workspace::changes::set_sha256;
 use crate::workspace::Workspace;

@@ -4,8 +4,8 @@
 use mend_core::Stop;
 
 use crate::record::chat::ChatRecord;
+use crate::record::metrics::RunMetrics;
 use crate::record::{Record, RecordedCall, RecordedTurn, SessionSettings};
-use crate::session::driver::RunMetrics;
 use crate::verdict::verify::TestRun;
 
 pub struct Shown<'a> {
@@ -37,7 +37,7 @@ pub struct Ending<'a> {
 }
 
 impl Ending<'_> {
-    /// The verdict: see [`crate::session::attempt::verdict_passes`].
+    /// The verdict: see [`crate::verdict::checks::verdict_passes`].
     pub fn passes(&self) -> bool {
         self.tests_after.passed() && !self.test_files_changed
     }

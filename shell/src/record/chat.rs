@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use mend_core::Stop;
 
-use crate::record::{RecordedCall, RecordedTurn, SessionSettings};
+use crate::record::settings::SessionSettings;
+use crate::record::turn::{RecordedCall, RecordedTurn};
 use crate::verdict::verify::TestRun;
 
 /// Written into every chat record; `mend replay` tells the two kinds apart by it.

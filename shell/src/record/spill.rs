@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde::ser::{Error as _, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::record::{LineBytes, RecordedLine};
+use crate::record::line::{LineBytes, RecordedLine};
 
 /// The lines of one turn.
 #[derive(Debug, Clone)]

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use camino::Utf8Path;
 use mend_core::{Action, ChatRequest, Config, Event, Input, Millis, Session, Stop, TransportError};
-use serde::{Deserialize, Serialize};
 
 use crate::error::MendError;
+use crate::record::metrics::RunMetrics;
 use crate::record::spill::{LineList, SpillWriter};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
 use crate::session::interrupt::{Cut, Watch, WATCH_TICK};
@@ -52,39 +52,6 @@ pub trait ModelSource {
 /// Receives every event, in order, as it happens.
 pub trait Observer {
     fn event(&mut self, event: &Event);
-}
-
-/// Per-run figures, in the record and on the final summary line.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunMetrics {
-    pub model_requests: u32,
-    pub streamed_bytes: u64,
-    /// Time from sending each request to its first line, per turn.
-    pub first_byte_ms: Vec<u64>,
-    /// Time spent waiting on the model (request sent to turn complete), all turns.
-    pub model_ms: u64,
-    pub tool_ms: u64,
-    /// The part of `tool_ms` spent running the repository's tests (`run_tests`).
-    #[serde(default)]
-    pub run_tests_ms: u64,
-    pub verify_ms: u64,
-    pub prompt_tokens: u64,
-    pub eval_tokens: u64,
-}
-
-impl RunMetrics {
-    /// Adds a later session's figures (a chat's next message) to these.
-    pub fn add(&mut self, later: &RunMetrics) {
-        self.model_requests += later.model_requests;
-        self.streamed_bytes += later.streamed_bytes;
-        self.first_byte_ms.extend(&later.first_byte_ms);
-        self.model_ms += later.model_ms;
-        self.tool_ms += later.tool_ms;
-        self.run_tests_ms += later.run_tests_ms;
-        self.verify_ms += later.verify_ms;
-        self.prompt_tokens += later.prompt_tokens;
-        self.eval_tokens += later.eval_tokens;
-    }
 }
 
 /// What the loop saw: the raw turns, the tool calls with their results, and the stop.

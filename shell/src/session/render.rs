@@ -6,7 +6,8 @@ use mend_core::{Event, ToolStatus};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::session::driver::{Observer, RunMetrics};
+use crate::record::metrics::RunMetrics;
+use crate::session::driver::Observer;
 use crate::task::ToolName;
 use crate::tools::table::tool_named;
 use crate::verdict::summary::Summary;

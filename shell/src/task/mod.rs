@@ -329,16 +329,6 @@ impl Task {
     pub fn offers(&self, tool: ToolName) -> bool {
         self.tools.contains(&tool)
     }
-
-    /// The tools a session offers: the task's, and the core-answered `todo` tool when the
-    /// per-turn context is on.
-    pub fn offered_tools(&self, context: bool) -> Vec<mend_core::ToolSpec> {
-        let mut tools = crate::tools::table::tool_specs(self);
-        if context {
-            tools.push(mend_core::context::todo_tool());
-        }
-        tools
-    }
 }
 
 /// Checks every item of a list field; the first bad one is named with its line.

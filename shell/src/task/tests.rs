@@ -135,7 +135,7 @@ fn defaults_fill_what_a_minimal_file_leaves_out() {
 #[test]
 fn general_tools_name_the_tasks_files_and_take_a_path_when_several_are_editable() {
     let task = parse(MINIMAL).unwrap();
-    let specs = serde_json::to_value(task.offered_tools(false)).unwrap();
+    let specs = serde_json::to_value(crate::tools::table::offered_tools(&task, false)).unwrap();
     let function = |name: &str,
                     description: &str,
                     properties: serde_json::Value,

@@ -153,6 +153,16 @@ pub fn wire_name(tool: ToolName) -> &'static str {
 }
 
 /// The tool a called name refers to, if the table has it.
+/// The tools a session offers: the task's, and the core-answered `todo` tool when the per-turn
+/// context is on.
+pub fn offered_tools(task: &Task, context: bool) -> Vec<mend_core::ToolSpec> {
+    let mut tools = tool_specs(task);
+    if context {
+        tools.push(mend_core::context::todo_tool());
+    }
+    tools
+}
+
 pub fn tool_named(name: &str) -> Option<ToolName> {
     TABLE
         .iter()

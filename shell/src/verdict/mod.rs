@@ -1,6 +1,7 @@
 //! The verdict: the independent test runs before and after the loop ([`verify`]), read from
 //! the runner's JUnit report ([`junit`]) or pytest's summary line ([`summary`]).
 
+pub mod checks;
 pub mod junit;
 pub mod summary;
 pub mod verify;

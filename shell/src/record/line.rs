@@ -1,0 +1,46 @@
+//! One streamed line as recorded: when it arrived and its bytes, as text or hex.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedLine {
+    /// Milliseconds since the request was sent.
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub bytes: LineBytes,
+}
+
+/// A line as text when it is UTF-8, else as hex, so that any byte sequence survives a round trip.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum LineBytes {
+    Text { text: String },
+    Hex { hex: String },
+}
+
+impl LineBytes {
+    pub fn from_bytes(bytes: &[u8]) -> LineBytes {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => LineBytes::Text {
+                text: text.to_owned(),
+            },
+            Err(_) => LineBytes::Hex {
+                hex: bytes.iter().map(|byte| format!("{byte:02x}")).collect(),
+            },
+        }
+    }
+
+    pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
+        match self {
+            LineBytes::Text { text } => Ok(text.as_bytes().to_vec()),
+            LineBytes::Hex { hex } => (0..hex.len())
+                .step_by(2)
+                .map(|at| {
+                    hex.get(at..at + 2)
+                        .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+                        .ok_or_else(|| format!("`{hex}` is not valid hex"))
+                })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! What a run or a chat was started with, and where: the settings a replay rebuilds its sessions
+//! from.
+
+use camino::Utf8Path;
+use clap::ValueEnum;
+use mend_core::{Codec, Config, ContextConfig, ModelOptions};
+use serde::{Deserialize, Serialize};
+
+use crate::error::MendError;
+use crate::task::Task;
+use crate::workspace::sandbox::SandboxChoice;
+
+/// What a run or a chat was started with, and where: everything but the user's words. A replay
+/// rebuilds its sessions from these.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionSettings {
+    pub provider: String,
+    pub model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_digest: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_version: Option<String>,
+    /// Where the tests ran: `bwrap`, `network-namespace` or `none` (absent in authored fixtures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
+    /// The repository the run worked on, as an absolute path; replay and apply use it when no
+    /// `--repo` is given. Older records hold it relative to where mend ran, and the sample's
+    /// fixtures leave it out (read as `sample-repo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+    /// The interpreter the tests ran with; replay reuses it unless `--python` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<String>,
+    /// The `--sandbox` the run was made with (`auto`, `bwrap`, `none`); replay reuses it unless
+    /// `--sandbox` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_choice: Option<String>,
+    pub max_turns: u32,
+    pub think: bool,
+    pub keep_alive: u64,
+    pub options: ModelOptions,
+    pub system_prompt: String,
+    /// The per-turn context, when the run had it on (`--context`): replay rebuilds the same
+    /// hints and offers the same `todo` tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextConfig>,
+}
+
+impl SessionSettings {
+    /// The settings of a session about to start.
+    pub fn of(config: &Config, server: &ServerFacts, origin: &Origin) -> SessionSettings {
+        SessionSettings {
+            provider: config.codec.provider().to_owned(),
+            model: config.model.clone(),
+            model_digest: server.model_digest.clone(),
+            server_version: server.server_version.clone(),
+            sandbox: Some(server.sandbox.to_owned()),
+            repo: Some(origin.absolute_repo()),
+            python: Some(origin.python.to_string()),
+            sandbox_choice: origin
+                .sandbox_choice
+                .to_possible_value()
+                .map(|value| value.get_name().to_owned()),
+            max_turns: config.max_turns,
+            think: config.think,
+            keep_alive: config.keep_alive,
+            options: config.options.clone(),
+            system_prompt: config.system_prompt.clone(),
+            context: config.context.clone(),
+        }
+    }
+
+    /// The session config these settings describe, for `task` with the task file's tools.
+    pub fn config(&self, task: &str, tools: &Task) -> Result<Config, MendError> {
+        let codec = Codec::from_provider(&self.provider).ok_or_else(|| {
+            MendError::refused(format!(
+                "the record's provider `{}` is not one mend knows (ollama, openai, anthropic)",
+                self.provider
+            ))
+        })?;
+        Ok(Config {
+            codec,
+            context: self.context.clone(),
+            max_turns: self.max_turns,
+            think: self.think,
+            keep_alive: self.keep_alive,
+            options: self.options.clone(),
+            ..Config::new(
+                &self.model,
+                &self.system_prompt,
+                task,
+                crate::tools::table::offered_tools(tools, self.context.is_some()),
+            )
+        })
+    }
+}
+
+/// Where a run or chat is made: kept in its record, so that replay and apply work from any folder
+/// with the same interpreter and sandbox.
+pub struct Origin<'a> {
+    pub repo: &'a Utf8Path,
+    pub python: &'a Utf8Path,
+    pub sandbox_choice: SandboxChoice,
+}
+
+impl Origin<'_> {
+    /// The repository as an absolute path with links resolved; as given when that fails.
+    fn absolute_repo(&self) -> String {
+        self.repo
+            .canonicalize_utf8()
+            .map(|path| path.to_string())
+            .unwrap_or_else(|_| self.repo.to_string())
+    }
+}
+
+/// What the server and the machine said about a live run.
+pub struct ServerFacts {
+    pub model_digest: Option<String>,
+    pub server_version: Option<String>,
+    pub sandbox: &'static str,
+}

@@ -1,0 +1,55 @@
+//! One recorded model turn (its raw lines and how its body ended) and one recorded tool call.
+
+use mend_core::{CallId, ToolStatus, TransportError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::record::spill::LineList;
+
+/// One model turn: the raw lines as they arrived and how the body ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedTurn {
+    pub turn: u32,
+    /// SHA-256 of the request body that produced this turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_sha256: Option<String>,
+    /// When the request was sent, in ms since the loop started; absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_ms: Option<u64>,
+    /// From sending the request to the end of its stream; absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    pub lines: LineList,
+    pub end: TurnEnd,
+}
+
+/// How a turn's body ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TurnEnd {
+    /// The session completed the turn (a `done` chunk, an error line or a malformed line); the
+    /// rest of the body was not read.
+    SessionEnded,
+    /// The body ended (EOF) while the session still wanted lines.
+    Eof,
+    TransportFailed {
+        error: TransportError,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedCall {
+    pub turn: u32,
+    pub index: u32,
+    pub call_id: CallId,
+    pub name: String,
+    pub arguments: Map<String, Value>,
+    pub status: ToolStatus,
+    pub result: Value,
+    #[serde(default)]
+    pub duration_ms: u64,
+    /// When the call started running, in ms since the loop started; absent for a call that never
+    /// ran and in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_ms: Option<u64>,
+}
