@@ -1,0 +1,119 @@
+//! Tests of `detect`.
+
+use super::{detect, Guess, Kind, JS};
+use camino::Utf8PathBuf;
+
+fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Utf8PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    for (file, text) in files {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    (dir, root)
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
+}
+
+#[test]
+fn a_cargo_workspace_names_each_member_and_never_target() {
+    let (_dir, root) = project(&[
+        ("Cargo.toml", "[workspace]\nmembers = [\"core\"]\n"),
+        ("src/main.rs", ""),
+        ("core/Cargo.toml", ""),
+        ("core/src/lib.rs", ""),
+        ("core/tests/api.rs", ""),
+        ("target/debug/build.rs", ""),
+    ]);
+    assert_eq!(
+        detect(&root),
+        vec![Guess {
+            kind: Kind::Cargo,
+            command: strings(&["cargo", "test"]),
+            report: "exit_code",
+            timeout_seconds: 600,
+            readable: strings(&[
+                "src/**/*.rs",
+                "core/src/**/*.rs",
+                "core/tests/**/*.rs",
+                "Cargo.toml",
+                "core/Cargo.toml"
+            ]),
+            editable: strings(&["src/**/*.rs", "core/src/**/*.rs"]),
+            tests: strings(&["core/tests/**/*.rs"]),
+            notes: Vec::new(),
+        }]
+    );
+}
+
+#[test]
+fn an_npm_package_with_the_placeholder_test_script_is_told_so() {
+    let (_dir, root) = project(&[
+        (
+            "package.json",
+            r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1"}}"#,
+        ),
+        ("index.js", ""),
+        ("test.js", ""),
+        ("node_modules/dep/index.js", ""),
+    ]);
+    let guess = detect(&root).remove(0);
+    assert_eq!(
+        guess,
+        Guess {
+            kind: Kind::Npm,
+            command: strings(&["npm", "test"]),
+            report: "exit_code",
+            timeout_seconds: 300,
+            readable: vec![
+                format!("*.{JS}"),
+                format!("test.{JS}"),
+                format!("*.test.{JS}"),
+                format!("*.spec.{JS}"),
+                "package.json".to_owned()
+            ],
+            editable: vec![format!("*.{JS}")],
+            tests: vec![
+                format!("test.{JS}"),
+                format!("*.test.{JS}"),
+                format!("*.spec.{JS}")
+            ],
+            notes: strings(&[
+                "package.json's scripts.test is npm's placeholder, which always fails: set a real one"
+            ]),
+        }
+    );
+}
+
+#[test]
+fn a_python_package_at_the_top_with_tests_inside_it_protects_them() {
+    let (_dir, root) = project(&[
+        ("setup.py", ""),
+        ("textkit/__init__.py", ""),
+        ("textkit/tests/test_slug.py", ""),
+        ("docs/conf.py", ""),
+        ("conftest.py", ""),
+    ]);
+    let kinds: Vec<(Kind, Vec<String>, Vec<String>)> = detect(&root)
+        .into_iter()
+        .map(|guess| (guess.kind, guess.editable, guess.tests))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![(
+            Kind::Pytest,
+            strings(&["textkit/**/*.py"]),
+            strings(&["textkit/**/tests/**/*.py", "conftest.py"])
+        )]
+    );
+}
+
+#[test]
+fn a_go_module_and_a_python_project_in_one_folder_are_both_found_python_first() {
+    let (_dir, root) = project(&[("go.mod", "module x\n"), ("pyproject.toml", "")]);
+    let kinds: Vec<Kind> = detect(&root).iter().map(|guess| guess.kind).collect();
+    assert_eq!(kinds, vec![Kind::Pytest, Kind::Go]);
+}

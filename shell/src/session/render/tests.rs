@@ -1,0 +1,107 @@
+//! Tests of `render`.
+
+use serde_json::json;
+
+use super::{short_arguments, short_result, tests_text, verdict_line};
+use crate::verdict::summary::Summary;
+use crate::verdict::verify::TestRun;
+
+#[test]
+fn the_verdict_line_names_the_sandbox_it_rests_on() {
+    assert_eq!(
+        [
+            verdict_line(true, "bwrap", None),
+            verdict_line(true, "network-namespace", Some(true)),
+            verdict_line(false, "none", Some(false)),
+        ],
+        [
+            "Verdict: PASS (the final tests pass, sandbox bwrap)".to_owned(),
+            "Verdict: PASS (the final tests pass, sandbox network-namespace: the tests could write outside the copy); the replay matched its record".to_owned(),
+            "Verdict: FAIL (the final tests fail, sandbox none: the tests could write outside the copy); the replay did NOT match its record".to_owned(),
+        ]
+    );
+}
+
+#[test]
+fn a_failing_verdict_names_ten_failing_tests_and_shows_the_end_of_the_output() {
+    let run = TestRun {
+        exit_code: Some(1),
+        summary: Some(Summary {
+            passed: 3,
+            failed: 12,
+            ..Summary::default()
+        }),
+        failing: (1..=12)
+            .map(|n| format!("tests/test_t.py::test_{n:02}"))
+            .collect(),
+        output_tail: Some((1..=30).map(|n| format!("line {n}\n")).collect()),
+        ..TestRun::default()
+    };
+    let shown_names: String = (1..=10)
+        .map(|n| format!("\n    tests/test_t.py::test_{n:02}"))
+        .collect();
+    let shown_output: String = (6..=30).map(|n| format!("\n    │ line {n}")).collect();
+    assert_eq!(
+        tests_text("Independent final tests", &run, true),
+        format!(
+            "Independent final tests: 12 failed · 3 passed\n  failing:{shown_names}\n    and 2 more\n  the end of the output:{shown_output}"
+        )
+    );
+    assert_eq!(
+        tests_text("Starting tests", &run, false),
+        format!("Starting tests: 12 failed · 3 passed\n  failing:{shown_names}\n    and 2 more")
+    );
+    let passing = TestRun {
+        exit_code: Some(0),
+        summary: Some(Summary {
+            passed: 4,
+            ..Summary::default()
+        }),
+        ..TestRun::default()
+    };
+    assert_eq!(
+        tests_text("Independent final tests", &passing, true),
+        "Independent final tests: 4 passed"
+    );
+}
+
+#[test]
+fn human_output_shortens_long_arguments_and_summarises_results() {
+    let Some(arguments) = json!({"path": "a.py", "text": "x".repeat(500)})
+        .as_object()
+        .cloned()
+    else {
+        panic!("an object")
+    };
+    assert_eq!(
+        short_arguments(&arguments),
+        format!(
+            r#"{{"path":"a.py","text":"{}… (500 characters)"}}"#,
+            "x".repeat(60)
+        )
+    );
+    let results = [
+        short_result(
+            "write_file",
+            &json!({"path": "a.py", "bytes": 500, "created": true}),
+        ),
+        short_result(
+            "list_files",
+            &json!({"files": [], "total": 250, "truncated": true}),
+        ),
+        short_result(
+            "grep",
+            &json!({"matches": "", "count": 3, "truncated": false}),
+        ),
+        short_result("grep", &json!({"error": "bad pattern"})),
+    ];
+    assert_eq!(
+        results,
+        [
+            "wrote a.py (500 bytes)",
+            "250 files, truncated",
+            "3 matches",
+            "error: bad pattern"
+        ]
+    );
+}

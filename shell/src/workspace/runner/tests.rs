@@ -1,0 +1,147 @@
+//! Tests of `runner`.
+
+use std::ffi::OsStr;
+
+use camino::Utf8PathBuf;
+
+use super::TestRunner;
+use crate::task::PythonPath;
+use crate::workspace::sandbox::Sandbox;
+use crate::workspace::toolchain::Host;
+
+fn env_of(command: &std::process::Command) -> Vec<(String, String)> {
+    command
+        .get_envs()
+        .map(|(key, value)| {
+            (
+                key.to_string_lossy().into_owned(),
+                value.unwrap_or_default().to_string_lossy().into_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+        .collect()
+}
+
+#[test]
+fn the_test_process_gets_only_what_python_needs() {
+    let runner = TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Unsandboxed);
+    let argv = ["python", "-m", "pytest", "-q"].map(str::to_owned);
+    let workdir = tempfile::tempdir().unwrap();
+    let workdir = Utf8PathBuf::from_path_buf(workdir.path().to_path_buf()).unwrap();
+    let command = runner.command(&argv, &workdir, &[]).unwrap();
+    // env_clear() drops everything inherited (API keys included); these are all that is set.
+    assert_eq!(
+        env_of(&command),
+        pairs(&[
+            ("HOME", workdir.as_str()),
+            ("LANG", "C.UTF-8"),
+            ("LC_ALL", "C.UTF-8"),
+            ("PATH", "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin"),
+            ("PYTEST_ADDOPTS", "-p no:cacheprovider"),
+            ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1"),
+            ("PYTHONDONTWRITEBYTECODE", "1"),
+            ("PYTHONHASHSEED", "0"),
+            ("PYTHONNOUSERSITE", "1"),
+            ("PYTHONPATH", workdir.as_str()),
+        ])
+    );
+    let args: Vec<&OsStr> = command.get_args().collect();
+    assert_eq!(command.get_program(), OsStr::new("/opt/venv/bin/python"));
+    assert_eq!(args, ["-m", "pytest", "-q"].map(OsStr::new));
+}
+
+#[test]
+fn the_copys_src_comes_first_then_the_task_roots_and_variables() {
+    let workdir = tempfile::tempdir().unwrap();
+    let workdir = Utf8PathBuf::from_path_buf(workdir.path().to_path_buf()).unwrap();
+    std::fs::create_dir(workdir.join("src")).unwrap();
+    let guessed = TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Unsandboxed);
+    let argv = ["python", "-m", "pytest"].map(str::to_owned);
+    let command = guessed.command(&argv, &workdir, &[]).unwrap();
+    let pythonpath = |command: &std::process::Command| {
+        env_of(command)
+            .into_iter()
+            .find(|(key, _)| key == "PYTHONPATH")
+            .map(|(_, value)| value)
+    };
+    assert_eq!(
+        pythonpath(&command),
+        Some(format!("{workdir}/src:{workdir}"))
+    );
+
+    let chosen = TestRunner {
+        pythonpath: PythonPath::Roots(vec!["lib".into(), ".".into()]),
+        env: pairs(&[("CI", "1"), ("LANG", "en_US.UTF-8")]),
+        ..TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Unsandboxed)
+    };
+    let command = chosen.command(&argv, &workdir, &[]).unwrap();
+    assert_eq!(
+        pythonpath(&command),
+        Some(format!("{workdir}/lib:{workdir}"))
+    );
+    let set: Vec<(String, String)> = env_of(&command)
+        .into_iter()
+        .filter(|(key, _)| key == "CI" || key == "LANG")
+        .collect();
+    // The task's value wins over mend's default.
+    assert_eq!(set, pairs(&[("CI", "1"), ("LANG", "en_US.UTF-8")]));
+
+    let none = TestRunner {
+        pythonpath: PythonPath::Roots(Vec::new()),
+        ..TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Unsandboxed)
+    };
+    assert_eq!(
+        pythonpath(&none.command(&argv, &workdir, &[]).unwrap()),
+        None
+    );
+}
+
+#[test]
+fn path_keeps_the_users_folders_the_sandbox_shows_after_the_toolchains() {
+    let runner = TestRunner {
+        host: Host {
+            path: vec![
+                "/root/.cargo/bin".into(),
+                "/root/.pyenv/shims".into(),
+                "/opt/go/bin".into(),
+                "/usr/bin".into(),
+            ],
+            ..Host::default()
+        },
+        ..TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Bwrap)
+    };
+    let argv = ["/bin/sh".to_owned()];
+    let command = runner.command(&argv, "/tmp/ws".into(), &[]).unwrap();
+    let path = env_of(&command)
+        .into_iter()
+        .find(|(key, _)| key == "PATH")
+        .map(|(_, value)| value);
+    // /root is hidden and nothing under it was shown; /opt is visible as it is.
+    assert_eq!(
+        path.as_deref(),
+        Some("/bin:/opt/venv/bin:/opt/go/bin:/usr/bin:/usr/local/bin")
+    );
+}
+
+#[test]
+fn plugin_autoload_is_the_tasks_choice() {
+    let autoload = |plugins: bool| {
+        let runner = TestRunner {
+            plugins,
+            ..TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Unsandboxed)
+        };
+        let command = runner
+            .command(&["python".to_owned()], "/tmp/ws".into(), &[])
+            .unwrap();
+        env_of(&command)
+            .into_iter()
+            .find(|(key, _)| key == "PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+            .map(|(_, value)| value)
+    };
+    assert_eq!([autoload(true), autoload(false)], [None, Some("1".into())]);
+}
