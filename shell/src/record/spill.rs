@@ -108,6 +108,26 @@ impl Read for FileRange {
     }
 }
 
+/// Where one turn's lines lie in the spill file: a byte range and how many lines it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpillRange {
+    pub start: u64,
+    pub end: u64,
+    pub count: usize,
+}
+
+impl SpillRange {
+    /// The turn's lines, read back from `file` when needed.
+    pub fn lines(self, file: &Arc<File>) -> LineList {
+        LineList::Spilled {
+            file: Arc::clone(file),
+            start: self.start,
+            end: self.end,
+            count: self.count,
+        }
+    }
+}
+
 /// Appends the lines of a run to an anonymous temporary file (gone when the last handle drops).
 pub struct SpillWriter {
     writer: BufWriter<File>,
@@ -164,8 +184,12 @@ impl SpillWriter {
     }
 
     /// The current turn's byte range and line count.
-    pub fn turn_range(&self) -> (u64, u64, usize) {
-        (self.turn_start, self.written, self.turn_count)
+    pub fn turn_range(&self) -> SpillRange {
+        SpillRange {
+            start: self.turn_start,
+            end: self.written,
+            count: self.turn_count,
+        }
     }
 
     /// Flushes the file and hands it over for reading.
@@ -199,12 +223,7 @@ mod tests {
         spill.push(9, b"").unwrap();
         let second = spill.turn_range();
         let file = spill.finish().unwrap();
-        let spilled = |(start, end, count): (u64, u64, usize)| LineList::Spilled {
-            file: Arc::clone(&file),
-            start,
-            end,
-            count,
-        };
+        let spilled = |range: SpillRange| range.lines(&file);
 
         let expected_first = LineList::InMemory(vec![line(1, "{\"a\":1}"), line(2, "é ✓")]);
         assert_eq!(spilled(first), expected_first);

@@ -5,7 +5,7 @@
 //! while the session wants lines; once it leaves the streaming phase the rest is dropped.
 
 use std::collections::VecDeque;
-use std::sync::{mpsc, Arc};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -14,7 +14,7 @@ use mend_core::{Action, ChatRequest, Config, Event, Input, Millis, Session, Stop
 
 use crate::error::MendError;
 use crate::record::metrics::RunMetrics;
-use crate::record::spill::{LineList, SpillWriter};
+use crate::record::spill::{LineList, SpillRange, SpillWriter};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
 use crate::session::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::task::ToolName;
@@ -137,7 +137,7 @@ impl Driver<'_> {
         };
         let mut spill = SpillWriter::new().map_err(spill_failed)?;
         // The byte range of each finished turn's lines in the spill file.
-        let mut ranges: Vec<(u64, u64, usize)> = Vec::new();
+        let mut ranges: Vec<SpillRange> = Vec::new();
 
         loop {
             // Ctrl-C and the deadline are looked at between any two steps.
@@ -215,13 +215,8 @@ impl Driver<'_> {
                             ranges.push(spill.turn_range());
                         }
                         let file = spill.finish().map_err(spill_failed)?;
-                        for (turn, (start, end, count)) in turns.iter_mut().zip(ranges) {
-                            turn.lines = LineList::Spilled {
-                                file: Arc::clone(&file),
-                                start,
-                                end,
-                                count,
-                            };
+                        for (turn, range) in turns.iter_mut().zip(ranges) {
+                            turn.lines = range.lines(&file);
                         }
                         let transcript = Transcript {
                             turns,
@@ -256,7 +251,7 @@ impl Driver<'_> {
             let input = match item {
                 StreamItem::Line(line) => {
                     let at_ms = millis(open.sent.elapsed());
-                    if spill.turn_range().2 == 0 {
+                    if spill.turn_range().count == 0 {
                         metrics.first_byte_ms.push(at_ms);
                     }
                     metrics.streamed_bytes += line.len() as u64 + 1;
