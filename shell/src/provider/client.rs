@@ -10,7 +10,8 @@ use serde::Deserialize;
 use super::host::BaseUrl;
 use super::lines::{LineError, LineReader, MAX_LINE_BYTES};
 use crate::error::MendError;
-use crate::session::driver::{millis, ModelSource, StreamItem};
+use crate::session::driver::{ModelSource, StreamItem};
+use crate::session::recorder::millis;
 
 /// A local server answers a connect at once; a long wait means nothing is there.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);

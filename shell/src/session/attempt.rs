@@ -5,7 +5,8 @@ use camino::Utf8Path;
 use mend_core::Config;
 
 use crate::error::MendError;
-use crate::session::driver::{Driver, ModelSource, Transcript};
+use crate::session::driver::{Driver, ModelSource};
+use crate::session::recorder::Transcript;
 use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
 use crate::verdict::checks::Checks;

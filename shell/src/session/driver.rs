@@ -10,15 +10,12 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use camino::Utf8Path;
-use mend_core::{Action, ChatRequest, Config, Event, Input, Millis, Session, Stop, TransportError};
+use mend_core::{Action, ChatRequest, Config, Event, Input, Millis, Session, TransportError};
 
 use crate::error::MendError;
-use crate::record::metrics::RunMetrics;
-use crate::record::spill::{LineList, SpillRange, SpillWriter};
-use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
+use crate::record::TurnEnd;
 use crate::session::interrupt::{Cut, Watch, WATCH_TICK};
-use crate::task::ToolName;
-use crate::tools::table::tool_named;
+use crate::session::recorder::{millis, Recorder, Transcript};
 use crate::tools::{self, ToolContext, ToolRun};
 use crate::workspace::runner::TestRunner;
 
@@ -52,15 +49,6 @@ pub trait ModelSource {
 /// Receives every event, in order, as it happens.
 pub trait Observer {
     fn event(&mut self, event: &Event);
-}
-
-/// What the loop saw: the raw turns, the tool calls with their results, and the stop.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Transcript {
-    pub turns: Vec<RecordedTurn>,
-    pub tool_calls: Vec<RecordedCall>,
-    pub stop: Stop,
-    pub metrics: RunMetrics,
 }
 
 pub struct Driver<'a> {
@@ -126,18 +114,8 @@ impl Driver<'_> {
         let clock = Instant::now();
         let now = || Millis(millis(clock.elapsed()));
         let mut queue: VecDeque<Action> = first.into();
-        let mut turns: Vec<RecordedTurn> = Vec::new();
-        let mut calls: Vec<RecordedCall> = Vec::new();
-        let mut metrics = RunMetrics::default();
+        let mut recorder = Recorder::new(clock)?;
         let mut stream: Option<OpenStream> = None;
-        let spill_failed = |err: std::io::Error| {
-            MendError::harness(format!(
-                "cannot keep the streamed lines in a temporary file: {err}"
-            ))
-        };
-        let mut spill = SpillWriter::new().map_err(spill_failed)?;
-        // The byte range of each finished turn's lines in the spill file.
-        let mut ranges: Vec<SpillRange> = Vec::new();
 
         loop {
             // Ctrl-C and the deadline are looked at between any two steps.
@@ -153,24 +131,11 @@ impl Driver<'_> {
             if let Some(action) = queue.pop_front() {
                 match action {
                     Action::Emit(event) => {
-                        observe_metrics(&event, &mut metrics);
-                        note_call(&event, &mut calls);
+                        recorder.event(&event);
                         self.observer.event(&event);
                     }
                     Action::SendRequest { turn, body } => {
-                        metrics.model_requests += 1;
-                        if !turns.is_empty() {
-                            ranges.push(spill.turn_range());
-                        }
-                        spill.start_turn();
-                        turns.push(RecordedTurn {
-                            turn,
-                            request_sha256: Some(request_digest(&body)),
-                            started_ms: Some(millis(clock.elapsed())),
-                            duration_ms: None,
-                            lines: LineList::InMemory(Vec::new()),
-                            end: TurnEnd::SessionEnded,
-                        });
+                        recorder.request_sent(turn, &body);
                         stream = Some(OpenStream::start(self.source.open(turn, &body)));
                     }
                     Action::DispatchTool {
@@ -191,16 +156,7 @@ impl Driver<'_> {
                         let started = Instant::now();
                         let run = tools::execute(&context, &name, &arguments)?;
                         let elapsed = millis(started.elapsed());
-                        metrics.tool_ms += elapsed;
-                        if tool_named(&name) == Some(ToolName::RunTests) {
-                            metrics.run_tests_ms += elapsed;
-                        }
-                        if let Some(call) =
-                            calls.iter_mut().rev().find(|call| call.call_id == call_id)
-                        {
-                            call.duration_ms = elapsed;
-                            call.started_ms = Some(millis(started.duration_since(clock)));
-                        }
+                        recorder.tool_finished(&call_id, &name, started, elapsed);
                         let input = match run {
                             ToolRun::Finished(outcome) => Input::ToolFinished { call_id, outcome },
                             ToolRun::Cut(cut) => cut_input(cut),
@@ -209,22 +165,9 @@ impl Driver<'_> {
                     }
                     Action::Stop(stop) => {
                         if let Some(open) = stream.take() {
-                            close_turn(&open, &mut turns, &mut metrics);
+                            recorder.stream_closed(millis(open.sent.elapsed()));
                         }
-                        if !turns.is_empty() {
-                            ranges.push(spill.turn_range());
-                        }
-                        let file = spill.finish().map_err(spill_failed)?;
-                        for (turn, range) in turns.iter_mut().zip(ranges) {
-                            turn.lines = range.lines(&file);
-                        }
-                        let transcript = Transcript {
-                            turns,
-                            tool_calls: calls,
-                            stop,
-                            metrics,
-                        };
-                        return Ok((transcript, session));
+                        return Ok((recorder.stop(stop)?, session));
                     }
                 }
                 continue;
@@ -235,7 +178,7 @@ impl Driver<'_> {
                 ));
             };
             if !session.is_streaming() {
-                close_turn(open, &mut turns, &mut metrics);
+                recorder.stream_closed(millis(open.sent.elapsed()));
                 stream = None;
                 continue;
             }
@@ -245,27 +188,19 @@ impl Driver<'_> {
                 Err(mpsc::RecvTimeoutError::Timeout) => continue,
                 Err(mpsc::RecvTimeoutError::Disconnected) => StreamItem::End,
             };
-            let turn = turns
-                .last_mut()
-                .ok_or_else(|| MendError::harness("a stream without a turn"))?;
             let input = match item {
                 StreamItem::Line(line) => {
-                    let at_ms = millis(open.sent.elapsed());
-                    if spill.turn_range().count == 0 {
-                        metrics.first_byte_ms.push(at_ms);
-                    }
-                    metrics.streamed_bytes += line.len() as u64 + 1;
-                    spill.push(at_ms, &line).map_err(spill_failed)?;
+                    recorder.line_received(millis(open.sent.elapsed()), &line)?;
                     Input::StreamLine { line }
                 }
                 StreamItem::End => {
-                    turn.end = TurnEnd::Eof;
+                    recorder.body_ended(TurnEnd::Eof);
                     Input::StreamEnd
                 }
                 StreamItem::Failed(error) => {
-                    turn.end = TurnEnd::TransportFailed {
+                    recorder.body_ended(TurnEnd::TransportFailed {
                         error: error.clone(),
-                    };
+                    });
                     Input::TransportFailed { error }
                 }
                 StreamItem::Interrupted => Input::Cancel,
@@ -274,81 +209,9 @@ impl Driver<'_> {
             // The turn ends here, before its calls run: they are not the model's time.
             if !session.is_streaming() {
                 if let Some(open) = stream.take() {
-                    close_turn(&open, &mut turns, &mut metrics);
+                    recorder.stream_closed(millis(open.sent.elapsed()));
                 }
             }
         }
     }
-}
-
-/// The current turn's stream is over: its time goes to the turn and to the model's total.
-fn close_turn(open: &OpenStream, turns: &mut [RecordedTurn], metrics: &mut RunMetrics) {
-    let elapsed = millis(open.sent.elapsed());
-    metrics.model_ms += elapsed;
-    if let Some(turn) = turns.last_mut() {
-        turn.duration_ms = Some(elapsed);
-    }
-}
-
-/// Keeps a row per call result; arguments come from the call's start event when it ran.
-fn note_call(event: &Event, calls: &mut Vec<RecordedCall>) {
-    match event {
-        Event::ToolStart {
-            turn,
-            index,
-            call_id,
-            name,
-            arguments,
-        } => calls.push(RecordedCall {
-            turn: *turn,
-            index: *index,
-            call_id: call_id.clone(),
-            name: name.clone(),
-            arguments: arguments.clone(),
-            status: mend_core::ToolStatus::Ok,
-            result: serde_json::Value::Null,
-            duration_ms: 0,
-            started_ms: None,
-        }),
-        Event::ToolResult {
-            turn,
-            index,
-            call_id,
-            name,
-            status,
-            result,
-        } => match calls.last_mut() {
-            Some(call) if call.turn == *turn && call.index == *index && call.result.is_null() => {
-                call.status = *status;
-                call.result = result.clone();
-            }
-            _ => calls.push(RecordedCall {
-                turn: *turn,
-                index: *index,
-                call_id: call_id.clone(),
-                name: name.clone(),
-                arguments: serde_json::Map::new(),
-                status: *status,
-                result: result.clone(),
-                duration_ms: 0,
-                started_ms: None,
-            }),
-        },
-        _ => {}
-    }
-}
-
-fn observe_metrics(event: &Event, metrics: &mut RunMetrics) {
-    if let Event::ModelDone { metrics: turn, .. } = event {
-        metrics.prompt_tokens += turn.prompt_eval_count.unwrap_or(0);
-        metrics.eval_tokens += turn.eval_count.unwrap_or(0);
-    }
-}
-
-pub fn request_digest(body: &ChatRequest) -> String {
-    crate::atomic::sha256_hex(&serde_json::to_vec(body).unwrap_or_default())
-}
-
-pub fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }

@@ -1,8 +1,9 @@
 //! One attempt: the loop that feeds the core its inputs and performs its actions
-//! ([`driver`]), the checks around it ([`attempt`]), what a person or a program sees of it
+//! ([`driver`]), what it records ([`recorder`]), the checks around it ([`attempt`]), what a person or a program sees of it
 //! ([`render`]), and the Ctrl-C and deadline watch ([`interrupt`]).
 
 pub mod attempt;
 pub mod driver;
 pub mod interrupt;
+pub mod recorder;
 pub mod render;
