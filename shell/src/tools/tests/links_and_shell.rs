@@ -1,0 +1,100 @@
+//! The `shell` tool runs only in a sandbox; links inside the copy cannot carry a write to a
+//! protected file.
+
+use super::*;
+
+#[test]
+fn shell_refuses_to_run_without_a_sandbox() {
+    let (_dir, root) = general_workspace();
+    assert_eq!(
+        general(&root, "shell", json!({"command": "touch pwned"})),
+        refused("the shell tool runs only inside a sandbox, and this run has none")
+    );
+    assert!(!root.join("pwned").exists());
+}
+
+#[test]
+fn shell_runs_inside_the_sandbox_with_its_output_capped() {
+    let sandbox = Sandbox::NetworkNamespace { map_root: true };
+    let (_dir, root) = general_workspace();
+    let runner = TestRunner::new("/bin/false".into(), sandbox.clone());
+    let probe = runner
+        .run_argv(
+            &["/bin/true".to_owned()],
+            std::time::Duration::from_secs(5),
+            &root,
+            Watch::NONE,
+        )
+        .unwrap();
+    if probe.status.is_none_or(|status| !status.success()) {
+        // No namespaces on this machine: the refusal above is all that can be shown here.
+        eprintln!("skipped: unshare --net --map-root-user does not work here");
+        return;
+    }
+    let mut task = general_task();
+    task.shell.output_chars = 10;
+    assert_eq!(
+        call_with(
+            &task,
+            sandbox,
+            &root,
+            "shell",
+            json!({"command": "printf 'abcdefghijklmnop'; exit 3"})
+        ),
+        success(json!({"exit_code": 3, "output": "[… 6 characters cut …]\nghijklmnop"}))
+    );
+}
+
+#[test]
+fn a_link_inside_the_copy_cannot_carry_a_write_to_a_protected_file() {
+    let (_dir, root) = general_workspace();
+    std::os::unix::fs::symlink("../tests/test_core.py", root.join("src/evil.py")).unwrap();
+    std::os::unix::fs::symlink("../tests", root.join("src/t")).unwrap();
+    let cases = [
+        (
+            "write_file",
+            json!({"path": "src/evil.py", "text": "def test_add(): pass\n"}),
+            "`src/evil.py` is a link to `tests/test_core.py`, which no tool may change",
+        ),
+        (
+            "replace_text",
+            json!({"path": "src/evil.py", "old": "== 3", "new": "== -1"}),
+            "`src/evil.py` is a link to `tests/test_core.py`, which no tool may change",
+        ),
+        (
+            "write_file",
+            json!({"path": "src/t/test_new.py", "text": "x"}),
+            "`src/t/test_new.py` is a link to `tests/test_new.py`, which no tool may change",
+        ),
+    ];
+    for (tool, arguments, message) in cases {
+        assert_eq!(
+            general(&root, tool, arguments.clone()),
+            refused(message),
+            "{arguments}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.join("tests/test_core.py")).unwrap(),
+        "from app.core import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+    );
+    assert!(!root.join("tests/test_new.py").exists());
+}
+
+#[test]
+fn a_link_to_another_editable_file_may_be_written() {
+    let (_dir, root) = general_workspace();
+    std::os::unix::fs::symlink("app/util.py", root.join("src/alias.py")).unwrap();
+    assert_eq!(
+        general(
+            &root,
+            "write_file",
+            json!({"path": "src/alias.py", "text": "SEP = '|'\n"})
+        ),
+        success(json!({"path": "src/alias.py", "bytes": 10, "created": false}))
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("src/app/util.py")).unwrap(),
+        "SEP = '|'\n"
+    );
+}
