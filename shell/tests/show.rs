@@ -206,4 +206,9 @@ fn a_live_run_records_when_each_turn_and_call_happened() {
         "{}",
         shown.stdout
     );
+    // A live record names the sandbox its verdict rests on.
+    assert_eq!(
+        shown.stdout.lines().find(|line| line.starts_with("Verdict:")),
+        Some("Verdict: FAIL (the final tests fail; sandbox none: the tests could write outside the copy)"),
+    );
 }

@@ -8,7 +8,7 @@ use crate::error::{exit, MendError};
 use crate::page::timeline::{seconds, Timeline};
 use crate::page::view::Shown;
 use crate::record::AnyRecord;
-use crate::session::render::short_arguments;
+use crate::session::render::{sandbox_phrase, short_arguments};
 
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {
     let record = AnyRecord::read(record_path)?;
@@ -109,13 +109,18 @@ pub fn summary(shown: &Shown, source: &str) -> String {
                 ending.tests_after.describe(),
                 ending.tests_after.duration_ms
             ));
-            out.push_str(match (ending.passes(), ending.test_files_changed) {
-                (true, _) => {
-                    "Verdict: PASS (the final tests pass, with the tests the run started with)\n"
-                }
-                (false, true) => "Verdict: FAIL (the run changed the test files)\n",
-                (false, false) => "Verdict: FAIL (the final tests fail)\n",
-            });
+            let verdict = match (ending.passes(), ending.test_files_changed) {
+                (true, _) => "PASS (the final tests pass, with the tests the run started with",
+                (false, true) => "FAIL (the run changed the test files",
+                (false, false) => "FAIL (the final tests fail",
+            };
+            // Authored records say nothing of the sandbox; a live one names what the verdict
+            // rests on.
+            let sandbox = settings
+                .sandbox
+                .as_deref()
+                .map_or_else(String::new, |name| format!("; {}", sandbox_phrase(name)));
+            out.push_str(&format!("Verdict: {verdict}{sandbox})\n"));
         }
         None => out.push_str("Verdict: none (the chat did not end)\n"),
     }

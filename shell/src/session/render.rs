@@ -280,7 +280,7 @@ fn verdict_line(tests_pass: bool, sandbox: &str, replay_matched: Option<bool>) -
 }
 
 /// What the verdict rests on, in words: only bubblewrap kept the tests inside the copy.
-fn sandbox_phrase(sandbox: &str) -> String {
+pub fn sandbox_phrase(sandbox: &str) -> String {
     match sandbox {
         "bwrap" => "sandbox bwrap".to_owned(),
         other => format!("sandbox {other}: the tests could write outside the copy"),
