@@ -230,3 +230,33 @@ fn the_check_finds_a_circle_of_three_and_reads_use_groups() {
         ]]
     );
 }
+
+#[test]
+fn a_circle_through_a_folder_in_a_source_tree_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir(src.join("record")).unwrap();
+    let files = [
+        ("lib.rs", "pub mod record;\npub mod driver;\n"),
+        (
+            "record/mod.rs",
+            "pub mod spill;\nuse crate::driver::Metrics;\n",
+        ),
+        (
+            "record/spill.rs",
+            "// crate::driver is named in a comment only\n",
+        ),
+        ("driver.rs", "use crate::record::{spill::Range, Turn};\n"),
+        ("record/tests.rs", "use crate::driver::Driver;\n"),
+    ];
+    for (path, text) in files {
+        std::fs::write(src.join(path), text).unwrap();
+    }
+    assert_eq!(
+        circles(&import_edges(src)),
+        vec![vec![
+            PathBuf::from("driver.rs"),
+            PathBuf::from("record/mod.rs")
+        ]]
+    );
+}
