@@ -1,12 +1,12 @@
 //! mend's own costs, each measured as a ratio within one run (`make bench` writes the table into
 //! BENCHMARKS.md). Usage: `cargo bench -p mend --bench harness [-- NAME...]` where NAME is one of
-//! core, requests, latency, memory, replay, show.
+//! core, driver, requests, latency, memory, replay, show.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark may panic on broken invariants
 
 mod bench_support;
 
 use bench_support::{
-    core_throughput, latency, memory, replay_share, request_building, show_page, Row,
+    core_throughput, driver_share, latency, memory, replay_share, request_building, show_page, Row,
 };
 
 fn main() {
@@ -23,6 +23,9 @@ fn main() {
     let mut rows: Vec<Row> = Vec::new();
     if run("core") {
         rows.extend(core_throughput::measure());
+    }
+    if run("driver") {
+        rows.extend(driver_share::measure());
     }
     if run("requests") {
         rows.extend(request_building::measure());

@@ -1,6 +1,7 @@
 //! The measurements of the harness benchmark, one module each.
 
 pub mod core_throughput;
+pub mod driver_share;
 pub mod latency;
 pub mod memory;
 pub mod replay_share;
