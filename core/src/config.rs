@@ -12,8 +12,10 @@ use crate::wire::ModelOptions;
 /// The turn budget when the caller names none (SPEC §5 leaves it to the shell; 8 fits the sample).
 pub const DEFAULT_MAX_TURNS: u32 = 8;
 
+/// Everything a session is started with. [`Config::new`] fills in SPEC §5's defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Config {
+    /// The model's name, as the server knows it.
     pub model: String,
     /// The first message of every request.
     pub system_prompt: String,
@@ -25,10 +27,13 @@ pub struct Config {
     pub max_turns: u32,
     /// When the whole run must end, on the shell's clock.
     pub deadline: Option<Millis>,
+    /// Ask the model to think (`think: true`); only Ollama's protocol sends it.
     pub think: bool,
     /// Seconds the server keeps the model loaded after each request.
     pub keep_alive: u64,
+    /// Sampling options sent with every request.
     pub options: ModelOptions,
+    /// The protocol the server speaks.
     pub codec: Codec,
     /// When identical calls in a row are refused, and when they end the session.
     #[serde(default)]
@@ -90,14 +95,20 @@ impl Config {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ConfigError {
+    /// `max_turns` is 0.
     MaxTurnsNotPositive,
+    /// The model name is empty or blank.
     EmptyModel,
+    /// Two offered tools have the same name.
     DuplicateTool {
+        /// The name offered twice.
         name: String,
     },
     /// The guard must allow at least one repetition and stop no earlier than it warns.
     RepeatLimits {
+        /// The configured `warn_after`.
         warn_after: u32,
+        /// The configured `stop_after`.
         stop_after: u32,
     },
 }

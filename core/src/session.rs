@@ -54,10 +54,12 @@ pub struct Session {
     phase: Phase,
 }
 
-/// Where the session is. The turn number counts requests sent, from 1.
+/// Where the session is. The turn number counts requests sent, from 1. Private: callers ask the
+/// session questions ([`Session::turn`], [`Session::is_streaming`], [`Session::stopped`]) instead,
+/// so that the phases can change without breaking them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "phase", rename_all = "snake_case")]
-pub enum Phase {
+enum Phase {
     /// A request is out; its lines are being assembled.
     Streaming {
         turn: u32,
@@ -71,30 +73,32 @@ pub enum Phase {
         in_flight: Option<CheckedCall>,
     },
     Stopped {
+        turn: u32,
         stop: Stop,
     },
 }
 
 /// A model call after validation: either runnable arguments or the message explaining why not.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CheckedCall {
-    pub index: u32,
-    pub call_id: CallId,
+struct CheckedCall {
+    index: u32,
+    call_id: CallId,
     /// The server's id, echoed as `tool_call_id` in the result message when present.
-    pub wire_id: Option<String>,
-    pub name: String,
-    pub verdict: Verdict,
+    wire_id: Option<String>,
+    name: String,
+    verdict: Verdict,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
-pub enum Verdict {
+enum Verdict {
     Accepted { arguments: Map<String, Value> },
     Refused { message: String },
 }
 
 impl Session {
     /// Starts a session. Refuses a config it cannot honour (e.g. `max_turns` of 0).
+    #[must_use = "the first actions hold the request of turn 1, which must be sent"]
     pub fn new(config: Config) -> Result<(Session, Vec<Action>), ConfigError> {
         config.check()?;
         let conversation = vec![
@@ -145,6 +149,7 @@ impl Session {
     }
 
     /// Feeds one input at time `now` and returns what to do next, in order.
+    #[must_use = "the actions are the session's decisions; dropping them loses a request, a tool call or the stop"]
     pub fn handle(&mut self, now: Millis, input: Input) -> Vec<Action> {
         let mut actions = Vec::new();
         if matches!(self.phase, Phase::Stopped { .. }) {
@@ -188,12 +193,19 @@ impl Session {
         &self.conversation
     }
 
+    /// The config the session was started with.
     pub fn config(&self) -> &Config {
         &self.config
     }
 
-    pub fn phase(&self) -> &Phase {
-        &self.phase
+    /// The turn in progress (1-based: how many requests have been sent), or the last one once
+    /// the session has stopped.
+    pub fn turn(&self) -> u32 {
+        match self.phase {
+            Phase::Streaming { turn, .. }
+            | Phase::RunningTools { turn, .. }
+            | Phase::Stopped { turn, .. } => turn,
+        }
     }
 
     /// True while the current response body is wanted: the shell stops reading once this is false.
@@ -204,7 +216,7 @@ impl Session {
     /// The stop, once the session has ended.
     pub fn stopped(&self) -> Option<&Stop> {
         match &self.phase {
-            Phase::Stopped { stop } => Some(stop),
+            Phase::Stopped { stop, .. } => Some(stop),
             _ => None,
         }
     }
@@ -496,6 +508,7 @@ impl Session {
         actions.push(Action::SendRequest {
             turn,
             body: self.request(turn),
+            codec: self.config.codec,
         });
     }
 
@@ -523,10 +536,11 @@ impl Session {
     }
 
     fn stop(&mut self, reason: StopReason, detail: Option<String>, actions: &mut Vec<Action>) {
+        let turn = self.turn();
         let stop = Stop { reason, detail };
         actions.push(Action::Emit(Event::Stopped(stop.clone())));
         actions.push(Action::Stop(stop.clone()));
-        self.phase = Phase::Stopped { stop };
+        self.phase = Phase::Stopped { turn, stop };
     }
 }
 

@@ -4,8 +4,11 @@ use serde::{Deserialize, Serialize};
 
 /// SPEC §4. The stop reason describes the loop, never the repair: the verdict comes from the
 /// independent test run outside the loop.
+///
+/// New reasons may be added in a minor release: match with a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopReason {
     /// A complete turn with no tool calls and non-blank text.
     AssistantFinished,
@@ -26,6 +29,7 @@ pub enum StopReason {
 }
 
 impl StopReason {
+    /// The reason's snake_case name, as events and records spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             StopReason::AssistantFinished => "assistant_finished",
@@ -49,7 +53,9 @@ impl std::fmt::Display for StopReason {
 /// The stop with what a person needs to understand it (the server's message, the cut-off, ...).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stop {
+    /// Why the session ended.
     pub reason: StopReason,
+    /// What a person needs to understand it, when there is more to say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }

@@ -208,7 +208,7 @@ proptest! {
         let run = run(&script).map_err(TestCaseError::fail)?;
         let old = run.final_state.conversation().to_vec();
         let (next, first) = run.final_state.follow_up(&text).map_err(|err| TestCaseError::fail(err.to_string()))?;
-        let [Action::Emit(Event::ModelStart { turn: 1 }), Action::SendRequest { turn: 1, body }] = first.as_slice() else {
+        let [Action::Emit(Event::ModelStart { turn: 1 }), Action::SendRequest { turn: 1, body, .. }] = first.as_slice() else {
             return Err(TestCaseError::fail(format!("unexpected first actions {first:?}")));
         };
         prop_assert_eq!(&body.messages[..old.len()], &old[..]);
@@ -319,7 +319,7 @@ proptest! {
             }
             let blank = bytes.iter().all(u8::is_ascii_whitespace);
             let is_object = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bytes).is_ok();
-            session.handle(Millis(0), Input::StreamLine { line: bytes });
+            let _actions = session.handle(Millis(0), Input::StreamLine { line: bytes });
             if !blank && !is_object {
                 prop_assert_eq!(session.stopped().map(|stop| stop.reason), Some(StopReason::ModelError));
             }
@@ -410,7 +410,8 @@ fn identical_calls_in_a_row_are_refused_then_stopped() {
                     let outcome = mend_core::ToolOutcome::Success {
                         value: json!({"ok": true}),
                     };
-                    session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
+                    let _actions =
+                        session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
                 }
                 let stopped = session.stopped().map(|stop| stop.reason);
                 if streak >= limits.stop_after {
@@ -429,7 +430,7 @@ fn identical_calls_in_a_row_are_refused_then_stopped() {
 /// enters the conversation.
 #[test]
 fn every_request_ends_with_the_hint_of_its_turn() {
-    use mend_core::context::{hint, Counts, ToolStats};
+    use mend_core::internal::{hint, Counts, ToolStats};
     use mend_core::{ContextConfig, ToolStatus};
 
     let mut runner = proptest::test_runner::TestRunner::new(proptest_config());
@@ -459,7 +460,7 @@ fn every_request_ends_with_the_hint_of_its_turn() {
                                 ToolStatus::Refused => counts.refused += 1,
                             }
                         }
-                        Action::SendRequest { turn, body } => {
+                        Action::SendRequest { turn, body, .. } => {
                             let expected = hint(&context, *turn, script.max_turns, &stats, &[]);
                             prop_assert_eq!(
                                 body.messages.last().map(|m| Message::clone(m)),

@@ -10,7 +10,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use camino::Utf8Path;
-use mend_core::{Action, ChatRequest, Config, Event, Input, Millis, Session, Stop, TransportError};
+use mend_core::{
+    Action, ChatRequest, Codec, Config, Event, Input, Millis, Session, Stop, TransportError,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::error::MendError;
@@ -34,10 +36,12 @@ pub enum StreamItem {
 pub trait ModelSource {
     /// Sends `body` and returns its response body as items. A failure to even get a response
     /// (connection refused, HTTP error status) is the first item.
+    /// `codec` says how to send it: [`mend_core::Codec::http_request`] gives the whole request.
     fn open(
         &mut self,
         turn: u32,
         body: &ChatRequest,
+        codec: Codec,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send>;
 
     /// Whether the call must be cut instead of run: a replay reproduces a Ctrl-C that landed
@@ -188,7 +192,7 @@ impl Driver<'_> {
                         note_call(&event, &mut calls);
                         self.observer.event(&event);
                     }
-                    Action::SendRequest { turn, body } => {
+                    Action::SendRequest { turn, body, codec } => {
                         metrics.model_requests += 1;
                         if !turns.is_empty() {
                             ranges.push(spill.turn_range());
@@ -200,7 +204,7 @@ impl Driver<'_> {
                             lines: LineList::InMemory(Vec::new()),
                             end: TurnEnd::SessionEnded,
                         });
-                        stream = Some(OpenStream::start(self.source.open(turn, &body)));
+                        stream = Some(OpenStream::start(self.source.open(turn, &body, codec)));
                     }
                     Action::DispatchTool {
                         call_id,
@@ -258,6 +262,11 @@ impl Driver<'_> {
                             metrics,
                         };
                         return Ok((transcript, session));
+                    }
+                    other => {
+                        return Err(MendError::harness(format!(
+                            "the core asked for an action this shell does not know: {other:?}"
+                        )))
                     }
                 }
                 continue;

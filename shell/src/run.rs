@@ -90,7 +90,7 @@ pub fn connect(
     api_key: Option<Secret>,
     model: &str,
 ) -> Result<Connection, MendError> {
-    let client = Client::new(base.clone(), read_timeout, codec, api_key);
+    let client = Client::new(base.clone(), read_timeout, api_key);
     let (server_version, model_digest) = match codec {
         Codec::OllamaNdjson => (Some(client.version()?), Some(client.digest(model)?)),
         _ => (None, None),

@@ -213,6 +213,7 @@ impl Checker {
                 }
             }
             Action::Emit(_) => {}
+            other => return Err(format!("an action the rules do not know: {other:?}")),
         }
         Ok(())
     }

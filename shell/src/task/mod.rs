@@ -335,7 +335,7 @@ impl Task {
     pub fn offered_tools(&self, context: bool) -> Vec<mend_core::ToolSpec> {
         let mut tools = crate::tools::table::tool_specs(self);
         if context {
-            tools.push(mend_core::context::todo_tool());
+            tools.push(mend_core::todo_tool());
         }
         tools
     }
