@@ -43,6 +43,8 @@ test: venv lint
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	# The core alone: serde and serde_json without their std features, the crate #![no_std].
+	$(CARGO) check --locked -p mend-core --lib
 
 proptest-deep: venv
 	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend-core --test properties -- --nocapture

@@ -1,5 +1,7 @@
 //! What the session asks the caller to do.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

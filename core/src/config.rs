@@ -1,5 +1,7 @@
 //! Everything a session is started with.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 
 use crate::codec::Codec;
@@ -113,8 +115,8 @@ pub enum ConfigError {
     },
 }
 
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             ConfigError::MaxTurnsNotPositive => f.write_str("max_turns must be a positive integer"),
             ConfigError::EmptyModel => f.write_str("the model name is empty"),
@@ -129,4 +131,4 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl core::error::Error for ConfigError {}

@@ -6,7 +6,9 @@
 //! The TODO list is kept through a `todo` tool that the core answers itself: nothing is
 //! dispatched to the shell, the list is part of the session state.
 
-use std::collections::BTreeMap;
+use crate::prelude::*;
+
+use alloc::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};

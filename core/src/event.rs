@@ -1,5 +1,7 @@
 //! What happened, for people and for machines: the shell renders these as text or JSONL.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -3,7 +3,9 @@
 //! session still ends with exactly one stop; what the model learnt (the history, its TODO list,
 //! the tool statistics) carries over.
 
-use std::sync::Arc;
+use crate::prelude::*;
+
+use alloc::sync::Arc;
 
 use crate::action::Action;
 use crate::input::error_result;
@@ -21,8 +23,8 @@ pub enum FollowUpError {
     StillRunning,
 }
 
-impl std::fmt::Display for FollowUpError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for FollowUpError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             FollowUpError::StillRunning => f.write_str("the session is still running"),
         }

@@ -2,6 +2,8 @@
 //! the method, the path under the server's base URL, the headers the protocol needs, where an API
 //! key goes (never the key itself), and the body.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 
 use crate::codec::Codec;

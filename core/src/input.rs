@@ -1,5 +1,7 @@
 //! What the shell feeds the session: the world, one happening at a time.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -13,8 +15,8 @@ pub struct Millis(pub u64);
 #[serde(transparent)]
 pub struct CallId(pub String);
 
-impl std::fmt::Display for CallId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for CallId {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(&self.0)
     }
 }

@@ -1,6 +1,16 @@
 // The crate's documentation is its README: the contract page an embedder reads first.
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
+// No socket, file, process, thread, environment or clock: the compiler, not a convention, keeps
+// the core pure. Only strings, vectors, maps and `Arc` from `alloc`.
+#![no_std]
+
+extern crate alloc;
+// Unit tests run under the standard test harness.
+#[cfg(test)]
+extern crate std;
+
+mod prelude;
 
 mod action;
 mod assemble;

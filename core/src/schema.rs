@@ -2,7 +2,9 @@
 //! restricted to the JSON Schema subset mend validates: an object with typed properties,
 //! `required` and `additionalProperties`.
 
-use std::collections::BTreeMap;
+use crate::prelude::*;
+
+use alloc::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,7 +1,9 @@
 //! The transition function: one session of the coding-agent loop as a pure state machine.
 
-use std::collections::VecDeque;
-use std::sync::Arc;
+use crate::prelude::*;
+
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -313,7 +315,7 @@ impl Session {
         let Phase::Streaming { assembly, .. } = &mut self.phase else {
             return;
         };
-        let assembly = std::mem::take(assembly);
+        let assembly = core::mem::take(assembly);
         actions.push(Action::Emit(Event::ModelDone {
             turn,
             done_reason: done.reason.clone(),

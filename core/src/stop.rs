@@ -1,5 +1,7 @@
 //! Why a session ended. Exactly one stop per session; nothing happens after it.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 
 /// SPEC §4. The stop reason describes the loop, never the repair: the verdict comes from the
@@ -44,8 +46,8 @@ impl StopReason {
     }
 }
 
-impl std::fmt::Display for StopReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.as_str())
     }
 }

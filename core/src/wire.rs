@@ -3,7 +3,9 @@
 //! These are the values that cross the boundary to the server, so they serialize to exactly the
 //! JSON a request carries: optional fields are omitted rather than sent as `null`.
 
-use std::sync::Arc;
+use crate::prelude::*;
+
+use alloc::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

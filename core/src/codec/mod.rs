@@ -6,6 +6,8 @@
 //! protocols feed the same session: Ollama's NDJSON, OpenAI-compatible chat-completions SSE and
 //! Anthropic's Messages SSE.
 
+use crate::prelude::*;
+
 mod anthropic;
 mod ollama;
 mod openai;
@@ -137,7 +139,7 @@ pub(crate) fn error_message(error: &Value) -> Option<String> {
 }
 
 /// A decode error that quotes the start of the offending line.
-pub(crate) fn malformed(line: &[u8], why: &dyn std::fmt::Display) -> DecodeError {
+pub(crate) fn malformed(line: &[u8], why: &dyn core::fmt::Display) -> DecodeError {
     let end = line.len().min(ERROR_PREVIEW_BYTES);
     let preview = String::from_utf8_lossy(&line[..end]);
     let ellipsis = if line.len() > end { "…" } else { "" };
@@ -253,10 +255,10 @@ pub struct DecodeError {
     pub message: String,
 }
 
-impl std::fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for DecodeError {}
+impl core::error::Error for DecodeError {}
