@@ -153,11 +153,9 @@ impl mend::driver::Observer for Collect {
 pub fn blocking_transcript(base: &str) -> (Transcript, String) {
     let sample = camino::Utf8PathBuf::from_path_buf(repo_root().join("sample-repo")).unwrap();
     let task = mend::task::Task::locate(&sample, None).unwrap();
-    let workspace = mend::workspace::Workspace::copy_of(&sample).unwrap();
-    let runner = mend::pytest::TestRunner {
-        python: "python3".into(),
-        sandbox: mend::sandbox::Sandbox::Unsandboxed,
-    };
+    let workspace = mend::workspace::Workspace::copy_of(&sample, &task.exclude).unwrap();
+    let runner =
+        mend::runner::TestRunner::new("python3".into(), mend::sandbox::Sandbox::Unsandboxed);
     let client = mend::ollama::client::Client::new(
         mend::ollama::host::BaseUrl::parse(base),
         Duration::from_secs(30),
