@@ -12,13 +12,19 @@ export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
 DEEP_CASES := 12800
 
-.PHONY: all build run test lint proptest-deep venv fixtures conformance fuzz bench live-local clean \
+.PHONY: all build install run test lint proptest-deep venv fixtures conformance fuzz bench live-local clean \
 	python-dev python-test python-wheel bench-python
 
 all: build
 
 build:
 	$(CARGO) build --release --locked
+
+# Puts `mend` on PATH: cargo's bin folder (~/.cargo/bin), or PREFIX/bin with `make install PREFIX=DIR`.
+# It reuses this checkout's target/ folder, so an earlier `make build` makes it quick.
+PREFIX ?=
+install:
+	CARGO_TARGET_DIR=$(abspath target) $(CARGO) install --locked --path shell $(if $(PREFIX),--root $(PREFIX))
 
 # A project-local venv with the pinned, hash-checked pytest and the test plugins; rebuilt when
 # the pins change. The sample's tasks keep plugin autoload off (test.plugins), so the plugins

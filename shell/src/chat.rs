@@ -14,10 +14,11 @@ use crate::driver::Driver;
 use crate::error::{exit, MendError};
 use crate::interrupt;
 use crate::ollama::client::LiveSource;
-use crate::record::{write_json_atomically, ServerFacts, SessionSettings};
+use crate::record::{write_json_atomically, Origin, ServerFacts, SessionSettings};
 use crate::render::{Render, RunEvent};
 use crate::run::Connection;
 use crate::runner::TestRunner;
+use crate::sandbox::SandboxChoice;
 use crate::task::Task;
 use crate::verify::final_check;
 use crate::workspace::Workspace;
@@ -40,6 +41,8 @@ pub struct ChatSetup<'a> {
     pub keep_workspace: bool,
     /// Where the conversation is recorded, after every message.
     pub record: &'a Utf8Path,
+    /// The `--sandbox` given, kept in the record for replay.
+    pub sandbox_choice: SandboxChoice,
 }
 
 /// A line the user typed.
@@ -49,6 +52,8 @@ enum Said<'a> {
     Diff,
     Verify,
     Save(&'a str),
+    /// `/save` without a path.
+    SaveWhere,
     Help,
     Unknown(&'a str),
     Nothing,
@@ -70,7 +75,8 @@ fn parse(line: &str) -> Said<'_> {
         ("diff", "") => Said::Diff,
         ("verify", "") => Said::Verify,
         ("help", "") => Said::Help,
-        ("save", path) if !path.is_empty() => Said::Save(path),
+        ("save", "") => Said::SaveWhere,
+        ("save", path) => Said::Save(path),
         _ => Said::Unknown(line),
     }
 }
@@ -99,13 +105,23 @@ pub fn chat(
     };
     let mut record = ChatRecord {
         format: CHAT_FORMAT.to_owned(),
-        settings: SessionSettings::of(&setup.config, &server, setup.repo),
+        settings: SessionSettings::of(
+            &setup.config,
+            &server,
+            &Origin {
+                repo: setup.repo,
+                python: &setup.runner.python,
+                sandbox_choice: setup.sandbox_choice,
+            },
+        ),
         test_file_sha256_before: set_sha256(setup.repo, &setup.task.test.files)?,
         source_sha256_before: set_sha256(setup.repo, &setup.task.editable)?,
         messages: Vec::new(),
         ending: None,
     };
     let mut conversation: Option<Session> = None;
+    // The last change written by /save, and where: Ctrl-D tells whether the end state is saved.
+    let mut saved: Option<(String, String)> = None;
     loop {
         prompt();
         let mut line = String::new();
@@ -132,14 +148,18 @@ pub fn chat(
                 let run = final_check(setup.runner, &setup.task.test, workspace.root())?;
                 render.run_event(&RunEvent::TestsAfter { run });
             }
+            Said::SaveWhere => say(SAVE_USAGE),
             Said::Save(path) => {
                 let diff = unified_diff(setup.repo, workspace.root(), &setup.task.editable)?;
                 if diff.is_empty() {
                     say("No changes yet; nothing was written.");
                 } else {
                     // A failed write is reported and the conversation goes on: nothing is lost.
-                    match crate::patch::write_atomically(Utf8Path::new(path), &diff) {
-                        Ok(()) => say(&format!("Wrote the change to {path}.")),
+                    match save(Utf8Path::new(path), &diff) {
+                        Ok(()) => {
+                            say(&format!("Wrote the change to {path}."));
+                            saved = Some((diff, path.to_owned()));
+                        }
                         Err(err) => say(&format!("mend: {err}")),
                     }
                 }
@@ -212,10 +232,51 @@ pub fn chat(
         render.run_event(&RunEvent::WorkspaceKept {
             path: workspace.keep().to_string(),
         });
-    } else if !diff.is_empty() {
-        say("The copy is discarded; its change was not saved (use /save PATH next time).");
+    } else if let Some(ending) = discarded(&diff, saved.as_ref()) {
+        say(&ending);
     }
     Ok(exit::PASS)
+}
+
+const SAVE_USAGE: &str = "/save PATH writes the change as a patch file, e.g. `/save fix.patch`; \
+                          the folder must exist (mend creates none)";
+
+/// Writes the patch only into a folder that already exists: a mistyped path must not leave
+/// folders behind anywhere on the machine.
+fn save(path: &Utf8Path, diff: &str) -> Result<(), MendError> {
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_str().is_empty() => folder,
+        _ => Utf8Path::new("."),
+    };
+    if !folder.is_dir() {
+        return Err(MendError::harness(format!(
+            "cannot write {path}: the folder {folder} does not exist (mend creates no folders) — create it or choose another path; nothing was written"
+        )));
+    }
+    if path.is_dir() {
+        return Err(MendError::harness(format!(
+            "cannot write {path}: it is a folder — name a file, e.g. /save {}",
+            path.join("fix.patch")
+        )));
+    }
+    crate::patch::write_atomically(path, diff)
+}
+
+/// What Ctrl-D says about the discarded copy: nothing when it holds no change, else whether the
+/// change is in the last /save's file.
+fn discarded(diff: &str, saved: Option<&(String, String)>) -> Option<String> {
+    if diff.is_empty() {
+        return None;
+    }
+    Some(match saved {
+        Some((saved_diff, path)) if saved_diff == diff => {
+            format!("The copy is discarded; its change is saved in {path}.")
+        }
+        Some((_, path)) => format!(
+            "The copy is discarded; it changed since the last /save ({path}), and that later change was not saved."
+        ),
+        None => "The copy is discarded; its change was not saved (use /save PATH next time).".to_owned(),
+    })
 }
 
 /// The session of a typed message: the first starts the conversation with `config`, every
@@ -252,7 +313,52 @@ fn prompt() {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse, Said};
+    use super::{discarded, parse, save, Said};
+    use camino::Utf8PathBuf;
+
+    #[test]
+    fn save_writes_only_into_a_folder_that_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        let nested = root.join("no/such/fix.patch");
+        assert_eq!(
+            save(&nested, "diff\n").unwrap_err().message,
+            format!(
+                "cannot write {nested}: the folder {root}/no/such does not exist (mend creates no folders) — create it or choose another path; nothing was written"
+            )
+        );
+        assert!(!root.join("no").exists());
+        assert_eq!(
+            save(&root, "diff\n").unwrap_err().message,
+            format!(
+                "cannot write {root}: it is a folder — name a file, e.g. /save {root}/fix.patch"
+            )
+        );
+        save(&root.join("fix.patch"), "diff\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(root.join("fix.patch")).unwrap(),
+            "diff\n"
+        );
+    }
+
+    #[test]
+    fn the_ending_tells_whether_the_change_was_saved() {
+        let saved = ("d1".to_owned(), "fix.patch".to_owned());
+        assert_eq!(
+            [
+                discarded("", None),
+                discarded("d1", None),
+                discarded("d1", Some(&saved)),
+                discarded("d2", Some(&saved)),
+            ],
+            [
+                None,
+                Some("The copy is discarded; its change was not saved (use /save PATH next time).".to_owned()),
+                Some("The copy is discarded; its change is saved in fix.patch.".to_owned()),
+                Some("The copy is discarded; it changed since the last /save (fix.patch), and that later change was not saved.".to_owned()),
+            ]
+        );
+    }
 
     #[test]
     fn lines_are_messages_or_commands() {
@@ -261,7 +367,8 @@ mod tests {
             ("  /diff \n", Said::Diff),
             ("/verify", Said::Verify),
             ("/save out/fix.patch\n", Said::Save("out/fix.patch")),
-            ("/save", Said::Unknown("/save")),
+            ("/save", Said::SaveWhere),
+            ("/save  \n", Said::SaveWhere),
             ("/diff now", Said::Unknown("/diff now")),
             ("/quit", Said::Unknown("/quit")),
             ("/help", Said::Help),

@@ -51,13 +51,23 @@ pub enum Command {
     Apply {
         /// The record of the run whose change to apply.
         record: Utf8PathBuf,
-        /// The repository to change [default: the repository the record was made on, else
-        /// sample-repo].
+        /// The repository to change [default: the repository the record was made on].
         #[arg(long)]
         repo: Option<Utf8PathBuf>,
         /// The task file [default: REPO/mend.toml].
         #[arg(long)]
         task_file: Option<Utf8PathBuf>,
+    },
+    /// Write a commented mend.toml for the repository from what it finds there (pytest and the
+    /// project's venv, cargo, npm or go), and print what it guessed. Never overwrites one.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Init {
+        /// The project to write REPO/mend.toml in [default: the current folder].
+        #[arg(long)]
+        repo: Option<Utf8PathBuf>,
+        /// Replace an existing mend.toml.
+        #[arg(long)]
+        force: bool,
     },
     /// Run the repository's tests once on a fresh copy and report the result.
     #[command(after_help = EXIT_CODES_HELP)]
@@ -75,9 +85,9 @@ pub enum Command {
         /// Print it as one JSON object.
         #[arg(long)]
         json: bool,
-        /// The repository whose mend.toml to read.
-        #[arg(long, default_value = "sample-repo")]
-        repo: Utf8PathBuf,
+        /// The repository whose mend.toml to read [default: the current folder].
+        #[arg(long)]
+        repo: Option<Utf8PathBuf>,
         /// The task file [default: REPO/mend.toml].
         #[arg(long)]
         task_file: Option<Utf8PathBuf>,
@@ -91,7 +101,7 @@ pub struct RunArgs {
     /// The task given to the model [default: the task file's task.prompt].
     #[arg(long)]
     pub task: Option<String>,
-    /// Where to write the record [default: runs/<UTC timestamp>.json].
+    /// Where to write the record [default: REPO/.mend/<UTC timestamp>.json].
     #[arg(long)]
     pub record: Option<Utf8PathBuf>,
     /// Wall-clock budget of the model loop, in seconds; the run then stops with
@@ -112,7 +122,7 @@ pub struct ChatArgs {
     #[command(flatten)]
     pub setup: RepoArgs,
     /// Where to record the conversation, rewritten after every message [default:
-    /// runs/chat-<UTC timestamp>.json].
+    /// REPO/.mend/chat-<UTC timestamp>.json].
     #[arg(long)]
     pub record: Option<Utf8PathBuf>,
 }
@@ -216,9 +226,9 @@ impl Provider {
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// The record to replay.
-    #[arg(default_value = "fixtures/repair.json")]
-    pub record: Utf8PathBuf,
+    /// The record to replay (`mend run` writes them to REPO/.mend/) [default: fixtures/repair.json,
+    /// the recorded repair, when run in the mend checkout].
+    pub record: Option<Utf8PathBuf>,
     #[command(flatten)]
     pub common: CommonArgs,
     /// Show the model's reasoning as it streams (human output only).
@@ -244,42 +254,89 @@ pub struct CommonArgs {
 #[derive(Debug, Args)]
 pub struct RepoArgs {
     /// The repository to work on; it is copied, never modified [default: for replay, the
-    /// repository the record was made on; else sample-repo].
+    /// repository the record was made on; else the current folder].
     #[arg(long)]
     pub repo: Option<Utf8PathBuf>,
     /// The task file: what to ask, which files the tools may touch, how the tests run
     /// [default: REPO/mend.toml]. See docs/task-file.md.
     #[arg(long, value_name = "PATH")]
     pub task_file: Option<Utf8PathBuf>,
-    /// The Python that runs the tests [default: $MEND_PYTHON, else .venv/bin/python when it
-    /// exists, else python3].
+    /// The Python that runs the tests [default: for replay, the one the record was made with;
+    /// else $MEND_PYTHON, else REPO/.venv/bin/python, REPO/venv/bin/python, $VIRTUAL_ENV's
+    /// python, python3].
     #[arg(long)]
     pub python: Option<Utf8PathBuf>,
     /// Keep the temporary copy after the run and print its path.
     #[arg(long)]
     pub keep_workspace: bool,
     /// Where the repository's tests run: `auto` uses bubblewrap when it works here, else a
-    /// network namespace, else no sandbox (with a loud warning).
-    #[arg(long, value_enum, default_value_t = SandboxChoice::Auto)]
-    pub sandbox: SandboxChoice,
+    /// network namespace, else no sandbox (with a loud warning) [default: for replay, the
+    /// record's; else auto].
+    #[arg(long, value_enum)]
+    pub sandbox: Option<SandboxChoice>,
+}
+
+/// What a record says about where it was made; replay reuses each unless a flag overrides it.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Recorded<'a> {
+    pub repo: Option<&'a str>,
+    pub python: Option<&'a str>,
+    pub sandbox: Option<SandboxChoice>,
+}
+
+impl<'a> Recorded<'a> {
+    pub fn of(settings: &'a crate::record::SessionSettings) -> Recorded<'a> {
+        Recorded {
+            // Records made before records named their repository are the sample's.
+            repo: Some(settings.repo.as_deref().unwrap_or(LEGACY_REPO)),
+            python: settings.python.as_deref(),
+            sandbox: settings
+                .sandbox_choice
+                .as_deref()
+                .and_then(|name| SandboxChoice::from_str(name, true).ok()),
+        }
+    }
+}
+
+/// The repository, its task and where its tests run, as the flags (and a record) decided.
+pub struct Resolved {
+    pub repo: Utf8PathBuf,
+    pub task: Task,
+    pub runner: TestRunner,
+    pub sandbox_choice: SandboxChoice,
+}
+
+impl Resolved {
+    /// Where this run is made, as a record keeps it.
+    pub fn origin(&self) -> crate::record::Origin<'_> {
+        crate::record::Origin {
+            repo: &self.repo,
+            python: &self.runner.python,
+            sandbox_choice: self.sandbox_choice,
+        }
+    }
 }
 
 impl RepoArgs {
-    /// `--repo`, else the repository a record names, else the sample.
-    pub fn repo(&self, recorded: Option<&str>) -> Utf8PathBuf {
-        repo_or_default(self.repo.as_deref(), recorded)
+    /// `--repo`, else the repository a record names, else the current folder; checked to be a
+    /// folder.
+    pub fn repo(&self, recorded: Option<&str>) -> Result<Utf8PathBuf, MendError> {
+        repository(self.repo.as_deref(), recorded)
     }
 
-    /// The task file of `repo`, loaded and checked.
-    pub fn task(&self, repo: &Utf8Path) -> Result<Task, MendError> {
-        Task::locate(repo, self.task_file.as_deref())
-    }
-
-    /// The task and a runner fit for it: a task that enables `shell` needs a sandbox.
-    pub fn task_and_runner(&self, repo: &Utf8Path) -> Result<(Task, TestRunner), MendError> {
-        let task = self.task(repo)?;
-        let sandbox = Sandbox::resolve(self.sandbox)?;
-        let runner = TestRunner::for_task(self.python(), sandbox, &task, repo)?;
+    /// The repository, its task file (loaded and checked) and a runner fit for it: a task that
+    /// enables `shell` needs a sandbox.
+    pub fn resolve(&self, recorded: Recorded) -> Result<Resolved, MendError> {
+        let repo = self.repo(recorded.repo)?;
+        let task = Task::locate(&repo, self.task_file.as_deref())?;
+        let python =
+            crate::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?.path;
+        let sandbox_choice = self
+            .sandbox
+            .or(recorded.sandbox)
+            .unwrap_or(SandboxChoice::Auto);
+        let sandbox = Sandbox::resolve(sandbox_choice)?;
+        let runner = TestRunner::for_task(python, sandbox, &task, &repo)?;
         if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
             return Err(MendError::usage(format!(
                 "{} enables the shell tool, which runs only inside a sandbox, and none is available here \
@@ -287,48 +344,107 @@ impl RepoArgs {
                 task.origin
             )));
         }
-        Ok((task, runner))
-    }
-
-    pub fn python(&self) -> Utf8PathBuf {
-        let chosen = if let Some(python) = &self.python {
-            python.clone()
-        } else if let Some(python) =
-            std::env::var_os("MEND_PYTHON").and_then(|value| value.into_string().ok())
-        {
-            Utf8PathBuf::from(python)
-        } else if Utf8PathBuf::from(VENV_PYTHON).exists() {
-            Utf8PathBuf::from(VENV_PYTHON)
-        } else {
-            Utf8PathBuf::from("python3")
-        };
-        absolute_if_relative(chosen)
+        Ok(Resolved {
+            repo,
+            task,
+            runner,
+            sandbox_choice,
+        })
     }
 }
 
-const VENV_PYTHON: &str = ".venv/bin/python";
-
-/// The repository mend works on when nothing names one.
-pub const DEFAULT_REPO: &str = "sample-repo";
-
-/// `--repo`, else the repository a record names, else the sample.
-pub fn repo_or_default(flag: Option<&Utf8Path>, recorded: Option<&str>) -> Utf8PathBuf {
-    flag.map(Utf8Path::to_path_buf)
-        .or_else(|| recorded.map(Utf8PathBuf::from))
-        .unwrap_or_else(|| Utf8PathBuf::from(DEFAULT_REPO))
+/// `--repo`, else the repository a record names, else the current folder. A folder that does
+/// not exist, or a file, is named as such. A record's relative path (older records, the
+/// fixtures) is relative to the folder mend runs in.
+pub fn repository(
+    flag: Option<&Utf8Path>,
+    recorded: Option<&str>,
+) -> Result<Utf8PathBuf, MendError> {
+    if let Some(repo) = flag {
+        check_folder(
+            repo,
+            "--repo takes the project's folder (the one that holds mend.toml)",
+        )?;
+        return Ok(repo.to_path_buf());
+    }
+    if let Some(repo) = recorded {
+        let repo = Utf8PathBuf::from(repo);
+        check_folder(
+            &repo,
+            "the record names it as the repository it was made on; pass --repo DIR to replay or apply it elsewhere",
+        )?;
+        return Ok(repo);
+    }
+    let here = std::env::current_dir().map_err(|err| {
+        MendError::usage(format!(
+            "cannot read the current folder: {err} — pass --repo DIR"
+        ))
+    })?;
+    Utf8PathBuf::from_path_buf(here).map_err(|here| {
+        MendError::usage(format!(
+            "the current folder {} is not UTF-8 — pass --repo DIR",
+            here.display()
+        ))
+    })
 }
 
-/// pytest runs with the workspace as its directory, so a relative interpreter path must be made
-/// absolute first. Symlinks are kept: a venv's python is a link, and resolving it would leave
-/// the venv. A bare name (`python3`) is left for PATH to find.
-fn absolute_if_relative(python: Utf8PathBuf) -> Utf8PathBuf {
-    if python.is_absolute() || python.components().count() < 2 {
-        return python;
+fn check_folder(repo: &Utf8Path, fix: &str) -> Result<(), MendError> {
+    match std::fs::metadata(repo) {
+        Ok(metadata) if metadata.is_dir() => Ok(()),
+        Ok(_) => Err(MendError::usage(format!(
+            "{repo} is a file, not a folder — {fix}"
+        ))),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Err(MendError::usage(format!(
+            "the repository {repo} does not exist — {fix}"
+        ))),
+        Err(err) => Err(MendError::usage(format!(
+            "cannot read the repository {repo}: {err}"
+        ))),
     }
-    std::path::absolute(&python)
-        .ok()
-        .and_then(|path| Utf8PathBuf::from_path_buf(path).ok())
-        .unwrap_or(python)
+}
+
+/// The repository of a record that names none: the fixtures of the sample, relative to the mend
+/// checkout.
+pub const LEGACY_REPO: &str = "sample-repo";
+
+/// The record `mend replay` reads when none is named: the mend checkout's recorded repair,
+/// when mend runs there.
+pub const DEMO_RECORD: &str = "fixtures/repair.json";
+
+/// The record to replay: the one named, else the mend checkout's recorded repair when mend runs
+/// there; anywhere else the user is told to name one (and which is the newest in `.mend/`).
+pub fn replay_record(named: Option<&Utf8Path>) -> Result<Utf8PathBuf, MendError> {
+    if let Some(record) = named {
+        return Ok(record.to_path_buf());
+    }
+    if Utf8Path::new(DEMO_RECORD).is_file() {
+        return Ok(Utf8PathBuf::from(DEMO_RECORD));
+    }
+    let newest = std::fs::read_dir(crate::mend_folder::FOLDER)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let modified = entry.metadata().and_then(|meta| meta.modified()).ok()?;
+            Some((modified, entry.file_name().into_string().ok()?))
+        })
+        .filter(|(_, name)| name.ends_with(".json"))
+        .max()
+        .map(|(_, name)| name);
+    let example = match newest {
+        Some(name) => format!(
+            "the newest here is `mend replay {}/{name}`",
+            crate::mend_folder::FOLDER
+        ),
+        None => format!(
+            "`mend run` writes them to REPO/{}/",
+            crate::mend_folder::FOLDER
+        ),
+    };
+    Err(MendError::usage(format!(
+        "name the record to replay, e.g. `mend replay {}/<stamp>.json` ({example})",
+        crate::mend_folder::FOLDER
+    )))
 }
 
 #[cfg(test)]

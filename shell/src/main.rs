@@ -8,13 +8,16 @@ use clap::Parser;
 
 use mend::attempt::Setup;
 use mend::chat::ChatSetup;
-use mend::cli::{repo_or_default, ChatArgs, Cli, Command, CommonArgs};
+use mend::cli::{
+    replay_record, repository, ChatArgs, Cli, Command, CommonArgs, Recorded, Resolved,
+};
 use mend::error::{exit, MendError};
+use mend::mend_folder::default_record;
 use mend::record::{AnyRecord, Record};
 use mend::render::{renderer, RunEvent};
 use mend::replay::{replay, ReplayOptions};
 use mend::replay_chat::replay_chat;
-use mend::run::{api_key, connect, default_record_path, server_base, RunOptions};
+use mend::run::{api_key, connect, server_base, RunOptions};
 use mend::task::{Task, DEFAULT_MODEL};
 use mend::verify::independent_check;
 use mend::workspace::Workspace;
@@ -35,29 +38,34 @@ fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
         Command::Run(args) => {
             mend::interrupt::install();
-            let repo = args.common.setup.repo(None);
-            let (task, runner) = args.common.setup.task_and_runner(&repo)?;
-            let prompt = mend::run::prompt(args.task.as_deref(), &task)?;
-            mend::survey::warn(&repo, &task)?;
+            let resolved = args.common.setup.resolve(Recorded::default())?;
+            let (repo, task, runner) = (&resolved.repo, &resolved.task, &resolved.runner);
+            let prompt = mend::run::prompt(args.task.as_deref(), task)?;
+            mend::survey::warn(repo, task)?;
             let config = Config {
                 deadline: args
                     .deadline
                     .map(|seconds| Millis(seconds.saturating_mul(1000))),
-                ..args.model.session_config(&task, &repo, prompt)
+                ..args.model.session_config(task, repo, prompt)
+            };
+            let record = match &args.record {
+                Some(record) => record.clone(),
+                None => default_record(repo, "")?,
             };
             let options = RunOptions {
                 base: server_base(args.model.host.as_deref(), config.codec),
                 api_key: api_key(config.codec),
                 config,
-                record: args.record.clone().unwrap_or_else(default_record_path),
+                record,
                 read_timeout: Duration::from_secs(args.model.read_timeout),
                 print_diff: args.diff,
                 setup: Setup {
-                    repo: &repo,
-                    task: &task,
-                    runner: &runner,
+                    repo,
+                    task,
+                    runner,
                     keep_workspace: args.common.setup.keep_workspace,
                 },
+                sandbox_choice: resolved.sandbox_choice,
             };
             let mut render = renderer(args.common.json, args.model.thinking);
             mend::run::run(&options, render.as_mut())
@@ -65,20 +73,20 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         Command::Chat(args) => chat(&args),
         Command::Replay(args) => {
             mend::interrupt::install();
-            let record = AnyRecord::read(&args.record)?;
-            let repo = args.common.setup.repo(record.settings().repo.as_deref());
-            let (task, runner) = args.common.setup.task_and_runner(&repo)?;
+            let record_path = replay_record(args.record.as_deref())?;
+            let record = AnyRecord::read(&record_path)?;
+            let resolved = args.common.setup.resolve(Recorded::of(record.settings()))?;
             let setup = Setup {
-                repo: &repo,
-                task: &task,
-                runner: &runner,
+                repo: &resolved.repo,
+                task: &resolved.task,
+                runner: &resolved.runner,
                 keep_workspace: args.common.setup.keep_workspace,
             };
             let mut render = renderer(args.common.json, args.thinking);
             match record {
                 AnyRecord::Run(record) => {
                     let options = ReplayOptions {
-                        record_path: &args.record,
+                        record_path: &record_path,
                         record: *record,
                         setup,
                         bless: args.bless,
@@ -88,7 +96,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
                 AnyRecord::Chat(_) if args.bless => Err(MendError::usage(
                     "--bless rewrites run records only; a chat record is made by `mend chat`",
                 )),
-                AnyRecord::Chat(chat) => replay_chat(&args.record, &chat, &setup, render.as_mut()),
+                AnyRecord::Chat(chat) => replay_chat(&record_path, &chat, &setup, render.as_mut()),
             }
         }
         Command::Verify(args) => verify(&args),
@@ -98,11 +106,15 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             task_file,
         } => {
             let record = Record::read(&record)?;
-            let repo = repo_or_default(repo.as_deref(), record.settings.repo.as_deref());
+            let recorded = Recorded::of(&record.settings);
+            let repo = repository(repo.as_deref(), recorded.repo)?;
             let task = Task::locate(&repo, task_file.as_deref())?;
             match mend::patch::apply_record(&record, &repo, &task)? {
                 mend::patch::Applied::NothingToApply => {
                     println!("The run changed nothing; {repo} is unchanged.")
+                }
+                mend::patch::Applied::AlreadyApplied => {
+                    println!("The run's change is already applied in {repo}; nothing was written.")
                 }
                 mend::patch::Applied::Written { paths } => {
                     println!("Applied the run's change to {}.", paths.join(", "))
@@ -116,20 +128,25 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             repo,
             task_file,
         } => {
+            let repo = repository(repo.as_deref(), None)?;
             let task = Task::locate(&repo, task_file.as_deref())?;
             mend::survey::warn(&repo, &task)?;
             print_task(&task, json);
             Ok(exit::PASS)
+        }
+        Command::Init { repo, force } => {
+            let repo = repository(repo.as_deref(), None)?;
+            mend::init::init(&repo, force)
         }
     }
 }
 
 fn chat(args: &ChatArgs) -> Result<u8, MendError> {
     mend::interrupt::install();
-    let repo = args.setup.repo(None);
-    let (task, runner) = args.setup.task_and_runner(&repo)?;
+    let resolved = args.setup.resolve(Recorded::default())?;
+    let (repo, task, runner) = (&resolved.repo, &resolved.task, &resolved.runner);
     // The prompt of each message's session is what the user types.
-    let config = args.model.session_config(&task, &repo, "");
+    let config = args.model.session_config(task, repo, "");
     let connection = connect(
         &server_base(args.model.host.as_deref(), config.codec),
         Duration::from_secs(args.model.read_timeout),
@@ -137,26 +154,28 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
         api_key(config.codec),
         &config.model,
     )?;
-    let record = args.record.clone().unwrap_or_else(|| {
-        let run = default_record_path();
-        run.with_file_name(format!("chat-{}", run.file_name().unwrap_or("record.json")))
-    });
+    let record = match &args.record {
+        Some(record) => record.clone(),
+        None => default_record(repo, "chat-")?,
+    };
     let setup = ChatSetup {
-        repo: &repo,
-        task: &task,
-        runner: &runner,
+        repo,
+        task,
+        runner,
         connection: &connection,
         config,
         keep_workspace: args.setup.keep_workspace,
         record: &record,
+        sandbox_choice: resolved.sandbox_choice,
     };
     let mut render = renderer(false, args.model.thinking);
     mend::chat::chat(&setup, &mut std::io::stdin().lock(), render.as_mut())
 }
 
 fn verify(args: &CommonArgs) -> Result<u8, MendError> {
-    let repo = args.setup.repo(None);
-    let (task, runner) = args.setup.task_and_runner(&repo)?;
+    let Resolved {
+        repo, task, runner, ..
+    } = args.setup.resolve(Recorded::default())?;
     mend::survey::warn(&repo, &task)?;
     let workspace = Workspace::copy_of(&repo, &task.exclude)?;
     let mut render = renderer(args.json, false);

@@ -5,7 +5,7 @@
 //! from, and the result must hash to exactly what the run ended with, so there is no fuzzy
 //! matching anywhere: it applies exactly, every file, or not at all.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 
 use camino::Utf8Path;
@@ -15,13 +15,15 @@ use crate::changes::{digest_of, file_digests, set_sha256, untextual_files};
 use crate::error::MendError;
 use crate::record::Record;
 use crate::task::paths::allowed_path;
-use crate::task::Task;
+use crate::task::{PathSet, Task};
 
 /// What `mend apply` did.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Applied {
     /// The run changed nothing; nothing was written.
     NothingToApply,
+    /// The repository already holds exactly what the run ended with; nothing was written.
+    AlreadyApplied,
     Written {
         paths: Vec<String>,
     },
@@ -29,18 +31,21 @@ pub enum Applied {
 
 pub fn apply_record(record: &Record, repo: &Utf8Path, task: &Task) -> Result<Applied, MendError> {
     let checks = &record.checks;
-    for (set, expected) in [
-        (&task.test.files, &checks.test_file_sha256_before),
-        (&task.editable, &checks.source_sha256_before),
-    ] {
-        let actual = set_sha256(repo, set)?;
-        if actual != *expected {
-            return Err(MendError::refused(format!(
-                "{} in {repo} is not what the run started from (sha256 {actual}, the run started from {expected}); \
-                 nothing was applied",
-                set.listed("and")
-            )));
-        }
+    let tests_now = set_sha256(repo, &task.test.files)?;
+    let source_now = set_sha256(repo, &task.editable)?;
+    let tests_as_before = tests_now == checks.test_file_sha256_before;
+    if tests_as_before
+        && source_now == checks.source_sha256_after
+        && checks.source_sha256_after != checks.source_sha256_before
+    {
+        return Ok(Applied::AlreadyApplied);
+    }
+    if !tests_as_before || source_now != checks.source_sha256_before {
+        let changed = changed_since(record, repo, task, tests_as_before)?;
+        return Err(MendError::refused(format!(
+            "{repo} is not what the run started from: {changed}; nothing was applied \
+             (restore those files, or make a new run on the repository as it is)"
+        )));
     }
     if checks.diff.is_empty() {
         return Ok(Applied::NothingToApply);
@@ -92,6 +97,63 @@ pub fn apply_record(record: &Record, repo: &Utf8Path, task: &Task) -> Result<App
         paths.push(path.to_string());
     }
     Ok(Applied::Written { paths })
+}
+
+/// Which files differ from what the run started from, in words: exactly, from the record's
+/// per-file digests; for older records (a digest of each set only), the changed files among
+/// those the diff touches, else the set.
+fn changed_since(
+    record: &Record,
+    repo: &Utf8Path,
+    task: &Task,
+    tests_as_before: bool,
+) -> Result<String, MendError> {
+    let before = &record.file_sha256_before;
+    if !before.is_empty() {
+        let mut now = file_digests(repo, &task.test.files)?;
+        now.extend(file_digests(repo, &task.editable)?);
+        let mut changes = Vec::new();
+        let files: BTreeSet<&String> = before.keys().chain(now.keys()).collect();
+        for file in files {
+            match (before.get(file), now.get(file)) {
+                (Some(_), None) => changes.push(format!("{file} was removed")),
+                (None, Some(_)) => changes.push(format!("{file} is new")),
+                (Some(was), Some(is)) if was != is => changes.push(format!("{file} changed")),
+                _ => {}
+            }
+        }
+        if !changes.is_empty() {
+            return Ok(changes.join(", "));
+        }
+    }
+    let mut changes = Vec::new();
+    if !tests_as_before {
+        changes.push(set_changed(&task.test.files));
+    }
+    if set_sha256(repo, &task.editable)? != record.checks.source_sha256_before {
+        let touched: Vec<String> = file_sections(&record.checks.diff)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(file, section)| {
+                let now = fs::read_to_string(repo.join(file)).unwrap_or_default();
+                apply_unified(&now, section).is_err()
+            })
+            .map(|(file, _)| format!("{file} changed"))
+            .collect();
+        if touched.is_empty() {
+            changes.push(set_changed(&task.editable));
+        } else {
+            changes.extend(touched);
+        }
+    }
+    Ok(changes.join(", "))
+}
+
+fn set_changed(set: &PathSet) -> String {
+    match set.single_file() {
+        Some(file) => format!("{file} changed"),
+        None => format!("a file of {} changed", set.listed("or")),
+    }
 }
 
 /// The digest the editable files would have with `patched` applied (see [`set_sha256`]),

@@ -1,9 +1,11 @@
 //! The run file: everything needed to audit a run and to replay it without a model server.
 //! `fixtures/README.md` documents every field.
 
+use std::collections::BTreeMap;
 use std::fs;
 
 use camino::Utf8Path;
+use clap::ValueEnum;
 use mend_core::{
     CallId, Codec, Config, ContextConfig, ModelOptions, Stop, ToolStatus, TransportError,
 };
@@ -14,6 +16,7 @@ use crate::atomic;
 use crate::attempt::Checks;
 use crate::driver::RunMetrics;
 use crate::error::MendError;
+use crate::sandbox::SandboxChoice;
 use crate::spill::LineList;
 use crate::task::Task;
 
@@ -36,6 +39,10 @@ pub struct Record {
     /// The independent check around the loop (fields inlined in the file).
     #[serde(flatten)]
     pub checks: Checks,
+    /// SHA-256 of each of the task's test files and editable files when the run started, so that
+    /// `mend apply` can name the files that changed since (absent in older records).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub file_sha256_before: BTreeMap<String, String>,
     /// Figures of the live run that made this record; absent in authored fixtures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<RunMetrics>,
@@ -54,10 +61,18 @@ pub struct SessionSettings {
     /// Where the tests ran: `bwrap`, `network-namespace` or `none` (absent in authored fixtures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<String>,
-    /// The repository the run worked on, as it was given; replay and apply use it when no
-    /// `--repo` is given. Absent in the sample's fixtures (the default, `sample-repo`).
+    /// The repository the run worked on, as an absolute path; replay and apply use it when no
+    /// `--repo` is given. Older records hold it relative to where mend ran, and the sample's
+    /// fixtures leave it out (read as `sample-repo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repo: Option<String>,
+    /// The interpreter the tests ran with; replay reuses it unless `--python` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<String>,
+    /// The `--sandbox` the run was made with (`auto`, `bwrap`, `none`); replay reuses it unless
+    /// `--sandbox` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_choice: Option<String>,
     pub max_turns: u32,
     pub think: bool,
     pub keep_alive: u64,
@@ -71,14 +86,19 @@ pub struct SessionSettings {
 
 impl SessionSettings {
     /// The settings of a session about to start.
-    pub fn of(config: &Config, server: &ServerFacts, repo: &Utf8Path) -> SessionSettings {
+    pub fn of(config: &Config, server: &ServerFacts, origin: &Origin) -> SessionSettings {
         SessionSettings {
             provider: config.codec.provider().to_owned(),
             model: config.model.clone(),
             model_digest: server.model_digest.clone(),
             server_version: server.server_version.clone(),
             sandbox: Some(server.sandbox.to_owned()),
-            repo: Some(repo.to_string()),
+            repo: Some(origin.absolute_repo()),
+            python: Some(origin.python.to_string()),
+            sandbox_choice: origin
+                .sandbox_choice
+                .to_possible_value()
+                .map(|value| value.get_name().to_owned()),
             max_turns: config.max_turns,
             think: config.think,
             keep_alive: config.keep_alive,
@@ -110,6 +130,24 @@ impl SessionSettings {
                 tools.offered_tools(self.context.is_some()),
             )
         })
+    }
+}
+
+/// Where a run or chat is made: kept in its record, so that replay and apply work from any folder
+/// with the same interpreter and sandbox.
+pub struct Origin<'a> {
+    pub repo: &'a Utf8Path,
+    pub python: &'a Utf8Path,
+    pub sandbox_choice: SandboxChoice,
+}
+
+impl Origin<'_> {
+    /// The repository as an absolute path with links resolved; as given when that fails.
+    fn absolute_repo(&self) -> String {
+        self.repo
+            .canonicalize_utf8()
+            .map(|path| path.to_string())
+            .unwrap_or_else(|_| self.repo.to_string())
     }
 }
 

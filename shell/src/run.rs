@@ -1,18 +1,19 @@
 //! `mend run`: a live attempt against a model server (Ollama, or any OpenAI- or
 //! Anthropic-compatible one), recorded so it can be replayed.
 
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::{Codec, Config, ContextConfig, StopReason};
 
 use crate::attempt::{run_attempt, Attempt, Setup};
-use crate::clock::utc_stamp;
+use crate::changes::file_digests;
 use crate::error::{exit, MendError};
 use crate::ollama::client::{Client, LiveSource, Secret};
 use crate::ollama::host::BaseUrl;
-use crate::record::{Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::render::{Render, RunEvent};
+use crate::sandbox::SandboxChoice;
 use crate::task::Task;
 
 pub struct RunOptions<'a> {
@@ -25,6 +26,8 @@ pub struct RunOptions<'a> {
     /// Print the diff after the verdict.
     pub print_diff: bool,
     pub setup: Setup<'a>,
+    /// The `--sandbox` given, kept in the record for replay.
+    pub sandbox_choice: SandboxChoice,
 }
 
 /// What `mend run` asks: `--task`, else the task file's prompt. Checked before the server is
@@ -36,11 +39,6 @@ pub fn prompt<'a>(flag: Option<&'a str>, task: &'a Task) -> Result<&'a str, Mend
             task.origin
         ))
     })
-}
-
-/// Where the record goes when `--record` is not given.
-pub fn default_record_path() -> Utf8PathBuf {
-    Utf8PathBuf::from(format!("runs/{}.json", utc_stamp(SystemTime::now())))
 }
 
 /// `--host`, else the provider's usual variable (`OLLAMA_HOST`, `OPENAI_BASE_URL`,
@@ -126,6 +124,9 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         model: config.model.clone(),
         source: described,
     });
+    let setup = &options.setup;
+    let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
+    file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
     let mut source = LiveSource { client: &client };
     let attempt = run_attempt(&options.setup, config.clone(), &mut source, render)?;
 
@@ -137,12 +138,21 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let record = Record {
         format: RECORD_FORMAT.to_owned(),
         description: None,
-        settings: SessionSettings::of(config, &server, options.setup.repo),
+        settings: SessionSettings::of(
+            config,
+            &server,
+            &Origin {
+                repo: setup.repo,
+                python: &setup.runner.python,
+                sandbox_choice: options.sandbox_choice,
+            },
+        ),
         task: config.task.clone(),
         turns: attempt.transcript.turns.clone(),
         tool_calls: attempt.transcript.tool_calls.clone(),
         stop: attempt.transcript.stop.clone(),
         checks: attempt.checks.clone(),
+        file_sha256_before,
         metrics: Some(attempt.transcript.metrics.clone()),
     };
     record.write_atomically(&options.record)?;

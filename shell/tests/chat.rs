@@ -140,8 +140,10 @@ fn a_conversation_repairs_the_sample_and_goes_on_in_the_same_history() {
 
     let mut child = spawn_chat(&server.base, &sample, &record);
     let seen = collect_stdout(&mut child);
+    let nowhere = dir.path().join("no/such/folder/fix.patch");
     let script = format!(
-        "Fix the Windows paths.\n/diff\n/verify\n/save {}\n/frobnicate\nAnything else?\n",
+        "Fix the Windows paths.\n/diff\n/verify\n/save\n/save {}\n/save {}\n/frobnicate\nAnything else?\n",
+        nowhere.display(),
         patch.display()
     );
     child
@@ -156,21 +158,35 @@ fn a_conversation_repairs_the_sample_and_goes_on_in_the_same_history() {
     assert_eq!(tree_digest(&sample), sample_before, "the original changed");
     let diff = repair["diff"].as_str().unwrap();
     assert_eq!(std::fs::read_to_string(&patch).unwrap(), diff);
+    assert!(!dir.path().join("no").exists(), "/save created a folder");
     let wrote = format!("Wrote the change to {}.", patch.display());
+    let refused = format!(
+        "mend: cannot write {}: the folder {} does not exist (mend creates no folders) — create it or choose another path; nothing was written",
+        nowhere.display(),
+        nowhere.parent().unwrap().display()
+    );
+    let saved = format!(
+        "The copy is discarded; its change is saved in {}.",
+        patch.display()
+    );
     let commands_said: Vec<&str> = [
         diff,
         "Independent final tests: 4 passed",
+        "/save PATH writes the change as a patch file, e.g. `/save fix.patch`; the folder must exist (mend creates none)",
+        &refused,
         &wrote,
         "`/frobnicate` is not a command of mend chat; type /help for the list",
         "Nothing else: the four tests pass.",
         "Independent final tests: 4 passed",
-        "The copy is discarded; its change was not saved (use /save PATH next time).",
+        &saved,
     ]
     .into_iter()
     .filter(|said| !stdout.contains(said))
     .collect();
     assert_eq!(commands_said, Vec::<&str>::new(), "missing from:\n{stdout}");
     assert_eq!(stdout.matches("Stopped: assistant_finished").count(), 2);
+    assert!(!stdout.contains("not saved"), "{stdout}");
+    assert!(!stdout.contains("`/save` is not a command"), "{stdout}");
 
     let bodies = server.chat_bodies();
     assert_eq!(bodies.len(), 6, "five turns, then one for the follow-up");

@@ -92,7 +92,7 @@ fn usage_errors_and_unreadable_records_have_their_codes() {
 
 #[test]
 fn a_python_without_pytest_is_named_with_the_fix() {
-    let outcome = mend(&["verify", "--python", "/bin/false"]);
+    let outcome = mend(&["verify", "--repo", "sample-repo", "--python", "/bin/false"]);
     assert_eq!(outcome.code, 6, "{}", outcome.stderr);
     assert!(
         outcome
@@ -106,7 +106,14 @@ fn a_python_without_pytest_is_named_with_the_fix() {
 
 #[test]
 fn verify_reports_the_pristine_sample_as_failing() {
-    let outcome = mend(&["verify", "--json", "--sandbox", "bwrap"]);
+    let outcome = mend(&[
+        "verify",
+        "--repo",
+        "sample-repo",
+        "--json",
+        "--sandbox",
+        "bwrap",
+    ]);
     assert_eq!(outcome.code, 1, "{}", outcome.stderr);
     let mut events = outcome.events();
     // The duration and pytest's output (with its timing) vary from run to run.

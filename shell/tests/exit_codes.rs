@@ -145,14 +145,25 @@ fn every_exit_path_has_its_documented_code_and_message() {
         "Applied the run's change to",
     ));
     all.push(seen(
-        "apply: already changed",
+        "apply: already applied",
         &mend(&[
             "apply",
             record("pass.json").to_str().unwrap(),
             "--repo",
             repo_arg,
         ]),
-        "nothing was applied",
+        "is already applied in",
+    ));
+    // The idle run started from the pristine sample, which the copy no longer is.
+    all.push(seen(
+        "apply: the repository changed",
+        &mend(&[
+            "apply",
+            record("fail.json").to_str().unwrap(),
+            "--repo",
+            repo_arg,
+        ]),
+        "path_rules.py changed; nothing was applied",
     ));
     all.push(seen(
         "apply: no record given",
@@ -218,7 +229,7 @@ fn every_exit_path_has_its_documented_code_and_message() {
     ));
     all.push(seen(
         "verify: failing",
-        &verify(&[]),
+        &verify(&["--repo", "sample-repo"]),
         "Independent final tests: 1 failed · 3 passed",
     ));
     let empty = tempfile::tempdir().unwrap();
@@ -229,7 +240,7 @@ fn every_exit_path_has_its_documented_code_and_message() {
     ));
     all.push(seen(
         "verify: no interpreter",
-        &verify(&["--python", "/nonexistent/python3"]),
+        &verify(&["--repo", "sample-repo", "--python", "/nonexistent/python3"]),
         "mend: error: cannot start `/nonexistent/python3`",
     ));
 
@@ -249,7 +260,12 @@ fn every_exit_path_has_its_documented_code_and_message() {
         ),
         ("run: Ctrl-C", 130, "record written to"),
         ("apply: applied", 0, "Applied the run's change to"),
-        ("apply: already changed", 4, "nothing was applied"),
+        ("apply: already applied", 0, "is already applied in"),
+        (
+            "apply: the repository changed",
+            4,
+            "path_rules.py changed; nothing was applied",
+        ),
         (
             "apply: no record given",
             2,

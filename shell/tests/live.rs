@@ -54,6 +54,8 @@ fn run_against(base: &str, extra: &[&str]) -> Live {
     let sample_before = tree_digest(&repo_root().join("sample-repo"));
     let mut args = vec![
         "run",
+        "--repo",
+        "sample-repo",
         "--json",
         "--host",
         base,
@@ -173,7 +175,16 @@ fn the_recorded_repair_runs_end_to_end_over_http_and_replays() {
             &record["server_version"],
             &record["repo"]
         ),
-        (&json!(DIGEST), &json!("0.33.0"), &json!("sample-repo"))
+        (
+            &json!(DIGEST),
+            &json!("0.33.0"),
+            &json!(repo_root()
+                .join("sample-repo")
+                .canonicalize()
+                .unwrap()
+                .to_str()
+                .unwrap())
+        )
     );
     assert_eq!(
         record["tests_after"]["summary"],

@@ -111,6 +111,8 @@ fn run(provider: &str, turns: Vec<Vec<String>>, key_variable: &str) -> Run {
     let record_path = dir.path().join("run.json");
     let args = [
         "run",
+        "--repo",
+        "sample-repo",
         "--json",
         "--provider",
         provider,
@@ -258,6 +260,8 @@ fn an_openai_stream_without_done_is_incomplete() {
     let record = dir.path().join("run.json");
     let args = [
         "run",
+        "--repo",
+        "sample-repo",
         "--json",
         "--provider",
         "openai",

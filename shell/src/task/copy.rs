@@ -8,8 +8,10 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 /// Caches that only ever speed a tool up or hold another machine's paths: leaving them out
 /// cannot change a verdict. `.tox` and `.nox` hold virtualenvs whose scripts point back into
 /// the original, so a copy of them would run the original's code. `.git` is copied: tools such
-/// as setuptools-scm read it, and leaving it out would change what the project sees.
-pub const DEFAULT_EXCLUDE: [&str; 6] = [
+/// as setuptools-scm read it, and leaving it out would change what the project sees. `.mend`
+/// holds mend's own records of earlier runs: never the project's, and never the model's to see.
+pub const DEFAULT_EXCLUDE: [&str; 7] = [
+    ".mend",
     ".pytest_cache",
     "__pycache__",
     ".mypy_cache",

@@ -126,7 +126,7 @@ impl Task {
                 let path = repo.join(TASK_FILE_NAME);
                 if !path.exists() {
                     return Err(MendError::usage(format!(
-                        "{path} does not exist: write a task file there (see docs/task-file.md) or pass --task-file PATH"
+                        "{path} does not exist: run `mend init` there to write one (see docs/task-file.md), or pass --task-file PATH"
                     )));
                 }
                 Task::load(&path)

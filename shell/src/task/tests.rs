@@ -269,7 +269,7 @@ fn a_missing_task_file_names_where_it_was_looked_for_and_the_fix() {
         Task::locate(repo, None).err().map(|err| (err.exit_code, err.message)),
         Some((
             crate::error::exit::USAGE,
-            format!("{repo}/mend.toml does not exist: write a task file there (see docs/task-file.md) or pass --task-file PATH")
+            format!("{repo}/mend.toml does not exist: run `mend init` there to write one (see docs/task-file.md), or pass --task-file PATH")
         ))
     );
 }

@@ -1,0 +1,438 @@
+//! What `mend init` finds in a project: which test runner, which folders hold the sources and
+//! the tests. Only the top of the repository (and source folders one level down) is looked at,
+//! so a venv or `node_modules` is never walked; every glob is rooted at a named folder for the
+//! same reason.
+
+use std::fs;
+
+use camino::Utf8Path;
+
+/// A guess at how the project is tested and which files matter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Guess {
+    pub kind: Kind,
+    pub command: Vec<String>,
+    /// `pytest` or `exit_code` (see docs/task-file.md).
+    pub report: &'static str,
+    pub timeout_seconds: u64,
+    pub readable: Vec<String>,
+    pub editable: Vec<String>,
+    pub tests: Vec<String>,
+    /// What the user should know or check, one sentence each.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Pytest,
+    Cargo,
+    Npm,
+    Go,
+}
+
+impl Kind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Kind::Pytest => "a Python project tested with pytest",
+            Kind::Cargo => "a Rust project tested with cargo test",
+            Kind::Npm => "a Node project tested with npm test",
+            Kind::Go => "a Go module tested with go test",
+        }
+    }
+}
+
+const PYTHON_MARKERS: [&str; 7] = [
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "pytest.ini",
+    "tox.ini",
+    "conftest.py",
+    "requirements.txt",
+];
+const PYTHON_CONFIG: [&str; 6] = [
+    "pyproject.toml",
+    "setup.cfg",
+    "setup.py",
+    "pytest.ini",
+    "tox.ini",
+    "README.md",
+];
+const TEST_FOLDERS: [&str; 4] = ["tests", "test", "testing", "__tests__"];
+/// Top-level folders that are never a package's sources.
+const NOT_SOURCES: [&str; 9] = [
+    "tests", "test", "testing", "docs", "doc", "examples", "build", "dist", "venv",
+];
+const JS: &str = "{js,mjs,cjs,jsx,ts,mts,cts,tsx}";
+
+/// Every kind of project found in `repo`, the likeliest first.
+pub fn detect(repo: &Utf8Path) -> Vec<Guess> {
+    let mut found = Vec::new();
+    if PYTHON_MARKERS.iter().any(|file| repo.join(file).is_file())
+        || TEST_FOLDERS
+            .iter()
+            .any(|folder| has_file_ending(&repo.join(folder), ".py"))
+    {
+        found.push(pytest(repo));
+    }
+    if repo.join("Cargo.toml").is_file() {
+        found.push(cargo(repo));
+    }
+    if repo.join("package.json").is_file() {
+        found.push(npm(repo));
+    }
+    if repo.join("go.mod").is_file() {
+        found.push(go(repo));
+    }
+    found
+}
+
+fn pytest(repo: &Utf8Path) -> Guess {
+    let mut editable = Vec::new();
+    let mut tests = Vec::new();
+    let roots: Vec<String> = if repo.join("src").is_dir() {
+        vec!["src".to_owned()]
+    } else {
+        folders(repo)
+            .into_iter()
+            .filter(|name| !NOT_SOURCES.contains(&name.as_str()))
+            .filter(|name| repo.join(name).join("__init__.py").is_file())
+            .collect()
+    };
+    for root in &roots {
+        editable.push(format!("{root}/**/*.py"));
+        // Tests kept inside the package (`pkg/tests/`) are tests too, and protected as such.
+        for folder in TEST_FOLDERS {
+            if contains_folder_named(&repo.join(root), folder, 3) {
+                tests.push(format!("{root}/**/{folder}/**/*.py"));
+            }
+        }
+    }
+    // A project of single modules keeps them at the top.
+    if editable.is_empty() {
+        editable.push("*.py".to_owned());
+    }
+    let top_level: Vec<String> = files(repo)
+        .into_iter()
+        .filter(|name| name.ends_with(".py"))
+        .collect();
+    let is_test = |name: &str| name.starts_with("test_") || name.ends_with("_test.py");
+    for folder in TEST_FOLDERS {
+        if has_file_ending(&repo.join(folder), ".py") {
+            tests.push(format!("{folder}/**/*.py"));
+        }
+    }
+    if top_level.iter().any(|name| is_test(name)) {
+        tests.extend(["test_*.py".to_owned(), "*_test.py".to_owned()]);
+    }
+    if repo.join("conftest.py").is_file() {
+        tests.push("conftest.py".to_owned());
+    }
+    let mut notes = Vec::new();
+    if tests.is_empty() {
+        notes.push(
+            "found no test folder (tests/, test/) nor test_*.py files: set test.files to the files the verdict rests on"
+                .to_owned(),
+        );
+    }
+    Guess {
+        kind: Kind::Pytest,
+        command: words(&["python", "-m", "pytest", "-q"]),
+        report: "pytest",
+        timeout_seconds: 120,
+        readable: readable(repo, &editable, &tests, &PYTHON_CONFIG),
+        editable,
+        tests,
+        notes,
+    }
+}
+
+fn cargo(repo: &Utf8Path) -> Guess {
+    // The crate itself and the members of a workspace one level down; never `**/*.rs` from the
+    // top, which would walk `target/`.
+    let mut crates = Vec::new();
+    if repo.join("src").is_dir() {
+        crates.push(String::new());
+    }
+    for folder in folders(repo) {
+        if repo.join(&folder).join("Cargo.toml").is_file()
+            && repo.join(&folder).join("src").is_dir()
+        {
+            crates.push(format!("{folder}/"));
+        }
+    }
+    let editable: Vec<String> = crates.iter().map(|at| format!("{at}src/**/*.rs")).collect();
+    let tests: Vec<String> = crates
+        .iter()
+        .filter(|at| repo.join(format!("{at}tests")).is_dir())
+        .map(|at| format!("{at}tests/**/*.rs"))
+        .collect();
+    let manifests: Vec<String> = crates.iter().map(|at| format!("{at}Cargo.toml")).collect();
+    let mut readable = editable.clone();
+    readable.extend(tests.iter().cloned());
+    readable.push("Cargo.toml".to_owned());
+    readable.extend(manifests.into_iter().filter(|file| file != "Cargo.toml"));
+    let mut notes = Vec::new();
+    if tests.is_empty() {
+        notes.push("the unit tests live in src/ next to the code, so the model may edit them: only tests/ can be protected in test.files".to_owned());
+    }
+    Guess {
+        kind: Kind::Cargo,
+        command: words(&["cargo", "test"]),
+        report: "exit_code",
+        timeout_seconds: 600,
+        readable,
+        editable,
+        tests,
+        notes,
+    }
+}
+
+fn npm(repo: &Utf8Path) -> Guess {
+    let mut notes = Vec::new();
+    let script = fs::read_to_string(repo.join("package.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|package| package["scripts"]["test"].as_str().map(str::to_owned));
+    match script.as_deref() {
+        None => {
+            notes.push("package.json has no scripts.test: add one, or set test.command".to_owned())
+        }
+        Some(script) if script.contains("no test specified") => notes.push(
+            "package.json's scripts.test is npm's placeholder, which always fails: set a real one"
+                .to_owned(),
+        ),
+        Some(_) => {}
+    }
+    let mut editable: Vec<String> = ["src", "lib"]
+        .iter()
+        .filter(|folder| repo.join(folder).is_dir())
+        .map(|folder| format!("{folder}/**/*.{JS}"))
+        .collect();
+    editable.push(format!("*.{JS}"));
+    let mut tests: Vec<String> = TEST_FOLDERS
+        .iter()
+        .chain(&["spec"])
+        .filter(|folder| repo.join(folder).is_dir())
+        .map(|folder| format!("{folder}/**/*.{JS}"))
+        .collect();
+    if files(repo)
+        .iter()
+        .any(|name| name.starts_with("test.") || name.contains(".test.") || name.contains(".spec."))
+    {
+        tests.extend([
+            format!("test.{JS}"),
+            format!("*.test.{JS}"),
+            format!("*.spec.{JS}"),
+        ]);
+    }
+    Guess {
+        kind: Kind::Npm,
+        command: words(&["npm", "test"]),
+        report: "exit_code",
+        timeout_seconds: 300,
+        readable: readable(repo, &editable, &tests, &["package.json", "README.md"]),
+        editable,
+        tests,
+        notes,
+    }
+}
+
+fn go(repo: &Utf8Path) -> Guess {
+    Guess {
+        kind: Kind::Go,
+        command: words(&["go", "test", "./..."]),
+        report: "exit_code",
+        timeout_seconds: 300,
+        readable: vec!["**/*.go".to_owned(), "go.mod".to_owned()],
+        editable: vec!["**/*.go".to_owned()],
+        tests: vec!["**/*_test.go".to_owned()],
+        notes: if repo.join("vendor").is_dir() {
+            vec![
+                "vendor/ is inside **/*.go: narrow paths.editable if the model must not change it"
+                    .to_owned(),
+            ]
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+fn readable(repo: &Utf8Path, editable: &[String], tests: &[String], extra: &[&str]) -> Vec<String> {
+    let mut readable: Vec<String> = editable.iter().chain(tests).cloned().collect();
+    readable.extend(
+        extra
+            .iter()
+            .filter(|file| repo.join(file).is_file())
+            .map(|file| (*file).to_owned()),
+    );
+    readable.dedup();
+    readable
+}
+
+fn words(argv: &[&str]) -> Vec<String> {
+    argv.iter().map(|word| (*word).to_owned()).collect()
+}
+
+/// The names of the visible folders directly in `dir`, sorted.
+fn folders(dir: &Utf8Path) -> Vec<String> {
+    entries(dir, true)
+}
+
+/// The names of the visible files directly in `dir`, sorted.
+fn files(dir: &Utf8Path) -> Vec<String> {
+    entries(dir, false)
+}
+
+fn entries(dir: &Utf8Path, want_folders: bool) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| {
+            entry
+                .file_type()
+                .is_ok_and(|kind| kind.is_dir() == want_folders)
+        })
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| !name.starts_with('.'))
+        .collect();
+    names.sort();
+    names
+}
+
+fn has_file_ending(dir: &Utf8Path, suffix: &str) -> bool {
+    dir.is_dir()
+        && (files(dir).iter().any(|name| name.ends_with(suffix))
+            || folders(dir)
+                .iter()
+                .any(|folder| has_file_ending(&dir.join(folder), suffix)))
+}
+
+fn contains_folder_named(dir: &Utf8Path, name: &str, depth: u32) -> bool {
+    depth > 0
+        && folders(dir).iter().any(|folder| {
+            folder == name || contains_folder_named(&dir.join(folder), name, depth - 1)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{detect, Guess, Kind, JS};
+    use camino::Utf8PathBuf;
+
+    fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        for (file, text) in files {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        (dir, root)
+    }
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|item| (*item).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_cargo_workspace_names_each_member_and_never_target() {
+        let (_dir, root) = project(&[
+            ("Cargo.toml", "[workspace]\nmembers = [\"core\"]\n"),
+            ("src/main.rs", ""),
+            ("core/Cargo.toml", ""),
+            ("core/src/lib.rs", ""),
+            ("core/tests/api.rs", ""),
+            ("target/debug/build.rs", ""),
+        ]);
+        assert_eq!(
+            detect(&root),
+            vec![Guess {
+                kind: Kind::Cargo,
+                command: strings(&["cargo", "test"]),
+                report: "exit_code",
+                timeout_seconds: 600,
+                readable: strings(&[
+                    "src/**/*.rs",
+                    "core/src/**/*.rs",
+                    "core/tests/**/*.rs",
+                    "Cargo.toml",
+                    "core/Cargo.toml"
+                ]),
+                editable: strings(&["src/**/*.rs", "core/src/**/*.rs"]),
+                tests: strings(&["core/tests/**/*.rs"]),
+                notes: Vec::new(),
+            }]
+        );
+    }
+
+    #[test]
+    fn an_npm_package_with_the_placeholder_test_script_is_told_so() {
+        let (_dir, root) = project(&[
+            (
+                "package.json",
+                r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1"}}"#,
+            ),
+            ("index.js", ""),
+            ("test.js", ""),
+            ("node_modules/dep/index.js", ""),
+        ]);
+        let guess = detect(&root).remove(0);
+        assert_eq!(
+            guess,
+            Guess {
+                kind: Kind::Npm,
+                command: strings(&["npm", "test"]),
+                report: "exit_code",
+                timeout_seconds: 300,
+                readable: vec![
+                    format!("*.{JS}"),
+                    format!("test.{JS}"),
+                    format!("*.test.{JS}"),
+                    format!("*.spec.{JS}"),
+                    "package.json".to_owned()
+                ],
+                editable: vec![format!("*.{JS}")],
+                tests: vec![
+                    format!("test.{JS}"),
+                    format!("*.test.{JS}"),
+                    format!("*.spec.{JS}")
+                ],
+                notes: strings(&[
+                    "package.json's scripts.test is npm's placeholder, which always fails: set a real one"
+                ]),
+            }
+        );
+    }
+
+    #[test]
+    fn a_python_package_at_the_top_with_tests_inside_it_protects_them() {
+        let (_dir, root) = project(&[
+            ("setup.py", ""),
+            ("textkit/__init__.py", ""),
+            ("textkit/tests/test_slug.py", ""),
+            ("docs/conf.py", ""),
+            ("conftest.py", ""),
+        ]);
+        let kinds: Vec<(Kind, Vec<String>, Vec<String>)> = detect(&root)
+            .into_iter()
+            .map(|guess| (guess.kind, guess.editable, guess.tests))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![(
+                Kind::Pytest,
+                strings(&["textkit/**/*.py"]),
+                strings(&["textkit/**/tests/**/*.py", "conftest.py"])
+            )]
+        );
+    }
+
+    #[test]
+    fn a_go_module_and_a_python_project_in_one_folder_are_both_found_python_first() {
+        let (_dir, root) = project(&[("go.mod", "module x\n"), ("pyproject.toml", "")]);
+        let kinds: Vec<Kind> = detect(&root).iter().map(|guess| guess.kind).collect();
+        assert_eq!(kinds, vec![Kind::Pytest, Kind::Go]);
+    }
+}

@@ -1,0 +1,105 @@
+//! `mend init`: writes a commented `mend.toml` for a project from what it finds there, and says
+//! what it guessed. It never overwrites a task file unless told to (`--force`).
+
+mod detect;
+mod python;
+mod template;
+
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+
+use camino::Utf8Path;
+
+use crate::error::{exit, MendError};
+use crate::task::{Task, TASK_FILE_NAME};
+use detect::{detect, Kind};
+
+pub fn init(repo: &Utf8Path, force: bool) -> Result<u8, MendError> {
+    let path = repo.join(TASK_FILE_NAME);
+    if path.exists() && !force {
+        return Err(MendError::usage(format!(
+            "{path} already exists, and mend init never overwrites it — edit it (docs/task-file.md), \
+             or pass --force to replace it"
+        )));
+    }
+    let guesses = detect(repo);
+    let Some((guess, others)) = guesses.split_first() else {
+        return Err(MendError::usage(format!(
+            "found nothing mend knows how to test in {repo} (pytest files, Cargo.toml, package.json, go.mod) \
+             — write {TASK_FILE_NAME} by hand (see docs/task-file.md)"
+        )));
+    };
+    let python = (guess.kind == Kind::Pytest).then(|| python::facts(repo));
+    let text = template::render(guess, python.as_ref().map(|facts| facts.path.as_str()));
+    write_checked(&path, &text, force)?;
+
+    println!("Wrote {path} for {}.", guess.kind.describe());
+    if let Some(python) = &python {
+        println!("  tests run with  {}", python.summary());
+    }
+    println!(
+        "  command         {}   (report = \"{}\")",
+        guess.command.join(" "),
+        guess.report
+    );
+    println!("  editable        {}", guess.editable.join(", "));
+    println!("  test files      {}", guess.tests.join(", "));
+    println!("  readable        {}", guess.readable.join(", "));
+    for other in others {
+        println!(
+            "Also found {}: to test it that way, set test.command to `{}`.",
+            other.kind.describe(),
+            other.command.join(" ")
+        );
+    }
+    let notes = python
+        .iter()
+        .flat_map(|facts| &facts.notes)
+        .chain(&guess.notes);
+    for note in notes {
+        println!("Note: {note}.");
+    }
+    println!(
+        "Next: check the file, then `mend verify` (the tests once, on a throwaway copy), \
+         `mend task` (what the model is told), and `mend run --task \"...\"`."
+    );
+    Ok(exit::PASS)
+}
+
+/// Writes the task file only once it loads (a template mend itself cannot read would be mend's
+/// bug, and must not be left behind), as an ordinary file of the user's (mode 0644); without
+/// `force`, never over a file that appeared meanwhile.
+fn write_checked(path: &Utf8Path, text: &str, force: bool) -> Result<(), MendError> {
+    let folder = path.parent().unwrap_or(Utf8Path::new("."));
+    let cannot = |err: std::io::Error| MendError::harness(format!("cannot write {path}: {err}"));
+    let mut draft = tempfile::Builder::new()
+        .prefix(".mend-init-")
+        .suffix(".toml")
+        .tempfile_in(folder)
+        .map_err(cannot)?;
+    draft.write_all(text.as_bytes()).map_err(cannot)?;
+    draft.as_file().sync_all().map_err(cannot)?;
+    let draft_path = Utf8Path::from_path(draft.path()).ok_or_else(|| {
+        MendError::harness(format!("cannot write {path}: its folder is not UTF-8"))
+    })?;
+    Task::load(draft_path).map_err(|err| {
+        MendError::harness(format!(
+            "mend init made a task file that does not load ({err}); nothing was written — please report this"
+        ))
+    })?;
+    let permissions = std::fs::metadata(path)
+        .map(|existing| existing.permissions())
+        .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
+    draft
+        .as_file()
+        .set_permissions(permissions)
+        .map_err(cannot)?;
+    if force {
+        draft.persist(path).map_err(|err| cannot(err.error))?;
+    } else {
+        draft
+            .persist_noclobber(path)
+            .map_err(|err| cannot(err.error))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,77 @@
+//! The commented `mend.toml` that `mend init` writes. Every field is explained where it stands,
+//! so the file teaches its own format; docs/task-file.md has the rest.
+
+use super::detect::Guess;
+
+/// The task file for `guess`; `interpreter` is a comment on which Python runs the tests (Python
+/// projects only).
+pub fn render(guess: &Guess, interpreter: Option<&str>) -> String {
+    let python_line = match interpreter {
+        Some(interpreter) => format!(
+            "# `python` is the interpreter mend is given: --python, else $MEND_PYTHON, else the\n\
+             # repository's .venv or venv, else the active virtualenv, else python3.\n\
+             # When this file was written that was {interpreter}.\n"
+        ),
+        None => String::new(),
+    };
+    let report_comment = match guess.report {
+        "pytest" => "# counts and failing tests from pytest's own report",
+        _ => "# exit code 0 passes; anything else fails",
+    };
+    format!(
+        "\
+# mend's task file for this repository, written by `mend init` from what it found: {kind}.
+# Check the guesses below, then `mend verify` runs the tests once on a throwaway copy.
+# docs/task-file.md in mend's repository explains every field.
+
+[task]
+# What `mend run` asks the model to do. Leave it out to give it each time with
+# `mend run --task \"...\"`; `mend chat` takes what you type instead.
+# prompt = \"\"\"\\
+# The CSV export drops its last row; find out why, fix it, and keep every test passing.\"\"\"
+
+[paths]
+# Globs relative to the repository: `*` stays in one folder, `**` crosses folders.
+# What list_files, grep and read_file may see:
+readable = {readable}
+# What write_file and replace_text may change (never a file of test.files):
+editable = {editable}
+
+[test]
+# An argument list, never a shell string; it runs in the copy, inside the sandbox.
+{python_line}command = {command}
+timeout_seconds = {timeout}
+# The files the verdict rests on: no tool may write them, and they are hashed around every run.
+files = {tests}
+report = \"{report}\"   {report_comment}
+# Let the test runner load the plugins installed with it (pytest-mock, pytest-asyncio, ...).
+plugins = true
+
+[tools]
+enabled = [\"list_files\", \"grep\", \"read_file\", \"write_file\", \"replace_text\", \"run_tests\"]
+
+[model]
+# Each is overridden by its flag on `mend run` and `mend chat`.
+name = \"{model}\"
+provider = \"ollama\"   # or \"openai\" / \"anthropic\" for compatible servers
+max_turns = 12
+",
+        kind = guess.kind.describe(),
+        readable = list(&guess.readable),
+        editable = list(&guess.editable),
+        command = list(&guess.command),
+        timeout = guess.timeout_seconds,
+        tests = list(&guess.tests),
+        report = guess.report,
+        model = crate::task::DEFAULT_MODEL,
+    )
+}
+
+/// A TOML array of strings. JSON's string escapes are all valid TOML basic-string escapes.
+fn list(items: &[String]) -> String {
+    let quoted: Vec<String> = items
+        .iter()
+        .map(|item| serde_json::Value::from(item.as_str()).to_string())
+        .collect();
+    format!("[{}]", quoted.join(", "))
+}

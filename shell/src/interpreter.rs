@@ -1,0 +1,153 @@
+//! Which Python runs a repository's tests: the first of `--python`, the interpreter a record was
+//! made with, `$MEND_PYTHON`, the repository's own venv (`.venv`, then `venv`), the active
+//! virtualenv (`$VIRTUAL_ENV`), and `python3` on PATH. The repository's venv is looked up in the
+//! repository, never in the folder mend runs from.
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::error::MendError;
+
+/// The venv folders a repository may keep its interpreter in, in the order they are tried.
+pub const REPO_VENVS: [&str; 2] = [".venv", "venv"];
+
+/// The interpreter chosen and why, so `mend init` can say where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interpreter {
+    pub path: Utf8PathBuf,
+    pub found: Found,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    Flag,
+    Recorded,
+    MendPython,
+    /// `REPO/<folder>/bin/python`.
+    RepoVenv(&'static str),
+    ActiveVirtualenv,
+    OnPath,
+}
+
+impl Found {
+    pub fn describe(&self) -> String {
+        match self {
+            Found::Flag => "--python".to_owned(),
+            Found::Recorded => "the record".to_owned(),
+            Found::MendPython => "$MEND_PYTHON".to_owned(),
+            Found::RepoVenv(folder) => format!("the repository's {folder}"),
+            Found::ActiveVirtualenv => "the active virtualenv ($VIRTUAL_ENV)".to_owned(),
+            Found::OnPath => "python3 on PATH: no venv found".to_owned(),
+        }
+    }
+}
+
+/// The interpreter for `repo`. A recorded interpreter that no longer exists is an error: the
+/// replay would silently test with another Python.
+pub fn choose(
+    flag: Option<&Utf8Path>,
+    recorded: Option<&str>,
+    repo: &Utf8Path,
+) -> Result<Interpreter, MendError> {
+    if let Some(python) = flag {
+        return Ok(found(python.to_path_buf(), Found::Flag));
+    }
+    if let Some(python) = recorded {
+        let python = Utf8PathBuf::from(python);
+        if python.components().count() > 1 && !python.exists() {
+            return Err(MendError::harness(format!(
+                "the record was made with the Python {python}, which does not exist here — pass --python PATH"
+            )));
+        }
+        return Ok(found(python, Found::Recorded));
+    }
+    Ok(unless_given(repo))
+}
+
+/// The interpreter when neither a flag nor a record names one: `$MEND_PYTHON`, else the
+/// repository's or the shell's.
+pub fn unless_given(repo: &Utf8Path) -> Interpreter {
+    match variable("MEND_PYTHON") {
+        Some(python) => found(Utf8PathBuf::from(python), Found::MendPython),
+        None => in_repo_or_environment(repo),
+    }
+}
+
+/// The interpreter the repository or the shell offers, without mend's own overrides.
+pub fn in_repo_or_environment(repo: &Utf8Path) -> Interpreter {
+    for folder in REPO_VENVS {
+        let python = repo.join(folder).join("bin/python");
+        if python.exists() {
+            return found(python, Found::RepoVenv(folder));
+        }
+    }
+    if let Some(python) = variable("VIRTUAL_ENV")
+        .map(|venv| Utf8PathBuf::from(venv).join("bin/python"))
+        .filter(|python| python.exists())
+    {
+        return found(python, Found::ActiveVirtualenv);
+    }
+    found(Utf8PathBuf::from("python3"), Found::OnPath)
+}
+
+fn variable(name: &str) -> Option<String> {
+    std::env::var_os(name)
+        .and_then(|value| value.into_string().ok())
+        .filter(|value| !value.is_empty())
+}
+
+fn found(path: Utf8PathBuf, found: Found) -> Interpreter {
+    Interpreter {
+        path: absolute_if_relative(path),
+        found,
+    }
+}
+
+/// The tests run with the workspace as their directory, so a relative interpreter path must be
+/// made absolute first. Symlinks are kept: a venv's python is a link, and resolving it would
+/// leave the venv. A bare name (`python3`) is left for PATH to find.
+fn absolute_if_relative(python: Utf8PathBuf) -> Utf8PathBuf {
+    if python.is_absolute() || python.components().count() < 2 {
+        return python;
+    }
+    std::path::absolute(&python)
+        .ok()
+        .and_then(|path| Utf8PathBuf::from_path_buf(path).ok())
+        .unwrap_or(python)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{in_repo_or_environment, Found, Interpreter};
+    use camino::Utf8PathBuf;
+
+    fn make_python(repo: &Utf8PathBuf, folder: &str) -> Utf8PathBuf {
+        let bin = repo.join(folder).join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(bin.join("python"), "").unwrap();
+        bin.join("python")
+    }
+
+    // $VIRTUAL_ENV is read from the test process's environment, so only the repository's own
+    // venvs are checked here; tests/cli.rs covers the variable with a child process.
+    #[test]
+    fn the_repository_venv_is_found_in_the_repository_dot_venv_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        let venv = make_python(&repo, "venv");
+        assert_eq!(
+            in_repo_or_environment(&repo),
+            Interpreter {
+                path: venv,
+                found: Found::RepoVenv("venv")
+            }
+        );
+        let dot_venv = make_python(&repo, ".venv");
+        assert_eq!(
+            in_repo_or_environment(&repo),
+            Interpreter {
+                path: dot_venv,
+                found: Found::RepoVenv(".venv")
+            }
+        );
+    }
+}
