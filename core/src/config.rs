@@ -29,6 +29,12 @@ pub struct Config {
     pub max_turns: u32,
     /// When the whole run must end, on the shell's clock.
     pub deadline: Option<Millis>,
+    /// Tokens the session may spend: prompt + generated tokens summed over its turns, as the
+    /// server counts them in each turn's `done` (a server that reports no counts spends none).
+    /// The turn that goes past it still gets its tool results; then the session stops with
+    /// `budget_exceeded` instead of sending another request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<u64>,
     /// Ask the model to think (`think: true`); only Ollama's protocol sends it.
     pub think: bool,
     /// Seconds the server keeps the model loaded after each request.
@@ -47,7 +53,7 @@ pub struct Config {
 
 impl Config {
     /// A config with SPEC §5's defaults: thinking on, the model unloaded after each request,
-    /// deterministic sampling, no deadline, [`DEFAULT_MAX_TURNS`].
+    /// deterministic sampling, no deadline, no token budget, [`DEFAULT_MAX_TURNS`].
     pub fn new(model: &str, system_prompt: &str, task: &str, tools: Vec<ToolSpec>) -> Self {
         Config {
             model: model.to_owned(),
@@ -56,6 +62,7 @@ impl Config {
             tools,
             max_turns: DEFAULT_MAX_TURNS,
             deadline: None,
+            token_budget: None,
             think: true,
             keep_alive: 0,
             options: ModelOptions::default(),

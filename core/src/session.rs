@@ -50,6 +50,9 @@ pub struct Session {
     stats: ToolStats,
     /// The model's TODO list, kept through the `todo` tool.
     todo: Vec<TodoItem>,
+    /// Prompt + generated tokens of the finished turns, as the server counted them.
+    #[serde(default)]
+    tokens_used: u64,
     conversation: Vec<Arc<Message>>,
     /// The offered tools, shared by every request.
     tools: Arc<[ToolSpec]>,
@@ -115,6 +118,7 @@ impl Session {
             stop_for_repeating: None,
             stats: ToolStats::default(),
             todo: Vec::new(),
+            tokens_used: 0,
             conversation,
             tools,
             phase: Phase::Streaming {
@@ -137,6 +141,7 @@ impl Session {
             stop_for_repeating: None,
             stats: self.stats.clone(),
             todo: self.todo.clone(),
+            tokens_used: 0,
             conversation,
             tools: Arc::clone(&self.tools),
             phase: Phase::Streaming {
@@ -208,6 +213,12 @@ impl Session {
             | Phase::RunningTools { turn, .. }
             | Phase::Stopped { turn, .. } => turn,
         }
+    }
+
+    /// Prompt + generated tokens of the turns finished so far, as the server counted them in
+    /// each `done` (what [`Config::token_budget`] is compared with).
+    pub fn tokens_used(&self) -> u64 {
+        self.tokens_used
     }
 
     /// True while the current response body is wanted: the shell stops reading once this is false.
@@ -316,6 +327,12 @@ impl Session {
             return;
         };
         let assembly = core::mem::take(assembly);
+        let turn_tokens = done
+            .metrics
+            .prompt_eval_count
+            .unwrap_or(0)
+            .saturating_add(done.metrics.eval_count.unwrap_or(0));
+        self.tokens_used = self.tokens_used.saturating_add(turn_tokens);
         actions.push(Action::Emit(Event::ModelDone {
             turn,
             done_reason: done.reason.clone(),
@@ -466,9 +483,22 @@ impl Session {
         } else if turn >= self.config.max_turns {
             let detail = format!("the budget of {} turn(s) is spent", self.config.max_turns);
             self.stop(StopReason::MaxTurns, Some(detail), actions);
+        } else if let Some(budget) = self.budget_spent() {
+            let detail = format!(
+                "the budget of {budget} token(s) is spent ({} used)",
+                self.tokens_used
+            );
+            self.stop(StopReason::BudgetExceeded, Some(detail), actions);
         } else {
             self.start_turn(turn + 1, actions);
         }
+    }
+
+    /// The token budget, once the finished turns have gone past it.
+    fn budget_spent(&self) -> Option<u64> {
+        self.config
+            .token_budget
+            .filter(|budget| self.tokens_used > *budget)
     }
 
     fn record_result(

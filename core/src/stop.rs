@@ -28,6 +28,9 @@ pub enum StopReason {
     Cancelled,
     /// The run passed its wall-clock deadline.
     DeadlineExceeded,
+    /// The token budget is spent: the turn that went past it had its calls run, no further
+    /// request was sent.
+    BudgetExceeded,
 }
 
 impl StopReason {
@@ -42,6 +45,7 @@ impl StopReason {
             StopReason::Repeating => "repeating",
             StopReason::Cancelled => "cancelled",
             StopReason::DeadlineExceeded => "deadline_exceeded",
+            StopReason::BudgetExceeded => "budget_exceeded",
         }
     }
 }
