@@ -69,6 +69,11 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Run a suite: k attempts per task under one budget, each an ordinary recorded run, with
+    /// one results line per attempt (resumable, shardable); `mend eval report DIR...` gives
+    /// pass@k. See evals/README.md.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Eval(crate::eval::cli::EvalArgs),
     /// Run the repository's tests once on a fresh copy and report the result.
     #[command(after_help = EXIT_CODES_HELP)]
     Verify(CommonArgs),

@@ -12,6 +12,7 @@ pub mod clock;
 pub mod conformance;
 pub mod driver;
 pub mod error;
+pub mod eval;
 pub mod init;
 pub mod interpreter;
 pub mod interrupt;
