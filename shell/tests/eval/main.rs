@@ -86,6 +86,17 @@ pub fn results(dir: &Path) -> Vec<Value> {
     rows
 }
 
+pub fn results_file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .expect("out dir")
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".jsonl"))
+        .collect();
+    names.sort();
+    names
+}
+
 /// The report as JSON, without the minutes (wall time differs between any two runs).
 pub fn report(dirs: &[&Path]) -> Value {
     let mut args = vec!["eval", "report", "--json"];
@@ -119,7 +130,7 @@ pub fn expected_report(suite_sha256: &str) -> Value {
     })
 }
 
-fn sha256_of(path: &Path) -> String {
+pub fn sha256_of(path: &Path) -> String {
     use sha2::{Digest, Sha256};
     let bytes = fs::read(path).expect("read");
     Sha256::digest(bytes)
