@@ -12,7 +12,7 @@ export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
 DEEP_CASES := 12800
 
-.PHONY: all build install run test lint proptest-deep venv fixtures conformance fuzz bench live-local clean \
+.PHONY: eval all build install run test lint proptest-deep venv fixtures conformance fuzz bench live-local clean \
 	python-dev python-test python-wheel bench-python
 
 all: build
@@ -78,6 +78,16 @@ python-wheel: $(MATURIN_STAMP)
 # Per streamed line from Python, against a plain Python loop; rewrites its rows in BENCHMARKS.md.
 bench-python: python-dev
 	$(VENV)/bin/python bindings/python/bench/per_line.py --write $(abspath BENCHMARKS.md)
+
+# evals/local/suite.toml against a local Ollama: k attempts per task, then the pass@k report.
+# Resumable: run it again to finish an interrupted eval. MODEL picks the model, JOBS the attempts
+# at once, EVAL_OUT the folder (one per model by default).
+MODEL ?= qwen3:8b
+JOBS ?= 1
+EVAL_OUT ?= .eval/$(subst :,-,$(subst /,-,$(MODEL)))
+eval: build venv
+	./target/release/mend eval evals/local/suite.toml --model $(MODEL) --out $(EVAL_OUT) --jobs $(JOBS)
+	./target/release/mend eval report $(EVAL_OUT)
 
 proptest-deep: venv
 	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend-core --test properties -- --nocapture

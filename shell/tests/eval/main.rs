@@ -289,3 +289,27 @@ fn a_malformed_suite_names_its_line_and_field() {
         )
     );
 }
+
+/// The Kubernetes Job (no cluster here, so checked as text): Indexed, and `--shards` equal to
+/// `completions`, or pods would run overlapping or missing slices.
+#[test]
+fn k8s_shards_match_completions() {
+    let manifest = fs::read_to_string(common::repo_root().join("deploy/k8s/eval-job.yaml"))
+        .expect("the Job manifest");
+    let value_of = |key: &str| {
+        manifest
+            .lines()
+            .find_map(|line| line.trim().strip_prefix(key).map(|rest| rest.trim().to_owned()))
+            .unwrap_or_default()
+    };
+    let shards = manifest
+        .split("\"--shards\", \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(
+        (value_of("completionMode:"), value_of("completions:"), value_of("parallelism:")),
+        ("Indexed".to_owned(), shards.clone(), shards)
+    );
+}
