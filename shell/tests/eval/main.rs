@@ -299,7 +299,11 @@ fn k8s_shards_match_completions() {
     let value_of = |key: &str| {
         manifest
             .lines()
-            .find_map(|line| line.trim().strip_prefix(key).map(|rest| rest.trim().to_owned()))
+            .find_map(|line| {
+                line.trim()
+                    .strip_prefix(key)
+                    .map(|rest| rest.trim().to_owned())
+            })
             .unwrap_or_default()
     };
     let shards = manifest
@@ -309,7 +313,11 @@ fn k8s_shards_match_completions() {
         .unwrap_or_default()
         .to_owned();
     assert_eq!(
-        (value_of("completionMode:"), value_of("completions:"), value_of("parallelism:")),
+        (
+            value_of("completionMode:"),
+            value_of("completions:"),
+            value_of("parallelism:")
+        ),
         ("Indexed".to_owned(), shards.clone(), shards)
     );
 }
