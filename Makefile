@@ -12,7 +12,7 @@ export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
 DEEP_CASES := 12800
 
-.PHONY: all build install run test lint proptest-deep venv fixtures conformance fuzz bench live-local clean \
+.PHONY: all build install run test lint proptest-deep venv fixtures conformance fuzz bench live-local screenshot clean \
 	python-dev python-test python-wheel bench-python
 
 all: build
@@ -82,6 +82,10 @@ bench-python: python-dev
 proptest-deep: venv
 	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend-core --test properties -- --nocapture
 	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend --lib properties -- --nocapture
+
+# The README's picture of `mend show --html fixtures/repair.json`, taken by headless chromium.
+screenshot: venv
+	MEND_SHOW_SCREENSHOT=docs/show.png $(CARGO) test --locked -p mend --test show_browser the_sample_page_renders_to_a_picture
 
 # Recorded responses of real servers (other projects' data: read in place, never copied here).
 CAPTURES ?= ../shared/captures

@@ -1,11 +1,13 @@
 //! mend's own costs, each measured as a ratio within one run (`make bench` writes the table into
 //! BENCHMARKS.md). Usage: `cargo bench -p mend --bench harness [-- NAME...]` where NAME is one of
-//! core, requests, latency, memory, replay.
+//! core, requests, latency, memory, replay, show.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark may panic on broken invariants
 
 mod bench_support;
 
-use bench_support::{core_throughput, latency, memory, replay_share, request_building, Row};
+use bench_support::{
+    core_throughput, latency, memory, replay_share, request_building, show_page, Row,
+};
 
 fn main() {
     // A re-executed copy of this binary measures memory in a fresh process.
@@ -33,6 +35,9 @@ fn main() {
     }
     if run("replay") {
         rows.extend(replay_share::measure());
+    }
+    if run("show") {
+        rows.extend(show_page::measure());
     }
     let mut table = String::from("| figure | measured | target | reproduce |\n|---|---|---|---|\n");
     for row in rows {

@@ -69,6 +69,16 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Show a record (a run or a chat): a summary here, or with --html one self-contained page
+    /// (timeline, conversation, diff, tests, verdict, settings) that loads and runs nothing.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Show {
+        /// The record to show.
+        record: Utf8PathBuf,
+        /// Write the page to this file instead of printing the summary.
+        #[arg(long, value_name = "OUT")]
+        html: Option<Utf8PathBuf>,
+    },
     /// Run the repository's tests once on a fresh copy and report the result.
     #[command(after_help = EXIT_CODES_HELP)]
     Verify(CommonArgs),

@@ -201,6 +201,8 @@ impl Driver<'_> {
                         turns.push(RecordedTurn {
                             turn,
                             request_sha256: Some(request_digest(&body)),
+                            started_ms: Some(millis(clock.elapsed())),
+                            duration_ms: None,
                             lines: LineList::InMemory(Vec::new()),
                             end: TurnEnd::SessionEnded,
                         });
@@ -232,6 +234,7 @@ impl Driver<'_> {
                             calls.iter_mut().rev().find(|call| call.call_id == call_id)
                         {
                             call.duration_ms = elapsed;
+                            call.started_ms = Some(millis(started.duration_since(clock)));
                         }
                         let input = match run {
                             ToolRun::Finished(outcome) => Input::ToolFinished { call_id, outcome },
@@ -241,7 +244,7 @@ impl Driver<'_> {
                     }
                     Action::Stop(stop) => {
                         if let Some(open) = stream.take() {
-                            metrics.model_ms += millis(open.sent.elapsed());
+                            close_turn(&open, &mut turns, &mut metrics);
                         }
                         if !turns.is_empty() {
                             ranges.push(spill.turn_range());
@@ -277,7 +280,7 @@ impl Driver<'_> {
                 ));
             };
             if !session.is_streaming() {
-                metrics.model_ms += millis(open.sent.elapsed());
+                close_turn(open, &mut turns, &mut metrics);
                 stream = None;
                 continue;
             }
@@ -313,7 +316,22 @@ impl Driver<'_> {
                 StreamItem::Interrupted => Input::Cancel,
             };
             queue.extend(session.handle(now(), input));
+            // The turn ends here, before its calls run: they are not the model's time.
+            if !session.is_streaming() {
+                if let Some(open) = stream.take() {
+                    close_turn(&open, &mut turns, &mut metrics);
+                }
+            }
         }
+    }
+}
+
+/// The current turn's stream is over: its time goes to the turn and to the model's total.
+fn close_turn(open: &OpenStream, turns: &mut [RecordedTurn], metrics: &mut RunMetrics) {
+    let elapsed = millis(open.sent.elapsed());
+    metrics.model_ms += elapsed;
+    if let Some(turn) = turns.last_mut() {
+        turn.duration_ms = Some(elapsed);
     }
 }
 
@@ -335,6 +353,7 @@ fn note_call(event: &Event, calls: &mut Vec<RecordedCall>) {
             status: mend_core::ToolStatus::Ok,
             result: serde_json::Value::Null,
             duration_ms: 0,
+            started_ms: None,
         }),
         Event::ToolResult {
             turn,
@@ -357,6 +376,7 @@ fn note_call(event: &Event, calls: &mut Vec<RecordedCall>) {
                 status: *status,
                 result: result.clone(),
                 duration_ms: 0,
+                started_ms: None,
             }),
         },
         _ => {}

@@ -122,6 +122,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             }
             Ok(exit::PASS)
         }
+        Command::Show { record, html } => mend::show::show(&record, html.as_deref()),
         Command::Conformance { captures } => mend::conformance::conformance(&captures),
         Command::Task {
             json,

@@ -165,6 +165,12 @@ pub struct RecordedTurn {
     /// SHA-256 of the request body that produced this turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_sha256: Option<String>,
+    /// When the request was sent, in ms since the loop started; absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_ms: Option<u64>,
+    /// From sending the request to the end of its stream; absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     pub lines: LineList,
     pub end: TurnEnd,
 }
@@ -210,6 +216,10 @@ pub struct RecordedCall {
     pub result: Value,
     #[serde(default)]
     pub duration_ms: u64,
+    /// When the call started running, in ms since the loop started; absent for a call that never
+    /// ran and in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_ms: Option<u64>,
 }
 
 impl LineBytes {

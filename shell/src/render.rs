@@ -307,7 +307,7 @@ fn tests_text(title: &str, run: &TestRun, with_output: bool) -> String {
 /// One line about a tool result: what a person needs to follow the run.
 /// Arguments as one line of JSON, long strings cut: a `write_file` text would fill the screen.
 /// The JSON output and the record keep them whole.
-fn short_arguments(arguments: &serde_json::Map<String, Value>) -> String {
+pub(crate) fn short_arguments(arguments: &serde_json::Map<String, Value>) -> String {
     const SHOWN_CHARS: usize = 60;
     let shortened = arguments
         .iter()

@@ -5,6 +5,7 @@ pub mod latency;
 pub mod memory;
 pub mod replay_share;
 pub mod request_building;
+pub mod show_page;
 pub mod synthetic;
 
 /// One line of the BENCHMARKS.md table.

@@ -1,6 +1,7 @@
 //! Running the real `mend` binary from the repository root, and fingerprinting directories.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod server;
 pub mod turns;
 

@@ -1,0 +1,106 @@
+//! The verdict, the tests before and after, and what the run was made with: model, digest,
+//! server, sandbox and every setting.
+
+use super::html::Html;
+use super::view::Shown;
+use crate::verify::TestRun;
+
+pub fn verdict(shown: &Shown, page: &mut Html) {
+    let Some(ending) = &shown.ending else {
+        page.element(
+            "p",
+            "verdict unknown",
+            "No verdict: the conversation never ended (no independent final test run).",
+        );
+        return;
+    };
+    let (class, text) = match (ending.tests_after.passed(), ending.test_files_changed) {
+        (true, false) => ("verdict pass", "PASS — the independent final tests pass, and they are the tests the run started with".to_owned()),
+        (true, true) => ("verdict fail", "FAIL — the final tests pass, but the run changed the test files, so they prove nothing".to_owned()),
+        (false, _) => ("verdict fail", format!("FAIL — the independent final tests: {}", ending.tests_after.describe())),
+    };
+    page.element("p", class, &text);
+}
+
+pub fn tests(shown: &Shown, page: &mut Html) {
+    page.raw("<table class=\"facts\">");
+    match shown.tests_before {
+        Some(run) => test_rows("tests before", run, page),
+        None => page.row("tests before", "(a chat has no check before it starts)"),
+    };
+    match &shown.ending {
+        Some(ending) => test_rows("tests after", ending.tests_after, page).row(
+            "test files",
+            if ending.test_files_changed {
+                "CHANGED by the run"
+            } else {
+                "unchanged"
+            },
+        ),
+        None => page.row("tests after", "(none: the chat did not end)"),
+    };
+    page.raw("</table>");
+}
+
+/// A test run's outcome, then the failing tests and the output's end when the record has them.
+fn test_rows<'p>(name: &str, run: &TestRun, page: &'p mut Html) -> &'p mut Html {
+    page.row(name, &test_run(run));
+    if !run.failing.is_empty() {
+        page.row("failing tests", &run.failing.join("\n"));
+    }
+    if let Some(tail) = &run.output_tail {
+        page.row("end of output", tail);
+    }
+    page
+}
+
+fn test_run(run: &TestRun) -> String {
+    let exit = run
+        .exit_code
+        .map_or_else(|| "timed out".to_owned(), |code| format!("exit {code}"));
+    format!("{} ({exit}, {} ms)", run.describe(), run.duration_ms)
+}
+
+pub fn settings(shown: &Shown, page: &mut Html) {
+    let settings = shown.settings;
+    let missing = |value: Option<&String>| {
+        value
+            .cloned()
+            .unwrap_or_else(|| "(not recorded)".to_owned())
+    };
+    page.raw("<table class=\"facts\">")
+        .row("model", &settings.model)
+        .row("model digest", &missing(settings.model_digest.as_ref()))
+        .row("provider", &settings.provider)
+        .row("server version", &missing(settings.server_version.as_ref()))
+        .row("sandbox", &missing(settings.sandbox.as_ref()))
+        .row(
+            "sandbox asked for",
+            &missing(settings.sandbox_choice.as_ref()),
+        )
+        .row("python", &missing(settings.python.as_ref()))
+        .row(
+            "repository",
+            settings.repo.as_deref().unwrap_or(crate::cli::LEGACY_REPO),
+        )
+        .row("max turns", &settings.max_turns.to_string())
+        .row("think", &settings.think.to_string())
+        .row("keep alive", &format!("{} s", settings.keep_alive))
+        .row("options", &json(&settings.options))
+        .row(
+            "context",
+            &settings
+                .context
+                .as_ref()
+                .map_or_else(|| "off".to_owned(), json),
+        )
+        .row("system prompt", &settings.system_prompt);
+    if let Some(metrics) = shown.metrics {
+        page.row("metrics", &json(metrics));
+    }
+    page.raw("</table>");
+}
+
+fn json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}

@@ -1,0 +1,147 @@
+//! One self-contained HTML page for a record: inline CSS and SVG, no script, no request of any
+//! kind (a Content-Security-Policy of `default-src 'none'` says so to the browser, and only the
+//! page's own stylesheet is allowed, by its hash). Every value from the record is escaped.
+//!
+//! Parts, one module each, so that other reports (an eval's) can reuse them: [`html`]
+//! (escaping and folding), [`timeline`] (the SVG), [`conversation`], [`diff`], [`facts`].
+
+pub mod conversation;
+pub mod diff;
+pub mod facts;
+pub mod html;
+pub mod timeline;
+pub mod view;
+
+use html::Html;
+use mend_core::Codec;
+use sha2::{Digest, Sha256};
+use timeline::Timeline;
+use view::Shown;
+
+const STYLE: &str = include_str!("style.css");
+
+/// The whole page for a run or a chat. `source` is where the record was read from.
+pub fn record_page(shown: &Shown, source: &str) -> String {
+    let mut page = Html::new();
+    let title = format!("mend {}: {} — {source}", shown.kind, shown.settings.model);
+    document_start(&title, &mut page);
+    page.element("h1", "", &title);
+    if let Some(description) = shown.description {
+        page.element("p", "description", description);
+    }
+    facts::verdict(shown, &mut page);
+
+    page.raw("<section><h2>Timeline</h2><div class=\"chart\">");
+    let timeline = Timeline::of(shown);
+    timeline::draw(&timeline, &mut page);
+    let split = timeline.split();
+    page.raw("</div>").element(
+        "p",
+        "dim",
+        &format!(
+            "model {} · tools {} · tests {} · total {}. Hover or focus a bar to see what it was.",
+            timeline::seconds(split.model_ms),
+            timeline::seconds(split.tools_ms),
+            timeline::seconds(split.tests_ms),
+            timeline::seconds(timeline.total_ms)
+        ),
+    );
+    page.raw("</section><section><h2>Tests</h2>");
+    facts::tests(shown, &mut page);
+    page.raw("</section><section><h2>Change</h2>");
+    match &shown.ending {
+        Some(ending) => diff::draw(ending.diff, &mut page),
+        None => {
+            page.element("p", "dim", "No diff: the conversation never ended.");
+        }
+    }
+    page.raw("</section><section><h2>Conversation</h2>");
+    let codec = Codec::from_provider(&shown.settings.provider).unwrap_or_default();
+    for (number, session) in shown.sessions.iter().enumerate() {
+        page.raw("<div class=\"session\">").element(
+            "h3",
+            "",
+            &if shown.sessions.len() > 1 {
+                format!("Message {}", number + 1)
+            } else {
+                "Task".to_owned()
+            },
+        );
+        page.raw("<div class=\"said user\">")
+            .value(session.prompt)
+            .raw("</div>");
+        conversation::draw(codec, session, &mut page);
+        page.raw("</div>");
+    }
+    page.raw("</section><section><h2>Settings</h2>");
+    facts::settings(shown, &mut page);
+    page.raw("</section>");
+    document_end(&mut page);
+    page.finish()
+}
+
+/// The policy: nothing may load or run; only the page's own stylesheet applies.
+pub fn content_security_policy() -> String {
+    format!(
+        "default-src 'none'; style-src 'sha256-{}'; base-uri 'none'; form-action 'none'",
+        base64(&Sha256::digest(STYLE.as_bytes()))
+    )
+}
+
+/// `<!doctype html>` through `<body>`: the policy first, before anything could load.
+pub fn document_start(title: &str, page: &mut Html) {
+    page.raw("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+        .raw("<meta http-equiv=\"Content-Security-Policy\"")
+        .attr("content", &content_security_policy())
+        .raw("><meta name=\"referrer\" content=\"no-referrer\">")
+        .raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+        .element("title", "", title)
+        .raw("<style>")
+        .raw(STYLE)
+        .raw("</style></head><body>");
+}
+
+pub fn document_end(page: &mut Html) {
+    page.raw("</body></html>\n");
+}
+
+/// Standard base64 with padding (RFC 4648), for the stylesheet's hash in the policy.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let word = chunk.iter().enumerate().fold(0u32, |word, (at, byte)| {
+            word | u32::from(*byte) << (16 - 8 * at)
+        });
+        for position in 0..4 {
+            if position <= chunk.len() {
+                out.push(char::from(
+                    ALPHABET[(word >> (18 - 6 * position)) as usize & 63],
+                ));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64;
+
+    #[test]
+    fn base64_matches_rfc_4648_test_vectors() {
+        let encoded: Vec<String> = ["", "f", "fo", "foo", "foob", "fooba", "foobar"]
+            .iter()
+            .map(|text| base64(text.as_bytes()))
+            .collect();
+        assert_eq!(
+            encoded,
+            ["", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"]
+        );
+    }
+}
+
+#[cfg(test)]
+mod page_tests;

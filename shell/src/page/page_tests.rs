@@ -1,0 +1,270 @@
+//! The page's parts on small records built here: where the timeline puts things, what the
+//! conversation decodes, what folds, and that record text never becomes markup.
+
+use serde_json::{json, Value};
+
+use super::conversation::decode;
+use super::timeline::{Lane, Span, Subject, Timeline};
+use super::view::Shown;
+use crate::record::Record;
+
+fn line(at_ms: u64, message: Value, done: bool) -> Value {
+    let mut chunk = json!({"model": "m", "message": message, "done": done});
+    if done {
+        chunk["done_reason"] = json!("stop");
+    }
+    json!({"at_ms": at_ms, "text": chunk.to_string()})
+}
+
+fn turn(number: u32, timing: Option<(u64, u64)>, lines: Vec<Value>) -> Value {
+    let mut turn = json!({"turn": number, "lines": lines, "end": {"kind": "session_ended"}});
+    if let Some((started, duration)) = timing {
+        turn["started_ms"] = json!(started);
+        turn["duration_ms"] = json!(duration);
+    }
+    turn
+}
+
+fn call(turn: u32, name: &str, status: &str, duration_ms: u64, started_ms: Option<u64>) -> Value {
+    let mut call = json!({"turn": turn, "index": 0, "call_id": format!("c{turn}"), "name": name,
+        "arguments": {}, "status": status, "result": {"ok": true}, "duration_ms": duration_ms});
+    if let Some(started) = started_ms {
+        call["started_ms"] = json!(started);
+    }
+    call
+}
+
+fn record(turns: Vec<Value>, calls: Vec<Value>, diff: &str) -> Record {
+    let test_run = |ms: u64| json!({"exit_code": 0, "summary": {"passed": 1, "failed": 0, "errors": 0, "skipped": 0}, "duration_ms": ms});
+    serde_json::from_value(json!({
+        "format": "mend-record/1", "provider": "ollama", "model": "m", "max_turns": 8,
+        "think": true, "keep_alive": 0,
+        "options": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "num_predict": 2048},
+        "system_prompt": "s", "task": "t", "turns": turns, "tool_calls": calls,
+        "stop": {"reason": "assistant_finished"},
+        "tests_before": test_run(100), "tests_after": test_run(50),
+        "test_file_sha256_before": "aa", "test_file_sha256_after": "aa",
+        "source_sha256_before": "bb", "source_sha256_after": "cc", "diff": diff
+    }))
+    .expect("a valid record")
+}
+
+fn said(at_ms: u64, text: &str, done: bool) -> Value {
+    line(at_ms, json!({"role": "assistant", "content": text}), done)
+}
+
+fn placed(timeline: &Timeline) -> Vec<(Lane, Subject, u64, u64, Option<u64>)> {
+    timeline
+        .spans
+        .iter()
+        .map(|span: &Span| {
+            (
+                span.lane,
+                span.subject.clone(),
+                span.start_ms,
+                span.duration_ms,
+                span.first_byte_ms,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_old_record_is_laid_end_to_end_each_turn_lasting_until_its_last_line() {
+    let record = record(
+        vec![
+            turn(1, None, vec![said(30, "a", false), said(80, "", true)]),
+            turn(2, None, vec![said(20, "done", true)]),
+        ],
+        vec![call(1, "run_tests", "ok", 40, None)],
+        "",
+    );
+    let timeline = Timeline::of(&Shown::run(&record));
+    let turn = |turn| Subject::Turn { session: 1, turn };
+    assert_eq!(
+        placed(&timeline),
+        vec![
+            (Lane::Tests, Subject::TestsBefore, 0, 100, None),
+            (Lane::Model, turn(1), 100, 80, Some(30)),
+            (
+                Lane::Tests,
+                Subject::Call {
+                    session: 1,
+                    turn: 1,
+                    index: 0
+                },
+                180,
+                40,
+                None
+            ),
+            (Lane::Model, turn(2), 220, 20, Some(20)),
+            (Lane::Tests, Subject::TestsAfter, 240, 50, None),
+        ]
+    );
+    assert_eq!(timeline.total_ms, 290);
+}
+
+#[test]
+fn a_timed_record_puts_each_turn_and_call_where_it_happened() {
+    let record = record(
+        vec![
+            turn(
+                1,
+                Some((5, 90)),
+                vec![said(30, "a", false), said(80, "", true)],
+            ),
+            turn(2, Some((200, 25)), vec![said(20, "done", true)]),
+        ],
+        vec![call(1, "read_file", "ok", 60, Some(110))],
+        "",
+    );
+    let timeline = Timeline::of(&Shown::run(&record));
+    let turn = |turn| Subject::Turn { session: 1, turn };
+    assert_eq!(
+        placed(&timeline),
+        vec![
+            (Lane::Tests, Subject::TestsBefore, 0, 100, None),
+            (Lane::Model, turn(1), 105, 90, Some(30)),
+            (
+                Lane::Tools,
+                Subject::Call {
+                    session: 1,
+                    turn: 1,
+                    index: 0
+                },
+                210,
+                60,
+                None
+            ),
+            (Lane::Model, turn(2), 300, 25, Some(20)),
+            (Lane::Tests, Subject::TestsAfter, 325, 50, None),
+        ]
+    );
+    let split = timeline.split();
+    assert_eq!(
+        (
+            split.model_ms,
+            split.tools_ms,
+            split.tests_ms,
+            timeline.total_ms
+        ),
+        (115, 60, 150, 375)
+    );
+}
+
+#[test]
+fn a_turn_decodes_to_its_thinking_text_and_calls() {
+    let record = record(
+        vec![turn(
+            1,
+            None,
+            vec![
+                line(
+                    1,
+                    json!({"role": "assistant", "content": "", "thinking": "hm"}),
+                    false,
+                ),
+                said(2, "Reading.", false),
+                line(
+                    3,
+                    json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "read_file", "arguments": {"path": "a"}}}]}),
+                    true,
+                ),
+            ],
+        )],
+        vec![],
+        "",
+    );
+    let content = decode(mend_core::Codec::OllamaNdjson, &record.turns[0]);
+    assert_eq!(
+        (
+            content.thinking.as_str(),
+            content.text.as_str(),
+            content.calls.len(),
+            content.done_reason.as_deref(),
+            content.problem
+        ),
+        ("hm", "Reading.", 1, Some("stop"), None)
+    );
+}
+
+const PAYLOADS: [&str; 5] = [
+    "</script><script>alert(1)</script>",
+    "<img src=x onerror=alert(2)>",
+    "]]><!-- x -->",
+    "\" onmouseover=\"alert(3)",
+    "' autofocus onfocus='alert(4)",
+];
+
+#[test]
+fn record_text_never_becomes_markup_anywhere_on_the_page() {
+    let hostile = PAYLOADS.join(" ");
+    let mut record = record(
+        vec![turn(
+            1,
+            None,
+            vec![
+                line(
+                    1,
+                    json!({"role": "assistant", "content": "", "thinking": hostile}),
+                    false,
+                ),
+                line(
+                    2,
+                    json!({"role": "assistant", "content": hostile, "tool_calls": [{"function": {"name": hostile, "arguments": {hostile.clone(): hostile}}}]}),
+                    true,
+                ),
+            ],
+        )],
+        vec![
+            json!({"turn": 1, "index": 0, "call_id": hostile, "name": hostile, "arguments": {},
+            "status": "refused", "result": {"error": hostile}, "duration_ms": 0}),
+        ],
+        &format!("--- a/{hostile}\n+++ b/{hostile}\n@@ -1 +1 @@\n-{hostile}\n+{hostile}\n"),
+    );
+    record.settings.model = hostile.clone();
+    record.settings.model_digest = Some(hostile.clone());
+    record.settings.sandbox = Some(hostile.clone());
+    record.description = Some(hostile.clone());
+    record.task = hostile.clone();
+    let page = super::record_page(&Shown::run(&record), &hostile);
+    for payload in PAYLOADS {
+        assert!(
+            !page.contains(payload),
+            "{payload} reached the page unescaped"
+        );
+    }
+    let tags: std::collections::BTreeSet<&str> = page
+        .split('<')
+        .skip(1)
+        .map(|tag| {
+            tag.split(|c: char| c.is_whitespace() || c == '>' || c == '/')
+                .find(|name| !name.is_empty())
+                .unwrap_or("")
+        })
+        .collect();
+    assert!(
+        !tags.contains("script") && !tags.contains("img"),
+        "{tags:?}"
+    );
+    let shown_as_text = page.matches(&super::html::escape(PAYLOADS[1])).count();
+    assert!(
+        shown_as_text >= 10,
+        "the payload is shown as text everywhere ({shown_as_text} times)"
+    );
+}
+
+#[test]
+fn a_long_run_starts_folded_and_a_short_one_open() {
+    let turns = |count: u32| -> Vec<Value> {
+        (1..=count)
+            .map(|number| turn(number, None, vec![said(1, "x", true)]))
+            .collect()
+    };
+    let open_turns = |count| {
+        super::record_page(&Shown::run(&record(turns(count), vec![], "")), "r")
+            .matches("<details class=\"turn\" open>")
+            .count()
+    };
+    assert_eq!((open_turns(3), open_turns(1000)), (3, 0));
+}
