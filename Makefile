@@ -12,7 +12,8 @@ export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
 DEEP_CASES := 12800
 
-.PHONY: all build install run test lint proptest-deep venv fixtures conformance fuzz bench live-local screenshot clean
+.PHONY: eval all build install run test lint proptest-deep venv fixtures conformance fuzz bench live-local screenshot clean \
+	python-dev python-test python-wheel bench-python
 
 all: build
 
@@ -42,13 +43,51 @@ run: build venv
 	./target/release/mend replay fixtures/repair.json
 	./target/release/mend replay fixtures/slugify.json
 
-# Every test: unit, property, exhaustive, integration (real pytest on temporary copies), docs.
-test: venv lint
+# Every test: unit, property, exhaustive, integration (real pytest on temporary copies), docs,
+# and the Python package's tests.
+test: venv lint python-test
 	$(CARGO) test --workspace --locked
 
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	# The core alone: serde and serde_json without their std features, the crate #![no_std].
+	$(CARGO) check --locked -p mend-core --lib
+
+# The Python package (bindings/python): maturin pinned with hashes, the extension built in
+# release and installed into the project venv, its pytest suite, and the wheel (abi3: one wheel
+# for every CPython from 3.9 on).
+PYTHON_REQUIREMENTS := bindings/python/requirements.txt
+MATURIN_STAMP := $(VENV)/.maturin-installed
+MATURIN := $(VENV)/bin/maturin
+PYTHON_MANIFEST := bindings/python/Cargo.toml
+
+$(MATURIN_STAMP): $(VENV_STAMP) $(PYTHON_REQUIREMENTS)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $(PYTHON_REQUIREMENTS)
+	touch $@
+
+python-dev: $(MATURIN_STAMP)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(MATURIN) develop --quiet --profile python --locked -m $(PYTHON_MANIFEST)
+
+python-test: python-dev
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider bindings/python/tests
+
+python-wheel: $(MATURIN_STAMP)
+	$(MATURIN) build --profile python --locked -m $(PYTHON_MANIFEST) -o target/wheels
+
+# Per streamed line from Python, against a plain Python loop; rewrites its rows in BENCHMARKS.md.
+bench-python: python-dev
+	$(VENV)/bin/python bindings/python/bench/per_line.py --write $(abspath BENCHMARKS.md)
+
+# evals/local/suite.toml against a local Ollama: k attempts per task, then the pass@k report.
+# Resumable: run it again to finish an interrupted eval. MODEL picks the model, JOBS the attempts
+# at once, EVAL_OUT the folder (one per model by default).
+MODEL ?= qwen3:8b
+JOBS ?= 1
+EVAL_OUT ?= .eval/$(subst :,-,$(subst /,-,$(MODEL)))
+eval: build venv
+	./target/release/mend eval evals/local/suite.toml --model $(MODEL) --out $(EVAL_OUT) --jobs $(JOBS)
+	./target/release/mend eval report $(EVAL_OUT)
 
 proptest-deep: venv
 	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend-core --test properties -- --nocapture

@@ -1,5 +1,7 @@
 //! Joins the deltas of one turn into the assistant message that goes back into the history.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Map;
 

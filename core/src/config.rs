@@ -1,5 +1,7 @@
 //! Everything a session is started with.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 
 use crate::codec::Codec;
@@ -12,8 +14,10 @@ use crate::wire::ModelOptions;
 /// The turn budget when the caller names none (SPEC §5 leaves it to the shell; 8 fits the sample).
 pub const DEFAULT_MAX_TURNS: u32 = 8;
 
+/// Everything a session is started with. [`Config::new`] fills in SPEC §5's defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Config {
+    /// The model's name, as the server knows it.
     pub model: String,
     /// The first message of every request.
     pub system_prompt: String,
@@ -25,10 +29,19 @@ pub struct Config {
     pub max_turns: u32,
     /// When the whole run must end, on the shell's clock.
     pub deadline: Option<Millis>,
+    /// Tokens the session may spend: prompt + generated tokens summed over its turns, as the
+    /// server counts them in each turn's `done` (a server that reports no counts spends none).
+    /// The turn that goes past it still gets its tool results; then the session stops with
+    /// `budget_exceeded` instead of sending another request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<u64>,
+    /// Ask the model to think (`think: true`); only Ollama's protocol sends it.
     pub think: bool,
     /// Seconds the server keeps the model loaded after each request.
     pub keep_alive: u64,
+    /// Sampling options sent with every request.
     pub options: ModelOptions,
+    /// The protocol the server speaks.
     pub codec: Codec,
     /// When identical calls in a row are refused, and when they end the session.
     #[serde(default)]
@@ -40,7 +53,7 @@ pub struct Config {
 
 impl Config {
     /// A config with SPEC §5's defaults: thinking on, the model unloaded after each request,
-    /// deterministic sampling, no deadline, [`DEFAULT_MAX_TURNS`].
+    /// deterministic sampling, no deadline, no token budget, [`DEFAULT_MAX_TURNS`].
     pub fn new(model: &str, system_prompt: &str, task: &str, tools: Vec<ToolSpec>) -> Self {
         Config {
             model: model.to_owned(),
@@ -49,6 +62,7 @@ impl Config {
             tools,
             max_turns: DEFAULT_MAX_TURNS,
             deadline: None,
+            token_budget: None,
             think: true,
             keep_alive: 0,
             options: ModelOptions::default(),
@@ -90,20 +104,26 @@ impl Config {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ConfigError {
+    /// `max_turns` is 0.
     MaxTurnsNotPositive,
+    /// The model name is empty or blank.
     EmptyModel,
+    /// Two offered tools have the same name.
     DuplicateTool {
+        /// The name offered twice.
         name: String,
     },
     /// The guard must allow at least one repetition and stop no earlier than it warns.
     RepeatLimits {
+        /// The configured `warn_after`.
         warn_after: u32,
+        /// The configured `stop_after`.
         stop_after: u32,
     },
 }
 
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             ConfigError::MaxTurnsNotPositive => f.write_str("max_turns must be a positive integer"),
             ConfigError::EmptyModel => f.write_str("the model name is empty"),
@@ -118,4 +138,4 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl core::error::Error for ConfigError {}

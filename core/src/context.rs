@@ -6,7 +6,9 @@
 //! The TODO list is kept through a `todo` tool that the core answers itself: nothing is
 //! dispatched to the shell, the list is part of the session state.
 
-use std::collections::BTreeMap;
+use crate::prelude::*;
+
+use alloc::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -22,25 +24,34 @@ pub const TODO_TOOL: &str = "todo";
 pub struct ContextConfig {
     /// The name (not the path) of the repository's folder.
     pub workdir: String,
+    /// The operating system's name (`linux`, `macos`, ...).
     pub os: String,
 }
 
 /// Results so far, per tool.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolStats {
+    /// Counts per tool name, sorted by name.
     pub per_tool: BTreeMap<String, Counts>,
 }
 
+/// How one tool's calls ended so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
+    /// Calls that ran and succeeded.
     pub ok: u32,
+    /// Calls that ran and reported an error.
     pub failed: u32,
+    /// Calls refused before they ran.
     pub refused: u32,
 }
 
+/// One item of the model's TODO list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TodoItem {
+    /// What to do.
     pub text: String,
+    /// Whether it is done.
     pub done: bool,
 }
 

@@ -1,5 +1,7 @@
 //! What happened, for people and for machines: the shell renders these as text or JSONL.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -7,48 +9,86 @@ use crate::codec::TurnMetrics;
 use crate::input::{CallId, InputKind};
 use crate::stop::Stop;
 
+/// Something that happened in the session, in order. Serialized with a `type` tag; the shapes are
+/// documented in `docs/events.md`. New variants may be added in a minor release: match with a
+/// wildcard arm.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Event {
     /// A request for `turn` (1-based) is about to be sent.
-    ModelStart { turn: u32 },
+    ModelStart {
+        /// The request's number, from 1.
+        turn: u32,
+    },
     /// A fragment of the model's reasoning, as it arrived.
-    ThinkingDelta { turn: u32, text: String },
+    ThinkingDelta {
+        /// The turn it belongs to.
+        turn: u32,
+        /// The fragment.
+        text: String,
+    },
     /// A fragment of the model's visible text, as it arrived.
-    TextDelta { turn: u32, text: String },
+    TextDelta {
+        /// The turn it belongs to.
+        turn: u32,
+        /// The fragment.
+        text: String,
+    },
     /// The turn's stream ended with `done`: the server's reason, how many calls it carried, and
     /// the token counts and durations of its final chunk.
     ModelDone {
+        /// The turn that ended.
         turn: u32,
+        /// The server's own word for why it stopped (`stop`, `length`, ...), if it gave one.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         done_reason: Option<String>,
+        /// How many tool calls the turn carried.
         tool_calls: u32,
+        /// Token counts and durations from the final chunk.
         metrics: TurnMetrics,
     },
     /// A validated call is being dispatched. `index` is its position in the turn.
     ToolStart {
+        /// The turn whose call this is.
         turn: u32,
+        /// The call's position in the turn, from 0.
         index: u32,
+        /// Names the call; the matching `DispatchTool` carries it too.
         call_id: CallId,
+        /// The tool.
         name: String,
+        /// The checked arguments.
         arguments: Map<String, Value>,
     },
     /// A call's result went into the conversation: what the tool returned, or why the call was
     /// refused before it ran.
     ToolResult {
+        /// The turn whose call this is.
         turn: u32,
+        /// The call's position in the turn, from 0.
         index: u32,
+        /// Names the call.
         call_id: CallId,
+        /// The tool.
         name: String,
+        /// Whether it ran and succeeded, ran and failed, or was refused.
         status: ToolStatus,
+        /// The result object the model receives.
         result: Value,
     },
     /// An input that makes no sense in the current phase was ignored; nothing changed.
-    InputRejected { input: InputKind, reason: String },
+    InputRejected {
+        /// Which kind of input it was.
+        input: InputKind,
+        /// Why it made no sense now.
+        reason: String,
+    },
     /// The session ended; [`crate::Action::Stop`] follows.
     Stopped(Stop),
 }
 
+/// How a call ended, in a `tool_result` event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolStatus {

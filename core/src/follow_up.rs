@@ -3,11 +3,13 @@
 //! session still ends with exactly one stop; what the model learnt (the history, its TODO list,
 //! the tool statistics) carries over.
 
-use std::sync::Arc;
+use crate::prelude::*;
+
+use alloc::sync::Arc;
 
 use crate::action::Action;
 use crate::input::error_result;
-use crate::session::{Phase, Session};
+use crate::session::Session;
 use crate::wire::{Message, Role};
 
 /// What the model is told about a call whose turn was cut before it ran.
@@ -15,13 +17,14 @@ pub const NOT_RUN: &str = "not run: the user interrupted the turn before this ca
 
 /// Why a follow-up was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FollowUpError {
     /// The session has not stopped: a request is out or tools are running.
     StillRunning,
 }
 
-impl std::fmt::Display for FollowUpError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for FollowUpError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             FollowUpError::StillRunning => f.write_str("the session is still running"),
         }
@@ -32,8 +35,9 @@ impl Session {
     /// The session that continues this stopped one with the user's `text`, and its first
     /// actions (`model_start`, the request of turn 1). Calls of the last turn that never got a
     /// result are answered with an error first: every call in a history has its answer.
+    #[must_use = "the first actions hold the request of the follow-up's turn 1, which must be sent"]
     pub fn follow_up(&self, text: &str) -> Result<(Session, Vec<Action>), FollowUpError> {
-        if !matches!(self.phase(), Phase::Stopped { .. }) {
+        if self.stopped().is_none() {
             return Err(FollowUpError::StillRunning);
         }
         let mut conversation = self.conversation().to_vec();

@@ -1,5 +1,7 @@
 //! What the shell feeds the session: the world, one happening at a time.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -13,8 +15,8 @@ pub struct Millis(pub u64);
 #[serde(transparent)]
 pub struct CallId(pub String);
 
-impl std::fmt::Display for CallId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for CallId {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(&self.0)
     }
 }
@@ -25,14 +27,22 @@ impl std::fmt::Display for CallId {
 pub enum Input {
     /// One raw line of the current turn's response body, without its `\n`. Sent while the
     /// session streams; the shell stops reading once the session leaves that phase.
-    StreamLine { line: Vec<u8> },
+    StreamLine {
+        /// The line's bytes, as received.
+        line: Vec<u8>,
+    },
     /// The response body ended (EOF) before the session saw the end of the turn.
     StreamEnd,
     /// The request or the stream failed below the protocol.
-    TransportFailed { error: TransportError },
+    TransportFailed {
+        /// What went wrong.
+        error: TransportError,
+    },
     /// The answer to a [`crate::Action::DispatchTool`].
     ToolFinished {
+        /// The `call_id` of the dispatch this answers.
         call_id: CallId,
+        /// What the tool returned, or why it failed.
         outcome: ToolOutcome,
     },
     /// The user interrupted the run.
@@ -45,15 +55,22 @@ pub enum Input {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InputKind {
+    /// [`Input::StreamLine`].
     StreamLine,
+    /// [`Input::StreamEnd`].
     StreamEnd,
+    /// [`Input::TransportFailed`].
     TransportFailed,
+    /// [`Input::ToolFinished`].
     ToolFinished,
+    /// [`Input::Cancel`].
     Cancel,
+    /// [`Input::DeadlinePassed`].
     DeadlinePassed,
 }
 
 impl Input {
+    /// Which kind of input this is.
     pub fn kind(&self) -> InputKind {
         match self {
             Input::StreamLine { .. } => InputKind::StreamLine,
@@ -71,15 +88,32 @@ impl Input {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TransportError {
     /// No connection could be made (refused, unresolvable host, TLS).
-    Connect { message: String },
+    Connect {
+        /// The client's own explanation.
+        message: String,
+    },
     /// The server answered with a status of 400 or more; `body` is what it said.
-    Http { status: u16, body: String },
+    Http {
+        /// The HTTP status code.
+        status: u16,
+        /// The response body (or its start), which usually holds the server's error message.
+        body: String,
+    },
     /// Nothing arrived for `after_ms`.
-    ReadTimeout { after_ms: u64 },
+    ReadTimeout {
+        /// How long the caller waited, in milliseconds.
+        after_ms: u64,
+    },
     /// The connection broke while the body was being read.
-    Read { message: String },
+    Read {
+        /// The client's own explanation.
+        message: String,
+    },
     /// A single line exceeded the cap; it was not read into memory.
-    LineTooLong { limit_bytes: u64 },
+    LineTooLong {
+        /// The caller's cap on one line, in bytes.
+        limit_bytes: u64,
+    },
 }
 
 impl TransportError {
@@ -123,9 +157,15 @@ pub fn server_message(body: &str) -> String {
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum ToolOutcome {
     /// The tool ran; `value` is its result object.
-    Success { value: Value },
+    Success {
+        /// The tool's result object.
+        value: Value,
+    },
     /// The tool refused or failed; `message` says what went wrong and what to do.
-    Failure { message: String },
+    Failure {
+        /// What went wrong and what to do, for the model.
+        message: String,
+    },
 }
 
 impl ToolOutcome {

@@ -1,6 +1,8 @@
 //! The repetition guard: a model that makes the same call again and again is told so, and is
 //! stopped if it goes on. A pure policy over the stream of calls, like validation.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 
 use crate::codec::{CallArguments, ModelCall};

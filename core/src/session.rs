@@ -1,7 +1,9 @@
 //! The transition function: one session of the coding-agent loop as a pure state machine.
 
-use std::collections::VecDeque;
-use std::sync::Arc;
+use crate::prelude::*;
+
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -48,16 +50,21 @@ pub struct Session {
     stats: ToolStats,
     /// The model's TODO list, kept through the `todo` tool.
     todo: Vec<TodoItem>,
+    /// Prompt + generated tokens of the finished turns, as the server counted them.
+    #[serde(default)]
+    tokens_used: u64,
     conversation: Vec<Arc<Message>>,
     /// The offered tools, shared by every request.
     tools: Arc<[ToolSpec]>,
     phase: Phase,
 }
 
-/// Where the session is. The turn number counts requests sent, from 1.
+/// Where the session is. The turn number counts requests sent, from 1. Private: callers ask the
+/// session questions ([`Session::turn`], [`Session::is_streaming`], [`Session::stopped`]) instead,
+/// so that the phases can change without breaking them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "phase", rename_all = "snake_case")]
-pub enum Phase {
+enum Phase {
     /// A request is out; its lines are being assembled.
     Streaming {
         turn: u32,
@@ -71,30 +78,32 @@ pub enum Phase {
         in_flight: Option<CheckedCall>,
     },
     Stopped {
+        turn: u32,
         stop: Stop,
     },
 }
 
 /// A model call after validation: either runnable arguments or the message explaining why not.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CheckedCall {
-    pub index: u32,
-    pub call_id: CallId,
+struct CheckedCall {
+    index: u32,
+    call_id: CallId,
     /// The server's id, echoed as `tool_call_id` in the result message when present.
-    pub wire_id: Option<String>,
-    pub name: String,
-    pub verdict: Verdict,
+    wire_id: Option<String>,
+    name: String,
+    verdict: Verdict,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
-pub enum Verdict {
+enum Verdict {
     Accepted { arguments: Map<String, Value> },
     Refused { message: String },
 }
 
 impl Session {
     /// Starts a session. Refuses a config it cannot honour (e.g. `max_turns` of 0).
+    #[must_use = "the first actions hold the request of turn 1, which must be sent"]
     pub fn new(config: Config) -> Result<(Session, Vec<Action>), ConfigError> {
         config.check()?;
         let conversation = vec![
@@ -109,6 +118,7 @@ impl Session {
             stop_for_repeating: None,
             stats: ToolStats::default(),
             todo: Vec::new(),
+            tokens_used: 0,
             conversation,
             tools,
             phase: Phase::Streaming {
@@ -131,6 +141,7 @@ impl Session {
             stop_for_repeating: None,
             stats: self.stats.clone(),
             todo: self.todo.clone(),
+            tokens_used: 0,
             conversation,
             tools: Arc::clone(&self.tools),
             phase: Phase::Streaming {
@@ -145,6 +156,7 @@ impl Session {
     }
 
     /// Feeds one input at time `now` and returns what to do next, in order.
+    #[must_use = "the actions are the session's decisions; dropping them loses a request, a tool call or the stop"]
     pub fn handle(&mut self, now: Millis, input: Input) -> Vec<Action> {
         let mut actions = Vec::new();
         if matches!(self.phase, Phase::Stopped { .. }) {
@@ -186,12 +198,25 @@ impl Session {
         &self.conversation
     }
 
+    /// The config the session was started with.
     pub fn config(&self) -> &Config {
         &self.config
     }
 
-    pub fn phase(&self) -> &Phase {
-        &self.phase
+    /// The turn in progress (1-based: how many requests have been sent), or the last one once
+    /// the session has stopped.
+    pub fn turn(&self) -> u32 {
+        match self.phase {
+            Phase::Streaming { turn, .. }
+            | Phase::RunningTools { turn, .. }
+            | Phase::Stopped { turn, .. } => turn,
+        }
+    }
+
+    /// Prompt + generated tokens of the turns finished so far, as the server counted them in
+    /// each `done` (what [`Config::token_budget`] is compared with).
+    pub fn tokens_used(&self) -> u64 {
+        self.tokens_used
     }
 
     /// True while the current response body is wanted: the shell stops reading once this is false.
@@ -202,7 +227,7 @@ impl Session {
     /// The stop, once the session has ended.
     pub fn stopped(&self) -> Option<&Stop> {
         match &self.phase {
-            Phase::Stopped { stop } => Some(stop),
+            Phase::Stopped { stop, .. } => Some(stop),
             _ => None,
         }
     }
@@ -301,7 +326,13 @@ impl Session {
         let Phase::Streaming { assembly, .. } = &mut self.phase else {
             return;
         };
-        let assembly = std::mem::take(assembly);
+        let assembly = core::mem::take(assembly);
+        let turn_tokens = done
+            .metrics
+            .prompt_eval_count
+            .unwrap_or(0)
+            .saturating_add(done.metrics.eval_count.unwrap_or(0));
+        self.tokens_used = self.tokens_used.saturating_add(turn_tokens);
         actions.push(Action::Emit(Event::ModelDone {
             turn,
             done_reason: done.reason.clone(),
@@ -458,9 +489,22 @@ impl Session {
         } else if turn >= self.config.max_turns {
             let detail = format!("the budget of {} turn(s) is spent", self.config.max_turns);
             self.stop(StopReason::MaxTurns, Some(detail), actions);
+        } else if let Some(budget) = self.budget_spent() {
+            let detail = format!(
+                "the budget of {budget} token(s) is spent ({} used)",
+                self.tokens_used
+            );
+            self.stop(StopReason::BudgetExceeded, Some(detail), actions);
         } else {
             self.start_turn(turn + 1, actions);
         }
+    }
+
+    /// The token budget, once the finished turns have gone past it.
+    fn budget_spent(&self) -> Option<u64> {
+        self.config
+            .token_budget
+            .filter(|budget| self.tokens_used > *budget)
     }
 
     fn record_result(
@@ -502,6 +546,7 @@ impl Session {
         actions.push(Action::SendRequest {
             turn,
             body: self.request(turn),
+            codec: self.config.codec,
         });
     }
 
@@ -539,6 +584,7 @@ impl Session {
         cause: Option<StopCause>,
         actions: &mut Vec<Action>,
     ) {
+        let turn = self.turn();
         let stop = Stop {
             reason,
             detail,
@@ -546,7 +592,7 @@ impl Session {
         };
         actions.push(Action::Emit(Event::Stopped(stop.clone())));
         actions.push(Action::Stop(stop.clone()));
-        self.phase = Phase::Stopped { stop };
+        self.phase = Phase::Stopped { turn, stop };
     }
 }
 

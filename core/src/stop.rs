@@ -1,13 +1,18 @@
 //! Why a session ended. Exactly one stop per session; nothing happens after it.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 
 use crate::input::TransportError;
 
 /// SPEC §4. The stop reason describes the loop, never the repair: the verdict comes from the
 /// independent test run outside the loop.
+///
+/// New reasons may be added in a minor release: match with a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopReason {
     /// A complete turn with no tool calls and non-blank text.
     AssistantFinished,
@@ -25,9 +30,13 @@ pub enum StopReason {
     Cancelled,
     /// The run passed its wall-clock deadline.
     DeadlineExceeded,
+    /// The token budget is spent: the turn that went past it had its calls run, no further
+    /// request was sent.
+    BudgetExceeded,
 }
 
 impl StopReason {
+    /// The reason's snake_case name, as events and records spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             StopReason::AssistantFinished => "assistant_finished",
@@ -38,12 +47,13 @@ impl StopReason {
             StopReason::Repeating => "repeating",
             StopReason::Cancelled => "cancelled",
             StopReason::DeadlineExceeded => "deadline_exceeded",
+            StopReason::BudgetExceeded => "budget_exceeded",
         }
     }
 }
 
-impl std::fmt::Display for StopReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
@@ -51,7 +61,9 @@ impl std::fmt::Display for StopReason {
 /// The stop with what a person needs to understand it (the server's message, the cut-off, ...).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stop {
+    /// Why the session ended.
     pub reason: StopReason,
+    /// What a person needs to understand it, when there is more to say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
     /// What caused the stop, typed, when a person can act on it: the shell's hints match on this,
@@ -63,6 +75,7 @@ pub struct Stop {
 /// The typed cause of a `model_error` or `incomplete_model_turn` stop.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopCause {
     /// The transport failed: the HTTP status and body, the timeout, the broken connection.
     Transport(TransportError),

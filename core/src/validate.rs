@@ -4,6 +4,8 @@
 //! message written for the model (what was wrong and what to do), which goes back as the call's
 //! tool result. Refusal never ends the session.
 
+use crate::prelude::*;
+
 use serde_json::{Map, Value};
 
 use crate::codec::{CallArguments, ModelCall};
@@ -72,9 +74,7 @@ fn has_type(value: &Value, kind: JsonType) -> bool {
         JsonType::String => value.is_string(),
         JsonType::Integer => match value {
             Value::Number(number) => {
-                number.is_i64()
-                    || number.is_u64()
-                    || number.as_f64().is_some_and(|f| f.fract() == 0.0)
+                number.is_i64() || number.is_u64() || number.as_f64().is_some_and(is_whole)
             }
             _ => false,
         },
@@ -83,6 +83,15 @@ fn has_type(value: &Value, kind: JsonType) -> bool {
         JsonType::Array => value.is_array(),
         JsonType::Object => value.is_object(),
     }
+}
+
+/// Whether a float has no fractional part, without `f64::fract` (a `std` function: the core is
+/// `no_std`). Every float of magnitude 2^53 or more is whole; below, the cast to `i64` is exact
+/// for whole values and truncates the others.
+fn is_whole(value: f64) -> bool {
+    const EXACT_INTEGERS_BELOW: f64 = 9_007_199_254_740_992.0; // 2^53
+    let magnitude = if value < 0.0 { -value } else { value };
+    value.is_finite() && (magnitude >= EXACT_INTEGERS_BELOW || (value as i64) as f64 == value)
 }
 
 fn with_article(kind: JsonType) -> String {
@@ -177,5 +186,29 @@ mod tests {
         for (name, arguments, message) in cases {
             assert_eq!(outcome(name, arguments), Err(message.to_owned()), "{name}");
         }
+    }
+
+    #[test]
+    fn whole_floats_are_integers_and_others_are_not() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -3.0,
+            2.5,
+            -2.5,
+            0.1,
+            1e300,
+            -1e300,
+            4503599627370495.5,
+            9007199254740993.0,
+        ];
+        let whole: Vec<bool> = values.iter().map(|value| is_whole(*value)).collect();
+        assert_eq!(
+            whole,
+            [true, true, true, true, false, false, false, true, true, false, true]
+        );
+        let expected: Vec<bool> = values.iter().map(|value| value.fract() == 0.0).collect();
+        assert_eq!(whole, expected, "the same answer as std's f64::fract");
     }
 }

@@ -3,7 +3,9 @@
 //! These are the values that cross the boundary to the server, so they serialize to exactly the
 //! JSON a request carries: optional fields are omitted rather than sent as `null`.
 
-use std::sync::Arc;
+use crate::prelude::*;
+
+use alloc::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -14,14 +16,19 @@ use crate::schema::ToolSpec;
 /// the next request costs a pointer per message, not a copy of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
+    /// The model's name.
     pub model: String,
+    /// The conversation: system, user, then each turn and its tool results (and the hint, if any).
     pub messages: Vec<Arc<Message>>,
+    /// The offered tools.
     pub tools: Arc<[ToolSpec]>,
     /// Always `true`: mend reads every turn as a stream (Ollama's default, but sent explicitly).
     pub stream: bool,
+    /// Whether the model is asked to think.
     pub think: bool,
     /// Seconds the server keeps the model loaded after the request; `0` unloads it at once.
     pub keep_alive: u64,
+    /// Sampling options.
     pub options: ModelOptions,
 }
 
@@ -29,9 +36,13 @@ pub struct ChatRequest {
 /// only the ones mend sets are modelled.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelOptions {
+    /// Sampling temperature; `0` for deterministic output.
     pub temperature: f64,
+    /// The sampling seed.
     pub seed: i64,
+    /// The context window, in tokens.
     pub num_ctx: u32,
+    /// The output cap, in tokens.
     pub num_predict: i32,
 }
 
@@ -48,23 +59,31 @@ impl Default for ModelOptions {
     }
 }
 
+/// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
+    /// The instructions.
     System,
+    /// The user's request.
     User,
+    /// The model.
     Assistant,
+    /// A tool's result.
     Tool,
 }
 
 /// One message of the conversation (WIRE.md §2.1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
+    /// Who wrote it.
     pub role: Role,
     /// Always serialized, possibly empty: the server expects the field on every message.
     pub content: String,
+    /// The model's reasoning, when it sent some.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking: Option<String>,
+    /// The calls the model made in this message.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
     /// On a tool result: the tool that ran. Ollama's native field (`name` would be dropped).
@@ -76,10 +95,12 @@ pub struct Message {
 }
 
 impl Message {
+    /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
         Self::plain(Role::System, content.into())
     }
 
+    /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
         Self::plain(Role::User, content.into())
     }
@@ -108,16 +129,20 @@ impl Message {
 /// A tool call as it goes back to the server in the assistant's history message (WIRE.md §2.2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
+    /// The server's id for the call, when it sent one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// The function and its arguments.
     pub function: ToolCallFunction,
 }
 
+/// The function part of a tool call in the history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallFunction {
     /// Kept as the server sent it, for the record only: calls are never merged by index.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u64>,
+    /// The tool's name.
     pub name: String,
     /// Always an object on the native API; arguments that arrived in another form are sent back
     /// as an empty object, because the server refuses to decode anything else.

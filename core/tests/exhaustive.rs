@@ -16,10 +16,14 @@ use support::{config, start};
 
 /// Ollama's codec is walked to length 7; the SSE codecs, whose steps are several lines each, to
 /// length 6 (13⁶ = 4.8 M sequences each), which keeps the whole check well under a minute.
-const LENGTHS: [(Codec, u32); 3] = [
-    (Codec::OllamaNdjson, 7),
-    (Codec::OpenaiSse, 6),
-    (Codec::AnthropicSse, 6),
+///
+/// Each codec runs with a token budget: Ollama's scripted turn counts 150 tokens, so its budget of
+/// 100 stops the session with `budget_exceeded` after turn 1's calls; OpenAI's counts 14, so 20 is
+/// crossed by turn 2 and `max_turns` (2) wins; Anthropic's 3 tokens never reach 1000.
+const LENGTHS: [(Codec, u32, u64); 3] = [
+    (Codec::OllamaNdjson, 7, 100),
+    (Codec::OpenaiSse, 6, 20),
+    (Codec::AnthropicSse, 6, 1000),
 ];
 const MAX_TURNS: u32 = 2;
 /// Early enough that `DeadlinePassed` is rejected at some depths and accepted at others.
@@ -153,12 +157,14 @@ fn explore(
 #[test]
 fn every_short_input_sequence_keeps_the_rules() {
     let alphabet = alphabet();
-    for (codec, max_length) in LENGTHS {
+    for (codec, max_length, budget) in LENGTHS {
         let mut config = config(MAX_TURNS);
         config.deadline = Some(DEADLINE);
+        config.token_budget = Some(budget);
         config.codec = codec;
         let (session, first) = start(config);
-        let checker = Checker::start(MAX_TURNS, &first).expect("the opening keeps the rules");
+        let checker = Checker::start_with_budget(MAX_TURNS, Some(budget), &first)
+            .expect("the opening keeps the rules");
         let mut tally = Tally::default();
         explore(
             (codec, max_length),

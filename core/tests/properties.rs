@@ -131,6 +131,7 @@ struct Script {
     codec: Codec,
     max_turns: u32,
     deadline: Option<u64>,
+    token_budget: Option<u64>,
     steps: Vec<Step>,
 }
 
@@ -143,12 +144,15 @@ fn script() -> impl Strategy<Value = Script> {
         codec(),
         1..5u32,
         prop::option::weighted(0.3, 0..80u64),
+        // Around one turn's worth of each codec's counts (150 Ollama, 14 OpenAI, 3 Anthropic).
+        prop::option::weighted(0.3, 0..400u64),
         prop::collection::vec(turn(), 1..6),
     )
-        .prop_map(|(codec, max_turns, deadline, turns)| Script {
+        .prop_map(|(codec, max_turns, deadline, token_budget, turns)| Script {
             codec,
             max_turns,
             deadline,
+            token_budget,
             steps: turns.into_iter().flatten().collect(),
         })
 }
@@ -159,14 +163,19 @@ struct Run {
     checker: Checker,
 }
 
+fn script_config(script: &Script) -> mend_core::Config {
+    let mut config = config(script.max_turns);
+    config.deadline = script.deadline.map(Millis);
+    config.token_budget = script.token_budget;
+    config.codec = script.codec;
+    config
+}
+
 /// Drives a whole session through the checker; a session still running at the end is cancelled,
 /// so every run must end with exactly one stop.
 fn run(script: &Script) -> Result<Run, String> {
-    let mut config = config(script.max_turns);
-    config.deadline = script.deadline.map(Millis);
-    config.codec = script.codec;
-    let (mut session, first) = start(config);
-    let mut checker = Checker::start(script.max_turns, &first)?;
+    let (mut session, first) = start(script_config(script));
+    let mut checker = Checker::start_with_budget(script.max_turns, script.token_budget, &first)?;
     let mut log = vec![first];
     let mut serial = 0;
     let closing = [Step::Cancel];
@@ -208,7 +217,7 @@ proptest! {
         let run = run(&script).map_err(TestCaseError::fail)?;
         let old = run.final_state.conversation().to_vec();
         let (next, first) = run.final_state.follow_up(&text).map_err(|err| TestCaseError::fail(err.to_string()))?;
-        let [Action::Emit(Event::ModelStart { turn: 1 }), Action::SendRequest { turn: 1, body }] = first.as_slice() else {
+        let [Action::Emit(Event::ModelStart { turn: 1 }), Action::SendRequest { turn: 1, body, .. }] = first.as_slice() else {
             return Err(TestCaseError::fail(format!("unexpected first actions {first:?}")));
         };
         prop_assert_eq!(&body.messages[..old.len()], &old[..]);
@@ -237,10 +246,7 @@ proptest! {
         // A clone taken at any point continues exactly like the original.
         let cut = split.index(script.steps.len() + 1);
         let prefix = Script { steps: script.steps[..cut].to_vec(), ..script.clone() };
-        let mut config = config(script.max_turns);
-        config.deadline = script.deadline.map(Millis);
-        config.codec = script.codec;
-        let (mut original, _) = start(config);
+        let (mut original, _) = start(script_config(&script));
         let mut running = None;
         let mut serial = 0;
         for (now, step) in prefix.steps.iter().enumerate() {
@@ -319,7 +325,7 @@ proptest! {
             }
             let blank = bytes.iter().all(u8::is_ascii_whitespace);
             let is_object = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bytes).is_ok();
-            session.handle(Millis(0), Input::StreamLine { line: bytes });
+            let _actions = session.handle(Millis(0), Input::StreamLine { line: bytes });
             if !blank && !is_object {
                 prop_assert_eq!(session.stopped().map(|stop| stop.reason), Some(StopReason::ModelError));
             }
@@ -354,6 +360,7 @@ fn a_session_that_keeps_calling_tools_stops_at_the_budget() {
             codec,
             max_turns: 3,
             deadline: None,
+            token_budget: None,
             steps: turn.iter().cycle().take(12).cloned().collect(),
         };
         let outcome = run(&script).expect("the rules hold");
@@ -365,6 +372,63 @@ fn a_session_that_keeps_calling_tools_stops_at_the_budget() {
         );
     }
     let _ = line; // the builders module is shared with other test crates
+}
+
+/// The token budget, as a property: with every turn making one call, the session stops with
+/// `budget_exceeded` right after the results of the first turn whose counts go past the budget
+/// (each codec's scripted `done` reports a fixed count), and that turn's call still ran.
+#[test]
+fn the_turn_past_the_token_budget_runs_its_calls_then_stops() {
+    let per_turn = |codec| match codec {
+        Codec::OllamaNdjson => 150u64, // prompt_eval_count 120 + eval_count 30
+        Codec::OpenaiSse => 14,        // prompt_tokens 10 + completion_tokens 4
+        _ => 3,                        // output_tokens 3
+    };
+    let mut runner = proptest::test_runner::TestRunner::new(proptest_config());
+    runner
+        .run(&(codec(), 0..700u64), |(codec, budget)| {
+            let max_turns = 40;
+            // Two different calls in turn, so that the repetition guard has nothing to say.
+            let turn = |tool| {
+                [
+                    Step::Done {
+                        calls: vec![CallSpec {
+                            tool,
+                            with_id: true,
+                            arguments_as_string: false,
+                        }],
+                        cut_off: false,
+                    },
+                    Step::ToolOk,
+                ]
+            };
+            let steps = [turn(CallTool::RunTests), turn(CallTool::ReadFile)].concat();
+            let script = Script {
+                codec,
+                max_turns,
+                deadline: None,
+                token_budget: Some(budget),
+                steps: steps.iter().cycle().take(2 * 40).cloned().collect(),
+            };
+            let outcome = run(&script).map_err(TestCaseError::fail)?;
+            let crossing = u32::try_from(budget / per_turn(codec) + 1).expect("small");
+            let expected = if crossing < max_turns {
+                (crossing, crossing, Some(StopReason::BudgetExceeded))
+            } else {
+                (max_turns, max_turns, Some(StopReason::MaxTurns))
+            };
+            let stop = outcome.final_state.stopped().map(|stop| stop.reason);
+            prop_assert_eq!(
+                (outcome.checker.requests(), outcome.checker.dispatches, stop),
+                expected
+            );
+            prop_assert_eq!(
+                outcome.final_state.tokens_used(),
+                u64::from(expected.0) * per_turn(codec)
+            );
+            Ok(())
+        })
+        .expect("the budget stops after the turn that crosses it");
 }
 
 /// The repetition guard, as a property: over any sequence of turns that each make one call from a
@@ -410,7 +474,8 @@ fn identical_calls_in_a_row_are_refused_then_stopped() {
                     let outcome = mend_core::ToolOutcome::Success {
                         value: json!({"ok": true}),
                     };
-                    session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
+                    let _actions =
+                        session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
                 }
                 let stopped = session.stopped().map(|stop| stop.reason);
                 if streak >= limits.stop_after {
@@ -429,7 +494,7 @@ fn identical_calls_in_a_row_are_refused_then_stopped() {
 /// enters the conversation.
 #[test]
 fn every_request_ends_with_the_hint_of_its_turn() {
-    use mend_core::context::{hint, Counts, ToolStats};
+    use mend_core::internal::{hint, Counts, ToolStats};
     use mend_core::{ContextConfig, ToolStatus};
 
     let mut runner = proptest::test_runner::TestRunner::new(proptest_config());
@@ -459,7 +524,7 @@ fn every_request_ends_with_the_hint_of_its_turn() {
                                 ToolStatus::Refused => counts.refused += 1,
                             }
                         }
-                        Action::SendRequest { turn, body } => {
+                        Action::SendRequest { turn, body, .. } => {
                             let expected = hint(&context, *turn, script.max_turns, &stats, &[]);
                             prop_assert_eq!(
                                 body.messages.last().map(|m| Message::clone(m)),

@@ -5,8 +5,8 @@
 mod support;
 
 use mend_core::{
-    Action, CallId, ChatRequest, ConfigError, Event, Input, Message, Millis, ModelOptions, Role,
-    Session, Stop, StopCause, StopReason, ToolCall, ToolOutcome, ToolStatus, TransportError,
+    Action, CallId, ChatRequest, Codec, ConfigError, Event, Input, Message, Millis, ModelOptions,
+    Role, Session, Stop, StopCause, StopReason, ToolCall, ToolOutcome, ToolStatus, TransportError,
     TurnMetrics,
 };
 use std::sync::Arc;
@@ -104,6 +104,7 @@ fn start_of(turn: u32, messages: Vec<Message>) -> Vec<Action> {
         Action::SendRequest {
             turn,
             body: body(messages),
+            codec: Codec::OllamaNdjson,
         },
     ]
 }
@@ -650,7 +651,7 @@ fn cancel_and_deadline_stop_the_session() {
 #[test]
 fn nothing_happens_after_the_stop() {
     let (mut session, _) = start(config(8));
-    session.handle(Millis(0), Input::Cancel);
+    let _stop = session.handle(Millis(0), Input::Cancel);
     let after = session.clone();
     for input in [
         line(&text("late")),
@@ -719,7 +720,7 @@ fn actions_and_inputs_round_trip_through_json() {
 #[test]
 fn the_core_answers_the_todo_tool_and_the_next_hint_shows_the_list() {
     let mut config = config(8);
-    config.tools.push(mend_core::context::todo_tool());
+    config.tools.push(mend_core::todo_tool());
     config.context = Some(mend_core::ContextConfig {
         workdir: "repo".to_owned(),
         os: "linux".to_owned(),
@@ -790,7 +791,7 @@ fn a_follow_up_after_a_cut_turn_answers_the_call_that_never_ran() {
         &[tool_calls(vec![first.clone(), second.clone()]), done()],
     );
     finish(&mut session, "call_a", success(json!({"text": "x = 1\n"})));
-    session.handle(Millis(0), Input::Cancel);
+    let _stop = session.handle(Millis(0), Input::Cancel);
 
     let (next, actions) = session.follow_up("Now run the tests.").unwrap();
     let mut expected = opening();
@@ -804,10 +805,98 @@ fn a_follow_up_after_a_cut_turn_answers_the_call_that_never_ran() {
         Message::tool_result(
             "run_tests",
             Some("call_b"),
-            json!({"error": mend_core::follow_up::NOT_RUN}).to_string(),
+            json!({"error": mend_core::internal::NOT_RUN}).to_string(),
         ),
         Message::user("Now run the tests."),
     ]);
     assert_eq!(actions, start_of(1, expected.clone()));
     assert_eq!(plain(next.conversation()), expected);
+}
+
+/// The questions an embedder asks instead of looking at the phase: which turn, whether the body
+/// is still wanted, whether and how it stopped — at every step of a two-turn session.
+#[test]
+fn the_session_answers_questions_about_where_it_is() {
+    let ask = |session: &Session| {
+        (
+            session.turn(),
+            session.is_streaming(),
+            session.stopped().cloned(),
+        )
+    };
+    let (mut session, _) = start(config(2));
+    let mut seen = vec![ask(&session)];
+    let read = call(Some("call_1"), "read_file", json!({"path": "a.py"}));
+    let _dispatched = feed(&mut session, &[tool_calls(vec![read]), done()]);
+    seen.push(ask(&session));
+    let _next = finish(&mut session, "call_1", success(json!({"text": "x"})));
+    seen.push(ask(&session));
+    let _stopped = feed(
+        &mut session,
+        &[done_with(
+            "stop",
+            json!({"role": "assistant", "content": "Done."}),
+        )],
+    );
+    seen.push(ask(&session));
+    let finished = Stop {
+        reason: StopReason::AssistantFinished,
+        detail: None,
+        cause: None,
+    };
+    assert_eq!(
+        seen,
+        vec![
+            (1, true, None),
+            (1, false, None),
+            (2, true, None),
+            (2, false, Some(finished)),
+        ]
+    );
+}
+
+/// `SendRequest` carries everything needed to send it: for each protocol the method, the path,
+/// the headers, where a key goes (never a key) and the body in the protocol's shape.
+#[test]
+fn every_request_says_how_it_is_sent() {
+    let requests: Vec<Value> = [Codec::OllamaNdjson, Codec::OpenaiSse, Codec::AnthropicSse]
+        .into_iter()
+        .map(|codec| {
+            let (_, first) = start(mend_core::Config { codec, ..config(2) });
+            let http = first.iter().find_map(Action::http_request).unwrap();
+            let body: Value = serde_json::from_slice(&http.body).unwrap();
+            json!({
+                "method": http.method,
+                "path": http.path,
+                "headers": http.headers,
+                "key": http.api_key_header.map(|place| place.value("KEY")),
+                "key_header": serde_json::to_value(&first.iter().find_map(Action::http_request).unwrap().api_key_header).unwrap(),
+                "body_model": body["model"],
+                "body_has_system_field": body.get("system").is_some(),
+            })
+        })
+        .collect();
+    assert_eq!(
+        requests,
+        vec![
+            json!({"method": "POST", "path": "/api/chat", "headers": [["content-type", "application/json"]],
+                   "key": null, "key_header": null, "body_model": "gemma4:e2b", "body_has_system_field": false}),
+            json!({"method": "POST", "path": "/v1/chat/completions", "headers": [["content-type", "application/json"]],
+                   "key": "Bearer KEY", "key_header": {"name": "authorization", "prefix": "Bearer "},
+                   "body_model": "gemma4:e2b", "body_has_system_field": false}),
+            json!({"method": "POST", "path": "/v1/messages",
+                   "headers": [["content-type", "application/json"], ["anthropic-version", "2023-06-01"]],
+                   "key": "KEY", "key_header": {"name": "x-api-key", "prefix": ""},
+                   "body_model": "gemma4:e2b", "body_has_system_field": true}),
+        ]
+    );
+    // The Ollama body is the session's own request, byte for byte.
+    let (_, first) = start(config(2));
+    let Some(Action::SendRequest { body, .. }) = first.last() else {
+        panic!("turn 1 is sent")
+    };
+    assert_eq!(
+        first.last().and_then(Action::http_request).unwrap().body,
+        serde_json::to_vec(body).unwrap()
+    );
 }

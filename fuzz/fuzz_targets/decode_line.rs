@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok((mut session, _)) = Session::new(Config::new("m", "s", "t", vec![])) else {
         return;
     };
-    session.handle(Millis(0), Input::StreamLine { line: data.to_vec() });
+    let _actions = session.handle(Millis(0), Input::StreamLine { line: data.to_vec() });
     if decoded.is_err() {
         assert_eq!(session.stopped().map(|stop| stop.reason), Some(StopReason::ModelError));
     }

@@ -90,6 +90,7 @@ fuzz_target!(|data: &[u8]| {
                     assert_eq!(stops, 1, "a second stop");
                 }
                 Action::Emit(_) => {}
+                other => panic!("an action the fuzz target does not know: {other:?}"),
             }
         }
     }

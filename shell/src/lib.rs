@@ -7,6 +7,7 @@ pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod error;
+pub mod eval;
 pub mod mend_folder;
 pub mod page;
 pub mod provider;

@@ -100,6 +100,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             }
         }
         Command::Verify(args) => verify(&args),
+        Command::Eval(args) => mend::eval::cli::command(args),
         Command::Apply {
             record,
             repo,

@@ -2,6 +2,8 @@
 //! (text, thinking, `tool_use` with `input_json_delta` fragments), `message_delta` with the stop
 //! reason, `message_stop`, `ping` and `error`.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -6,6 +6,8 @@
 //! protocols feed the same session: Ollama's NDJSON, OpenAI-compatible chat-completions SSE and
 //! Anthropic's Messages SSE.
 
+use crate::prelude::*;
+
 mod anthropic;
 mod ollama;
 mod openai;
@@ -32,7 +34,8 @@ pub enum Codec {
 }
 
 impl Codec {
-    /// A fresh decoder for one turn's stream.
+    /// A fresh decoder for one turn's stream. For fuzz targets: the session owns its decoders.
+    #[doc(hidden)]
     pub fn decoder(self) -> Decoder {
         match self {
             Codec::OllamaNdjson => Decoder::Ollama,
@@ -59,6 +62,7 @@ impl Codec {
         }
     }
 
+    /// Parses the name users and records know a protocol by (`ollama`, `openai`, `anthropic`).
     pub fn from_provider(name: &str) -> Option<Codec> {
         [Codec::OllamaNdjson, Codec::OpenaiSse, Codec::AnthropicSse]
             .into_iter()
@@ -70,8 +74,11 @@ impl Codec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "codec", rename_all = "snake_case")]
 pub enum Decoder {
+    /// Ollama's NDJSON needs no state between lines.
     Ollama,
+    /// OpenAI's SSE: the event being framed and the calls being joined.
     Openai(openai::State),
+    /// Anthropic's SSE: the event being framed and the content blocks being joined.
     Anthropic(anthropic::State),
 }
 
@@ -133,7 +140,7 @@ pub(crate) fn error_message(error: &Value) -> Option<String> {
 }
 
 /// A decode error that quotes the start of the offending line.
-pub(crate) fn malformed(line: &[u8], why: &dyn std::fmt::Display) -> DecodeError {
+pub(crate) fn malformed(line: &[u8], why: &dyn core::fmt::Display) -> DecodeError {
     let end = line.len().min(ERROR_PREVIEW_BYTES);
     let preview = String::from_utf8_lossy(&line[..end]);
     let ellipsis = if line.len() > end { "…" } else { "" };
@@ -153,8 +160,10 @@ pub enum LineDecoded {
     Blank,
     /// The server reported an error inside the stream (WIRE.md §4, "Mid-stream").
     ServerError {
+        /// The server's message.
         message: String,
     },
+    /// The content of one chunk.
     Chunk(Deltas),
 }
 
@@ -162,9 +171,13 @@ pub enum LineDecoded {
 /// tool calls, then the end of the turn if this chunk ends it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Deltas {
+    /// A fragment of reasoning (may be empty).
     pub thinking: String,
+    /// A fragment of visible text (may be empty).
     pub content: String,
+    /// Whole tool calls this chunk completed.
     pub tool_calls: Vec<ModelCall>,
+    /// Set when this chunk ends the turn.
     pub done: Option<Done>,
 }
 
@@ -175,7 +188,9 @@ pub struct ModelCall {
     pub id: Option<String>,
     /// The server's `function.index`, kept for the record; never used to merge calls.
     pub index: Option<u64>,
+    /// The tool the model asked for.
     pub name: String,
+    /// Its arguments, or why they could not be read.
     pub arguments: CallArguments,
 }
 
@@ -183,8 +198,16 @@ pub struct ModelCall {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CallArguments {
-    Object { value: Map<String, Value> },
-    Unreadable { problem: String },
+    /// The arguments object.
+    Object {
+        /// The object as the server sent it.
+        value: Map<String, Value>,
+    },
+    /// Arguments that are not an object.
+    Unreadable {
+        /// Why, for the model.
+        problem: String,
+    },
 }
 
 /// The end of a turn, as the server reported it.
@@ -195,24 +218,32 @@ pub struct Done {
     /// True when the output was cut by a token limit: the turn is incomplete and none of its
     /// tool calls may run.
     pub cut_off: bool,
+    /// Token counts and durations of the turn.
     pub metrics: TurnMetrics,
 }
 
 /// Token counts and durations from the final chunk. Every field is optional on the wire.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TurnMetrics {
+    /// Whole time of the request on the server, in nanoseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_duration_ns: Option<u64>,
+    /// Time spent loading the model, in nanoseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_duration_ns: Option<u64>,
+    /// Tokens of the prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_eval_count: Option<u64>,
+    /// Tokens of the prompt served from the server's cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_eval_cached_count: Option<u64>,
+    /// Time spent reading the prompt, in nanoseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_eval_duration_ns: Option<u64>,
+    /// Tokens generated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_count: Option<u64>,
+    /// Time spent generating, in nanoseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_duration_ns: Option<u64>,
 }
@@ -221,13 +252,14 @@ pub struct TurnMetrics {
 /// of the wrong shape.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecodeError {
+    /// What was wrong, quoting the start of the line.
     pub message: String,
 }
 
-impl std::fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for DecodeError {}
+impl core::error::Error for DecodeError {}

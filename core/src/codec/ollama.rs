@@ -5,7 +5,9 @@
 //! then report a failure inside the stream. Keys may come in any order and unknown keys are
 //! ignored: the chunk shape has grown over many server generations.
 
-use std::borrow::Cow;
+use crate::prelude::*;
+
+use alloc::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};

@@ -2,6 +2,8 @@
 //! objects, tool-call arguments in string fragments joined per call, the turn complete only at
 //! `data: [DONE]`.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -122,7 +124,7 @@ impl State {
 
     /// `[DONE]`: the calls are whole now; `length` means the output was cut off.
     fn finish(&mut self) -> Deltas {
-        let calls = std::mem::take(&mut self.calls);
+        let calls = core::mem::take(&mut self.calls);
         Deltas {
             tool_calls: calls
                 .into_iter()

@@ -1,6 +1,8 @@
 //! The conversation in each protocol's request shape. The session keeps one neutral history
 //! (Ollama's message model); these pure functions render it for the server that will read it.
 
+use crate::prelude::*;
+
 use serde_json::{json, Map, Value};
 
 use crate::wire::{ChatRequest, Message, Role};
@@ -143,7 +145,7 @@ fn role_name(role: Role) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
+    use alloc::sync::Arc;
 
     use super::*;
     use crate::schema::{JsonType, ToolSpec};

@@ -2,6 +2,8 @@
 //! openai-python's `SSEDecoder` follows). Events end at a blank line; `data:` lines are joined
 //! with `\n`; `:` lines are comments; a trailing `\r` is dropped; other fields are ignored.
 
+use crate::prelude::*;
+
 use serde::{Deserialize, Serialize};
 
 use super::{malformed, DecodeError};
@@ -40,7 +42,7 @@ impl SseFramer {
     /// Takes one line; returns the event it completes, if any. An event without data is dropped,
     /// as the standard says; a stream that ends mid-event never dispatches it.
     pub fn push(&mut self, line: &[u8]) -> Result<Option<SseEvent>, DecodeError> {
-        let text = std::str::from_utf8(line).map_err(|err| malformed(line, &err))?;
+        let text = core::str::from_utf8(line).map_err(|err| malformed(line, &err))?;
         let text = text.strip_suffix('\r').unwrap_or(text);
         if text.is_empty() {
             let event = self.event.take();

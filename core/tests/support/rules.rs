@@ -12,6 +12,9 @@ use super::steps::Fed;
 #[derive(Debug, Clone)]
 pub struct Checker {
     max_turns: u32,
+    /// The session's token budget, and the tokens its `model_done` events reported so far.
+    pub token_budget: Option<u64>,
+    tokens: u64,
     requests: u32,
     stops: u32,
     /// The call dispatched and not yet answered.
@@ -28,8 +31,19 @@ pub struct Checker {
 impl Checker {
     /// Checks the actions of `Session::new` and starts remembering.
     pub fn start(max_turns: u32, actions: &[Action]) -> Result<Checker, String> {
+        Checker::start_with_budget(max_turns, None, actions)
+    }
+
+    /// [`Checker::start`] for a session with a token budget.
+    pub fn start_with_budget(
+        max_turns: u32,
+        token_budget: Option<u64>,
+        actions: &[Action],
+    ) -> Result<Checker, String> {
         let mut checker = Checker {
             max_turns,
+            token_budget,
+            tokens: 0,
             requests: 0,
             stops: 0,
             running: None,
@@ -157,6 +171,13 @@ impl Checker {
                         self.requests, self.max_turns
                     ));
                 }
+                // The token budget: no request once the finished turns went past it.
+                if let Some(budget) = self.token_budget.filter(|budget| self.tokens > *budget) {
+                    return Err(format!(
+                        "request {} sent after {} tokens of a budget of {budget}",
+                        self.requests, self.tokens
+                    ));
+                }
                 if self.requests > 1 {
                     self.check_return_path(&body.messages)?;
                 }
@@ -205,6 +226,13 @@ impl Checker {
                     stop.reason,
                     StopReason::Cancelled | StopReason::DeadlineExceeded
                 );
+                let over_budget = self.token_budget.is_some_and(|budget| self.tokens > budget);
+                if stop.reason == StopReason::BudgetExceeded && !over_budget {
+                    return Err(format!(
+                        "budget_exceeded after {} tokens of a budget of {:?}",
+                        self.tokens, self.token_budget
+                    ));
+                }
                 if self.running.is_some() && !interrupts {
                     return Err(format!(
                         "the session stopped ({}) with a tool still running",
@@ -212,7 +240,12 @@ impl Checker {
                     ));
                 }
             }
+            Action::Emit(Event::ModelDone { metrics, .. }) => {
+                self.tokens +=
+                    metrics.prompt_eval_count.unwrap_or(0) + metrics.eval_count.unwrap_or(0);
+            }
             Action::Emit(_) => {}
+            other => return Err(format!("an action the rules do not know: {other:?}")),
         }
         Ok(())
     }

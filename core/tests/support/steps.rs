@@ -336,6 +336,7 @@ fn sse_done(codec: Codec, cut_off: bool) -> Vec<Value> {
             let reason = if cut_off { "length" } else { "stop" };
             vec![
                 json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}),
+                json!({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 4}}),
                 json!("[DONE]"),
             ]
         }

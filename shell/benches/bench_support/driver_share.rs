@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use mend::session::driver::{Driver, ModelSource, Observer, StreamItem};
-use mend_core::{ChatRequest, Event, Input, Millis, Session};
+use mend_core::{ChatRequest, Codec, Event, Input, Millis, Session};
 
 use super::synthetic::{config, turn, Rng};
 use super::{command, Row, ToolFree};
@@ -20,6 +20,7 @@ impl ModelSource for Lines {
         &mut self,
         _turn: u32,
         _body: &ChatRequest,
+        _codec: Codec,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let lines = std::mem::take(&mut self.0);
         Box::new(lines.into_iter().map(StreamItem::Line))

@@ -49,12 +49,7 @@ pub fn measure() -> Vec<Row> {
         }],
     });
 
-    let client = Client::new(
-        BaseUrl::parse(&server.base),
-        Duration::from_secs(30),
-        mend_core::Codec::OllamaNdjson,
-        None,
-    );
+    let client = Client::new(BaseUrl::parse(&server.base), Duration::from_secs(30), None);
     let mut source = LiveSource { client: &client };
     let parts = ToolFree::new();
     let mut stamps = Stamps(Vec::new());

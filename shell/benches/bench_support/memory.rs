@@ -53,6 +53,7 @@ impl ModelSource for Source {
         &mut self,
         _turn: u32,
         _body: &ChatRequest,
+        _codec: mend_core::Codec,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let text = Arc::clone(&self.text);
         Box::new(Generated {

@@ -40,7 +40,7 @@ fn session_before_last_result(turns: u32) -> (Session, CallId) {
         let outcome = ToolOutcome::Success {
             value: json!({"exit_code": 1, "output": output}),
         };
-        session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
+        let _actions = session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
     }
     unreachable!("the loop returns on the last turn")
 }

@@ -73,6 +73,11 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Run a suite: k attempts per task under one budget, each an ordinary recorded run, with
+    /// one results line per attempt (resumable, shardable); `mend eval report DIR...` gives
+    /// pass@k. See evals/README.md.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Eval(crate::eval::cli::EvalArgs),
     /// Show a record (a run or a chat): a summary here, or with --html one self-contained page
     /// (timeline, conversation, diff, tests, verdict, settings) that loads and runs nothing.
     #[command(after_help = EXIT_CODES_HELP)]

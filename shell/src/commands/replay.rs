@@ -2,7 +2,7 @@
 //! the tests run for real on a fresh copy, and every outcome compared with the record.
 
 use camino::Utf8Path;
-use mend_core::{CallId, ChatRequest, Stop, StopReason, TransportError};
+use mend_core::{CallId, ChatRequest, Codec, Stop, StopReason, TransportError};
 use serde_json::{json, Value};
 
 use crate::error::{exit, MendError};
@@ -157,6 +157,7 @@ impl ModelSource for ReplaySource<'_> {
         &mut self,
         turn: u32,
         _body: &ChatRequest,
+        _codec: Codec,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let Some(recorded) = self.turns.iter().find(|recorded| recorded.turn == turn) else {
             let message = format!("the record has no turn {turn}");

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use mend_core::input::server_message;
+use mend_core::internal::server_message;
 use mend_core::{Codec, Config, ContextConfig, Stop, StopCause, StopReason, TransportError};
 
 use crate::error::{exit, MendError};
@@ -89,7 +89,7 @@ pub fn connect(
     api_key: Option<Secret>,
     model: &str,
 ) -> Result<Connection, MendError> {
-    let client = Client::new(base.clone(), read_timeout, codec, api_key);
+    let client = Client::new(base.clone(), read_timeout, api_key);
     let (server_version, model_digest) = match codec {
         Codec::OllamaNdjson => (Some(client.version()?), Some(client.digest(model)?)),
         _ => (None, None),
@@ -136,26 +136,12 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         server_version,
         sandbox: options.setup.runner.sandbox.name(),
     };
-    let record = Record {
-        format: RECORD_FORMAT.to_owned(),
-        description: None,
-        settings: SessionSettings::of(
-            config,
-            &server,
-            &Origin {
-                repo: setup.repo,
-                python: &setup.runner.python,
-                sandbox_choice: options.sandbox_choice,
-            },
-        ),
-        task: config.task.clone(),
-        turns: attempt.transcript.turns.clone(),
-        tool_calls: attempt.transcript.tool_calls.clone(),
-        stop: attempt.transcript.stop.clone(),
-        checks: attempt.checks.clone(),
-        file_sha256_before,
-        metrics: Some(attempt.transcript.metrics.clone()),
+    let origin = Origin {
+        repo: setup.repo,
+        python: &setup.runner.python,
+        sandbox_choice: options.sandbox_choice,
     };
+    let record = record_of(config, &server, &origin, &attempt, file_sha256_before);
     record.write_atomically(&options.record)?;
     let exit_code = exit_code(&attempt);
     render.run_event(&RunEvent::Verdict {
@@ -192,6 +178,28 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         );
     }
     Ok(exit_code)
+}
+
+/// The record of a finished attempt (`mend run`, and each attempt of `mend eval`).
+pub fn record_of(
+    config: &Config,
+    server: &ServerFacts,
+    origin: &Origin,
+    attempt: &Attempt,
+    file_sha256_before: std::collections::BTreeMap<String, String>,
+) -> Record {
+    Record {
+        format: RECORD_FORMAT.to_owned(),
+        description: None,
+        settings: SessionSettings::of(config, server, origin),
+        task: config.task.clone(),
+        turns: attempt.transcript.turns.clone(),
+        tool_calls: attempt.transcript.tool_calls.clone(),
+        stop: attempt.transcript.stop.clone(),
+        checks: attempt.checks.clone(),
+        file_sha256_before,
+        metrics: Some(attempt.transcript.metrics.clone()),
+    }
 }
 
 /// A broken model turn is the server's failure whatever the tests say; otherwise the verdict.

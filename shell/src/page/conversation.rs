@@ -1,7 +1,7 @@
 //! The conversation as the model saw it: each turn's thinking (folded), text and calls, decoded
 //! from the recorded lines with the same codec the run used, and each call's result.
 
-use mend_core::codec::{CallArguments, LineDecoded, ModelCall};
+use mend_core::internal::{CallArguments, LineDecoded, ModelCall};
 use mend_core::{Codec, ToolStatus};
 use serde_json::Value;
 

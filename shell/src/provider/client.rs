@@ -1,10 +1,11 @@
-//! The blocking Ollama client: probes before the loop, and `/api/chat` streamed line by line.
+//! The blocking HTTP client: Ollama's probes before the loop, and any chat request the core
+//! describes ([`HttpRequest`]: method, path, headers, body) sent and streamed back line by line.
+//! What each protocol needs is the core's knowledge, not this client's.
 
 use std::io::{BufReader, Read};
 use std::time::Duration;
 
-use mend_core::input::server_message;
-use mend_core::{ChatRequest, Codec, TransportError};
+use mend_core::{ChatRequest, Codec, HttpRequest, TransportError};
 use serde::Deserialize;
 
 use super::host::BaseUrl;
@@ -24,7 +25,6 @@ pub struct Client {
     agent: ureq::Agent,
     base: BaseUrl,
     read_timeout: Duration,
-    codec: Codec,
     api_key: Option<Secret>,
 }
 
@@ -44,18 +44,10 @@ impl std::fmt::Debug for Secret {
     }
 }
 
-/// Anthropic's API version header; the Messages stream format mend reads is this one.
-const ANTHROPIC_VERSION: &str = "2023-06-01";
-
 impl Client {
     /// `read_timeout` bounds each wait for data (headers or the next bytes of a body), not the
     /// whole response: a long generation is fine as long as it keeps streaming.
-    pub fn new(
-        base: BaseUrl,
-        read_timeout: Duration,
-        codec: Codec,
-        api_key: Option<Secret>,
-    ) -> Client {
+    pub fn new(base: BaseUrl, read_timeout: Duration, api_key: Option<Secret>) -> Client {
         let agent = ureq::AgentBuilder::new()
             .timeout_connect(CONNECT_TIMEOUT)
             .timeout_read(read_timeout)
@@ -64,21 +56,7 @@ impl Client {
             agent,
             base,
             read_timeout,
-            codec,
             api_key,
-        }
-    }
-
-    /// Where chat requests go: Ollama's own API, or the `/v1` endpoint of the other protocols
-    /// (a base that already ends in `/v1`, as `OPENAI_BASE_URL` often does, is not doubled).
-    fn chat_url(&self) -> String {
-        let v1 = self.base.path.trim_end_matches('/').ends_with("v1");
-        match (self.codec, v1) {
-            (Codec::OllamaNdjson, _) => self.base.join("/api/chat"),
-            (Codec::OpenaiSse, true) => self.base.join("/chat/completions"),
-            (Codec::OpenaiSse, false) => self.base.join("/v1/chat/completions"),
-            (Codec::AnthropicSse, true) => self.base.join("/messages"),
-            (Codec::AnthropicSse, false) => self.base.join("/v1/messages"),
         }
     }
 
@@ -147,27 +125,18 @@ impl Client {
             .map_err(|err| model_error(unreadable(&url, err)))
     }
 
-    /// Sends one chat request; the body is read line by line as the iterator is pulled.
-    pub fn chat(&self, body: &ChatRequest) -> Box<dyn Iterator<Item = StreamItem> + Send> {
-        let url = self.chat_url();
-        let bytes = self.codec.request_body(body);
-        let mut request = self
-            .agent
-            .post(&url)
-            .set("Content-Type", "application/json");
-        match (self.codec, &self.api_key) {
-            (Codec::OpenaiSse, Some(Secret(key))) => {
-                request = request.set("Authorization", &format!("Bearer {key}"))
-            }
-            (Codec::AnthropicSse, key) => {
-                request = request.set("anthropic-version", ANTHROPIC_VERSION);
-                if let Some(Secret(key)) = key {
-                    request = request.set("x-api-key", key);
-                }
-            }
-            _ => {}
+    /// Sends one request as the core described it; the body is read line by line as the
+    /// iterator is pulled. The key, when there is one, goes where the request says.
+    pub fn send(&self, http: &HttpRequest) -> Box<dyn Iterator<Item = StreamItem> + Send> {
+        let url = self.base.join_api(&http.path);
+        let mut request = self.agent.request(&http.method, &url);
+        for (name, value) in &http.headers {
+            request = request.set(name, value);
         }
-        let sent = request.send_bytes(&bytes);
+        if let (Some(place), Some(Secret(key))) = (&http.api_key_header, &self.api_key) {
+            request = request.set(&place.name, &place.value(key));
+        }
+        let sent = request.send_bytes(&http.body);
         match sent {
             Ok(response) => Box::new(ChatStream {
                 lines: Some(LineReader::new(
@@ -212,10 +181,9 @@ impl Client {
                 "no Ollama at {} — start `ollama serve` or set OLLAMA_HOST (or --host)",
                 self.base
             )),
-            TransportError::Http { status, body } => model_error(format!(
-                "{url} answered HTTP {status}: {}",
-                server_message(&body)
-            )),
+            error @ TransportError::Http { .. } => {
+                model_error(format!("{url} answered {}", error.describe()))
+            }
             other => model_error(format!("{url}: {}", other.describe())),
         }
     }
@@ -266,8 +234,9 @@ impl ModelSource for LiveSource<'_> {
         &mut self,
         _turn: u32,
         body: &ChatRequest,
+        codec: Codec,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
-        self.client.chat(body)
+        self.client.send(&codec.http_request(body))
     }
 }
 

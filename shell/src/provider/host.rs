@@ -60,6 +60,21 @@ impl BaseUrl {
         self
     }
 
+    /// The URL of a request path under this base. A base that already ends with the path's
+    /// first segment does not repeat it: `OPENAI_BASE_URL` usually ends in `/v1`, and the
+    /// protocol's path `/v1/chat/completions` goes under it as `/chat/completions`.
+    pub fn join_api(&self, api_path: &str) -> String {
+        let last_segment = self.path.trim_end_matches('/').rsplit('/').next();
+        let rest = api_path.strip_prefix('/').and_then(|path| {
+            let (first, rest) = path.split_once('/')?;
+            (Some(first) == last_segment && !first.is_empty()).then_some(rest)
+        });
+        match rest {
+            Some(rest) => self.join(&format!("/{rest}")),
+            None => self.join(api_path),
+        }
+    }
+
     /// The URL of an API path under this base, e.g. `/api/chat`.
     pub fn join(&self, api_path: &str) -> String {
         let prefix = self.path.trim_end_matches('/');
@@ -146,5 +161,50 @@ mod tests {
             BaseUrl::parse("").join("/api/chat"),
             "http://127.0.0.1:11434/api/chat"
         );
+    }
+
+    #[test]
+    fn a_base_ending_in_the_paths_first_segment_does_not_repeat_it() {
+        let cases = [
+            (
+                "https://api.openai.com/v1",
+                "/v1/chat/completions",
+                "https://api.openai.com:443/v1/chat/completions",
+            ),
+            (
+                "https://api.openai.com/v1/",
+                "/v1/chat/completions",
+                "https://api.openai.com:443/v1/chat/completions",
+            ),
+            (
+                "https://api.anthropic.com",
+                "/v1/messages",
+                "https://api.anthropic.com:443/v1/messages",
+            ),
+            (
+                "http://127.0.0.1:8080/proxy",
+                "/v1/messages",
+                "http://127.0.0.1:8080/proxy/v1/messages",
+            ),
+            (
+                "http://127.0.0.1:8080/myv1",
+                "/v1/messages",
+                "http://127.0.0.1:8080/myv1/v1/messages",
+            ),
+            (
+                "http://127.0.0.1:11434",
+                "/api/chat",
+                "http://127.0.0.1:11434/api/chat",
+            ),
+        ];
+        let joined: Vec<(String, String)> = cases
+            .iter()
+            .map(|(base, path, _)| (base.to_string(), BaseUrl::parse(base).join_api(path)))
+            .collect();
+        let expected: Vec<(String, String)> = cases
+            .iter()
+            .map(|(base, _, url)| (base.to_string(), url.to_string()))
+            .collect();
+        assert_eq!(joined, expected);
     }
 }

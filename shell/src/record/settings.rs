@@ -36,6 +36,9 @@ pub struct SessionSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_choice: Option<String>,
     pub max_turns: u32,
+    /// The session's token budget (`mend eval`'s `token_budget`), when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_budget: Option<u64>,
     pub think: bool,
     pub keep_alive: u64,
     pub options: ModelOptions,
@@ -62,6 +65,7 @@ impl SessionSettings {
                 .to_possible_value()
                 .map(|value| value.get_name().to_owned()),
             max_turns: config.max_turns,
+            token_budget: config.token_budget,
             think: config.think,
             keep_alive: config.keep_alive,
             options: config.options.clone(),
@@ -82,6 +86,7 @@ impl SessionSettings {
             codec,
             context: self.context.clone(),
             max_turns: self.max_turns,
+            token_budget: self.token_budget,
             think: self.think,
             keep_alive: self.keep_alive,
             options: self.options.clone(),

@@ -10,7 +10,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use camino::Utf8Path;
-use mend_core::{Action, ChatRequest, Config, Event, Input, Millis, Session, TransportError};
+use mend_core::{
+    Action, ChatRequest, Codec, Config, Event, Input, Millis, Session, TransportError,
+};
 
 use crate::error::MendError;
 use crate::record::TurnEnd;
@@ -33,10 +35,12 @@ pub enum StreamItem {
 pub trait ModelSource {
     /// Sends `body` and returns its response body as items. A failure to even get a response
     /// (connection refused, HTTP error status) is the first item.
+    /// `codec` says how to send it: [`mend_core::Codec::http_request`] gives the whole request.
     fn open(
         &mut self,
         turn: u32,
         body: &ChatRequest,
+        codec: Codec,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send>;
 
     /// Whether the call must be cut instead of run: a replay reproduces a Ctrl-C that landed
@@ -134,9 +138,9 @@ impl Driver<'_> {
                         recorder.event(&event);
                         self.observer.event(&event);
                     }
-                    Action::SendRequest { turn, body } => {
+                    Action::SendRequest { turn, body, codec } => {
                         recorder.request_sent(turn, &body);
-                        stream = Some(OpenStream::start(self.source.open(turn, &body)));
+                        stream = Some(OpenStream::start(self.source.open(turn, &body, codec)));
                     }
                     Action::DispatchTool {
                         call_id,
@@ -168,6 +172,11 @@ impl Driver<'_> {
                             recorder.stream_closed(millis(open.sent.elapsed()));
                         }
                         return Ok((recorder.stop(stop)?, session));
+                    }
+                    other => {
+                        return Err(MendError::harness(format!(
+                            "the core asked for an action this shell does not know: {other:?}"
+                        )))
                     }
                 }
                 continue;

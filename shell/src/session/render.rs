@@ -205,6 +205,8 @@ impl Observer for Human {
                 Some(detail) => self.line(&format!("Stopped: {} — {detail}", stop.reason)),
                 None => self.line(&format!("Stopped: {}", stop.reason)),
             },
+            // A newer core's event this renderer does not know yet: the JSONL output has it.
+            _ => {}
         }
     }
 }

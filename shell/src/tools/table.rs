@@ -158,7 +158,7 @@ pub fn wire_name(tool: ToolName) -> &'static str {
 pub fn offered_tools(task: &Task, context: bool) -> Vec<mend_core::ToolSpec> {
     let mut tools = tool_specs(task);
     if context {
-        tools.push(mend_core::context::todo_tool());
+        tools.push(mend_core::todo_tool());
     }
     tools
 }

@@ -1,0 +1,337 @@
+//! `mend eval SUITE --out DIR`: every (task, attempt) of this process's slice as an ordinary
+//! `mend run` (its own throwaway copy, its record and patch under `DIR/<task>/<attempt>.json`),
+//! `--jobs` at a time, one results line per finished attempt.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use mend_core::{Config, Millis, StopReason};
+
+use crate::cli::{Provider, Recorded, RepoArgs, Resolved};
+use crate::commands::run::{api_key, connect, record_of, server_base, Connection};
+use crate::error::{exit, MendError};
+use crate::provider::client::LiveSource;
+use crate::record::{Origin, ServerFacts};
+use crate::session::attempt::{run_attempt, Setup};
+use crate::session::driver::Observer;
+use crate::session::render::{Render, RunEvent};
+use crate::workspace::changes::{file_digests, set_sha256};
+use crate::workspace::sandbox::SandboxChoice;
+
+use super::progress::Progress;
+use super::results::{read_dir_rows, ResultsFile, Row};
+use super::shard::Shard;
+use super::suite::Suite;
+
+pub struct EvalOptions {
+    pub suite: Suite,
+    pub out: Utf8PathBuf,
+    pub jobs: usize,
+    pub shard: Shard,
+    pub model: Option<String>,
+    pub provider: Option<Provider>,
+    pub host: Option<String>,
+    pub python: Option<Utf8PathBuf>,
+    pub sandbox: Option<SandboxChoice>,
+    pub read_timeout: Duration,
+}
+
+/// One task of the suite, loaded once and shared by its attempts.
+struct Prepared {
+    name: String,
+    resolved: Resolved,
+    prompt: String,
+    repo_sha256: String,
+}
+
+/// Runs this slice's attempts that have no results line yet.
+pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
+    let suite = &options.suite;
+    let tasks = suite
+        .tasks
+        .iter()
+        .map(|(name, folder)| prepare(name, folder, options))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Every task talks to the same server and model: the first task file decides when the suite
+    // and the flags do not.
+    let first = &tasks[0].resolved.task;
+    let model = options
+        .model
+        .clone()
+        .or_else(|| suite.model.clone())
+        .or_else(|| first.model.clone())
+        .unwrap_or_else(|| crate::task::DEFAULT_MODEL.to_owned());
+    let codec = match (options.provider, suite.provider.as_deref()) {
+        (Some(flag), _) => flag.codec(),
+        (None, Some(name)) => mend_core::Codec::from_provider(name).unwrap_or_default(),
+        (None, None) => Provider::chosen(None, first),
+    };
+    let host = options.host.clone().or_else(|| suite.host.clone());
+    let base = server_base(host.as_deref(), codec);
+    let connection = connect(&base, options.read_timeout, codec, api_key(codec), &model)?;
+    let model_digest = connection
+        .model_digest
+        .clone()
+        .unwrap_or_else(|| format!("{}:{model}", codec.provider()));
+
+    std::fs::create_dir_all(&options.out).map_err(|err| {
+        MendError::harness(format!(
+            "cannot create the output folder {}: {err}",
+            options.out
+        ))
+    })?;
+    let done = finished_attempts(&options.out, &suite.sha256, &model_digest)?;
+    let pairs: Vec<(usize, u32)> = suite
+        .pairs()
+        .into_iter()
+        .enumerate()
+        .filter(|(number, _)| options.shard.holds(*number))
+        .map(|(_, pair)| pair)
+        .collect();
+    let slice = pairs.len();
+    let todo: VecDeque<(usize, u32)> = pairs
+        .into_iter()
+        .filter(|(task, attempt)| !done.contains(&(tasks[*task].name.clone(), *attempt)))
+        .collect();
+    let skipped = slice - todo.len();
+    let results_path = options.out.join(options.shard.results_file_name());
+    let results = Mutex::new(ResultsFile::open(&results_path)?);
+    let progress = Mutex::new(Progress::new(todo.len()));
+    let queue = Mutex::new(todo);
+    let failure: Mutex<Option<MendError>> = Mutex::new(None);
+    let shared = Shared {
+        tasks: &tasks,
+        model: &model,
+        codec,
+        connection: &connection,
+        model_digest: &model_digest,
+        options,
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs.max(1) {
+            scope.spawn(|| loop {
+                if crate::session::interrupt::requested() || lock(&failure).is_some() {
+                    return;
+                }
+                let Some((task, attempt)) = lock(&queue).pop_front() else {
+                    return;
+                };
+                match shared.attempt(task, attempt) {
+                    Ok(Some(row)) => {
+                        if let Err(error) = lock(&results).append(&row) {
+                            lock(&failure).get_or_insert(error);
+                            return;
+                        }
+                        lock(&progress).finished(row.passed);
+                    }
+                    Ok(None) => return,
+                    Err(error) => {
+                        lock(&failure).get_or_insert(error);
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let progress = progress
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    progress.clear();
+    if let Some(error) = failure
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    {
+        return Err(error);
+    }
+    eprintln!(
+        "mend: eval: {} attempt(s) run, {} passed; {skipped} of this slice's {slice} were already in the results; results in {results_path} (summarize with `mend eval report {}`)",
+        progress.done(),
+        progress.passed(),
+        options.out
+    );
+    if crate::session::interrupt::requested() {
+        eprintln!("mend: interrupted: rerun the same command to run the remaining attempts");
+        return Ok(exit::INTERRUPTED);
+    }
+    Ok(exit::PASS)
+}
+
+/// The (task, attempt) pairs that already have a line, after checking that every line in the
+/// folder belongs to this suite and model.
+fn finished_attempts(
+    out: &Utf8Path,
+    suite_sha256: &str,
+    model_digest: &str,
+) -> Result<BTreeSet<(String, u32)>, MendError> {
+    let rows = read_dir_rows(out)?;
+    if let Some(row) = rows
+        .iter()
+        .find(|row| row.suite_sha256 != suite_sha256 || row.model_digest != model_digest)
+    {
+        return Err(MendError::refused(format!(
+            "{out} holds results of another suite or model ({} attempt {}: suite {}, model {}) — pass a new --out folder",
+            row.task, row.attempt, short(&row.suite_sha256), row.model_digest
+        )));
+    }
+    Ok(rows
+        .into_iter()
+        .map(|row| (row.task, row.attempt))
+        .collect())
+}
+
+fn short(digest: &str) -> &str {
+    digest.get(..12).unwrap_or(digest)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A worker that panicked leaves whole values behind: every update is a single assignment.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn prepare(name: &str, folder: &Utf8Path, options: &EvalOptions) -> Result<Prepared, MendError> {
+    let args = RepoArgs {
+        repo: Some(folder.to_path_buf()),
+        task_file: None,
+        python: options.python.clone(),
+        keep_workspace: false,
+        sandbox: options.sandbox,
+    };
+    let resolved = args.resolve(Recorded::default())?;
+    let task = &resolved.task;
+    let prompt = task.prompt.clone().ok_or_else(|| {
+        MendError::usage(format!(
+            "{} has no task.prompt, which every task of a suite needs",
+            task.origin
+        ))
+    })?;
+    let repo_sha256 = crate::atomic::sha256_hex(
+        format!(
+            "{}{}",
+            set_sha256(&resolved.repo, &task.editable)?,
+            set_sha256(&resolved.repo, &task.test.files)?
+        )
+        .as_bytes(),
+    );
+    Ok(Prepared {
+        name: name.to_owned(),
+        resolved,
+        prompt,
+        repo_sha256,
+    })
+}
+
+struct Shared<'a> {
+    tasks: &'a [Prepared],
+    model: &'a str,
+    codec: mend_core::Codec,
+    connection: &'a Connection,
+    model_digest: &'a str,
+    options: &'a EvalOptions,
+}
+
+impl Shared<'_> {
+    /// One attempt as `mend run` makes it; `None` when Ctrl-C cut it (it gets no line, so a
+    /// rerun makes it again).
+    fn attempt(&self, task_index: usize, attempt: u32) -> Result<Option<Row>, MendError> {
+        let suite = &self.options.suite;
+        let prepared = &self.tasks[task_index];
+        let Resolved {
+            repo, task, runner, ..
+        } = &prepared.resolved;
+        let seed = suite.seed.saturating_add(i64::from(attempt));
+        let mut config = Config {
+            codec: self.codec,
+            max_turns: suite
+                .max_turns
+                .or(task.max_turns)
+                .unwrap_or(mend_core::DEFAULT_MAX_TURNS),
+            deadline: suite
+                .deadline_seconds
+                .map(|seconds| Millis(seconds.saturating_mul(1000))),
+            token_budget: suite.token_budget,
+            ..Config::new(
+                self.model,
+                &task.system_prompt,
+                &prepared.prompt,
+                crate::tools::table::offered_tools(task, false),
+            )
+        };
+        config.options.seed = seed;
+        if let Some(temperature) = suite.temperature {
+            config.options.temperature = temperature;
+        }
+        let folder = self.options.out.join(&prepared.name);
+        std::fs::create_dir_all(&folder)
+            .map_err(|err| MendError::harness(format!("cannot create {folder}: {err}")))?;
+        let record_path = folder.join(format!("{attempt}.json"));
+
+        let mut file_sha256_before = file_digests(repo, &task.test.files)?;
+        file_sha256_before.extend(file_digests(repo, &task.editable)?);
+        let setup = Setup {
+            repo,
+            task,
+            runner,
+            keep_workspace: false,
+        };
+        let mut source = LiveSource {
+            client: &self.connection.client,
+        };
+        let outcome = run_attempt(&setup, config.clone(), &mut source, &mut Quiet)?;
+        let stop = outcome.transcript.stop.reason;
+        if stop == StopReason::Cancelled {
+            return Ok(None);
+        }
+        let server = ServerFacts {
+            model_digest: self.connection.model_digest.clone(),
+            server_version: self.connection.server_version.clone(),
+            sandbox: runner.sandbox.name(),
+        };
+        let origin = Origin {
+            repo,
+            python: &runner.python,
+            sandbox_choice: prepared.resolved.sandbox_choice,
+        };
+        let record = record_of(&config, &server, &origin, &outcome, file_sha256_before);
+        record.write_atomically(&record_path)?;
+        if !outcome.checks.diff.is_empty() {
+            crate::record::patch::write_atomically(
+                &record_path.with_extension("patch"),
+                &outcome.checks.diff,
+            )?;
+        }
+        let metrics = &outcome.transcript.metrics;
+        Ok(Some(Row {
+            task: prepared.name.clone(),
+            attempt,
+            seed,
+            stop: stop.to_string(),
+            passed: outcome.checks.passed(),
+            turns: u32::try_from(outcome.transcript.turns.len()).unwrap_or(u32::MAX),
+            tokens: metrics.prompt_tokens + metrics.eval_tokens,
+            model_ms: metrics.model_ms,
+            tool_ms: metrics.tool_ms,
+            test_ms: metrics.verify_ms,
+            record: format!("{}/{attempt}.json", prepared.name),
+            suite_sha256: suite.sha256.clone(),
+            task_file_sha256: task.sha256.clone(),
+            repo_sha256: prepared.repo_sha256.clone(),
+            model_digest: self.model_digest.to_owned(),
+            k: suite.k,
+        }))
+    }
+}
+
+/// Attempts print nothing of their own: the progress bar speaks for them.
+struct Quiet;
+
+impl Observer for Quiet {
+    fn event(&mut self, _event: &mend_core::Event) {}
+}
+
+impl Render for Quiet {
+    fn run_event(&mut self, _event: &RunEvent) {}
+}

@@ -1,0 +1,285 @@
+//! `mend eval report DIR...`: the results of one or more folders (shards, machines) merged, and
+//! per task n, c and pass@1..k, the suite's mean, and the cost per solved task.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use camino::Utf8PathBuf;
+use serde::Serialize;
+
+use super::passk::pass_at_k;
+use super::results::{read_dir_rows, Row};
+use crate::error::MendError;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskReport {
+    pub task: String,
+    /// Attempts with a result, and how many of them passed.
+    pub n: u64,
+    pub c: u64,
+    /// pass@1..k; `null` where k exceeds n (attempts still missing).
+    pub pass_at: Vec<Option<f64>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub suite_sha256: String,
+    pub model_digest: String,
+    pub k: u32,
+    pub tasks: Vec<TaskReport>,
+    /// The mean over tasks of pass@1..k; `null` where some task lacks the attempts.
+    pub mean_pass_at: Vec<Option<f64>>,
+    pub attempts: u64,
+    pub passed: u64,
+    pub tokens: u64,
+    pub minutes: f64,
+    /// Tokens and minutes (model + tools + tests) spent per passing attempt; `null` with none.
+    pub tokens_per_solved: Option<f64>,
+    pub minutes_per_solved: Option<f64>,
+}
+
+/// Every row of the folders, refusing another suite's or model's rows and duplicate attempts.
+pub fn merge(dirs: &[Utf8PathBuf]) -> Result<Vec<Row>, MendError> {
+    let mut rows: Vec<(Utf8PathBuf, Row)> = Vec::new();
+    for dir in dirs {
+        if !dir.is_dir() {
+            return Err(MendError::usage(format!(
+                "{dir} is not a folder — name the --out folders of `mend eval`"
+            )));
+        }
+        rows.extend(
+            read_dir_rows(dir)?
+                .into_iter()
+                .map(|row| (dir.clone(), row)),
+        );
+    }
+    let Some((first_dir, first)) = rows.first().cloned() else {
+        return Err(MendError::usage(format!(
+            "no results in {} — run `mend eval SUITE --out DIR` first",
+            dirs.iter()
+                .map(|dir| dir.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    };
+    let mut seen = BTreeSet::new();
+    for (dir, row) in &rows {
+        if row.suite_sha256 != first.suite_sha256 || row.model_digest != first.model_digest {
+            return Err(MendError::refused(format!(
+                "{dir} ({} attempt {}) is from another suite or model than {first_dir}: suite {} vs {}, model {} vs {} — report them separately",
+                row.task, row.attempt, row.suite_sha256, first.suite_sha256, row.model_digest, first.model_digest
+            )));
+        }
+        if !seen.insert((row.task.clone(), row.attempt)) {
+            return Err(MendError::refused(format!(
+                "{} attempt {} appears twice (again in {dir}) — each attempt counts once: do not merge a folder with itself or with a copy",
+                row.task, row.attempt
+            )));
+        }
+    }
+    Ok(rows.into_iter().map(|(_, row)| row).collect())
+}
+
+pub fn report(rows: &[Row]) -> Report {
+    let k = rows.iter().map(|row| row.k).max().unwrap_or(1);
+    let mut per_task: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    for row in rows {
+        let entry = per_task.entry(&row.task).or_default();
+        entry.0 += 1;
+        entry.1 += u64::from(row.passed);
+    }
+    let tasks: Vec<TaskReport> = per_task
+        .into_iter()
+        .map(|(task, (n, c))| TaskReport {
+            task: task.to_owned(),
+            n,
+            c,
+            pass_at: (1..=u64::from(k)).map(|j| pass_at_k(n, c, j)).collect(),
+        })
+        .collect();
+    let mean_pass_at = (0..k as usize)
+        .map(|j| {
+            let values: Option<Vec<f64>> = tasks.iter().map(|task| task.pass_at[j]).collect();
+            values.map(|values| values.iter().sum::<f64>() / values.len() as f64)
+        })
+        .collect();
+    let passed = rows.iter().filter(|row| row.passed).count() as u64;
+    let tokens: u64 = rows.iter().map(|row| row.tokens).sum();
+    let ms: u64 = rows
+        .iter()
+        .map(|row| row.model_ms + row.tool_ms + row.test_ms)
+        .sum();
+    let minutes = ms as f64 / 60_000.0;
+    let per_solved = |total: f64| (passed > 0).then(|| total / passed as f64);
+    Report {
+        suite_sha256: rows
+            .first()
+            .map(|row| row.suite_sha256.clone())
+            .unwrap_or_default(),
+        model_digest: rows
+            .first()
+            .map(|row| row.model_digest.clone())
+            .unwrap_or_default(),
+        k,
+        tasks,
+        mean_pass_at,
+        attempts: rows.len() as u64,
+        passed,
+        tokens,
+        minutes,
+        tokens_per_solved: per_solved(tokens as f64),
+        minutes_per_solved: per_solved(minutes),
+    }
+}
+
+/// The report as a table for people.
+pub fn render(report: &Report) -> String {
+    let columns: Vec<String> = (1..=report.k).map(|j| format!("pass@{j}")).collect();
+    let cell = |value: Option<f64>| value.map_or("-".to_owned(), |value| format!("{value:.3}"));
+    let mut out = format!(
+        "model {}  suite {}\n{:<24} {:>4} {:>4}  {}\n",
+        report.model_digest,
+        report
+            .suite_sha256
+            .get(..12)
+            .unwrap_or(&report.suite_sha256),
+        "task",
+        "n",
+        "c",
+        columns
+            .iter()
+            .map(|c| format!("{c:>8}"))
+            .collect::<String>()
+    );
+    for task in &report.tasks {
+        out.push_str(&format!(
+            "{:<24} {:>4} {:>4}  {}\n",
+            task.task,
+            task.n,
+            task.c,
+            task.pass_at
+                .iter()
+                .map(|v| format!("{:>8}", cell(*v)))
+                .collect::<String>()
+        ));
+    }
+    out.push_str(&format!(
+        "{:<24} {:>4} {:>4}  {}\n",
+        "mean",
+        report.attempts,
+        report.passed,
+        report
+            .mean_pass_at
+            .iter()
+            .map(|v| format!("{:>8}", cell(*v)))
+            .collect::<String>()
+    ));
+    let cost = match (report.tokens_per_solved, report.minutes_per_solved) {
+        (Some(tokens), Some(minutes)) => {
+            format!("{tokens:.0} tokens and {minutes:.2} minutes per solved attempt")
+        }
+        _ => "no attempt passed".to_owned(),
+    };
+    out.push_str(&format!(
+        "cost: {} tokens, {:.2} minutes in all; {cost}\n",
+        report.tokens, report.minutes
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(task: &str, attempt: u32, passed: bool) -> Row {
+        Row {
+            task: task.to_owned(),
+            attempt,
+            seed: i64::from(attempt),
+            stop: "assistant_finished".to_owned(),
+            passed,
+            turns: 2,
+            tokens: 100,
+            model_ms: 30_000,
+            tool_ms: 0,
+            test_ms: 0,
+            record: format!("{task}/{attempt}.json"),
+            suite_sha256: "s".to_owned(),
+            task_file_sha256: "t".to_owned(),
+            repo_sha256: "r".to_owned(),
+            model_digest: "m".to_owned(),
+            k: 2,
+        }
+    }
+
+    #[test]
+    fn per_task_pass_at_k_the_mean_and_the_cost_per_solved_attempt() {
+        let rows = [
+            row("a", 0, true),
+            row("a", 1, false),
+            row("b", 0, false),
+            row("b", 1, false),
+        ];
+        assert_eq!(
+            report(&rows),
+            Report {
+                suite_sha256: "s".to_owned(),
+                model_digest: "m".to_owned(),
+                k: 2,
+                tasks: vec![
+                    TaskReport {
+                        task: "a".to_owned(),
+                        n: 2,
+                        c: 1,
+                        pass_at: vec![Some(0.5), Some(1.0)]
+                    },
+                    TaskReport {
+                        task: "b".to_owned(),
+                        n: 2,
+                        c: 0,
+                        pass_at: vec![Some(0.0), Some(0.0)]
+                    },
+                ],
+                mean_pass_at: vec![Some(0.25), Some(0.5)],
+                attempts: 4,
+                passed: 1,
+                tokens: 400,
+                minutes: 2.0,
+                tokens_per_solved: Some(400.0),
+                minutes_per_solved: Some(2.0),
+            }
+        );
+    }
+
+    #[test]
+    fn merging_refuses_another_model_and_duplicate_attempts() {
+        let write = |rows: &[Row]| {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let text: String = rows
+                .iter()
+                .map(|row| serde_json::to_string(row).expect("json") + "\n")
+                .collect();
+            std::fs::write(dir.path().join("results.jsonl"), text).expect("write");
+            let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).expect("utf-8");
+            (dir, path)
+        };
+        let (_one, one) = write(&[row("a", 0, true)]);
+        let (_two, two) = write(&[row("a", 1, false)]);
+        let other_model = Row {
+            model_digest: "x".to_owned(),
+            ..row("a", 1, false)
+        };
+        let (_three, three) = write(&[other_model]);
+        assert_eq!(
+            merge(&[one.clone(), two.clone()]).map(|rows| rows.len()),
+            Ok(2)
+        );
+        let codes: Vec<u8> = [
+            merge(&[one.clone(), three]),
+            merge(&[one.clone(), one.clone()]),
+        ]
+        .into_iter()
+        .map(|result| result.map_or_else(|error| error.exit_code, |_| 0))
+        .collect();
+        assert_eq!(codes, [4, 4]);
+    }
+}

@@ -1,0 +1,150 @@
+//! A scripted Ollama on loopback for `mend eval`: it answers by the request's seed and task, so
+//! which attempts repair is known in advance whatever order and process they run in. One thread
+//! per connection (shards and --jobs talk to it at once); it stops when dropped.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+pub const MODEL: &str = "scripted:1b";
+pub const DIGEST: &str = "5c1e9d0a7b";
+/// Tokens each scripted turn reports (prompt 100 + generated 20).
+pub const TURN_TOKENS: u64 = 120;
+
+/// One task the server can repair: a phrase of its prompt, and the edit that fixes it.
+pub struct Fix {
+    pub prompt_contains: &'static str,
+    pub old: &'static str,
+    pub new: &'static str,
+    /// Attempts whose seed is a multiple of this repair; the others give up at once.
+    pub every: i64,
+}
+
+pub struct SeededServer {
+    pub base: String,
+    stop: Arc<AtomicBool>,
+    pub chats: Arc<AtomicUsize>,
+}
+
+impl SeededServer {
+    pub fn start(fixes: Vec<Fix>) -> SeededServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let base = format!("http://{}", listener.local_addr().expect("address"));
+        let stop = Arc::new(AtomicBool::new(false));
+        let chats = Arc::new(AtomicUsize::new(0));
+        let fixes = Arc::new(fixes);
+        let (stopping, counting) = (Arc::clone(&stop), Arc::clone(&chats));
+        thread::spawn(move || {
+            while !stopping.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let (fixes, counting) = (Arc::clone(&fixes), Arc::clone(&counting));
+                        thread::spawn(move || serve(stream, &fixes, &counting));
+                    }
+                    Err(_) => thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        SeededServer { base, stop, chats }
+    }
+}
+
+impl Drop for SeededServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+fn serve(stream: TcpStream, fixes: &[Fix], chats: &AtomicUsize) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
+    let mut stream = stream;
+    // Keep-alive: answer requests on this connection until the client closes it.
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut length = 0usize;
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header).unwrap_or(0) == 0 {
+                return;
+            }
+            let header = header.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = header.split_once(':') {
+                if name.eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+            }
+        }
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let mut parts = request_line.split_whitespace();
+        let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let (kind, text) = match (method, path) {
+            ("GET", "/api/version") => {
+                ("application/json", json!({"version": "0.33.0"}).to_string())
+            }
+            ("GET", "/api/tags") => (
+                "application/json",
+                json!({"models": [{"name": MODEL, "model": MODEL, "digest": DIGEST, "size": 1}]})
+                    .to_string(),
+            ),
+            ("POST", "/api/chat") => {
+                chats.fetch_add(1, Ordering::SeqCst);
+                let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                ("application/x-ndjson", answer(&request, fixes))
+            }
+            _ => (
+                "application/json",
+                json!({"error": "not found"}).to_string(),
+            ),
+        };
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
+            text.len()
+        );
+        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(text.as_bytes()).is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// Turn 1 of a repairing attempt makes the edit; every other turn ends the attempt in text.
+fn answer(request: &Value, fixes: &[Fix]) -> String {
+    let seed = request["options"]["seed"].as_i64().unwrap_or(-1);
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let prompt = messages
+        .get(1)
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("");
+    let turn = 1 + messages.iter().filter(|m| m["role"] == "assistant").count();
+    let fix = fixes
+        .iter()
+        .find(|fix| prompt.contains(fix.prompt_contains));
+    let message = match fix {
+        Some(fix) if turn == 1 && seed.rem_euclid(fix.every) == 0 => json!({
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "call_fix", "function": {"name": "replace_text", "arguments": {"old": fix.old, "new": fix.new}}}],
+        }),
+        Some(_) if turn > 1 => json!({"role": "assistant", "content": "Repaired."}),
+        _ => json!({"role": "assistant", "content": "I cannot repair this."}),
+    };
+    let done = json!({"model": MODEL, "message": message, "done": true, "done_reason": "stop", "prompt_eval_count": 100, "eval_count": 20});
+    format!("{done}\n")
+}
