@@ -9,7 +9,7 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::{Config, Millis, StopReason};
 
-use crate::cli::{Provider, Recorded, RepoArgs, Resolved};
+use crate::cli::args::{Provider, Recorded, RepoArgs, Resolved};
 use crate::commands::run::{api_key, connect, record_of, server_base, Connection};
 use crate::error::{exit, MendError};
 use crate::provider::client::LiveSource;

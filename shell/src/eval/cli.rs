@@ -10,7 +10,7 @@ use super::attempts::{eval, EvalOptions};
 use super::report::{merge, render, report};
 use super::shard::Shard;
 use super::suite::Suite;
-use crate::cli::Provider;
+use crate::cli::args::Provider;
 use crate::error::{exit, MendError};
 use crate::workspace::sandbox::SandboxChoice;
 

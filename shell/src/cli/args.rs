@@ -1,0 +1,275 @@
+//! The argument groups the commands share (model, repository, replay), and what they resolve
+//! to. Kept apart from the command enum so a command's own module (`eval/cli.rs`) can use them
+//! without importing the file that imports it.
+
+use camino::{Utf8Path, Utf8PathBuf};
+use clap::{Args, ValueEnum};
+use mend_core::{Codec, Config};
+
+use super::locate::{repository, LEGACY_REPO};
+use crate::error::MendError;
+use crate::task::{Task, ToolName};
+use crate::workspace::runner::TestRunner;
+use crate::workspace::sandbox::{Sandbox, SandboxChoice};
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// The task given to the model [default: the task file's task.prompt].
+    #[arg(long)]
+    pub task: Option<String>,
+    /// Where to write the record [default: REPO/.mend/<UTC timestamp>.json].
+    #[arg(long)]
+    pub record: Option<Utf8PathBuf>,
+    /// Wall-clock budget of the model loop, in seconds; the run then stops with
+    /// deadline_exceeded.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub deadline: Option<u64>,
+    /// Print the run's diff at the end (it is always written next to the record as a .patch).
+    #[arg(long)]
+    pub diff: bool,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    #[command(flatten)]
+    pub setup: RepoArgs,
+    /// Where to record the conversation, rewritten after every message [default:
+    /// REPO/.mend/chat-<UTC timestamp>.json].
+    #[arg(long)]
+    pub record: Option<Utf8PathBuf>,
+}
+
+/// Which model, where, and how each session talks to it: shared by `run` and `chat`.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// The protocol of the model server: Ollama's own API, OpenAI-compatible chat completions
+    /// (llama-server, vLLM, LM Studio, Ollama's /v1), or Anthropic's Messages API [default: the
+    /// task file's model.provider, else ollama].
+    #[arg(long, value_enum)]
+    pub provider: Option<Provider>,
+    /// The model to use [default: the task file's model.name, else gemma4:e2b].
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The server, in OLLAMA_HOST's syntax [default: $OLLAMA_HOST, else http://127.0.0.1:11434;
+    /// with --provider openai: $OPENAI_BASE_URL, else https://api.openai.com/v1; with
+    /// --provider anthropic: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]. Keys come
+    /// from OPENAI_API_KEY / ANTHROPIC_API_KEY and are never printed or recorded.
+    #[arg(long)]
+    pub host: Option<String>,
+    /// How many model requests a run (in chat: each message) may send [default: the task
+    /// file's model.max_turns, else 8].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+    /// Seconds to wait for each piece of the server's answer before giving up.
+    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub read_timeout: u64,
+    /// Ask the model not to think (for models without thinking support).
+    #[arg(long)]
+    pub no_think: bool,
+    /// End each request with a short system hint (folder, OS, turn, tool results so far, the
+    /// model's TODO list) and offer a `todo` tool that mend answers itself.
+    #[arg(long)]
+    pub context: bool,
+    /// Show the model's reasoning as it streams (human output only).
+    #[arg(long)]
+    pub thinking: bool,
+}
+
+impl ModelArgs {
+    /// The model: the flag, else the task file's, else the default.
+    pub fn model_name(&self, task: &Task) -> String {
+        self.model
+            .clone()
+            .or_else(|| task.model.clone())
+            .unwrap_or_else(|| crate::task::DEFAULT_MODEL.to_owned())
+    }
+
+    pub fn max_turns(&self, task: &Task) -> u32 {
+        self.max_turns
+            .or(task.max_turns)
+            .unwrap_or(mend_core::DEFAULT_MAX_TURNS)
+    }
+
+    /// The session these flags and the task file describe, asking `prompt` in `repo`.
+    pub fn session_config(&self, task: &Task, repo: &Utf8Path, prompt: &str) -> Config {
+        Config {
+            codec: Provider::chosen(self.provider, task),
+            max_turns: self.max_turns(task),
+            think: !self.no_think,
+            context: self
+                .context
+                .then(|| crate::commands::run::context_config(repo)),
+            ..Config::new(
+                &self.model_name(task),
+                &task.system_prompt,
+                prompt,
+                crate::tools::table::offered_tools(task, self.context),
+            )
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Provider {
+    Ollama,
+    Openai,
+    Anthropic,
+}
+
+impl Provider {
+    /// `--provider`, else the task file's, else Ollama.
+    pub fn chosen(flag: Option<Provider>, task: &Task) -> Codec {
+        match (
+            flag,
+            task.provider.as_deref().and_then(Codec::from_provider),
+        ) {
+            (Some(flag), _) => flag.codec(),
+            (None, Some(codec)) => codec,
+            (None, None) => Codec::OllamaNdjson,
+        }
+    }
+
+    pub fn codec(self) -> Codec {
+        match self {
+            Provider::Ollama => Codec::OllamaNdjson,
+            Provider::Openai => Codec::OpenaiSse,
+            Provider::Anthropic => Codec::AnthropicSse,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The record to replay (`mend run` writes them to REPO/.mend/) [default: fixtures/repair.json,
+    /// the recorded repair, when run in the mend checkout].
+    pub record: Option<Utf8PathBuf>,
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Show the model's reasoning as it streams (human output only).
+    #[arg(long)]
+    pub thinking: bool,
+    /// Rewrite the record's observed fields (tool results, stop, tests, hashes) from this replay.
+    /// For authoring fixtures: the streams stay as written.
+    #[arg(long)]
+    pub bless: bool,
+}
+
+/// What the commands that work on a copy share, and how they print.
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    #[command(flatten)]
+    pub setup: RepoArgs,
+    /// Print one JSON event per line (schema: docs/events.md) instead of readable text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The repository, its task file, and where its code runs.
+#[derive(Debug, Args)]
+pub struct RepoArgs {
+    /// The repository to work on; it is copied, never modified [default: for replay, the
+    /// repository the record was made on; else the current folder].
+    #[arg(long)]
+    pub repo: Option<Utf8PathBuf>,
+    /// The task file: what to ask, which files the tools may touch, how the tests run
+    /// [default: REPO/mend.toml]. See docs/task-file.md.
+    #[arg(long, value_name = "PATH")]
+    pub task_file: Option<Utf8PathBuf>,
+    /// The Python that runs the tests [default: for replay, the one the record was made with;
+    /// else $MEND_PYTHON, else REPO/.venv/bin/python, REPO/venv/bin/python, $VIRTUAL_ENV's
+    /// python, python3].
+    #[arg(long)]
+    pub python: Option<Utf8PathBuf>,
+    /// Keep the temporary copy after the run and print its path.
+    #[arg(long)]
+    pub keep_workspace: bool,
+    /// Where the repository's tests run: `auto` uses bubblewrap when it works here, else a
+    /// network namespace, else no sandbox (with a loud warning) [default: for replay, the
+    /// record's; else auto].
+    #[arg(long, value_enum)]
+    pub sandbox: Option<SandboxChoice>,
+}
+
+/// What a record says about where it was made; replay reuses each unless a flag overrides it.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Recorded<'a> {
+    pub repo: Option<&'a str>,
+    pub python: Option<&'a str>,
+    pub sandbox: Option<SandboxChoice>,
+}
+
+impl<'a> Recorded<'a> {
+    pub fn of(settings: &'a crate::record::SessionSettings) -> Recorded<'a> {
+        Recorded {
+            // Records made before records named their repository are the sample's.
+            repo: Some(settings.repo.as_deref().unwrap_or(LEGACY_REPO)),
+            python: settings.python.as_deref(),
+            sandbox: settings
+                .sandbox_choice
+                .as_deref()
+                .and_then(|name| SandboxChoice::from_str(name, true).ok()),
+        }
+    }
+}
+
+/// The repository, its task and where its tests run, as the flags (and a record) decided.
+pub struct Resolved {
+    pub repo: Utf8PathBuf,
+    pub task: Task,
+    pub runner: TestRunner,
+    pub sandbox_choice: SandboxChoice,
+}
+
+impl Resolved {
+    /// Where this run is made, as a record keeps it.
+    pub fn origin(&self) -> crate::record::Origin<'_> {
+        crate::record::Origin {
+            repo: &self.repo,
+            python: &self.runner.python,
+            sandbox_choice: self.sandbox_choice,
+        }
+    }
+}
+
+impl RepoArgs {
+    /// `--repo`, else the repository a record names, else the current folder; checked to be a
+    /// folder.
+    pub fn repo(&self, recorded: Option<&str>) -> Result<Utf8PathBuf, MendError> {
+        repository(self.repo.as_deref(), recorded)
+    }
+
+    /// The repository, its task file (loaded and checked) and a runner fit for it: a task that
+    /// enables `shell` needs a sandbox.
+    pub fn resolve(&self, recorded: Recorded) -> Result<Resolved, MendError> {
+        let repo = self.repo(recorded.repo)?;
+        let task = Task::locate(&repo, self.task_file.as_deref())?;
+        let python =
+            crate::workspace::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?
+                .path;
+        let sandbox_choice = self
+            .sandbox
+            .or(recorded.sandbox)
+            .unwrap_or(SandboxChoice::Auto);
+        let sandbox = Sandbox::resolve(sandbox_choice)?;
+        let runner = TestRunner::for_task(python, sandbox, &task, &repo)?;
+        if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
+            return Err(MendError::usage(format!(
+                "{} enables the shell tool, which runs only inside a sandbox, and none is available here \
+                 — install bubblewrap (`apt-get install bubblewrap`) or remove `shell` from tools.enabled",
+                task.origin
+            )));
+        }
+        Ok(Resolved {
+            repo,
+            task,
+            runner,
+            sandbox_choice,
+        })
+    }
+}
