@@ -2,21 +2,12 @@
 
 use std::time::Duration;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 
 use super::*;
 use crate::task::{PathSet, PythonPath};
+use crate::test_support::{project, python};
 use crate::workspace::sandbox::Sandbox;
-
-/// The venv's interpreter with pytest (`make venv`); a missing one fails the test with the fix.
-fn python() -> Utf8PathBuf {
-    let python = std::env::var("MEND_PYTHON").map_or_else(
-        |_| Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.venv/bin/python")),
-        Utf8PathBuf::from,
-    );
-    assert!(python.exists(), "no Python at {python} — run `make venv`");
-    python
-}
 
 fn runner() -> TestRunner {
     TestRunner::new(python(), Sandbox::Unsandboxed)
@@ -36,17 +27,6 @@ fn test_command(argv: &[&str], report: TestReport, timeout_seconds: u64) -> Test
 
 fn pytest() -> TestCommand {
     test_command(&["python", "-m", "pytest", "-q"], TestReport::Pytest, 60)
-}
-
-fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Utf8PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
-    for (file, text) in files {
-        let path = root.join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    (dir, root)
 }
 
 /// A run without its timing and output, which differ between runs.
