@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{mend, repo_root, sample_copy, tree_digest};
+use common::{fixture, mend, sample_copy, tree_digest};
 use serde_json::Value;
 
 #[test]
@@ -33,10 +33,7 @@ fn replay_refuses_a_sample_whose_tests_changed() {
 #[test]
 fn replay_reports_the_first_divergence_from_its_record() {
     let dir = tempfile::tempdir().unwrap();
-    let mut record: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("fixtures/repair.json")).unwrap(),
-    )
-    .unwrap();
+    let mut record = fixture("repair");
     record["tool_calls"][2]["result"]["replaced"] = Value::from(2);
     let tampered = dir.path().join("tampered.json");
     std::fs::write(&tampered, serde_json::to_string(&record).unwrap()).unwrap();

@@ -16,6 +16,12 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The record fixtures/NAME.json, parsed.
+pub fn fixture(name: &str) -> Value {
+    let path = repo_root().join(format!("fixtures/{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 /// The interpreter with pytest: `MEND_PYTHON` (the Makefile sets it), else the project venv.
 /// A missing interpreter fails the test with the fix, never skips it.
 pub fn python() -> PathBuf {
