@@ -69,11 +69,7 @@ fn interrupted_run(repo: &Path, record: &Path) -> Outcome {
     // SAFETY: kill only sends a signal to our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let output = child.wait_with_output().unwrap();
-    Outcome {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    Outcome::from(output)
 }
 
 fn stop_reason(record: &Path) -> Value {

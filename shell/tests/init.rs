@@ -23,11 +23,7 @@ fn mend_as_user(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
         .envs(env.iter().copied())
         .output()
         .expect("the mend binary runs");
-    Outcome {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    Outcome::from(output)
 }
 
 /// `VENV/bin/python`: a script that runs `command` (the test venv's interpreter, or one

@@ -7,7 +7,7 @@ pub mod turns;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -42,6 +42,16 @@ pub struct Outcome {
     pub stderr: String,
 }
 
+impl From<Output> for Outcome {
+    fn from(output: Output) -> Outcome {
+        Outcome {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
 impl Outcome {
     /// The JSONL events of a `--json` run, every line parsed (a line that is not JSON fails).
     pub fn events(&self) -> Vec<Value> {
@@ -72,11 +82,7 @@ pub fn mend_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome
         .envs(env.iter().copied())
         .output()
         .expect("the mend binary runs");
-    Outcome {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    Outcome::from(output)
 }
 
 /// Every file below `root` (relative path → SHA-256 of its bytes, or of a link's target).
