@@ -253,17 +253,11 @@ enabled = ["read_file", "write_file", "run_tests"]
     std::fs::write(repo.path().join("state.txt"), "broken\n").unwrap();
     let verify = || {
         let outcome = mend(&["verify", "--json", "--repo", repo.path().to_str().unwrap()]);
-        let run = outcome
-            .events()
-            .into_iter()
-            .find(|event| event["type"] == "tests_after")
-            .map(|mut event| {
-                event["run"].as_object_mut().unwrap().remove("duration_ms");
-                event["run"].clone()
-            });
+        let mut run = outcome.tests_after();
+        run.as_object_mut().unwrap().remove("duration_ms");
         (outcome.code, run)
     };
-    assert_eq!(verify(), (1, Some(serde_json::json!({"exit_code": 1}))));
+    assert_eq!(verify(), (1, serde_json::json!({"exit_code": 1})));
     std::fs::write(repo.path().join("state.txt"), "fixed\n").unwrap();
-    assert_eq!(verify(), (0, Some(serde_json::json!({"exit_code": 0}))));
+    assert_eq!(verify(), (0, serde_json::json!({"exit_code": 0})));
 }

@@ -109,16 +109,11 @@ fn init_writes_a_task_file_that_verify_runs_with_the_repository_venv() {
 
     // No --repo, no --python, no MEND_PYTHON: the repository's own .venv runs the tests.
     let verify = mend_as_user(dir, &["verify", "--json", "--sandbox", "none"], &[]);
-    let summary = verify
-        .events()
-        .into_iter()
-        .find(|event| event["type"] == "tests_after")
-        .map(|event| event["run"]["summary"].clone());
     assert_eq!(
-        (verify.code, summary),
+        (verify.code, verify.tests_after()["summary"].clone()),
         (
             1,
-            Some(serde_json::json!({"passed": 3, "failed": 1, "errors": 0, "skipped": 0}))
+            serde_json::json!({"passed": 3, "failed": 1, "errors": 0, "skipped": 0})
         ),
         "{}",
         verify.stderr

@@ -42,17 +42,7 @@ fn task_file_with(project: &Path, dir: &Path, old: &str, new: &str) -> PathBuf {
 
 /// The exit code, and the independent check without its timing and output tail.
 fn verdict(outcome: &Outcome) -> (i32, Value) {
-    let mut run = outcome
-        .events()
-        .into_iter()
-        .find(|event| event["type"] == "tests_after")
-        .map(|event| event["run"].clone())
-        .unwrap_or_else(|| {
-            panic!(
-                "no tests_after event:\n{}{}",
-                outcome.stdout, outcome.stderr
-            )
-        });
+    let mut run = outcome.tests_after();
     let Some(fields) = run.as_object_mut() else {
         panic!("the run is an object: {run}")
     };

@@ -53,6 +53,16 @@ impl From<Output> for Outcome {
 }
 
 impl Outcome {
+    /// The `run` of the `tests_after` event of a `--json` run; a run without one fails with its
+    /// output.
+    pub fn tests_after(&self) -> Value {
+        self.events()
+            .into_iter()
+            .find(|event| event["type"] == "tests_after")
+            .map(|event| event["run"].clone())
+            .unwrap_or_else(|| panic!("no tests_after event:\n{}\n{}", self.stdout, self.stderr))
+    }
+
     /// The JSONL events of a `--json` run, every line parsed (a line that is not JSON fails).
     pub fn events(&self) -> Vec<Value> {
         self.stdout
