@@ -25,3 +25,12 @@ pub(crate) fn python() -> Utf8PathBuf {
     assert!(python.exists(), "no Python at {python} — run `make venv`");
     python
 }
+
+/// A FIFO at `path`, the special file a walk must never open.
+pub(crate) fn make_fifo(path: &camino::Utf8Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo {path}");
+}

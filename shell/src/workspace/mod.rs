@@ -211,7 +211,7 @@ mod tests {
     use super::Workspace;
     use crate::task::copy::Exclusion;
     use crate::task::paths::Skipped;
-    use crate::test_support::project;
+    use crate::test_support::{make_fifo, project};
 
     /// (relative path, modification time, mode) of every entry below `root`, links by target.
     fn entries(root: &Utf8Path) -> Vec<(String, String)> {
@@ -275,11 +275,7 @@ mod tests {
         }
         symlink("../src", original.join("target/src")).unwrap();
         symlink("nowhere", original.join("broken")).unwrap();
-        let fifo = std::process::Command::new("mkfifo")
-            .arg(original.join("src/pipe"))
-            .status()
-            .unwrap();
-        assert!(fifo.success());
+        make_fifo(&original.join("src/pipe"));
         fs::set_permissions(original.join("target"), fs::Permissions::from_mode(0o555)).unwrap();
         for folder in ["src", "target/debug", "target"] {
             fs::File::open(original.join(folder))
