@@ -15,6 +15,7 @@ use mend::commands::replay_chat::replay_chat;
 use mend::commands::run::{api_key, connect, server_base, RunOptions};
 use mend::error::{exit, MendError};
 use mend::mend_folder::default_record;
+use mend::record::target::RecordTarget;
 use mend::record::{AnyRecord, Record};
 use mend::session::attempt::Setup;
 use mend::session::render::{renderer, RunEvent};
@@ -49,7 +50,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
                 ..args.model.session_config(task, repo, prompt)
             };
             let record = match &args.record {
-                Some(record) => record.clone(),
+                Some(record) => RecordTarget::Given(record.clone()),
                 None => default_record(repo, "")?,
             };
             let options = RunOptions {
@@ -157,7 +158,7 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
         &config.model,
     )?;
     let record = match &args.record {
-        Some(record) => record.clone(),
+        Some(record) => RecordTarget::Given(record.clone()),
         None => default_record(repo, "chat-")?,
     };
     let setup = ChatSetup {
@@ -167,7 +168,7 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
         connection: &connection,
         config,
         keep_workspace: args.setup.keep_workspace,
-        record: &record,
+        record,
         sandbox_choice: resolved.sandbox_choice,
     };
     let mut render = renderer(false, args.model.thinking);

@@ -5,18 +5,20 @@
 use std::fs;
 use std::time::SystemTime;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 
 use crate::clock::utc_stamp;
 use crate::error::MendError;
+use crate::record::target::RecordTarget;
 
 pub const FOLDER: &str = ".mend";
 
 const GITIGNORE: &str = "# Written by mend: records and patches of runs on this repository.\n*\n";
 
-/// `REPO/.mend/<prefix><UTC stamp>.json`, with the folder (and its `.gitignore`) made first, so
-/// a repository mend cannot write to is named before any work starts.
-pub fn default_record(repo: &Utf8Path, prefix: &str) -> Result<Utf8PathBuf, MendError> {
+/// A new record in `REPO/.mend/`, named `<prefix><UTC stamp of now>.json` (`-2`, `-3`, … when a
+/// record of the same second is there when it is written), with the folder (and its
+/// `.gitignore`) made first, so a repository mend cannot write to is named before any work starts.
+pub fn default_record(repo: &Utf8Path, prefix: &str) -> Result<RecordTarget, MendError> {
     let folder = repo.join(FOLDER);
     let cannot = |err: std::io::Error| {
         MendError::harness(format!(
@@ -28,20 +30,33 @@ pub fn default_record(repo: &Utf8Path, prefix: &str) -> Result<Utf8PathBuf, Mend
     if !gitignore.exists() {
         fs::write(&gitignore, GITIGNORE).map_err(cannot)?;
     }
-    Ok(folder.join(format!("{prefix}{}.json", utc_stamp(SystemTime::now()))))
+    Ok(RecordTarget::New {
+        folder,
+        stem: format!("{prefix}{}", utc_stamp(SystemTime::now())),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::default_record;
+    use crate::clock::utc_stamp;
+    use crate::record::target::RecordTarget;
     use crate::test_support::project;
 
     #[test]
     fn the_folder_ignores_itself_and_a_user_gitignore_is_kept() {
         let (_dir, repo) = project(&[]);
+        let before = utc_stamp(std::time::SystemTime::now());
         let record = default_record(&repo, "chat-").unwrap();
-        assert_eq!(record.parent(), Some(repo.join(".mend").as_path()));
-        assert!(record.file_name().unwrap().starts_with("chat-"));
+        let after = utc_stamp(std::time::SystemTime::now());
+        let stamped = |stamp: &str| RecordTarget::New {
+            folder: repo.join(".mend"),
+            stem: format!("chat-{stamp}"),
+        };
+        assert!(
+            record == stamped(&before) || record == stamped(&after),
+            "{record:?}"
+        );
         let gitignore = repo.join(".mend/.gitignore");
         assert_eq!(
             std::fs::read_to_string(&gitignore).unwrap(),

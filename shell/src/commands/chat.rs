@@ -12,7 +12,8 @@ use crate::commands::run::Connection;
 use crate::error::{exit, MendError};
 use crate::provider::client::LiveSource;
 use crate::record::chat::{ChatEnding, ChatMessage, ChatRecord, CHAT_FORMAT};
-use crate::record::{write_json_atomically, Origin, ServerFacts, SessionSettings};
+use crate::record::target::{RecordFile, RecordTarget};
+use crate::record::{Origin, ServerFacts, SessionSettings};
 use crate::session::driver::Driver;
 use crate::session::interrupt;
 use crate::session::render::{Render, RunEvent};
@@ -40,7 +41,7 @@ pub struct ChatSetup<'a> {
     pub config: Config,
     pub keep_workspace: bool,
     /// Where the conversation is recorded, after every message.
-    pub record: &'a Utf8Path,
+    pub record: RecordTarget,
     /// The `--sandbox` given, kept in the record for replay.
     pub sandbox_choice: SandboxChoice,
 }
@@ -119,6 +120,7 @@ pub fn chat(
         messages: Vec::new(),
         ending: None,
     };
+    let mut record_file = RecordFile::new(setup.record.clone());
     let mut conversation: Option<Session> = None;
     // The last change written by /save, and where: Ctrl-D tells whether the end state is saved.
     let mut saved: Option<(String, String)> = None;
@@ -198,7 +200,7 @@ pub fn chat(
                     tool_calls: transcript.tool_calls,
                     stop: transcript.stop,
                 });
-                write_json_atomically(setup.record, &record)?;
+                record_file.write_json(&record)?;
             }
         }
     }
@@ -222,10 +224,9 @@ pub fn chat(
             source_sha256_after: set_sha256(workspace.root(), &setup.task.editable)?,
             diff: diff.clone(),
         });
-        write_json_atomically(setup.record, &record)?;
+        let path = record_file.write_json(&record)?;
         say(&format!(
-            "The conversation is recorded in {} (replay it with `mend replay {}`).",
-            setup.record, setup.record
+            "The conversation is recorded in {path} (replay it with `mend replay {path}`)."
         ));
     }
     if setup.keep_workspace {

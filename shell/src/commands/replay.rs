@@ -87,6 +87,8 @@ pub(crate) fn judge(
         stop_reason,
         exit_code,
         metrics,
+        record: None,
+        patch: None,
     });
     exit_code
 }

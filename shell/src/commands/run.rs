@@ -3,13 +3,14 @@
 
 use std::time::Duration;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 use mend_core::internal::server_message;
 use mend_core::{Codec, Config, ContextConfig, Stop, StopCause, StopReason, TransportError};
 
 use crate::error::{exit, MendError};
 use crate::provider::client::{Client, LiveSource, Secret};
 use crate::provider::host::BaseUrl;
+use crate::record::target::{RecordFile, RecordTarget};
 use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::session::attempt::{run_attempt, Attempt, Setup};
 use crate::session::render::{Render, RunEvent};
@@ -22,7 +23,8 @@ pub struct RunOptions<'a> {
     pub config: Config,
     pub base: BaseUrl,
     pub api_key: Option<Secret>,
-    pub record: Utf8PathBuf,
+    /// `--record`, else a new file in `REPO/.mend/`.
+    pub record: RecordTarget,
     pub read_timeout: Duration,
     /// Print the diff after the verdict.
     pub print_diff: bool,
@@ -142,7 +144,16 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         sandbox_choice: options.sandbox_choice,
     };
     let record = record_of(config, &server, &origin, &attempt, file_sha256_before);
-    record.write_atomically(&options.record)?;
+    // The name actually written: a new record never replaces another run's.
+    let record_path = RecordFile::new(options.record.clone()).write_json(&record)?;
+    let diff = &attempt.checks.diff;
+    let patch = if diff.is_empty() {
+        None
+    } else {
+        let patch = record_path.with_extension("patch");
+        crate::record::patch::write_atomically(&patch, diff)?;
+        Some(patch)
+    };
     let exit_code = exit_code(&attempt);
     render.run_event(&RunEvent::Verdict {
         tests_pass: attempt.checks.passed(),
@@ -151,22 +162,18 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         stop_reason: attempt.transcript.stop.reason.to_string(),
         exit_code,
         metrics: attempt.transcript.metrics.clone(),
+        record: Some(record_path.to_string()),
+        patch: patch.as_ref().map(ToString::to_string),
     });
-    report_record(&options.record);
+    report_record(&record_path);
     if attempt.checks.test_files_changed() {
         eprintln!(
             "mend: the run changed the task's test files ({}), so its final tests do not count as a pass",
             options.setup.task.test.files.listed("and")
         );
     }
-    let diff = &attempt.checks.diff;
-    if !diff.is_empty() {
-        let patch = options.record.with_extension("patch");
-        crate::record::patch::write_atomically(&patch, diff)?;
-        eprintln!(
-            "mend: the change is in {patch} (apply it with `mend apply {}`)",
-            options.record
-        );
+    if let Some(patch) = patch {
+        eprintln!("mend: the change is in {patch} (apply it with `mend apply {record_path}`)");
         if options.print_diff {
             render.run_event(&RunEvent::Diff { text: diff.clone() });
         }

@@ -7,6 +7,7 @@ pub mod metrics;
 pub mod patch;
 pub mod settings;
 pub mod spill;
+pub mod target;
 pub mod turn;
 
 pub use line::{LineBytes, RecordedLine};
@@ -117,10 +118,13 @@ impl Record {
 
 /// Writes `value` as pretty JSON, all or nothing (see [`atomic::write_file`]).
 pub fn write_json_atomically(path: &Utf8Path, value: &impl Serialize) -> Result<(), MendError> {
-    // Serialized straight into the file: spilled lines are never gathered in memory.
-    atomic::write_file(path, |out| {
-        serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::other)?;
-        out.write_all(b"\n")
-    })
-    .map_err(|err| MendError::harness(format!("cannot write the record {path}: {err}")))
+    atomic::write_file(path, |out| json_into(out, value))
+        .map_err(|err| MendError::harness(format!("cannot write the record {path}: {err}")))
+}
+
+/// `value` as pretty JSON and a newline, serialized straight into `out`: spilled lines are
+/// never gathered in memory.
+fn json_into(out: &mut dyn std::io::Write, value: &impl Serialize) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::other)?;
+    out.write_all(b"\n")
 }

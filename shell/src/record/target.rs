@@ -1,0 +1,70 @@
+//! Where a run's or a chat's record is written: the path `--record` names, or a new name in
+//! `REPO/.mend/` taken when the record is first written, so that two runs started in the same
+//! second each keep their own record.
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::Serialize;
+
+use crate::atomic;
+use crate::error::MendError;
+use crate::record::{json_into, write_json_atomically};
+
+/// How many numbered names (`-2` … `-1000`) a new record tries after its plain one.
+const NUMBERED_NAMES: usize = 1000;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordTarget {
+    /// `--record PATH`: that file, replaced when it exists.
+    Given(Utf8PathBuf),
+    /// `FOLDER/STEM.json`, else `STEM-2.json`, `STEM-3.json`, …: never a file that exists.
+    New { folder: Utf8PathBuf, stem: String },
+}
+
+/// A record being written, once or (a chat) after every message.
+#[derive(Debug)]
+pub struct RecordFile {
+    target: RecordTarget,
+    written: Option<Utf8PathBuf>,
+}
+
+impl RecordFile {
+    pub fn new(target: RecordTarget) -> RecordFile {
+        RecordFile {
+            target,
+            written: None,
+        }
+    }
+
+    /// Writes `value` as pretty JSON, all or nothing, and returns the file written. The first
+    /// write of a new record takes its name; later writes replace that same file.
+    pub fn write_json(&mut self, value: &impl Serialize) -> Result<Utf8PathBuf, MendError> {
+        let path = match (&self.written, &self.target) {
+            (Some(path), _) | (None, RecordTarget::Given(path)) => {
+                write_json_atomically(path, value)?;
+                path.clone()
+            }
+            (None, RecordTarget::New { folder, stem }) => {
+                let names = std::iter::once(format!("{stem}.json")).chain(
+                    (2..=NUMBERED_NAMES).map(|number| format!("{stem}-{number}.json")),
+                );
+                atomic::write_new_file(folder, names, |out| json_into(out, value)).map_err(
+                    |err| {
+                        MendError::harness(format!(
+                            "cannot write the record {folder}/{stem}.json: {err} — pass --record PATH to write it elsewhere"
+                        ))
+                    },
+                )?
+            }
+        };
+        self.written = Some(path.clone());
+        Ok(path)
+    }
+
+    /// The file the record was written to, once it has been.
+    pub fn written(&self) -> Option<&Utf8Path> {
+        self.written.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests;
