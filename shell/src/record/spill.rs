@@ -128,11 +128,43 @@ impl SpillRange {
     }
 }
 
+/// One streamed line as the spill file keeps it: the JSON of a [`RecordedLine`] and a newline.
+///
+/// Encoding is most of a line's cost on the loop's side, so the thread that reads the body
+/// encodes each line as it arrives, while the loop is busy with the one before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpillLine(Vec<u8>);
+
+impl SpillLine {
+    /// `line`, received `at_ms` after its request, encoded straight from the borrowed bytes.
+    pub fn encode(at_ms: u64, line: &[u8]) -> SpillLine {
+        #[derive(Serialize)]
+        struct TextLine<'a> {
+            at_ms: u64,
+            text: &'a str,
+        }
+        let mut encoded = Vec::with_capacity(line.len() + 32);
+        let serialized = match std::str::from_utf8(line) {
+            Ok(text) => serde_json::to_writer(&mut encoded, &TextLine { at_ms, text }),
+            Err(_) => {
+                let recorded = RecordedLine {
+                    at_ms,
+                    bytes: LineBytes::from_bytes(line),
+                };
+                serde_json::to_writer(&mut encoded, &recorded)
+            }
+        };
+        // Invariant: serializing a number and strings into a Vec cannot fail (the Vec's writes
+        // never fail, and no map key here can be a non-string).
+        debug_assert!(serialized.is_ok(), "a line's JSON could not be written: {serialized:?}");
+        encoded.push(b'\n');
+        SpillLine(encoded)
+    }
+}
+
 /// Appends the lines of a run to an anonymous temporary file (gone when the last handle drops).
 pub struct SpillWriter {
     writer: BufWriter<File>,
-    /// One line's JSON, reused from line to line.
-    scratch: Vec<u8>,
     written: u64,
     turn_start: u64,
     turn_count: usize,
@@ -142,7 +174,6 @@ impl SpillWriter {
     pub fn new() -> io::Result<SpillWriter> {
         Ok(SpillWriter {
             writer: BufWriter::new(tempfile::tempfile()?),
-            scratch: Vec::new(),
             written: 0,
             turn_start: 0,
             turn_count: 0,
@@ -155,30 +186,10 @@ impl SpillWriter {
         self.turn_count = 0;
     }
 
-    /// Appends one raw line received `at_ms` after its request. The line is written as the
-    /// JSON of a [`RecordedLine`] straight from the borrowed bytes: on the hot path of a live run,
-    /// nothing is copied but into the reused buffer.
-    pub fn push(&mut self, at_ms: u64, line: &[u8]) -> io::Result<()> {
-        #[derive(Serialize)]
-        struct TextLine<'a> {
-            at_ms: u64,
-            text: &'a str,
-        }
-        self.scratch.clear();
-        match std::str::from_utf8(line) {
-            Ok(text) => serde_json::to_writer(&mut self.scratch, &TextLine { at_ms, text }),
-            Err(_) => {
-                let recorded = RecordedLine {
-                    at_ms,
-                    bytes: LineBytes::from_bytes(line),
-                };
-                serde_json::to_writer(&mut self.scratch, &recorded)
-            }
-        }
-        .map_err(io::Error::other)?;
-        self.scratch.push(b'\n');
-        self.writer.write_all(&self.scratch)?;
-        self.written += self.scratch.len() as u64;
+    /// Appends a line already encoded (by [`SpillLine::encode`], on another thread).
+    pub fn append(&mut self, line: &SpillLine) -> io::Result<()> {
+        self.writer.write_all(&line.0)?;
+        self.written += line.0.len() as u64;
         self.turn_count += 1;
         Ok(())
     }
@@ -216,16 +227,22 @@ mod tests {
     fn spilled_turns_read_back_and_serialize_like_lines_in_memory() {
         let mut spill = SpillWriter::new().unwrap();
         spill.start_turn();
-        spill.push(1, b"{\"a\":1}").unwrap();
-        spill.push(2, "é ✓".as_bytes()).unwrap();
+        spill.append(&SpillLine::encode(1, b"{\"a\":1}")).unwrap();
+        spill.append(&SpillLine::encode(2, "é ✓".as_bytes())).unwrap();
+        spill.append(&SpillLine::encode(3, &[0xff, b'a'])).unwrap();
         let first = spill.turn_range();
         spill.start_turn();
-        spill.push(9, b"").unwrap();
+        spill.append(&SpillLine::encode(9, b"")).unwrap();
         let second = spill.turn_range();
         let file = spill.finish().unwrap();
         let spilled = |range: SpillRange| range.lines(&file);
 
-        let expected_first = LineList::InMemory(vec![line(1, "{\"a\":1}"), line(2, "é ✓")]);
+        let not_utf8 = RecordedLine {
+            at_ms: 3,
+            bytes: LineBytes::from_bytes(&[0xff, b'a']),
+        };
+        let expected_first =
+            LineList::InMemory(vec![line(1, "{\"a\":1}"), line(2, "é ✓"), not_utf8]);
         assert_eq!(spilled(first), expected_first);
         assert_eq!(spilled(second), LineList::InMemory(vec![line(9, "")]));
         assert_eq!(

@@ -5,7 +5,6 @@
 //! while the session wants lines; once it leaves the streaming phase the rest is dropped.
 
 use std::collections::VecDeque;
-use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -15,7 +14,9 @@ use mend_core::{
 };
 
 use crate::error::MendError;
+use crate::record::spill::SpillLine;
 use crate::record::TurnEnd;
+use crate::session::handoff::{handoff, Reader, Taken};
 use crate::session::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::session::recorder::{millis, Recorder, Transcript};
 use crate::tools::{self, ToolContext, ToolRun};
@@ -67,18 +68,54 @@ pub struct Driver<'a> {
 /// Stream items read ahead of the session; bounds memory when the session is slower.
 const READ_AHEAD_ITEMS: usize = 256;
 
+/// An item of the body as its reading thread hands it over: a line comes stamped with the time
+/// it arrived and already encoded for the spill file, work done while the loop handles the line
+/// before.
+enum Arrived {
+    Line {
+        line: Vec<u8>,
+        at_ms: u64,
+        spilled: SpillLine,
+    },
+    End,
+    Failed(TransportError),
+    Interrupted,
+}
+
+impl Arrived {
+    fn stamp(item: StreamItem, sent: Instant) -> Arrived {
+        match item {
+            StreamItem::Line(line) => {
+                let at_ms = millis(sent.elapsed());
+                let spilled = SpillLine::encode(at_ms, &line);
+                Arrived::Line {
+                    line,
+                    at_ms,
+                    spilled,
+                }
+            }
+            StreamItem::End => Arrived::End,
+            StreamItem::Failed(error) => Arrived::Failed(error),
+            StreamItem::Interrupted => Arrived::Interrupted,
+        }
+    }
+}
+
 /// A response body being read on its own thread, so that a stalled server never blocks Ctrl-C.
 struct OpenStream {
-    items: mpsc::Receiver<StreamItem>,
+    items: Reader<Arrived>,
+    /// Items taken from the queue in one batch, not yet given to the session.
+    taken: VecDeque<Arrived>,
     sent: Instant,
 }
 
 impl OpenStream {
     fn start(body: Box<dyn Iterator<Item = StreamItem> + Send>) -> OpenStream {
-        let (tx, items) = mpsc::sync_channel(READ_AHEAD_ITEMS);
+        let (writer, items) = handoff(READ_AHEAD_ITEMS);
+        let sent = Instant::now();
         thread::spawn(move || {
             for item in body {
-                if tx.send(item).is_err() {
+                if writer.push(Arrived::stamp(item, sent)).is_err() {
                     // The session stopped wanting lines; the rest of the body is dropped.
                     return;
                 }
@@ -86,8 +123,21 @@ impl OpenStream {
         });
         OpenStream {
             items,
-            sent: Instant::now(),
+            taken: VecDeque::new(),
+            sent,
         }
+    }
+
+    /// The next item of the body; `None` when nothing arrived within `tick`.
+    fn next(&mut self, tick: Duration) -> Option<Arrived> {
+        if self.taken.is_empty() {
+            match self.items.take_all(&mut self.taken, tick) {
+                Taken::Items => {}
+                Taken::TimedOut => return None,
+                Taken::Closed => return Some(Arrived::End),
+            }
+        }
+        self.taken.pop_front()
     }
 }
 
@@ -192,27 +242,29 @@ impl Driver<'_> {
                 continue;
             }
             // An item that arrives is handled at once; the tick only bounds the reaction to a cut.
-            let item = match open.items.recv_timeout(WATCH_TICK) {
-                Ok(item) => item,
-                Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                Err(mpsc::RecvTimeoutError::Disconnected) => StreamItem::End,
+            let Some(item) = open.next(WATCH_TICK) else {
+                continue;
             };
             let input = match item {
-                StreamItem::Line(line) => {
-                    recorder.line_received(millis(open.sent.elapsed()), &line)?;
+                Arrived::Line {
+                    line,
+                    at_ms,
+                    spilled,
+                } => {
+                    recorder.line_received(at_ms, &line, &spilled)?;
                     Input::StreamLine { line }
                 }
-                StreamItem::End => {
+                Arrived::End => {
                     recorder.body_ended(TurnEnd::Eof);
                     Input::StreamEnd
                 }
-                StreamItem::Failed(error) => {
+                Arrived::Failed(error) => {
                     recorder.body_ended(TurnEnd::TransportFailed {
                         error: error.clone(),
                     });
                     Input::TransportFailed { error }
                 }
-                StreamItem::Interrupted => Input::Cancel,
+                Arrived::Interrupted => Input::Cancel,
             };
             queue.extend(session.handle(now(), input));
             // The turn ends here, before its calls run: they are not the model's time.

@@ -4,6 +4,7 @@
 
 pub mod attempt;
 pub mod driver;
+mod handoff;
 pub mod interrupt;
 pub mod recorder;
 pub mod render;
