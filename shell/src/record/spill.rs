@@ -143,7 +143,9 @@ impl SpillLine {
             at_ms: u64,
             text: &'a str,
         }
-        let mut encoded = Vec::with_capacity(line.len() + 32);
+        // Room for the escapes a JSON line needs (every quote of it gains a backslash) and the
+        // envelope, so that the buffer is allocated once.
+        let mut encoded = Vec::with_capacity(line.len() + line.len() / 4 + 48);
         let serialized = match std::str::from_utf8(line) {
             Ok(text) => serde_json::to_writer(&mut encoded, &TextLine { at_ms, text }),
             Err(_) => {
@@ -162,6 +164,10 @@ impl SpillLine {
     }
 }
 
+/// Lines are written to the file in chunks of this size: one system call per chunk, while the
+/// memory it takes stays small beside the assembled text a turn keeps anyway.
+const SPILL_BUFFER_BYTES: usize = 256 * 1024;
+
 /// Appends the lines of a run to an anonymous temporary file (gone when the last handle drops).
 pub struct SpillWriter {
     writer: BufWriter<File>,
@@ -173,7 +179,7 @@ pub struct SpillWriter {
 impl SpillWriter {
     pub fn new() -> io::Result<SpillWriter> {
         Ok(SpillWriter {
-            writer: BufWriter::new(tempfile::tempfile()?),
+            writer: BufWriter::with_capacity(SPILL_BUFFER_BYTES, tempfile::tempfile()?),
             written: 0,
             turn_start: 0,
             turn_count: 0,
