@@ -8,6 +8,7 @@ pub mod clock;
 pub mod commands;
 pub mod error;
 pub mod eval;
+pub mod interrupt;
 pub mod mend_folder;
 pub mod page;
 pub mod provider;

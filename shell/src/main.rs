@@ -37,7 +37,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
         Command::Run(args) => {
-            mend::session::interrupt::install();
+            mend::interrupt::install();
             let resolved = args.common.setup.resolve(Recorded::default())?;
             let (repo, task, runner) = (&resolved.repo, &resolved.task, &resolved.runner);
             let prompt = mend::commands::run::prompt(args.task.as_deref(), task)?;
@@ -72,7 +72,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         }
         Command::Chat(args) => chat(&args),
         Command::Replay(args) => {
-            mend::session::interrupt::install();
+            mend::interrupt::install();
             let record_path = replay_record(args.record.as_deref())?;
             let record = AnyRecord::read(&record_path)?;
             let resolved = args.common.setup.resolve(Recorded::of(record.settings()))?;
@@ -144,7 +144,7 @@ fn run(cli: Cli) -> Result<u8, MendError> {
 }
 
 fn chat(args: &ChatArgs) -> Result<u8, MendError> {
-    mend::session::interrupt::install();
+    mend::interrupt::install();
     let resolved = args.setup.resolve(Recorded::default())?;
     let (repo, task, runner) = (&resolved.repo, &resolved.task, &resolved.runner);
     // The prompt of each message's session is what the user types.

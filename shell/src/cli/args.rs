@@ -6,8 +6,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, ValueEnum};
 use mend_core::{Codec, Config};
 
-use super::locate::{repository, LEGACY_REPO};
+use super::locate::repository;
 use crate::error::MendError;
+use crate::record::settings::LEGACY_REPO;
 use crate::task::{Task, ToolName};
 use crate::workspace::runner::TestRunner;
 use crate::workspace::sandbox::{Sandbox, SandboxChoice};

@@ -7,7 +7,7 @@ pub use args::{
     ChatArgs, CommonArgs, ModelArgs, Provider, Recorded, ReplayArgs, RepoArgs, Resolved, RunArgs,
 };
 
-pub use locate::{replay_record, repository, DEMO_RECORD, LEGACY_REPO};
+pub use locate::{replay_record, repository, DEMO_RECORD};
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};

@@ -10,11 +10,11 @@ use mend_core::{Action, Config, Session};
 
 use crate::commands::run::Connection;
 use crate::error::{exit, MendError};
+use crate::interrupt;
 use crate::provider::client::LiveSource;
 use crate::record::chat::{ChatEnding, ChatMessage, ChatRecord, CHAT_FORMAT};
 use crate::record::{write_json_atomically, Origin, ServerFacts, SessionSettings};
 use crate::session::driver::Driver;
-use crate::session::interrupt;
 use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
 use crate::verdict::verify::final_check;

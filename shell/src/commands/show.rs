@@ -45,7 +45,10 @@ pub fn summary(shown: &Shown, source: &str) -> String {
         shown.kind,
         settings.model,
         settings.provider,
-        settings.repo.as_deref().unwrap_or(crate::cli::LEGACY_REPO)
+        settings
+            .repo
+            .as_deref()
+            .unwrap_or(crate::record::settings::LEGACY_REPO)
     );
     let timeline = Timeline::of(shown);
     if let Some(run) = shown.tests_before {

@@ -88,7 +88,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
             "name the suite and the output folder: mend eval SUITE --out DIR",
         ));
     };
-    crate::session::interrupt::install();
+    crate::interrupt::install();
     let shard = Shard::choose(args.shard.as_deref(), args.shards, &|name| {
         std::env::var(name).ok()
     })?;

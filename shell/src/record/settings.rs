@@ -10,6 +10,10 @@ use crate::error::MendError;
 use crate::task::Task;
 use crate::workspace::sandbox::SandboxChoice;
 
+/// The repository of a record that names none: the fixtures of the sample, relative to the mend
+/// checkout.
+pub const LEGACY_REPO: &str = "sample-repo";
+
 /// What a run or a chat was started with, and where: everything but the user's words. A replay
 /// rebuilds its sessions from these.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

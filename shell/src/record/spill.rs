@@ -158,7 +158,10 @@ impl SpillLine {
         };
         // Invariant: serializing a number and strings into a Vec cannot fail (the Vec's writes
         // never fail, and no map key here can be a non-string).
-        debug_assert!(serialized.is_ok(), "a line's JSON could not be written: {serialized:?}");
+        debug_assert!(
+            serialized.is_ok(),
+            "a line's JSON could not be written: {serialized:?}"
+        );
         encoded.push(b'\n');
         SpillLine(encoded)
     }
@@ -234,7 +237,9 @@ mod tests {
         let mut spill = SpillWriter::new().unwrap();
         spill.start_turn();
         spill.append(&SpillLine::encode(1, b"{\"a\":1}")).unwrap();
-        spill.append(&SpillLine::encode(2, "é ✓".as_bytes())).unwrap();
+        spill
+            .append(&SpillLine::encode(2, "é ✓".as_bytes()))
+            .unwrap();
         spill.append(&SpillLine::encode(3, &[0xff, b'a'])).unwrap();
         let first = spill.turn_range();
         spill.start_turn();

@@ -14,10 +14,10 @@ use mend_core::{
 };
 
 use crate::error::MendError;
+use crate::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::record::spill::SpillLine;
 use crate::record::TurnEnd;
 use crate::session::handoff::{handoff, Reader, Taken};
-use crate::session::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::session::recorder::{millis, Recorder, Transcript};
 use crate::tools::{self, ToolContext, ToolRun};
 use crate::workspace::runner::TestRunner;
