@@ -1,12 +1,14 @@
 //! The raw lines of a run, kept on disk instead of in memory.
 //!
 //! A record keeps every streamed line, and a long run can stream hundreds of megabytes. While a
-//! run streams, each line is appended (as one JSON line) to an anonymous temporary file; a turn
-//! remembers only its byte range. The record is then serialized straight from that file, so
-//! memory stays flat however long the stream. Lines read from a record file live in memory.
+//! run streams, each line is appended as it came (its arrival time, its length, its bytes) to an
+//! anonymous temporary file; a turn remembers only its byte range. The record is then serialized
+//! from that file, so memory stays flat however long the stream, and a line is turned into JSON
+//! once, when the record is written, never on the way. Lines read from a record file live in
+//! memory.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
@@ -45,17 +47,17 @@ impl LineList {
         match self {
             LineList::InMemory(lines) => Box::new(lines.iter().cloned().map(Ok)),
             LineList::Spilled {
-                file, start, end, ..
+                file,
+                start,
+                end,
+                count,
             } => {
-                let range = FileRange {
+                let mut frames = BufReader::new(FileRange {
                     file: Arc::clone(file),
                     at: *start,
                     end: *end,
-                };
-                Box::new(BufReader::new(range).lines().map(|line| {
-                    let line = line?;
-                    serde_json::from_str(&line).map_err(io::Error::other)
-                }))
+                });
+                Box::new((0..*count).map(move |_| read_frame(&mut frames)))
             }
         }
     }
@@ -128,43 +130,23 @@ impl SpillRange {
     }
 }
 
-/// One streamed line as the spill file keeps it: the JSON of a [`RecordedLine`] and a newline.
-///
-/// Encoding is most of a line's cost on the loop's side, so the thread that reads the body
-/// encodes each line as it arrives, while the loop is busy with the one before.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpillLine(Vec<u8>);
+/// A line in the spill file: its arrival (`at_ms`) and its length, little-endian, then its bytes.
+const FRAME_HEADER_BYTES: usize = 16;
 
-impl SpillLine {
-    /// `line`, received `at_ms` after its request, encoded straight from the borrowed bytes.
-    pub fn encode(at_ms: u64, line: &[u8]) -> SpillLine {
-        #[derive(Serialize)]
-        struct TextLine<'a> {
-            at_ms: u64,
-            text: &'a str,
-        }
-        // Room for the escapes a JSON line needs (every quote of it gains a backslash) and the
-        // envelope, so that the buffer is allocated once.
-        let mut encoded = Vec::with_capacity(line.len() + line.len() / 4 + 48);
-        let serialized = match std::str::from_utf8(line) {
-            Ok(text) => serde_json::to_writer(&mut encoded, &TextLine { at_ms, text }),
-            Err(_) => {
-                let recorded = RecordedLine {
-                    at_ms,
-                    bytes: LineBytes::from_bytes(line),
-                };
-                serde_json::to_writer(&mut encoded, &recorded)
-            }
-        };
-        // Invariant: serializing a number and strings into a Vec cannot fail (the Vec's writes
-        // never fail, and no map key here can be a non-string).
-        debug_assert!(
-            serialized.is_ok(),
-            "a line's JSON could not be written: {serialized:?}"
-        );
-        encoded.push(b'\n');
-        SpillLine(encoded)
-    }
+fn read_frame(frames: &mut impl Read) -> io::Result<RecordedLine> {
+    let mut number = || -> io::Result<u64> {
+        let mut bytes = [0u8; 8];
+        frames.read_exact(&mut bytes)?;
+        Ok(u64::from_le_bytes(bytes))
+    };
+    let at_ms = number()?;
+    let length = usize::try_from(number()?).map_err(io::Error::other)?;
+    let mut bytes = vec![0; length];
+    frames.read_exact(&mut bytes)?;
+    Ok(RecordedLine {
+        at_ms,
+        bytes: LineBytes::from_vec(bytes),
+    })
 }
 
 /// Lines are written to the file in chunks of this size: one system call per chunk, while the
@@ -195,10 +177,13 @@ impl SpillWriter {
         self.turn_count = 0;
     }
 
-    /// Appends a line already encoded (by [`SpillLine::encode`], on another thread).
-    pub fn append(&mut self, line: &SpillLine) -> io::Result<()> {
-        self.writer.write_all(&line.0)?;
-        self.written += line.0.len() as u64;
+    /// Appends one raw line received `at_ms` after its request, as it came: no copy but into
+    /// the file's buffer, no encoding (that happens once, when the record is written).
+    pub fn push(&mut self, at_ms: u64, line: &[u8]) -> io::Result<()> {
+        self.writer.write_all(&at_ms.to_le_bytes())?;
+        self.writer.write_all(&(line.len() as u64).to_le_bytes())?;
+        self.writer.write_all(line)?;
+        self.written += (FRAME_HEADER_BYTES + line.len()) as u64;
         self.turn_count += 1;
         Ok(())
     }
@@ -236,14 +221,12 @@ mod tests {
     fn spilled_turns_read_back_and_serialize_like_lines_in_memory() {
         let mut spill = SpillWriter::new().unwrap();
         spill.start_turn();
-        spill.append(&SpillLine::encode(1, b"{\"a\":1}")).unwrap();
-        spill
-            .append(&SpillLine::encode(2, "é ✓".as_bytes()))
-            .unwrap();
-        spill.append(&SpillLine::encode(3, &[0xff, b'a'])).unwrap();
+        spill.push(1, b"{\"a\":1}").unwrap();
+        spill.push(2, "é ✓".as_bytes()).unwrap();
+        spill.push(3, &[0xff, b'a']).unwrap();
         let first = spill.turn_range();
         spill.start_turn();
-        spill.append(&SpillLine::encode(9, b"")).unwrap();
+        spill.push(9, b"").unwrap();
         let second = spill.turn_range();
         let file = spill.finish().unwrap();
         let spilled = |range: SpillRange| range.lines(&file);

@@ -15,7 +15,6 @@ use mend_core::{
 
 use crate::error::MendError;
 use crate::interrupt::{Cut, Watch, WATCH_TICK};
-use crate::record::spill::SpillLine;
 use crate::record::TurnEnd;
 use crate::session::handoff::{handoff, Reader, Taken};
 use crate::session::recorder::{millis, Recorder, Transcript};
@@ -69,14 +68,9 @@ pub struct Driver<'a> {
 const READ_AHEAD_ITEMS: usize = 256;
 
 /// An item of the body as its reading thread hands it over: a line comes stamped with the time
-/// it arrived and already encoded for the spill file, work done while the loop handles the line
-/// before.
+/// it arrived, however long the loop takes to get to it.
 enum Arrived {
-    Line {
-        line: Vec<u8>,
-        at_ms: u64,
-        spilled: SpillLine,
-    },
+    Line { line: Vec<u8>, at_ms: u64 },
     End,
     Failed(TransportError),
     Interrupted,
@@ -85,15 +79,10 @@ enum Arrived {
 impl Arrived {
     fn stamp(item: StreamItem, sent: Instant) -> Arrived {
         match item {
-            StreamItem::Line(line) => {
-                let at_ms = millis(sent.elapsed());
-                let spilled = SpillLine::encode(at_ms, &line);
-                Arrived::Line {
-                    line,
-                    at_ms,
-                    spilled,
-                }
-            }
+            StreamItem::Line(line) => Arrived::Line {
+                line,
+                at_ms: millis(sent.elapsed()),
+            },
             StreamItem::End => Arrived::End,
             StreamItem::Failed(error) => Arrived::Failed(error),
             StreamItem::Interrupted => Arrived::Interrupted,
@@ -246,12 +235,8 @@ impl Driver<'_> {
                 continue;
             };
             let input = match item {
-                Arrived::Line {
-                    line,
-                    at_ms,
-                    spilled,
-                } => {
-                    recorder.line_received(at_ms, &line, &spilled)?;
+                Arrived::Line { line, at_ms } => {
+                    recorder.line_received(at_ms, &line)?;
                     Input::StreamLine { line }
                 }
                 Arrived::End => {

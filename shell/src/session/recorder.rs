@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::error::MendError;
 use crate::record::metrics::RunMetrics;
-use crate::record::spill::{LineList, SpillLine, SpillRange, SpillWriter};
+use crate::record::spill::{LineList, SpillRange, SpillWriter};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
 use crate::task::ToolName;
 use crate::tools::table::tool_named;
@@ -74,18 +74,12 @@ impl Recorder {
     }
 
     /// One raw line arrived `at_ms` after its request.
-    /// `spilled` is the line as the spill file keeps it, encoded on the reading thread.
-    pub fn line_received(
-        &mut self,
-        at_ms: u64,
-        line: &[u8],
-        spilled: &SpillLine,
-    ) -> Result<(), MendError> {
+    pub fn line_received(&mut self, at_ms: u64, line: &[u8]) -> Result<(), MendError> {
         if self.spill.turn_range().count == 0 {
             self.metrics.first_byte_ms.push(at_ms);
         }
         self.metrics.streamed_bytes += line.len() as u64 + 1;
-        self.spill.append(spilled).map_err(spill_failed)
+        self.spill.push(at_ms, line).map_err(spill_failed)
     }
 
     /// The body ended on the server's side (EOF or a transport failure), not the session's.
@@ -236,7 +230,7 @@ mod tests {
     use serde_json::{json, Map, Value};
 
     use super::{row, Recorder};
-    use crate::record::spill::{LineList, SpillLine};
+    use crate::record::spill::LineList;
     use crate::record::{LineBytes, RecordedCall, RecordedLine, TurnEnd};
 
     fn request() -> ChatRequest {
@@ -268,10 +262,7 @@ mod tests {
         let clock = Instant::now();
         let mut recorder = Recorder::new(clock).unwrap();
         recorder.request_sent(1, &request());
-        let line = b"{\"a\":1}";
-        recorder
-            .line_received(7, line, &SpillLine::encode(7, line))
-            .unwrap();
+        recorder.line_received(7, b"{\"a\":1}").unwrap();
         // The stream ends before the calls run: only this counts as the model's time.
         recorder.stream_closed(40);
         recorder.event(&start(0, "c0"));
