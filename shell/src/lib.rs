@@ -12,6 +12,7 @@ pub mod mend_folder;
 pub mod page;
 pub mod provider;
 pub mod record;
+pub mod replay;
 pub mod session;
 pub mod task;
 pub mod tools;

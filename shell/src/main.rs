@@ -11,11 +11,10 @@ use mend::cli::{
 };
 use mend::commands::chat::ChatSetup;
 use mend::commands::replay::{replay, ReplayOptions};
-use mend::commands::replay_chat::replay_chat;
 use mend::commands::run::{api_key, connect, server_base, RunOptions};
 use mend::error::{exit, MendError};
 use mend::mend_folder::default_record;
-use mend::record::{AnyRecord, Record};
+use mend::record::Record;
 use mend::session::attempt::Setup;
 use mend::session::render::{renderer, RunEvent};
 use mend::task::{Task, DEFAULT_MODEL};
@@ -74,30 +73,21 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         Command::Replay(args) => {
             mend::session::interrupt::install();
             let record_path = replay_record(args.record.as_deref())?;
-            let record = AnyRecord::read(&record_path)?;
-            let resolved = args.common.setup.resolve(Recorded::of(record.settings()))?;
-            let setup = Setup {
-                repo: &resolved.repo,
-                task: &resolved.task,
-                runner: &resolved.runner,
-                keep_workspace: args.common.setup.keep_workspace,
+            let record = Record::read(&record_path)?;
+            let resolved = args.common.setup.resolve(Recorded::of(&record.settings))?;
+            let options = ReplayOptions {
+                record_path: &record_path,
+                record,
+                setup: Setup {
+                    repo: &resolved.repo,
+                    task: &resolved.task,
+                    runner: &resolved.runner,
+                    keep_workspace: args.common.setup.keep_workspace,
+                },
+                bless: args.bless,
             };
             let mut render = renderer(args.common.json, args.thinking);
-            match record {
-                AnyRecord::Run(record) => {
-                    let options = ReplayOptions {
-                        record_path: &record_path,
-                        record: *record,
-                        setup,
-                        bless: args.bless,
-                    };
-                    replay(&options, render.as_mut())
-                }
-                AnyRecord::Chat(_) if args.bless => Err(MendError::usage(
-                    "--bless rewrites run records only; a chat record is made by `mend chat`",
-                )),
-                AnyRecord::Chat(chat) => replay_chat(&record_path, &chat, &setup, render.as_mut()),
-            }
+            replay(&options, render.as_mut())
         }
         Command::Verify(args) => verify(&args),
         Command::Eval(args) => mend::eval::cli::command(args),

@@ -5,6 +5,5 @@ pub mod chat;
 pub mod conformance;
 pub mod init;
 pub mod replay;
-pub mod replay_chat;
 pub mod run;
 pub mod show;

@@ -10,7 +10,7 @@ use mend_core::{Codec, Config, ContextConfig, Stop, StopCause, StopReason, Trans
 use crate::error::{exit, MendError};
 use crate::provider::client::{Client, LiveSource, Secret};
 use crate::provider::host::BaseUrl;
-use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::session::attempt::{run_attempt, Attempt, Setup};
 use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
@@ -180,7 +180,8 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     Ok(exit_code)
 }
 
-/// The record of a finished attempt (`mend run`, and each attempt of `mend eval`).
+/// The record of a finished attempt (`mend run`, and each attempt of `mend eval`): a
+/// conversation of one message, the task.
 pub fn record_of(
     config: &Config,
     server: &ServerFacts,
@@ -188,17 +189,25 @@ pub fn record_of(
     attempt: &Attempt,
     file_sha256_before: std::collections::BTreeMap<String, String>,
 ) -> Record {
+    let checks = &attempt.checks;
     Record {
         format: RECORD_FORMAT.to_owned(),
         description: None,
         settings: SessionSettings::of(config, server, origin),
-        task: config.task.clone(),
-        turns: attempt.transcript.turns.clone(),
-        tool_calls: attempt.transcript.tool_calls.clone(),
-        stop: attempt.transcript.stop.clone(),
-        checks: attempt.checks.clone(),
+        messages: vec![Message {
+            text: Some(config.task.clone()),
+            max_turns: None,
+            turns: attempt.transcript.turns.clone(),
+            tool_calls: attempt.transcript.tool_calls.clone(),
+            stop: attempt.transcript.stop.clone(),
+        }],
+        test_file_sha256_before: checks.test_file_sha256_before.clone(),
+        source_sha256_before: checks.source_sha256_before.clone(),
+        tests_before: Some(checks.tests_before.clone()),
+        ending: Some(Ending::of(checks)),
         file_sha256_before,
         metrics: Some(attempt.transcript.metrics.clone()),
+        resumed_from: None,
     }
 }
 

@@ -1,8 +1,10 @@
-//! The run file: everything needed to audit a run and to replay it without a model server.
-//! `fixtures/README.md` documents every field.
+//! The record: everything needed to audit a run or a chat and to replay it without a model
+//! server. One format for both — a conversation of messages, each with its turns and calls; a run
+//! is a conversation of one message. `fixtures/README.md` documents every field.
 
-pub mod chat;
+pub mod legacy;
 pub mod line;
+pub mod message;
 pub mod metrics;
 pub mod patch;
 pub mod settings;
@@ -10,6 +12,7 @@ pub mod spill;
 pub mod turn;
 
 pub use line::{LineBytes, RecordedLine};
+pub use message::{Ending, Message};
 pub use metrics::RunMetrics;
 pub use settings::{Origin, ServerFacts, SessionSettings};
 pub use turn::{RecordedCall, RecordedTurn, TurnEnd};
@@ -23,91 +26,128 @@ use serde::{Deserialize, Serialize};
 
 use crate::atomic;
 use crate::error::MendError;
+use crate::record::legacy::{ChatRecord1, RunRecord1, CHAT_FORMAT_1, RUN_FORMAT_1};
 use crate::verdict::checks::Checks;
+use crate::verdict::verify::TestRun;
 
-/// Written into every record; a reader refuses any other value.
-pub const RECORD_FORMAT: &str = "mend-record/1";
+/// Written into every record; a reader also takes the older formats [`legacy`] names, and
+/// refuses any other.
+pub const RECORD_FORMAT: &str = "mend-record/2";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     pub format: String,
-    /// What this run shows, in a sentence (fixtures say what they exercise).
+    /// What this record shows, in a sentence (fixtures say what they exercise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The model, the server and the prompts (fields inlined in the file).
     #[serde(flatten)]
     pub settings: SessionSettings,
-    pub task: String,
-    pub turns: Vec<RecordedTurn>,
-    pub tool_calls: Vec<RecordedCall>,
-    pub stop: Stop,
-    /// The independent check around the loop (fields inlined in the file).
-    #[serde(flatten)]
-    pub checks: Checks,
+    /// The conversation, in order: each message a session continuing the one before.
+    pub messages: Vec<Message>,
+    /// Digests of the task's test files and editable files when the conversation started.
+    pub test_file_sha256_before: String,
+    pub source_sha256_before: String,
+    /// The independent check before the first message; a chat has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_before: Option<TestRun>,
+    /// The independent check at the end; absent while a chat goes on (or when it was killed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ending: Option<Ending>,
     /// SHA-256 of each of the task's test files and editable files when the run started, so that
     /// `mend apply` can name the files that changed since (absent in older records).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub file_sha256_before: BTreeMap<String, String>,
-    /// Figures of the live run that made this record; absent in authored fixtures.
+    /// Figures of the live sessions that made this record; absent in authored fixtures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<RunMetrics>,
+    /// The record this one continues (`mend resume`): its messages are this one's first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumed_from: Option<String>,
 }
 
-/// Any file `mend replay` reads: a run, or a whole chat.
-#[derive(Debug)]
-pub enum AnyRecord {
-    Run(Box<Record>),
-    Chat(Box<crate::record::chat::ChatRecord>),
-}
+impl Record {
+    /// Reads a record of any format mend ever wrote, into today's shape.
+    pub fn read(path: &Utf8Path) -> Result<Record, MendError> {
+        let text = fs::read_to_string(path)
+            .map_err(|err| MendError::refused(format!("cannot read the record {path}: {err}")))?;
+        Record::parse(&text).map_err(|problem| MendError::refused(format!("{path} {problem}")))
+    }
 
-impl AnyRecord {
-    /// Reads a record of either kind, told apart by its `format`.
-    pub fn read(path: &Utf8Path) -> Result<AnyRecord, MendError> {
+    /// A record from its JSON text, told apart by its `format`; the error completes a sentence
+    /// that starts with the record's name.
+    pub fn parse(text: &str) -> Result<Record, String> {
         #[derive(Deserialize)]
         struct Format {
             format: String,
         }
-        let text = fs::read_to_string(path)
-            .map_err(|err| MendError::refused(format!("cannot read the record {path}: {err}")))?;
-        let not_a_record = |err: serde_json::Error| {
-            MendError::refused(format!("{path} is not a mend record: {err}"))
-        };
-        let format = serde_json::from_str::<Format>(&text)
+        let not_a_record = |err: serde_json::Error| format!("is not a mend record: {err}");
+        let format = serde_json::from_str::<Format>(text)
             .map_err(not_a_record)?
             .format;
         match format.as_str() {
-            RECORD_FORMAT => serde_json::from_str(&text)
-                .map(|record| AnyRecord::Run(Box::new(record)))
+            RECORD_FORMAT => serde_json::from_str(text).map_err(not_a_record),
+            RUN_FORMAT_1 => serde_json::from_str::<RunRecord1>(text)
+                .map(Record::from)
                 .map_err(not_a_record),
-            crate::record::chat::CHAT_FORMAT => serde_json::from_str(&text)
-                .map(|chat| AnyRecord::Chat(Box::new(chat)))
+            CHAT_FORMAT_1 => serde_json::from_str::<ChatRecord1>(text)
+                .map(Record::from)
                 .map_err(not_a_record),
-            other => Err(MendError::refused(format!(
-                "{path} has format `{other}`; this mend reads `{RECORD_FORMAT}` and `{}`",
-                crate::record::chat::CHAT_FORMAT
-            ))),
+            other => Err(format!(
+                "has format `{other}`; this mend reads `{RECORD_FORMAT}`, `{RUN_FORMAT_1}` and `{CHAT_FORMAT_1}`"
+            )),
         }
     }
 
-    pub fn settings(&self) -> &SessionSettings {
-        match self {
-            AnyRecord::Run(record) => &record.settings,
-            AnyRecord::Chat(chat) => &chat.settings,
+    /// `run` for a record with the tests before its first message, else `chat`.
+    pub fn kind(&self) -> &'static str {
+        if self.tests_before.is_some() {
+            "run"
+        } else {
+            "chat"
+        }
+    }
+
+    /// How the last message's session stopped; `None` for a chat with no message yet.
+    pub fn last_stop(&self) -> Option<&Stop> {
+        self.messages.last().map(|message| &message.stop)
+    }
+
+    /// The checks around the whole conversation, when the record has both ends of them.
+    pub fn checks(&self) -> Option<Checks> {
+        let (before, ending) = (self.tests_before.as_ref()?, self.ending.as_ref()?);
+        Some(Checks {
+            tests_before: before.clone(),
+            tests_after: ending.tests_after.clone(),
+            test_file_sha256_before: self.test_file_sha256_before.clone(),
+            test_file_sha256_after: ending.test_file_sha256_after.clone(),
+            source_sha256_before: self.source_sha256_before.clone(),
+            source_sha256_after: ending.source_sha256_after.clone(),
+            diff: ending.diff.clone(),
+        })
+    }
+
+    /// Whether the conversation changed the task's test files (then its tests prove nothing).
+    pub fn test_files_changed(&self) -> bool {
+        self.ending
+            .as_ref()
+            .is_some_and(|ending| ending.test_file_sha256_after != self.test_file_sha256_before)
+    }
+}
+
+impl Ending {
+    /// What `checks` found after the loop.
+    pub fn of(checks: &Checks) -> Ending {
+        Ending {
+            tests_after: checks.tests_after.clone(),
+            test_file_sha256_after: checks.test_file_sha256_after.clone(),
+            source_sha256_after: checks.source_sha256_after.clone(),
+            diff: checks.diff.clone(),
         }
     }
 }
 
 impl Record {
-    /// Reads a run record; a chat record is refused with the command that takes it.
-    pub fn read(path: &Utf8Path) -> Result<Record, MendError> {
-        match AnyRecord::read(path)? {
-            AnyRecord::Run(record) => Ok(*record),
-            AnyRecord::Chat(_) => Err(MendError::refused(format!(
-                "{path} records a chat, not a run; replay it with `mend replay {path}` and save its change with /save"
-            ))),
-        }
-    }
-
     /// Writes the record so that `path` holds either the old file or the whole new one, never a
     /// torn mix: a temporary file in the same directory, flushed to disk, then renamed over.
     pub fn write_atomically(&self, path: &Utf8Path) -> Result<(), MendError> {

@@ -27,8 +27,8 @@ pub enum StreamItem {
     /// The body ended.
     End,
     Failed(TransportError),
-    /// A replayed record says the user pressed Ctrl-C here.
-    Interrupted,
+    /// A replayed record says the stream was cut here (Ctrl-C, or the deadline).
+    Cut(Cut),
 }
 
 /// Where turns come from: a live server, or a record being replayed.
@@ -43,10 +43,10 @@ pub trait ModelSource {
         codec: Codec,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send>;
 
-    /// Whether the call must be cut instead of run: a replay reproduces a Ctrl-C that landed
-    /// while the recorded call ran. A live source never cuts.
-    fn cut_before(&mut self, _call_id: &mend_core::CallId) -> bool {
-        false
+    /// Whether the call must be cut instead of run, and how: a replay reproduces a Ctrl-C or a
+    /// deadline that landed while the recorded call ran. A live source never cuts.
+    fn cut_before(&mut self, _call_id: &mend_core::CallId) -> Option<Cut> {
+        None
     }
 }
 
@@ -147,8 +147,8 @@ impl Driver<'_> {
                         name,
                         arguments,
                     } => {
-                        if self.source.cut_before(&call_id) {
-                            queue.extend(session.handle(now(), Input::Cancel));
+                        if let Some(cut) = self.source.cut_before(&call_id) {
+                            queue.extend(session.handle(now(), cut_input(cut)));
                             continue;
                         }
                         let context = ToolContext {
@@ -212,7 +212,7 @@ impl Driver<'_> {
                     });
                     Input::TransportFailed { error }
                 }
-                StreamItem::Interrupted => Input::Cancel,
+                StreamItem::Cut(cut) => cut_input(cut),
             };
             queue.extend(session.handle(now(), input));
             // The turn ends here, before its calls run: they are not the model's time.
