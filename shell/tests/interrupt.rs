@@ -110,7 +110,10 @@ fn the_first_ctrl_c_stops_a_stalled_stream_and_the_record_says_cancelled() {
     let record = read_record(&record);
     assert_eq!(record["messages"][0]["stop"]["reason"], "cancelled");
     assert_eq!(
-        record["messages"][0]["turns"][0]["lines"].as_array().unwrap().len(),
+        record["messages"][0]["turns"][0]["lines"]
+            .as_array()
+            .unwrap()
+            .len(),
         1,
         "the line that arrived is kept"
     );
