@@ -5,5 +5,6 @@ pub mod chat;
 pub mod conformance;
 pub mod init;
 pub mod replay;
+pub mod resume;
 pub mod run;
 pub mod show;
