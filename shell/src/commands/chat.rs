@@ -200,6 +200,7 @@ pub fn chat(
                 record.messages.push(Message {
                     text: Some(text.to_owned()),
                     max_turns: None,
+                    deadline_ms: None,
                     turns: transcript.turns,
                     tool_calls: transcript.tool_calls,
                     stop: transcript.stop,

@@ -153,6 +153,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     messages.push(Message {
         text: options.message.clone(),
         max_turns: Some(max_turns),
+        deadline_ms: options.deadline.map(|deadline| deadline.0),
         turns: transcript.turns,
         tool_calls: transcript.tool_calls,
         stop: transcript.stop.clone(),

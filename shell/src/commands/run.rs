@@ -225,6 +225,7 @@ pub fn record_of(
         messages: vec![Message {
             text: Some(config.task.clone()),
             max_turns: None,
+            deadline_ms: None,
             turns: attempt.transcript.turns.clone(),
             tool_calls: attempt.transcript.tool_calls.clone(),
             stop: attempt.transcript.stop.clone(),

@@ -67,6 +67,7 @@ impl From<RunRecord1> for Record {
             messages: vec![Message {
                 text: Some(run.task),
                 max_turns: None,
+                deadline_ms: None,
                 turns: run.turns,
                 tool_calls: run.tool_calls,
                 stop: run.stop,
@@ -99,6 +100,7 @@ impl From<ChatRecord1> for Record {
                 .map(|message| Message {
                     text: Some(message.text),
                     max_turns: None,
+                    deadline_ms: None,
                     turns: message.turns,
                     tool_calls: message.tool_calls,
                     stop: message.stop,
@@ -152,6 +154,7 @@ mod tests {
         Message {
             text: Some(text.to_owned()),
             max_turns: None,
+            deadline_ms: None,
             turns: Vec::new(),
             tool_calls: Vec::new(),
             stop: stop(reason),
@@ -180,6 +183,7 @@ mod tests {
                 python: None,
                 sandbox_choice: None,
                 max_turns: 3,
+                deadline_ms: None,
                 token_budget: None,
                 think: false,
                 keep_alive: 0,

@@ -20,6 +20,10 @@ pub struct Message {
     /// --max-turns`); replay gives the session the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_turns: Option<u32>,
+    /// The session's wall-clock budget in ms (`mend resume --deadline`); replay stops where the
+    /// record says it landed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u64>,
     pub turns: Vec<RecordedTurn>,
     pub tool_calls: Vec<RecordedCall>,
     pub stop: Stop,

@@ -4,7 +4,7 @@
 //! live from the stopped session it leaves.
 
 use camino::Utf8Path;
-use mend_core::{Config, Session};
+use mend_core::{Config, Millis, Session};
 use serde_json::json;
 
 use crate::error::MendError;
@@ -120,15 +120,17 @@ fn message_session(
     message: &Message,
 ) -> Result<(Session, Vec<mend_core::Action>), MendError> {
     let max_turns = message.max_turns.unwrap_or(config.max_turns);
+    let deadline = message.deadline_ms.map(Millis);
     match previous {
         None => Session::new(Config {
             task: message.text.clone().unwrap_or_default(),
             max_turns,
+            deadline: deadline.or(config.deadline),
             ..config.clone()
         })
         .map_err(|err| MendError::usage(format!("invalid configuration: {err}"))),
         Some(previous) => previous
-            .resume(message.text.as_deref(), max_turns, None)
+            .resume(message.text.as_deref(), max_turns, deadline)
             .map_err(|err| MendError::usage(format!("invalid configuration: {err}"))),
     }
 }

@@ -100,4 +100,8 @@ impl ModelSource for ReplaySource<'_> {
     fn cut_before(&mut self, call_id: &CallId) -> Option<Cut> {
         self.cut_at(&CutPoint::Tool(call_id.clone()))
     }
+
+    fn replays(&self) -> bool {
+        true
+    }
 }

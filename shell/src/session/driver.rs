@@ -48,6 +48,12 @@ pub trait ModelSource {
     fn cut_before(&mut self, _call_id: &mend_core::CallId) -> Option<Cut> {
         None
     }
+
+    /// Whether the turns are a record's: then the record says where a deadline landed, and the
+    /// clock never cuts on its own.
+    fn replays(&self) -> bool {
+        false
+    }
 }
 
 /// Receives every event, in order, as it happens.
@@ -120,14 +126,21 @@ impl Driver<'_> {
         let mut queue: VecDeque<Action> = first.into();
         let mut recorder = Recorder::new(clock)?;
         let mut stream: Option<OpenStream> = None;
+        let replays = self.source.replays();
 
         loop {
             // Ctrl-C and the deadline are looked at between any two steps.
             let watch = Watch {
                 deadline: session
                     .next_deadline()
+                    .filter(|_| !replays)
                     .map(|at| clock + Duration::from_millis(at.0)),
                 on_interrupt: true,
+            };
+            // A recorded cut at the deadline happens at the deadline, however fast the replay.
+            let cut_at = |session: &Session| match session.next_deadline() {
+                Some(deadline) if replays => now().max(deadline),
+                _ => now(),
             };
             if let Some(cut) = watch.check() {
                 queue.extend(session.handle(now(), cut_input(cut)));
@@ -148,7 +161,7 @@ impl Driver<'_> {
                         arguments,
                     } => {
                         if let Some(cut) = self.source.cut_before(&call_id) {
-                            queue.extend(session.handle(now(), cut_input(cut)));
+                            queue.extend(session.handle(cut_at(&session), cut_input(cut)));
                             continue;
                         }
                         let context = ToolContext {
@@ -197,6 +210,10 @@ impl Driver<'_> {
                 Err(mpsc::RecvTimeoutError::Timeout) => continue,
                 Err(mpsc::RecvTimeoutError::Disconnected) => StreamItem::End,
             };
+            let at = match item {
+                StreamItem::Cut(_) => cut_at(&session),
+                _ => now(),
+            };
             let input = match item {
                 StreamItem::Line(line) => {
                     recorder.line_received(millis(open.sent.elapsed()), &line)?;
@@ -214,7 +231,7 @@ impl Driver<'_> {
                 }
                 StreamItem::Cut(cut) => cut_input(cut),
             };
-            queue.extend(session.handle(now(), input));
+            queue.extend(session.handle(at, input));
             // The turn ends here, before its calls run: they are not the model's time.
             if !session.is_streaming() {
                 if let Some(open) = stream.take() {
