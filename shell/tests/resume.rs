@@ -475,3 +475,66 @@ fn a_record_that_no_longer_replays_or_a_finished_run_is_refused() {
         ]
     );
 }
+
+#[test]
+fn an_ended_chat_goes_on_with_a_follow_up() {
+    let repo = sample_copy();
+    let dir = tempfile::tempdir().unwrap();
+    let (chat, second) = (dir.path().join("chat.json"), dir.path().join("second.json"));
+    let server = Server::start(script(vec![say("It drops backslash paths.")]));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mend"))
+        .args(["chat", "--sandbox", "none", "--host", &server.base])
+        .args(["--repo", repo.path().to_str().unwrap()])
+        .args(["--record", chat.to_str().unwrap()])
+        .current_dir(repo_root())
+        .env("MEND_PYTHON", python())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mend starts");
+    // One message, then the end of input ends the chat.
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"what is wrong?\n").unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+
+    let live = Server::start(script(vec![
+        call("c1", "replace_text", json!({"old": OLD, "new": NEW})),
+        say("Fixed."),
+    ]));
+    let resumed = resume(&live.base, &chat, &second, &["--message", "fix it"]);
+    assert_eq!(
+        (resumed.code, verdict(&resumed)),
+        (
+            0,
+            Some((json!(true), json!(true), json!("assistant_finished")))
+        ),
+        "{}",
+        resumed.stderr
+    );
+    let new = read(&second);
+    let texts: Vec<Value> = new["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| message["text"].clone())
+        .collect();
+    assert_eq!(
+        (texts, new["tests_before"].clone()),
+        (vec![json!("what is wrong?"), json!("fix it")], Value::Null)
+    );
+    let body = &live.chat_bodies()[0];
+    let said: Vec<(Value, Value)> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["role"].clone(), m["content"].clone()))
+        .collect();
+    assert_eq!(
+        said[1..],
+        [
+            (json!("user"), json!("what is wrong?")),
+            (json!("assistant"), json!("It drops backslash paths.")),
+            (json!("user"), json!("fix it")),
+        ]
+    );
+}

@@ -212,25 +212,25 @@ pub struct CommonArgs {
 /// The repository, its task file, and where its code runs.
 #[derive(Debug, Args)]
 pub struct RepoArgs {
-    /// The repository to work on; it is copied, never modified [default: for replay, the
-    /// repository the record was made on; else the current folder].
+    /// The repository to work on; it is copied, never modified [default: for replay and
+    /// resume, the repository the record was made on; else the current folder].
     #[arg(long)]
     pub repo: Option<Utf8PathBuf>,
     /// The task file: what to ask, which files the tools may touch, how the tests run
     /// [default: REPO/mend.toml]. See docs/task-file.md.
     #[arg(long, value_name = "PATH")]
     pub task_file: Option<Utf8PathBuf>,
-    /// The Python that runs the tests [default: for replay, the one the record was made with;
-    /// else $MEND_PYTHON, else REPO/.venv/bin/python, REPO/venv/bin/python, $VIRTUAL_ENV's
-    /// python, python3].
+    /// The Python that runs the tests [default: for replay and resume, the one the record was
+    /// made with; else $MEND_PYTHON, else REPO/.venv/bin/python, REPO/venv/bin/python,
+    /// $VIRTUAL_ENV's python, python3].
     #[arg(long)]
     pub python: Option<Utf8PathBuf>,
     /// Keep the temporary copy after the run and print its path.
     #[arg(long)]
     pub keep_workspace: bool,
     /// Where the repository's tests run: `auto` uses bubblewrap when it works here, else a
-    /// network namespace, else no sandbox (with a loud warning) [default: for replay, the
-    /// record's; else auto].
+    /// network namespace, else no sandbox (with a loud warning) [default: for replay and
+    /// resume, the record's; else auto].
     #[arg(long, value_enum)]
     pub sandbox: Option<SandboxChoice>,
 }
