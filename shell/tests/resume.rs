@@ -538,3 +538,46 @@ fn an_ended_chat_goes_on_with_a_follow_up() {
         ]
     );
 }
+
+#[test]
+fn a_fixture_in_the_first_run_format_resumes_into_a_new_format_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("resumed.json");
+    let fixture = repo_root().join("fixtures/bounded.json");
+    let old: Value = serde_json::from_str(&std::fs::read_to_string(&fixture).unwrap()).unwrap();
+    let live = Server::start(script(vec![
+        call("c9", "replace_text", json!({"old": OLD, "new": NEW})),
+        say("Fixed."),
+    ]));
+    // The fixture's budget is one turn; the resumed part gets two.
+    let resumed = resume(&live.base, &fixture, &out, &["--max-turns", "2"]);
+    assert_eq!(
+        (resumed.code, verdict(&resumed)),
+        (
+            0,
+            Some((json!(true), json!(true), json!("assistant_finished")))
+        ),
+        "{}",
+        resumed.stderr
+    );
+    let new = read(&out);
+    let first = &new["messages"][0];
+    assert_eq!(
+        (
+            &new["format"],
+            &first["text"],
+            &first["turns"],
+            &first["tool_calls"],
+            &first["stop"],
+            new["messages"].as_array().unwrap().len(),
+        ),
+        (
+            &json!("mend-record/2"),
+            &old["task"],
+            &old["turns"],
+            &old["tool_calls"],
+            &old["stop"],
+            2,
+        )
+    );
+}
