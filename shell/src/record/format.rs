@@ -67,20 +67,6 @@ impl Record {
         self.messages.last().map(|message| &message.stop)
     }
 
-    /// The checks around the whole conversation, when the record has both ends of them.
-    pub fn checks(&self) -> Option<Checks> {
-        let (before, ending) = (self.tests_before.as_ref()?, self.ending.as_ref()?);
-        Some(Checks {
-            tests_before: before.clone(),
-            tests_after: ending.tests_after.clone(),
-            test_file_sha256_before: self.test_file_sha256_before.clone(),
-            test_file_sha256_after: ending.test_file_sha256_after.clone(),
-            source_sha256_before: self.source_sha256_before.clone(),
-            source_sha256_after: ending.source_sha256_after.clone(),
-            diff: ending.diff.clone(),
-        })
-    }
-
     /// Whether the conversation changed the task's test files (then its tests prove nothing).
     pub fn test_files_changed(&self) -> bool {
         self.ending
