@@ -13,6 +13,7 @@ pub mod mend_folder;
 pub mod page;
 pub mod provider;
 pub mod record;
+pub mod replay;
 pub mod session;
 pub mod task;
 #[cfg(test)]

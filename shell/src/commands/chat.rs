@@ -1,8 +1,9 @@
 //! `mend chat`: an interactive session on one throwaway copy of a repository. Each line the user
 //! types is a message in one ongoing conversation (a new core session per message, continued
 //! with [`Session::follow_up`]); lines starting with `/` are commands for mend itself. The
-//! conversation is recorded after every message (see [`crate::record::chat`]).
+//! conversation is recorded after every message, in the one record format ([`crate::record`]).
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
 use camino::Utf8Path;
@@ -12,8 +13,7 @@ use crate::commands::run::Connection;
 use crate::error::{exit, MendError};
 use crate::interrupt;
 use crate::provider::client::LiveSource;
-use crate::record::chat::{ChatEnding, ChatMessage, ChatRecord, CHAT_FORMAT};
-use crate::record::{write_json_atomically, Origin, ServerFacts, SessionSettings};
+use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::session::driver::Driver;
 use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
@@ -103,8 +103,9 @@ pub fn chat(
         server_version: setup.connection.server_version.clone(),
         sandbox: setup.runner.sandbox.name(),
     };
-    let mut record = ChatRecord {
-        format: CHAT_FORMAT.to_owned(),
+    let mut record = Record {
+        format: RECORD_FORMAT.to_owned(),
+        description: None,
         settings: SessionSettings::of(
             &setup.config,
             &server,
@@ -117,7 +118,11 @@ pub fn chat(
         test_file_sha256_before: set_sha256(setup.repo, &setup.task.test.files)?,
         source_sha256_before: set_sha256(setup.repo, &setup.task.editable)?,
         messages: Vec::new(),
+        tests_before: None,
         ending: None,
+        file_sha256_before: BTreeMap::new(),
+        metrics: None,
+        resumed_from: None,
     };
     let mut conversation: Option<Session> = None;
     // The last change written by /save, and where: Ctrl-D tells whether the end state is saved.
@@ -192,13 +197,15 @@ pub fn chat(
                     ));
                 }
                 conversation = Some(stopped);
-                record.messages.push(ChatMessage {
-                    text: text.to_owned(),
+                record.messages.push(Message {
+                    text: Some(text.to_owned()),
+                    max_turns: None,
+                    deadline_ms: None,
                     turns: transcript.turns,
                     tool_calls: transcript.tool_calls,
                     stop: transcript.stop,
                 });
-                write_json_atomically(setup.record, &record)?;
+                record.write_atomically(setup.record)?;
             }
         }
     }
@@ -216,13 +223,13 @@ pub fn chat(
                 setup.task.test.files.listed("and")
             ));
         }
-        record.ending = Some(ChatEnding {
+        record.ending = Some(Ending {
             tests_after,
             test_file_sha256_after,
             source_sha256_after: set_sha256(workspace.root(), &setup.task.editable)?,
             diff: diff.clone(),
         });
-        write_json_atomically(setup.record, &record)?;
+        record.write_atomically(setup.record)?;
         say(&format!(
             "The conversation is recorded in {} (replay it with `mend replay {}`).",
             setup.record, setup.record

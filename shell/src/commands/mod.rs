@@ -5,6 +5,6 @@ pub mod chat;
 pub mod conformance;
 pub mod init;
 pub mod replay;
-pub mod replay_chat;
+pub mod resume;
 pub mod run;
 pub mod show;

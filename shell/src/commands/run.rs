@@ -10,7 +10,7 @@ use mend_core::{Codec, Config, ContextConfig, Stop, StopCause, StopReason, Trans
 use crate::error::{exit, MendError};
 use crate::provider::client::{Client, LiveSource, Secret};
 use crate::provider::host::BaseUrl;
-use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::session::attempt::{run_attempt, Attempt, Setup};
 use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
@@ -143,7 +143,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     };
     let record = record_of(config, &server, &origin, &attempt, file_sha256_before);
     record.write_atomically(&options.record)?;
-    let exit_code = exit_code(&attempt);
+    let exit_code = exit_code(&attempt.transcript.stop, attempt.checks.passed());
     render.run_event(&RunEvent::Verdict {
         tests_pass: attempt.checks.passed(),
         sandbox: options.setup.runner.sandbox.name().to_owned(),
@@ -152,35 +152,64 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         exit_code,
         metrics: attempt.transcript.metrics.clone(),
     });
-    report_record(&options.record);
-    if attempt.checks.test_files_changed() {
-        eprintln!(
-            "mend: the run changed the task's test files ({}), so its final tests do not count as a pass",
-            options.setup.task.test.files.listed("and")
-        );
-    }
-    let diff = &attempt.checks.diff;
-    if !diff.is_empty() {
-        let patch = options.record.with_extension("patch");
-        crate::record::patch::write_atomically(&patch, diff)?;
-        eprintln!(
-            "mend: the change is in {patch} (apply it with `mend apply {}`)",
-            options.record
-        );
-        if options.print_diff {
-            render.run_event(&RunEvent::Diff { text: diff.clone() });
-        }
-    }
-    if exit_code == exit::MODEL {
-        eprintln!(
-            "mend: error: {}",
-            explain_stop(&attempt.transcript.stop, &config.model)
-        );
-    }
+    report_outcome(
+        &Outcome {
+            record: &options.record,
+            test_files_changed: attempt.checks.test_files_changed(),
+            task: options.setup.task,
+            diff: &attempt.checks.diff,
+            print_diff: options.print_diff,
+            stop: &attempt.transcript.stop,
+            model: &config.model,
+            exit_code,
+        },
+        render,
+    )?;
     Ok(exit_code)
 }
 
-/// The record of a finished attempt (`mend run`, and each attempt of `mend eval`).
+/// What a live session left to say after its verdict (`mend run`, `mend resume`).
+pub struct Outcome<'a> {
+    pub record: &'a Utf8Path,
+    pub test_files_changed: bool,
+    pub task: &'a Task,
+    pub diff: &'a str,
+    pub print_diff: bool,
+    pub stop: &'a Stop,
+    pub model: &'a str,
+    pub exit_code: u8,
+}
+
+/// Says where the record is, writes the patch next to it, and explains a model failure.
+pub fn report_outcome(outcome: &Outcome, render: &mut dyn Render) -> Result<(), MendError> {
+    report_record(outcome.record);
+    if outcome.test_files_changed {
+        eprintln!(
+            "mend: the run changed the task's test files ({}), so its final tests do not count as a pass",
+            outcome.task.test.files.listed("and")
+        );
+    }
+    if !outcome.diff.is_empty() {
+        let patch = outcome.record.with_extension("patch");
+        crate::record::patch::write_atomically(&patch, outcome.diff)?;
+        eprintln!(
+            "mend: the change is in {patch} (apply it with `mend apply {}`)",
+            outcome.record
+        );
+        if outcome.print_diff {
+            render.run_event(&RunEvent::Diff {
+                text: outcome.diff.to_owned(),
+            });
+        }
+    }
+    if outcome.exit_code == exit::MODEL {
+        eprintln!("mend: error: {}", explain_stop(outcome.stop, outcome.model));
+    }
+    Ok(())
+}
+
+/// The record of a finished attempt (`mend run`, and each attempt of `mend eval`): a
+/// conversation of one message, the task.
 pub fn record_of(
     config: &Config,
     server: &ServerFacts,
@@ -188,26 +217,35 @@ pub fn record_of(
     attempt: &Attempt,
     file_sha256_before: std::collections::BTreeMap<String, String>,
 ) -> Record {
+    let checks = &attempt.checks;
     Record {
         format: RECORD_FORMAT.to_owned(),
         description: None,
         settings: SessionSettings::of(config, server, origin),
-        task: config.task.clone(),
-        turns: attempt.transcript.turns.clone(),
-        tool_calls: attempt.transcript.tool_calls.clone(),
-        stop: attempt.transcript.stop.clone(),
-        checks: attempt.checks.clone(),
+        messages: vec![Message {
+            text: Some(config.task.clone()),
+            max_turns: None,
+            deadline_ms: None,
+            turns: attempt.transcript.turns.clone(),
+            tool_calls: attempt.transcript.tool_calls.clone(),
+            stop: attempt.transcript.stop.clone(),
+        }],
+        test_file_sha256_before: checks.test_file_sha256_before.clone(),
+        source_sha256_before: checks.source_sha256_before.clone(),
+        tests_before: Some(checks.tests_before.clone()),
+        ending: Some(Ending::of(checks)),
         file_sha256_before,
         metrics: Some(attempt.transcript.metrics.clone()),
+        resumed_from: None,
     }
 }
 
 /// A broken model turn is the server's failure whatever the tests say; otherwise the verdict.
-fn exit_code(attempt: &Attempt) -> u8 {
-    match attempt.transcript.stop.reason {
+pub fn exit_code(stop: &Stop, passed: bool) -> u8 {
+    match stop.reason {
         StopReason::Cancelled => exit::INTERRUPTED,
         StopReason::ModelError | StopReason::IncompleteModelTurn => exit::MODEL,
-        _ if attempt.checks.passed() => exit::PASS,
+        _ if passed => exit::PASS,
         _ => exit::TESTS_FAIL,
     }
 }

@@ -7,15 +7,12 @@ use mend_core::ToolStatus;
 use crate::error::{exit, MendError};
 use crate::page::timeline::{seconds, Timeline};
 use crate::page::view::Shown;
-use crate::record::AnyRecord;
+use crate::record::Record;
 use crate::session::render::{sandbox_phrase, short_arguments};
 
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {
-    let record = AnyRecord::read(record_path)?;
-    let shown = match &record {
-        AnyRecord::Run(run) => Shown::run(run),
-        AnyRecord::Chat(chat) => Shown::chat(chat),
-    };
+    let record = Record::read(record_path)?;
+    let shown = Shown::of(&record);
     match html {
         Some(out) => {
             let page = crate::page::record_page(&shown, record_path.as_str());

@@ -27,8 +27,8 @@ pub enum StreamItem {
     /// The body ended.
     End,
     Failed(TransportError),
-    /// A replayed record says the user pressed Ctrl-C here.
-    Interrupted,
+    /// A replayed record says the stream was cut here (Ctrl-C, or the deadline).
+    Cut(Cut),
 }
 
 /// Where turns come from: a live server, or a record being replayed.
@@ -43,9 +43,15 @@ pub trait ModelSource {
         codec: Codec,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send>;
 
-    /// Whether the call must be cut instead of run: a replay reproduces a Ctrl-C that landed
-    /// while the recorded call ran. A live source never cuts.
-    fn cut_before(&mut self, _call_id: &mend_core::CallId) -> bool {
+    /// Whether the call must be cut instead of run, and how: a replay reproduces a Ctrl-C or a
+    /// deadline that landed while the recorded call ran. A live source never cuts.
+    fn cut_before(&mut self, _call_id: &mend_core::CallId) -> Option<Cut> {
+        None
+    }
+
+    /// Whether the turns are a record's: then the record says where a deadline landed, and the
+    /// clock never cuts on its own.
+    fn replays(&self) -> bool {
         false
     }
 }
@@ -73,7 +79,7 @@ enum Arrived {
     Line { line: Vec<u8>, at_ms: u64 },
     End,
     Failed(TransportError),
-    Interrupted,
+    Cut(Cut),
 }
 
 impl Arrived {
@@ -85,7 +91,7 @@ impl Arrived {
             },
             StreamItem::End => Arrived::End,
             StreamItem::Failed(error) => Arrived::Failed(error),
-            StreamItem::Interrupted => Arrived::Interrupted,
+            StreamItem::Cut(cut) => Arrived::Cut(cut),
         }
     }
 }
@@ -159,14 +165,21 @@ impl Driver<'_> {
         let mut queue: VecDeque<Action> = first.into();
         let mut recorder = Recorder::new(clock)?;
         let mut stream: Option<OpenStream> = None;
+        let replays = self.source.replays();
 
         loop {
             // Ctrl-C and the deadline are looked at between any two steps.
             let watch = Watch {
                 deadline: session
                     .next_deadline()
+                    .filter(|_| !replays)
                     .map(|at| clock + Duration::from_millis(at.0)),
                 on_interrupt: true,
+            };
+            // A recorded cut at the deadline happens at the deadline, however fast the replay.
+            let cut_at = |session: &Session| match session.next_deadline() {
+                Some(deadline) if replays => now().max(deadline),
+                _ => now(),
             };
             if let Some(cut) = watch.check() {
                 queue.extend(session.handle(now(), cut_input(cut)));
@@ -186,8 +199,8 @@ impl Driver<'_> {
                         name,
                         arguments,
                     } => {
-                        if self.source.cut_before(&call_id) {
-                            queue.extend(session.handle(now(), Input::Cancel));
+                        if let Some(cut) = self.source.cut_before(&call_id) {
+                            queue.extend(session.handle(cut_at(&session), cut_input(cut)));
                             continue;
                         }
                         let context = ToolContext {
@@ -234,6 +247,10 @@ impl Driver<'_> {
             let Some(item) = open.next(WATCH_TICK) else {
                 continue;
             };
+            let at = match item {
+                Arrived::Cut(_) => cut_at(&session),
+                _ => now(),
+            };
             let input = match item {
                 Arrived::Line { line, at_ms } => {
                     recorder.line_received(at_ms, &line)?;
@@ -249,9 +266,9 @@ impl Driver<'_> {
                     });
                     Input::TransportFailed { error }
                 }
-                Arrived::Interrupted => Input::Cancel,
+                Arrived::Cut(cut) => cut_input(cut),
             };
-            queue.extend(session.handle(now(), input));
+            queue.extend(session.handle(at, input));
             // The turn ends here, before its calls run: they are not the model's time.
             if !session.is_streaming() {
                 if let Some(open) = stream.take() {
