@@ -5,7 +5,7 @@ use mend_core::Stop;
 
 use crate::record::chat::ChatRecord;
 use crate::record::metrics::RunMetrics;
-use crate::record::{Record, RecordedCall, RecordedTurn, SessionSettings};
+use crate::record::{AnyRecord, Record, RecordedCall, RecordedTurn, SessionSettings};
 use crate::verdict::verify::TestRun;
 
 pub struct Shown<'a> {
@@ -44,6 +44,13 @@ impl Ending<'_> {
 }
 
 impl<'a> Shown<'a> {
+    pub fn of(record: &'a AnyRecord) -> Shown<'a> {
+        match record {
+            AnyRecord::Run(run) => Shown::run(run),
+            AnyRecord::Chat(chat) => Shown::chat(chat),
+        }
+    }
+
     pub fn run(record: &'a Record) -> Shown<'a> {
         Shown {
             kind: "run",
