@@ -15,6 +15,30 @@ pub fn write_file(
     path: &Utf8Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    write(path, fill, Durability::Synced)
+}
+
+/// As [`write_file`], whole or not at all against a kill, but without waiting for the disk: for
+/// files mend can make again from others (hundreds of pages of one report), where two syncs each
+/// would be nearly all of the time.
+pub fn write_derived_file(
+    path: &Utf8Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    write(path, fill, Durability::Renamed)
+}
+
+#[derive(PartialEq)]
+enum Durability {
+    Synced,
+    Renamed,
+}
+
+fn write(
+    path: &Utf8Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    durability: Durability,
+) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_str().is_empty() => dir,
         _ => Utf8Path::new("."),
@@ -30,9 +54,14 @@ pub fn write_file(
     fill(&mut writer)?;
     writer.flush()?;
     drop(writer);
-    temporary.as_file().sync_all()?;
+    if durability == Durability::Synced {
+        temporary.as_file().sync_all()?;
+    }
     temporary.persist(path).map_err(|err| err.error)?;
-    File::open(dir)?.sync_all()
+    if durability == Durability::Synced {
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(())
 }
 
 /// The SHA-256 of `bytes`, as lowercase hex (64 characters, no prefix).

@@ -81,7 +81,7 @@ pub fn write_attempt_pages(
             .and_then(|path| crate::page::record_file_page(&path).map_err(|err| err.message));
         let href = match page {
             Ok(page) => {
-                crate::page::write_page(&folder.join(&name), &page)?;
+                crate::page::write_derived_page(&folder.join(&name), &page)?;
                 Ok(format!("{ATTEMPTS_FOLDER}/{name}"))
             }
             Err(problem) => Err(problem),

@@ -184,7 +184,7 @@ fn cost(report: &Report, costs: &Costs, page: &mut Html) {
         &format!(
             "In all {} tokens and {} (model + tools + tests, from the results lines); {per_attempt}.",
             costs.tokens,
-            seconds(costs.ms)
+            duration(costs.ms)
         ),
     );
     page.raw("<table class=\"numbers cost\"><thead><tr>");
@@ -205,7 +205,7 @@ fn cost(report: &Report, costs: &Costs, page: &mut Html) {
             .element("td", "", &task.attempts.to_string())
             .element("td", "", &task.passed.to_string())
             .element("td", "", &task.tokens.to_string())
-            .element("td", "", &seconds(task.ms))
+            .element("td", "", &duration(task.ms))
             .element(
                 "td",
                 "",
@@ -222,8 +222,17 @@ fn spent(per: PerSolved) -> String {
     format!(
         "{:.0} tokens, {}",
         per.tokens,
-        seconds(per.ms.round() as u64)
+        duration(per.ms.round() as u64)
     )
+}
+
+/// Seconds under a minute, else minutes: a suite's cost runs to hours.
+fn duration(ms: u64) -> String {
+    if ms < 60_000 {
+        seconds(ms)
+    } else {
+        format!("{:.1} min", ms as f64 / 60_000.0)
+    }
 }
 
 #[cfg(test)]

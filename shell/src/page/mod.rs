@@ -38,6 +38,13 @@ pub fn write_page(out: &Utf8Path, page: &str) -> Result<(), MendError> {
         .map_err(|err| MendError::harness(format!("cannot write the page {out}: {err}")))
 }
 
+/// As [`write_page`], without waiting for the disk: for pages made again by rerunning the
+/// command that wrote them (an eval's attempt pages).
+pub fn write_derived_page(out: &Utf8Path, page: &str) -> Result<(), MendError> {
+    crate::atomic::write_derived_file(out, |file| file.write_all(page.as_bytes()))
+        .map_err(|err| MendError::harness(format!("cannot write the page {out}: {err}")))
+}
+
 /// The whole page for a run or a chat. `source` is where the record was read from.
 pub fn record_page(shown: &Shown, source: &str) -> String {
     let mut page = Html::new();
