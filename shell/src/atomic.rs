@@ -71,3 +71,60 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .map(|byte| format!("{byte:02x}"))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use camino::Utf8PathBuf;
+
+    use super::*;
+
+    /// Both ways of writing: the whole new contents with the old file's mode, or, when filling
+    /// fails, the old file untouched and no temporary left behind.
+    #[test]
+    fn a_write_replaces_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let folder = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).expect("utf-8");
+        let mut outcomes = Vec::new();
+        let writer = |path: &Utf8Path, fill: &dyn Fn(&mut dyn Write) -> io::Result<()>| {
+            if path.as_str().ends_with("derived") {
+                write_derived_file(path, fill)
+            } else {
+                write_file(path, fill)
+            }
+        };
+        for name in ["synced", "derived"] {
+            let path = folder.join(name);
+            fs::write(&path, "old").expect("old file");
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).expect("mode");
+            let failed = writer(&path, &|file: &mut dyn Write| {
+                file.write_all(b"half")?;
+                Err(io::Error::other("disk full"))
+            });
+            let after_failure = fs::read_to_string(&path).expect("read");
+            writer(&path, &|file: &mut dyn Write| file.write_all(b"new")).expect("write");
+            let mode = fs::metadata(&path).expect("stat").permissions().mode() & 0o777;
+            outcomes.push((
+                failed.is_err(),
+                after_failure,
+                fs::read_to_string(&path).expect("read"),
+                mode,
+            ));
+        }
+        let mut left: Vec<String> = fs::read_dir(&folder)
+            .expect("list")
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let expected = (true, "old".to_owned(), "new".to_owned(), 0o640);
+        assert_eq!(
+            (outcomes, left),
+            (
+                vec![expected.clone(), expected],
+                vec!["derived".to_owned(), "synced".to_owned()]
+            )
+        );
+    }
+}
