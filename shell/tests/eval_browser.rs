@@ -223,3 +223,44 @@ fn hostile_results_render_as_text_and_every_link_is_an_attempt_page_mend_wrote()
     let shown = load(first, "JSON.stringify({elements: [], attributes: []})");
     assert_inert(&shown, first, &[], &[]);
 }
+
+#[test]
+fn a_page_that_cannot_be_written_or_asked_for_with_json_is_one_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    fs::create_dir_all(&out).unwrap();
+    fs::write(
+        out.join("results.jsonl"),
+        row("plain", 0, true, "plain/0.json", "m"),
+    )
+    .unwrap();
+    let file = dir.path().join("a-file");
+    fs::write(&file, "").unwrap();
+    let out = out.to_str().unwrap();
+    let beside_a_file = file.join("index.html");
+    let unwritable = mend(&[
+        "eval",
+        "report",
+        out,
+        "--html",
+        beside_a_file.to_str().unwrap(),
+    ]);
+    let both = mend(&["eval", "report", out, "--json", "--html", "x.html"]);
+    assert_eq!(
+        (
+            unwritable.code,
+            unwritable.stderr.trim_end().to_owned(),
+            both.code,
+            both.stderr.lines().next().unwrap_or("").to_owned()
+        ),
+        (
+            6,
+            format!(
+                "mend: error: cannot create {}/attempts for the attempts' pages: Not a directory (os error 20) — give --html a path in a folder you can write",
+                file.display()
+            ),
+            2,
+            "error: the argument '--json' cannot be used with '--html <OUT>'".to_owned()
+        )
+    );
+}

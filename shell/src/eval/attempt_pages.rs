@@ -73,7 +73,11 @@ pub fn write_attempt_pages(
         _ => Utf8PathBuf::from(ATTEMPTS_FOLDER),
     };
     std::fs::create_dir_all(&folder)
-        .map_err(|err| MendError::harness(format!("cannot create {folder}: {err}")))?;
+        .map_err(|err| {
+        MendError::harness(format!(
+            "cannot create {folder} for the attempts' pages: {err} — give --html a path in a folder you can write"
+        ))
+    })?;
     let mut links = Vec::with_capacity(rows.len());
     for (dir, row) in rows {
         let name = page_name(&row.task, row.attempt);
