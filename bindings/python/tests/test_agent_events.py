@@ -106,7 +106,12 @@ def test_a_failing_chat_ends_in_model_error_and_a_stream_without_done_is_incompl
     def broken(messages, tool_schemas):
         raise ConnectionError("connection refused")
     events = list(agent_events(broken, Table(dict), "t"))
-    assert events[-1] == {"type": "stopped", "reason": "model_error", "detail": "could not connect: ConnectionError: connection refused"}
+    assert events[-1] == {
+        "type": "stopped",
+        "reason": "model_error",
+        "detail": "could not connect: ConnectionError: connection refused",
+        "cause": {"transport": {"kind": "connect", "message": "ConnectionError: connection refused"}},
+    }
     unfinished = list(agent_events(ScriptedChat([[chunk("Half")]]), Table(dict), "t"))
     assert unfinished[-1] == {"type": "stopped", "reason": "incomplete_model_turn", "detail": "the stream ended without a `done` chunk"}
 
