@@ -127,6 +127,22 @@ fn dispatch(turn: u32, index: u32, id: &str, name: &str, arguments: Value) -> Ve
     ]
 }
 
+/// The model's call, with id `id`, to read path_rules.py.
+fn read_call(id: &str) -> Value {
+    call(Some(id), "read_file", json!({"path": "path_rules.py"}))
+}
+
+/// The dispatch of `read_call(id)`, call `index` of `turn`.
+fn read_dispatch(turn: u32, index: u32, id: &str) -> Vec<Action> {
+    dispatch(
+        turn,
+        index,
+        id,
+        "read_file",
+        json!({"path": "path_rules.py"}),
+    )
+}
+
 fn result_event(
     turn: u32,
     index: u32,
@@ -224,11 +240,7 @@ fn content_and_thinking_are_joined_across_chunks_and_streamed_as_deltas() {
 #[test]
 fn the_request_after_a_file_read_holds_the_file_text() {
     let (mut session, _) = start(config(8));
-    let read = call(
-        Some("call_r1"),
-        "read_file",
-        json!({"path": "path_rules.py"}),
-    );
+    let read = read_call("call_r1");
     let actions = feed(
         &mut session,
         &[text("Reading."), tool_calls(vec![read.clone()]), done()],
@@ -237,13 +249,7 @@ fn the_request_after_a_file_read_holds_the_file_text() {
         actions,
         concat(vec![
             vec![text_delta(1, "Reading."), model_done(1, "stop", 1)],
-            dispatch(
-                1,
-                0,
-                "call_r1",
-                "read_file",
-                json!({"path": "path_rules.py"})
-            ),
+            read_dispatch(1, 0, "call_r1"),
         ])
     );
     let file = json!({"path": "path_rules.py", "text": "def f():\n    return 'é'\n"});
@@ -277,11 +283,7 @@ fn the_request_after_a_file_read_holds_the_file_text() {
 #[test]
 fn two_calls_run_one_at_a_time_and_return_in_order() {
     let (mut session, _) = start(config(8));
-    let first = call(
-        Some("call_a"),
-        "read_file",
-        json!({"path": "path_rules.py"}),
-    );
+    let first = read_call("call_a");
     let second = call(Some("call_b"), "run_tests", json!({}));
     let actions = feed(
         &mut session,
@@ -295,13 +297,7 @@ fn two_calls_run_one_at_a_time_and_return_in_order() {
         actions,
         concat(vec![
             vec![model_done(1, "stop", 2)],
-            dispatch(
-                1,
-                0,
-                "call_a",
-                "read_file",
-                json!({"path": "path_rules.py"})
-            ),
+            read_dispatch(1, 0, "call_a"),
         ])
     );
     // The second call is not dispatched before the first one's result.
@@ -396,11 +392,7 @@ fn an_unknown_tool_gets_an_error_result_in_the_next_request() {
 #[test]
 fn an_error_line_mid_stream_is_a_model_error_and_nothing_runs() {
     let (mut session, _) = start(config(8));
-    let read = call(
-        Some("call_1"),
-        "read_file",
-        json!({"path": "path_rules.py"}),
-    );
+    let read = read_call("call_1");
     let actions = feed(
         &mut session,
         &[
@@ -458,11 +450,7 @@ fn a_malformed_line_is_a_model_error() {
 #[test]
 fn a_stream_without_done_is_incomplete_and_runs_nothing() {
     let (mut session, _) = start(config(8));
-    let read = call(
-        Some("call_1"),
-        "read_file",
-        json!({"path": "path_rules.py"}),
-    );
+    let read = read_call("call_1");
     let mut actions = feed(
         &mut session,
         &[text("Let me read."), tool_calls(vec![read])],
@@ -483,11 +471,7 @@ fn a_stream_without_done_is_incomplete_and_runs_nothing() {
 #[test]
 fn a_turn_cut_off_by_length_is_incomplete_and_runs_nothing() {
     let (mut session, _) = start(config(8));
-    let read = call(
-        Some("call_1"),
-        "read_file",
-        json!({"path": "path_rules.py"}),
-    );
+    let read = read_call("call_1");
     let actions = feed(&mut session, &[tool_calls(vec![read]), done_length()]);
     assert_eq!(
         actions,
@@ -505,11 +489,7 @@ fn a_turn_cut_off_by_length_is_incomplete_and_runs_nothing() {
 #[test]
 fn with_one_turn_the_call_still_runs_but_no_second_request_is_sent() {
     let (mut session, first) = start(config(1));
-    let read = call(
-        Some("call_1"),
-        "read_file",
-        json!({"path": "path_rules.py"}),
-    );
+    let read = read_call("call_1");
     let mut actions = first;
     actions.extend(feed(&mut session, &[tool_calls(vec![read]), done()]));
     actions.extend(finish(
@@ -522,13 +502,7 @@ fn with_one_turn_the_call_still_runs_but_no_second_request_is_sent() {
         concat(vec![
             start_of(1, opening()),
             vec![model_done(1, "stop", 1)],
-            dispatch(
-                1,
-                0,
-                "call_1",
-                "read_file",
-                json!({"path": "path_rules.py"})
-            ),
+            read_dispatch(1, 0, "call_1"),
             vec![result_event(
                 1,
                 0,
@@ -666,11 +640,7 @@ fn nothing_happens_after_the_stop() {
 
 #[test]
 fn a_snapshot_taken_mid_turn_resumes_with_the_same_actions() {
-    let read = call(
-        Some("call_1"),
-        "read_file",
-        json!({"path": "path_rules.py"}),
-    );
+    let read = read_call("call_1");
     let first_half = [thinking("Plan"), text("Let me ")];
     let second_half = [text("read."), tool_calls(vec![read]), done()];
 
@@ -780,11 +750,7 @@ fn a_running_session_takes_no_follow_up() {
 #[test]
 fn a_follow_up_after_a_cut_turn_answers_the_call_that_never_ran() {
     let (mut session, _) = start(config(8));
-    let first = call(
-        Some("call_a"),
-        "read_file",
-        json!({"path": "path_rules.py"}),
-    );
+    let first = read_call("call_a");
     let second = call(Some("call_b"), "run_tests", json!({}));
     feed(
         &mut session,

@@ -14,6 +14,8 @@ pub mod provider;
 pub mod record;
 pub mod session;
 pub mod task;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod tools;
 pub mod truncate;
 pub mod verdict;

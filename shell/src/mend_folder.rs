@@ -34,12 +34,11 @@ pub fn default_record(repo: &Utf8Path, prefix: &str) -> Result<Utf8PathBuf, Mend
 #[cfg(test)]
 mod tests {
     use super::default_record;
-    use camino::Utf8PathBuf;
+    use crate::test_support::project;
 
     #[test]
     fn the_folder_ignores_itself_and_a_user_gitignore_is_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        let (_dir, repo) = project(&[]);
         let record = default_record(&repo, "chat-").unwrap();
         assert_eq!(record.parent(), Some(repo.join(".mend").as_path()));
         assert!(record.file_name().unwrap().starts_with("chat-"));

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{copy_of, mend, repo_root, sample_copy, tree_digest};
+use common::{copy_of, fixture, mend, repo_root, sample_copy, tree_digest};
 
 #[test]
 fn the_recorded_repair_applies_to_a_pristine_copy_and_passes() {
@@ -74,10 +74,7 @@ fn a_refusal_of_an_older_record_names_the_changed_file_of_its_diff() {
 /// The slug repair's record with the per-file digests a live run keeps (`file_sha256_before`),
 /// taken from the pristine task repository.
 fn slugify_record_with_file_digests(dir: &std::path::Path) -> std::path::PathBuf {
-    let mut record: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("fixtures/slugify.json")).unwrap(),
-    )
-    .unwrap();
+    let mut record = fixture("slugify");
     let pristine = tree_digest(&repo_root().join("fixtures/slugify-repo"));
     let digests: serde_json::Map<String, serde_json::Value> = pristine
         .into_iter()

@@ -11,37 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::server::{Ending, Reply, Script, Server};
-use common::{python, repo_root, tree_digest};
+use common::server::{Ending, Reply, Server};
+use common::turns::{recorded_replies, script, MODEL};
+use common::{fixture, python, repo_root, tree_digest};
 use serde_json::{json, Value};
-
-const MODEL: &str = "gemma4:e2b";
-const DIGEST: &str = "5f1a0b7c9d2e4f6a8b0c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a";
-
-fn fixture(name: &str) -> Value {
-    serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join(format!("fixtures/{name}.json"))).unwrap(),
-    )
-    .unwrap()
-}
-
-/// The raw lines of each turn of a fixture record, one reply per turn.
-fn fixture_replies(record: &Value) -> Vec<Reply> {
-    record["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|turn| {
-            let lines: Vec<String> = turn["lines"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|line| line["text"].as_str().unwrap().to_owned())
-                .collect();
-            Reply::lines(&lines)
-        })
-        .collect()
-}
 
 /// A one-chunk answer without tool calls.
 fn answer(text: &str) -> Reply {
@@ -61,12 +34,9 @@ fn answer(text: &str) -> Reply {
 
 /// A server that plays the recorded repair's turns, then answers one follow-up.
 fn repair_then_answer(repair: &Value) -> Server {
-    let mut chats = fixture_replies(repair);
+    let mut chats = recorded_replies(repair);
     chats.push(answer("Nothing else: the four tests pass."));
-    Server::start(Script {
-        models: vec![(MODEL, DIGEST)],
-        chats,
-    })
+    Server::start(script(chats))
 }
 
 fn spawn_chat(base: &str, repo: &std::path::Path, record: &std::path::Path) -> Child {
@@ -223,16 +193,13 @@ fn a_conversation_repairs_the_sample_and_goes_on_in_the_same_history() {
 #[test]
 fn ctrl_c_interrupts_the_turn_and_the_conversation_goes_on() {
     let line = json!({"model": MODEL, "created_at": "2026-12-02T10:00:00Z", "message": {"role": "assistant", "content": "Let me think"}, "done": false});
-    let server = Server::start(Script {
-        models: vec![(MODEL, DIGEST)],
-        chats: vec![
-            Reply::Stream {
-                writes: vec![(Duration::ZERO, format!("{line}\n").into_bytes())],
-                ending: Ending::Stall(Duration::from_secs(5)),
-            },
-            answer("Still here."),
-        ],
-    });
+    let server = Server::start(script(vec![
+        Reply::Stream {
+            writes: vec![(Duration::ZERO, format!("{line}\n").into_bytes())],
+            ending: Ending::Stall(Duration::from_secs(5)),
+        },
+        answer("Still here."),
+    ]));
     let sample = repo_root().join("sample-repo");
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("chat.json");

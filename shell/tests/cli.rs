@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{mend, repo_root, sample_copy, tree_digest};
+use common::{fixture, mend, sample_copy, tree_digest};
 use serde_json::Value;
 
 #[test]
@@ -33,10 +33,7 @@ fn replay_refuses_a_sample_whose_tests_changed() {
 #[test]
 fn replay_reports_the_first_divergence_from_its_record() {
     let dir = tempfile::tempdir().unwrap();
-    let mut record: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("fixtures/repair.json")).unwrap(),
-    )
-    .unwrap();
+    let mut record = fixture("repair");
     record["tool_calls"][2]["result"]["replaced"] = Value::from(2);
     let tampered = dir.path().join("tampered.json");
     std::fs::write(&tampered, serde_json::to_string(&record).unwrap()).unwrap();
@@ -256,17 +253,11 @@ enabled = ["read_file", "write_file", "run_tests"]
     std::fs::write(repo.path().join("state.txt"), "broken\n").unwrap();
     let verify = || {
         let outcome = mend(&["verify", "--json", "--repo", repo.path().to_str().unwrap()]);
-        let run = outcome
-            .events()
-            .into_iter()
-            .find(|event| event["type"] == "tests_after")
-            .map(|mut event| {
-                event["run"].as_object_mut().unwrap().remove("duration_ms");
-                event["run"].clone()
-            });
+        let mut run = outcome.tests_after();
+        run.as_object_mut().unwrap().remove("duration_ms");
         (outcome.code, run)
     };
-    assert_eq!(verify(), (1, Some(serde_json::json!({"exit_code": 1}))));
+    assert_eq!(verify(), (1, serde_json::json!({"exit_code": 1})));
     std::fs::write(repo.path().join("state.txt"), "fixed\n").unwrap();
-    assert_eq!(verify(), (0, Some(serde_json::json!({"exit_code": 0}))));
+    assert_eq!(verify(), (0, serde_json::json!({"exit_code": 0})));
 }

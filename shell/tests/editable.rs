@@ -9,12 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use common::server::{Reply, Script, Server};
+use common::server::{Reply, Server};
+use common::turns::{script, MODEL};
 use common::{copy_of_in, mend, python, repo_root, tree_digest};
 use serde_json::{json, Value};
-
-const MODEL: &str = "gemma4:e2b";
-const DIGEST: &str = "5f1a0b7c9d2e4f6a8b0c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a";
 
 /// Folders outside /tmp, which bubblewrap hides wholesale: here only mend's own hiding of the
 /// original can keep the tests from reading it.
@@ -139,13 +137,10 @@ fn fixing_model() -> Server {
     let empty = json!({"role": "assistant", "content": ""});
     let summary =
         json!({"role": "assistant", "content": "median() now averages the two middle values."});
-    Server::start(Script {
-        models: vec![(MODEL, DIGEST)],
-        chats: vec![
-            Reply::lines(&[line(edit, false), line(empty, true)]),
-            Reply::lines(&[line(summary, true)]),
-        ],
-    })
+    Server::start(script(vec![
+        Reply::lines(&[line(edit, false), line(empty, true)]),
+        Reply::lines(&[line(summary, true)]),
+    ]))
 }
 
 struct Project {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::server::{closed_port_base, Ending, Reply, Server};
 use common::turns::{call, say, script, MODEL};
-use common::{mend, python, repo_root, sample_copy, Outcome};
+use common::{fixture, mend, python, repo_root, sample_copy, Outcome};
 use serde_json::{json, Value};
 
 /// `(case, code, the expected part of the output)`; the whole output when it is not there.
@@ -69,11 +69,7 @@ fn interrupted_run(repo: &Path, record: &Path) -> Outcome {
     // SAFETY: kill only sends a signal to our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let output = child.wait_with_output().unwrap();
-    Outcome {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    Outcome::from(output)
 }
 
 fn stop_reason(record: &Path) -> Value {
@@ -193,10 +189,7 @@ fn every_exit_path_has_its_documented_code_and_message() {
         &replay(&["--no-such-flag"]),
         "unexpected argument '--no-such-flag'",
     ));
-    let mut tampered: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("fixtures/repair.json")).unwrap(),
-    )
-    .unwrap();
+    let mut tampered = fixture("repair");
     tampered["tool_calls"][2]["result"]["replaced"] = json!(2);
     std::fs::write(record("tampered.json"), tampered.to_string()).unwrap();
     all.push(seen(

@@ -23,11 +23,7 @@ fn mend_as_user(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
         .envs(env.iter().copied())
         .output()
         .expect("the mend binary runs");
-    Outcome {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    Outcome::from(output)
 }
 
 /// `VENV/bin/python`: a script that runs `command` (the test venv's interpreter, or one
@@ -113,16 +109,11 @@ fn init_writes_a_task_file_that_verify_runs_with_the_repository_venv() {
 
     // No --repo, no --python, no MEND_PYTHON: the repository's own .venv runs the tests.
     let verify = mend_as_user(dir, &["verify", "--json", "--sandbox", "none"], &[]);
-    let summary = verify
-        .events()
-        .into_iter()
-        .find(|event| event["type"] == "tests_after")
-        .map(|event| event["run"]["summary"].clone());
     assert_eq!(
-        (verify.code, summary),
+        (verify.code, verify.tests_after()["summary"].clone()),
         (
             1,
-            Some(serde_json::json!({"passed": 3, "failed": 1, "errors": 0, "skipped": 0}))
+            serde_json::json!({"passed": 3, "failed": 1, "errors": 0, "skipped": 0})
         ),
         "{}",
         verify.stderr

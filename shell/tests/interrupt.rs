@@ -10,22 +10,18 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::server::{Ending, Reply, Script, Server};
+use common::server::{Ending, Reply, Server};
+use common::turns::script;
 use common::{python, repo_root};
 use serde_json::{json, Value};
-
-const MODEL: &str = "gemma4:e2b";
 
 /// A server whose first turn sends one line and then goes silent for longer than any test.
 fn stalled_server() -> Server {
     let line = r#"{"model":"gemma4:e2b","message":{"role":"assistant","content":"Let me think"},"done":false}"#;
-    Server::start(Script {
-        models: vec![(MODEL, "0123")],
-        chats: vec![Reply::Stream {
-            writes: vec![(Duration::ZERO, format!("{line}\n").into_bytes())],
-            ending: Ending::Stall(Duration::from_secs(50)),
-        }],
-    })
+    Server::start(script(vec![Reply::Stream {
+        writes: vec![(Duration::ZERO, format!("{line}\n").into_bytes())],
+        ending: Ending::Stall(Duration::from_secs(50)),
+    }]))
 }
 
 /// Starts `mend run` with its temporary files in `tmp`, so that what it leaves behind is visible.

@@ -7,39 +7,9 @@ mod common;
 use std::time::Duration;
 
 use common::server::{closed_port_base, Ending, Reply, Script, Server};
-use common::{mend, repo_root, tree_digest};
+use common::turns::{recorded_lines, script, DIGEST, MODEL};
+use common::{fixture, mend, repo_root, tree_digest};
 use serde_json::{json, Value};
-
-const MODEL: &str = "gemma4:e2b";
-const DIGEST: &str = "5f1a0b7c9d2e4f6a8b0c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a";
-
-/// The raw lines of each turn of a fixture record.
-fn fixture_turns(name: &str) -> Vec<Vec<String>> {
-    let record: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join(format!("fixtures/{name}.json"))).unwrap(),
-    )
-    .unwrap();
-    record["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|turn| {
-            turn["lines"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|line| line["text"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .collect()
-}
-
-fn script(chats: Vec<Reply>) -> Script {
-    Script {
-        models: vec![(MODEL, DIGEST)],
-        chats,
-    }
-}
 
 struct Live {
     outcome: common::Outcome,
@@ -98,7 +68,7 @@ fn ending(live: &Live) -> (i32, String, usize) {
 #[test]
 fn the_recorded_repair_runs_end_to_end_over_http_and_replays() {
     let server = Server::start(script(
-        fixture_turns("repair")
+        recorded_lines(&fixture("repair"))
             .iter()
             .map(|lines| Reply::lines(lines))
             .collect(),
@@ -251,7 +221,7 @@ fn first_line(turns: &[Vec<String>]) -> String {
 
 #[test]
 fn every_server_failure_ends_the_turn_with_its_reason_and_runs_nothing() {
-    let repair = fixture_turns("repair");
+    let repair = recorded_lines(&fixture("repair"));
     let first_turn = &repair[0];
     let without_done = &first_turn[..first_turn.len() - 1];
     let text = first_line(&repair);
@@ -389,7 +359,7 @@ fn every_server_failure_ends_the_turn_with_its_reason_and_runs_nothing() {
 
 #[test]
 fn lines_split_across_writes_or_packed_into_one_arrive_whole() {
-    let first_turn = &fixture_turns("bounded")[0];
+    let first_turn = &recorded_lines(&fixture("bounded"))[0];
     let body = first_turn
         .iter()
         .map(|line| format!("{line}\n"))
@@ -445,7 +415,9 @@ fn lines_split_across_writes_or_packed_into_one_arrive_whole() {
 
 #[test]
 fn with_context_each_request_ends_with_its_hint_and_the_record_replays() {
-    let server = Server::start(script(vec![Reply::lines(&fixture_turns("bounded")[0])]));
+    let server = Server::start(script(vec![Reply::lines(
+        &recorded_lines(&fixture("bounded"))[0],
+    )]));
     let live = run_against(&server.base, &["--max-turns", "1", "--context"]);
     assert_eq!(
         ending(&live),

@@ -6,36 +6,13 @@
 
 mod common;
 
-use common::server::{Reply, Script, Server};
-use common::{mend_with_env, python, repo_root, sample_copy, tree_digest};
+use common::server::Server;
+use common::turns::{recorded_replies, script};
+use common::{fixture, mend_with_env, python, repo_root, sample_copy, tree_digest};
 use serde_json::Value;
 
 fn repair_server() -> Server {
-    let record: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("fixtures/repair.json")).unwrap(),
-    )
-    .unwrap();
-    let chats = record["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|turn| {
-            let lines: Vec<String> = turn["lines"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|line| line["text"].as_str().unwrap().to_owned())
-                .collect();
-            Reply::lines(&lines)
-        })
-        .collect();
-    Server::start(Script {
-        models: vec![(
-            "gemma4:e2b",
-            "5f1a0b7c9d2e4f6a8b0c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a",
-        )],
-        chats,
-    })
+    Server::start(script(recorded_replies(&fixture("repair"))))
 }
 
 #[test]
@@ -201,10 +178,7 @@ fn a_missing_repository_and_a_file_are_named_as_such() {
     );
 
     // A record whose repository is gone says so, and how to point it elsewhere.
-    let mut record: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("fixtures/repair.json")).unwrap(),
-    )
-    .unwrap();
+    let mut record = fixture("repair");
     record["repo"] = Value::from(missing);
     let record_path = dir.path().join("moved.json");
     std::fs::write(&record_path, record.to_string()).unwrap();

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{mend, repo_root, tree_digest, Outcome};
+use common::{fixture, mend, repo_root, tree_digest, Outcome};
 use serde_json::{json, Value};
 
 /// The figures a replay is judged by, compared as one value.
@@ -102,10 +102,7 @@ fn the_recorded_repair_passes_in_five_turns_and_four_calls() {
             replay_matched: true,
         }
     );
-    let record: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("fixtures/repair.json")).unwrap(),
-    )
-    .unwrap();
+    let record = fixture("repair");
     assert_eq!(
         record["test_file_sha256_before"], record["test_file_sha256_after"],
         "the test file must not change"
@@ -285,10 +282,7 @@ fn the_second_tasks_repair_applies_to_a_pristine_copy_and_passes() {
 fn a_run_cancelled_while_a_tool_ran_replays_to_the_same_cut() {
     // The bounded run's first turn asks for read_file; Ctrl-C landed while it ran, so the
     // record keeps the call without a result and stops `cancelled`.
-    let mut record: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("fixtures/bounded.json")).unwrap(),
-    )
-    .unwrap();
+    let mut record = fixture("bounded");
     record["max_turns"] = json!(8);
     record["tool_calls"][0]["result"] = Value::Null;
     record["stop"] = json!({"reason": "cancelled"});

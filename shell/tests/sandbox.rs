@@ -43,15 +43,11 @@ fn attack(sandbox: &str) -> Escape {
         &args,
         &[("MEND_FAKE_API_KEY", "sk-mend-test-0000")],
     );
-    let events = outcome.events();
-    let after = events
-        .iter()
-        .find(|event| event["type"] == "tests_after")
-        .expect("a test result");
+    let after = outcome.tests_after();
     // A connection that got through waits in the listener's backlog.
     let connections = std::iter::from_fn(|| listener.accept().ok()).count();
     Escape {
-        summary: after["run"]["summary"].clone(),
+        summary: after["summary"].clone(),
         connections,
         wrote_outside: target.exists(),
     }
@@ -120,13 +116,7 @@ fn original_hidden_venv_shown(sandbox: &str) -> (i32, Value) {
         "--repo",
         root.to_str().unwrap(),
     ]);
-    let exit_code = outcome
-        .events()
-        .into_iter()
-        .find(|event| event["type"] == "tests_after")
-        .map(|event| event["run"]["exit_code"].clone())
-        .unwrap_or_else(|| panic!("no tests_after:\n{}\n{}", outcome.stdout, outcome.stderr));
-    (outcome.code, exit_code)
+    (outcome.code, outcome.tests_after()["exit_code"].clone())
 }
 
 #[test]

@@ -81,27 +81,26 @@ fn strings(value: &Value) -> BTreeSet<String> {
         .collect()
 }
 
+/// The names the page showed under `kind` ("elements" or "attributes") that `allowed` lacks.
+fn beyond(loaded: &Loaded, kind: &str, allowed: &[&str]) -> Vec<String> {
+    let allowed: BTreeSet<String> = allowed.iter().map(|name| name.to_string()).collect();
+    strings(&loaded.inspected[kind])
+        .difference(&allowed)
+        .cloned()
+        .collect()
+}
+
 /// Nothing loaded but the page, nothing logged, only the elements and attributes mend writes.
 fn assert_inert(loaded: &Loaded, page: &Path) {
     assert_eq!(loaded.requests, vec![format!("file://{}", page.display())]);
     assert_eq!(loaded.problems, Vec::<String>::new());
-    let allowed: BTreeSet<String> = ELEMENTS.iter().map(|name| name.to_string()).collect();
-    let unexpected: Vec<String> = strings(&loaded.inspected["elements"])
-        .difference(&allowed)
-        .cloned()
-        .collect();
     assert_eq!(
-        unexpected,
+        beyond(loaded, "elements", &ELEMENTS),
         Vec::<String>::new(),
         "elements mend never writes"
     );
-    let allowed: BTreeSet<String> = ATTRIBUTES.iter().map(|name| name.to_string()).collect();
-    let unexpected: Vec<String> = strings(&loaded.inspected["attributes"])
-        .difference(&allowed)
-        .cloned()
-        .collect();
     assert_eq!(
-        unexpected,
+        beyond(loaded, "attributes", &ATTRIBUTES),
         Vec::<String>::new(),
         "attributes mend never writes"
     );

@@ -20,13 +20,7 @@ fn verify(repo: &Path) -> (i32, Value) {
         "--repo",
         repo.to_str().unwrap(),
     ]);
-    let after = outcome
-        .events()
-        .into_iter()
-        .find(|event| event["type"] == "tests_after")
-        .map(|event| event["run"]["exit_code"].clone())
-        .unwrap_or_else(|| panic!("no tests_after:\n{}\n{}", outcome.stdout, outcome.stderr));
-    (outcome.code, after)
+    (outcome.code, outcome.tests_after()["exit_code"].clone())
 }
 
 /// Replaces `old` (which must be there) with `new` in `repo/file`.

@@ -4,36 +4,45 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::{copy_of, mend, repo_root, tree_digest, Outcome};
 use serde_json::{json, Value};
 
-fn project(name: &str) -> std::path::PathBuf {
+fn project(name: &str) -> PathBuf {
     repo_root().join("fixtures/projects").join(name)
 }
 
 /// `mend verify --json` on `repo` under bubblewrap, with extra arguments.
 fn verify(repo: &Path, extra: &[&str]) -> Outcome {
+    verify_text(repo, &[&["--json"], extra].concat())
+}
+
+/// `mend verify` on `repo` under bubblewrap as a person reads it, with extra arguments.
+fn verify_text(repo: &Path, extra: &[&str]) -> Outcome {
     let repo = repo.to_str().unwrap();
-    let mut args = vec!["verify", "--json", "--sandbox", "bwrap", "--repo", repo];
+    let mut args = vec!["verify", "--sandbox", "bwrap", "--repo", repo];
     args.extend_from_slice(extra);
     mend(&args)
 }
 
+/// Writes `to` as the text of `from` with `old` replaced by `new` (which it must contain).
+fn write_replaced(from: &Path, to: &Path, old: &str, new: &str) {
+    let text = std::fs::read_to_string(from).unwrap();
+    assert!(text.contains(old), "{} has no {old:?}", from.display());
+    std::fs::write(to, text.replace(old, new)).unwrap();
+}
+
+/// A task file in `dir`: the project's own with `old` replaced by `new`.
+fn task_file_with(project: &Path, dir: &Path, old: &str, new: &str) -> PathBuf {
+    let task_file = dir.join("mend.toml");
+    write_replaced(&project.join("mend.toml"), &task_file, old, new);
+    task_file
+}
+
 /// The exit code, and the independent check without its timing and output tail.
 fn verdict(outcome: &Outcome) -> (i32, Value) {
-    let mut run = outcome
-        .events()
-        .into_iter()
-        .find(|event| event["type"] == "tests_after")
-        .map(|event| event["run"].clone())
-        .unwrap_or_else(|| {
-            panic!(
-                "no tests_after event:\n{}{}",
-                outcome.stdout, outcome.stderr
-            )
-        });
+    let mut run = outcome.tests_after();
     let Some(fields) = run.as_object_mut() else {
         panic!("the run is an object: {run}")
     };
@@ -67,13 +76,7 @@ fn colours_subtests_and_plugins_do_not_hide_the_verdict() {
     );
     assert_eq!(tree_digest(&ledger), before, "the project changed");
 
-    let human = mend(&[
-        "verify",
-        "--sandbox",
-        "bwrap",
-        "--repo",
-        ledger.to_str().unwrap(),
-    ]);
+    let human = verify_text(&ledger, &[]);
     let expected_start = format!(
         "Independent final tests: 2 failed · 9 passed\n  failing:\n    {}\n    {}\n  the end of the output:\n",
         LEDGER_FAILING[0], LEDGER_FAILING[1]
@@ -91,16 +94,12 @@ fn colours_subtests_and_plugins_do_not_hide_the_verdict() {
 fn plugin_autoload_is_the_projects_choice() {
     let ledger = project("ledger");
     let dir = tempfile::tempdir().unwrap();
-    let task_file = dir.path().join("mend.toml");
-    let task = std::fs::read_to_string(ledger.join("mend.toml")).unwrap();
-    std::fs::write(
-        &task_file,
-        task.replace(
-            "files = [\"tests/*.py\"]",
-            "files = [\"tests/*.py\"]\nplugins = false",
-        ),
-    )
-    .unwrap();
+    let task_file = task_file_with(
+        &ledger,
+        dir.path(),
+        "files = [\"tests/*.py\"]",
+        "files = [\"tests/*.py\"]\nplugins = false",
+    );
     let outcome = verify(&ledger, &["--task-file", task_file.to_str().unwrap()]);
     let mut failing = vec![
         LEDGER_FAILING[0],
@@ -122,15 +121,12 @@ fn plugin_autoload_is_the_projects_choice() {
 fn the_repaired_project_passes() {
     let copy = copy_of(&project("ledger"));
     let amounts = copy.path().join("ledger/amounts.py");
-    let text = std::fs::read_to_string(&amounts).unwrap();
-    std::fs::write(
+    write_replaced(
         &amounts,
-        text.replace(
-            r#"cleaned.replace(",", "", 1)"#,
-            r#"cleaned.replace(",", "")"#,
-        ),
-    )
-    .unwrap();
+        &amounts,
+        r#"cleaned.replace(",", "", 1)"#,
+        r#"cleaned.replace(",", "")"#,
+    );
     assert_eq!(
         verdict(&verify(copy.path(), &[])),
         (0, json!({"exit_code": 0, "summary": counts(11, 0, 0)}))
@@ -160,15 +156,12 @@ fn a_runner_that_writes_junit_gives_counts_and_names() {
     );
     let copy = copy_of(&semver);
     let script = copy.path().join("bin/semver-bump");
-    let text = std::fs::read_to_string(&script).unwrap();
-    std::fs::write(
+    write_replaced(
         &script,
-        text.replace(
-            "minor=$((minor + 1)) ;;",
-            "minor=$((minor + 1)); patch=0 ;;",
-        ),
-    )
-    .unwrap();
+        &script,
+        "minor=$((minor + 1)) ;;",
+        "minor=$((minor + 1)); patch=0 ;;",
+    );
     assert_eq!(
         verdict(&verify(copy.path(), &[])),
         (0, json!({"exit_code": 0, "summary": counts(5, 0, 0)}))
@@ -179,25 +172,13 @@ fn a_runner_that_writes_junit_gives_counts_and_names() {
 fn a_test_command_pytest_refuses_is_a_harness_error_naming_the_fix() {
     let ledger = project("ledger");
     let dir = tempfile::tempdir().unwrap();
-    let task_file = dir.path().join("mend.toml");
-    let task = std::fs::read_to_string(ledger.join("mend.toml")).unwrap();
-    std::fs::write(
-        &task_file,
-        task.replace(
-            r#"command = ["python", "-m", "pytest"]"#,
-            r#"command = ["python", "-m", "pytest", "--numprocesses=2"]"#,
-        ),
-    )
-    .unwrap();
-    let outcome = mend(&[
-        "verify",
-        "--sandbox",
-        "bwrap",
-        "--repo",
-        ledger.to_str().unwrap(),
-        "--task-file",
-        task_file.to_str().unwrap(),
-    ]);
+    let task_file = task_file_with(
+        &ledger,
+        dir.path(),
+        r#"command = ["python", "-m", "pytest"]"#,
+        r#"command = ["python", "-m", "pytest", "--numprocesses=2"]"#,
+    );
+    let outcome = verify_text(&ledger, &["--task-file", task_file.to_str().unwrap()]);
     assert_eq!(outcome.code, 6, "{}{}", outcome.stdout, outcome.stderr);
     assert!(
         outcome.stderr.starts_with(

@@ -11,6 +11,7 @@ mod server;
 mod driver;
 mod fixtures;
 
+use std::future::Future;
 use std::time::Duration;
 
 use driver::{drive, Server, Transcript};
@@ -81,6 +82,26 @@ fn the_tokio_driver_produces_the_blocking_drivers_transcript() {
     );
 }
 
+/// A session of `config` driven under tokio over the sample's files, against a server that
+/// answers its first request with `reply`; `cancel` resolving is the user's interrupt.
+fn drive_against(reply: Reply, config: Config, cancel: impl Future<Output = ()>) -> Transcript {
+    let server = server::Server::start(Script {
+        models: vec![],
+        chats: vec![reply],
+    });
+    let (session, first) = started(config);
+    runtime().block_on(drive(
+        session,
+        first,
+        Server {
+            base: &server.base,
+            api_key: None,
+        },
+        &mut sample_files(),
+        cancel,
+    ))
+}
+
 /// A server that sends one line and then goes silent: `next_deadline()` becomes a tokio sleep.
 #[test]
 fn the_deadline_is_a_tokio_sleep() {
@@ -95,26 +116,12 @@ fn the_deadline_is_a_tokio_sleep() {
         )],
         ending: Ending::Stall(Duration::from_secs(20)),
     };
-    let server = server::Server::start(Script {
-        models: vec![],
-        chats: vec![stalled],
-    });
     let config = Config {
         deadline: Some(Millis(300)),
         ..Config::new("m", "s", "t", vec![])
     };
-    let (session, first) = started(config);
     let started_at = std::time::Instant::now();
-    let transcript = runtime().block_on(drive(
-        session,
-        first,
-        Server {
-            base: &server.base,
-            api_key: None,
-        },
-        &mut sample_files(),
-        std::future::pending(),
-    ));
+    let transcript = drive_against(stalled, config, std::future::pending());
     let stop = Stop {
         reason: StopReason::DeadlineExceeded,
         detail: Some("the run passed its deadline at 300 ms".to_owned()),
@@ -143,31 +150,15 @@ fn a_cancel_signal_stops_the_session() {
         writes: vec![],
         ending: Ending::Stall(Duration::from_secs(20)),
     };
-    let server = server::Server::start(Script {
-        models: vec![],
-        chats: vec![stalled],
-    });
-    let (session, first) = started(Config::new("m", "s", "t", vec![]));
     let (interrupt, interrupted) = tokio::sync::oneshot::channel::<()>();
-    let transcript = runtime().block_on(async {
+    let cancel = async {
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(100)).await;
             interrupt.send(()).unwrap();
         });
-        drive(
-            session,
-            first,
-            Server {
-                base: &server.base,
-                api_key: None,
-            },
-            &mut sample_files(),
-            async {
-                interrupted.await.unwrap();
-            },
-        )
-        .await
-    });
+        interrupted.await.unwrap();
+    };
+    let transcript = drive_against(stalled, Config::new("m", "s", "t", vec![]), cancel);
     let stop = Stop {
         reason: StopReason::Cancelled,
         detail: None,
@@ -189,21 +180,11 @@ fn an_http_error_is_a_model_error() {
         code: 404,
         body: r#"{"error":"model \"m\" not found"}"#.to_owned(),
     };
-    let server = server::Server::start(Script {
-        models: vec![],
-        chats: vec![refused],
-    });
-    let (session, first) = started(Config::new("m", "s", "t", vec![]));
-    let transcript = runtime().block_on(drive(
-        session,
-        first,
-        Server {
-            base: &server.base,
-            api_key: None,
-        },
-        &mut sample_files(),
+    let transcript = drive_against(
+        refused,
+        Config::new("m", "s", "t", vec![]),
         std::future::pending(),
-    ));
+    );
     let stop = Stop {
         reason: StopReason::ModelError,
         detail: Some("HTTP 404: model \"m\" not found".to_owned()),

@@ -314,12 +314,11 @@ fn prompt() {
 #[cfg(test)]
 mod tests {
     use super::{discarded, parse, save, Said};
-    use camino::Utf8PathBuf;
+    use crate::test_support::project;
 
     #[test]
     fn save_writes_only_into_a_folder_that_exists() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        let (_dir, root) = project(&[]);
         let nested = root.join("no/such/fix.patch");
         assert_eq!(
             save(&nested, "diff\n").unwrap_err().message,

@@ -69,35 +69,48 @@ fn placed(timeline: &Timeline) -> Vec<(Lane, Subject, u64, u64, Option<u64>)> {
         .collect()
 }
 
+/// A record of two turns, the first saying "a" and calling `call`, the second "done"; with each
+/// turn's (start, duration) from `timings` where a newer record has them.
+fn two_turns(timings: [Option<(u64, u64)>; 2], call: Value) -> Record {
+    record(
+        vec![
+            turn(
+                1,
+                timings[0],
+                vec![said(30, "a", false), said(80, "", true)],
+            ),
+            turn(2, timings[1], vec![said(20, "done", true)]),
+        ],
+        vec![call],
+        "",
+    )
+}
+
+/// Turn `turn` of the record's only session.
+fn model_turn(turn: u32) -> Subject {
+    Subject::Turn { session: 1, turn }
+}
+
+/// The first tool call of turn `turn` of the record's only session.
+fn first_call(turn: u32) -> Subject {
+    Subject::Call {
+        session: 1,
+        turn,
+        index: 0,
+    }
+}
+
 #[test]
 fn an_old_record_is_laid_end_to_end_each_turn_lasting_until_its_last_line() {
-    let record = record(
-        vec![
-            turn(1, None, vec![said(30, "a", false), said(80, "", true)]),
-            turn(2, None, vec![said(20, "done", true)]),
-        ],
-        vec![call(1, "run_tests", "ok", 40, None)],
-        "",
-    );
+    let record = two_turns([None, None], call(1, "run_tests", "ok", 40, None));
     let timeline = Timeline::of(&Shown::run(&record));
-    let turn = |turn| Subject::Turn { session: 1, turn };
     assert_eq!(
         placed(&timeline),
         vec![
             (Lane::Tests, Subject::TestsBefore, 0, 100, None),
-            (Lane::Model, turn(1), 100, 80, Some(30)),
-            (
-                Lane::Tests,
-                Subject::Call {
-                    session: 1,
-                    turn: 1,
-                    index: 0
-                },
-                180,
-                40,
-                None
-            ),
-            (Lane::Model, turn(2), 220, 20, Some(20)),
+            (Lane::Model, model_turn(1), 100, 80, Some(30)),
+            (Lane::Tests, first_call(1), 180, 40, None),
+            (Lane::Model, model_turn(2), 220, 20, Some(20)),
             (Lane::Tests, Subject::TestsAfter, 240, 50, None),
         ]
     );
@@ -106,37 +119,18 @@ fn an_old_record_is_laid_end_to_end_each_turn_lasting_until_its_last_line() {
 
 #[test]
 fn a_timed_record_puts_each_turn_and_call_where_it_happened() {
-    let record = record(
-        vec![
-            turn(
-                1,
-                Some((5, 90)),
-                vec![said(30, "a", false), said(80, "", true)],
-            ),
-            turn(2, Some((200, 25)), vec![said(20, "done", true)]),
-        ],
-        vec![call(1, "read_file", "ok", 60, Some(110))],
-        "",
+    let record = two_turns(
+        [Some((5, 90)), Some((200, 25))],
+        call(1, "read_file", "ok", 60, Some(110)),
     );
     let timeline = Timeline::of(&Shown::run(&record));
-    let turn = |turn| Subject::Turn { session: 1, turn };
     assert_eq!(
         placed(&timeline),
         vec![
             (Lane::Tests, Subject::TestsBefore, 0, 100, None),
-            (Lane::Model, turn(1), 105, 90, Some(30)),
-            (
-                Lane::Tools,
-                Subject::Call {
-                    session: 1,
-                    turn: 1,
-                    index: 0
-                },
-                210,
-                60,
-                None
-            ),
-            (Lane::Model, turn(2), 300, 25, Some(20)),
+            (Lane::Model, model_turn(1), 105, 90, Some(30)),
+            (Lane::Tools, first_call(1), 210, 60, None),
+            (Lane::Model, model_turn(2), 300, 25, Some(20)),
             (Lane::Tests, Subject::TestsAfter, 325, 50, None),
         ]
     );

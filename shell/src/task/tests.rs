@@ -202,61 +202,25 @@ fn general_tools_name_the_tasks_files_and_take_a_path_when_several_are_editable(
 
 #[test]
 fn a_malformed_task_file_is_named_by_line_and_field() {
+    // Each case is MINIMAL with one text replaced, and the message it gets.
     let cases = [
-        (
-            MINIMAL.replace("timeout_seconds = 30", "timeout_seconds = \"30\""),
-            "mend.toml:11: invalid type: string \"30\", expected u64 (in test.timeout_seconds) (see docs/task-file.md)",
-        ),
-        (
-            MINIMAL.replace("timeout_seconds = 30", "timeout_seconds = 0"),
-            "mend.toml:11: test.timeout_seconds: must be at least 1 (see docs/task-file.md)",
-        ),
-        (
-            MINIMAL.replace("timeout_seconds = 30", "timeout_secs = 30"),
-            "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `junit_path`, `plugins`, `env`, `pythonpath` (in test.timeout_secs) (see docs/task-file.md)",
-        ),
-        (
-            MINIMAL.replace("files = [", "report = \"junit\"\nfiles = ["),
-            "mend.toml:10: test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\" (see docs/task-file.md)",
-        ),
-        (
-            MINIMAL.replace("files = [", "report = \"junit\"\njunit_path = \"../out.xml\"\nfiles = ["),
-            "mend.toml:13: test.junit_path: `../out.xml` must be a file inside the repository, relative, without `..` (see docs/task-file.md)",
-        ),
-        (
-            MINIMAL.replace("files = [", "junit_path = \"out.xml\"\nfiles = ["),
-            "mend.toml:12: test.junit_path: is read only with test.report = \"junit\" (see docs/task-file.md)",
-        ),
-        (
-            MINIMAL.replace("files = [", "report = \"xunit\"\nfiles = ["),
-            "mend.toml:12: unknown variant `xunit`, expected one of `pytest`, `junit`, `exit_code` (in test.report) (see docs/task-file.md)",
-        ),
-        (
-            MINIMAL.replace("\"grep\",", "\"grpe\","),
-            "mend.toml:15: tools.enabled: unknown tool `grpe`; mend has list_files, grep, read_file, write_file, replace_text, run_tests and shell (see docs/task-file.md)",
-        ),
-        (
-            MINIMAL.replace("\"tests/*.py\"]\neditable", "\"tests/[*.py\"]\neditable"),
-            "mend.toml:6: paths.readable: `tests/[*.py` is not a valid glob: error parsing glob 'tests/[*.py': unclosed character class; missing ']' (see docs/task-file.md)",
-        ),
-        (
-            MINIMAL.replace("command = [\"python\", \"-m\", \"pytest\", \"-q\"]", "command = []"),
-            "mend.toml:10: test.command: must name a program and its arguments, e.g. [\"python\", \"-m\", \"pytest\", \"-q\"] (see docs/task-file.md)",
-        ),
-        (
-            MINIMAL.replace("editable = [\"src/**/*.py\"]", "editable = [\"../elsewhere/*.py\"]"),
-            "mend.toml:7: paths.editable: `../elsewhere/*.py` must be relative to the repository, without `..` (see docs/task-file.md)",
-        ),
-        (
-            format!("{MINIMAL}\n[model]\nprovider = \"gemini\"\n"),
-            "mend.toml:18: model.provider: unknown provider `gemini`; use ollama, openai or anthropic (see docs/task-file.md)",
-        ),
-        (
-            MINIMAL.replace("[tools]", "[tools\n"),
-            "mend.toml:14: unclosed table, expected `]` (see docs/task-file.md)",
-        ),
+        ("timeout_seconds = 30", "timeout_seconds = \"30\"", "mend.toml:11: invalid type: string \"30\", expected u64 (in test.timeout_seconds) (see docs/task-file.md)"),
+        ("timeout_seconds = 30", "timeout_seconds = 0", "mend.toml:11: test.timeout_seconds: must be at least 1 (see docs/task-file.md)"),
+        ("timeout_seconds = 30", "timeout_secs = 30", "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `junit_path`, `plugins`, `env`, `pythonpath` (in test.timeout_secs) (see docs/task-file.md)"),
+        ("files = [", "report = \"junit\"\nfiles = [", "mend.toml:10: test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\" (see docs/task-file.md)"),
+        ("files = [", "report = \"junit\"\njunit_path = \"../out.xml\"\nfiles = [", "mend.toml:13: test.junit_path: `../out.xml` must be a file inside the repository, relative, without `..` (see docs/task-file.md)"),
+        ("files = [", "junit_path = \"out.xml\"\nfiles = [", "mend.toml:12: test.junit_path: is read only with test.report = \"junit\" (see docs/task-file.md)"),
+        ("files = [", "report = \"xunit\"\nfiles = [", "mend.toml:12: unknown variant `xunit`, expected one of `pytest`, `junit`, `exit_code` (in test.report) (see docs/task-file.md)"),
+        ("\"grep\",", "\"grpe\",", "mend.toml:15: tools.enabled: unknown tool `grpe`; mend has list_files, grep, read_file, write_file, replace_text, run_tests and shell (see docs/task-file.md)"),
+        ("\"tests/*.py\"]\neditable", "\"tests/[*.py\"]\neditable", "mend.toml:6: paths.readable: `tests/[*.py` is not a valid glob: error parsing glob 'tests/[*.py': unclosed character class; missing ']' (see docs/task-file.md)"),
+        ("command = [\"python\", \"-m\", \"pytest\", \"-q\"]", "command = []", "mend.toml:10: test.command: must name a program and its arguments, e.g. [\"python\", \"-m\", \"pytest\", \"-q\"] (see docs/task-file.md)"),
+        ("editable = [\"src/**/*.py\"]", "editable = [\"../elsewhere/*.py\"]", "mend.toml:7: paths.editable: `../elsewhere/*.py` must be relative to the repository, without `..` (see docs/task-file.md)"),
+        ("\"run_tests\"]\n", "\"run_tests\"]\n\n[model]\nprovider = \"gemini\"\n", "mend.toml:18: model.provider: unknown provider `gemini`; use ollama, openai or anthropic (see docs/task-file.md)"),
+        ("[tools]", "[tools\n", "mend.toml:14: unclosed table, expected `]` (see docs/task-file.md)"),
     ];
-    for (text, expected) in cases {
+    for (old, new, expected) in cases {
+        let text = MINIMAL.replace(old, new);
+        assert_ne!(text, MINIMAL, "{old:?} is not in MINIMAL");
         assert_eq!(parse(&text).err().as_deref(), Some(expected), "{text}");
     }
 }

@@ -2,6 +2,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{json, Value};
 
 use super::*;
+use crate::test_support::project;
 use crate::workspace::sandbox::Sandbox;
 
 fn sample_task() -> Task {
@@ -33,26 +34,15 @@ enabled = ["list_files", "grep", "read_file", "write_file", "replace_text", "run
     .unwrap()
 }
 
-fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Utf8PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
-    for (file, text) in files {
-        let path = root.join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    (dir, root)
-}
-
 fn sample_workspace() -> (tempfile::TempDir, Utf8PathBuf) {
-    workspace(&[
+    project(&[
         ("path_rules.py", "a = 1\nb = 1\nc = 2\n"),
         ("tests/test_path_rules.py", "def test(): pass\n"),
     ])
 }
 
 fn general_workspace() -> (tempfile::TempDir, Utf8PathBuf) {
-    workspace(&[
+    project(&[
         ("src/app/core.py", "def add(a, b):\n    return a - b\n"),
         ("src/app/util.py", "SEP = ','\n"),
         ("src/conftest.py", "# fixtures\n"),

@@ -118,6 +118,7 @@ fn absolute_if_relative(python: Utf8PathBuf) -> Utf8PathBuf {
 #[cfg(test)]
 mod tests {
     use super::{in_repo_or_environment, Found, Interpreter};
+    use crate::test_support::project;
     use camino::Utf8PathBuf;
 
     fn make_python(repo: &Utf8PathBuf, folder: &str) -> Utf8PathBuf {
@@ -131,8 +132,7 @@ mod tests {
     // venvs are checked here; tests/cli.rs covers the variable with a child process.
     #[test]
     fn the_repository_venv_is_found_in_the_repository_dot_venv_first() {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        let (_dir, repo) = project(&[]);
         let venv = make_python(&repo, "venv");
         assert_eq!(
             in_repo_or_environment(&repo),

@@ -211,6 +211,7 @@ mod tests {
     use super::Workspace;
     use crate::task::copy::Exclusion;
     use crate::task::paths::Skipped;
+    use crate::test_support::{make_fifo, project};
 
     /// (relative path, modification time, mode) of every entry below `root`, links by target.
     fn entries(root: &Utf8Path) -> Vec<(String, String)> {
@@ -274,11 +275,7 @@ mod tests {
         }
         symlink("../src", original.join("target/src")).unwrap();
         symlink("nowhere", original.join("broken")).unwrap();
-        let fifo = std::process::Command::new("mkfifo")
-            .arg(original.join("src/pipe"))
-            .status()
-            .unwrap();
-        assert!(fifo.success());
+        make_fifo(&original.join("src/pipe"));
         fs::set_permissions(original.join("target"), fs::Permissions::from_mode(0o555)).unwrap();
         for folder in ["src", "target/debug", "target"] {
             fs::File::open(original.join(folder))
@@ -313,15 +310,13 @@ mod tests {
 
     #[test]
     fn an_exclusion_the_task_names_replaces_the_defaults() {
-        let dir = tempfile::tempdir().unwrap();
-        let original = Utf8Path::from_path(dir.path()).unwrap();
-        for file in ["data/raw/big.csv", "data/small.csv", "__pycache__/x.pyc"] {
-            let path = original.join(file);
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(path, "x").unwrap();
-        }
+        let (_dir, original) = project(&[
+            ("data/raw/big.csv", "x"),
+            ("data/small.csv", "x"),
+            ("__pycache__/x.pyc", "x"),
+        ]);
         let exclude = Exclusion::new(vec!["data/raw".to_owned()]).unwrap();
-        let copy = Workspace::copy_of(original, &exclude).unwrap();
+        let copy = Workspace::copy_of(&original, &exclude).unwrap();
         let paths: Vec<String> = entries(copy.root())
             .into_iter()
             .map(|(path, _)| path)

@@ -88,38 +88,29 @@ pub struct Toolchain {
 /// Finds `word` the way a shell would: a name on the user's PATH, or a path as written (a
 /// relative one is run from the copy). A name that is nowhere is the message naming it.
 pub fn locate(word: &str, host: &Host) -> Result<Toolchain, String> {
-    if word.contains('/') {
-        let program = Utf8PathBuf::from(word);
-        let mut toolchain = Toolchain {
-            folders: installation(&program, host),
-            bin: program
-                .parent()
-                .filter(|_| program.is_absolute())
-                .map(Utf8Path::to_path_buf)
-                .into_iter()
-                .collect(),
-            program,
-            env: Vec::new(),
-        };
-        add_rust_homes(&mut toolchain, host);
-        return Ok(toolchain);
-    }
-    let program = host.find(word).ok_or_else(|| {
-        let searched: Vec<&str> = host
-            .path
-            .iter()
-            .map(|folder| folder.as_str())
-            .chain(SYSTEM_PATH)
-            .collect();
-        format!(
-            "`{word}` is not on your PATH ({}): install it, or name it by its full path in test.command",
-            searched.join(":")
-        )
-    })?;
+    let written_as_path = word.contains('/');
+    let program = if written_as_path {
+        Utf8PathBuf::from(word)
+    } else {
+        host.find(word).ok_or_else(|| {
+            let searched: Vec<&str> = host
+                .path
+                .iter()
+                .map(|folder| folder.as_str())
+                .chain(SYSTEM_PATH)
+                .collect();
+            format!(
+                "`{word}` is not on your PATH ({}): install it, or name it by its full path in test.command",
+                searched.join(":")
+            )
+        })?
+    };
     let mut toolchain = Toolchain {
         folders: installation(&program, host),
+        // A relative path as written is a folder of the copy, not an installation to put first.
         bin: program
             .parent()
+            .filter(|_| !written_as_path || program.is_absolute())
             .map(Utf8Path::to_path_buf)
             .into_iter()
             .collect(),
@@ -246,6 +237,34 @@ mod tests {
                 bin: vec![home.join("bin")],
                 env: Vec::new(),
             })
+        );
+    }
+
+    #[test]
+    fn a_path_is_taken_as_written_and_only_an_absolute_ones_folder_goes_first_on_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let runner = root.join("opt/runner/bin/run");
+        executable(&runner);
+        assert_eq!(
+            [
+                locate(runner.as_str(), &Host::default()),
+                locate("./scripts/test.sh", &Host::default()),
+            ],
+            [
+                Ok(Toolchain {
+                    program: runner.clone(),
+                    folders: vec![root.join("opt/runner")],
+                    bin: vec![root.join("opt/runner/bin")],
+                    env: Vec::new(),
+                }),
+                Ok(Toolchain {
+                    program: "./scripts/test.sh".into(),
+                    folders: Vec::new(),
+                    bin: Vec::new(),
+                    env: Vec::new(),
+                }),
+            ]
         );
     }
 

@@ -8,13 +8,19 @@ pub mod turns;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The record fixtures/NAME.json, parsed.
+pub fn fixture(name: &str) -> Value {
+    let path = repo_root().join(format!("fixtures/{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// The interpreter with pytest: `MEND_PYTHON` (the Makefile sets it), else the project venv.
@@ -37,7 +43,27 @@ pub struct Outcome {
     pub stderr: String,
 }
 
+impl From<Output> for Outcome {
+    fn from(output: Output) -> Outcome {
+        Outcome {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
 impl Outcome {
+    /// The `run` of the `tests_after` event of a `--json` run; a run without one fails with its
+    /// output.
+    pub fn tests_after(&self) -> Value {
+        self.events()
+            .into_iter()
+            .find(|event| event["type"] == "tests_after")
+            .map(|event| event["run"].clone())
+            .unwrap_or_else(|| panic!("no tests_after event:\n{}\n{}", self.stdout, self.stderr))
+    }
+
     /// The JSONL events of a `--json` run, every line parsed (a line that is not JSON fails).
     pub fn events(&self) -> Vec<Value> {
         self.stdout
@@ -67,11 +93,7 @@ pub fn mend_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome
         .envs(env.iter().copied())
         .output()
         .expect("the mend binary runs");
-    Outcome {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    Outcome::from(output)
 }
 
 /// Every file below `root` (relative path → SHA-256 of its bytes, or of a link's target).

@@ -5,6 +5,33 @@ use serde_json::{json, Value};
 use super::server::{Reply, Script};
 
 pub const MODEL: &str = "gemma4:e2b";
+/// The digest the server reports for MODEL, in the shape of a real one.
+pub const DIGEST: &str = "5f1a0b7c9d2e4f6a8b0c1d3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a";
+
+/// The raw lines of each turn of a record (see `super::fixture`).
+pub fn recorded_lines(record: &Value) -> Vec<Vec<String>> {
+    record["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|turn| {
+            turn["lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|line| line["text"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// Each turn of a record replayed as it was streamed, one reply per turn.
+pub fn recorded_replies(record: &Value) -> Vec<Reply> {
+    recorded_lines(record)
+        .iter()
+        .map(|lines| Reply::lines(lines))
+        .collect()
+}
 
 /// A turn that calls one tool and ends.
 pub fn call(id: &str, name: &str, arguments: Value) -> Reply {
@@ -33,7 +60,7 @@ pub fn say(text: &str) -> Reply {
 /// A server that knows the model and plays `chats` in order.
 pub fn script(chats: Vec<Reply>) -> Script {
     Script {
-        models: vec![(MODEL, "0123456789abcdef")],
+        models: vec![(MODEL, DIGEST)],
         chats,
     }
 }

@@ -1,6 +1,7 @@
 //! Tests of `paths`.
 
 use super::*;
+use crate::test_support::project;
 
 fn set(patterns: &[&str]) -> PathSet {
     PathSet::new(
@@ -87,19 +88,18 @@ fn a_set_reads_as_a_list_and_knows_its_single_file() {
 
 #[test]
 fn the_walk_lists_files_sorted_and_skips_git() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Utf8Path::from_path(dir.path()).unwrap();
-    for file in ["b.py", "a/z.py", "a/b/c.txt", ".git/HEAD"] {
-        let path = root.join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, "x").unwrap();
-    }
+    let (_dir, root) = project(&[
+        ("b.py", "x"),
+        ("a/z.py", "x"),
+        ("a/b/c.txt", "x"),
+        (".git/HEAD", "x"),
+    ]);
     assert_eq!(
-        files_under(root, &Exclusion::none()).unwrap(),
+        files_under(&root, &Exclusion::none()).unwrap(),
         ["a/b/c.txt", "a/z.py", "b.py"]
     );
     assert_eq!(
-        set(&["**/*.py"]).files_in(root).unwrap(),
+        set(&["**/*.py"]).files_in(&root).unwrap(),
         ["a/z.py", "b.py"]
     );
 }

@@ -6,6 +6,7 @@ use std::os::unix::fs::symlink;
 use serde_json::json;
 
 use super::{general, general_workspace, refused, success};
+use crate::test_support::make_fifo;
 
 #[test]
 fn each_file_that_is_not_text_is_refused_with_what_it_is() {
@@ -15,11 +16,7 @@ fn each_file_that_is_not_text_is_refused_with_what_it_is() {
     symlink("app", root.join("src/linked")).unwrap();
     symlink("missing.py", root.join("src/app/gone.py")).unwrap();
     std::fs::create_dir(root.join("src/app/folder.py")).unwrap();
-    let fifo = std::process::Command::new("mkfifo")
-        .arg(root.join("src/app/pipe.py"))
-        .status()
-        .unwrap();
-    assert!(fifo.success());
+    make_fifo(&root.join("src/app/pipe.py"));
 
     let binary = |path: &str| {
         refused(&format!(
@@ -103,11 +100,7 @@ fn list_files_shows_links_but_not_special_files() {
     let (_dir, root) = general_workspace();
     symlink("app", root.join("src/linked")).unwrap();
     symlink("missing.py", root.join("src/app/gone.py")).unwrap();
-    let fifo = std::process::Command::new("mkfifo")
-        .arg(root.join("src/app/pipe.py"))
-        .status()
-        .unwrap();
-    assert!(fifo.success());
+    make_fifo(&root.join("src/app/pipe.py"));
     assert_eq!(
         general(&root, "list_files", json!({"pattern": "src/**"})),
         success(json!({

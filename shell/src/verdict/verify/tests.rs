@@ -2,21 +2,12 @@
 
 use std::time::Duration;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 
 use super::*;
 use crate::task::{PathSet, PythonPath};
+use crate::test_support::{project, python};
 use crate::workspace::sandbox::Sandbox;
-
-/// The venv's interpreter with pytest (`make venv`); a missing one fails the test with the fix.
-fn python() -> Utf8PathBuf {
-    let python = std::env::var("MEND_PYTHON").map_or_else(
-        |_| Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.venv/bin/python")),
-        Utf8PathBuf::from,
-    );
-    assert!(python.exists(), "no Python at {python} — run `make venv`");
-    python
-}
 
 fn runner() -> TestRunner {
     TestRunner::new(python(), Sandbox::Unsandboxed)
@@ -38,23 +29,31 @@ fn pytest() -> TestCommand {
     test_command(&["python", "-m", "pytest", "-q"], TestReport::Pytest, 60)
 }
 
-fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Utf8PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
-    for (file, text) in files {
-        let path = root.join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    (dir, root)
-}
-
 /// A run without its timing and output, which differ between runs.
 fn outcome(run: &TestRun) -> TestRun {
     TestRun {
         duration_ms: 0,
         output_tail: None,
         ..run.clone()
+    }
+}
+
+fn counts(passed: u32, failed: u32, errors: u32, skipped: u32) -> Summary {
+    Summary {
+        passed,
+        failed,
+        errors,
+        skipped,
+    }
+}
+
+/// A run that exited 1 with `summary`, the one failing test being `failing`.
+fn failed_run(summary: Summary, failing: &str) -> TestRun {
+    TestRun {
+        exit_code: Some(1),
+        summary: Some(summary),
+        failing: vec![failing.to_owned()],
+        ..TestRun::default()
     }
 }
 
@@ -70,17 +69,7 @@ fn a_failing_suite_gives_counts_failing_node_ids_and_its_output() {
     let run = independent_check(&runner(), &pytest(), &root).unwrap();
     assert_eq!(
         outcome(&run),
-        TestRun {
-            exit_code: Some(1),
-            summary: Some(Summary {
-                passed: 1,
-                failed: 1,
-                errors: 0,
-                skipped: 1
-            }),
-            failing: vec!["tests/test_io.py::TestRead::test_empty".to_owned()],
-            ..TestRun::default()
-        }
+        failed_run(counts(1, 1, 0, 1), "tests/test_io.py::TestRead::test_empty")
     );
     let tail = run.output_tail.unwrap_or_default();
     assert!(
@@ -120,16 +109,11 @@ fn a_collection_error_is_a_failing_run_that_names_the_module() {
         outcome(&run),
         TestRun {
             exit_code: Some(2),
-            summary: Some(Summary {
-                errors: 1,
-                ..Summary::default()
-            }),
-            failing: vec!["tests.test_io".to_owned()],
             note: Some(
                 "pytest was interrupted (exit 2), e.g. by errors while collecting the tests"
                     .to_owned()
             ),
-            ..TestRun::default()
+            ..failed_run(counts(0, 0, 1, 0), "tests.test_io")
         }
     );
 }
@@ -216,19 +200,7 @@ fn a_junit_runner_gives_counts_and_an_old_report_never_stands_in() {
     };
     let command = test_command(&["/bin/sh", "-c", writes_report], report.clone(), 30);
     let run = independent_check(&runner(), &command, &root).unwrap();
-    assert_eq!(
-        outcome(&run),
-        TestRun {
-            exit_code: Some(1),
-            summary: Some(Summary {
-                passed: 1,
-                failed: 1,
-                ..Summary::default()
-            }),
-            failing: vec!["cli::prints".to_owned()],
-            ..TestRun::default()
-        }
-    );
+    assert_eq!(outcome(&run), failed_run(counts(1, 1, 0, 0), "cli::prints"));
 
     // The command writes nothing now: the report of the run above is removed first.
     let silent = test_command(&["/bin/sh", "-c", "echo done"], report, 30);
@@ -266,11 +238,7 @@ fn exit_code_reports_and_notes_describe_what_happened() {
 fn a_pass_needs_exit_zero_no_failure_and_a_test_that_passed() {
     let run = |exit_code, passed, failed| TestRun {
         exit_code: Some(exit_code),
-        summary: Some(Summary {
-            passed,
-            failed,
-            ..Summary::default()
-        }),
+        summary: Some(counts(passed, failed, 0, 0)),
         ..TestRun::default()
     };
     let old_record_without_counts = TestRun {

@@ -7,6 +7,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use super::*;
 use crate::task::PathSet;
+use crate::test_support::make_fifo;
 
 fn everything() -> PathSet {
     PathSet::new(vec!["**".to_owned()]).unwrap()
@@ -31,11 +32,7 @@ fn project(root: &Utf8Path) {
     symlink("../docs", root.join("pkg/docs")).unwrap();
     symlink("missing.py", root.join("pkg/broken.py")).unwrap();
     symlink("/etc/hostname", root.join("pkg/outside")).unwrap();
-    let fifo = std::process::Command::new("mkfifo")
-        .arg(root.join("pkg/pipe"))
-        .status()
-        .unwrap();
-    assert!(fifo.success());
+    make_fifo(&root.join("pkg/pipe"));
     let big = fs::File::create(root.join("pkg/big.bin")).unwrap();
     big.set_len(DIFF_TEXT_CAP_BYTES + 1).unwrap();
 }

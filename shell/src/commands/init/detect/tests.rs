@@ -1,18 +1,7 @@
 //! Tests of `detect`.
 
 use super::{detect, Guess, Kind, JS};
-use camino::Utf8PathBuf;
-
-fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Utf8PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
-    for (file, text) in files {
-        let path = root.join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    (dir, root)
-}
+use crate::test_support::project;
 
 fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|item| (*item).to_owned()).collect()

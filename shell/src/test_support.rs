@@ -1,0 +1,36 @@
+//! What the unit tests of several modules share: a throwaway project made of given files, and
+//! the project venv's interpreter.
+
+use camino::Utf8PathBuf;
+
+/// A temporary folder holding `files` (path relative to it, text); the folder lives as long as
+/// the returned guard.
+pub(crate) fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Utf8PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    for (file, text) in files {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    (dir, root)
+}
+
+/// The venv's interpreter with pytest (`make venv`); a missing one fails the test with the fix.
+pub(crate) fn python() -> Utf8PathBuf {
+    let python = std::env::var("MEND_PYTHON").map_or_else(
+        |_| Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.venv/bin/python")),
+        Utf8PathBuf::from,
+    );
+    assert!(python.exists(), "no Python at {python} — run `make venv`");
+    python
+}
+
+/// A FIFO at `path`, the special file a walk must never open.
+pub(crate) fn make_fifo(path: &camino::Utf8Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo {path}");
+}
