@@ -11,20 +11,17 @@ use crate::record::Record;
 use crate::session::render::{sandbox_phrase, short_arguments};
 
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {
-    let record = Record::read(record_path)?;
-    let shown = Shown::of(&record);
-    match html {
-        Some(out) => {
-            let page = crate::page::record_page(&shown, record_path.as_str());
-            crate::atomic::write_file(out, |file| file.write_all(page.as_bytes()))
-                .map_err(|err| MendError::harness(format!("cannot write the page {out}: {err}")))?;
-            println!(
-                "Wrote {out} ({} KB): open it in any browser; it loads nothing.",
-                page.len().div_ceil(1024)
-            );
-        }
-        None => print!("{}", summary(&shown, record_path.as_str())),
+    if let Some(out) = html {
+        let page = crate::page::record_file_page(record_path)?;
+        crate::page::write_page(out, &page)?;
+        println!(
+            "Wrote {out} ({} KB): open it in any browser; it loads nothing.",
+            page.len().div_ceil(1024)
+        );
+        return Ok(exit::PASS);
     }
+    let record = Record::read(record_path)?;
+    print!("{}", summary(&Shown::of(&record), record_path.as_str()));
     Ok(exit::PASS)
 }
 

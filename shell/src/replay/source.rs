@@ -3,9 +3,9 @@
 use mend_core::{CallId, ChatRequest, Codec, Stop, StopReason, TransportError};
 use serde_json::json;
 
+use crate::interrupt::Cut;
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
 use crate::session::driver::{ModelSource, StreamItem};
-use crate::interrupt::Cut;
 use crate::session::render::RunEvent;
 
 /// Serves the recorded lines of each turn. Request bodies are not compared: they carry tool
