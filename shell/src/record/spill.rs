@@ -151,7 +151,7 @@ fn read_frame(frames: &mut impl Read) -> io::Result<RecordedLine> {
 
 /// Lines are written to the file in chunks of this size: one system call per chunk, while the
 /// memory it takes stays small beside the assembled text a turn keeps anyway.
-const SPILL_BUFFER_BYTES: usize = 256 * 1024;
+const SPILL_BUFFER_BYTES: usize = 64 * 1024;
 
 /// Appends the lines of a run to an anonymous temporary file (gone when the last handle drops).
 pub struct SpillWriter {
