@@ -81,13 +81,15 @@ bench-python: python-dev
 
 # evals/local/suite.toml against a local Ollama: k attempts per task, then the pass@k report.
 # Resumable: run it again to finish an interrupted eval. MODEL picks the model, JOBS the attempts
-# at once, EVAL_OUT the folder (one per model by default).
+# at once, EVAL_OUT the folder (one per model by default), EVAL_PAGE the report's page (its
+# attempts' pages go in an attempts/ folder beside it).
 MODEL ?= qwen3:8b
 JOBS ?= 1
 EVAL_OUT ?= .eval/$(subst :,-,$(subst /,-,$(MODEL)))
+EVAL_PAGE ?= .eval/pages/$(subst :,-,$(subst /,-,$(MODEL)))/index.html
 eval: build venv
 	./target/release/mend eval evals/local/suite.toml --model $(MODEL) --out $(EVAL_OUT) --jobs $(JOBS)
-	./target/release/mend eval report $(EVAL_OUT)
+	./target/release/mend eval report $(EVAL_OUT) --html $(EVAL_PAGE)
 
 proptest-deep: venv
 	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend-core --test properties -- --nocapture

@@ -8,7 +8,8 @@ use crate::prelude::*;
 use alloc::sync::Arc;
 
 use crate::action::Action;
-use crate::input::error_result;
+use crate::config::ConfigError;
+use crate::input::{error_result, Millis};
 use crate::session::Session;
 use crate::wire::{Message, Role};
 
@@ -21,12 +22,15 @@ pub const NOT_RUN: &str = "not run: the user interrupted the turn before this ca
 pub enum FollowUpError {
     /// The session has not stopped: a request is out or tools are running.
     StillRunning,
+    /// The limits given to [`Session::resume`] are ones no session can start with.
+    Config(ConfigError),
 }
 
 impl core::fmt::Display for FollowUpError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             FollowUpError::StillRunning => f.write_str("the session is still running"),
+            FollowUpError::Config(err) => err.fmt(f),
         }
     }
 }
@@ -43,7 +47,36 @@ impl Session {
         let mut conversation = self.conversation().to_vec();
         conversation.extend(unanswered_calls(&conversation));
         conversation.push(Arc::new(Message::user(text)));
-        Ok(self.continued(conversation))
+        Ok(self.continued(conversation, self.config().clone()))
+    }
+
+    /// The session that goes on from this stopped one under limits of its own (`mend resume`):
+    /// with the user's `text` when given, else from where it stopped — its request repeats the
+    /// conversation as it stands, so a run cut by the turn budget, a deadline or Ctrl-C picks up
+    /// where it was. Calls that never got a result are answered with an error first, as in
+    /// [`Session::follow_up`].
+    #[must_use = "the first actions hold the request of the resumed session's turn 1, which must be sent"]
+    pub fn resume(
+        &self,
+        text: Option<&str>,
+        max_turns: u32,
+        deadline: Option<Millis>,
+    ) -> Result<(Session, Vec<Action>), FollowUpError> {
+        if self.stopped().is_none() {
+            return Err(FollowUpError::StillRunning);
+        }
+        let config = crate::config::Config {
+            max_turns,
+            deadline,
+            ..self.config().clone()
+        };
+        config.check().map_err(FollowUpError::Config)?;
+        let mut conversation = self.conversation().to_vec();
+        conversation.extend(unanswered_calls(&conversation));
+        if let Some(text) = text {
+            conversation.push(Arc::new(Message::user(text)));
+        }
+        Ok(self.continued(conversation, config))
     }
 }
 

@@ -132,11 +132,16 @@ impl Session {
         Ok((session, actions))
     }
 
-    /// A new session over `conversation` with this one's config, TODO list and tool statistics,
-    /// a fresh turn budget and repetition guard; it starts by sending turn 1.
-    pub(crate) fn continued(&self, conversation: Vec<Arc<Message>>) -> (Session, Vec<Action>) {
+    /// A new session over `conversation` under `config` (checked by the caller), with this
+    /// one's TODO list and tool statistics, a fresh turn budget and repetition guard; it starts
+    /// by sending turn 1.
+    pub(crate) fn continued(
+        &self,
+        conversation: Vec<Arc<Message>>,
+        config: Config,
+    ) -> (Session, Vec<Action>) {
         let mut session = Session {
-            config: self.config.clone(),
+            config,
             repeats: RepeatGuard::default(),
             stop_for_repeating: None,
             stats: self.stats.clone(),

@@ -21,15 +21,17 @@ pub fn write_file(
     path: &Utf8Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    let dir = folder_of(path);
-    let temporary = filled(dir, fill)?;
-    if let Ok(existing) = fs::metadata(path) {
-        temporary
-            .as_file()
-            .set_permissions(existing.permissions())?;
-    }
-    temporary.persist(path).map_err(|err| err.error)?;
-    File::open(dir)?.sync_all()
+    write(path, fill, Durability::Synced)
+}
+
+/// As [`write_file`], whole or not at all against a kill, but without waiting for the disk: for
+/// files mend can make again from others (hundreds of pages of one report), where two syncs each
+/// would be nearly all of the time.
+pub fn write_derived_file(
+    path: &Utf8Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    write(path, fill, Durability::Renamed)
 }
 
 /// Writes a new file in `dir` under the first of `names` that no file holds yet, all or
@@ -41,7 +43,7 @@ pub fn write_new_file(
     names: impl IntoIterator<Item = String>,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<Utf8PathBuf> {
-    let mut temporary = filled(dir, fill)?;
+    let mut temporary = filled(dir, fill, &Durability::Synced)?;
     for name in names {
         let path = dir.join(name);
         match temporary.persist_noclobber(&path) {
@@ -61,17 +63,40 @@ pub fn write_new_file(
     ))
 }
 
-fn folder_of(path: &Utf8Path) -> &Utf8Path {
-    match path.parent() {
-        Some(dir) if !dir.as_str().is_empty() => dir,
-        _ => Utf8Path::new("."),
-    }
+#[derive(PartialEq)]
+enum Durability {
+    Synced,
+    Renamed,
 }
 
-/// A temporary file in `dir` (made first if missing) holding what `fill` wrote, on disk.
+fn write(
+    path: &Utf8Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    durability: Durability,
+) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_str().is_empty() => dir,
+        _ => Utf8Path::new("."),
+    };
+    let temporary = filled(dir, fill, &durability)?;
+    if let Ok(existing) = fs::metadata(path) {
+        temporary
+            .as_file()
+            .set_permissions(existing.permissions())?;
+    }
+    temporary.persist(path).map_err(|err| err.error)?;
+    if durability == Durability::Synced {
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
+/// A temporary file in `dir` (made first if missing) holding what `fill` wrote, on disk when
+/// `durability` asks for it.
 fn filled(
     dir: &Utf8Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    durability: &Durability,
 ) -> io::Result<NamedTempFile> {
     fs::create_dir_all(dir)?;
     let temporary = tempfile::Builder::new()
@@ -82,7 +107,9 @@ fn filled(
     fill(&mut writer)?;
     writer.flush()?;
     drop(writer);
-    temporary.as_file().sync_all()?;
+    if *durability == Durability::Synced {
+        temporary.as_file().sync_all()?;
+    }
     Ok(temporary)
 }
 

@@ -20,7 +20,7 @@ pub mod exit {
     /// mend itself could not do its job: Python or pytest missing, a file it could not write.
     pub const HARNESS: u8 = 6;
     /// The user pressed Ctrl-C (128 + SIGINT).
-    pub const INTERRUPTED: u8 = crate::session::interrupt::INTERRUPTED_EXIT;
+    pub const INTERRUPTED: u8 = crate::interrupt::INTERRUPTED_EXIT;
 }
 
 /// Every code with its name, in order; the `--help` text must document each one.

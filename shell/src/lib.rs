@@ -8,10 +8,12 @@ pub mod clock;
 pub mod commands;
 pub mod error;
 pub mod eval;
+pub mod interrupt;
 pub mod mend_folder;
 pub mod page;
 pub mod provider;
 pub mod record;
+pub mod replay;
 pub mod session;
 pub mod task;
 #[cfg(test)]

@@ -7,16 +7,16 @@ use std::time::Duration;
 use clap::Parser;
 
 use mend::cli::{
-    replay_record, repository, ChatArgs, Cli, Command, CommonArgs, Recorded, Resolved,
+    replay_record, repository, ChatArgs, Cli, Command, CommonArgs, Recorded, Resolved, ResumeArgs,
 };
 use mend::commands::chat::ChatSetup;
 use mend::commands::replay::{replay, ReplayOptions};
-use mend::commands::replay_chat::replay_chat;
+use mend::commands::resume::{check_resumable, ResumeOptions};
 use mend::commands::run::{api_key, connect, server_base, RunOptions};
 use mend::error::{exit, MendError};
 use mend::mend_folder::default_record;
 use mend::record::target::RecordTarget;
-use mend::record::{AnyRecord, Record};
+use mend::record::Record;
 use mend::session::attempt::Setup;
 use mend::session::render::{renderer, RunEvent};
 use mend::task::{Task, DEFAULT_MODEL};
@@ -38,7 +38,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
         Command::Run(args) => {
-            mend::session::interrupt::install();
+            mend::interrupt::install();
             let resolved = args.common.setup.resolve(Recorded::default())?;
             let (repo, task, runner) = (&resolved.repo, &resolved.task, &resolved.runner);
             let prompt = mend::commands::run::prompt(args.task.as_deref(), task)?;
@@ -54,11 +54,11 @@ fn run(cli: Cli) -> Result<u8, MendError> {
                 None => default_record(repo, "")?,
             };
             let options = RunOptions {
-                base: server_base(args.model.host.as_deref(), config.codec),
+                base: server_base(args.model.server.host.as_deref(), config.codec),
                 api_key: api_key(config.codec),
                 config,
                 record,
-                read_timeout: Duration::from_secs(args.model.read_timeout),
+                read_timeout: Duration::from_secs(args.model.server.read_timeout),
                 print_diff: args.diff,
                 setup: Setup {
                     repo,
@@ -73,33 +73,25 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         }
         Command::Chat(args) => chat(&args),
         Command::Replay(args) => {
-            mend::session::interrupt::install();
+            mend::interrupt::install();
             let record_path = replay_record(args.record.as_deref())?;
-            let record = AnyRecord::read(&record_path)?;
-            let resolved = args.common.setup.resolve(Recorded::of(record.settings()))?;
-            let setup = Setup {
-                repo: &resolved.repo,
-                task: &resolved.task,
-                runner: &resolved.runner,
-                keep_workspace: args.common.setup.keep_workspace,
+            let record = Record::read(&record_path)?;
+            let resolved = args.common.setup.resolve(Recorded::of(&record.settings))?;
+            let options = ReplayOptions {
+                record_path: &record_path,
+                record,
+                setup: Setup {
+                    repo: &resolved.repo,
+                    task: &resolved.task,
+                    runner: &resolved.runner,
+                    keep_workspace: args.common.setup.keep_workspace,
+                },
+                bless: args.bless,
             };
             let mut render = renderer(args.common.json, args.thinking);
-            match record {
-                AnyRecord::Run(record) => {
-                    let options = ReplayOptions {
-                        record_path: &record_path,
-                        record: *record,
-                        setup,
-                        bless: args.bless,
-                    };
-                    replay(&options, render.as_mut())
-                }
-                AnyRecord::Chat(_) if args.bless => Err(MendError::usage(
-                    "--bless rewrites run records only; a chat record is made by `mend chat`",
-                )),
-                AnyRecord::Chat(chat) => replay_chat(&record_path, &chat, &setup, render.as_mut()),
-            }
+            replay(&options, render.as_mut())
         }
+        Command::Resume(args) => resume(&args),
         Command::Verify(args) => verify(&args),
         Command::Eval(args) => mend::eval::cli::command(args),
         Command::Apply {
@@ -145,14 +137,14 @@ fn run(cli: Cli) -> Result<u8, MendError> {
 }
 
 fn chat(args: &ChatArgs) -> Result<u8, MendError> {
-    mend::session::interrupt::install();
+    mend::interrupt::install();
     let resolved = args.setup.resolve(Recorded::default())?;
     let (repo, task, runner) = (&resolved.repo, &resolved.task, &resolved.runner);
     // The prompt of each message's session is what the user types.
     let config = args.model.session_config(task, repo, "");
     let connection = connect(
-        &server_base(args.model.host.as_deref(), config.codec),
-        Duration::from_secs(args.model.read_timeout),
+        &server_base(args.model.server.host.as_deref(), config.codec),
+        Duration::from_secs(args.model.server.read_timeout),
         config.codec,
         api_key(config.codec),
         &config.model,
@@ -173,6 +165,44 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
     };
     let mut render = renderer(false, args.model.thinking);
     mend::commands::chat::chat(&setup, &mut std::io::stdin().lock(), render.as_mut())
+}
+
+fn resume(args: &ResumeArgs) -> Result<u8, MendError> {
+    mend::interrupt::install();
+    let record = Record::read(&args.record)?;
+    check_resumable(
+        &args.record,
+        &record,
+        args.message.as_deref(),
+        args.out.as_deref(),
+    )?;
+    let resolved = args.common.setup.resolve(Recorded::of(&record.settings))?;
+    let out = match &args.out {
+        Some(out) => RecordTarget::Given(out.clone()),
+        None => default_record(&resolved.repo, "")?,
+    };
+    let codec = record.settings.config("", &resolved.task)?.codec;
+    let options = ResumeOptions {
+        record_path: &args.record,
+        record,
+        message: args.message.clone(),
+        max_turns: args.max_turns,
+        deadline: args
+            .deadline
+            .map(|seconds| Millis(seconds.saturating_mul(1000))),
+        out,
+        base: server_base(args.server.host.as_deref(), codec),
+        read_timeout: Duration::from_secs(args.server.read_timeout),
+        print_diff: args.diff,
+        setup: Setup {
+            repo: &resolved.repo,
+            task: &resolved.task,
+            runner: &resolved.runner,
+            keep_workspace: args.common.setup.keep_workspace,
+        },
+    };
+    let mut render = renderer(args.common.json, args.thinking);
+    mend::commands::resume::resume(&options, render.as_mut())
 }
 
 fn verify(args: &CommonArgs) -> Result<u8, MendError> {

@@ -74,7 +74,8 @@ fn interrupted_run(repo: &Path, record: &Path) -> Outcome {
 
 fn stop_reason(record: &Path) -> Value {
     let text = std::fs::read_to_string(record).unwrap_or_default();
-    serde_json::from_str::<Value>(&text).unwrap_or_default()["stop"]["reason"].clone()
+    serde_json::from_str::<Value>(&text).unwrap_or_default()["messages"][0]["stop"]["reason"]
+        .clone()
 }
 
 #[test]

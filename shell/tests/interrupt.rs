@@ -104,14 +104,17 @@ fn the_first_ctrl_c_stops_a_stalled_stream_and_the_record_says_cancelled() {
     let code = child.wait().unwrap().code().unwrap_or(-1);
     assert_eq!(code, 130, "{stdout}");
     let record = read_record(&record);
-    assert_eq!(record["stop"]["reason"], "cancelled");
+    assert_eq!(record["messages"][0]["stop"]["reason"], "cancelled");
     assert_eq!(
-        record["turns"][0]["lines"].as_array().unwrap().len(),
+        record["messages"][0]["turns"][0]["lines"]
+            .as_array()
+            .unwrap()
+            .len(),
         1,
         "the line that arrived is kept"
     );
     assert_eq!(
-        record["tests_after"]["exit_code"], 1,
+        record["ending"]["tests_after"]["exit_code"], 1,
         "the verdict is still taken"
     );
     let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
@@ -155,7 +158,7 @@ fn the_deadline_ends_a_stalled_stream_through_the_core() {
     assert_eq!(code, 1, "the tests still fail: {stdout}");
     let record = read_record(&record);
     assert_eq!(
-        record["stop"],
+        record["messages"][0]["stop"],
         serde_json::json!({"reason": "deadline_exceeded", "detail": "the run passed its deadline at 1000 ms"})
     );
 }

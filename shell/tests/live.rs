@@ -157,16 +157,16 @@ fn the_recorded_repair_runs_end_to_end_over_http_and_replays() {
         )
     );
     assert_eq!(
-        record["tests_after"]["summary"],
+        record["ending"]["tests_after"]["summary"],
         json!({"passed": 4, "failed": 0, "errors": 0, "skipped": 0})
     );
-    assert!(record["diff"]
+    assert!(record["ending"]["diff"]
         .as_str()
         .unwrap()
         .contains("+        path = PurePosixPath(name.replace('\\\\', '/'))"));
     let patch = std::fs::read_to_string(live.record_path.with_extension("patch"))
         .expect("the patch is written next to the record");
-    assert_eq!(patch, record["diff"].as_str().unwrap());
+    assert_eq!(patch, record["ending"]["diff"].as_str().unwrap());
     let replayed = mend(&["replay", live.record_path.to_str().unwrap()]);
     assert_eq!(
         replayed.code, 0,
@@ -352,8 +352,8 @@ fn every_server_failure_ends_the_turn_with_its_reason_and_runs_nothing() {
             .record
             .as_ref()
             .unwrap_or_else(|| panic!("{name}: no record"));
-        assert_eq!(record["stop"]["reason"], stop, "{name}");
-        assert_eq!(record["tests_after"]["exit_code"], 1, "{name}");
+        assert_eq!(record["messages"][0]["stop"]["reason"], stop, "{name}");
+        assert_eq!(record["ending"]["tests_after"]["exit_code"], 1, "{name}");
     }
 }
 
@@ -403,7 +403,7 @@ fn lines_split_across_writes_or_packed_into_one_arrive_whole() {
             "{name}: {}",
             live.outcome.stderr
         );
-        let lines: Vec<String> = live.record.as_ref().unwrap()["turns"][0]["lines"]
+        let lines: Vec<String> = live.record.as_ref().unwrap()["messages"][0]["turns"][0]["lines"]
             .as_array()
             .unwrap()
             .iter()

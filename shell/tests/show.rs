@@ -162,9 +162,9 @@ fn a_live_run_records_when_each_turn_and_call_happened() {
             .unwrap_or_else(|| panic!("no time in {record}"))
     };
     let (one, two, call) = (
-        &record["turns"][0],
-        &record["turns"][1],
-        &record["tool_calls"][0],
+        &record["messages"][0]["turns"][0],
+        &record["messages"][0]["turns"][1],
+        &record["messages"][0]["tool_calls"][0],
     );
     let last_line = ms(&one["lines"][1]["at_ms"]);
     let order = [

@@ -126,7 +126,7 @@ fn read_json(path: &Path) -> Value {
 }
 
 fn results(record: &Value) -> Vec<Value> {
-    record["tool_calls"]
+    record["messages"][0]["tool_calls"]
         .as_array()
         .unwrap()
         .iter()
@@ -173,11 +173,11 @@ fn a_run_among_odd_files_ends_with_its_record_patch_and_verdict_and_applies() {
             "--- a/{CATALOG}\n+++ b/{CATALOG}\n@@ -10,7 +10,7 @@\n \n def _gettext_name(language: str) -> str:\n     \"\"\"`fr-FR` (BCP 47, as browsers send it) -> `fr_FR` (as gettext names it).\"\"\"\n-{BUGGY}\n+{FIXED}\n \n \n def translate(message: str, language: str) -> str:\n"
         )
     );
-    assert_eq!(written["diff"], json!(patch));
+    assert_eq!(written["ending"]["diff"], json!(patch));
     assert_eq!(
         (
             &written["tests_before"]["summary"],
-            &written["tests_after"]["summary"]
+            &written["ending"]["tests_after"]["summary"]
         ),
         (
             &json!({"passed": 4, "failed": 1, "errors": 0, "skipped": 0}),
@@ -232,7 +232,7 @@ fn a_run_that_overwrote_a_binary_file_is_recorded_and_apply_refuses_it_by_name()
         "Binary files a/src/tinyi18n/static/flag.png and b/src/tinyi18n/static/flag.png differ\n";
     assert_eq!(
         (
-            written["diff"].as_str(),
+            written["ending"]["diff"].as_str(),
             fs::read_to_string(record.with_extension("patch"))
                 .ok()
                 .as_deref()

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use camino::Utf8PathBuf;
 use mend::page::{record_page, view::Shown};
-use mend::record::AnyRecord;
+use mend::record::Record;
 use serde_json::{json, Value};
 
 use super::synthetic::{turn, Rng};
@@ -77,11 +77,9 @@ pub fn measure() -> Vec<Row> {
         (Vec::new(), Vec::new(), Vec::new(), 0);
     for _ in 0..REPEATS {
         let started = Instant::now();
-        let AnyRecord::Run(record) = AnyRecord::read(&record_path).unwrap() else {
-            panic!("a run record")
-        };
+        let record = Record::read(&record_path).unwrap();
         let read = Instant::now();
-        let page = record_page(&Shown::run(&record), record_path.as_str());
+        let page = record_page(&Shown::of(&record), record_path.as_str());
         let rendered = Instant::now();
         mend::atomic::write_file(&page_path, |out| out.write_all(page.as_bytes())).unwrap();
         let written = Instant::now();

@@ -1,9 +1,12 @@
 //! Tests of `atomic`: what a written file holds and which permissions it gets.
 
-use std::io::Write;
+use std::fs;
+use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
 
-use super::{write_file, write_new_file};
+use camino::{Utf8Path, Utf8PathBuf};
+
+use super::{write_derived_file, write_file, write_new_file};
 use crate::test_support::project;
 
 fn mode_of(path: &camino::Utf8Path) -> u32 {
@@ -42,7 +45,12 @@ fn a_new_file_follows_the_umask_and_a_replaced_one_keeps_its_mode() {
             mode_of(&numbered),
             std::fs::read_to_string(root.join("kept.json")).unwrap(),
         ),
-        (0o666 & !umask(), 0o640, 0o666 & !umask(), "newer\n".to_owned())
+        (
+            0o666 & !umask(),
+            0o640,
+            0o666 & !umask(),
+            "newer\n".to_owned()
+        )
     );
 }
 
@@ -69,6 +77,54 @@ fn a_new_file_takes_the_first_free_name_and_leaves_no_temporary_behind() {
             format!("every name mend tries in {root} is taken"),
             vec!["a.json".to_owned(), "b.json".to_owned()],
             "mine\n".to_owned()
+        )
+    );
+}
+
+/// Both ways of writing: the whole new contents with the old file's mode, or, when filling
+/// fails, the old file untouched and no temporary left behind.
+#[test]
+fn a_write_replaces_whole_or_not_at_all() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let folder = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).expect("utf-8");
+    let mut outcomes = Vec::new();
+    let writer = |path: &Utf8Path, fill: &dyn Fn(&mut dyn Write) -> io::Result<()>| {
+        if path.as_str().ends_with("derived") {
+            write_derived_file(path, fill)
+        } else {
+            write_file(path, fill)
+        }
+    };
+    for name in ["synced", "derived"] {
+        let path = folder.join(name);
+        fs::write(&path, "old").expect("old file");
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).expect("mode");
+        let failed = writer(&path, &|file: &mut dyn Write| {
+            file.write_all(b"half")?;
+            Err(io::Error::other("disk full"))
+        });
+        let after_failure = fs::read_to_string(&path).expect("read");
+        writer(&path, &|file: &mut dyn Write| file.write_all(b"new")).expect("write");
+        let mode = fs::metadata(&path).expect("stat").permissions().mode() & 0o777;
+        outcomes.push((
+            failed.is_err(),
+            after_failure,
+            fs::read_to_string(&path).expect("read"),
+            mode,
+        ));
+    }
+    let mut left: Vec<String> = fs::read_dir(&folder)
+        .expect("list")
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let expected = (true, "old".to_owned(), "new".to_owned(), 0o640);
+    assert_eq!(
+        (outcomes, left),
+        (
+            vec![expected.clone(), expected],
+            vec!["derived".to_owned(), "synced".to_owned()]
         )
     );
 }

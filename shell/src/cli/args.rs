@@ -6,8 +6,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, ValueEnum};
 use mend_core::{Codec, Config};
 
-use super::locate::{repository, LEGACY_REPO};
+use super::locate::repository;
 use crate::error::MendError;
+use crate::record::settings::LEGACY_REPO;
 use crate::task::{Task, ToolName};
 use crate::workspace::runner::TestRunner;
 use crate::workspace::sandbox::{Sandbox, SandboxChoice};
@@ -56,19 +57,12 @@ pub struct ModelArgs {
     /// The model to use [default: the task file's model.name, else gemma4:e2b].
     #[arg(long)]
     pub model: Option<String>,
-    /// The server, in OLLAMA_HOST's syntax [default: $OLLAMA_HOST, else http://127.0.0.1:11434;
-    /// with --provider openai: $OPENAI_BASE_URL, else https://api.openai.com/v1; with
-    /// --provider anthropic: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]. Keys come
-    /// from OPENAI_API_KEY / ANTHROPIC_API_KEY and are never printed or recorded.
-    #[arg(long)]
-    pub host: Option<String>,
+    #[command(flatten)]
+    pub server: ServerArgs,
     /// How many model requests a run (in chat: each message) may send [default: the task
     /// file's model.max_turns, else 8].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
-    /// Seconds to wait for each piece of the server's answer before giving up.
-    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
-    pub read_timeout: u64,
     /// Ask the model not to think (for models without thinking support).
     #[arg(long)]
     pub no_think: bool,
@@ -113,6 +107,52 @@ impl ModelArgs {
             )
         }
     }
+}
+
+/// Where the model server is and how long to wait on it: shared by `run`, `chat` and `resume`.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// The server, in OLLAMA_HOST's syntax [default: $OLLAMA_HOST, else http://127.0.0.1:11434;
+    /// with --provider openai: $OPENAI_BASE_URL, else https://api.openai.com/v1; with
+    /// --provider anthropic: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]. Keys come
+    /// from OPENAI_API_KEY / ANTHROPIC_API_KEY and are never printed or recorded.
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Seconds to wait for each piece of the server's answer before giving up.
+    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub read_timeout: u64,
+}
+
+/// `mend resume`: a recorded run or chat, replayed and then continued live. The model, its
+/// settings and the prompts are the record's.
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The record to continue (a run or a chat, of any format mend wrote); it is only read.
+    pub record: Utf8PathBuf,
+    /// What to tell the model next. Needed for a session that finished (the model said it was
+    /// done, or failed); one cut by Ctrl-C, its deadline or max_turns goes on without it.
+    #[arg(long, value_name = "TEXT")]
+    pub message: Option<String>,
+    /// How many model requests the resumed part may send [default: the record's max_turns].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+    /// Wall-clock budget of the resumed part, in seconds.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub deadline: Option<u64>,
+    /// Where to write the new record (the old one's messages, then the new ones); never the
+    /// record being resumed [default: REPO/.mend/<UTC timestamp>.json].
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<Utf8PathBuf>,
+    /// Print the diff at the end (it is always written next to the new record as a .patch).
+    #[arg(long)]
+    pub diff: bool,
+    /// Show the model's reasoning as it streams (human output only).
+    #[arg(long)]
+    pub thinking: bool,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -173,25 +213,25 @@ pub struct CommonArgs {
 /// The repository, its task file, and where its code runs.
 #[derive(Debug, Args)]
 pub struct RepoArgs {
-    /// The repository to work on; it is copied, never modified [default: for replay, the
-    /// repository the record was made on; else the current folder].
+    /// The repository to work on; it is copied, never modified [default: for replay and
+    /// resume, the repository the record was made on; else the current folder].
     #[arg(long)]
     pub repo: Option<Utf8PathBuf>,
     /// The task file: what to ask, which files the tools may touch, how the tests run
     /// [default: REPO/mend.toml]. See docs/task-file.md.
     #[arg(long, value_name = "PATH")]
     pub task_file: Option<Utf8PathBuf>,
-    /// The Python that runs the tests [default: for replay, the one the record was made with;
-    /// else $MEND_PYTHON, else REPO/.venv/bin/python, REPO/venv/bin/python, $VIRTUAL_ENV's
-    /// python, python3].
+    /// The Python that runs the tests [default: for replay and resume, the one the record was
+    /// made with; else $MEND_PYTHON, else REPO/.venv/bin/python, REPO/venv/bin/python,
+    /// $VIRTUAL_ENV's python, python3].
     #[arg(long)]
     pub python: Option<Utf8PathBuf>,
     /// Keep the temporary copy after the run and print its path.
     #[arg(long)]
     pub keep_workspace: bool,
     /// Where the repository's tests run: `auto` uses bubblewrap when it works here, else a
-    /// network namespace, else no sandbox (with a loud warning) [default: for replay, the
-    /// record's; else auto].
+    /// network namespace, else no sandbox (with a loud warning) [default: for replay and
+    /// resume, the record's; else auto].
     #[arg(long, value_enum)]
     pub sandbox: Option<SandboxChoice>,
 }

@@ -55,10 +55,6 @@ fn check_folder(repo: &Utf8Path, fix: &str) -> Result<(), MendError> {
     }
 }
 
-/// The repository of a record that names none: the fixtures of the sample, relative to the mend
-/// checkout.
-pub const LEGACY_REPO: &str = "sample-repo";
-
 /// The record `mend replay` reads when none is named: the mend checkout's recorded repair,
 /// when mend runs there.
 pub const DEMO_RECORD: &str = "fixtures/repair.json";

@@ -4,10 +4,11 @@ pub mod args;
 mod locate;
 
 pub use args::{
-    ChatArgs, CommonArgs, ModelArgs, Provider, Recorded, ReplayArgs, RepoArgs, Resolved, RunArgs,
+    ChatArgs, CommonArgs, ModelArgs, Provider, Recorded, ReplayArgs, RepoArgs, Resolved,
+    ResumeArgs, RunArgs, ServerArgs,
 };
 
-pub use locate::{replay_record, repository, DEMO_RECORD, LEGACY_REPO};
+pub use locate::{replay_record, repository, DEMO_RECORD};
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
@@ -48,6 +49,12 @@ pub enum Command {
     /// the tests run for real on a fresh copy of the repository. No model server is needed.
     #[command(after_help = EXIT_CODES_HELP)]
     Replay(ReplayArgs),
+    /// Continue a recorded run or chat: replay it exactly on a fresh copy (no model server
+    /// needed for that part), then go on live from where it stopped — a run cut by Ctrl-C, its
+    /// deadline or max_turns, or any record given a follow-up --message — and write a new record
+    /// holding the old one's messages followed by the new one; then the independent verdict.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Resume(ResumeArgs),
     /// Apply a recorded run's change to the original repository, only if the repository still
     /// matches what the run started from (and the result matches what it ended with).
     #[command(after_help = EXIT_CODES_HELP)]

@@ -1,8 +1,9 @@
 //! `mend chat`: an interactive session on one throwaway copy of a repository. Each line the user
 //! types is a message in one ongoing conversation (a new core session per message, continued
 //! with [`Session::follow_up`]); lines starting with `/` are commands for mend itself. The
-//! conversation is recorded after every message (see [`crate::record::chat`]).
+//! conversation is recorded after every message, in the one record format ([`crate::record`]).
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
 use camino::Utf8Path;
@@ -10,12 +11,11 @@ use mend_core::{Action, Config, Session};
 
 use crate::commands::run::Connection;
 use crate::error::{exit, MendError};
+use crate::interrupt;
 use crate::provider::client::LiveSource;
-use crate::record::chat::{ChatEnding, ChatMessage, ChatRecord, CHAT_FORMAT};
 use crate::record::target::{RecordFile, RecordTarget};
-use crate::record::{Origin, ServerFacts, SessionSettings};
+use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::session::driver::Driver;
-use crate::session::interrupt;
 use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
 use crate::verdict::verify::final_check;
@@ -104,8 +104,9 @@ pub fn chat(
         server_version: setup.connection.server_version.clone(),
         sandbox: setup.runner.sandbox.name(),
     };
-    let mut record = ChatRecord {
-        format: CHAT_FORMAT.to_owned(),
+    let mut record = Record {
+        format: RECORD_FORMAT.to_owned(),
+        description: None,
         settings: SessionSettings::of(
             &setup.config,
             &server,
@@ -118,7 +119,11 @@ pub fn chat(
         test_file_sha256_before: set_sha256(setup.repo, &setup.task.test.files)?,
         source_sha256_before: set_sha256(setup.repo, &setup.task.editable)?,
         messages: Vec::new(),
+        tests_before: None,
         ending: None,
+        file_sha256_before: BTreeMap::new(),
+        metrics: None,
+        resumed_from: None,
     };
     let mut record_file = RecordFile::new(setup.record.clone());
     let mut conversation: Option<Session> = None;
@@ -190,12 +195,17 @@ pub fn chat(
                 {
                     say(&format!(
                         "mend: {}",
-                        crate::commands::run::explain_stop(&transcript.stop, &setup.config.model)
+                        crate::commands::outcome::explain_stop(
+                            &transcript.stop,
+                            &setup.config.model
+                        )
                     ));
                 }
                 conversation = Some(stopped);
-                record.messages.push(ChatMessage {
-                    text: text.to_owned(),
+                record.messages.push(Message {
+                    text: Some(text.to_owned()),
+                    max_turns: None,
+                    deadline_ms: None,
                     turns: transcript.turns,
                     tool_calls: transcript.tool_calls,
                     stop: transcript.stop,
@@ -218,7 +228,7 @@ pub fn chat(
                 setup.task.test.files.listed("and")
             ));
         }
-        record.ending = Some(ChatEnding {
+        record.ending = Some(Ending {
             tests_after,
             test_file_sha256_after,
             source_sha256_after: set_sha256(workspace.root(), &setup.task.editable)?,

@@ -4,7 +4,8 @@
 pub mod chat;
 pub mod conformance;
 pub mod init;
+pub mod outcome;
 pub mod replay;
-pub mod replay_chat;
+pub mod resume;
 pub mod run;
 pub mod show;

@@ -4,14 +4,14 @@
 use std::time::Duration;
 
 use camino::Utf8Path;
-use mend_core::internal::server_message;
-use mend_core::{Codec, Config, ContextConfig, Stop, StopCause, StopReason, TransportError};
+use mend_core::{Codec, Config, ContextConfig, Stop, StopReason};
 
+use crate::commands::outcome::{report_outcome, write_record, Outcome};
 use crate::error::{exit, MendError};
 use crate::provider::client::{Client, LiveSource, Secret};
 use crate::provider::host::BaseUrl;
-use crate::record::target::{RecordFile, RecordTarget};
-use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::target::RecordTarget;
+use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::session::attempt::{run_attempt, Attempt, Setup};
 use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
@@ -144,17 +144,9 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         sandbox_choice: options.sandbox_choice,
     };
     let record = record_of(config, &server, &origin, &attempt, file_sha256_before);
-    // The name actually written: a new record never replaces another run's.
-    let record_path = RecordFile::new(options.record.clone()).write_json(&record)?;
-    let diff = &attempt.checks.diff;
-    let patch = if diff.is_empty() {
-        None
-    } else {
-        let patch = record_path.with_extension("patch");
-        crate::record::patch::write_atomically(&patch, diff)?;
-        Some(patch)
-    };
-    let exit_code = exit_code(&attempt);
+    // The names actually written: a new record never replaces another run's.
+    let written = write_record(&options.record, &record, &attempt.checks.diff)?;
+    let exit_code = exit_code(&attempt.transcript.stop, attempt.checks.passed());
     render.run_event(&RunEvent::Verdict {
         tests_pass: attempt.checks.passed(),
         sandbox: options.setup.runner.sandbox.name().to_owned(),
@@ -162,32 +154,27 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         stop_reason: attempt.transcript.stop.reason.to_string(),
         exit_code,
         metrics: attempt.transcript.metrics.clone(),
-        record: Some(record_path.to_string()),
-        patch: patch.as_ref().map(ToString::to_string),
+        record: Some(written.record.to_string()),
+        patch: written.patch.as_ref().map(ToString::to_string),
     });
-    report_record(&record_path);
-    if attempt.checks.test_files_changed() {
-        eprintln!(
-            "mend: the run changed the task's test files ({}), so its final tests do not count as a pass",
-            options.setup.task.test.files.listed("and")
-        );
-    }
-    if let Some(patch) = patch {
-        eprintln!("mend: the change is in {patch} (apply it with `mend apply {record_path}`)");
-        if options.print_diff {
-            render.run_event(&RunEvent::Diff { text: diff.clone() });
-        }
-    }
-    if exit_code == exit::MODEL {
-        eprintln!(
-            "mend: error: {}",
-            explain_stop(&attempt.transcript.stop, &config.model)
-        );
-    }
+    report_outcome(
+        &Outcome {
+            written: &written,
+            test_files_changed: attempt.checks.test_files_changed(),
+            task: options.setup.task,
+            diff: &attempt.checks.diff,
+            print_diff: options.print_diff,
+            stop: &attempt.transcript.stop,
+            model: &config.model,
+            exit_code,
+        },
+        render,
+    );
     Ok(exit_code)
 }
 
-/// The record of a finished attempt (`mend run`, and each attempt of `mend eval`).
+/// The record of a finished attempt (`mend run`, and each attempt of `mend eval`): a
+/// conversation of one message, the task.
 pub fn record_of(
     config: &Config,
     server: &ServerFacts,
@@ -195,121 +182,35 @@ pub fn record_of(
     attempt: &Attempt,
     file_sha256_before: std::collections::BTreeMap<String, String>,
 ) -> Record {
+    let checks = &attempt.checks;
     Record {
         format: RECORD_FORMAT.to_owned(),
         description: None,
         settings: SessionSettings::of(config, server, origin),
-        task: config.task.clone(),
-        turns: attempt.transcript.turns.clone(),
-        tool_calls: attempt.transcript.tool_calls.clone(),
-        stop: attempt.transcript.stop.clone(),
-        checks: attempt.checks.clone(),
+        messages: vec![Message {
+            text: Some(config.task.clone()),
+            max_turns: None,
+            deadline_ms: None,
+            turns: attempt.transcript.turns.clone(),
+            tool_calls: attempt.transcript.tool_calls.clone(),
+            stop: attempt.transcript.stop.clone(),
+        }],
+        test_file_sha256_before: checks.test_file_sha256_before.clone(),
+        source_sha256_before: checks.source_sha256_before.clone(),
+        tests_before: Some(checks.tests_before.clone()),
+        ending: Some(Ending::of(checks)),
         file_sha256_before,
         metrics: Some(attempt.transcript.metrics.clone()),
+        resumed_from: None,
     }
 }
 
 /// A broken model turn is the server's failure whatever the tests say; otherwise the verdict.
-fn exit_code(attempt: &Attempt) -> u8 {
-    match attempt.transcript.stop.reason {
+pub fn exit_code(stop: &Stop, passed: bool) -> u8 {
+    match stop.reason {
         StopReason::Cancelled => exit::INTERRUPTED,
         StopReason::ModelError | StopReason::IncompleteModelTurn => exit::MODEL,
-        _ if attempt.checks.passed() => exit::PASS,
+        _ if passed => exit::PASS,
         _ => exit::TESTS_FAIL,
-    }
-}
-
-/// A model stop in words, with the fix for the failures a user can do something about (WIRE.md
-/// §4). The hint rests on the stop's typed cause; only the server's own message is read as text.
-pub fn explain_stop(stop: &Stop, model: &str) -> String {
-    let detail = stop
-        .detail
-        .as_deref()
-        .unwrap_or("the model's turn did not complete");
-    let server_said = match &stop.cause {
-        Some(StopCause::Transport(TransportError::Http { status, body })) => {
-            Some((*status, server_message(body)))
-        }
-        _ => None,
-    };
-    let hint = match (&stop.cause, &server_said) {
-        (Some(StopCause::TokenLimit), _) => {
-            return format!(
-                "the model ran out of tokens: {detail} — the answer exceeded num_predict"
-            )
-        }
-        (_, Some((404, message))) if message.contains("not found") => {
-            format!(" — run `ollama pull {model}`")
-        }
-        (_, Some((_, message))) if message.contains("does not support tools") => {
-            " — choose a model with tool support (see `ollama show MODEL`)".to_owned()
-        }
-        (_, Some((_, message))) if message.contains("does not support thinking") => {
-            " — pass --no-think".to_owned()
-        }
-        _ => String::new(),
-    };
-    format!("the model server failed: {detail}{hint}")
-}
-
-fn report_record(path: &Utf8Path) {
-    eprintln!("mend: record written to {path} (replay it with `mend replay {path}`)");
-}
-
-#[cfg(test)]
-mod tests {
-    use mend_core::{Stop, StopCause, StopReason, TransportError};
-
-    use super::explain_stop;
-
-    fn stop(reason: StopReason, detail: &str, cause: Option<StopCause>) -> Stop {
-        Stop {
-            reason,
-            detail: Some(detail.to_owned()),
-            cause,
-        }
-    }
-
-    #[test]
-    fn the_hint_rests_on_the_typed_cause_not_on_the_words() {
-        let http = |status: u16, body: &str| {
-            Some(StopCause::Transport(TransportError::Http {
-                status,
-                body: body.to_owned(),
-            }))
-        };
-        let stops = [
-            stop(
-                StopReason::ModelError,
-                "HTTP 404: model 'm' not found",
-                http(404, r#"{"error":"model 'm' not found"}"#),
-            ),
-            stop(
-                StopReason::ModelError,
-                "HTTP 400: m does not support tools",
-                http(400, r#"{"error":"m does not support tools"}"#),
-            ),
-            // The words alone, without the typed cause (an error line mid-stream), give no hint.
-            stop(
-                StopReason::ModelError,
-                "the server reported an error mid-stream: HTTP 404 model not found",
-                None,
-            ),
-            stop(
-                StopReason::IncompleteModelTurn,
-                "the model's output was cut off by the token limit (done_reason: length)",
-                Some(StopCause::TokenLimit),
-            ),
-        ];
-        assert_eq!(
-            stops.map(|stop| explain_stop(&stop, "m")),
-            [
-                "the model server failed: HTTP 404: model 'm' not found — run `ollama pull m`",
-                "the model server failed: HTTP 400: m does not support tools — choose a model with tool support (see `ollama show MODEL`)",
-                "the model server failed: the server reported an error mid-stream: HTTP 404 model not found",
-                "the model ran out of tokens: the model's output was cut off by the token limit (done_reason: length) — the answer exceeded num_predict",
-            ]
-            .map(str::to_owned)
-        );
     }
 }

@@ -7,27 +7,21 @@ use mend_core::ToolStatus;
 use crate::error::{exit, MendError};
 use crate::page::timeline::{seconds, Timeline};
 use crate::page::view::Shown;
-use crate::record::AnyRecord;
+use crate::record::Record;
 use crate::session::render::{sandbox_phrase, short_arguments};
 
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {
-    let record = AnyRecord::read(record_path)?;
-    let shown = match &record {
-        AnyRecord::Run(run) => Shown::run(run),
-        AnyRecord::Chat(chat) => Shown::chat(chat),
-    };
-    match html {
-        Some(out) => {
-            let page = crate::page::record_page(&shown, record_path.as_str());
-            crate::atomic::write_file(out, |file| file.write_all(page.as_bytes()))
-                .map_err(|err| MendError::harness(format!("cannot write the page {out}: {err}")))?;
-            println!(
-                "Wrote {out} ({} KB): open it in any browser; it loads nothing.",
-                page.len().div_ceil(1024)
-            );
-        }
-        None => print!("{}", summary(&shown, record_path.as_str())),
+    if let Some(out) = html {
+        let page = crate::page::record_file_page(record_path)?;
+        crate::page::write_page(out, &page)?;
+        println!(
+            "Wrote {out} ({} KB): open it in any browser; it loads nothing.",
+            page.len().div_ceil(1024)
+        );
+        return Ok(exit::PASS);
     }
+    let record = Record::read(record_path)?;
+    print!("{}", summary(&Shown::of(&record), record_path.as_str()));
     Ok(exit::PASS)
 }
 
@@ -45,7 +39,10 @@ pub fn summary(shown: &Shown, source: &str) -> String {
         shown.kind,
         settings.model,
         settings.provider,
-        settings.repo.as_deref().unwrap_or(crate::cli::LEGACY_REPO)
+        settings
+            .repo
+            .as_deref()
+            .unwrap_or(crate::record::settings::LEGACY_REPO)
     );
     let timeline = Timeline::of(shown);
     if let Some(run) = shown.tests_before {

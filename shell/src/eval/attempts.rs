@@ -112,7 +112,7 @@ pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.max(1) {
             scope.spawn(|| loop {
-                if crate::session::interrupt::requested() || lock(&failure).is_some() {
+                if crate::interrupt::requested() || lock(&failure).is_some() {
                     return;
                 }
                 let Some((task, attempt)) = lock(&queue).pop_front() else {
@@ -151,7 +151,7 @@ pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
         progress.passed(),
         options.out
     );
-    if crate::session::interrupt::requested() {
+    if crate::interrupt::requested() {
         eprintln!("mend: interrupted: rerun the same command to run the remaining attempts");
         return Ok(exit::INTERRUPTED);
     }

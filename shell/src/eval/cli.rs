@@ -6,8 +6,12 @@ use std::time::Duration;
 use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
 
+use super::attempt_pages::{write_attempt_pages, ATTEMPTS_FOLDER};
 use super::attempts::{eval, EvalOptions};
-use super::report::{merge, render, report};
+use super::cost::Costs;
+use super::page::{eval_page, EvalPage};
+use super::report::{merge_located, render, report};
+use super::results::Row;
 use super::shard::Shard;
 use super::suite::Suite;
 use crate::cli::args::Provider;
@@ -65,16 +69,40 @@ pub enum EvalCommand {
         #[arg(required = true)]
         dirs: Vec<Utf8PathBuf>,
         /// Print the report as one JSON object.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "html")]
         json: bool,
+        /// Also write the report as one self-contained page, and each attempt's `mend show`
+        /// page into an `attempts` folder beside it.
+        #[arg(long, value_name = "OUT")]
+        html: Option<Utf8PathBuf>,
     },
 }
 
 pub fn command(args: EvalArgs) -> Result<u8, MendError> {
-    if let Some(EvalCommand::Report { dirs, json }) = args.report {
-        let rows = merge(&dirs)?;
+    if let Some(EvalCommand::Report { dirs, json, html }) = args.report {
+        let located = merge_located(&dirs)?;
+        let rows: Vec<Row> = located.iter().map(|(_, row)| row.clone()).collect();
         let report = report(&rows);
-        if json {
+        if let Some(out) = html {
+            print!("{}", render(&report));
+            let attempts = write_attempt_pages(&located, &out)?;
+            let costs = Costs::of(&rows);
+            let page = eval_page(&EvalPage {
+                report: &report,
+                costs: &costs,
+                attempts: &attempts,
+                sources: &dirs,
+            });
+            crate::page::write_page(&out, &page)?;
+            println!(
+                "Wrote {out} ({} KB) and {} attempt page(s) in {}: open it in any browser; it loads nothing.",
+                page.len().div_ceil(1024),
+                attempts.iter().filter(|attempt| attempt.href.is_ok()).count(),
+                out.parent()
+                    .filter(|parent| !parent.as_str().is_empty())
+                    .map_or_else(|| ATTEMPTS_FOLDER.to_owned(), |parent| format!("{parent}/{ATTEMPTS_FOLDER}"))
+            );
+        } else if json {
             let text = serde_json::to_string(&report)
                 .map_err(|err| MendError::harness(format!("cannot print the report: {err}")))?;
             println!("{text}");
@@ -88,7 +116,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
             "name the suite and the output folder: mend eval SUITE --out DIR",
         ));
     };
-    crate::session::interrupt::install();
+    crate::interrupt::install();
     let shard = Shard::choose(args.shard.as_deref(), args.shards, &|name| {
         std::env::var(name).ok()
     })?;

@@ -1,8 +1,12 @@
 //! `mend eval`: many attempts over many tasks under one budget, sharded across processes or
-//! machines, and the report of pass@k from their results files (issue 14).
+//! machines, and the report of pass@k from their results files (issue 14), as text, JSON or a
+//! page (issue 15).
 
+pub mod attempt_pages;
 pub mod attempts;
 pub mod cli;
+pub mod cost;
+pub mod page;
 pub mod passk;
 pub mod progress;
 pub mod report;

@@ -39,6 +39,14 @@ pub struct Report {
 
 /// Every row of the folders, refusing another suite's or model's rows and duplicate attempts.
 pub fn merge(dirs: &[Utf8PathBuf]) -> Result<Vec<Row>, MendError> {
+    Ok(merge_located(dirs)?
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect())
+}
+
+/// As [`merge`], each row with the folder it came from (its record is relative to it).
+pub fn merge_located(dirs: &[Utf8PathBuf]) -> Result<Vec<(Utf8PathBuf, Row)>, MendError> {
     let mut rows: Vec<(Utf8PathBuf, Row)> = Vec::new();
     for dir in dirs {
         if !dir.is_dir() {
@@ -76,7 +84,7 @@ pub fn merge(dirs: &[Utf8PathBuf]) -> Result<Vec<Row>, MendError> {
             )));
         }
     }
-    Ok(rows.into_iter().map(|(_, row)| row).collect())
+    Ok(rows)
 }
 
 pub fn report(rows: &[Row]) -> Report {
@@ -131,10 +139,14 @@ pub fn report(rows: &[Row]) -> Report {
     }
 }
 
+/// A pass@k as both the text report and the page print it: `-` where k exceeds n.
+pub fn cell(value: Option<f64>) -> String {
+    value.map_or("-".to_owned(), |value| format!("{value:.3}"))
+}
+
 /// The report as a table for people.
 pub fn render(report: &Report) -> String {
     let columns: Vec<String> = (1..=report.k).map(|j| format!("pass@{j}")).collect();
-    let cell = |value: Option<f64>| value.map_or("-".to_owned(), |value| format!("{value:.3}"));
     let mut out = format!(
         "model {}  suite {}\n{:<24} {:>4} {:>4}  {}\n",
         report.model_digest,

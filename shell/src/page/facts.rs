@@ -81,7 +81,10 @@ pub fn settings(shown: &Shown, page: &mut Html) {
         .row("python", &missing(settings.python.as_ref()))
         .row(
             "repository",
-            settings.repo.as_deref().unwrap_or(crate::cli::LEGACY_REPO),
+            settings
+                .repo
+                .as_deref()
+                .unwrap_or(crate::record::settings::LEGACY_REPO),
         )
         .row("max turns", &settings.max_turns.to_string())
         .row("think", &settings.think.to_string())

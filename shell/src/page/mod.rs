@@ -3,8 +3,10 @@
 //! page's own stylesheet is allowed, by its hash). Every value from the record is escaped.
 //!
 //! Parts, one module each, so that other reports (an eval's) can reuse them: [`html`]
-//! (escaping and folding), [`timeline`] (the SVG), [`conversation`], [`diff`], [`facts`].
+//! (escaping and folding), [`timeline`] (the SVG), [`bars`] (a chart of shares),
+//! [`conversation`], [`diff`], [`facts`].
 
+pub mod bars;
 pub mod conversation;
 pub mod diff;
 pub mod facts;
@@ -12,13 +14,36 @@ pub mod html;
 pub mod timeline;
 pub mod view;
 
+use camino::Utf8Path;
 use html::Html;
 use mend_core::Codec;
 use sha2::{Digest, Sha256};
 use timeline::Timeline;
 use view::Shown;
 
+use crate::error::MendError;
+use crate::record::Record;
+
 const STYLE: &str = include_str!("style.css");
+
+/// The page of the record at `path` (a run or a chat), which the page names as its source.
+pub fn record_file_page(path: &Utf8Path) -> Result<String, MendError> {
+    let record = Record::read(path)?;
+    Ok(record_page(&Shown::of(&record), path.as_str()))
+}
+
+/// Writes a page whole or not at all (a kill leaves the old file or the new one).
+pub fn write_page(out: &Utf8Path, page: &str) -> Result<(), MendError> {
+    crate::atomic::write_file(out, |file| file.write_all(page.as_bytes()))
+        .map_err(|err| MendError::harness(format!("cannot write the page {out}: {err}")))
+}
+
+/// As [`write_page`], without waiting for the disk: for pages made again by rerunning the
+/// command that wrote them (an eval's attempt pages).
+pub fn write_derived_page(out: &Utf8Path, page: &str) -> Result<(), MendError> {
+    crate::atomic::write_derived_file(out, |file| file.write_all(page.as_bytes()))
+        .map_err(|err| MendError::harness(format!("cannot write the page {out}: {err}")))
+}
 
 /// The whole page for a run or a chat. `source` is where the record was read from.
 pub fn record_page(shown: &Shown, source: &str) -> String {

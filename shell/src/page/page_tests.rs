@@ -36,16 +36,20 @@ fn call(turn: u32, name: &str, status: &str, duration_ms: u64, started_ms: Optio
 
 fn record(turns: Vec<Value>, calls: Vec<Value>, diff: &str) -> Record {
     let test_run = |ms: u64| json!({"exit_code": 0, "summary": {"passed": 1, "failed": 0, "errors": 0, "skipped": 0}, "duration_ms": ms});
-    serde_json::from_value(json!({
-        "format": "mend-record/1", "provider": "ollama", "model": "m", "max_turns": 8,
-        "think": true, "keep_alive": 0,
-        "options": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "num_predict": 2048},
-        "system_prompt": "s", "task": "t", "turns": turns, "tool_calls": calls,
-        "stop": {"reason": "assistant_finished"},
-        "tests_before": test_run(100), "tests_after": test_run(50),
-        "test_file_sha256_before": "aa", "test_file_sha256_after": "aa",
-        "source_sha256_before": "bb", "source_sha256_after": "cc", "diff": diff
-    }))
+    // A run in the first run format: older records show as they always did.
+    Record::parse(
+        &json!({
+            "format": "mend-record/1", "provider": "ollama", "model": "m", "max_turns": 8,
+            "think": true, "keep_alive": 0,
+            "options": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "num_predict": 2048},
+            "system_prompt": "s", "task": "t", "turns": turns, "tool_calls": calls,
+            "stop": {"reason": "assistant_finished"},
+            "tests_before": test_run(100), "tests_after": test_run(50),
+            "test_file_sha256_before": "aa", "test_file_sha256_after": "aa",
+            "source_sha256_before": "bb", "source_sha256_after": "cc", "diff": diff
+        })
+        .to_string(),
+    )
     .expect("a valid record")
 }
 
@@ -103,7 +107,7 @@ fn first_call(turn: u32) -> Subject {
 #[test]
 fn an_old_record_is_laid_end_to_end_each_turn_lasting_until_its_last_line() {
     let record = two_turns([None, None], call(1, "run_tests", "ok", 40, None));
-    let timeline = Timeline::of(&Shown::run(&record));
+    let timeline = Timeline::of(&Shown::of(&record));
     assert_eq!(
         placed(&timeline),
         vec![
@@ -123,7 +127,7 @@ fn a_timed_record_puts_each_turn_and_call_where_it_happened() {
         [Some((5, 90)), Some((200, 25))],
         call(1, "read_file", "ok", 60, Some(110)),
     );
-    let timeline = Timeline::of(&Shown::run(&record));
+    let timeline = Timeline::of(&Shown::of(&record));
     assert_eq!(
         placed(&timeline),
         vec![
@@ -169,7 +173,7 @@ fn a_turn_decodes_to_its_thinking_text_and_calls() {
         vec![],
         "",
     );
-    let content = decode(mend_core::Codec::OllamaNdjson, &record.turns[0]);
+    let content = decode(mend_core::Codec::OllamaNdjson, &record.messages[0].turns[0]);
     assert_eq!(
         (
             content.thinking.as_str(),
@@ -220,8 +224,8 @@ fn record_text_never_becomes_markup_anywhere_on_the_page() {
     record.settings.model_digest = Some(hostile.clone());
     record.settings.sandbox = Some(hostile.clone());
     record.description = Some(hostile.clone());
-    record.task = hostile.clone();
-    let page = super::record_page(&Shown::run(&record), &hostile);
+    record.messages[0].text = Some(hostile.clone());
+    let page = super::record_page(&Shown::of(&record), &hostile);
     for payload in PAYLOADS {
         assert!(
             !page.contains(payload),
@@ -256,7 +260,7 @@ fn a_long_run_starts_folded_and_a_short_one_open() {
             .collect()
     };
     let open_turns = |count| {
-        super::record_page(&Shown::run(&record(turns(count), vec![], "")), "r")
+        super::record_page(&Shown::of(&record(turns(count), vec![], "")), "r")
             .matches("<details class=\"turn\" open>")
             .count()
     };

@@ -1,9 +1,7 @@
-//! What a page shows, taken from either kind of record: one session for a run, one per message
-//! for a chat. The page's parts read only this.
+//! What a page shows, taken from a record: one session per message (a run has one). The page's parts read only this.
 
 use mend_core::Stop;
 
-use crate::record::chat::ChatRecord;
 use crate::record::metrics::RunMetrics;
 use crate::record::{Record, RecordedCall, RecordedTurn, SessionSettings};
 use crate::verdict::verify::TestRun;
@@ -43,50 +41,32 @@ impl Ending<'_> {
     }
 }
 
+/// What the page says a session was asked when it went on without a new message.
+pub const WENT_ON: &str = "(went on from where the session before stopped)";
+
 impl<'a> Shown<'a> {
-    pub fn run(record: &'a Record) -> Shown<'a> {
+    pub fn of(record: &'a Record) -> Shown<'a> {
         Shown {
-            kind: "run",
+            kind: record.kind(),
             description: record.description.as_deref(),
             settings: &record.settings,
-            sessions: vec![SessionView {
-                prompt: &record.task,
-                turns: &record.turns,
-                calls: &record.tool_calls,
-                stop: &record.stop,
-            }],
-            tests_before: Some(&record.checks.tests_before),
-            ending: Some(Ending {
-                tests_after: &record.checks.tests_after,
-                test_files_changed: record.checks.test_files_changed(),
-                diff: &record.checks.diff,
-            }),
-            metrics: record.metrics.as_ref(),
-        }
-    }
-
-    pub fn chat(chat: &'a ChatRecord) -> Shown<'a> {
-        Shown {
-            kind: "chat",
-            description: None,
-            settings: &chat.settings,
-            sessions: chat
+            sessions: record
                 .messages
                 .iter()
                 .map(|message| SessionView {
-                    prompt: &message.text,
+                    prompt: message.text.as_deref().unwrap_or(WENT_ON),
                     turns: &message.turns,
                     calls: &message.tool_calls,
                     stop: &message.stop,
                 })
                 .collect(),
-            tests_before: None,
-            ending: chat.ending.as_ref().map(|ending| Ending {
+            tests_before: record.tests_before.as_ref(),
+            ending: record.ending.as_ref().map(|ending| Ending {
                 tests_after: &ending.tests_after,
-                test_files_changed: ending.test_file_sha256_after != chat.test_file_sha256_before,
+                test_files_changed: record.test_files_changed(),
                 diff: &ending.diff,
             }),
-            metrics: None,
+            metrics: record.metrics.as_ref(),
         }
     }
 }

@@ -30,6 +30,14 @@ impl LineBytes {
         }
     }
 
+    /// As [`LineBytes::from_bytes`], taking the bytes without copying a UTF-8 line.
+    pub fn from_vec(bytes: Vec<u8>) -> LineBytes {
+        match String::from_utf8(bytes) {
+            Ok(text) => LineBytes::Text { text },
+            Err(err) => LineBytes::from_bytes(err.as_bytes()),
+        }
+    }
+
     pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
         match self {
             LineBytes::Text { text } => Ok(text.as_bytes().to_vec()),

@@ -30,27 +30,32 @@ pub enum Applied {
 }
 
 pub fn apply_record(record: &Record, repo: &Utf8Path, task: &Task) -> Result<Applied, MendError> {
-    let checks = &record.checks;
+    let ending = record.ending.as_ref().ok_or_else(|| {
+        MendError::refused(
+            "the record has no ending (a chat that never ended): it holds no final change; \
+             replay it with `mend replay` and keep the copy with --keep-workspace",
+        )
+    })?;
     let tests_now = set_sha256(repo, &task.test.files)?;
     let source_now = set_sha256(repo, &task.editable)?;
-    let tests_as_before = tests_now == checks.test_file_sha256_before;
+    let tests_as_before = tests_now == record.test_file_sha256_before;
     if tests_as_before
-        && source_now == checks.source_sha256_after
-        && checks.source_sha256_after != checks.source_sha256_before
+        && source_now == ending.source_sha256_after
+        && ending.source_sha256_after != record.source_sha256_before
     {
         return Ok(Applied::AlreadyApplied);
     }
-    if !tests_as_before || source_now != checks.source_sha256_before {
+    if !tests_as_before || source_now != record.source_sha256_before {
         let changed = changed_since(record, repo, task, tests_as_before)?;
         return Err(MendError::refused(format!(
             "{repo} is not what the run started from: {changed}; nothing was applied \
              (restore those files, or make a new run on the repository as it is)"
         )));
     }
-    if checks.diff.is_empty() {
+    if ending.diff.is_empty() {
         return Ok(Applied::NothingToApply);
     }
-    let untextual = untextual_files(&checks.diff);
+    let untextual = untextual_files(&ending.diff);
     if !untextual.is_empty() {
         return Err(MendError::refused(format!(
             "the run changed {}, which a text patch cannot carry (a link, or a binary, huge or unreadable file); \
@@ -59,7 +64,7 @@ pub fn apply_record(record: &Record, repo: &Utf8Path, task: &Task) -> Result<App
         )));
     }
     let mut patched = BTreeMap::new();
-    for (file, section) in file_sections(&checks.diff)? {
+    for (file, section) in file_sections(&ending.diff)? {
         let relative = allowed_path(&file, &task.editable)
             .ok()
             .filter(|relative| !task.test.files.contains(relative))
@@ -81,7 +86,7 @@ pub fn apply_record(record: &Record, repo: &Utf8Path, task: &Task) -> Result<App
         })?;
         patched.insert(relative, text);
     }
-    if after_digest(repo, task, &patched)? != checks.source_sha256_after {
+    if after_digest(repo, task, &patched)? != ending.source_sha256_after {
         return Err(MendError::refused(format!(
             "applying the diff to {repo} does not give the files the run ended with; nothing was written"
         )));
@@ -130,8 +135,9 @@ fn changed_since(
     if !tests_as_before {
         changes.push(set_changed(&task.test.files));
     }
-    if set_sha256(repo, &task.editable)? != record.checks.source_sha256_before {
-        let touched: Vec<String> = file_sections(&record.checks.diff)
+    if set_sha256(repo, &task.editable)? != record.source_sha256_before {
+        let diff = record.ending.as_ref().map_or("", |ending| &ending.diff);
+        let touched: Vec<String> = file_sections(diff)
             .unwrap_or_default()
             .into_iter()
             .filter(|(file, section)| {

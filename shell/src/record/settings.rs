@@ -3,12 +3,16 @@
 
 use camino::Utf8Path;
 use clap::ValueEnum;
-use mend_core::{Codec, Config, ContextConfig, ModelOptions};
+use mend_core::{Codec, Config, ContextConfig, Millis, ModelOptions};
 use serde::{Deserialize, Serialize};
 
 use crate::error::MendError;
 use crate::task::Task;
 use crate::workspace::sandbox::SandboxChoice;
+
+/// The repository of a record that names none: the fixtures of the sample, relative to the mend
+/// checkout.
+pub const LEGACY_REPO: &str = "sample-repo";
 
 /// What a run or a chat was started with, and where: everything but the user's words. A replay
 /// rebuilds its sessions from these.
@@ -36,6 +40,10 @@ pub struct SessionSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_choice: Option<String>,
     pub max_turns: u32,
+    /// The run's wall-clock budget in ms (`--deadline`), when it had one: a replay stops where
+    /// the record says the deadline landed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u64>,
     /// The session's token budget (`mend eval`'s `token_budget`), when it had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_budget: Option<u64>,
@@ -65,6 +73,7 @@ impl SessionSettings {
                 .to_possible_value()
                 .map(|value| value.get_name().to_owned()),
             max_turns: config.max_turns,
+            deadline_ms: config.deadline.map(|deadline| deadline.0),
             token_budget: config.token_budget,
             think: config.think,
             keep_alive: config.keep_alive,
@@ -86,6 +95,7 @@ impl SessionSettings {
             codec,
             context: self.context.clone(),
             max_turns: self.max_turns,
+            deadline: self.deadline_ms.map(Millis),
             token_budget: self.token_budget,
             think: self.think,
             keep_alive: self.keep_alive,

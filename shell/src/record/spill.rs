@@ -1,12 +1,14 @@
 //! The raw lines of a run, kept on disk instead of in memory.
 //!
 //! A record keeps every streamed line, and a long run can stream hundreds of megabytes. While a
-//! run streams, each line is appended (as one JSON line) to an anonymous temporary file; a turn
-//! remembers only its byte range. The record is then serialized straight from that file, so
-//! memory stays flat however long the stream. Lines read from a record file live in memory.
+//! run streams, each line is appended as it came (its arrival time, its length, its bytes) to an
+//! anonymous temporary file; a turn remembers only its byte range. The record is then serialized
+//! from that file, so memory stays flat however long the stream, and a line is turned into JSON
+//! once, when the record is written, never on the way. Lines read from a record file live in
+//! memory.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
@@ -45,17 +47,17 @@ impl LineList {
         match self {
             LineList::InMemory(lines) => Box::new(lines.iter().cloned().map(Ok)),
             LineList::Spilled {
-                file, start, end, ..
+                file,
+                start,
+                end,
+                count,
             } => {
-                let range = FileRange {
+                let mut frames = BufReader::new(FileRange {
                     file: Arc::clone(file),
                     at: *start,
                     end: *end,
-                };
-                Box::new(BufReader::new(range).lines().map(|line| {
-                    let line = line?;
-                    serde_json::from_str(&line).map_err(io::Error::other)
-                }))
+                });
+                Box::new((0..*count).map(move |_| read_frame(&mut frames)))
             }
         }
     }
@@ -128,11 +130,32 @@ impl SpillRange {
     }
 }
 
+/// A line in the spill file: its arrival (`at_ms`) and its length, little-endian, then its bytes.
+const FRAME_HEADER_BYTES: usize = 16;
+
+fn read_frame(frames: &mut impl Read) -> io::Result<RecordedLine> {
+    let mut number = || -> io::Result<u64> {
+        let mut bytes = [0u8; 8];
+        frames.read_exact(&mut bytes)?;
+        Ok(u64::from_le_bytes(bytes))
+    };
+    let at_ms = number()?;
+    let length = usize::try_from(number()?).map_err(io::Error::other)?;
+    let mut bytes = vec![0; length];
+    frames.read_exact(&mut bytes)?;
+    Ok(RecordedLine {
+        at_ms,
+        bytes: LineBytes::from_vec(bytes),
+    })
+}
+
+/// Lines are written to the file in chunks of this size: one system call per chunk, while the
+/// memory it takes stays small beside the assembled text a turn keeps anyway.
+const SPILL_BUFFER_BYTES: usize = 64 * 1024;
+
 /// Appends the lines of a run to an anonymous temporary file (gone when the last handle drops).
 pub struct SpillWriter {
     writer: BufWriter<File>,
-    /// One line's JSON, reused from line to line.
-    scratch: Vec<u8>,
     written: u64,
     turn_start: u64,
     turn_count: usize,
@@ -141,8 +164,7 @@ pub struct SpillWriter {
 impl SpillWriter {
     pub fn new() -> io::Result<SpillWriter> {
         Ok(SpillWriter {
-            writer: BufWriter::new(tempfile::tempfile()?),
-            scratch: Vec::new(),
+            writer: BufWriter::with_capacity(SPILL_BUFFER_BYTES, tempfile::tempfile()?),
             written: 0,
             turn_start: 0,
             turn_count: 0,
@@ -155,30 +177,13 @@ impl SpillWriter {
         self.turn_count = 0;
     }
 
-    /// Appends one raw line received `at_ms` after its request. The line is written as the
-    /// JSON of a [`RecordedLine`] straight from the borrowed bytes: on the hot path of a live run,
-    /// nothing is copied but into the reused buffer.
+    /// Appends one raw line received `at_ms` after its request, as it came: no copy but into
+    /// the file's buffer, no encoding (that happens once, when the record is written).
     pub fn push(&mut self, at_ms: u64, line: &[u8]) -> io::Result<()> {
-        #[derive(Serialize)]
-        struct TextLine<'a> {
-            at_ms: u64,
-            text: &'a str,
-        }
-        self.scratch.clear();
-        match std::str::from_utf8(line) {
-            Ok(text) => serde_json::to_writer(&mut self.scratch, &TextLine { at_ms, text }),
-            Err(_) => {
-                let recorded = RecordedLine {
-                    at_ms,
-                    bytes: LineBytes::from_bytes(line),
-                };
-                serde_json::to_writer(&mut self.scratch, &recorded)
-            }
-        }
-        .map_err(io::Error::other)?;
-        self.scratch.push(b'\n');
-        self.writer.write_all(&self.scratch)?;
-        self.written += self.scratch.len() as u64;
+        self.writer.write_all(&at_ms.to_le_bytes())?;
+        self.writer.write_all(&(line.len() as u64).to_le_bytes())?;
+        self.writer.write_all(line)?;
+        self.written += (FRAME_HEADER_BYTES + line.len()) as u64;
         self.turn_count += 1;
         Ok(())
     }
@@ -218,6 +223,7 @@ mod tests {
         spill.start_turn();
         spill.push(1, b"{\"a\":1}").unwrap();
         spill.push(2, "é ✓".as_bytes()).unwrap();
+        spill.push(3, &[0xff, b'a']).unwrap();
         let first = spill.turn_range();
         spill.start_turn();
         spill.push(9, b"").unwrap();
@@ -225,7 +231,12 @@ mod tests {
         let file = spill.finish().unwrap();
         let spilled = |range: SpillRange| range.lines(&file);
 
-        let expected_first = LineList::InMemory(vec![line(1, "{\"a\":1}"), line(2, "é ✓")]);
+        let not_utf8 = RecordedLine {
+            at_ms: 3,
+            bytes: LineBytes::from_bytes(&[0xff, b'a']),
+        };
+        let expected_first =
+            LineList::InMemory(vec![line(1, "{\"a\":1}"), line(2, "é ✓"), not_utf8]);
         assert_eq!(spilled(first), expected_first);
         assert_eq!(spilled(second), LineList::InMemory(vec![line(9, "")]));
         assert_eq!(

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::atomic;
 use crate::error::MendError;
-use crate::record::{json_into, write_json_atomically};
+use crate::record::format::{json_into, write_json_atomically};
 
 /// How many numbered names (`-2` … `-1000`) a new record tries after its plain one.
 const NUMBERED_NAMES: usize = 1000;
@@ -44,9 +44,8 @@ impl RecordFile {
                 path.clone()
             }
             (None, RecordTarget::New { folder, stem }) => {
-                let names = std::iter::once(format!("{stem}.json")).chain(
-                    (2..=NUMBERED_NAMES).map(|number| format!("{stem}-{number}.json")),
-                );
+                let names = std::iter::once(format!("{stem}.json"))
+                    .chain((2..=NUMBERED_NAMES).map(|number| format!("{stem}-{number}.json")));
                 atomic::write_new_file(folder, names, |out| json_into(out, value)).map_err(
                     |err| {
                         MendError::harness(format!(

@@ -5,6 +5,7 @@ use camino::Utf8Path;
 use mend_core::Config;
 
 use crate::error::MendError;
+use crate::record::Ending;
 use crate::session::driver::{Driver, ModelSource};
 use crate::session::recorder::Transcript;
 use crate::session::render::{Render, RunEvent};
@@ -54,15 +55,8 @@ pub fn run_attempt(
     };
     let mut transcript = driver.run(config)?;
 
-    let tests_after = final_check(setup.runner, &task.test, workspace.root())?;
-    transcript.metrics.verify_ms = tests_before.duration_ms + tests_after.duration_ms;
-    render.run_event(&RunEvent::TestsAfter {
-        run: tests_after.clone(),
-    });
-    let test_file_sha256_after = set_sha256(workspace.root(), &task.test.files)?;
-    let source_sha256_after = set_sha256(workspace.root(), &task.editable)?;
-    let diff = unified_diff(setup.repo, workspace.root(), &task.editable)?;
-
+    let ending = check_at_end(setup, workspace.root(), render)?;
+    transcript.metrics.verify_ms = tests_before.duration_ms + ending.tests_after.duration_ms;
     if setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
             path: workspace.keep().to_string(),
@@ -70,12 +64,32 @@ pub fn run_attempt(
     }
     let checks = Checks {
         tests_before,
-        tests_after,
+        tests_after: ending.tests_after,
         test_file_sha256_before,
-        test_file_sha256_after,
+        test_file_sha256_after: ending.test_file_sha256_after,
         source_sha256_before,
-        source_sha256_after,
-        diff,
+        source_sha256_after: ending.source_sha256_after,
+        diff: ending.diff,
     };
     Ok(Attempt { transcript, checks })
+}
+
+/// The independent check after the loop on the copy at `root` (reported as it ends), and what
+/// the loop changed there.
+pub fn check_at_end(
+    setup: &Setup,
+    root: &Utf8Path,
+    render: &mut dyn Render,
+) -> Result<Ending, MendError> {
+    let task = setup.task;
+    let tests_after = final_check(setup.runner, &task.test, root)?;
+    render.run_event(&RunEvent::TestsAfter {
+        run: tests_after.clone(),
+    });
+    Ok(Ending {
+        tests_after,
+        test_file_sha256_after: set_sha256(root, &task.test.files)?,
+        source_sha256_after: set_sha256(root, &task.editable)?,
+        diff: unified_diff(setup.repo, root, &task.editable)?,
+    })
 }

@@ -5,7 +5,6 @@
 //! while the session wants lines; once it leaves the streaming phase the rest is dropped.
 
 use std::collections::VecDeque;
-use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -15,8 +14,9 @@ use mend_core::{
 };
 
 use crate::error::MendError;
+use crate::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::record::TurnEnd;
-use crate::session::interrupt::{Cut, Watch, WATCH_TICK};
+use crate::session::handoff::{handoff, Reader, Taken};
 use crate::session::recorder::{millis, Recorder, Transcript};
 use crate::tools::{self, ToolContext, ToolRun};
 use crate::workspace::runner::TestRunner;
@@ -27,8 +27,8 @@ pub enum StreamItem {
     /// The body ended.
     End,
     Failed(TransportError),
-    /// A replayed record says the user pressed Ctrl-C here.
-    Interrupted,
+    /// A replayed record says the stream was cut here (Ctrl-C, or the deadline).
+    Cut(Cut),
 }
 
 /// Where turns come from: a live server, or a record being replayed.
@@ -43,9 +43,15 @@ pub trait ModelSource {
         codec: Codec,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send>;
 
-    /// Whether the call must be cut instead of run: a replay reproduces a Ctrl-C that landed
-    /// while the recorded call ran. A live source never cuts.
-    fn cut_before(&mut self, _call_id: &mend_core::CallId) -> bool {
+    /// Whether the call must be cut instead of run, and how: a replay reproduces a Ctrl-C or a
+    /// deadline that landed while the recorded call ran. A live source never cuts.
+    fn cut_before(&mut self, _call_id: &mend_core::CallId) -> Option<Cut> {
+        None
+    }
+
+    /// Whether the turns are a record's: then the record says where a deadline landed, and the
+    /// clock never cuts on its own.
+    fn replays(&self) -> bool {
         false
     }
 }
@@ -67,18 +73,44 @@ pub struct Driver<'a> {
 /// Stream items read ahead of the session; bounds memory when the session is slower.
 const READ_AHEAD_ITEMS: usize = 256;
 
+/// An item of the body as its reading thread hands it over: a line comes stamped with the time
+/// it arrived, however long the loop takes to get to it.
+enum Arrived {
+    Line { line: Vec<u8>, at_ms: u64 },
+    End,
+    Failed(TransportError),
+    Cut(Cut),
+}
+
+impl Arrived {
+    fn stamp(item: StreamItem, sent: Instant) -> Arrived {
+        match item {
+            StreamItem::Line(line) => Arrived::Line {
+                line,
+                at_ms: millis(sent.elapsed()),
+            },
+            StreamItem::End => Arrived::End,
+            StreamItem::Failed(error) => Arrived::Failed(error),
+            StreamItem::Cut(cut) => Arrived::Cut(cut),
+        }
+    }
+}
+
 /// A response body being read on its own thread, so that a stalled server never blocks Ctrl-C.
 struct OpenStream {
-    items: mpsc::Receiver<StreamItem>,
+    items: Reader<Arrived>,
+    /// Items taken from the queue in one batch, not yet given to the session.
+    taken: VecDeque<Arrived>,
     sent: Instant,
 }
 
 impl OpenStream {
     fn start(body: Box<dyn Iterator<Item = StreamItem> + Send>) -> OpenStream {
-        let (tx, items) = mpsc::sync_channel(READ_AHEAD_ITEMS);
+        let (writer, items) = handoff(READ_AHEAD_ITEMS);
+        let sent = Instant::now();
         thread::spawn(move || {
             for item in body {
-                if tx.send(item).is_err() {
+                if writer.push(Arrived::stamp(item, sent)).is_err() {
                     // The session stopped wanting lines; the rest of the body is dropped.
                     return;
                 }
@@ -86,8 +118,21 @@ impl OpenStream {
         });
         OpenStream {
             items,
-            sent: Instant::now(),
+            taken: VecDeque::new(),
+            sent,
         }
+    }
+
+    /// The next item of the body; `None` when nothing arrived within `tick`.
+    fn next(&mut self, tick: Duration) -> Option<Arrived> {
+        if self.taken.is_empty() {
+            match self.items.take_all(&mut self.taken, tick) {
+                Taken::Items => {}
+                Taken::TimedOut => return None,
+                Taken::Closed => return Some(Arrived::End),
+            }
+        }
+        self.taken.pop_front()
     }
 }
 
@@ -120,14 +165,21 @@ impl Driver<'_> {
         let mut queue: VecDeque<Action> = first.into();
         let mut recorder = Recorder::new(clock)?;
         let mut stream: Option<OpenStream> = None;
+        let replays = self.source.replays();
 
         loop {
             // Ctrl-C and the deadline are looked at between any two steps.
             let watch = Watch {
                 deadline: session
                     .next_deadline()
+                    .filter(|_| !replays)
                     .map(|at| clock + Duration::from_millis(at.0)),
                 on_interrupt: true,
+            };
+            // A recorded cut at the deadline happens at the deadline, however fast the replay.
+            let cut_at = |session: &Session| match session.next_deadline() {
+                Some(deadline) if replays => now().max(deadline),
+                _ => now(),
             };
             if let Some(cut) = watch.check() {
                 queue.extend(session.handle(now(), cut_input(cut)));
@@ -147,8 +199,8 @@ impl Driver<'_> {
                         name,
                         arguments,
                     } => {
-                        if self.source.cut_before(&call_id) {
-                            queue.extend(session.handle(now(), Input::Cancel));
+                        if let Some(cut) = self.source.cut_before(&call_id) {
+                            queue.extend(session.handle(cut_at(&session), cut_input(cut)));
                             continue;
                         }
                         let context = ToolContext {
@@ -192,29 +244,31 @@ impl Driver<'_> {
                 continue;
             }
             // An item that arrives is handled at once; the tick only bounds the reaction to a cut.
-            let item = match open.items.recv_timeout(WATCH_TICK) {
-                Ok(item) => item,
-                Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                Err(mpsc::RecvTimeoutError::Disconnected) => StreamItem::End,
+            let Some(item) = open.next(WATCH_TICK) else {
+                continue;
+            };
+            let at = match item {
+                Arrived::Cut(_) => cut_at(&session),
+                _ => now(),
             };
             let input = match item {
-                StreamItem::Line(line) => {
-                    recorder.line_received(millis(open.sent.elapsed()), &line)?;
+                Arrived::Line { line, at_ms } => {
+                    recorder.line_received(at_ms, &line)?;
                     Input::StreamLine { line }
                 }
-                StreamItem::End => {
+                Arrived::End => {
                     recorder.body_ended(TurnEnd::Eof);
                     Input::StreamEnd
                 }
-                StreamItem::Failed(error) => {
+                Arrived::Failed(error) => {
                     recorder.body_ended(TurnEnd::TransportFailed {
                         error: error.clone(),
                     });
                     Input::TransportFailed { error }
                 }
-                StreamItem::Interrupted => Input::Cancel,
+                Arrived::Cut(cut) => cut_input(cut),
             };
-            queue.extend(session.handle(now(), input));
+            queue.extend(session.handle(at, input));
             // The turn ends here, before its calls run: they are not the model's time.
             if !session.is_streaming() {
                 if let Some(open) = stream.take() {

@@ -58,11 +58,11 @@ pub enum RunEvent {
         stop_reason: String,
         exit_code: u8,
         metrics: RunMetrics,
-        /// `mend run`: the file the record was written to (a new one in `.mend/` may carry a
+        /// `mend run`, `mend resume`: the file the record was written to (a new one in `.mend/` may carry a
         /// `-2` when another run of the same second took the plain name).
         #[serde(skip_serializing_if = "Option::is_none")]
         record: Option<String>,
-        /// `mend run`: the file the change was written to, when there is one.
+        /// `mend run`, `mend resume`: the file the change was written to, when there is one.
         #[serde(skip_serializing_if = "Option::is_none")]
         patch: Option<String>,
     },

@@ -20,7 +20,7 @@ use mend_core::ToolOutcome;
 use serde_json::{Map, Value};
 
 use crate::error::MendError;
-use crate::session::interrupt::{Cut, Watch};
+use crate::interrupt::{Cut, Watch};
 use crate::task::paths::{allowed_path, files_under, PathSet};
 use crate::task::{Task, ToolName};
 use crate::workspace::resolve_inside;

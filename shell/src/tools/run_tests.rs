@@ -33,7 +33,7 @@ mod tests {
     use mend_core::ToolOutcome;
     use serde_json::Map;
 
-    use crate::session::interrupt::Watch;
+    use crate::interrupt::Watch;
     use crate::task::Task;
     use crate::tools::{execute, ToolContext, ToolRun};
     use crate::workspace::runner::TestRunner;

@@ -13,7 +13,7 @@ use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::MendError;
-use crate::session::interrupt::Watch;
+use crate::interrupt::Watch;
 use crate::task::{TestCommand, TestReport};
 use crate::truncate::keep_tail;
 use crate::verdict::junit::Report;

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::session::interrupt::{self, Cut, Watch, WATCH_TICK};
+use crate::interrupt::{self, Cut, Watch, WATCH_TICK};
 
 /// How much of each output stream is kept in memory; older bytes are dropped and counted.
 const CAPTURE_CAP_BYTES: usize = 1 << 20;

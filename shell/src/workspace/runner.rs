@@ -8,7 +8,7 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::MendError;
-use crate::session::interrupt::Watch;
+use crate::interrupt::Watch;
 use crate::task::{EnvEntry, PythonPath, ReadOnly, Task, TestCommand};
 use crate::truncate::keep_tail;
 use crate::workspace::process::{run_bounded, Finished};

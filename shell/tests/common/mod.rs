@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod eval_page;
+pub mod resume;
 pub mod server;
 pub mod turns;
 

@@ -4,6 +4,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod page;
 mod server;
 mod slurm;
 
@@ -161,7 +162,7 @@ fn an_eval_reports_the_exact_pass_at_k_resumes_and_shards() {
             &record["options"]["seed"],
             &record["options"]["temperature"],
             &record["token_budget"],
-            &record["stop"]["reason"],
+            &record["messages"][0]["stop"]["reason"],
             out.join("sample/2.patch").is_file(),
         ),
         (

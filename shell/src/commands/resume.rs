@@ -1,0 +1,203 @@
+//! `mend resume RECORD [--message TEXT]`: a recorded run or chat replayed exactly on a fresh
+//! copy, then continued live from where it stopped. The old record is only read; a new one holds
+//! its messages followed by the resumed session, and the independent check gives the verdict.
+
+use std::time::Duration;
+
+use camino::Utf8Path;
+use mend_core::{Millis, StopReason};
+
+use crate::commands::outcome::{report_outcome, write_record, Outcome};
+use crate::commands::replay::refuse_changed_repository;
+use crate::commands::run::{api_key, connect, exit_code, Connection};
+use crate::error::{exit, MendError};
+use crate::provider::client::LiveSource;
+use crate::provider::host::BaseUrl;
+use crate::record::target::RecordTarget;
+use crate::record::{Message, Record, RunMetrics};
+use crate::replay::conversation::replay_conversation;
+use crate::session::attempt::{check_at_end, Setup};
+use crate::session::driver::Driver;
+use crate::session::render::{Render, RunEvent};
+use crate::verdict::checks::verdict_passes;
+use crate::workspace::changes::file_digests;
+use crate::workspace::Workspace;
+
+pub struct ResumeOptions<'a> {
+    pub record_path: &'a Utf8Path,
+    pub record: Record,
+    /// The user's next message; `None` goes on from where the session stopped.
+    pub message: Option<String>,
+    /// The resumed session's turn budget [default: the record's].
+    pub max_turns: Option<u32>,
+    pub deadline: Option<Millis>,
+    /// Where the new record goes: `--out`, else a new file in `REPO/.mend/`.
+    pub out: RecordTarget,
+    pub base: BaseUrl,
+    pub read_timeout: Duration,
+    pub print_diff: bool,
+    pub setup: Setup<'a>,
+}
+
+/// The stops a session can go on from without a new message: it was cut, not finished.
+const CUT: [StopReason; 3] = [
+    StopReason::Cancelled,
+    StopReason::DeadlineExceeded,
+    StopReason::MaxTurns,
+];
+
+/// Refuses, before anything runs, a resume that cannot make sense: a record without a message,
+/// a finished session without a follow-up, a new record that would overwrite the old.
+pub fn check_resumable(
+    path: &Utf8Path,
+    record: &Record,
+    message: Option<&str>,
+    out: Option<&Utf8Path>,
+) -> Result<(), MendError> {
+    let Some(stop) = record.last_stop() else {
+        return Err(MendError::usage(format!(
+            "{path} records no message yet, so there is nothing to resume; start with `mend run` or `mend chat`"
+        )));
+    };
+    if message.is_none() && !CUT.contains(&stop.reason) {
+        return Err(MendError::usage(format!(
+            "{path} stopped with `{}`: the session finished, so it goes on only with a follow-up — \
+             say what to do next with --message \"...\"",
+            stop.reason
+        )));
+    }
+    // The default (a new timestamped name) is never an existing record.
+    if let Some(out) = out {
+        let (out_file, record_file) = (out.canonicalize_utf8(), path.canonicalize_utf8());
+        if matches!((&out_file, &record_file), (Ok(a), Ok(b)) if a == b) {
+            return Err(MendError::usage(format!(
+                "--out {out} is the record being resumed, which mend never overwrites; choose another path"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Replays the record, goes on live, writes the new record; returns the exit code as `mend run`
+/// does. A record that does not replay is refused with the divergence (exit 3).
+pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, MendError> {
+    let (record, setup) = (&options.record, &options.setup);
+    refuse_changed_repository(
+        &record.test_file_sha256_before,
+        &record.source_sha256_before,
+        setup,
+        false,
+    )?;
+    let codec = record.settings.config("", setup.task)?.codec;
+    let Connection {
+        client, described, ..
+    } = connect(
+        &options.base,
+        options.read_timeout,
+        codec,
+        api_key(codec),
+        &record.settings.model,
+    )?;
+    render.run_event(&RunEvent::RunStart {
+        command: "resume".to_owned(),
+        model: record.settings.model.clone(),
+        source: format!("{}, then {described}", options.record_path),
+    });
+    let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
+    file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
+    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
+    render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
+    let replayed = replay_conversation(record, setup, workspace.root(), render, false)?;
+    if let Some(divergence) = &replayed.divergence {
+        render.run_event(divergence);
+        return Err(MendError {
+            exit_code: exit::DIVERGED,
+            message: format!(
+                "{} does not replay on {} (the divergence above), so it cannot be resumed; nothing was written",
+                options.record_path, setup.repo
+            ),
+        });
+    }
+    let stopped = replayed.session.ok_or_else(|| {
+        MendError::harness("the replay left no session to go on from; this is a bug in mend")
+    })?;
+    let max_turns = options.max_turns.unwrap_or(record.settings.max_turns);
+    let (session, first) = stopped
+        .resume(options.message.as_deref(), max_turns, options.deadline)
+        .map_err(|err| MendError::usage(format!("cannot resume: {err}")))?;
+    let mut source = LiveSource { client: &client };
+    let mut driver = Driver {
+        source: &mut source,
+        root: workspace.root(),
+        task: setup.task,
+        runner: setup.runner,
+        observer: render,
+    };
+    let (transcript, _stopped) = driver.drive(session, first)?;
+    let ending = check_at_end(setup, workspace.root(), render)?;
+    if setup.keep_workspace {
+        render.run_event(&RunEvent::WorkspaceKept {
+            path: workspace.keep().to_string(),
+        });
+    }
+    let mut live_metrics = transcript.metrics.clone();
+    live_metrics.verify_ms += ending.tests_after.duration_ms;
+    let mut metrics = record.metrics.clone().unwrap_or_else(RunMetrics::default);
+    metrics.add(&live_metrics);
+
+    let tests_pass = verdict_passes(
+        &ending.tests_after,
+        &record.test_file_sha256_before,
+        &ending.test_file_sha256_after,
+    );
+    let code = exit_code(&transcript.stop, tests_pass);
+    let mut messages = record.messages.clone();
+    messages.push(Message {
+        text: options.message.clone(),
+        max_turns: Some(max_turns),
+        deadline_ms: options.deadline.map(|deadline| deadline.0),
+        turns: transcript.turns,
+        tool_calls: transcript.tool_calls,
+        stop: transcript.stop.clone(),
+    });
+    let mut settings = record.settings.clone();
+    settings.sandbox = Some(setup.runner.sandbox.name().to_owned());
+    let resumed = Record {
+        settings,
+        messages,
+        tests_before: replayed
+            .tests_before
+            .or_else(|| record.tests_before.clone()),
+        ending: Some(ending.clone()),
+        file_sha256_before,
+        metrics: Some(metrics),
+        resumed_from: Some(options.record_path.to_string()),
+        ..record.clone()
+    };
+    // The names actually written: a new record never replaces another run's.
+    let written = write_record(&options.out, &resumed, &ending.diff)?;
+    render.run_event(&RunEvent::Verdict {
+        tests_pass,
+        sandbox: setup.runner.sandbox.name().to_owned(),
+        replay_matched: Some(true),
+        stop_reason: transcript.stop.reason.to_string(),
+        exit_code: code,
+        metrics: live_metrics,
+        record: Some(written.record.to_string()),
+        patch: written.patch.as_ref().map(ToString::to_string),
+    });
+    report_outcome(
+        &Outcome {
+            written: &written,
+            test_files_changed: resumed.test_files_changed(),
+            task: setup.task,
+            diff: &ending.diff,
+            print_diff: options.print_diff,
+            stop: &transcript.stop,
+            model: &record.settings.model,
+            exit_code: code,
+        },
+        render,
+    );
+    Ok(code)
+}

@@ -1,0 +1,187 @@
+//! Each attempt's `mend show` page, written next to the eval's page (`attempts/<task>-<n>.html`)
+//! so that the eval's page links to it relatively and the folder moves whole.
+//!
+//! Task names and record paths come from results files, which are input like any other: a name
+//! becomes a file name only through [`page_name`] (never a path, never `..`), and a record is
+//! read only from inside the folder its results file is in.
+
+use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
+
+use super::results::Row;
+use crate::error::MendError;
+
+/// The folder, next to the eval's page, that holds the attempts' pages.
+pub const ATTEMPTS_FOLDER: &str = "attempts";
+/// Task names are cut to this many characters in file names.
+const NAME_CHARS: usize = 80;
+
+/// One attempt as the eval's page lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptLink {
+    pub task: String,
+    pub attempt: u32,
+    pub passed: bool,
+    pub stop: String,
+    pub turns: u32,
+    pub tokens: u64,
+    /// The page's address relative to the eval's page, once written.
+    pub href: Result<String, String>,
+}
+
+/// The file name of an attempt's page. A task name made only of `A-Z a-z 0-9 . _ -` is kept
+/// as it is; any other is cleaned and followed by `~` and a hash of the whole name, so two tasks
+/// never share a file (`~` never occurs in a kept name).
+pub fn page_name(task: &str, attempt: u32) -> String {
+    let kept = |character: char| character.is_ascii_alphanumeric() || "._-".contains(character);
+    if !task.is_empty() && task.len() <= NAME_CHARS && task.chars().all(kept) {
+        return format!("{task}-{attempt}.html");
+    }
+    let cleaned: String = task
+        .chars()
+        .take(NAME_CHARS)
+        .map(|character| if kept(character) { character } else { '_' })
+        .collect();
+    let hash = crate::atomic::sha256_hex(task.as_bytes());
+    format!("{cleaned}~{}-{attempt}.html", &hash[..12])
+}
+
+/// The record of `row`, found in `dir`; refused when its path leaves the folder.
+pub fn record_path(dir: &Utf8Path, row: &Row) -> Result<Utf8PathBuf, String> {
+    let relative = Utf8Path::new(&row.record);
+    let inside = !row.record.is_empty()
+        && relative
+            .components()
+            .all(|part| matches!(part, Utf8Component::Normal(_)));
+    if inside {
+        Ok(dir.join(relative))
+    } else {
+        Err(format!(
+            "its record path `{}` is not inside {dir}",
+            row.record
+        ))
+    }
+}
+
+/// Writes every attempt's page into the attempts folder beside `out`. An attempt whose record is
+/// missing or unreadable gets no page: its link says why, and so does one warning on stderr.
+pub fn write_attempt_pages(
+    rows: &[(Utf8PathBuf, Row)],
+    out: &Utf8Path,
+) -> Result<Vec<AttemptLink>, MendError> {
+    let folder = match out.parent() {
+        Some(parent) if !parent.as_str().is_empty() => parent.join(ATTEMPTS_FOLDER),
+        _ => Utf8PathBuf::from(ATTEMPTS_FOLDER),
+    };
+    std::fs::create_dir_all(&folder)
+        .map_err(|err| {
+        MendError::harness(format!(
+            "cannot create {folder} for the attempts' pages: {err} — give --html a path in a folder you can write"
+        ))
+    })?;
+    let mut links = Vec::with_capacity(rows.len());
+    for (dir, row) in rows {
+        let name = page_name(&row.task, row.attempt);
+        let page = record_path(dir, row)
+            .and_then(|path| crate::page::record_file_page(&path).map_err(|err| err.message));
+        let href = match page {
+            Ok(page) => {
+                crate::page::write_derived_page(&folder.join(&name), &page)?;
+                Ok(format!("{ATTEMPTS_FOLDER}/{name}"))
+            }
+            Err(problem) => Err(problem),
+        };
+        links.push(AttemptLink {
+            task: row.task.clone(),
+            attempt: row.attempt,
+            passed: row.passed,
+            stop: row.stop.clone(),
+            turns: row.turns,
+            tokens: row.tokens,
+            href,
+        });
+    }
+    links.sort_by(|a, b| (&a.task, a.attempt).cmp(&(&b.task, b.attempt)));
+    let missing: Vec<&AttemptLink> = links.iter().filter(|link| link.href.is_err()).collect();
+    if let Some(first) = missing.first() {
+        eprintln!(
+            "mend: {} attempt(s) have no page, e.g. {} attempt {}: {} — keep each --out folder whole (the records beside its results files)",
+            missing.len(),
+            first.task,
+            first.attempt,
+            first.href.as_ref().err().map_or("", String::as_str)
+        );
+    }
+    Ok(links)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_names_become_file_names_that_stay_in_the_folder_and_never_collide() {
+        let names: Vec<String> = [
+            ("paginate", 3),
+            ("v1.2_fix-x", 0),
+            ("../../etc/passwd", 0),
+            ("a/b", 1),
+            ("a_b", 1),
+            ("", 0),
+            ("<img src=x>", 2),
+        ]
+        .iter()
+        .map(|(task, attempt)| page_name(task, *attempt))
+        .collect();
+        let hash = |task: &str| crate::atomic::sha256_hex(task.as_bytes())[..12].to_owned();
+        assert_eq!(
+            names,
+            [
+                "paginate-3.html".to_owned(),
+                "v1.2_fix-x-0.html".to_owned(),
+                format!(".._.._etc_passwd~{}-0.html", hash("../../etc/passwd")),
+                format!("a_b~{}-1.html", hash("a/b")),
+                "a_b-1.html".to_owned(),
+                format!("~{}-0.html", hash("")),
+                format!("_img_src_x_~{}-2.html", hash("<img src=x>")),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_record_path_that_leaves_the_folder_is_refused() {
+        let row = |record: &str| Row {
+            task: "t".to_owned(),
+            attempt: 0,
+            seed: 0,
+            stop: "assistant_finished".to_owned(),
+            passed: true,
+            turns: 1,
+            tokens: 1,
+            model_ms: 0,
+            tool_ms: 0,
+            test_ms: 0,
+            record: record.to_owned(),
+            suite_sha256: "s".to_owned(),
+            task_file_sha256: "t".to_owned(),
+            repo_sha256: "r".to_owned(),
+            model_digest: "m".to_owned(),
+            k: 1,
+        };
+        let dir = Utf8Path::new("out");
+        let found: Vec<Result<Utf8PathBuf, String>> =
+            ["t/0.json", "../x.json", "/etc/passwd", "./t/0.json", ""]
+                .iter()
+                .map(|record| record_path(dir, &row(record)))
+                .collect();
+        assert_eq!(
+            found,
+            [
+                Ok(Utf8PathBuf::from("out/t/0.json")),
+                Err("its record path `../x.json` is not inside out".to_owned()),
+                Err("its record path `/etc/passwd` is not inside out".to_owned()),
+                Err("its record path `./t/0.json` is not inside out".to_owned()),
+                Err("its record path `` is not inside out".to_owned()),
+            ]
+        );
+    }
+}

@@ -1,0 +1,139 @@
+//! The eval's page on reports built here: the text report's numbers cell for cell, the cost
+//! when nothing passed, and results-file text that never becomes markup.
+
+use super::*;
+use crate::eval::report::{render, report};
+use crate::eval::results::Row;
+
+fn row(task: &str, attempt: u32, passed: bool, digest: &str) -> Row {
+    Row {
+        task: task.to_owned(),
+        attempt,
+        seed: i64::from(attempt),
+        stop: "assistant_finished".to_owned(),
+        passed,
+        turns: 2,
+        tokens: 120,
+        model_ms: 2000,
+        tool_ms: 500,
+        test_ms: 1500,
+        record: format!("{task}/{attempt}.json"),
+        suite_sha256: "s".to_owned(),
+        task_file_sha256: "t".to_owned(),
+        repo_sha256: "r".to_owned(),
+        model_digest: digest.to_owned(),
+        k: 3,
+    }
+}
+
+fn page_of(rows: &[Row]) -> String {
+    let report = report(rows);
+    let costs = Costs::of(rows);
+    let attempts: Vec<AttemptLink> = rows
+        .iter()
+        .map(|row| AttemptLink {
+            task: row.task.clone(),
+            attempt: row.attempt,
+            passed: row.passed,
+            stop: row.stop.clone(),
+            turns: row.turns,
+            tokens: row.tokens,
+            href: Ok(format!("attempts/{}-{}.html", row.task, row.attempt)),
+        })
+        .collect();
+    eval_page(&EvalPage {
+        report: &report,
+        costs: &costs,
+        attempts: &attempts,
+        sources: &[Utf8PathBuf::from("out")],
+    })
+}
+
+/// The cells of every row of the page's first table, tags stripped and references undone.
+fn table_cells(page: &str) -> Vec<Vec<String>> {
+    let table = page
+        .split("<table class=\"numbers passk\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</table>").next())
+        .expect("the pass@k table");
+    table
+        .split("<tr>")
+        .skip(1)
+        .map(|row| {
+            row.split("</t")
+                .filter_map(|cell| cell.rsplit('>').next())
+                .filter(|cell| !cell.is_empty())
+                .map(|cell| cell.replace("&lt;", "<").replace("&amp;", "&"))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_table_holds_the_text_reports_numbers_cell_for_cell() {
+    let rows = [
+        row("alpha", 0, true, "m"),
+        row("alpha", 1, false, "m"),
+        row("alpha", 2, true, "m"),
+        row("beta", 0, false, "m"),
+        row("beta", 1, true, "m"),
+    ];
+    let text = render(&report(&rows));
+    // The text's table: its second line (the header) to the line before `cost:`.
+    let expected: Vec<Vec<String>> = text
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.starts_with("cost:"))
+        .map(|line| line.split_whitespace().map(str::to_owned).collect())
+        .collect();
+    assert_eq!(table_cells(&page_of(&rows)), expected);
+    assert_eq!(
+        expected,
+        [
+            vec!["task", "n", "c", "pass@1", "pass@2", "pass@3"],
+            vec!["alpha", "3", "2", "0.667", "1.000", "1.000"],
+            vec!["beta", "2", "1", "0.500", "1.000", "-"],
+            vec!["mean", "5", "3", "0.583", "1.000", "-"],
+        ]
+    );
+}
+
+#[test]
+fn with_nothing_passed_the_page_says_no_task_solved() {
+    let page = page_of(&[row("alpha", 0, false, "m"), row("alpha", 1, false, "m")]);
+    let paragraphs: Vec<&str> = page
+        .split("<h2>Cost per solved task</h2>")
+        .nth(1)
+        .expect("the cost section")
+        .split("<p")
+        .skip(1)
+        .filter_map(|paragraph| paragraph.split('>').nth(1))
+        .map(|text| text.trim_end_matches("</p"))
+        .collect();
+    assert_eq!(
+        paragraphs,
+        [
+            "no task solved: no cost per solved task.",
+            "In all 240 tokens and 8.0 s (model + tools + tests, from the results lines); no attempt passed."
+        ]
+    );
+}
+
+#[test]
+fn names_from_results_files_are_text_never_markup() {
+    let hostile = "</a><script>alert(1)</script><img src=x onerror=alert(2)>\"'";
+    let page = page_of(&[
+        row(hostile, 0, true, hostile),
+        row(hostile, 1, false, hostile),
+    ]);
+    let escaped = crate::page::html::escape(hostile);
+    assert_eq!(
+        (
+            page.contains("<script"),
+            page.contains("<img"),
+            page.contains("onerror=alert(2)>"),
+            page.matches(escaped.as_str()).count() >= 8,
+        ),
+        (false, false, false, true)
+    );
+}

@@ -1,0 +1,136 @@
+//! The one replayer: a record's conversation played again on a workspace copy, message by
+//! message, each session continuing the one before, with the tools run for real and every
+//! outcome compared with the record. `mend replay` judges what it finds; `mend resume` goes on
+//! live from the stopped session it leaves.
+
+use camino::Utf8Path;
+use mend_core::{Config, Millis, Session};
+use serde_json::json;
+
+use crate::error::MendError;
+use crate::record::metrics::RunMetrics;
+use crate::record::{Message, Record};
+use crate::replay::divergence::{first_call_divergence, first_request_divergence, same_tests};
+use crate::replay::source::ReplaySource;
+use crate::session::attempt::Setup;
+use crate::session::driver::Driver;
+use crate::session::recorder::Transcript;
+use crate::session::render::{Render, RunEvent};
+use crate::verdict::verify::{independent_check, TestRun};
+
+/// What playing a record's conversation again gave.
+pub struct Replayed {
+    /// The stopped session of the last message played, for the conversation to go on from.
+    pub session: Option<Session>,
+    /// One per message played, in order.
+    pub transcripts: Vec<Transcript>,
+    /// The independent check before the first message, when the record has one.
+    pub tests_before: Option<TestRun>,
+    /// The first place where the replay differs from the record.
+    pub divergence: Option<RunEvent>,
+    /// The played sessions' figures added up, with the check before.
+    pub metrics: RunMetrics,
+}
+
+/// Plays `record`'s messages on the copy at `root`. Stops after the first message that
+/// diverges, unless `to_the_end` (blessing a record rewrites every message).
+pub fn replay_conversation(
+    record: &Record,
+    setup: &Setup,
+    root: &Utf8Path,
+    render: &mut dyn Render,
+    to_the_end: bool,
+) -> Result<Replayed, MendError> {
+    let mut replayed = Replayed {
+        session: None,
+        transcripts: Vec::new(),
+        tests_before: None,
+        divergence: None,
+        metrics: RunMetrics::default(),
+    };
+    if let Some(recorded) = &record.tests_before {
+        let tests_before = independent_check(setup.runner, &setup.task.test, root)?;
+        render.run_event(&RunEvent::TestsBefore {
+            run: tests_before.clone(),
+        });
+        replayed.metrics.verify_ms += tests_before.duration_ms;
+        if !same_tests(recorded, &tests_before) {
+            replayed.divergence = Some(RunEvent::Divergence {
+                what: "the starting tests".to_owned(),
+                expected: json!(recorded),
+                got: json!(tests_before),
+            });
+        }
+        replayed.tests_before = Some(tests_before);
+    }
+    let first_text = record
+        .messages
+        .first()
+        .and_then(|message| message.text.as_deref())
+        .unwrap_or_default();
+    let config = record.settings.config(first_text, setup.task)?;
+    for (number, message) in record.messages.iter().enumerate() {
+        let place = if record.messages.len() > 1 {
+            format!("message {}, ", number + 1)
+        } else {
+            String::new()
+        };
+        let (session, first) = message_session(replayed.session.as_ref(), &config, message)?;
+        let mut source = ReplaySource::new(&message.turns, &message.tool_calls, &message.stop);
+        let mut driver = Driver {
+            source: &mut source,
+            root,
+            task: setup.task,
+            runner: setup.runner,
+            observer: render,
+        };
+        let (transcript, stopped) = driver.drive(session, first)?;
+        replayed.metrics.add(&transcript.metrics);
+        let stop_differs =
+            (transcript.stop.reason != message.stop.reason).then(|| RunEvent::Divergence {
+                what: format!("{place}the stop reason"),
+                expected: json!(message.stop.reason),
+                got: json!(transcript.stop.reason),
+            });
+        let first_request = (number == 0)
+            .then(|| first_request_divergence(&message.turns, &transcript.turns))
+            .flatten();
+        let divergence = source
+            .missing_turn
+            .take()
+            .or(first_request)
+            .or_else(|| first_call_divergence(&message.tool_calls, &transcript.tool_calls, &place))
+            .or(stop_differs);
+        let diverged = divergence.is_some();
+        replayed.divergence = replayed.divergence.take().or(divergence);
+        replayed.transcripts.push(transcript);
+        replayed.session = Some(stopped);
+        if diverged && !to_the_end {
+            break;
+        }
+    }
+    Ok(replayed)
+}
+
+/// The session of a recorded message: the first starts the conversation with `config` (its
+/// task is the message), every later one continues the one before as it did when recorded.
+fn message_session(
+    previous: Option<&Session>,
+    config: &Config,
+    message: &Message,
+) -> Result<(Session, Vec<mend_core::Action>), MendError> {
+    let max_turns = message.max_turns.unwrap_or(config.max_turns);
+    let deadline = message.deadline_ms.map(Millis);
+    match previous {
+        None => Session::new(Config {
+            task: message.text.clone().unwrap_or_default(),
+            max_turns,
+            deadline: deadline.or(config.deadline),
+            ..config.clone()
+        })
+        .map_err(|err| MendError::usage(format!("invalid configuration: {err}"))),
+        Some(previous) => previous
+            .resume(message.text.as_deref(), max_turns, deadline)
+            .map_err(|err| MendError::usage(format!("invalid configuration: {err}"))),
+    }
+}
