@@ -105,7 +105,11 @@ fn init_writes_a_task_file_that_verify_runs_with_the_repository_venv() {
     .unwrap();
     assert_eq!(written, expected);
     let mode = std::fs::metadata(&task_file).unwrap().permissions().mode();
-    assert_eq!(mode & 0o777, 0o644, "an ordinary file of the user's");
+    assert_eq!(
+        mode & 0o777,
+        0o666 & !common::umask(),
+        "an ordinary file of the user's"
+    );
 
     // No --repo, no --python, no MEND_PYTHON: the repository's own .venv runs the tests.
     let verify = mend_as_user(dir, &["verify", "--json", "--sandbox", "none"], &[]);

@@ -85,6 +85,17 @@ pub fn mend_in(dir: &Path, args: &[&str]) -> Outcome {
     mend_with_env(dir, args, &[])
 }
 
+/// This process's umask, which a mend it starts inherits, as Linux reports it (umask(2) would
+/// change it for every other test thread to read it).
+pub fn umask() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status
+        .lines()
+        .find_map(|line| line.strip_prefix("Umask:"))
+        .unwrap();
+    u32::from_str_radix(line.trim(), 8).unwrap()
+}
+
 /// Runs mend with extra variables in its own environment.
 pub fn mend_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let output = Command::new(env!("CARGO_BIN_EXE_mend"))

@@ -67,7 +67,8 @@ pub fn init(repo: &Utf8Path, force: bool) -> Result<u8, MendError> {
 }
 
 /// Writes the task file only once it loads (a template mend itself cannot read would be mend's
-/// bug, and must not be left behind), as an ordinary file of the user's (mode 0644); without
+/// bug, and must not be left behind), as an ordinary file of the user's (0666 less the umask, as
+/// any file they make; a file replaced keeps its mode); without
 /// `force`, never over a file that appeared meanwhile.
 fn write_checked(path: &Utf8Path, text: &str, force: bool) -> Result<(), MendError> {
     let folder = path.parent().unwrap_or(Utf8Path::new("."));
@@ -75,6 +76,7 @@ fn write_checked(path: &Utf8Path, text: &str, force: bool) -> Result<(), MendErr
     let mut draft = tempfile::Builder::new()
         .prefix(".mend-init-")
         .suffix(".toml")
+        .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(folder)
         .map_err(cannot)?;
     draft.write_all(text.as_bytes()).map_err(cannot)?;
@@ -87,13 +89,12 @@ fn write_checked(path: &Utf8Path, text: &str, force: bool) -> Result<(), MendErr
             "mend init made a task file that does not load ({err}); nothing was written — please report this"
         ))
     })?;
-    let permissions = std::fs::metadata(path)
-        .map(|existing| existing.permissions())
-        .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
-    draft
-        .as_file()
-        .set_permissions(permissions)
-        .map_err(cannot)?;
+    if let Ok(existing) = std::fs::metadata(path) {
+        draft
+            .as_file()
+            .set_permissions(existing.permissions())
+            .map_err(cannot)?;
+    }
     if force {
         draft.persist(path).map_err(|err| cannot(err.error))?;
     } else {
