@@ -3,7 +3,8 @@
 //!
 //! The counts and the failing tests are read from a JUnit XML report, never from what the
 //! runner prints: pytest is asked for one (`--junitxml`, in a folder of its own outside the
-//! copy), another runner names the file it writes (`test.report = "junit"`). Only
+//! copy, through `PYTEST_ADDOPTS` so that a wrapper running pytest passes it on), another runner
+//! names the file it writes (`test.report = "junit"`). Only
 //! `test.report = "exit_code"` goes by the exit code alone.
 
 use std::fs;
@@ -19,7 +20,7 @@ use crate::truncate::keep_tail;
 use crate::verdict::junit::Report;
 use crate::verdict::summary::{without_colours, Summary};
 use crate::workspace::process::Finished;
-use crate::workspace::runner::TestRunner;
+use crate::workspace::runner::{Extra, TestRunner};
 
 /// How much of the output a run that did not pass keeps, for the person reading the verdict.
 const OUTPUT_TAIL_CHARS: usize = 2_000;
@@ -149,8 +150,11 @@ fn pytest_check(
         ))
     })?;
     let report_path = folder.join(PYTEST_REPORT_FILE);
-    let argv = with_report_options(&test.argv, &report_path);
-    let finished = runner.run_reporting(&argv, test.timeout, workdir, folder)?;
+    let extra = Extra {
+        writable: &[folder.to_owned()],
+        pytest_options: &report_options(&report_path),
+    };
+    let finished = runner.run_reporting(test, workdir, extra)?;
     // pytest names the report file, which the user never sees; that line is left out.
     let output = finished
         .output
@@ -192,7 +196,7 @@ fn pytest_check(
         (_, Ok(None)) => not_run(
             "it wrote no pytest report".to_owned(),
             &format!(
-                "is pytest installed for `{}`? Run `make venv` or pass --python PATH; mend appends --junitxml to the command, so it must run pytest itself; for another runner set test.report = \"junit\" or \"exit_code\"",
+                "is pytest installed for `{}`? Run `make venv` or pass --python PATH. mend asks pytest for its report through the variable PYTEST_ADDOPTS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"",
                 runner.python
             ),
         ),
@@ -303,22 +307,13 @@ fn read_report(path: &Utf8Path) -> Result<Option<Report>, String> {
     Report::parse(&text).map(Some)
 }
 
-/// The test command with pytest's report options: the report to `report`, with the file of each
-/// test (`junit_family=xunit1`, whatever the project set) so failing tests get their node ids.
-/// They go before a `--`, after which pytest reads only paths.
-fn with_report_options(argv: &[String], report: &Utf8Path) -> Vec<String> {
-    let options = [
+/// pytest's report options: the report to `report`, with the file of each test
+/// (`junit_family=xunit1`, whatever the project set) so failing tests get their node ids.
+fn report_options(report: &Utf8Path) -> Vec<String> {
+    vec![
         format!("--junitxml={report}"),
         "--override-ini=junit_family=xunit1".to_owned(),
-    ];
-    let at = argv
-        .iter()
-        .position(|word| word == "--")
-        .unwrap_or(argv.len());
-    let mut with = argv[..at].to_vec();
-    with.extend(options);
-    with.extend_from_slice(&argv[at..]);
-    with
+    ]
 }
 
 #[cfg(test)]

@@ -18,12 +18,36 @@ use crate::workspace::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 /// A command's first word that stands for the interpreter mend was given.
 const PYTHON_WORD: &str = "python";
 
+/// The variable pytest adds to its command line, in any process that runs it.
+const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";
+/// mend's own `PYTEST_ADDOPTS`: no cache written into the copy.
+const NO_CACHE: &str = "-p no:cacheprovider";
+
 /// How much output a "cannot start" message quotes.
 const CANNOT_START_TAIL_CHARS: usize = 600;
 
 /// Exit codes of a shell whose command was not found (127) or not executable (126).
 const NOT_FOUND_EXIT: i32 = 127;
 const NOT_EXECUTABLE_EXIT: i32 = 126;
+
+/// What one run needs beyond the task's command. A report is written outside the copy, where
+/// the code under test does not list it: its folder is writable, and pytest is told of it
+/// through `PYTEST_ADDOPTS`, which reaches pytest through any wrapper (`make`, `sh -c`, a
+/// script) that keeps the environment, while the command line stays the task's.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Extra<'a> {
+    /// Folders outside the copy the command may write.
+    pub writable: &'a [Utf8PathBuf],
+    /// Options for pytest, added after the `PYTEST_ADDOPTS` the run already has.
+    pub pytest_options: &'a [String],
+}
+
+impl Extra<'_> {
+    pub const NONE: Extra<'static> = Extra {
+        writable: &[],
+        pytest_options: &[],
+    };
+}
 
 /// How the repository's commands are run: which interpreter, inside which sandbox, seeing what.
 pub struct TestRunner {
@@ -149,21 +173,29 @@ impl TestRunner {
     /// `argv` in `workdir`. The environment is cleared and only what the tests need is set
     /// again: a PATH on which the toolchain finds its helpers, the copy's import roots first,
     /// the task's `test.env`; no API keys, no user site-packages, no bytecode, no pytest cache
-    /// written into the workspace, and plugins autoloaded only when the task allows it. `writable` names folders
-    /// outside the copy the command may write (a report file's).
+    /// written into the workspace, and plugins autoloaded only when the task allows it. `extra`
+    /// names folders outside the copy the command may write and options for pytest.
     pub fn command(
         &self,
         argv: &[String],
         workdir: &Utf8Path,
-        writable: &[Utf8PathBuf],
+        extra: Extra,
     ) -> Result<Command, MendError> {
         let toolchain = self.toolchain(argv)?;
-        let view = self.view(&toolchain, writable);
+        let view = self.view(&toolchain, extra.writable);
         let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
         let mut command = self
             .sandbox
             .command(&toolchain.program, &args, workdir, &view);
         command.env_clear();
+        // The task's own value (test.env) replaces mend's; the options are added after either.
+        let addopts = toolchain
+            .env
+            .iter()
+            .chain(&self.env)
+            .rev()
+            .find(|(name, _)| name == PYTEST_ADDOPTS)
+            .map_or(NO_CACHE, |(_, value)| value.as_str());
         command
             .env("PATH", self.search_path(&toolchain, &view))
             .env("HOME", workdir.as_std_path())
@@ -171,8 +203,7 @@ impl TestRunner {
             .env("LC_ALL", "C.UTF-8")
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("PYTHONNOUSERSITE", "1")
-            .env("PYTHONHASHSEED", "0")
-            .env("PYTEST_ADDOPTS", "-p no:cacheprovider");
+            .env("PYTHONHASHSEED", "0");
         if !self.plugins {
             command.env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
         }
@@ -183,6 +214,10 @@ impl TestRunner {
         for (name, value) in toolchain.env.iter().chain(&self.env) {
             command.env(name, value);
         }
+        command.env(
+            PYTEST_ADDOPTS,
+            with_options(addopts, extra.pytest_options),
+        );
         Ok(command)
     }
 
@@ -240,26 +275,18 @@ impl TestRunner {
         workdir: &Utf8Path,
         watch: Watch,
     ) -> Result<Finished, MendError> {
-        self.run_checked(&test.argv, test.timeout, workdir, watch, &[])
+        self.run_checked(&test.argv, test.timeout, workdir, watch, Extra::NONE)
     }
 
-    /// Runs `argv` (the test command with its report option) with `report_dir` writable too:
-    /// the report is written outside the copy, where the code under test does not list it.
-    /// Not cut by the first Ctrl-C: a cancelled run still gets its verdict.
+    /// Runs the task's tests once with `extra` (a report's folder writable, pytest's report
+    /// options). Not cut by the first Ctrl-C: a cancelled run still gets its verdict.
     pub fn run_reporting(
         &self,
-        argv: &[String],
-        timeout: Duration,
+        test: &TestCommand,
         workdir: &Utf8Path,
-        report_dir: &Utf8Path,
+        extra: Extra,
     ) -> Result<Finished, MendError> {
-        self.run_checked(
-            argv,
-            timeout,
-            workdir,
-            Watch::NONE,
-            &[report_dir.to_owned()],
-        )
+        self.run_checked(&test.argv, test.timeout, workdir, Watch::NONE, extra)
     }
 
     /// Runs `argv`, letting it write the `writable` folders outside the copy; a program that
@@ -270,9 +297,9 @@ impl TestRunner {
         timeout: Duration,
         workdir: &Utf8Path,
         watch: Watch,
-        writable: &[Utf8PathBuf],
+        extra: Extra,
     ) -> Result<Finished, MendError> {
-        let finished = self.run_bounded(argv, timeout, workdir, watch, writable)?;
+        let finished = self.run_bounded(argv, timeout, workdir, watch, extra)?;
         let code = finished.status.and_then(|status| status.code());
         let command = argv.join(" ");
         let output = finished.output.trim();
@@ -299,7 +326,7 @@ impl TestRunner {
         workdir: &Utf8Path,
         watch: Watch,
     ) -> Result<Finished, MendError> {
-        self.run_bounded(argv, timeout, workdir, watch, &[])
+        self.run_bounded(argv, timeout, workdir, watch, Extra::NONE)
     }
 
     fn run_bounded(
@@ -308,9 +335,9 @@ impl TestRunner {
         timeout: Duration,
         workdir: &Utf8Path,
         watch: Watch,
-        writable: &[Utf8PathBuf],
+        extra: Extra,
     ) -> Result<Finished, MendError> {
-        let command = self.command(argv, workdir, writable)?;
+        let command = self.command(argv, workdir, extra)?;
         run_bounded(command, timeout, watch).map_err(|err| {
             let program = match argv.first() {
                 Some(first) if first != PYTHON_WORD => first.clone(),
@@ -320,6 +347,24 @@ impl TestRunner {
                 "cannot start `{program}`: {err} — run `make venv` or pass --python PATH"
             ))
         })
+    }
+}
+
+/// `addopts` with `options` after it, each quoted as the POSIX shell (and so pytest, which
+/// splits the variable with `shlex.split`) reads it back as one word.
+fn with_options(addopts: &str, options: &[String]) -> String {
+    let mut words = vec![addopts.to_owned()];
+    words.extend(options.iter().map(|option| shell_word(option)));
+    words.retain(|word| !word.is_empty());
+    words.join(" ")
+}
+
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\"'\"'"))
     }
 }
 

@@ -2,8 +2,6 @@
 
 use std::time::Duration;
 
-use camino::Utf8Path;
-
 use super::*;
 use crate::task::{PathSet, PythonPath};
 use crate::test_support::{project, python};
@@ -162,7 +160,7 @@ fn a_python_without_pytest_is_a_harness_error_that_names_the_fix() {
         (error.exit_code, error.message),
         (
             crate::error::exit::HARNESS,
-            "the test command `python -m pytest -q` gave no verdict: it wrote no pytest report — is pytest installed for `/usr/bin/python3`? Run `make venv` or pass --python PATH; mend appends --junitxml to the command, so it must run pytest itself; for another runner set test.report = \"junit\" or \"exit_code\":\n/usr/bin/python3: No module named pytest".to_owned()
+            "the test command `python -m pytest -q` gave no verdict: it wrote no pytest report — is pytest installed for `/usr/bin/python3`? Run `make venv` or pass --python PATH. mend asks pytest for its report through the variable PYTEST_ADDOPTS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\":\n/usr/bin/python3: No module named pytest".to_owned()
         )
     );
 }
@@ -258,33 +256,33 @@ fn a_pass_needs_exit_zero_no_failure_and_a_test_that_passed() {
 }
 
 #[test]
-fn the_report_options_go_before_a_double_dash() {
-    let argv = |words: &[&str]| {
-        words
-            .iter()
-            .map(|word| (*word).to_owned())
-            .collect::<Vec<_>>()
-    };
-    let report = Utf8Path::new("/tmp/r/junit.xml");
+fn pytest_behind_a_wrapper_gives_its_report_and_the_command_line_is_the_tasks() {
+    let (_dir, root) = project(&[(
+        "tests/test_io.py",
+        "def test_read():\n    pass\n\ndef test_write():\n    assert False\n",
+    )]);
+    let ran_in = |id: &str| failed_run(counts(1, 1, 0, 0), id);
+    let wrapped = [
+        // A shell wrapper that moves into the tests' folder first.
+        test_command(
+            &["sh", "-c", "cd tests && python -m pytest -q"],
+            TestReport::Pytest,
+            60,
+        ),
+        // A `--` stays where the task put it: after it pytest reads only paths.
+        test_command(
+            &["python", "-m", "pytest", "-q", "--", "tests/test_io.py"],
+            TestReport::Pytest,
+            60,
+        ),
+    ];
+    let runs = wrapped.map(|test| outcome(&final_check(&runner(), &test, &root).unwrap()));
+    // Run from tests/ with no pytest configuration above, pytest's rootdir is tests/ itself.
     assert_eq!(
+        runs,
         [
-            with_report_options(&argv(&["pytest", "-q"]), report),
-            with_report_options(&argv(&["pytest", "--", "-odd-name.py"]), report),
-        ],
-        [
-            argv(&[
-                "pytest",
-                "-q",
-                "--junitxml=/tmp/r/junit.xml",
-                "--override-ini=junit_family=xunit1"
-            ]),
-            argv(&[
-                "pytest",
-                "--junitxml=/tmp/r/junit.xml",
-                "--override-ini=junit_family=xunit1",
-                "--",
-                "-odd-name.py"
-            ]),
+            ran_in("test_io.py::test_write"),
+            ran_in("tests/test_io.py::test_write")
         ]
     );
 }

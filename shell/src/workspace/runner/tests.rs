@@ -4,7 +4,7 @@ use std::ffi::OsStr;
 
 use camino::Utf8PathBuf;
 
-use super::TestRunner;
+use super::{Extra, TestRunner};
 use crate::task::PythonPath;
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::toolchain::Host;
@@ -33,7 +33,7 @@ fn the_test_process_gets_only_what_python_needs() {
     let argv = ["python", "-m", "pytest", "-q"].map(str::to_owned);
     let workdir = tempfile::tempdir().unwrap();
     let workdir = Utf8PathBuf::from_path_buf(workdir.path().to_path_buf()).unwrap();
-    let command = runner.command(&argv, &workdir, &[]).unwrap();
+    let command = runner.command(&argv, &workdir, Extra::NONE).unwrap();
     // env_clear() drops everything inherited (API keys included); these are all that is set.
     assert_eq!(
         env_of(&command),
@@ -62,7 +62,7 @@ fn the_copys_src_comes_first_then_the_task_roots_and_variables() {
     std::fs::create_dir(workdir.join("src")).unwrap();
     let guessed = TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Unsandboxed);
     let argv = ["python", "-m", "pytest"].map(str::to_owned);
-    let command = guessed.command(&argv, &workdir, &[]).unwrap();
+    let command = guessed.command(&argv, &workdir, Extra::NONE).unwrap();
     let pythonpath = |command: &std::process::Command| {
         env_of(command)
             .into_iter()
@@ -79,7 +79,7 @@ fn the_copys_src_comes_first_then_the_task_roots_and_variables() {
         env: pairs(&[("CI", "1"), ("LANG", "en_US.UTF-8")]),
         ..TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Unsandboxed)
     };
-    let command = chosen.command(&argv, &workdir, &[]).unwrap();
+    let command = chosen.command(&argv, &workdir, Extra::NONE).unwrap();
     assert_eq!(
         pythonpath(&command),
         Some(format!("{workdir}/lib:{workdir}"))
@@ -96,7 +96,7 @@ fn the_copys_src_comes_first_then_the_task_roots_and_variables() {
         ..TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Unsandboxed)
     };
     assert_eq!(
-        pythonpath(&none.command(&argv, &workdir, &[]).unwrap()),
+        pythonpath(&none.command(&argv, &workdir, Extra::NONE).unwrap()),
         None
     );
 }
@@ -116,7 +116,7 @@ fn path_keeps_the_users_folders_the_sandbox_shows_after_the_toolchains() {
         ..TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Bwrap)
     };
     let argv = ["/bin/sh".to_owned()];
-    let command = runner.command(&argv, "/tmp/ws".into(), &[]).unwrap();
+    let command = runner.command(&argv, "/tmp/ws".into(), Extra::NONE).unwrap();
     let path = env_of(&command)
         .into_iter()
         .find(|(key, _)| key == "PATH")
@@ -136,7 +136,7 @@ fn plugin_autoload_is_the_tasks_choice() {
             ..TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Unsandboxed)
         };
         let command = runner
-            .command(&["python".to_owned()], "/tmp/ws".into(), &[])
+            .command(&["python".to_owned()], "/tmp/ws".into(), Extra::NONE)
             .unwrap();
         env_of(&command)
             .into_iter()
@@ -144,4 +144,65 @@ fn plugin_autoload_is_the_tasks_choice() {
             .map(|(_, value)| value)
     };
     assert_eq!([autoload(true), autoload(false)], [None, Some("1".into())]);
+}
+
+#[test]
+fn pytest_options_reach_a_python_behind_a_wrapper_after_the_tasks_own() {
+    let workdir = tempfile::tempdir().unwrap();
+    let workdir = Utf8PathBuf::from_path_buf(workdir.path().to_path_buf()).unwrap();
+    // A path pytest must get back as one word: a space, a quote, a backslash.
+    let options = [
+        r"--junitxml=/tmp/a b/it's\x.xml".to_owned(),
+        "--override-ini=junit_family=xunit1".to_owned(),
+    ];
+    let seen = |env: &[(&str, &str)]| {
+        let runner = TestRunner {
+            env: pairs(env),
+            ..TestRunner::new(crate::test_support::python(), Sandbox::Unsandboxed)
+        };
+        // As pytest reads the variable: shlex.split, in a process the wrapper started.
+        let argv = [
+            "sh",
+            "-c",
+            "python -c 'import json, os, shlex; print(json.dumps(shlex.split(os.environ[\"PYTEST_ADDOPTS\"])))'",
+        ]
+        .map(str::to_owned);
+        let extra = Extra {
+            writable: &[],
+            pytest_options: &options,
+        };
+        let output = runner
+            .command(&argv, &workdir, extra)
+            .unwrap()
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        serde_json::from_slice::<Vec<String>>(&output.stdout).unwrap()
+    };
+    let words = |list: &[&str]| list.iter().map(|word| (*word).to_owned()).collect::<Vec<String>>();
+    assert_eq!(
+        [
+            seen(&[]),
+            seen(&[("PYTEST_ADDOPTS", "-x --tb='line'")]),
+            seen(&[("PYTEST_ADDOPTS", "")]),
+        ],
+        [
+            words(&[
+                "-p",
+                "no:cacheprovider",
+                r"--junitxml=/tmp/a b/it's\x.xml",
+                "--override-ini=junit_family=xunit1",
+            ]),
+            words(&[
+                "-x",
+                "--tb=line",
+                r"--junitxml=/tmp/a b/it's\x.xml",
+                "--override-ini=junit_family=xunit1",
+            ]),
+            words(&[
+                r"--junitxml=/tmp/a b/it's\x.xml",
+                "--override-ini=junit_family=xunit1",
+            ]),
+        ]
+    );
 }
