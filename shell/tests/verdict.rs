@@ -188,3 +188,72 @@ fn a_test_command_pytest_refuses_is_a_harness_error_naming_the_fix() {
         outcome.stderr
     );
 }
+
+const DURATIONS_FAILING: &str = "tests/test_parse.py::test_parse_refuses[1h2h]";
+
+#[test]
+fn pytest_behind_make_gives_its_report_in_every_sandbox() {
+    // `make test` changes into tests/ and runs pytest there: mend's options reach it through
+    // PYTEST_ADDOPTS, and make's own exit code (2 when a recipe fails) is not read as pytest's.
+    let durations = project("make-tests");
+    let repo = durations.to_str().unwrap();
+    let verdicts = ["bwrap", "auto", "none"].map(|sandbox| {
+        verdict(&mend(&[
+            "verify",
+            "--json",
+            "--sandbox",
+            sandbox,
+            "--repo",
+            repo,
+        ]))
+    });
+    let failed = (
+        1,
+        json!({"exit_code": 2, "summary": counts(11, 1, 0), "failing": [DURATIONS_FAILING]}),
+    );
+    assert_eq!(verdicts, [failed.clone(), failed.clone(), failed]);
+
+    let copy = copy_of(&durations);
+    let parse = copy.path().join("durations/parse.py");
+    write_replaced(
+        &parse,
+        &parse,
+        "if rank < last_rank:",
+        "if rank <= last_rank:",
+    );
+    assert_eq!(
+        verdict(&verify(copy.path(), &[])),
+        (0, json!({"exit_code": 0, "summary": counts(12, 0, 0)}))
+    );
+}
+
+#[test]
+fn a_wrapper_that_clears_the_environment_is_told_how_to_pass_the_variable() {
+    let durations = project("make-tests");
+    let dir = tempfile::tempdir().unwrap();
+    // As tox does without `passenv`: pytest runs, but without PYTEST_ADDOPTS.
+    let task_file = task_file_with(
+        &durations,
+        dir.path(),
+        r#"command = ["make", "test"]"#,
+        r#"command = ["sh", "-c", "exec env -i \"$(command -v python)\" -m pytest -q"]"#,
+    );
+    let outcome = verify_text(&durations, &["--task-file", task_file.to_str().unwrap()]);
+    let python = common::python();
+    assert_eq!(
+        (
+            outcome.code,
+            outcome.stderr.split_once(":\n").map(|(message, _)| message)
+        ),
+        (
+            6,
+            Some(format!(
+                "mend: error: the test command `sh -c exec env -i \"$(command -v python)\" -m pytest -q` gave no verdict: it wrote no pytest report — is pytest installed for `{}`? Run `make venv` or pass --python PATH. mend asks pytest for its report through the variable PYTEST_ADDOPTS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"",
+                python.display()
+            ))
+            .as_deref()
+        ),
+        "{}",
+        outcome.stderr
+    );
+}

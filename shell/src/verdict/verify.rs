@@ -167,7 +167,12 @@ fn pytest_check(
         return Ok(Ok(ran(&finished, test, None, None)));
     }
     let report = read_report(&report_path);
-    let code = finished.status.and_then(|status| status.code());
+    // Read as pytest's own exit codes only when the command is pytest: a wrapper's are its own
+    // (make exits 2 when a recipe fails), and then only the report tells what happened.
+    let code = finished
+        .status
+        .and_then(|status| status.code())
+        .filter(|_| runs_pytest_itself(&test.argv));
     let not_run = |note: String, fix: &str| {
         let mut run = ran(&finished, test, None, Some(note));
         run.output_tail = tail_of(&finished.output);
@@ -305,6 +310,27 @@ fn read_report(path: &Utf8Path) -> Result<Option<Report>, String> {
     let bytes = fs::read(path).map_err(|err| err.to_string())?;
     let text = String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_owned())?;
     Report::parse(&text).map(Some)
+}
+
+/// Whether `argv` is pytest itself (`pytest …`, `python -m pytest …`), whose exit code is
+/// pytest's, rather than a wrapper that runs it (`make test`, `sh -c …`, `tox`).
+fn runs_pytest_itself(argv: &[String]) -> bool {
+    let name = |word: &String| word.rsplit('/').next().unwrap_or_default().to_owned();
+    let Some(first) = argv.first().map(name) else {
+        return false;
+    };
+    if first == "pytest" || first == "py.test" {
+        return true;
+    }
+    let options: Vec<&String> = argv[1..]
+        .iter()
+        .take_while(|word| word.starts_with('-'))
+        .collect();
+    first.starts_with("python")
+        && options.last().is_some_and(|last| *last == "-m")
+        && argv
+            .get(options.len() + 1)
+            .is_some_and(|module| module == "pytest")
 }
 
 /// pytest's report options: the report to `report`, with the file of each test

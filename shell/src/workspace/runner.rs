@@ -214,10 +214,7 @@ impl TestRunner {
         for (name, value) in toolchain.env.iter().chain(&self.env) {
             command.env(name, value);
         }
-        command.env(
-            PYTEST_ADDOPTS,
-            with_options(addopts, extra.pytest_options),
-        );
+        command.env(PYTEST_ADDOPTS, with_options(addopts, extra.pytest_options));
         Ok(command)
     }
 

@@ -296,3 +296,26 @@ fn a_record_written_before_failing_names_and_notes_still_loads() {
         (true, true, "timed out".to_owned())
     );
 }
+
+#[test]
+fn only_pytest_itself_has_its_exit_codes_read_as_pytests() {
+    let commands: [&[&str]; 8] = [
+        &["pytest", "-q"],
+        &["/opt/venv/bin/py.test"],
+        &["python", "-m", "pytest"],
+        &["/usr/bin/python3.12", "-X", "-m", "pytest", "tests"],
+        &["make", "test"],
+        &["sh", "-c", "python -m pytest"],
+        &["python", "run_tests.py", "-m", "pytest"],
+        &["python", "-m", "tox"],
+    ];
+    assert_eq!(
+        commands.map(|argv| runs_pytest_itself(
+            &argv
+                .iter()
+                .map(|word| (*word).to_owned())
+                .collect::<Vec<_>>()
+        )),
+        [true, true, true, true, false, false, false, false]
+    );
+}

@@ -116,7 +116,9 @@ fn path_keeps_the_users_folders_the_sandbox_shows_after_the_toolchains() {
         ..TestRunner::new("/opt/venv/bin/python".into(), Sandbox::Bwrap)
     };
     let argv = ["/bin/sh".to_owned()];
-    let command = runner.command(&argv, "/tmp/ws".into(), Extra::NONE).unwrap();
+    let command = runner
+        .command(&argv, "/tmp/ws".into(), Extra::NONE)
+        .unwrap();
     let path = env_of(&command)
         .into_iter()
         .find(|(key, _)| key == "PATH")
@@ -179,7 +181,11 @@ fn pytest_options_reach_a_python_behind_a_wrapper_after_the_tasks_own() {
         assert!(output.status.success(), "{output:?}");
         serde_json::from_slice::<Vec<String>>(&output.stdout).unwrap()
     };
-    let words = |list: &[&str]| list.iter().map(|word| (*word).to_owned()).collect::<Vec<String>>();
+    let words = |list: &[&str]| {
+        list.iter()
+            .map(|word| (*word).to_owned())
+            .collect::<Vec<String>>()
+    };
     assert_eq!(
         [
             seen(&[]),
