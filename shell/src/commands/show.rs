@@ -32,7 +32,7 @@ pub fn summary(shown: &Shown, source: &str) -> String {
         .model_digest
         .as_deref()
         .map_or_else(String::new, |digest| {
-            format!(", digest {}", &digest[..digest.len().min(12)])
+            format!(", digest {}", crate::page::facts::short_digest(digest))
         });
     let mut out = format!(
         "mend {} of {} ({}{digest}) on {} — {source}\n",

@@ -143,6 +143,7 @@ mod tests {
             suite_sha256: "s".to_owned(),
             task_file_sha256: "t".to_owned(),
             repo_sha256: "r".to_owned(),
+            model: "gemma4:e2b".to_owned(),
             model_digest: "m".to_owned(),
             k: 1,
         };

@@ -63,7 +63,7 @@ pub struct EvalArgs {
 #[derive(Debug, Subcommand)]
 pub enum EvalCommand {
     /// Merge the results of one or more --out folders and print n, c and pass@1..k per task,
-    /// the suite's mean, and the cost per solved attempt.
+    /// the suite's mean, and the cost per passing attempt.
     Report {
         /// The --out folders of `mend eval` runs of one suite and model (shards, machines).
         #[arg(required = true)]
