@@ -123,6 +123,11 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     let (session, first) = stopped
         .resume(options.message.as_deref(), max_turns, options.deadline)
         .map_err(|err| MendError::usage(format!("cannot resume: {err}")))?;
+    render.run_event(&RunEvent::Message {
+        number: record.messages.len() + 1,
+        text: options.message.clone(),
+        live: true,
+    });
     let mut source = LiveSource { client: &client };
     let mut driver = Driver {
         source: &mut source,
