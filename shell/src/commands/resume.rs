@@ -80,12 +80,7 @@ pub fn check_resumable(
 /// does. A record that does not replay is refused with the divergence (exit 3).
 pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, MendError> {
     let (record, setup) = (&options.record, &options.setup);
-    refuse_changed_repository(
-        &record.test_file_sha256_before,
-        &record.source_sha256_before,
-        setup,
-        false,
-    )?;
+    refuse_changed_repository(record, setup, false)?;
     let codec = record.settings.config("", setup.task)?.codec;
     let Connection {
         client, described, ..

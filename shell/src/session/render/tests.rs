@@ -111,7 +111,11 @@ fn a_message_heading_says_what_was_asked_on_one_line() {
     let long = format!("{}\nsecond line", "x".repeat(120));
     assert_eq!(
         [
-            message_line(1, Some("frequencies() counts every item as 1; fix it"), false),
+            message_line(
+                1,
+                Some("frequencies() counts every item as 1; fix it"),
+                false
+            ),
             message_line(2, None, false),
             message_line(3, Some("now also check countby"), true),
             message_line(4, Some("fix it\nand say why"), false),
