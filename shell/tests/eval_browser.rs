@@ -1,7 +1,7 @@
 //! `mend eval report --html` pages in a real browser (Debian's chromium, headless): results files
 //! with hostile task and model names render as text and run nothing, the pages load nothing,
-//! every link leads to an attempt page mend wrote in the attempts folder (and nowhere else),
-//! and the pass@k bars stand where their values say. The same page of a real eval is in
+//! every link leads to an attempt page mend wrote in the attempts folder (and nowhere else) and
+//! each of those links back to the report, and the pass@k bars stand where their values say. The same page of a real eval is in
 //! tests/eval/page.rs.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
 
@@ -83,7 +83,7 @@ fn row(task: &str, attempt: u32, passed: bool, record: &str, digest: &str) -> St
         "task": task, "attempt": attempt, "seed": attempt, "stop": "assistant_finished",
         "passed": passed, "turns": 2, "tokens": 240, "model_ms": 1000, "tool_ms": 100,
         "test_ms": 900, "record": record, "suite_sha256": "s", "task_file_sha256": "t",
-        "repo_sha256": "r", "model_digest": digest, "k": 3
+        "repo_sha256": "r", "model": digest, "model_digest": digest, "k": 3
     })
     .to_string()
         + "\n"
@@ -218,10 +218,31 @@ fn hostile_results_render_as_text_and_every_link_is_an_attempt_page_mend_wrote()
         ]
     );
 
-    // An attempt's page is an ordinary `mend show` page: it too loads and runs nothing.
+    // An attempt's page is an ordinary `mend show` page: it too loads and runs nothing. It links
+    // back to the report, and names the attempt as text.
     let first = links.first().unwrap();
     let shown = load(first, "JSON.stringify({elements: [], attributes: []})");
     assert_inert(&shown, first, &[], &[]);
+    let back = || {
+        let attempt = EvalPage::load(first);
+        assert_eq!(attempt.loaded.problems, Vec::<String>::new());
+        let named = format!("← the report · {hostile} attempt 0");
+        (attempt.links(), attempt.text().contains(&named))
+    };
+    assert_eq!(back(), (vec![page.clone()], true));
+
+    // A report named with what ends an attribute, starts a tag, a fragment and a query: the link
+    // back still names that file, and only it.
+    let odd = site.join("\"><img src=x onerror=alert(1)> #1?%.html");
+    let again = mend(&[
+        "eval",
+        "report",
+        out.to_str().unwrap(),
+        "--html",
+        odd.to_str().unwrap(),
+    ]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(back(), (vec![odd.clone()], true));
 }
 
 #[test]

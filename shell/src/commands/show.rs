@@ -12,7 +12,7 @@ use crate::session::render::{sandbox_phrase, short_arguments};
 
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {
     if let Some(out) = html {
-        let page = crate::page::record_file_page(record_path)?;
+        let page = crate::page::record_file_page(record_path, None)?;
         crate::page::write_page(out, &page)?;
         println!(
             "Wrote {out} ({} KB): open it in any browser; it loads nothing.",
@@ -32,7 +32,7 @@ pub fn summary(shown: &Shown, source: &str) -> String {
         .model_digest
         .as_deref()
         .map_or_else(String::new, |digest| {
-            format!(", digest {}", &digest[..digest.len().min(12)])
+            format!(", digest {}", crate::page::facts::short_digest(digest))
         });
     let mut out = format!(
         "mend {} of {} ({}{digest}) on {} — {source}\n",

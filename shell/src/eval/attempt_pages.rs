@@ -4,17 +4,21 @@
 //! Task names and record paths come from results files, which are input like any other: a name
 //! becomes a file name only through [`page_name`] (never a path, never `..`), and a record is
 //! read only from inside the folder its results file is in.
+//!
+//! Each page opens with a link back to the eval's page. Pages an earlier report wrote there and
+//! this one does not link (fewer attempts, a task renamed) are removed, and only those.
+
+use std::collections::BTreeSet;
 
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 
+use super::page_names::{page_name, remove_stale_pages, url_segment};
 use super::results::Row;
 use crate::error::MendError;
+use crate::page::Back;
 
 /// The folder, next to the eval's page, that holds the attempts' pages.
 pub const ATTEMPTS_FOLDER: &str = "attempts";
-/// Task names are cut to this many characters in file names.
-const NAME_CHARS: usize = 80;
-
 /// One attempt as the eval's page lists it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AttemptLink {
@@ -26,23 +30,6 @@ pub struct AttemptLink {
     pub tokens: u64,
     /// The page's address relative to the eval's page, once written.
     pub href: Result<String, String>,
-}
-
-/// The file name of an attempt's page. A task name made only of `A-Z a-z 0-9 . _ -` is kept
-/// as it is; any other is cleaned and followed by `~` and a hash of the whole name, so two tasks
-/// never share a file (`~` never occurs in a kept name).
-pub fn page_name(task: &str, attempt: u32) -> String {
-    let kept = |character: char| character.is_ascii_alphanumeric() || "._-".contains(character);
-    if !task.is_empty() && task.len() <= NAME_CHARS && task.chars().all(kept) {
-        return format!("{task}-{attempt}.html");
-    }
-    let cleaned: String = task
-        .chars()
-        .take(NAME_CHARS)
-        .map(|character| if kept(character) { character } else { '_' })
-        .collect();
-    let hash = crate::atomic::sha256_hex(task.as_bytes());
-    format!("{cleaned}~{}-{attempt}.html", &hash[..12])
 }
 
 /// The record of `row`, found in `dir`; refused when its path leaves the folder.
@@ -62,12 +49,21 @@ pub fn record_path(dir: &Utf8Path, row: &Row) -> Result<Utf8PathBuf, String> {
     }
 }
 
+/// What the report wrote into the attempts folder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptPages {
+    /// Every attempt, by task then number.
+    pub links: Vec<AttemptLink>,
+    /// Old pages of attempts the report no longer links, removed.
+    pub removed: usize,
+}
+
 /// Writes every attempt's page into the attempts folder beside `out`. An attempt whose record is
 /// missing or unreadable gets no page: its link says why, and so does one warning on stderr.
 pub fn write_attempt_pages(
     rows: &[(Utf8PathBuf, Row)],
     out: &Utf8Path,
-) -> Result<Vec<AttemptLink>, MendError> {
+) -> Result<AttemptPages, MendError> {
     let folder = match out.parent() {
         Some(parent) if !parent.as_str().is_empty() => parent.join(ATTEMPTS_FOLDER),
         _ => Utf8PathBuf::from(ATTEMPTS_FOLDER),
@@ -78,15 +74,26 @@ pub fn write_attempt_pages(
             "cannot create {folder} for the attempts' pages: {err} — give --html a path in a folder you can write"
         ))
     })?;
+    // Attempt pages sit one folder below the eval's page.
+    let report_href = format!("../{}", url_segment(out.file_name().unwrap_or_default()));
     let mut links = Vec::with_capacity(rows.len());
+    let mut linked = BTreeSet::new();
     for (dir, row) in rows {
         let name = page_name(&row.task, row.attempt);
-        let page = record_path(dir, row)
-            .and_then(|path| crate::page::record_file_page(&path).map_err(|err| err.message));
+        let listed_as = format!("{} attempt {}", row.task, row.attempt);
+        let back = Back {
+            href: &report_href,
+            listed_as: &listed_as,
+        };
+        let page = record_path(dir, row).and_then(|path| {
+            crate::page::record_file_page(&path, Some(back)).map_err(|err| err.message)
+        });
         let href = match page {
             Ok(page) => {
                 crate::page::write_derived_page(&folder.join(&name), &page)?;
-                Ok(format!("{ATTEMPTS_FOLDER}/{name}"))
+                let href = format!("{ATTEMPTS_FOLDER}/{name}");
+                linked.insert(name);
+                Ok(href)
             }
             Err(problem) => Err(problem),
         };
@@ -111,41 +118,13 @@ pub fn write_attempt_pages(
             first.href.as_ref().err().map_or("", String::as_str)
         );
     }
-    Ok(links)
+    let removed = remove_stale_pages(&folder, &linked, &report_href)?;
+    Ok(AttemptPages { links, removed })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn task_names_become_file_names_that_stay_in_the_folder_and_never_collide() {
-        let names: Vec<String> = [
-            ("paginate", 3),
-            ("v1.2_fix-x", 0),
-            ("../../etc/passwd", 0),
-            ("a/b", 1),
-            ("a_b", 1),
-            ("", 0),
-            ("<img src=x>", 2),
-        ]
-        .iter()
-        .map(|(task, attempt)| page_name(task, *attempt))
-        .collect();
-        let hash = |task: &str| crate::atomic::sha256_hex(task.as_bytes())[..12].to_owned();
-        assert_eq!(
-            names,
-            [
-                "paginate-3.html".to_owned(),
-                "v1.2_fix-x-0.html".to_owned(),
-                format!(".._.._etc_passwd~{}-0.html", hash("../../etc/passwd")),
-                format!("a_b~{}-1.html", hash("a/b")),
-                "a_b-1.html".to_owned(),
-                format!("~{}-0.html", hash("")),
-                format!("_img_src_x_~{}-2.html", hash("<img src=x>")),
-            ]
-        );
-    }
 
     #[test]
     fn a_record_path_that_leaves_the_folder_is_refused() {
@@ -164,6 +143,7 @@ mod tests {
             suite_sha256: "s".to_owned(),
             task_file_sha256: "t".to_owned(),
             repo_sha256: "r".to_owned(),
+            model: "gemma4:e2b".to_owned(),
             model_digest: "m".to_owned(),
             k: 1,
         };

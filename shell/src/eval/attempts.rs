@@ -320,6 +320,7 @@ impl Shared<'_> {
             suite_sha256: suite.sha256.clone(),
             task_file_sha256: task.sha256.clone(),
             repo_sha256: prepared.repo_sha256.clone(),
+            model: self.model.to_owned(),
             model_digest: self.model_digest.to_owned(),
             k: suite.k,
         }))

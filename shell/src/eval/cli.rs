@@ -63,7 +63,7 @@ pub struct EvalArgs {
 #[derive(Debug, Subcommand)]
 pub enum EvalCommand {
     /// Merge the results of one or more --out folders and print n, c and pass@1..k per task,
-    /// the suite's mean, and the cost per solved attempt.
+    /// the suite's mean, and the cost per passing attempt.
     Report {
         /// The --out folders of `mend eval` runs of one suite and model (shards, machines).
         #[arg(required = true)]
@@ -85,22 +85,32 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         let report = report(&rows);
         if let Some(out) = html {
             print!("{}", render(&report));
-            let attempts = write_attempt_pages(&located, &out)?;
+            let pages = write_attempt_pages(&located, &out)?;
             let costs = Costs::of(&rows);
             let page = eval_page(&EvalPage {
                 report: &report,
                 costs: &costs,
-                attempts: &attempts,
+                attempts: &pages.links,
                 sources: &dirs,
             });
             crate::page::write_page(&out, &page)?;
+            let folder = out
+                .parent()
+                .filter(|parent| !parent.as_str().is_empty())
+                .map_or_else(
+                    || ATTEMPTS_FOLDER.to_owned(),
+                    |parent| format!("{parent}/{ATTEMPTS_FOLDER}"),
+                );
+            let removed = match pages.removed {
+                0 => String::new(),
+                removed => {
+                    format!(" (and removed {removed} old attempt page(s) it no longer links)")
+                }
+            };
             println!(
-                "Wrote {out} ({} KB) and {} attempt page(s) in {}: open it in any browser; it loads nothing.",
+                "Wrote {out} ({} KB) and {} attempt page(s) in {folder}{removed}: open it in any browser; it loads nothing.",
                 page.len().div_ceil(1024),
-                attempts.iter().filter(|attempt| attempt.href.is_ok()).count(),
-                out.parent()
-                    .filter(|parent| !parent.as_str().is_empty())
-                    .map_or_else(|| ATTEMPTS_FOLDER.to_owned(), |parent| format!("{parent}/{ATTEMPTS_FOLDER}"))
+                pages.links.iter().filter(|attempt| attempt.href.is_ok()).count(),
             );
         } else if json {
             let text = serde_json::to_string(&report)

@@ -66,6 +66,12 @@ impl Costs {
         self.tasks.iter().filter(|task| task.passed > 0).count() as u64
     }
 
+    /// Everything the suite spent, over its passing attempts; `None` when none passed.
+    pub fn per_passing_attempt(&self) -> Option<PerSolved> {
+        let passed = self.tasks.iter().map(|task| task.passed).sum();
+        per(self.tokens, self.ms, passed)
+    }
+
     /// Everything the suite spent, over the tasks it solved; `None` when it solved none.
     pub fn per_solved_task(&self) -> Option<PerSolved> {
         per(self.tokens, self.ms, self.tasks_solved())
@@ -99,6 +105,7 @@ mod tests {
             suite_sha256: "s".to_owned(),
             task_file_sha256: "t".to_owned(),
             repo_sha256: "r".to_owned(),
+            model: "gemma4:e2b".to_owned(),
             model_digest: "m".to_owned(),
             k: 2,
         }
@@ -131,6 +138,7 @@ mod tests {
             (
                 costs.tasks_solved(),
                 costs.per_solved_task(),
+                costs.per_passing_attempt(),
                 costs.tasks[0].per_passing_attempt(),
                 costs.tasks[1].per_passing_attempt(),
             ),
@@ -139,6 +147,10 @@ mod tests {
                 Some(PerSolved {
                     tokens: 1000.0,
                     ms: 6000.0
+                }),
+                Some(PerSolved {
+                    tokens: 500.0,
+                    ms: 3000.0
                 }),
                 Some(PerSolved {
                     tokens: 400.0,
@@ -152,6 +164,13 @@ mod tests {
     #[test]
     fn nothing_solved_is_none_rather_than_a_division_by_zero() {
         let costs = Costs::of(&[row("a", 0, false, 100)]);
-        assert_eq!((costs.tasks_solved(), costs.per_solved_task()), (0, None));
+        assert_eq!(
+            (
+                costs.tasks_solved(),
+                costs.per_solved_task(),
+                costs.per_passing_attempt()
+            ),
+            (0, None, None)
+        );
     }
 }

@@ -7,6 +7,7 @@ pub mod attempts;
 pub mod cli;
 pub mod cost;
 pub mod page;
+pub mod page_names;
 pub mod passk;
 pub mod progress;
 pub mod report;

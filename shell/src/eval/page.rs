@@ -7,8 +7,9 @@ use camino::Utf8PathBuf;
 
 use super::attempt_pages::AttemptLink;
 use super::cost::{Costs, PerSolved};
-use super::report::{cell, Report};
+use super::report::{cell, model_named, Report};
 use crate::page::bars::{self, Column};
+use crate::page::facts::short_digest;
 use crate::page::html::Html;
 use crate::page::timeline::seconds;
 use crate::page::{document_end, document_start};
@@ -24,14 +25,20 @@ pub struct EvalPage<'a> {
 pub fn eval_page(eval: &EvalPage) -> String {
     let report = eval.report;
     let mut page = Html::new();
-    let title = format!("mend eval: {}", report.model_digest);
+    // The name people know the model by; its digest is in the facts below.
+    let title = if report.model.is_empty() {
+        format!("mend eval: model {}", short_digest(&report.model_digest))
+    } else {
+        format!("mend eval: {}", report.model)
+    };
     document_start(&title, &mut page);
     page.element("h1", "", &title);
     page.element(
         "p",
         "description",
         &format!(
-            "{} task(s), {} attempt(s), {} passed. Suite sha256 {}; results from {}.",
+            "Model {}. {} task(s), {} attempt(s), {} passed. Suite sha256 {}; results from {}.",
+            model_named(report),
             report.tasks.len(),
             report.attempts,
             report.passed,
@@ -62,7 +69,7 @@ pub fn eval_page(eval: &EvalPage) -> String {
         card(&task.task, &task.pass_at, &attempts, &mut page);
     }
     page.raw("</div></section><section><h2>Cost per solved task</h2>");
-    cost(report, eval.costs, &mut page);
+    cost(eval.costs, &mut page);
     page.raw("</section>");
     document_end(&mut page);
     page.finish()
@@ -161,7 +168,7 @@ fn link(attempt: &AttemptLink, page: &mut Html) {
     }
 }
 
-fn cost(report: &Report, costs: &Costs, page: &mut Html) {
+fn cost(costs: &Costs, page: &mut Html) {
     let solved = costs.tasks_solved();
     let summary = match costs.per_solved_task() {
         Some(per) => format!(
@@ -172,11 +179,10 @@ fn cost(report: &Report, costs: &Costs, page: &mut Html) {
         None => "no task solved: no cost per solved task.".to_owned(),
     };
     page.element("p", "", &summary);
-    let per_attempt = match (report.tokens_per_solved, report.minutes_per_solved) {
-        (Some(tokens), Some(minutes)) => {
-            format!("{tokens:.0} tokens and {minutes:.2} minutes per passing attempt")
-        }
-        _ => "no attempt passed".to_owned(),
+    // In the same units as the lines around it (not the text report's minutes).
+    let per_attempt = match costs.per_passing_attempt() {
+        Some(per) => format!("{} per passing attempt", spent(per)),
+        None => "no attempt passed".to_owned(),
     };
     page.element(
         "p",

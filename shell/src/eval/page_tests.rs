@@ -21,6 +21,7 @@ fn row(task: &str, attempt: u32, passed: bool, digest: &str) -> Row {
         suite_sha256: "s".to_owned(),
         task_file_sha256: "t".to_owned(),
         repo_sha256: "r".to_owned(),
+        model: digest.to_owned(),
         model_digest: digest.to_owned(),
         k: 3,
     }
@@ -135,5 +136,84 @@ fn names_from_results_files_are_text_never_markup() {
             page.matches(escaped.as_str()).count() >= 8,
         ),
         (false, false, false, true)
+    );
+}
+
+/// The text between `<tag…>` and `</tag>`, for each such element.
+fn elements<'p>(page: &'p str, tag: &str) -> Vec<&'p str> {
+    page.split(&format!("<{tag}"))
+        .skip(1)
+        .filter_map(|rest| rest.split_once('>'))
+        .filter_map(|(_, rest)| rest.split(&format!("</{tag}>")).next())
+        .collect()
+}
+
+#[test]
+fn the_title_names_the_model_and_only_the_facts_hold_its_digest_shortened() {
+    let digest = "500a1f067a9f782620b40bee6f7b0c89e17ae61f686b92c24933e4ca4b2b8b41";
+    let named = |model: &str| Row {
+        model: model.to_owned(),
+        ..row("alpha", 0, true, digest)
+    };
+    let pages = [page_of(&[named("qwen3:8b")]), page_of(&[named("")])];
+    // The document's title (the charts' SVG titles follow it).
+    let seen: Vec<(Vec<&str>, Vec<&str>, &str, bool)> = pages
+        .iter()
+        .map(|page| {
+            (
+                elements(page, "title")[..1].to_vec(),
+                elements(page, "h1"),
+                elements(page, "p")[0].split(". ").next().unwrap_or(""),
+                page.contains(digest),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                vec!["mend eval: qwen3:8b"],
+                vec!["mend eval: qwen3:8b"],
+                "Model qwen3:8b (digest 500a1f067a9f)",
+                false
+            ),
+            (
+                vec!["mend eval: model 500a1f067a9f"],
+                vec!["mend eval: model 500a1f067a9f"],
+                "Model digest 500a1f067a9f",
+                false
+            ),
+        ]
+    );
+    assert_eq!(
+        render(&report(&[named("qwen3:8b")]))
+            .lines()
+            .next()
+            .map(|line| line.split("  suite").next()),
+        Some(Some("model qwen3:8b (digest 500a1f067a9f)"))
+    );
+}
+
+#[test]
+fn the_page_and_the_text_report_name_the_cost_per_passing_attempt_alike() {
+    let rows = [row("alpha", 0, true, "m"), row("alpha", 1, false, "m")];
+    let text = render(&report(&rows));
+    let page = page_of(&rows);
+    assert_eq!(
+        (
+            text.lines().last(),
+            elements(&page, "p")
+                .into_iter()
+                .filter(|paragraph| paragraph.contains("per passing attempt"))
+                .collect::<Vec<_>>(),
+            elements(&page, "th").last().copied(),
+            [&text, &page].map(|said| said.contains("solved attempt")),
+        ),
+        (
+            Some("cost: 240 tokens, 0.13 minutes in all; 240 tokens and 0.13 minutes per passing attempt"),
+            vec!["In all 240 tokens and 8.0 s (model + tools + tests, from the results lines); 240 tokens, 8.0 s per passing attempt."],
+            Some("per passing attempt"),
+            [false, false]
+        )
     );
 }

@@ -1,5 +1,5 @@
 //! `mend eval report DIR...`: the results of one or more folders (shards, machines) merged, and
-//! per task n, c and pass@1..k, the suite's mean, and the cost per solved task.
+//! per task n, c and pass@1..k, the suite's mean, and the cost per passing attempt.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::passk::pass_at_k;
 use super::results::{read_dir_rows, Row};
 use crate::error::MendError;
+use crate::page::facts::short_digest;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TaskReport {
@@ -23,6 +24,9 @@ pub struct TaskReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
     pub suite_sha256: String,
+    /// The model's name as the results name it (names, if the same model went by several);
+    /// empty when the results predate it.
+    pub model: String,
     pub model_digest: String,
     pub k: u32,
     pub tasks: Vec<TaskReport>,
@@ -118,7 +122,13 @@ pub fn report(rows: &[Row]) -> Report {
         .sum();
     let minutes = ms as f64 / 60_000.0;
     let per_solved = |total: f64| (passed > 0).then(|| total / passed as f64);
+    let names: BTreeSet<&str> = rows
+        .iter()
+        .map(|row| row.model.as_str())
+        .filter(|name| !name.is_empty())
+        .collect();
     Report {
+        model: names.into_iter().collect::<Vec<_>>().join(", "),
         suite_sha256: rows
             .first()
             .map(|row| row.suite_sha256.clone())
@@ -144,12 +154,22 @@ pub fn cell(value: Option<f64>) -> String {
     value.map_or("-".to_owned(), |value| format!("{value:.3}"))
 }
 
+/// The model as people know it, then its digest, shortened: `qwen3:8b (digest 500a1f067a9f)`.
+pub fn model_named(report: &Report) -> String {
+    let digest = short_digest(&report.model_digest);
+    if report.model.is_empty() {
+        format!("digest {digest}")
+    } else {
+        format!("{} (digest {digest})", report.model)
+    }
+}
+
 /// The report as a table for people.
 pub fn render(report: &Report) -> String {
     let columns: Vec<String> = (1..=report.k).map(|j| format!("pass@{j}")).collect();
     let mut out = format!(
         "model {}  suite {}\n{:<24} {:>4} {:>4}  {}\n",
-        report.model_digest,
+        model_named(report),
         report
             .suite_sha256
             .get(..12)
@@ -187,7 +207,7 @@ pub fn render(report: &Report) -> String {
     ));
     let cost = match (report.tokens_per_solved, report.minutes_per_solved) {
         (Some(tokens), Some(minutes)) => {
-            format!("{tokens:.0} tokens and {minutes:.2} minutes per solved attempt")
+            format!("{tokens:.0} tokens and {minutes:.2} minutes per passing attempt")
         }
         _ => "no attempt passed".to_owned(),
     };
@@ -218,13 +238,14 @@ mod tests {
             suite_sha256: "s".to_owned(),
             task_file_sha256: "t".to_owned(),
             repo_sha256: "r".to_owned(),
+            model: "gemma4:e2b".to_owned(),
             model_digest: "m".to_owned(),
             k: 2,
         }
     }
 
     #[test]
-    fn per_task_pass_at_k_the_mean_and_the_cost_per_solved_attempt() {
+    fn per_task_pass_at_k_the_mean_and_the_cost_per_passing_attempt() {
         let rows = [
             row("a", 0, true),
             row("a", 1, false),
@@ -235,6 +256,7 @@ mod tests {
             report(&rows),
             Report {
                 suite_sha256: "s".to_owned(),
+                model: "gemma4:e2b".to_owned(),
                 model_digest: "m".to_owned(),
                 k: 2,
                 tasks: vec![

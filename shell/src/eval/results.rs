@@ -31,6 +31,10 @@ pub struct Row {
     pub suite_sha256: String,
     pub task_file_sha256: String,
     pub repo_sha256: String,
+    /// The model as the suite or `--model` named it (what a person calls it); empty in results
+    /// written before it was kept.
+    #[serde(default)]
+    pub model: String,
     /// The server's digest of the model (Ollama), else `provider:name`.
     pub model_digest: String,
     pub k: u32,
@@ -174,6 +178,7 @@ mod tests {
             suite_sha256: "s".to_owned(),
             task_file_sha256: "t".to_owned(),
             repo_sha256: "r".to_owned(),
+            model: "gemma4:e2b".to_owned(),
             model_digest: "m".to_owned(),
             k: 4,
         }

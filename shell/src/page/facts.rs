@@ -5,6 +5,20 @@ use super::html::Html;
 use super::view::Shown;
 use crate::verdict::verify::TestRun;
 
+/// Hex digits of a model digest people are shown; the whole one is in the record.
+const DIGEST_CHARS: usize = 12;
+
+/// A model digest as people are shown it: a hex digest (an optional `sha256:` before it) cut to
+/// its first 12 digits; anything else (`provider:name`, where the server gave none) whole.
+pub fn short_digest(digest: &str) -> &str {
+    let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+    if hex.len() > DIGEST_CHARS && hex.chars().all(|digit| digit.is_ascii_hexdigit()) {
+        &hex[..DIGEST_CHARS]
+    } else {
+        digest
+    }
+}
+
 pub fn verdict(shown: &Shown, page: &mut Html) {
     let Some(ending) = &shown.ending else {
         page.element(

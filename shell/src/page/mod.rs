@@ -26,10 +26,24 @@ use crate::record::Record;
 
 const STYLE: &str = include_str!("style.css");
 
-/// The page of the record at `path` (a run or a chat), which the page names as its source.
-pub fn record_file_page(path: &Utf8Path) -> Result<String, MendError> {
+/// A link at the top of a record's page back to the page that lists it (an eval's report), and
+/// what that page lists the record as.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Back<'a> {
+    /// Relative to the record's page, already percent-encoded where a file name needs it.
+    pub href: &'a str,
+    pub listed_as: &'a str,
+}
+
+/// The page of the record at `path` (a run or a chat), which the page names as its source;
+/// with `back`, a link to the page that lists it.
+pub fn record_file_page(path: &Utf8Path, back: Option<Back>) -> Result<String, MendError> {
     let record = Record::read(path)?;
-    Ok(record_page(&Shown::of(&record), path.as_str()))
+    let shown = Shown::of(&record);
+    Ok(match back {
+        Some(back) => listed_record_page(&shown, path.as_str(), back),
+        None => record_page(&shown, path.as_str()),
+    })
 }
 
 /// Writes a page whole or not at all (a kill leaves the old file or the new one).
@@ -47,9 +61,24 @@ pub fn write_derived_page(out: &Utf8Path, page: &str) -> Result<(), MendError> {
 
 /// The whole page for a run or a chat. `source` is where the record was read from.
 pub fn record_page(shown: &Shown, source: &str) -> String {
+    page_of(shown, source, None)
+}
+
+/// As [`record_page`], opening with a link back to the page that lists the record.
+pub fn listed_record_page(shown: &Shown, source: &str, back: Back) -> String {
+    page_of(shown, source, Some(back))
+}
+
+fn page_of(shown: &Shown, source: &str, back: Option<Back>) -> String {
     let mut page = Html::new();
     let title = format!("mend {}: {} — {source}", shown.kind, shown.settings.model);
     document_start(&title, &mut page);
+    if let Some(back) = back {
+        back_opening(back.href, &mut page);
+        page.raw("← the report</a> · ")
+            .text(back.listed_as)
+            .raw("</nav>");
+    }
     page.element("h1", "", &title);
     if let Some(description) = shown.description {
         page.element("p", "description", description);
@@ -105,6 +134,20 @@ pub fn record_page(shown: &Shown, source: &str) -> String {
     page.finish()
 }
 
+fn back_opening(href: &str, page: &mut Html) {
+    page.raw("<nav class=\"back\"><a")
+        .attr("href", href)
+        .raw(">");
+}
+
+/// The markup that opens the link back to `href` on every page listed by it: how an eval's
+/// report knows the pages it wrote from another report's in the same folder.
+pub fn back_link_opening(href: &str) -> String {
+    let mut page = Html::new();
+    back_opening(href, &mut page);
+    page.finish()
+}
+
 /// The policy: nothing may load or run; only the page's own stylesheet applies.
 pub fn content_security_policy() -> String {
     format!(
@@ -113,10 +156,13 @@ pub fn content_security_policy() -> String {
     )
 }
 
+/// How every page mend writes begins, whatever its stylesheet: a file that does not begin so is
+/// not one of mend's pages (and an eval's report never removes it).
+pub const DOCUMENT_OPENING: &str = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\"";
+
 /// `<!doctype html>` through `<body>`: the policy first, before anything could load.
 pub fn document_start(title: &str, page: &mut Html) {
-    page.raw("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-        .raw("<meta http-equiv=\"Content-Security-Policy\"")
+    page.raw(DOCUMENT_OPENING)
         .attr("content", &content_security_policy())
         .raw("><meta name=\"referrer\" content=\"no-referrer\">")
         .raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")

@@ -266,3 +266,30 @@ fn a_long_run_starts_folded_and_a_short_one_open() {
     };
     assert_eq!((open_turns(3), open_turns(1000)), (3, 0));
 }
+
+#[test]
+fn turn_numbers_too_close_to_read_apart_are_drawn_once_and_every_turn_keeps_its_line() {
+    let drawn = |timings| {
+        let record = two_turns(timings, call(1, "read_file", "ok", 0, Some(6)));
+        let mut page = super::html::Html::new();
+        super::timeline::draw(&Timeline::of(&Shown::of(&record)), &mut page);
+        let svg = page.finish();
+        let numbers: Vec<String> = svg
+            .split("class=\"turn-number\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('>').nth(1))
+            .map(|text| text.trim_end_matches("</text").to_owned())
+            .collect();
+        (svg.matches("class=\"turn-start\"").count(), numbers)
+    };
+    assert_eq!(
+        [
+            drawn([Some((5, 90)), Some((200, 25))]),
+            drawn([Some((5, 1)), Some((6, 1))])
+        ],
+        [
+            (2, vec!["1".to_owned(), "2".to_owned()]),
+            (2, vec!["1".to_owned()])
+        ]
+    );
+}

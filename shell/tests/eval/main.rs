@@ -117,6 +117,7 @@ pub fn expected_report(suite_sha256: &str) -> Value {
     let attempts_tokens = 8 * TURN_TOKENS + 3 * TURN_TOKENS;
     json!({
         "suite_sha256": suite_sha256,
+        "model": server::MODEL,
         "model_digest": server::DIGEST,
         "k": K,
         "tasks": [

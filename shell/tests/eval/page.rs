@@ -1,6 +1,7 @@
 //! The page of a real eval (two tasks, k = 4, the scripted model): in chromium, its table is the
 //! text report's cell for cell, its bars stand at the exact pass@k, and each attempt links to
-//! its own `mend show` page.
+//! its own `mend show` page, which links back; a rerun after attempts changed removes the pages
+//! no longer linked.
 
 use std::path::PathBuf;
 
@@ -92,7 +93,8 @@ fn the_page_of_a_real_eval_holds_the_text_reports_numbers_and_every_attempts_pag
         .map(|name| attempts.join(name))
         .collect();
     assert_eq!(eval.links(), expected_links);
-    // Each is the attempt's own `mend show` page: the same bytes `mend show --html` writes.
+    // Each is the attempt's own `mend show` page: the same bytes `mend show --html` writes, with
+    // a link back to the report above its heading.
     let shown = dir.path().join("sample-2.html");
     let show = crate::common::mend(&[
         "show",
@@ -101,9 +103,17 @@ fn the_page_of_a_real_eval_holds_the_text_reports_numbers_and_every_attempts_pag
         shown.to_str().unwrap(),
     ]);
     assert_eq!(show.code, 0, "{}", show.stderr);
+    let back = "<nav class=\"back\"><a href=\"../index.html\">← the report</a> · sample attempt 2</nav><h1>";
     assert_eq!(
         std::fs::read_to_string(&expected_links[6]).unwrap(),
-        std::fs::read_to_string(&shown).unwrap()
+        std::fs::read_to_string(&shown)
+            .unwrap()
+            .replacen("<h1>", back, 1)
+    );
+    let attempt = EvalPage::load(&expected_links[6]);
+    assert_eq!(
+        (attempt.links(), attempt.loaded.problems.clone()),
+        (vec![page.clone()], Vec::<String>::new())
     );
 
     // Three passing attempts over two solved tasks: 11 turns' tokens in all.
@@ -112,4 +122,46 @@ fn the_page_of_a_real_eval_holds_the_text_reports_numbers_and_every_attempts_pag
         (11 * TURN_TOKENS) as f64 / 2.0
     );
     assert!(eval.text().contains(&cost), "{}", eval.text());
+    // The digest is a fact; the title is the model's name.
+    assert_eq!(
+        eval.loaded.inspected["title"],
+        format!("mend eval: {}", crate::server::MODEL)
+    );
+
+    // Fewer attempts, and a task renamed: a rerun removes the pages it no longer links, and
+    // nothing else in the folder.
+    let results = std::path::Path::new(&out).join("results.jsonl");
+    let kept: String = std::fs::read_to_string(&results)
+        .unwrap()
+        .lines()
+        .filter(|line| !line.contains("\"task\":\"paginate\",\"attempt\":3,"))
+        .map(|line| line.replace("\"task\":\"sample\"", "\"task\":\"sample-renamed\"") + "\n")
+        .collect();
+    std::fs::write(&results, kept).unwrap();
+    std::fs::write(attempts.join("notes-1.html"), "<p>mine</p>").unwrap();
+    std::fs::write(attempts.join("README"), "mine").unwrap();
+    let again = crate::common::mend(&["eval", "report", &out, "--html", page.to_str().unwrap()]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(
+        again.stdout.lines().last().unwrap_or(""),
+        format!(
+            "Wrote {} ({} KB) and 7 attempt page(s) in {} (and removed 5 old attempt page(s) it no longer links): open it in any browser; it loads nothing.",
+            page.display(),
+            std::fs::metadata(&page).unwrap().len().div_ceil(1024),
+            attempts.display()
+        )
+    );
+    let mut left: Vec<String> = std::fs::read_dir(&attempts)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    let mut expected_left: Vec<String> = ["README", "notes-1.html"]
+        .iter()
+        .map(|name| name.to_string())
+        .chain((0..3).map(|n| format!("paginate-{n}.html")))
+        .chain((0..4).map(|n| format!("sample-renamed-{n}.html")))
+        .collect();
+    expected_left.sort();
+    assert_eq!(left, expected_left);
 }
