@@ -120,6 +120,48 @@ fn a_refusal_names_every_file_that_differs_from_the_start_of_the_run() {
     );
 }
 
+/// `mend replay` and `mend resume` refuse a changed repository as apply does, naming the files,
+/// so a person knows what to restore rather than comparing two digests.
+#[test]
+fn replay_and_resume_of_a_changed_repository_name_its_changed_files() {
+    let copy = copy_of(&repo_root().join("fixtures/slugify-repo"));
+    let records = tempfile::tempdir().unwrap();
+    let record = slugify_record_with_file_digests(records.path());
+    let repo = copy.path().to_str().unwrap();
+    std::fs::write(copy.path().join("textkit/extra.py"), "X = 1\n").unwrap();
+    std::fs::write(copy.path().join("textkit/slug.py"), "broken = True\n").unwrap();
+    std::fs::remove_file(copy.path().join("textkit/wrap.py")).unwrap();
+    let before = tree_digest(copy.path());
+
+    let record = record.to_str().unwrap();
+    let replayed = mend(&["replay", record, "--repo", repo]);
+    let out = records.path().join("resumed.json");
+    let out = out.to_str().unwrap();
+    let resumed = mend(&[
+        "resume",
+        record,
+        "--repo",
+        repo,
+        "--message",
+        "go on",
+        "--out",
+        out,
+    ]);
+    let expected = format!(
+        "mend: error: textkit/**/*.py in {repo} changed since this run was recorded \
+         (textkit/extra.py is new, textkit/slug.py changed, textkit/wrap.py was removed); \
+         restore it (e.g. `git checkout -- {repo}`) or record a new run\n"
+    );
+    assert_eq!(
+        [
+            (replayed.code, replayed.stderr),
+            (resumed.code, resumed.stderr)
+        ],
+        [(4, expected.clone()), (4, expected)]
+    );
+    assert_eq!(tree_digest(copy.path()), before, "a refusal writes nothing");
+}
+
 #[test]
 fn a_run_that_changed_nothing_applies_nothing() {
     let copy = sample_copy();

@@ -159,4 +159,26 @@ fn an_ended_chat_goes_on_with_a_follow_up() {
             (json!("user"), json!("fix it")),
         ]
     );
+
+    // Each message is announced, so a transcript says what each session was asked: the live
+    // one as it starts, and every one when the new record is replayed.
+    let messages = |events: Vec<Value>| -> Vec<Value> {
+        events
+            .into_iter()
+            .filter(|event| event["type"] == "message")
+            .collect()
+    };
+    let replayed = common::mend(&["replay", "--json", second.to_str().unwrap()]);
+    assert_eq!(
+        (messages(resumed.events()), messages(replayed.events())),
+        (
+            vec![json!({"type": "message", "number": 2, "text": "fix it", "live": true})],
+            vec![
+                json!({"type": "message", "number": 1, "text": "what is wrong?", "live": false}),
+                json!({"type": "message", "number": 2, "text": "fix it", "live": false}),
+            ]
+        ),
+        "{}",
+        replayed.stderr
+    );
 }

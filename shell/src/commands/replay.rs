@@ -2,6 +2,8 @@
 //! fed back through the same core, with the tools and the tests run for real on a fresh copy,
 //! and every outcome compared with the record.
 
+use std::collections::BTreeMap;
+
 use camino::Utf8Path;
 
 use crate::error::{exit, MendError};
@@ -11,8 +13,9 @@ use crate::replay::conversation::{replay_conversation, Replayed};
 use crate::replay::divergence::{end_divergence, LeftBehind};
 use crate::session::attempt::{check_at_end, Setup};
 use crate::session::render::{Render, RunEvent};
+use crate::task::PathSet;
 use crate::verdict::checks::verdict_passes;
-use crate::workspace::changes::set_sha256;
+use crate::workspace::changes::{file_digests, set_sha256};
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::Workspace;
 
@@ -28,12 +31,7 @@ pub struct ReplayOptions<'a> {
 /// Replays a record and returns the exit code: 0 only when it matched and the final tests pass.
 pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, MendError> {
     let (record, setup) = (&options.record, &options.setup);
-    refuse_changed_repository(
-        &record.test_file_sha256_before,
-        &record.source_sha256_before,
-        setup,
-        options.bless,
-    )?;
+    refuse_changed_repository(record, setup, options.bless)?;
     render.run_event(&RunEvent::RunStart {
         command: "replay".to_owned(),
         model: record.settings.model.clone(),
@@ -127,20 +125,23 @@ pub fn judge(
 /// Refuses to replay on a repository whose test files or editable files are not what the
 /// recording started from (`--bless` rewrites the record instead).
 pub fn refuse_changed_repository(
-    test_files_sha256: &str,
-    source_sha256: &str,
+    record: &Record,
     setup: &Setup,
     bless: bool,
 ) -> Result<(), MendError> {
     let (repo, task) = (setup.repo, setup.task);
     for (set, recorded) in [
-        (&task.test.files, test_files_sha256),
-        (&task.editable, source_sha256),
+        (&task.test.files, &record.test_file_sha256_before),
+        (&task.editable, &record.source_sha256_before),
     ] {
         let actual = set_sha256(repo, set)?;
         if actual != *recorded && !bless {
+            let which = match changed_files(&record.file_sha256_before, repo, set)? {
+                Some(files) => files,
+                None => format!("sha256 {actual}, the record has {recorded}"),
+            };
             return Err(MendError::refused(format!(
-                "{} in {repo} changed since this run was recorded (sha256 {actual}, the record has {recorded}); \
+                "{} in {repo} changed since this run was recorded ({which}); \
                  restore it (e.g. `git checkout -- {repo}`) or record a new run",
                 set.listed("and")
             )));
@@ -148,6 +149,45 @@ pub fn refuse_changed_repository(
     }
     Ok(())
 }
+
+/// Which files of `set` differ from the record's per-file digests, in words (`a.py changed,
+/// b.py is new`), so a person knows what to restore; `None` for a record without them (older
+/// formats) or when only the set's digest tells.
+fn changed_files(
+    before: &BTreeMap<String, String>,
+    repo: &Utf8Path,
+    set: &PathSet,
+) -> Result<Option<String>, MendError> {
+    if before.is_empty() {
+        return Ok(None);
+    }
+    let now = file_digests(repo, set)?;
+    let mut named: Vec<String> = now
+        .iter()
+        .filter_map(|(path, digest)| match before.get(path) {
+            Some(recorded) if recorded == digest => None,
+            Some(_) => Some(format!("{path} changed")),
+            None => Some(format!("{path} is new")),
+        })
+        .collect();
+    named.extend(
+        before
+            .keys()
+            .filter(|path| set.contains(path) && !now.contains_key(*path))
+            .map(|path| format!("{path} was removed")),
+    );
+    named.sort();
+    // Another repository altogether would list every file: the first few say enough.
+    if named.len() > FILES_NAMED {
+        let more = named.len() - FILES_NAMED;
+        named.truncate(FILES_NAMED);
+        named.push(format!("and {more} more"));
+    }
+    Ok((!named.is_empty()).then(|| named.join(", ")))
+}
+
+/// How many changed files a refusal names.
+const FILES_NAMED: usize = 10;
 
 /// The record with every observed field taken from this replay; the authored streams stay.
 fn blessed(

@@ -82,12 +82,7 @@ pub fn check_resumable(
 /// does. A record that does not replay is refused with the divergence (exit 3).
 pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, MendError> {
     let (record, setup) = (&options.record, &options.setup);
-    refuse_changed_repository(
-        &record.test_file_sha256_before,
-        &record.source_sha256_before,
-        setup,
-        false,
-    )?;
+    refuse_changed_repository(record, setup, false)?;
     let codec = record.settings.config("", setup.task)?.codec;
     let Connection {
         client, described, ..
@@ -125,6 +120,11 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     let (session, first) = stopped
         .resume(options.message.as_deref(), max_turns, options.deadline)
         .map_err(|err| MendError::usage(format!("cannot resume: {err}")))?;
+    render.run_event(&RunEvent::Message {
+        number: record.messages.len() + 1,
+        text: options.message.clone(),
+        live: true,
+    });
     let mut source = LiveSource { client: &client };
     let mut driver = Driver {
         source: &mut source,

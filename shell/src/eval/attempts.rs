@@ -204,7 +204,8 @@ fn prepare(name: &str, folder: &Utf8Path, options: &EvalOptions) -> Result<Prepa
     let task = &resolved.task;
     let prompt = task.prompt.clone().ok_or_else(|| {
         MendError::usage(format!(
-            "{} has no task.prompt, which every task of a suite needs",
+            "{} has no task.prompt, which every task of a suite needs — say what the model should do there: \
+             [task] prompt = \"...\"",
             task.origin
         ))
     })?;

@@ -76,6 +76,13 @@ pub fn replay_conversation(
             String::new()
         };
         let (session, first) = message_session(replayed.session.as_ref(), &config, message)?;
+        if record.messages.len() > 1 {
+            render.run_event(&RunEvent::Message {
+                number: number + 1,
+                text: message.text.clone(),
+                live: false,
+            });
+        }
         let mut source = ReplaySource::new(&message.turns, &message.tool_calls, &message.stop);
         let mut driver = Driver {
             source: &mut source,

@@ -35,6 +35,15 @@ pub enum RunEvent {
     TestsAfter {
         run: TestRun,
     },
+    /// One message of a conversation of several begins (replay, resume): what was asked, or
+    /// nothing when it went on from where the one before stopped; `live` when it goes to the
+    /// server rather than coming from the record.
+    Message {
+        number: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        live: bool,
+    },
     /// A replay differed from its record; `what` says where.
     Divergence {
         what: String,
@@ -239,6 +248,9 @@ impl Render for Human {
             RunEvent::TestsAfter { run } => {
                 self.line(&tests_text("Independent final tests", run, true))
             }
+            RunEvent::Message { number, text, live } => {
+                self.line(&message_line(*number, text.as_deref(), *live))
+            }
             RunEvent::Divergence {
                 what,
                 expected,
@@ -271,6 +283,24 @@ impl Render for Human {
             }
         }
     }
+}
+
+/// How many characters of a message a person is shown in its heading (the record keeps it all).
+const MESSAGE_SHOWN: usize = 100;
+
+/// The heading of a message of a conversation: its first line, cut, so that a replayed or
+/// resumed transcript says what each session was asked.
+fn message_line(number: usize, text: Option<&str>, live: bool) -> String {
+    let live = if live { ", live" } else { "" };
+    let Some(text) = text else {
+        return format!("══ message {number}{live}: goes on from where the one before stopped ══");
+    };
+    let first = text.lines().next().unwrap_or_default();
+    let mut shown: String = first.chars().take(MESSAGE_SHOWN).collect();
+    if shown.len() < text.trim_end().len() {
+        shown.push('…');
+    }
+    format!("══ message {number}{live}: {shown} ══")
 }
 
 /// The verdict in words, with the sandbox it rests on and, for a replay, whether it matched.

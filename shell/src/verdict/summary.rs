@@ -48,11 +48,27 @@ impl Summary {
         let mut matched = false;
         for part in counts.split(", ") {
             let mut words = part.split_whitespace();
-            let (Some(number), Some(word), None) = (words.next(), words.next(), words.next())
-            else {
+            let (Some(number), Some(mut word)) = (words.next(), words.next()) else {
                 return None;
             };
             let number: u32 = number.parse().ok()?;
+            // pytest ≥ 9 adds `2324 subtests passed` (unittest's subTest, pytest's subtests
+            // fixture). The test that holds them is counted on its own (a failed subtest fails
+            // it), as in the JUnit report the verdict reads, so the subtests are left out.
+            let subtests = word == "subtests";
+            if subtests {
+                word = words.next()?;
+            }
+            if words.next().is_some() {
+                return None;
+            }
+            if subtests {
+                if !["passed", "failed", "skipped", "xfailed", "xpassed"].contains(&word) {
+                    return None;
+                }
+                matched = true;
+                continue;
+            }
             match word {
                 "passed" => summary.passed = number,
                 "failed" => summary.failed = number,
@@ -121,6 +137,39 @@ mod tests {
                 }),
                 Some(Summary {
                     passed: 4,
+                    ..Summary::default()
+                }),
+                None,
+            ]
+        );
+    }
+
+    #[test]
+    fn leaves_out_subtests() {
+        // What pytest 9 prints for unittest's subTest: more-itertools' suite, and one with a
+        // failing subtest (its test is the `1 failed`).
+        let parsed = [
+            Summary::parse("626 passed, 1 skipped, 5 warnings, 2324 subtests passed in 5.31s"),
+            Summary::parse("1 failed, 2 passed, 2 subtests passed in 0.04s"),
+            Summary::parse("1 failed, 1 passed, 1 subtests failed, 2 subtests passed in 0.04s"),
+            Summary::parse("3 passed, 2 subtests exploded in 0.04s"),
+        ];
+        assert_eq!(
+            parsed,
+            [
+                Some(Summary {
+                    passed: 626,
+                    skipped: 1,
+                    ..Summary::default()
+                }),
+                Some(Summary {
+                    passed: 2,
+                    failed: 1,
+                    ..Summary::default()
+                }),
+                Some(Summary {
+                    passed: 1,
+                    failed: 1,
                     ..Summary::default()
                 }),
                 None,

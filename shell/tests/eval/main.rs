@@ -292,6 +292,32 @@ fn a_malformed_suite_names_its_line_and_field() {
     );
 }
 
+#[test]
+fn a_task_without_a_prompt_names_the_fix() {
+    let dir = suite_folder("http://127.0.0.1:9");
+    let task_file = dir.path().join("tasks/paginate/mend.toml");
+    let text = fs::read_to_string(&task_file).expect("task file");
+    let start = text.find("prompt = ").expect("a prompt");
+    let end = start + text[start..].find("\"\"\"\n").expect("its end") + 4;
+    fs::write(&task_file, format!("{}{}", &text[..start], &text[end..])).expect("task file");
+    let outcome = common::mend(&[
+        "eval",
+        &dir.path().join("suite.toml").display().to_string(),
+        "--out",
+        &dir.path().join("out").display().to_string(),
+    ]);
+    assert_eq!(
+        (outcome.code, outcome.stderr.trim_end().to_owned()),
+        (
+            2,
+            format!(
+                "mend: error: {} has no task.prompt, which every task of a suite needs — say what the model should do there: [task] prompt = \"...\"",
+                task_file.display()
+            )
+        )
+    );
+}
+
 /// The Kubernetes Job (no cluster here, so checked as text): Indexed, and `--shards` equal to
 /// `completions`, or pods would run overlapping or missing slices.
 #[test]

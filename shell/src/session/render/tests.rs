@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::{short_arguments, short_result, tests_text, verdict_line};
+use super::{message_line, short_arguments, short_result, tests_text, verdict_line};
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
 
@@ -102,6 +102,31 @@ fn human_output_shortens_long_arguments_and_summarises_results() {
             "250 files, truncated",
             "3 matches",
             "error: bad pattern"
+        ]
+    );
+}
+
+#[test]
+fn a_message_heading_says_what_was_asked_on_one_line() {
+    let long = format!("{}\nsecond line", "x".repeat(120));
+    assert_eq!(
+        [
+            message_line(
+                1,
+                Some("frequencies() counts every item as 1; fix it"),
+                false
+            ),
+            message_line(2, None, false),
+            message_line(3, Some("now also check countby"), true),
+            message_line(4, Some("fix it\nand say why"), false),
+            message_line(5, Some(&long), true),
+        ],
+        [
+            "══ message 1: frequencies() counts every item as 1; fix it ══".to_owned(),
+            "══ message 2: goes on from where the one before stopped ══".to_owned(),
+            "══ message 3, live: now also check countby ══".to_owned(),
+            "══ message 4: fix it… ══".to_owned(),
+            format!("══ message 5, live: {}… ══", "x".repeat(100)),
         ]
     );
 }
