@@ -3,5 +3,6 @@
 
 pub mod checks;
 pub mod junit;
+pub mod progress;
 pub mod summary;
 pub mod verify;

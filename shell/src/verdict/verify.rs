@@ -18,6 +18,7 @@ use crate::interrupt::Watch;
 use crate::task::{TestCommand, TestReport};
 use crate::truncate::keep_tail;
 use crate::verdict::junit::Report;
+use crate::verdict::progress::shorten_trailing_progress;
 use crate::verdict::summary::{without_colours, Summary};
 use crate::workspace::process::Finished;
 use crate::workspace::runner::{Extra, TestRunner};
@@ -259,7 +260,7 @@ fn ran(
     };
     let note = note.or_else(|| match (finished.status, exit_code) {
         (None, _) => Some(format!(
-            "the tests did not finish within {} s and were stopped",
+            "the tests did not finish within {} s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)",
             test.timeout.as_secs()
         )),
         (Some(status), None) => Some(format!("the test process was killed ({status})")),
@@ -287,9 +288,10 @@ fn ran(
     run
 }
 
-/// The end of `output` without colours; `None` when there is nothing to show.
+/// The end of `output` without colours, a trailing run of pytest progress lines cut to its last
+/// few; `None` when there is nothing to show.
 fn tail_of(output: &str) -> Option<String> {
-    let output = without_colours(output);
+    let output = shorten_trailing_progress(&without_colours(output));
     let output = output.trim_end();
     (!output.trim().is_empty()).then(|| keep_tail(output, OUTPUT_TAIL_CHARS))
 }

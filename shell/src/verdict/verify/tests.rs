@@ -178,10 +178,10 @@ fn a_timed_out_suite_says_the_limit() {
         (
             TestRun {
                 exit_code: None,
-                note: Some("the tests did not finish within 1 s and were stopped".to_owned()),
+                note: Some("the tests did not finish within 1 s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)".to_owned()),
                 ..TestRun::default()
             },
-            "the tests did not finish within 1 s and were stopped".to_owned()
+            "the tests did not finish within 1 s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)".to_owned()
         )
     );
 }
@@ -317,5 +317,21 @@ fn only_pytest_itself_has_its_exit_codes_read_as_pytests() {
                 .collect::<Vec<_>>()
         )),
         [true, true, true, true, false, false, false, false]
+    );
+}
+
+#[test]
+fn the_tail_of_a_suite_stopped_mid_run_keeps_only_its_last_progress_lines() {
+    let mut output = String::new();
+    for percent in 1..=200 {
+        output.push_str(&format!(
+            "\x1b[32m...........................................................\x1b[0m [{:3}%]\n",
+            percent / 4
+        ));
+    }
+    output.push_str("......");
+    assert_eq!(
+        super::tail_of(&output),
+        Some("[… 198 lines of pytest progress cut …]\n........................................................... [ 49%]\n........................................................... [ 50%]\n......".to_owned())
     );
 }
