@@ -75,9 +75,13 @@ pub fn draw(codec: Codec, session: &SessionView, page: &mut Html) {
         } else {
             "<details class=\"turn\"><summary>"
         });
-        page.element("span", "turn-title", &format!("Turn {}", turn.turn))
-            .text(&turn_summary(&content, &calls))
-            .raw("</summary>");
+        page.element(
+            "span",
+            "turn-title",
+            &format!("Turn {}", session.turn_name(turn.turn)),
+        )
+        .text(&turn_summary(&content, &calls))
+        .raw("</summary>");
         if !content.thinking.is_empty() {
             page.raw("<details class=\"thinking\"><summary>thinking <span class=\"dim\">")
                 .text(&format!(

@@ -293,3 +293,80 @@ fn turn_numbers_too_close_to_read_apart_are_drawn_once_and_every_turn_keeps_its_
         ]
     );
 }
+
+/// `record` resumed once: its one message, then a second that went on from it and, as every
+/// message does, numbered its turns from 1 again.
+fn resumed(mut record: Record) -> Record {
+    let mut went_on = record.messages[0].clone();
+    went_on.text = None;
+    record.messages.push(went_on);
+    record
+}
+
+/// The texts of the elements that follow each `opening` in `markup`.
+fn texts_after(markup: &str, opening: &str) -> Vec<String> {
+    markup
+        .split(opening)
+        .skip(1)
+        .filter_map(|rest| rest.split_once('>'))
+        .filter_map(|(_, inside)| inside.split_once('<'))
+        .map(|(text, _)| text.to_owned())
+        .collect()
+}
+
+#[test]
+fn a_resumed_record_names_each_turn_by_its_message_in_the_timeline_and_the_conversation() {
+    let record = resumed(two_turns(
+        [Some((5, 90)), Some((200, 25))],
+        call(1, "read_file", "ok", 10, Some(100)),
+    ));
+    let shown = Shown::of(&record);
+    let timeline = Timeline::of(&shown);
+    let page = super::record_page(&shown, "r");
+    let mut svg = super::html::Html::new();
+    super::timeline::draw(&timeline, &mut svg);
+    let named: Vec<(Option<String>, String)> = timeline
+        .spans
+        .iter()
+        .map(|span| (span.mark.clone(), span.label.clone()))
+        .collect();
+    let mark = |name: &str| Some(name.to_owned());
+    assert_eq!(
+        (
+            named,
+            texts_after(&svg.finish(), "class=\"turn-number\" "),
+            texts_after(&page, "<span class=\"turn-title\""),
+        ),
+        (
+            vec![
+                (None, "tests before: 1 passed · 100 ms".to_owned()),
+                (
+                    mark("1.1"),
+                    "turn 1.1: model 90 ms, first byte after 30 ms".to_owned()
+                ),
+                (None, "turn 1.1, call 0: read_file (ok) 10 ms".to_owned()),
+                (
+                    mark("1.2"),
+                    "turn 1.2: model 25 ms, first byte after 20 ms".to_owned()
+                ),
+                (
+                    mark("2.1"),
+                    "turn 2.1: model 90 ms, first byte after 30 ms".to_owned()
+                ),
+                (None, "turn 2.1, call 0: read_file (ok) 10 ms".to_owned()),
+                (
+                    mark("2.2"),
+                    "turn 2.2: model 25 ms, first byte after 20 ms".to_owned()
+                ),
+                (
+                    None,
+                    "tests after (the verdict): 1 passed · 50 ms".to_owned()
+                ),
+            ],
+            ["1.1", "1.2", "2.1", "2.2"].map(str::to_owned).to_vec(),
+            ["Turn 1.1", "Turn 1.2", "Turn 2.1", "Turn 2.2"]
+                .map(str::to_owned)
+                .to_vec(),
+        )
+    );
+}

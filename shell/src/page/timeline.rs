@@ -62,6 +62,9 @@ pub struct Span {
     pub refused: bool,
     /// What the bar was, for its hover title.
     pub label: String,
+    /// Model turns: the turn's name, drawn where it starts (`2`, or `2.1` in a record of several
+    /// messages).
+    pub mark: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,6 +134,7 @@ fn test_span(
         first_byte_ms: None,
         refused: false,
         label: format!("{what}: {} · {} ms", run.describe(), run.duration_ms),
+        mark: None,
     }
 }
 
@@ -154,6 +158,7 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
             Some(at) => format!(", first byte after {at} ms"),
             None => ", no line arrived".to_owned(),
         };
+        let name = session.turn_name(turn.turn);
         spans.push(Span {
             lane: Lane::Model,
             subject: Subject::Turn {
@@ -164,7 +169,8 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
             duration_ms: duration,
             first_byte_ms: first_line,
             refused: false,
-            label: format!("turn {}: model {duration} ms{first_byte}", turn.turn),
+            label: format!("turn {name}: model {duration} ms{first_byte}"),
+            mark: Some(name),
         });
         cursor = start + duration;
         end = end.max(cursor);
@@ -196,8 +202,12 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
                 refused,
                 label: format!(
                     "turn {}, call {}: {} ({status}) {} ms",
-                    call.turn, call.index, call.name, call.duration_ms
+                    session.turn_name(call.turn),
+                    call.index,
+                    call.name,
+                    call.duration_ms
                 ),
+                mark: None,
             });
             cursor = start + call.duration_ms;
             end = end.max(cursor);
@@ -258,7 +268,7 @@ pub fn draw(timeline: &Timeline, page: &mut Html) {
             .unwrap_or(0);
         let x = LABEL_WIDTH + span.start_ms as f64 * scale;
         let y = TOP + LANE_HEIGHT * row as f64 + 3.0;
-        if let (Subject::Turn { turn, .. }, true) = (&span.subject, turns <= 40) {
+        if let (Some(mark), true) = (&span.mark, turns <= 40) {
             page.markup(format_args!(
                 "<line class=\"turn-start\" x1=\"{x:.3}\" x2=\"{x:.3}\" y1=\"{}\" y2=\"{:.1}\"/>",
                 TOP - 2.0,
@@ -268,10 +278,10 @@ pub fn draw(timeline: &Timeline, page: &mut Html) {
             // test runs share a pixel. The line still marks the turn; its bar's title names it.
             if x + 2.0 >= free_from {
                 page.markup(format_args!(
-                    "<text class=\"turn-number\" x=\"{:.3}\" y=\"11\">{turn}</text>",
+                    "<text class=\"turn-number\" x=\"{:.3}\" y=\"11\">{mark}</text>",
                     x + 2.0
                 ));
-                free_from = x + 2.0 + DIGIT_WIDTH * (turn.to_string().len() as f64 + 1.0);
+                free_from = x + 2.0 + DIGIT_WIDTH * (mark.chars().count() as f64 + 1.0);
             }
         }
         if span.refused {

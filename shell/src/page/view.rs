@@ -21,10 +21,24 @@ pub struct Shown<'a> {
 
 /// One session: what it was asked, its turns and calls, and why it stopped.
 pub struct SessionView<'a> {
+    /// The message's number, from 1, when the record has several (a chat, a resumed run): each
+    /// message numbers its turns from 1 again, so the page names its turns `message.turn`.
+    pub message: Option<usize>,
     pub prompt: &'a str,
     pub turns: &'a [RecordedTurn],
     pub calls: &'a [RecordedCall],
     pub stop: &'a Stop,
+}
+
+impl SessionView<'_> {
+    /// What the page calls turn `turn` of this session: `3`, or `2.3` in the second of several
+    /// messages, so that no two turns of a record share a name.
+    pub fn turn_name(&self, turn: u32) -> String {
+        match self.message {
+            Some(message) => format!("{message}.{turn}"),
+            None => turn.to_string(),
+        }
+    }
 }
 
 /// What the run left behind.
@@ -53,7 +67,9 @@ impl<'a> Shown<'a> {
             sessions: record
                 .messages
                 .iter()
-                .map(|message| SessionView {
+                .enumerate()
+                .map(|(number, message)| SessionView {
+                    message: (record.messages.len() > 1).then_some(number + 1),
                     prompt: message.text.as_deref().unwrap_or(WENT_ON),
                     turns: &message.turns,
                     calls: &message.tool_calls,
