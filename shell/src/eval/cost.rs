@@ -91,23 +91,13 @@ mod tests {
 
     fn row(task: &str, attempt: u32, passed: bool, tokens: u64) -> Row {
         Row {
-            task: task.to_owned(),
-            attempt,
             seed: 0,
-            stop: "assistant_finished".to_owned(),
-            passed,
             turns: 1,
             tokens,
             model_ms: 1000,
             tool_ms: 200,
             test_ms: 300,
-            record: format!("{task}/{attempt}.json"),
-            suite_sha256: "s".to_owned(),
-            task_file_sha256: "t".to_owned(),
-            repo_sha256: "r".to_owned(),
-            model: "gemma4:e2b".to_owned(),
-            model_digest: "m".to_owned(),
-            k: 2,
+            ..Row::example(task, attempt, passed)
         }
     }
 

@@ -7,23 +7,14 @@ use crate::eval::results::Row;
 
 fn row(task: &str, attempt: u32, passed: bool, digest: &str) -> Row {
     Row {
-        task: task.to_owned(),
-        attempt,
-        seed: i64::from(attempt),
-        stop: "assistant_finished".to_owned(),
-        passed,
-        turns: 2,
         tokens: 120,
         model_ms: 2000,
         tool_ms: 500,
         test_ms: 1500,
-        record: format!("{task}/{attempt}.json"),
-        suite_sha256: "s".to_owned(),
-        task_file_sha256: "t".to_owned(),
-        repo_sha256: "r".to_owned(),
         model: digest.to_owned(),
         model_digest: digest.to_owned(),
         k: 3,
+        ..Row::example(task, attempt, passed)
     }
 }
 

@@ -224,23 +224,9 @@ mod tests {
 
     fn row(task: &str, attempt: u32, passed: bool) -> Row {
         Row {
-            task: task.to_owned(),
-            attempt,
-            seed: i64::from(attempt),
-            stop: "assistant_finished".to_owned(),
-            passed,
-            turns: 2,
             tokens: 100,
             model_ms: 30_000,
-            tool_ms: 0,
-            test_ms: 0,
-            record: format!("{task}/{attempt}.json"),
-            suite_sha256: "s".to_owned(),
-            task_file_sha256: "t".to_owned(),
-            repo_sha256: "r".to_owned(),
-            model: "gemma4:e2b".to_owned(),
-            model_digest: "m".to_owned(),
-            k: 2,
+            ..Row::example(task, attempt, passed)
         }
     }
 

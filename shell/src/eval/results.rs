@@ -159,28 +159,45 @@ impl ResultsFile {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(task: &str, attempt: u32) -> Row {
+impl Row {
+    /// A finished attempt for unit tests, with placeholder digests; each test sets the figures
+    /// it measures with `Row { tokens: …, ..Row::example(…) }`.
+    pub fn example(task: &str, attempt: u32, passed: bool) -> Row {
         Row {
             task: task.to_owned(),
             attempt,
-            seed: 7 + i64::from(attempt),
+            seed: i64::from(attempt),
             stop: "assistant_finished".to_owned(),
-            passed: attempt % 2 == 0,
+            passed,
             turns: 2,
-            tokens: 300,
-            model_ms: 5,
-            tool_ms: 6,
-            test_ms: 7,
+            tokens: 0,
+            model_ms: 0,
+            tool_ms: 0,
+            test_ms: 0,
             record: format!("{task}/{attempt}.json"),
             suite_sha256: "s".to_owned(),
             task_file_sha256: "t".to_owned(),
             repo_sha256: "r".to_owned(),
             model: "gemma4:e2b".to_owned(),
             model_digest: "m".to_owned(),
+            k: 2,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(task: &str, attempt: u32) -> Row {
+        Row {
+            seed: 7 + i64::from(attempt),
+            tokens: 300,
+            model_ms: 5,
+            tool_ms: 6,
+            test_ms: 7,
             k: 4,
+            ..Row::example(task, attempt, attempt % 2 == 0)
         }
     }
 
