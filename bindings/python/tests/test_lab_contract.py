@@ -1,6 +1,8 @@
 """agent_events against the lab's loop (tests/lab_loop.py), fed the same scripted runs: the
 events, the messages of every request, the tools' calls and any exception compared whole."""
 
+import json
+
 import pytest
 
 from differential import observe
@@ -14,12 +16,25 @@ BATCHES = 20
 @pytest.mark.parametrize("batch", range(BATCHES))
 def test_agent_events_is_the_lab_loop_on_generated_runs(batch):
     for seed in range(batch, SEEDS, BATCHES):
-        expected, _ = observe(lab_events, seed)
-        got, run = observe(agent_events, seed)
+        expected, _, _ = observe(lab_events, seed)
+        got, run, events = observe(agent_events, seed)
         assert got == expected, f"seed {seed}"
         if run is not None and run.session is not None:
-            stops = [event for event in run.mend_events if event["type"] == "stopped"]
-            assert (len(stops), run.mend_events[-1]) == (1, stops[0]), f"seed {seed}: mend's events end in one stop"
+            check_mend_followed(run, events, seed)
+
+
+def check_mend_followed(run, events, seed):
+    """mend's events end in one stop, and each call the core let run got the result the lab's
+    tools object gave that call, as the model was sent it."""
+    stops = [event for event in run.mend_events if event["type"] == "stopped"]
+    assert (len(stops), run.mend_events[-1]) == (1, stops[0]), f"seed {seed}: mend's events end in one stop"
+    sent = {(event["turn"], event["index"]): json.loads(json.dumps(event["result"]))
+            for event in events if event["type"] == "tool_result"}
+    for event in run.mend_events:
+        if event["type"] != "tool_result" or event["status"] == "refused":
+            continue
+        unheld = str(event["result"]).startswith("{'error': 'the result is JSON the core cannot hold")
+        assert unheld or event["result"] == sent[event["turn"], event["index"]], f"seed {seed}: {event}"
 
 
 def test_the_generated_runs_reach_every_ending():
@@ -27,7 +42,7 @@ def test_the_generated_runs_reach_every_ending():
     error thrown in by the consumer, exceptions that escape, and the core declining a run."""
     endings, escaped, declined = set(), set(), 0
     for seed in range(SEEDS):
-        seen, run = observe(agent_events, seed)
+        seen, run, _ = observe(agent_events, seed)
         if "raised_at_call" in seen:
             continue
         last = seen["events"][-1] if seen["events"] else ""

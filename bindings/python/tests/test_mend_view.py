@@ -3,7 +3,7 @@ them."""
 
 from mend_core import agent_events
 from sample_tools import SCHEMAS
-from scripted import ScriptedChat, ScriptedTools
+from scripted import ScriptedChat, ScriptedTools, ToolsWithoutSchemas
 
 READ = {"function": {"name": "read_file", "arguments": {"path": "a.py"}}}
 UNKNOWN = {"function": {"name": "delete_everything", "arguments": {}}}
@@ -99,3 +99,21 @@ def test_the_conversation_is_the_list_chat_was_given():
     assert run.messages is chat.lists[0]
     assert run.messages == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "t"},
                             {"role": "assistant", "content": "Done."}]
+
+
+def test_a_chunk_the_loop_cannot_read_leaves_the_core_cancelled_not_failed():
+    unreadable = {"message": {"role": "assistant", "content": None}, "done": False}
+    run = agent_events(ScriptedChat([[{"message": {"content": "Hi"}}, unreadable, final()]]), ScriptedTools(SCHEMAS, []), "t")
+    assert list(run)[-1] == {"type": "stopped", "turn": 1, "reason": "model_error",
+                             "error": 'can only concatenate str (not "NoneType") to str'}
+    assert run.mend_events == [{"type": "model_start", "turn": 1}, {"type": "text_delta", "turn": 1, "text": "Hi"},
+                               {"type": "stopped", "reason": "cancelled"}]
+
+
+def test_tools_whose_schemas_fail_stop_the_loop_before_the_core_starts():
+    tools = ToolsWithoutSchemas(SCHEMAS, [])
+    run = agent_events(ScriptedChat([[final("Fine.")]]), tools, "t")
+    assert list(run) == [{"type": "model_start", "turn": 1},
+                         {"type": "stopped", "turn": 1, "reason": "model_error", "error": "no schemas today"}]
+    assert (run.session, run.mend_events, run.mend_error) == (
+        None, [], "the loop stopped before its first request: RuntimeError: no schemas today")

@@ -46,9 +46,11 @@ class AgentRun(collections.abc.Generator):
     """A generator of the lab loop's events, with mend's view of the same run beside it.
 
     ``messages`` is the conversation, the list ``chat`` is given. ``mend_events`` are the events
-    of mend's core (docs/events.md) fed the same chunks and tool results, ending in exactly one
-    ``stopped``; ``session`` is that core ``Session``, or None with ``mend_error`` saying why
-    the core could not take the run (a task that is not text, tool schemas it cannot read).
+    of mend's core (docs/events.md) fed the same chunks and tool results; once the loop is over
+    they end in exactly one ``stopped`` (``cancelled`` when the loop stopped first: a chunk it
+    could not read, an exception thrown in, a caller that closed it). ``session`` is that core
+    ``Session``: None before the first request, and when the core could not take the run, with
+    ``mend_error`` saying why (a task that is not text, tool schemas it cannot read).
     """
 
     def __init__(self, chat, tools, task, max_turns, system):
@@ -121,10 +123,14 @@ def _stream(turn, answer, messages, core, chat, tools):
     # The text grows in a local, which CPython extends in place (a string in a dict is copied
     # whole on every `+=`); nobody sees the answer before the stream ends.
     content, calls, thinking, finished, reason = answer["content"], [], "", False, None
+    # Whether an exception now comes from the chat (asking, or reading its stream) rather than
+    # from this loop reading a chunk or from the caller: mend's core tells those apart.
+    asking = True
     try:
         schemas = tools.schemas
         core.request(turn, schemas)
         for chunk in chat(messages, schemas):
+            asking = False
             core.chunk(chunk)
             message = chunk.get("message", {})
             text = message.get("content", "")
@@ -135,10 +141,11 @@ def _stream(turn, answer, messages, core, chat, tools):
                 yield {"type": "text_delta", "turn": turn, "text": text}
             if chunk.get("done"):
                 finished, reason = True, chunk.get("done_reason")
+            asking = True
     # The lab's boundary: whatever goes wrong while asking or reading is the model's error.
     except Exception as exc:
         stop = {"type": "stopped", "turn": turn, "reason": "model_error", "error": str(exc)}
-        core.failed(exc, stop["error"])
+        core.failed(exc, stop["error"], asking)
         yield stop
         return None
     answer["content"] = content

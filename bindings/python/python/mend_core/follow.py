@@ -72,9 +72,14 @@ class CoreView:
         if self._streaming:
             self._take(self.session.handle(_NOW, {"type": "stream_end"}))
 
-    def failed(self, exc, text):
-        if self._streaming:
-            message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    def failed(self, exc, text, asking):
+        """The lab's loop stopped on ``exc``: a failure of the chat (``asking``) is the core's
+        transport failure; a chunk the loop could not read, or an exception the caller threw
+        in, leaves a stream the core was still reading, and ``close`` cancels it."""
+        message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        if self.session is None and self.error is None:
+            self.error = f"the loop stopped before its first request: {message}"
+        elif asking and self._streaming:
             self._fail("read" if self._received else "connect", message)
 
     def _fail(self, kind, message):
@@ -88,13 +93,15 @@ class CoreView:
         if waiting is None or waiting[:2] != (turn, index) or type(name) is not str or name != waiting[2]:
             return
         self._waiting = None
-        if failure is None:
-            # What the model was sent, read back: the core holds JSON values only.
-            outcome = {"status": "success", "value": json.loads(content)}
-        else:
-            outcome = {"status": "failure", "message": failure}
-        finished = {"type": "tool_finished", "call_id": waiting[3], "outcome": outcome}
+        finished = {"type": "tool_finished", "call_id": waiting[3]}
         try:
+            if failure is not None:
+                finished["outcome"] = {"status": "failure", "message": failure}
+            else:
+                # What the model was sent, read back: the core holds JSON values only (no NaN,
+                # no integer past 64 bits), which the core's conversion refuses.
+                value = json.loads(content, parse_constant=_not_json)
+                finished["outcome"] = {"status": "success", "value": value}
             actions = self.session.handle(_NOW, finished)
         except ValueError as unheld:
             message = f"the result is JSON the core cannot hold: {unheld}"
@@ -121,3 +128,7 @@ class CoreView:
                 # The core emits a call's tool_start right before dispatching it.
                 start = events[-1]
                 self._waiting = (start["turn"], start["index"], start["name"], action["call_id"])
+
+
+def _not_json(constant):
+    raise ValueError(f"{constant} is not a JSON number")
