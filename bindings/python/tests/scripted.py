@@ -5,11 +5,12 @@ two loops can be fed identical inputs and their outputs compared whole.
 
 The streams are mostly what a server sends (text, thinking, tool calls, a final ``done``) and
 sometimes what it should not: no ``done``, a ``length`` cut, chunks after ``done``, a failure
-mid-stream, null fields, a chunk that is not a dict, calls without a function or with arguments
+mid-stream, null fields, chunks that are not dicts (mappings or not), calls without a function or with arguments
 that are not an object, unknown tools, results that are not dicts or not JSON at all.
 """
 
 import random
+from collections import UserDict
 
 from sample_tools import SCHEMAS
 
@@ -145,16 +146,21 @@ def chunk(rng):
         message["tool_calls"] = [call(rng) for _ in range(rng.randint(1, 2))]
     if rng.random() < 0.03:
         message[rng.choice(("content", "thinking", "tool_calls"))] = None
+    if message.get("tool_calls") and rng.random() < 0.05:
+        message["tool_calls"] = (call for call in message["tool_calls"])  # any iterable extends
     if rng.random() < 0.02:
         return {"model": "m", "message": rng.choice((None, ["x"], "text")), "done": False}
     if rng.random() < 0.05:
         return {"model": "m", "done": False}
-    return {"model": "m", "created_at": "2026-12-03T12:00:00Z", "message": message, "done": False}
+    if rng.random() < 0.02:
+        message = UserDict(message)  # a mapping that is not a dict, and has .get
+    whole = {"model": "m", "created_at": "2026-12-03T12:00:00Z", "message": message, "done": False}
+    return UserDict(whole) if rng.random() < 0.02 else whole
 
 
 def done(rng):
     final = chunk(rng)
-    if not isinstance(final, dict):
+    if not isinstance(final, (dict, UserDict)):
         final = {"message": {"content": ""}}
     final["done"] = True if rng.random() < 0.9 else rng.choice((1, "yes", 0, "", None))
     reason = rng.random()
