@@ -1,8 +1,10 @@
 """``agent_events``: the lab loop's contract, event for event and message for message, with mend's
 core following the same run beside it.
 
-The dicts it yields, the messages it sends and the exceptions it raises are the lab loop's, for
-every input: a Python agent written on that loop keeps working by changing one import. Where the
+The lab loop is the small Python agent loop mend started from, in a coding-agent lab: an
+``agent_events`` generator over a ``chat`` callable and a tools object with ``schemas`` and
+``invoke``. The dicts this one yields, the messages it sends and the exceptions it raises are that
+loop's, for every input: an agent written on it keeps working by changing one import. Where the
 lab leaves a decision to the caller's objects (the ``tools`` object decides an unknown tool), so
 does this. mend's own reading of the run — a ``model_done`` with the server's figures, call ids,
 which calls its validation would have refused, its stop with detail and cause — is on the
