@@ -2,6 +2,7 @@
 run (test_lab_contract.py compares thousands of generated ones), down to the recorded repair of
 the sample with real tools on a temporary copy."""
 
+import collections.abc
 import importlib.util
 import json
 
@@ -139,3 +140,14 @@ def test_the_recorded_repair_runs_through_agent_events_with_real_tools(sample_co
     spec.loader.exec_module(module)
     assert module.python_sources(["src\\api\\routes.py", "docs\\a.md"]) == ["src/api/routes.py"]
     assert (REPO / "sample-repo" / "path_rules.py").read_text() == original, "the original is untouched"
+
+
+def test_the_run_is_a_generator_like_the_labs():
+    chat = ScriptedChat([[said("Hi.", done=True)]])
+    run = agent_events(chat, ScriptedTools(SCHEMAS, []), "t")
+    assert (isinstance(run, collections.abc.Generator), iter(run) is run, chat.requests) == (True, True, [])
+    assert (next(run), run.send("ignored"), run.send(None)) == (
+        {"type": "model_start", "turn": 1}, {"type": "text_delta", "turn": 1, "text": "Hi."},
+        {"type": "stopped", "turn": 1, "reason": "assistant_finished"})
+    with pytest.raises(StopIteration):
+        next(run)
