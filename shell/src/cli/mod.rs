@@ -1,6 +1,8 @@
-//! The command line.
+//! The command line: every command's arguments and help. `main.rs` parses them and hands each
+//! command to its file under `commands/`.
 
 pub mod args;
+pub mod eval;
 mod locate;
 
 pub use args::{
@@ -24,6 +26,15 @@ Exit codes:
   6  harness error: Python or pytest missing, a file that could not be read or written
   130  interrupted by Ctrl-C (the record is still written, with stop `cancelled`)";
 
+/// What `mend chat --help` and the chat's own `/help` say.
+pub const CHAT_HELP: &str = "\
+Type a message for the model; it works on a throwaway copy of the repository.
+  /diff        show what the conversation has changed so far
+  /verify      run the task's tests on the copy (the independent check)
+  /save PATH   write the change as a patch file (apply it with `git apply` or `patch -p1`)
+  /help        this text
+Ctrl-C interrupts the model's turn and keeps the conversation; Ctrl-D (end of input) ends it.";
+
 /// mend: a small, auditable coding-agent harness. A model proposes tool calls; mend runs the
 /// accepted ones on a throwaway copy of the repository and returns every result to the
 /// conversation; then an independent test run, not the model, says whether the repair holds.
@@ -43,7 +54,7 @@ pub enum Command {
     /// Talk with a model about a repository: each line you type is a message in one
     /// conversation, run on one throwaway copy; /diff, /verify and /save PATH act on that copy.
     /// The task file's rules apply; its prompt does not (you type the task).
-    #[command(after_help = crate::commands::chat::CHAT_HELP)]
+    #[command(after_help = CHAT_HELP)]
     Chat(ChatArgs),
     /// Replay a recorded run: its model streams go through the core again, while the tools and
     /// the tests run for real on a fresh copy of the repository. No model server is needed.
@@ -83,7 +94,7 @@ pub enum Command {
     /// one results line per attempt (resumable, shardable); `mend eval report DIR...` gives
     /// pass@k. See evals/README.md.
     #[command(after_help = EXIT_CODES_HELP)]
-    Eval(crate::eval::cli::EvalArgs),
+    Eval(eval::EvalArgs),
     /// Show a record (a run or a chat): a summary here, or with --html one self-contained page
     /// (timeline, conversation, diff, tests, verdict, settings) that loads and runs nothing.
     #[command(after_help = EXIT_CODES_HELP)]
@@ -101,7 +112,6 @@ pub enum Command {
     /// through mend's codecs and session, and check each against what the server meant.
     Conformance {
         /// The captures folder: `ollama/` (.ndjson streams), `openai/` (.sse streams), .json errors.
-        #[arg(default_value = "../shared/captures")]
         captures: Utf8PathBuf,
     },
     /// Print what mend sends the model for a repository's task: the system prompt, the task and

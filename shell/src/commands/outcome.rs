@@ -72,8 +72,9 @@ pub fn report_outcome(outcome: &Outcome, render: &mut dyn Render) {
     }
 }
 
-/// A model stop in words, with the fix for the failures a user can do something about (WIRE.md
-/// §4). The hint rests on the stop's typed cause; only the server's own message is read as text.
+/// A model stop in words, with the fix for the failures a user can do something about (a model not
+/// pulled, a model without tool support). The hint rests on the stop's typed cause; only the
+/// server's own message is read as text.
 pub fn explain_stop(stop: &Stop, model: &str) -> String {
     let detail = stop
         .detail

@@ -139,8 +139,8 @@ impl Render for JsonLines {
     }
 }
 
-/// The end-of-turn reasons of the three protocols; any other is worth a line (WIRE.md §3.5: treat
-/// unknown values as "stop, but log it").
+/// The end-of-turn reasons of the three protocols; any other is worth a line: servers and proxies
+/// add reasons of their own, which end the turn like `stop` but should not pass unseen.
 const KNOWN_DONE_REASONS: [&str; 7] = [
     "stop",
     "length",
