@@ -1,4 +1,4 @@
-"""``agent_events``: the lab loop's contract (SPEC §2-§4) on mend's core.
+"""``agent_events``: the lab loop's contract on mend's core.
 
 A Python agent written on that loop moves onto mend's proven core by changing one import: the
 same ``chat`` callable, the same tool table, the same event dicts. What the core decides — when a
