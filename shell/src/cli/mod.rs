@@ -26,6 +26,21 @@ Exit codes:
   6  harness error: Python or pytest missing, a file that could not be read or written
   130  interrupted by Ctrl-C (the record is still written, with stop `cancelled`)";
 
+/// `mend verify` runs no model and reads no record.
+pub const VERIFY_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  the tests pass
+  1  the tests fail
+  2  usage error: a bad flag or argument, a missing or malformed task file
+  6  harness error: Python or pytest missing, a test command that cannot start or gives no verdict";
+
+/// `mend init` only looks at the project and writes one file.
+pub const INIT_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  mend.toml was written
+  2  usage error: a bad flag, or mend.toml is there already (--force replaces it)
+  6  harness error: the project could not be read or mend.toml could not be written";
+
 /// What `mend chat --help` and the chat's own `/help` say.
 pub const CHAT_HELP: &str = "\
 Type a message for the model; it works on a throwaway copy of the repository.
@@ -81,7 +96,7 @@ pub enum Command {
     },
     /// Write a commented mend.toml for the repository from what it finds there (pytest and the
     /// project's venv, cargo, npm or go), and print what it guessed. Never overwrites one.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = INIT_EXIT_CODES_HELP)]
     Init {
         /// The project to write REPO/mend.toml in [default: the current folder].
         #[arg(long)]
@@ -106,7 +121,7 @@ pub enum Command {
         html: Option<Utf8PathBuf>,
     },
     /// Run the repository's tests once on a fresh copy and report the result.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = VERIFY_EXIT_CODES_HELP)]
     Verify(CommonArgs),
     /// Feed every recorded response in CAPTURES/ollama (NDJSON) and CAPTURES/openai (SSE)
     /// through mend's codecs and session, and check each against what the server meant.
@@ -131,8 +146,37 @@ pub enum Command {
 
 #[cfg(test)]
 mod tests {
-    use super::EXIT_CODES_HELP;
+    use clap::CommandFactory;
+
+    use super::{Cli, EXIT_CODES_HELP};
     use crate::error::ALL_EXIT_CODES;
+
+    fn listed(help: &str) -> Vec<u8> {
+        help.lines()
+            .skip(1)
+            .filter_map(|line| line.split_whitespace().next()?.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn each_command_lists_the_exit_codes_it_can_give() {
+        let cli = Cli::command();
+        let after_help = |name: &str| {
+            let command = cli.find_subcommand(name).unwrap();
+            listed(&command.get_after_help().unwrap().to_string())
+        };
+        let every: Vec<u8> = ALL_EXIT_CODES.iter().map(|(code, _)| *code).collect();
+        assert_eq!(
+            [after_help("verify"), after_help("init"), after_help("run")],
+            [vec![0, 1, 2, 6], vec![0, 2, 6], every]
+        );
+        let verify = cli
+            .find_subcommand("verify")
+            .unwrap()
+            .get_after_help()
+            .unwrap();
+        assert!(!verify.to_string().contains("record"), "{verify}");
+    }
 
     #[test]
     fn help_documents_every_exit_code_once_in_order() {

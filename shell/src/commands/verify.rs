@@ -16,7 +16,7 @@ pub fn command(args: &CommonArgs) -> Result<u8, MendError> {
     let mut render = renderer(args.json, false);
     render.run_event(&RunEvent::sandbox(&runner.sandbox));
     let run = independent_check(&runner, &task.test, workspace.root())?;
-    render.run_event(&RunEvent::TestsAfter { run: run.clone() });
+    render.run_event(&RunEvent::TestsOnly { run: run.clone() });
     if args.setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
             path: workspace.keep().to_string(),
