@@ -220,10 +220,7 @@ pub fn chat(
                 {
                     say(&format!(
                         "mend: {}",
-                        crate::commands::outcome::explain_stop(
-                            &transcript.stop,
-                            &setup.config.model
-                        )
+                        crate::record::stop::explain_stop(&transcript.stop, &setup.config.model)
                     ));
                 }
                 conversation = Some(stopped);
