@@ -98,7 +98,14 @@ fn a_python_without_pytest_is_named_with_the_fix() {
         "{}",
         outcome.stderr
     );
-    assert!(outcome.stderr.contains("make venv"), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains(
+            "Install it there (`/bin/false -m pip install pytest`) or pass --python PATH."
+        ),
+        "{}",
+        outcome.stderr
+    );
+    assert!(!outcome.stderr.contains("make venv"), "{}", outcome.stderr);
 }
 
 #[test]

@@ -4,7 +4,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mend::session::driver::{Driver, ModelSource, Observer, StreamItem};
+use mend::provider::source::{ModelSource, StreamItem};
+use mend::session::driver::{Driver, Observer};
 use mend_core::{ChatRequest, Codec, Event, Input, Millis, Session};
 
 use super::synthetic::{config, turn, Rng};

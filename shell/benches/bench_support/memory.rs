@@ -5,7 +5,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use mend::session::driver::{Driver, ModelSource, Observer, StreamItem};
+use mend::provider::source::{ModelSource, StreamItem};
+use mend::session::driver::{Driver, Observer};
 use mend_core::{ChatRequest, Config, Event};
 
 use super::synthetic::{done_line, text_line, Rng};

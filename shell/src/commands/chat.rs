@@ -5,32 +5,28 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
+use std::time::Duration;
 
 use camino::Utf8Path;
 use mend_core::{Action, Config, Session};
 
-use crate::commands::run::Connection;
+use crate::cli::args::{ChatArgs, Recorded};
+use crate::cli::CHAT_HELP;
 use crate::error::{exit, MendError};
 use crate::interrupt;
+use crate::mend_folder::record_target;
 use crate::provider::client::LiveSource;
+use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::record::target::{RecordFile, RecordTarget};
 use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::session::driver::Driver;
-use crate::session::render::{Render, RunEvent};
+use crate::session::render::{renderer, Render, RunEvent};
 use crate::task::Task;
 use crate::verdict::verify::final_check;
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::runner::TestRunner;
 use crate::workspace::sandbox::SandboxChoice;
 use crate::workspace::Workspace;
-
-pub const CHAT_HELP: &str = "\
-Type a message for the model; it works on a throwaway copy of the repository.
-  /diff        show what the conversation has changed so far
-  /verify      run the task's tests on the copy (the independent check)
-  /save PATH   write the change as a patch file (apply it with `git apply` or `patch -p1`)
-  /help        this text
-Ctrl-C interrupts the model's turn and keeps the conversation; Ctrl-D (end of input) ends it.";
 
 pub struct ChatSetup<'a> {
     pub repo: &'a Utf8Path,
@@ -44,6 +40,35 @@ pub struct ChatSetup<'a> {
     pub record: RecordTarget,
     /// The `--sandbox` given, kept in the record for replay.
     pub sandbox_choice: SandboxChoice,
+}
+
+/// `mend chat` from the command line: the repository, its task, a checked connection to the
+/// server, then [`chat`] on standard input.
+pub fn command(args: &ChatArgs) -> Result<u8, MendError> {
+    interrupt::install();
+    let resolved = args.setup.resolve(Recorded::default())?;
+    let (repo, task) = (&resolved.repo, &resolved.task);
+    // The prompt of each message's session is what the user types.
+    let config = args.model.session_config(task, repo, "");
+    let connection = connect(
+        &server_base(args.model.server.host.as_deref(), config.codec),
+        Duration::from_secs(args.model.server.read_timeout),
+        config.codec,
+        api_key(config.codec),
+        &config.model,
+    )?;
+    let setup = ChatSetup {
+        repo,
+        task,
+        runner: &resolved.runner,
+        connection: &connection,
+        config,
+        keep_workspace: args.setup.keep_workspace,
+        record: record_target(args.record.as_deref(), repo, "chat-")?,
+        sandbox_choice: resolved.sandbox_choice,
+    };
+    let mut render = renderer(false, args.model.thinking);
+    chat(&setup, &mut std::io::stdin().lock(), render.as_mut())
 }
 
 /// A line the user typed.
@@ -195,10 +220,7 @@ pub fn chat(
                 {
                     say(&format!(
                         "mend: {}",
-                        crate::commands::outcome::explain_stop(
-                            &transcript.stop,
-                            &setup.config.model
-                        )
+                        crate::record::stop::explain_stop(&transcript.stop, &setup.config.model)
                     ));
                 }
                 conversation = Some(stopped);

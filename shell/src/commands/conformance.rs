@@ -1,5 +1,5 @@
 //! `mend conformance DIR`: every recorded Ollama response in `DIR/ollama` fed through mend's
-//! decoder and session, and judged against what the server meant (WIRE.md).
+//! decoder and session, and judged against what the server meant (docs/design.md, "The wire").
 //!
 //! The judgement comes from an independent reading of the same bytes with plain
 //! `serde_json::Value`: the joined `content` and `thinking`, every element of every
@@ -136,7 +136,7 @@ fn stream_meaning(bytes: &[u8]) -> Result<Meaning, String> {
         let chunk: Value = serde_json::from_slice(line)
             .map_err(|err| format!("the capture itself is not NDJSON: {err}"))?;
         if let Some(error) = chunk["error"].as_str() {
-            // A mid-stream error ends the turn; nothing it carried runs (WIRE.md §4).
+            // A mid-stream error ends the turn; nothing it carried runs.
             meaning.calls.clear();
             meaning.stop = StopReason::ModelError;
             meaning.error = Some(error.to_owned());
@@ -288,9 +288,9 @@ fn through_mend(
     Ok(streamed)
 }
 
-/// An SSE capture read by the letter of WIRE.md §8: events split at blank lines, `data:` lines
-/// joined, argument fragments joined per call (a new id at a used index is a new call), the turn
-/// complete only at `[DONE]`.
+/// An SSE capture read by the letter of the OpenAI wire rules (docs/design.md): events split at
+/// blank lines, `data:` lines joined, argument fragments joined per call (a new id at a used index
+/// is a new call), the turn complete only at `[DONE]`.
 fn sse_meaning(bytes: &[u8]) -> Result<Meaning, String> {
     let text = std::str::from_utf8(bytes)
         .map_err(|err| format!("the capture is not UTF-8: {err}"))?

@@ -6,13 +6,15 @@ use std::collections::BTreeMap;
 
 use camino::Utf8Path;
 
+use crate::cli::args::{Recorded, ReplayArgs};
+use crate::cli::replay_record;
 use crate::error::{exit, MendError};
 use crate::record::metrics::RunMetrics;
 use crate::record::{Ending, Record, RECORD_FORMAT};
 use crate::replay::conversation::{replay_conversation, Replayed};
 use crate::replay::divergence::{end_divergence, LeftBehind};
 use crate::session::attempt::{check_at_end, Setup};
-use crate::session::render::{Render, RunEvent};
+use crate::session::render::{renderer, Render, RunEvent};
 use crate::task::PathSet;
 use crate::verdict::checks::verdict_passes;
 use crate::workspace::changes::{file_digests, set_sha256};
@@ -26,6 +28,23 @@ pub struct ReplayOptions<'a> {
     pub setup: Setup<'a>,
     /// Rewrite the record's observed fields from this replay (for authoring fixtures).
     pub bless: bool,
+}
+
+/// `mend replay [RECORD]` from the command line: the record, and the repository, interpreter
+/// and sandbox it names unless the flags say otherwise; then [`replay`].
+pub fn command(args: &ReplayArgs) -> Result<u8, MendError> {
+    crate::interrupt::install();
+    let record_path = replay_record(args.record.as_deref())?;
+    let record = Record::read(&record_path)?;
+    let resolved = args.common.setup.resolve(Recorded::of(&record.settings))?;
+    let options = ReplayOptions {
+        record_path: &record_path,
+        record,
+        setup: resolved.setup(args.common.setup.keep_workspace),
+        bless: args.bless,
+    };
+    let mut render = renderer(args.common.json, args.thinking);
+    replay(&options, render.as_mut())
 }
 
 /// Replays a record and returns the exit code: 0 only when it matched and the final tests pass.

@@ -7,18 +7,21 @@ use std::time::Duration;
 use camino::Utf8Path;
 use mend_core::{Millis, StopReason};
 
+use crate::cli::args::{deadline, Recorded, ResumeArgs};
 use crate::commands::outcome::{report_outcome, write_record, Outcome};
 use crate::commands::replay::refuse_changed_repository;
-use crate::commands::run::{api_key, connect, exit_code, Connection};
+use crate::commands::run::exit_code;
 use crate::error::{exit, MendError};
+use crate::mend_folder::record_target;
 use crate::provider::client::LiveSource;
+use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::host::BaseUrl;
 use crate::record::target::RecordTarget;
 use crate::record::{Message, Record, RunMetrics};
 use crate::replay::conversation::replay_conversation;
 use crate::session::attempt::{check_at_end, Setup};
 use crate::session::driver::Driver;
-use crate::session::render::{Render, RunEvent};
+use crate::session::render::{renderer, Render, RunEvent};
 use crate::verdict::checks::verdict_passes;
 use crate::workspace::changes::file_digests;
 use crate::workspace::Workspace;
@@ -37,6 +40,36 @@ pub struct ResumeOptions<'a> {
     pub read_timeout: Duration,
     pub print_diff: bool,
     pub setup: Setup<'a>,
+}
+
+/// `mend resume RECORD` from the command line: the record, checked to be resumable before
+/// anything runs, and its repository unless `--repo` says otherwise; then [`resume`].
+pub fn command(args: &ResumeArgs) -> Result<u8, MendError> {
+    crate::interrupt::install();
+    let record = Record::read(&args.record)?;
+    check_resumable(
+        &args.record,
+        &record,
+        args.message.as_deref(),
+        args.out.as_deref(),
+    )?;
+    let resolved = args.common.setup.resolve(Recorded::of(&record.settings))?;
+    let out = record_target(args.out.as_deref(), &resolved.repo, "")?;
+    let codec = record.settings.config("", &resolved.task)?.codec;
+    let options = ResumeOptions {
+        record_path: &args.record,
+        record,
+        message: args.message.clone(),
+        max_turns: args.max_turns,
+        deadline: deadline(args.deadline),
+        out,
+        base: server_base(args.server.host.as_deref(), codec),
+        read_timeout: Duration::from_secs(args.server.read_timeout),
+        print_diff: args.diff,
+        setup: resolved.setup(args.common.setup.keep_workspace),
+    };
+    let mut render = renderer(args.common.json, args.thinking);
+    resume(&options, render.as_mut())
 }
 
 /// The stops a session can go on from without a new message: it was cut, not finished.

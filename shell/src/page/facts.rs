@@ -1,8 +1,11 @@
 //! The verdict, the tests before and after, and what the run was made with: model, digest,
 //! server, sandbox and every setting.
 
+use mend_core::{Stop, StopReason};
+
 use super::html::Html;
 use super::view::Shown;
+use crate::record::stop::explain_stop;
 use crate::verdict::verify::TestRun;
 
 /// Hex digits of a model digest people are shown; the whole one is in the record.
@@ -33,7 +36,29 @@ pub fn verdict(shown: &Shown, page: &mut Html) {
         (true, true) => ("verdict fail", "FAIL — the final tests pass, but the run changed the test files, so they prove nothing".to_owned()),
         (false, _) => ("verdict fail", format!("FAIL — the independent final tests: {}", ending.tests_after.describe())),
     };
-    page.element("p", class, &text);
+    let stopped = match shown.sessions.last() {
+        Some(session) if !ending.passes() => why_stopped(session.stop, &shown.settings.model),
+        _ => None,
+    };
+    match stopped {
+        Some(stopped) => page.element("p", class, &format!("{text}. {stopped}")),
+        None => page.element("p", class, &text),
+    };
+}
+
+/// What a failing verdict adds about the stop, unless the model finished: the stop that left
+/// the work undone, in words.
+fn why_stopped(stop: &Stop, model: &str) -> Option<String> {
+    let words = match stop.reason {
+        StopReason::AssistantFinished => return None,
+        StopReason::ModelError | StopReason::IncompleteModelTurn => explain_stop(stop, model),
+        _ => stop.detail.clone().unwrap_or_default(),
+    };
+    Some(if words.is_empty() {
+        format!("The run stopped with {}", stop.reason)
+    } else {
+        format!("The run stopped with {}: {words}", stop.reason)
+    })
 }
 
 pub fn tests(shown: &Shown, page: &mut Html) {

@@ -5,8 +5,9 @@ use camino::Utf8Path;
 use mend_core::Config;
 
 use crate::error::MendError;
+use crate::provider::source::ModelSource;
 use crate::record::Ending;
-use crate::session::driver::{Driver, ModelSource};
+use crate::session::driver::Driver;
 use crate::session::recorder::Transcript;
 use crate::session::render::{Render, RunEvent};
 use crate::task::Task;

@@ -35,6 +35,12 @@ pub enum RunEvent {
     TestsAfter {
         run: TestRun,
     },
+    /// `mend verify`'s one run of the tests: no loop comes before it, so it is not a "final"
+    /// check. As JSON it is the same `tests_after` event.
+    #[serde(rename = "tests_after")]
+    TestsOnly {
+        run: TestRun,
+    },
     /// One message of a conversation of several begins (replay, resume): what was asked, or
     /// nothing when it went on from where the one before stopped; `live` when it goes to the
     /// server rather than coming from the record.
@@ -139,8 +145,8 @@ impl Render for JsonLines {
     }
 }
 
-/// The end-of-turn reasons of the three protocols; any other is worth a line (WIRE.md §3.5: treat
-/// unknown values as "stop, but log it").
+/// The end-of-turn reasons of the three protocols; any other is worth a line: servers and proxies
+/// add reasons of their own, which end the turn like `stop` but should not pass unseen.
 const KNOWN_DONE_REASONS: [&str; 7] = [
     "stop",
     "length",
@@ -247,6 +253,9 @@ impl Render for Human {
             RunEvent::TestsBefore { run } => self.line(&tests_text("Starting tests", run, false)),
             RunEvent::TestsAfter { run } => {
                 self.line(&tests_text("Independent final tests", run, true))
+            }
+            RunEvent::TestsOnly { run } => {
+                self.line(&tests_text("Tests on a fresh copy", run, true))
             }
             RunEvent::Message { number, text, live } => {
                 self.line(&message_line(*number, text.as_deref(), *live))

@@ -202,7 +202,7 @@ fn pytest_check(
         (_, Ok(None)) => not_run(
             "it wrote no pytest report".to_owned(),
             &format!(
-                "is pytest installed for `{}`? Run `make venv` or pass --python PATH. mend asks pytest for its report through the variable PYTEST_ADDOPTS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"",
+                "is pytest installed for `{0}`? Install it there (`{0} -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variable PYTEST_ADDOPTS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"",
                 runner.python
             ),
         ),

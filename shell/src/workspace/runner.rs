@@ -148,7 +148,7 @@ impl TestRunner {
                 // Its own folder comes first on PATH, as a venv's `activate` would put it.
                 toolchain::locate(self.python.as_str(), &self.host).map_err(|message| {
                     MendError::harness(format!(
-                        "cannot find the Python `{}`: {message} — run `make venv` or pass --python PATH",
+                        "cannot find the Python `{}`: {message} — pass --python the interpreter of the project's venv (e.g. --python .venv/bin/python)",
                         self.python
                     ))
                 })
@@ -336,13 +336,16 @@ impl TestRunner {
     ) -> Result<Finished, MendError> {
         let command = self.command(argv, workdir, extra)?;
         run_bounded(command, timeout, watch).map_err(|err| {
-            let program = match argv.first() {
-                Some(first) if first != PYTHON_WORD => first.clone(),
-                _ => self.python.to_string(),
+            let (program, fix) = match argv.first() {
+                Some(first) if first != PYTHON_WORD => {
+                    (first.clone(), "install it, or change test.command in the task file")
+                }
+                _ => (
+                    self.python.to_string(),
+                    "pass --python the interpreter of the project's venv (e.g. --python .venv/bin/python)",
+                ),
             };
-            MendError::harness(format!(
-                "cannot start `{program}`: {err} — run `make venv` or pass --python PATH"
-            ))
+            MendError::harness(format!("cannot start `{program}`: {err} — {fix}"))
         })
     }
 }

@@ -160,7 +160,7 @@ fn a_python_without_pytest_is_a_harness_error_that_names_the_fix() {
         (error.exit_code, error.message),
         (
             crate::error::exit::HARNESS,
-            "the test command `python -m pytest -q` gave no verdict: it wrote no pytest report — is pytest installed for `/usr/bin/python3`? Run `make venv` or pass --python PATH. mend asks pytest for its report through the variable PYTEST_ADDOPTS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\":\n/usr/bin/python3: No module named pytest".to_owned()
+            "the test command `python -m pytest -q` gave no verdict: it wrote no pytest report — is pytest installed for `/usr/bin/python3`? Install it there (`/usr/bin/python3 -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variable PYTEST_ADDOPTS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\":\n/usr/bin/python3: No module named pytest".to_owned()
         )
     );
 }
