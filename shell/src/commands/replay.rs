@@ -117,6 +117,7 @@ pub fn judge(
     render.run_event(&RunEvent::Verdict {
         tests_pass,
         reasons: verdict.reasons,
+        warnings: verdict.warnings,
         contract,
         sandbox: sandbox.name().to_owned(),
         replay_matched: Some(divergence.is_none()),

@@ -182,6 +182,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     render.run_event(&RunEvent::Verdict {
         tests_pass: verdict.passed,
         reasons: verdict.reasons,
+        warnings: verdict.warnings,
         contract: ending.contract.clone(),
         sandbox: setup.runner.sandbox.name().to_owned(),
         replay_matched: Some(true),

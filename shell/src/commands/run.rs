@@ -151,6 +151,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     render.run_event(&RunEvent::Verdict {
         tests_pass: verdict.passed,
         reasons: verdict.reasons,
+        warnings: verdict.warnings,
         contract: attempt.checks.contract.clone(),
         sandbox: options.setup.runner.sandbox.name().to_owned(),
         replay_matched: None,

@@ -55,6 +55,9 @@ pub fn verdict(shown: &Shown, page: &mut Html) {
     for reason in rest {
         page.element("p", "verdict-reason", reason);
     }
+    for warning in &verdict.warnings {
+        page.element("p", "verdict-warning", &format!("Warning: {warning}"));
+    }
 }
 
 pub fn tests(shown: &Shown, page: &mut Html) {

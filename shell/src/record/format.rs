@@ -84,6 +84,8 @@ impl Ending {
             tests_after: &self.tests_after,
             contract: self.contract.as_ref(),
             test_files_changed: self.test_file_sha256_after != test_file_sha256_before,
+            diff: &self.diff,
+            test_file_sha256_before,
         })
     }
 

@@ -63,6 +63,9 @@ pub enum RunEvent {
         /// Why the verdict is a FAIL, or what a PASS could not check, in sentences.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         reasons: Vec<String>,
+        /// Lines of the change that reach into the test run, for a person to look at.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
         /// The first run's tests by id and what became of each (`fail_to_pass`, `pass_to_pass`,
         /// `added`), when the runs gave test ids.
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -273,6 +276,7 @@ impl Render for Human {
             RunEvent::Verdict {
                 tests_pass,
                 reasons,
+                warnings,
                 sandbox,
                 replay_matched,
                 metrics,
@@ -281,6 +285,9 @@ impl Render for Human {
                 self.line(&verdict_line(*tests_pass, sandbox, *replay_matched));
                 for reason in reasons {
                     self.line(&format!("  - {reason}"));
+                }
+                for warning in warnings {
+                    self.line(&format!("  ! warning: {warning}"));
                 }
                 self.line(&format!(
                     "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms, tokens {} prompt / {} eval",

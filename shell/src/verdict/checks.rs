@@ -38,6 +38,8 @@ impl Checks {
             tests_after: &self.tests_after,
             contract: self.contract.as_ref(),
             test_files_changed: self.test_files_changed(),
+            diff: &self.diff,
+            test_file_sha256_before: &self.test_file_sha256_before,
         })
     }
 

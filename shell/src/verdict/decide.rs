@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::verdict::contract::{Contract, Transition};
+use crate::verdict::reach::reaches_into_tests;
 use crate::verdict::verify::TestRun;
 
 /// How many test ids a verdict names; the count says how many more there are.
@@ -16,7 +17,15 @@ pub struct Evidence<'a> {
     /// `None` when the runs give no test ids (`test.report = "exit_code"`) or for older records.
     pub contract: Option<&'a Contract>,
     pub test_files_changed: bool,
+    /// The change as a unified diff, read for lines that reach into the test run.
+    pub diff: &'a str,
+    /// The digest of the task's test files when the run started.
+    pub test_file_sha256_before: &'a str,
 }
+
+/// What the digest of no file at all is (see `workspace::changes::set_sha256`): SHA-256 of the
+/// empty manifest. (A single empty test file has it too; then the warning is one too many.)
+const NO_FILES_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
@@ -24,6 +33,9 @@ pub struct Verdict {
     /// Why it failed, or for a pass, what it could not check: each a sentence a person reads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
+    /// What a person should look at in the change, pass or fail (see [`crate::verdict::reach`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl Verdict {
@@ -37,6 +49,18 @@ impl Verdict {
 }
 
 pub fn decide(evidence: &Evidence) -> Verdict {
+    let mut warnings = Vec::new();
+    if evidence.test_file_sha256_before == NO_FILES_SHA256 {
+        warnings.push("the verdict rests on no protected test file: test.files in the task file matches nothing, so a change could have rewritten the tests; name the test files there".to_owned());
+    }
+    warnings.extend(reaches_into_tests(evidence.diff));
+    Verdict {
+        warnings,
+        ..judge(evidence)
+    }
+}
+
+fn judge(evidence: &Evidence) -> Verdict {
     let after = evidence.tests_after;
     let mut reasons = Vec::new();
     if !after.passed() {
@@ -58,6 +82,7 @@ pub fn decide(evidence: &Evidence) -> Verdict {
                 } else {
                     reasons
                 },
+                warnings: Vec::new(),
             };
         }
         None => {}
@@ -65,6 +90,7 @@ pub fn decide(evidence: &Evidence) -> Verdict {
     Verdict {
         passed: reasons.is_empty(),
         reasons,
+        warnings: Vec::new(),
     }
 }
 
@@ -135,12 +161,15 @@ mod tests {
             tests_after: &after,
             contract: Some(&contract),
             test_files_changed: false,
+            diff: "",
+            test_file_sha256_before: "aa",
         });
         assert_eq!(
             verdict,
             Verdict {
                 passed: false,
                 reasons: vec!["1 of the 2 tests the first run fixed did not pass after the change: t::a: failed → did not run".to_owned()],
+                warnings: Vec::new(),
             }
         );
     }
@@ -156,6 +185,8 @@ mod tests {
             tests_after: &after,
             contract: None,
             test_files_changed: false,
+            diff: "",
+            test_file_sha256_before: "aa",
         });
         assert_eq!(
             (verdict.passed, verdict.reasons.len()),
@@ -172,6 +203,8 @@ mod tests {
             tests_after: &after,
             contract: None,
             test_files_changed: true,
+            diff: "",
+            test_file_sha256_before: "aa",
         });
         assert_eq!(
             verdict,
@@ -182,6 +215,7 @@ mod tests {
                     "the run changed the task's test files, so its final tests prove nothing"
                         .to_owned(),
                 ],
+                warnings: Vec::new(),
             }
         );
     }

@@ -6,6 +6,7 @@ pub mod contract;
 pub mod decide;
 pub mod junit;
 pub mod progress;
+pub mod reach;
 pub mod summary;
 pub mod verify;
 pub mod witness;

@@ -110,11 +110,14 @@ pub fn independent_check(
     check(runner, test, workdir)?.map_err(|not_run| {
         let run = not_run.run;
         let mut message = format!(
-            "the test command `{}` gave no verdict: {} — {}",
+            "the test command `{}` gave no verdict: {}",
             test.argv.join(" "),
             run.not_trusted.as_deref().unwrap_or("no result"),
-            not_run.fix
         );
+        if !not_run.fix.is_empty() {
+            message.push_str(" — ");
+            message.push_str(&not_run.fix);
+        }
         if let Some(tail) = run.output_tail.as_deref().filter(|tail| !tail.is_empty()) {
             message.push_str(":\n");
             message.push_str(tail);
@@ -141,7 +144,36 @@ fn check(
     workdir: &Utf8Path,
 ) -> Result<Result<TestRun, NotRun>, MendError> {
     let ran = runner.run_tests(test, workdir)?;
+    if let Some(message) = cargo_offline(&test.argv, &ran.finished) {
+        return Err(MendError::harness(message));
+    }
     Ok(judge(ran, test, runner))
+}
+
+/// What cargo prints when it needs the network to resolve or download dependencies, which the
+/// sandbox does not give it.
+const CARGO_OFFLINE_SIGNS: [&str; 4] = [
+    "failed to get `",
+    "failed to download",
+    "Unable to update registry",
+    "failed to load source for dependency",
+];
+
+/// A cargo test command that failed because it could not fetch its dependencies: no verdict,
+/// but a setup to fix before any run (the tests never ran).
+fn cargo_offline(argv: &[String], finished: &Finished) -> Option<String> {
+    let program = argv.first()?.rsplit('/').next()?;
+    let failed = finished.status.is_some_and(|status| !status.success());
+    let offline = CARGO_OFFLINE_SIGNS
+        .iter()
+        .any(|sign| finished.output.contains(sign));
+    (program == "cargo" && failed && offline).then(|| {
+        format!(
+            "the test command `{}` could not fetch its dependencies: the tests run without network. Run `cargo generate-lockfile` (if the project has no Cargo.lock) and `cargo fetch` in the repository once, then try again:\n{}",
+            argv.join(" "),
+            keep_tail(finished.output.trim(), OUTPUT_TAIL_CHARS)
+        )
+    })
 }
 
 /// Reads what one run handed over: the exit code as the runner means it, the report, and for
@@ -149,7 +181,17 @@ fn check(
 fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestRun, NotRun> {
     let finished = without_report_line(ran.finished, ran.report_path.as_deref());
     if finished.timed_out() {
-        return Ok(read(&finished, test, None, None));
+        // Cut at the limit, the tests said nothing either way: before the loop the limit is
+        // wrong for this suite; after it, the change made the tests hang.
+        let run = read(&finished, test, None, None);
+        return Err(NotRun {
+            run: TestRun {
+                not_trusted: run.note.clone(),
+                note: None,
+                ..run
+            },
+            fix: String::new(),
+        });
     }
     match (&test.report, ran.report) {
         (TestReport::ExitCode, _) => {

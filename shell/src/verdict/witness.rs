@@ -27,6 +27,9 @@ enum Said {
     Uncollected {
         id: String,
     },
+    Tampered {
+        names: Vec<String>,
+    },
     Finished {
         exitstatus: i64,
     },
@@ -44,6 +47,8 @@ pub struct Heard {
     pub finished: bool,
     /// The exit status pytest ended its session with.
     pub exit_status: Option<i64>,
+    /// What of pytest and the builtins was replaced during the run.
+    pub tampered: Vec<String>,
     /// The report's digest as pytest left it; `Some(None)` when pytest wrote none.
     pub report_sha256: Option<Option<String>>,
     /// Lines that were not the plugin's.
@@ -66,6 +71,8 @@ pub enum Doubt {
     /// The process exited with another code than pytest ended its session with (an `atexit`
     /// hook calling `os._exit`).
     ExitAltered { session: i64, process: i32 },
+    /// Code replaced part of pytest, or a builtin, while the tests ran.
+    Tampered { names: Vec<String> },
     /// pytest collected more tests than it reported on.
     FewerThanCollected { collected: u64, reported: u64 },
 }
@@ -82,6 +89,10 @@ impl Doubt {
             ),
             Doubt::ExitAltered { session, process } => format!(
                 "the exit code was altered: pytest ended its session with {session}, but the process exited with {process}"
+            ),
+            Doubt::Tampered { names } => format!(
+                "pytest was altered while the tests ran: {} replaced",
+                names.join(", ")
             ),
             Doubt::FewerThanCollected { collected, reported } => format!(
                 "pytest collected {collected} tests but reported on {reported}: the run stopped early"
@@ -113,6 +124,7 @@ impl Heard {
                     xfail,
                 }) => heard.phase(id, &when, &outcome, xfail),
                 Ok(Said::Uncollected { id }) => heard.worse(id, CaseOutcome::Error),
+                Ok(Said::Tampered { names }) => heard.tampered = names,
                 Ok(Said::Finished { exitstatus }) => {
                     heard.finished = true;
                     heard.exit_status = Some(exitstatus);
@@ -156,6 +168,11 @@ impl Heard {
         reported: &BTreeMap<String, CaseOutcome>,
         pytest_exit: Option<i32>,
     ) -> Result<(), Doubt> {
+        if !self.tampered.is_empty() {
+            return Err(Doubt::Tampered {
+                names: self.tampered.clone(),
+            });
+        }
         if let (Some(process), Some(session)) = (pytest_exit, self.exit_status) {
             if i64::from(process) != session {
                 return Err(Doubt::ExitAltered { session, process });

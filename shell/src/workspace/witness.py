@@ -7,20 +7,65 @@ named by MEND_WITNESS. One JSON object per line:
   {"event": "test", "id": ..., "when": ..., "outcome": ..., "xfail": bool}
                                              each phase (setup, call, teardown) of each test
   {"event": "uncollected", "id": ...}        a file it could not collect
+  {"event": "tampered", "names": [...]}      what of pytest and the builtins changed since
+                                             the plugin was loaded (before any conftest)
   {"event": "finished", "exitstatus": N}     the session ended
   {"event": "report", "sha256": ... | null}  the digest of the JUnit report as pytest left it
 mend compares what it heard with the report: a report changed afterwards, tests missing from
 it, or a second voice on the socket make the run a non-pass.
 """
 
+import builtins
 import hashlib
 import json
 import os
 import socket
 
+import _pytest.junitxml
+import _pytest.main
+import _pytest.outcomes
+import _pytest.python
+import _pytest.reports
+import _pytest.runner
+import _pytest.skipping
 import pytest
 
 _channel = None
+
+# What decides a test's outcome and how it is written down. This module is imported by `-p`
+# before any conftest.py or the code under test, so these are pytest's own.
+_WATCHED = {
+    "builtins": builtins,
+    "_pytest.python.Function": _pytest.python.Function,
+    "_pytest.runner": _pytest.runner,
+    "_pytest.reports.TestReport": _pytest.reports.TestReport,
+    "_pytest.main.Session": _pytest.main.Session,
+    "_pytest.skipping": _pytest.skipping,
+    "_pytest.outcomes": _pytest.outcomes,
+    "_pytest.junitxml.LogXML": _pytest.junitxml.LogXML,
+}
+
+
+def _snapshot():
+    return {
+        (label, name): id(value)
+        for label, holder in _WATCHED.items()
+        for name, value in list(vars(holder).items())
+    }
+
+
+_LOADED = _snapshot()
+
+
+def _tampered():
+    now = _snapshot()
+    # Names added since are not counted (gettext installs `_` into builtins); names changed or
+    # removed are.
+    return sorted(
+        f"{label}.{name}"
+        for (label, name), seen in _LOADED.items()
+        if now.get((label, name)) != seen
+    )
 
 
 def _send(**fields):
@@ -67,6 +112,9 @@ def pytest_runtest_logreport(report):
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
+    tampered = _tampered()
+    if tampered:
+        _send(event="tampered", names=tampered)
     _send(event="finished", exitstatus=int(exitstatus))
 
 

@@ -193,18 +193,49 @@ fn a_timed_out_suite_says_the_limit() {
         "import time\n\ndef test_slow():\n    time.sleep(30)\n",
     )]);
     let command = test_command(&["python", "-m", "pytest", "-q"], TestReport::Pytest, 1);
-    let run = independent_check(&runner(), &command, &root).unwrap();
+    let limit = "the tests did not finish within 1 s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)";
+    // Before the loop (and in `mend verify`) no verdict at all, naming the fix.
+    let before = independent_check(&runner(), &command, &root).unwrap_err();
     assert_eq!(
-        (outcome(&run), run.describe()),
+        (before.exit_code, before.message),
+        (
+            crate::error::exit::HARNESS,
+            format!("the test command `python -m pytest -q` gave no verdict: {limit}")
+        )
+    );
+    // After it, the change made the tests hang: a run that is no pass.
+    let run = final_check(&runner(), &command, &root).unwrap();
+    assert_eq!(
+        (outcome(&run), run.passed(), run.describe()),
         (
             TestRun {
                 exit_code: None,
-                note: Some("the tests did not finish within 1 s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)".to_owned()),
+                not_trusted: Some(limit.to_owned()),
                 ..TestRun::default()
             },
-            "the tests did not finish within 1 s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)".to_owned()
+            false,
+            limit.to_owned()
         )
     );
+}
+
+#[test]
+fn a_cargo_suite_that_cannot_fetch_its_dependencies_is_no_verdict_naming_cargo_fetch() {
+    let finished = Finished {
+        status: Some(std::os::unix::process::ExitStatusExt::from_raw(101 << 8)),
+        cut: None,
+        output: "    Updating crates.io index\nerror: failed to get `itoa` as a dependency of package `demo v0.1.0`\n\nCaused by:\n  download of config.json failed".to_owned(),
+        elapsed: Duration::from_millis(5),
+    };
+    let argv = ["cargo".to_owned(), "test".to_owned()];
+    let message = cargo_offline(&argv, &finished).unwrap();
+    assert!(
+        message.starts_with("the test command `cargo test` could not fetch its dependencies: the tests run without network. Run `cargo generate-lockfile` (if the project has no Cargo.lock) and `cargo fetch` in the repository once, then try again:\n"),
+        "{message}"
+    );
+    // The same output from another program, or a cargo run that passed, is left to the verdict.
+    let other = ["make".to_owned(), "test".to_owned()];
+    assert_eq!(cargo_offline(&other, &finished), None);
 }
 
 #[test]

@@ -121,3 +121,24 @@ fn fewer_tests_reported_than_collected_is_a_run_that_stopped_early() {
         })
     );
 }
+
+#[test]
+fn pytest_altered_during_the_run_is_named() {
+    let mut lines = said(&RUN, true);
+    lines.insert(
+        2,
+        r#"{"event": "tampered", "names": ["_pytest.python.Function.runtest"]}"#.to_owned(),
+    );
+    let heard = Heard::of(&[lines]).unwrap();
+    let doubt = heard.check(REPORT, &heard.cases.clone(), None).unwrap_err();
+    assert_eq!(
+        (doubt.clone(), doubt.describe()),
+        (
+            Doubt::Tampered {
+                names: vec!["_pytest.python.Function.runtest".to_owned()]
+            },
+            "pytest was altered while the tests ran: _pytest.python.Function.runtest replaced"
+                .to_owned()
+        )
+    );
+}
