@@ -73,7 +73,13 @@ impl TestRun {
 
     pub fn describe(&self) -> String {
         let outcome = match (self.exit_code, &self.summary) {
-            (None, _) => return self.note.clone().unwrap_or_else(|| "timed out".to_owned()),
+            (None, _) => {
+                return self
+                    .not_trusted
+                    .clone()
+                    .or_else(|| self.note.clone())
+                    .unwrap_or_else(|| "timed out".to_owned())
+            }
             (Some(_), Some(summary)) => summary.describe(),
             (Some(code), None) => format!("exit {code}"),
         };
