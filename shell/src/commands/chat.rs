@@ -18,11 +18,11 @@ use crate::mend_folder::record_target;
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::record::target::{RecordFile, RecordTarget};
-use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::{Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::session::attempt::{check_at_end, written_by_tools, Setup};
 use crate::session::driver::Driver;
 use crate::session::render::{renderer, Render, RunEvent};
 use crate::task::Task;
-use crate::verdict::verify::final_check;
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::runner::TestRunner;
 use crate::workspace::sandbox::SandboxChoice;
@@ -69,6 +69,18 @@ pub fn command(args: &ChatArgs) -> Result<u8, MendError> {
     };
     let mut render = renderer(false, args.model.thinking);
     chat(&setup, &mut std::io::stdin().lock(), render.as_mut())
+}
+
+impl ChatSetup<'_> {
+    /// The attempt's part of the setup, for the final check.
+    fn attempt(&self) -> Setup<'_> {
+        Setup {
+            repo: self.repo,
+            task: self.task,
+            runner: self.runner,
+            keep_workspace: self.keep_workspace,
+        }
+    }
 }
 
 /// A line the user typed.
@@ -177,8 +189,9 @@ pub fn chat(
                 }
             }
             Said::Verify => {
-                let run = final_check(setup.runner, &setup.task.test, workspace.root())?;
-                render.run_event(&RunEvent::TestsAfter { run });
+                // Reported as it ends; the tests run on the original plus the tools' change.
+                let written = written_by_tools(record.messages.iter().flat_map(|m| &m.tool_calls));
+                check_at_end(&setup.attempt(), workspace.root(), &written, None, render)?;
             }
             Said::SaveWhere => say(SAVE_USAGE),
             Said::Save(path) => {
@@ -239,23 +252,15 @@ pub fn chat(
     let diff = unified_diff(setup.repo, workspace.root(), &setup.task.editable)?;
     if !record.messages.is_empty() {
         // The verdict on the conversation is the tests', taken once more at the end.
-        let tests_after = final_check(setup.runner, &setup.task.test, workspace.root())?;
-        render.run_event(&RunEvent::TestsAfter {
-            run: tests_after.clone(),
-        });
-        let test_file_sha256_after = set_sha256(workspace.root(), &setup.task.test.files)?;
-        if test_file_sha256_after != record.test_file_sha256_before {
+        let written = written_by_tools(record.messages.iter().flat_map(|m| &m.tool_calls));
+        let ending = check_at_end(&setup.attempt(), workspace.root(), &written, None, render)?;
+        if ending.test_file_sha256_after != record.test_file_sha256_before {
             say(&format!(
                 "The conversation changed the task's test files ({}): its final tests do not count as a pass.",
                 setup.task.test.files.listed("and")
             ));
         }
-        record.ending = Some(Ending {
-            tests_after,
-            test_file_sha256_after,
-            source_sha256_after: set_sha256(workspace.root(), &setup.task.editable)?,
-            diff: diff.clone(),
-        });
+        record.ending = Some(ending);
         let path = record_file.write_json(&record)?;
         say(&format!(
             "The conversation is recorded in {path} (replay it with `mend replay {path}`)."

@@ -19,10 +19,9 @@ use crate::provider::host::BaseUrl;
 use crate::record::target::RecordTarget;
 use crate::record::{Message, Record, RunMetrics};
 use crate::replay::conversation::replay_conversation;
-use crate::session::attempt::{check_at_end, Setup};
+use crate::session::attempt::{check_at_end, written_by_tools, Setup};
 use crate::session::driver::Driver;
 use crate::session::render::{renderer, Render, RunEvent};
-use crate::verdict::checks::verdict_passes;
 use crate::workspace::changes::file_digests;
 use crate::workspace::Workspace;
 
@@ -167,7 +166,15 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
         observer: render,
     };
     let (transcript, _stopped) = driver.drive(session, first)?;
-    let ending = check_at_end(setup, workspace.root(), render)?;
+    let written = written_by_tools(
+        replayed
+            .transcripts
+            .iter()
+            .flat_map(|played| &played.tool_calls)
+            .chain(&transcript.tool_calls),
+    );
+    let tests_before = replayed.tests_before.as_ref();
+    let ending = check_at_end(setup, workspace.root(), &written, tests_before, render)?;
     if setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
             path: workspace.keep().to_string(),
@@ -178,12 +185,8 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     let mut metrics = record.metrics.clone().unwrap_or_else(RunMetrics::default);
     metrics.add(&live_metrics);
 
-    let tests_pass = verdict_passes(
-        &ending.tests_after,
-        &record.test_file_sha256_before,
-        &ending.test_file_sha256_after,
-    );
-    let code = exit_code(&transcript.stop, tests_pass);
+    let verdict = ending.verdict(&record.test_file_sha256_before);
+    let code = exit_code(&transcript.stop, verdict.passed);
     let mut messages = record.messages.clone();
     messages.push(Message {
         text: options.message.clone(),
@@ -210,7 +213,10 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     // The names actually written: a new record never replaces another run's.
     let written = write_record(&options.out, &resumed, &ending.diff)?;
     render.run_event(&RunEvent::Verdict {
-        tests_pass,
+        tests_pass: verdict.passed,
+        reasons: verdict.reasons,
+        warnings: verdict.warnings,
+        contract: ending.contract.clone(),
         sandbox: setup.runner.sandbox.name().to_owned(),
         replay_matched: Some(true),
         stop_reason: transcript.stop.reason.to_string(),
