@@ -20,7 +20,7 @@ use crate::record::target::RecordTarget;
 use crate::record::{Message, Record, RunMetrics};
 use crate::replay::conversation::replay_conversation;
 use crate::session::attempt::{check_at_end, Setup};
-use crate::session::driver::Driver;
+use crate::session::driver::{drive, Bench};
 use crate::session::render::{renderer, Render, RunEvent};
 use crate::verdict::checks::verdict_passes;
 use crate::workspace::changes::file_digests;
@@ -150,7 +150,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
         MendError::harness("the replay left no session to go on from; this is a bug in mend")
     })?;
     let max_turns = options.max_turns.unwrap_or(record.settings.max_turns);
-    let (session, first) = stopped
+    let started = stopped
         .resume(options.message.as_deref(), max_turns, options.deadline)
         .map_err(|err| MendError::usage(format!("cannot resume: {err}")))?;
     render.run_event(&RunEvent::Message {
@@ -159,14 +159,12 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
         live: true,
     });
     let mut source = LiveSource { client: &client };
-    let mut driver = Driver {
-        source: &mut source,
+    let bench = Bench {
         root: workspace.root(),
         task: setup.task,
         runner: setup.runner,
-        observer: render,
     };
-    let (transcript, _stopped) = driver.drive(session, first)?;
+    let (transcript, _stopped) = drive(bench, &mut source, render, started)?;
     let ending = check_at_end(setup, workspace.root(), render)?;
     if setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {

@@ -7,7 +7,7 @@ use mend_core::Config;
 use crate::error::MendError;
 use crate::provider::source::ModelSource;
 use crate::record::Ending;
-use crate::session::driver::Driver;
+use crate::session::driver::{drive, start, Bench};
 use crate::session::recorder::Transcript;
 use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
@@ -47,14 +47,12 @@ pub fn run_attempt(
         run: tests_before.clone(),
     });
 
-    let mut driver = Driver {
-        source,
+    let bench = Bench {
         root: workspace.root(),
         task,
         runner: setup.runner,
-        observer: render,
     };
-    let mut transcript = driver.run(config)?;
+    let (mut transcript, _stopped) = drive(bench, source, render, start(config)?)?;
 
     let ending = check_at_end(setup, workspace.root(), render)?;
     transcript.metrics.verify_ms = tests_before.duration_ms + ending.tests_after.duration_ms;
