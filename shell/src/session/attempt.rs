@@ -9,7 +9,7 @@ use mend_core::{Config, ToolStatus};
 use crate::error::MendError;
 use crate::provider::source::ModelSource;
 use crate::record::{Ending, RecordedCall};
-use crate::session::driver::Driver;
+use crate::session::driver::{drive, start, Bench};
 use crate::session::recorder::Transcript;
 use crate::session::render::{Render, RunEvent};
 use crate::task::{Task, ToolName};
@@ -52,14 +52,12 @@ pub fn run_attempt(
         run: tests_before.clone(),
     });
 
-    let mut driver = Driver {
-        source,
+    let bench = Bench {
         root: workspace.root(),
         task,
         runner: setup.runner,
-        observer: render,
     };
-    let mut transcript = driver.run(config)?;
+    let (mut transcript, _stopped) = drive(bench, source, render, start(config)?)?;
 
     let written = written_by_tools(&transcript.tool_calls);
     let ending = check_at_end(
