@@ -100,8 +100,9 @@ impl TestRun {
 /// The tests could not give a verdict at all: the setup is wrong (pytest missing, a command
 /// line pytest refuses, no report where the task says), or the model's change broke it.
 struct NotRun {
-    /// The run as far as it went, with the reason as its note.
-    run: TestRun,
+    /// The run as far as it went, with the reason it is no pass (boxed: a `TestRun` is large,
+    /// and this is the rare path).
+    run: Box<TestRun>,
     /// What the user can do about it.
     fix: String,
 }
@@ -114,7 +115,7 @@ pub fn independent_check(
     workdir: &Utf8Path,
 ) -> Result<TestRun, MendError> {
     check(runner, test, workdir)?.map_err(|not_run| {
-        let run = not_run.run;
+        let run = *not_run.run;
         let mut message = format!(
             "the test command `{}` gave no verdict: {}",
             test.argv.join(" "),
@@ -139,7 +140,7 @@ pub fn final_check(
     test: &TestCommand,
     workdir: &Utf8Path,
 ) -> Result<TestRun, MendError> {
-    Ok(check(runner, test, workdir)?.unwrap_or_else(|not_run| not_run.run))
+    Ok(check(runner, test, workdir)?.unwrap_or_else(|not_run| *not_run.run))
 }
 
 /// Runs the task's tests once in `workdir` and reads their result. `Err` is the harness's own
@@ -191,11 +192,11 @@ fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestR
         // wrong for this suite; after it, the change made the tests hang.
         let run = read(&finished, test, None, None);
         return Err(NotRun {
-            run: TestRun {
+            run: Box::new(TestRun {
                 not_trusted: run.note.clone(),
                 note: None,
                 ..run
-            },
+            }),
             fix: String::new(),
         });
     }
@@ -290,7 +291,7 @@ fn judge_pytest(
         Err(Doubt::Silent) => {
             let reason = Doubt::Silent.describe();
             return Err(NotRun {
-                run: untrusted(run, finished, reason),
+                run: Box::new(untrusted(run, finished, reason)),
                 fix: no_report_fix(runner),
             });
         }
@@ -325,7 +326,11 @@ fn stopped_before_report(finished: &Finished, missing: &str) -> String {
 /// A run that gave no verdict, as far as it went: never a pass.
 fn not_run(finished: &Finished, test: &TestCommand, reason: String, fix: &str) -> NotRun {
     NotRun {
-        run: untrusted(read(finished, test, None, None), finished, reason),
+        run: Box::new(untrusted(
+            read(finished, test, None, None),
+            finished,
+            reason,
+        )),
         fix: fix.to_owned(),
     }
 }
