@@ -6,13 +6,13 @@ pub mod copy;
 pub mod environment;
 mod file;
 pub mod paths;
+mod tool_name;
 
 use std::fs;
 use std::ops::Range;
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde::Deserialize;
 use toml::Spanned;
 
 use crate::atomic;
@@ -21,6 +21,7 @@ use copy::Exclusion;
 pub use environment::{EnvEntry, PythonPath, ReadOnly};
 use file::{ReportKind, TaskFile};
 pub use paths::PathSet;
+pub use tool_name::ToolName;
 
 /// Where mend looks for the task when `--task-file` is not given.
 pub const TASK_FILE_NAME: &str = "mend.toml";
@@ -40,19 +41,6 @@ When you are done, finish with a short summary of what you changed and the test 
 /// The limits of the `shell` tool when the task file names none.
 const SHELL_TIMEOUT_DEFAULT: Duration = Duration::from_secs(10);
 const SHELL_OUTPUT_CHARS_DEFAULT: usize = 4_000;
-
-/// A tool a task may offer; the schemas are in [`crate::tools::table`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolName {
-    ListFiles,
-    Grep,
-    ReadFile,
-    WriteFile,
-    ReplaceText,
-    RunTests,
-    Shell,
-}
 
 /// A loaded, checked task.
 #[derive(Debug, Clone)]
@@ -231,15 +219,13 @@ impl Task {
         let mut tools = Vec::new();
         for name in raw.tools.enabled.into_inner() {
             let span = name.span();
-            let tool = ToolName::deserialize(serde::de::value::StrDeserializer::<
-                serde::de::value::Error,
-            >::new(name.get_ref()))
-            .map_err(|_| {
+            let tool = ToolName::named(name.get_ref()).ok_or_else(|| {
                 at(
                     Some(span.clone()),
                     &format!(
-                        "tools.enabled: unknown tool `{}`; mend has list_files, grep, read_file, write_file, replace_text, run_tests and shell",
-                        name.get_ref()
+                        "tools.enabled: unknown tool `{}`; mend has {}",
+                        name.get_ref(),
+                        ToolName::listed()
                     ),
                 )
             })?;
