@@ -13,8 +13,8 @@ use crate::cli::args::{Provider, Recorded, RepoArgs, Resolved};
 use crate::error::{exit, MendError};
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
-use crate::record::{Origin, ServerFacts};
-use crate::session::attempt::{run_attempt, Setup};
+use crate::record::ServerFacts;
+use crate::session::attempt::run_attempt;
 use crate::session::driver::Observer;
 use crate::session::render::{Render, RunEvent};
 use crate::session::run_record::record_of;
@@ -55,35 +55,14 @@ pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
         .iter()
         .map(|(name, folder)| prepare(name, folder, options))
         .collect::<Result<Vec<_>, _>>()?;
-    // Every task talks to the same server and model: the first task file decides when the suite
-    // and the flags do not.
-    let first = &tasks[0].resolved.task;
-    let model = options
-        .model
-        .clone()
-        .or_else(|| suite.model.clone())
-        .or_else(|| first.model.clone())
-        .unwrap_or_else(|| crate::task::DEFAULT_MODEL.to_owned());
-    let codec = match (options.provider, suite.provider.as_deref()) {
-        (Some(flag), _) => flag.codec(),
-        (None, Some(name)) => mend_core::Codec::from_provider(name).unwrap_or_default(),
-        (None, None) => Provider::chosen(None, first),
-    };
-    let host = options.host.clone().or_else(|| suite.host.clone());
-    let base = server_base(host.as_deref(), codec);
-    let connection = connect(&base, options.read_timeout, codec, api_key(codec), &model)?;
-    let model_digest = connection
-        .model_digest
-        .clone()
-        .unwrap_or_else(|| format!("{}:{model}", codec.provider()));
-
+    let server = Server::connect(options, &tasks[0].resolved.task)?;
     std::fs::create_dir_all(&options.out).map_err(|err| {
         MendError::harness(format!(
             "cannot create the output folder {}: {err}",
             options.out
         ))
     })?;
-    let done = finished_attempts(&options.out, &suite.sha256, &model_digest)?;
+    let done = finished_attempts(&options.out, &suite.sha256, &server.model_digest)?;
     let pairs: Vec<(usize, u32)> = suite
         .pairs()
         .into_iter()
@@ -98,54 +77,16 @@ pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
         .collect();
     let skipped = slice - todo.len();
     let results_path = options.out.join(options.shard.results_file_name());
-    let results = Mutex::new(ResultsFile::open(&results_path)?);
-    let progress = Mutex::new(Progress::new(todo.len()));
-    let queue = Mutex::new(todo);
-    let failure: Mutex<Option<MendError>> = Mutex::new(None);
+    let results = ResultsFile::open(&results_path)?;
     let shared = Shared {
         tasks: &tasks,
-        model: &model,
-        codec,
-        connection: &connection,
-        model_digest: &model_digest,
+        model: &server.model,
+        codec: server.codec,
+        connection: &server.connection,
+        model_digest: &server.model_digest,
         options,
     };
-    std::thread::scope(|scope| {
-        for _ in 0..options.jobs.max(1) {
-            scope.spawn(|| loop {
-                if crate::interrupt::requested() || lock(&failure).is_some() {
-                    return;
-                }
-                let Some((task, attempt)) = lock(&queue).pop_front() else {
-                    return;
-                };
-                match shared.attempt(task, attempt) {
-                    Ok(Some(row)) => {
-                        if let Err(error) = lock(&results).append(&row) {
-                            lock(&failure).get_or_insert(error);
-                            return;
-                        }
-                        lock(&progress).finished(row.passed);
-                    }
-                    Ok(None) => return,
-                    Err(error) => {
-                        lock(&failure).get_or_insert(error);
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    let progress = progress
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    progress.clear();
-    if let Some(error) = failure
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-    {
-        return Err(error);
-    }
+    let progress = shared.run_all(todo, results)?;
     eprintln!(
         "mend: eval: {} attempt(s) run, {} passed; {skipped} of this slice's {slice} were already in the results; results in {results_path} (summarize with `mend eval report {}`)",
         progress.done(),
@@ -157,6 +98,46 @@ pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
         return Ok(exit::INTERRUPTED);
     }
     Ok(exit::PASS)
+}
+
+/// The one server and model every attempt talks to, checked before any attempt starts.
+struct Server {
+    model: String,
+    codec: mend_core::Codec,
+    connection: Connection,
+    /// The server's digest of the model, else `provider:model`.
+    model_digest: String,
+}
+
+impl Server {
+    /// The flags, else the suite, else `first`, the first task's file, decide.
+    fn connect(options: &EvalOptions, first: &crate::task::Task) -> Result<Server, MendError> {
+        let suite = &options.suite;
+        let model = options
+            .model
+            .clone()
+            .or_else(|| suite.model.clone())
+            .or_else(|| first.model.clone())
+            .unwrap_or_else(|| crate::task::DEFAULT_MODEL.to_owned());
+        let codec = match (options.provider, suite.provider.as_deref()) {
+            (Some(flag), _) => flag.codec(),
+            (None, Some(name)) => mend_core::Codec::from_provider(name).unwrap_or_default(),
+            (None, None) => Provider::chosen(None, first),
+        };
+        let host = options.host.clone().or_else(|| suite.host.clone());
+        let base = server_base(host.as_deref(), codec);
+        let connection = connect(&base, options.read_timeout, codec, api_key(codec), &model)?;
+        let model_digest = connection
+            .model_digest
+            .clone()
+            .unwrap_or_else(|| format!("{}:{model}", codec.provider()));
+        Ok(Server {
+            model,
+            codec,
+            connection,
+            model_digest,
+        })
+    }
 }
 
 /// The (task, attempt) pairs that already have a line, after checking that every line in the
@@ -236,15 +217,60 @@ struct Shared<'a> {
 }
 
 impl Shared<'_> {
-    /// One attempt as `mend run` makes it; `None` when Ctrl-C cut it (it gets no line, so a
-    /// rerun makes it again).
-    fn attempt(&self, task_index: usize, attempt: u32) -> Result<Option<Row>, MendError> {
-        let suite = &self.options.suite;
-        let prepared = &self.tasks[task_index];
-        let Resolved {
-            repo, task, runner, ..
-        } = &prepared.resolved;
-        let seed = suite.seed.saturating_add(i64::from(attempt));
+    /// Runs `todo` on `--jobs` threads, each attempt's line appended as it finishes; stops
+    /// taking attempts at Ctrl-C or the first failure, which is returned.
+    fn run_all(
+        &self,
+        todo: VecDeque<(usize, u32)>,
+        results: ResultsFile,
+    ) -> Result<Progress, MendError> {
+        let results = Mutex::new(results);
+        let progress = Mutex::new(Progress::new(todo.len()));
+        let queue = Mutex::new(todo);
+        let failure: Mutex<Option<MendError>> = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..self.options.jobs.max(1) {
+                scope.spawn(|| loop {
+                    if crate::interrupt::requested() || lock(&failure).is_some() {
+                        return;
+                    }
+                    let Some((task, attempt)) = lock(&queue).pop_front() else {
+                        return;
+                    };
+                    match self.attempt(task, attempt) {
+                        Ok(Some(row)) => {
+                            if let Err(error) = lock(&results).append(&row) {
+                                lock(&failure).get_or_insert(error);
+                                return;
+                            }
+                            lock(&progress).finished(row.passed);
+                        }
+                        Ok(None) => return,
+                        Err(error) => {
+                            lock(&failure).get_or_insert(error);
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        let progress = progress
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        progress.clear();
+        match failure
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        {
+            Some(error) => Err(error),
+            None => Ok(progress),
+        }
+    }
+
+    /// The session of one attempt: the suite's budget and sampling over the task's own, and
+    /// the attempt's seed.
+    fn config(&self, prepared: &Prepared, seed: i64) -> Config {
+        let (suite, task) = (&self.options.suite, &prepared.resolved.task);
         let mut config = Config {
             codec: self.codec,
             max_turns: suite
@@ -266,6 +292,19 @@ impl Shared<'_> {
         if let Some(temperature) = suite.temperature {
             config.options.temperature = temperature;
         }
+        config
+    }
+
+    /// One attempt as `mend run` makes it; `None` when Ctrl-C cut it (it gets no line, so a
+    /// rerun makes it again).
+    fn attempt(&self, task_index: usize, attempt: u32) -> Result<Option<Row>, MendError> {
+        let suite = &self.options.suite;
+        let prepared = &self.tasks[task_index];
+        let Resolved {
+            repo, task, runner, ..
+        } = &prepared.resolved;
+        let seed = suite.seed.saturating_add(i64::from(attempt));
+        let config = self.config(prepared, seed);
         let folder = self.options.out.join(&prepared.name);
         std::fs::create_dir_all(&folder)
             .map_err(|err| MendError::harness(format!("cannot create {folder}: {err}")))?;
@@ -273,12 +312,7 @@ impl Shared<'_> {
 
         let mut file_sha256_before = file_digests(repo, &task.test.files)?;
         file_sha256_before.extend(file_digests(repo, &task.editable)?);
-        let setup = Setup {
-            repo,
-            task,
-            runner,
-            keep_workspace: false,
-        };
+        let setup = prepared.resolved.setup(false);
         let mut source = LiveSource {
             client: &self.connection.client,
         };
@@ -292,11 +326,7 @@ impl Shared<'_> {
             server_version: self.connection.server_version.clone(),
             sandbox: runner.sandbox.name(),
         };
-        let origin = Origin {
-            repo,
-            python: &runner.python,
-            sandbox_choice: prepared.resolved.sandbox_choice,
-        };
+        let origin = prepared.resolved.origin();
         let record = record_of(&config, &server, &origin, &outcome, file_sha256_before);
         record.write_atomically(&record_path)?;
         if !outcome.checks.diff.is_empty() {

@@ -8,7 +8,6 @@
 use mend_core::ToolStatus;
 
 use crate::task::ToolName;
-use crate::tools::table::tool_named;
 
 use super::html::Html;
 use super::view::{SessionView, Shown};
@@ -186,7 +185,7 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
                 ToolStatus::Refused => "refused",
             };
             spans.push(Span {
-                lane: if tool_named(&call.name) == Some(ToolName::RunTests) {
+                lane: if ToolName::named(&call.name) == Some(ToolName::RunTests) {
                     Lane::Tests
                 } else {
                     Lane::Tools

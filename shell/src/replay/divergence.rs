@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::record::{RecordedCall, RecordedTurn};
 use crate::session::render::RunEvent;
-use crate::task::Task;
+use crate::task::{Task, ToolName};
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
 
@@ -136,10 +136,10 @@ pub fn same_tests(expected: &TestRun, got: &TestRun) -> bool {
 /// so a `run_tests` result is compared by exit code and summary counts.
 fn comparable(call: &RecordedCall) -> Value {
     let result = match (
-        call.name.as_str(),
+        ToolName::named(&call.name),
         call.result.get("output").and_then(Value::as_str),
     ) {
-        ("run_tests", Some(output)) => json!({
+        (Some(ToolName::RunTests), Some(output)) => json!({
             "exit_code": call.result.get("exit_code"),
             "error": call.result.get("error"),
             "summary": Summary::parse(output),

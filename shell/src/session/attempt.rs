@@ -13,7 +13,6 @@ use crate::session::driver::{drive, start, Bench};
 use crate::session::recorder::Transcript;
 use crate::session::render::{Render, RunEvent};
 use crate::task::{Task, ToolName};
-use crate::tools::table::tool_named;
 use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
@@ -94,7 +93,7 @@ pub fn written_by_tools<'a>(calls: impl IntoIterator<Item = &'a RecordedCall>) -
         .filter(|call| call.status == ToolStatus::Ok)
         .filter(|call| {
             matches!(
-                tool_named(&call.name),
+                ToolName::named(&call.name),
                 Some(ToolName::WriteFile | ToolName::ReplaceText)
             )
         })

@@ -13,7 +13,6 @@ use crate::record::metrics::RunMetrics;
 use crate::record::spill::{LineList, SpillRange, SpillWriter};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
 use crate::task::ToolName;
-use crate::tools::table::tool_named;
 
 /// What the loop saw: the raw turns, the tool calls with their results, and the stop.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,7 +152,7 @@ impl Recorder {
         elapsed_ms: u64,
     ) {
         self.metrics.tool_ms += elapsed_ms;
-        if tool_named(name) == Some(ToolName::RunTests) {
+        if ToolName::named(name) == Some(ToolName::RunTests) {
             self.metrics.run_tests_ms += elapsed_ms;
         }
         let started_ms = millis(started.duration_since(self.clock));

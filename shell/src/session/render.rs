@@ -9,7 +9,6 @@ use serde_json::Value;
 use crate::record::metrics::RunMetrics;
 use crate::session::driver::Observer;
 use crate::task::ToolName;
-use crate::tools::table::tool_named;
 use crate::verdict::contract::Contract;
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
@@ -417,7 +416,7 @@ fn short_result(name: &str, result: &Value) -> String {
     if let Some(error) = result.get("error").and_then(Value::as_str) {
         return format!("error: {error}");
     }
-    let Some(tool) = tool_named(name) else {
+    let Some(tool) = ToolName::named(name) else {
         return result.to_string();
     };
     match tool {

@@ -6,13 +6,13 @@ pub mod copy;
 pub mod environment;
 mod file;
 pub mod paths;
+mod tool_name;
 
 use std::fs;
 use std::ops::Range;
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde::Deserialize;
 use toml::Spanned;
 
 use crate::atomic;
@@ -21,6 +21,7 @@ use copy::Exclusion;
 pub use environment::{EnvEntry, PythonPath, ReadOnly};
 use file::{ReportKind, TaskFile};
 pub use paths::PathSet;
+pub use tool_name::ToolName;
 
 /// Where mend looks for the task when `--task-file` is not given.
 pub const TASK_FILE_NAME: &str = "mend.toml";
@@ -40,19 +41,6 @@ When you are done, finish with a short summary of what you changed and the test 
 /// The limits of the `shell` tool when the task file names none.
 const SHELL_TIMEOUT_DEFAULT: Duration = Duration::from_secs(10);
 const SHELL_OUTPUT_CHARS_DEFAULT: usize = 4_000;
-
-/// A tool a task may offer; the schemas are in [`crate::tools::table`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolName {
-    ListFiles,
-    Grep,
-    ReadFile,
-    WriteFile,
-    ReplaceText,
-    RunTests,
-    Shell,
-}
 
 /// A loaded, checked task.
 #[derive(Debug, Clone)]
@@ -164,20 +152,7 @@ impl Task {
                 |(index, message)| at(spans.get(index).cloned(), &format!("{field}: {message}")),
             )
         };
-        let exclude = match raw.copy.exclude {
-            None => Exclusion::defaults(),
-            Some(globs) => {
-                let spans: Vec<Range<usize>> = globs.iter().map(Spanned::span).collect();
-                Exclusion::new(globs.into_iter().map(Spanned::into_inner).collect()).map_err(
-                    |(index, message)| {
-                        at(
-                            spans.get(index).cloned(),
-                            &format!("copy.exclude: {message}"),
-                        )
-                    },
-                )?
-            }
-        };
+        let exclude = exclusion(raw.copy.exclude, &at)?;
         let readable = set("paths.readable", raw.paths.readable)?.excluding(&exclude);
         let editable = set("paths.editable", raw.paths.editable)?.excluding(&exclude);
         let files = set("test.files", raw.test.files)?.excluding(&exclude);
@@ -198,104 +173,12 @@ impl Task {
         let read_only = each_checked(raw.sandbox.read_only, environment::read_only, &at)?;
         let timeout = positive_seconds(&raw.test.timeout_seconds, "test.timeout_seconds")
             .map_err(|message| at(Some(raw.test.timeout_seconds.span()), &message))?;
-        let report = match (raw.test.report, raw.test.junit_path) {
-            (ReportKind::Junit, None) => {
-                return Err(at(
-                    Some(command_span),
-                    "test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\"",
-                ))
-            }
-            (ReportKind::Junit, Some(path)) => {
-                let normal = paths::normalize(path.get_ref()).map_err(|_| {
-                    at(
-                        Some(path.span()),
-                        &format!(
-                            "test.junit_path: `{}` must be a file inside the repository, relative, without `..`",
-                            path.get_ref()
-                        ),
-                    )
-                })?;
-                TestReport::Junit { path: normal }
-            }
-            (_, Some(path)) => {
-                return Err(at(
-                    Some(path.span()),
-                    "test.junit_path: is read only with test.report = \"junit\"",
-                ))
-            }
-            (ReportKind::Pytest, None) => TestReport::Pytest,
-            (ReportKind::ExitCode, None) => TestReport::ExitCode,
-        };
+        let report = report(raw.test.report, raw.test.junit_path, command_span, &at)?;
 
-        let tools_span = raw.tools.enabled.span();
-        let mut tools = Vec::new();
-        for name in raw.tools.enabled.into_inner() {
-            let span = name.span();
-            let tool = ToolName::deserialize(serde::de::value::StrDeserializer::<
-                serde::de::value::Error,
-            >::new(name.get_ref()))
-            .map_err(|_| {
-                at(
-                    Some(span.clone()),
-                    &format!(
-                        "tools.enabled: unknown tool `{}`; mend has list_files, grep, read_file, write_file, replace_text, run_tests and shell",
-                        name.get_ref()
-                    ),
-                )
-            })?;
-            if tools.contains(&tool) {
-                return Err(at(
-                    Some(span),
-                    &format!("tools.enabled: `{}` is listed twice", name.get_ref()),
-                ));
-            }
-            tools.push(tool);
-        }
-        if tools.is_empty() {
-            return Err(at(
-                Some(tools_span),
-                "tools.enabled: name at least one tool",
-            ));
-        }
-
-        let shell = ShellLimits {
-            timeout: match &raw.shell.timeout_seconds {
-                Some(seconds) => positive_seconds(seconds, "shell.timeout_seconds")
-                    .map_err(|message| at(Some(seconds.span()), &message))?,
-                None => SHELL_TIMEOUT_DEFAULT,
-            },
-            output_chars: match &raw.shell.output_chars {
-                Some(chars) if *chars.get_ref() == 0 => {
-                    return Err(at(
-                        Some(chars.span()),
-                        "shell.output_chars: must be at least 1",
-                    ))
-                }
-                Some(chars) => *chars.get_ref(),
-                None => SHELL_OUTPUT_CHARS_DEFAULT,
-            },
-        };
-        let provider = match raw.model.provider {
-            Some(provider) if mend_core::Codec::from_provider(provider.get_ref()).is_none() => {
-                return Err(at(
-                    Some(provider.span()),
-                    &format!(
-                        "model.provider: unknown provider `{}`; use ollama, openai or anthropic",
-                        provider.get_ref()
-                    ),
-                ))
-            }
-            provider => provider.map(Spanned::into_inner),
-        };
-        let max_turns = match raw.model.max_turns {
-            Some(turns) if *turns.get_ref() == 0 => {
-                return Err(at(
-                    Some(turns.span()),
-                    "model.max_turns: must be at least 1",
-                ))
-            }
-            turns => turns.map(Spanned::into_inner),
-        };
+        let tools = tools(raw.tools.enabled, &at)?;
+        let shell = shell_limits(&raw.shell, &at)?;
+        let provider = provider(raw.model.provider, &at)?;
+        let max_turns = max_turns(raw.model.max_turns, &at)?;
         Ok(Task {
             origin: origin.to_owned(),
             sha256: atomic::sha256_hex(text.as_bytes()),
@@ -332,6 +215,146 @@ impl Task {
 }
 
 /// Checks every item of a list field; the first bad one is named with its line.
+/// Where a message about the task file points: a span of it, when there is one.
+type At<'a> = &'a dyn Fn(Option<Range<usize>>, &str) -> MendError;
+
+/// `copy.exclude`, else the default exclusions.
+fn exclusion(globs: Option<Vec<Spanned<String>>>, at: At) -> Result<Exclusion, MendError> {
+    let Some(globs) = globs else {
+        return Ok(Exclusion::defaults());
+    };
+    let spans: Vec<Range<usize>> = globs.iter().map(Spanned::span).collect();
+    Exclusion::new(globs.into_iter().map(Spanned::into_inner).collect()).map_err(
+        |(index, message)| {
+            at(
+                spans.get(index).cloned(),
+                &format!("copy.exclude: {message}"),
+            )
+        },
+    )
+}
+
+/// How the test command's result is read: `test.report`, with the file `test.junit_path`
+/// names exactly when the report is JUnit's.
+fn report(
+    kind: ReportKind,
+    junit_path: Option<Spanned<String>>,
+    command_span: Range<usize>,
+    at: At,
+) -> Result<TestReport, MendError> {
+    Ok(match (kind, junit_path) {
+        (ReportKind::Junit, None) => {
+            return Err(at(
+                Some(command_span),
+                "test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\"",
+            ))
+        }
+        (ReportKind::Junit, Some(path)) => {
+            let normal = paths::normalize(path.get_ref()).map_err(|_| {
+                at(
+                    Some(path.span()),
+                    &format!(
+                        "test.junit_path: `{}` must be a file inside the repository, relative, without `..`",
+                        path.get_ref()
+                    ),
+                )
+            })?;
+            TestReport::Junit { path: normal }
+        }
+        (_, Some(path)) => {
+            return Err(at(
+                Some(path.span()),
+                "test.junit_path: is read only with test.report = \"junit\"",
+            ))
+        }
+        (ReportKind::Pytest, None) => TestReport::Pytest,
+        (ReportKind::ExitCode, None) => TestReport::ExitCode,
+    })
+}
+
+/// `tools.enabled`: known tools, each once, at least one, in the order given.
+fn tools(enabled: Spanned<Vec<Spanned<String>>>, at: At) -> Result<Vec<ToolName>, MendError> {
+    let tools_span = enabled.span();
+    let mut tools = Vec::new();
+    for name in enabled.into_inner() {
+        let span = name.span();
+        let tool = ToolName::named(name.get_ref()).ok_or_else(|| {
+            at(
+                Some(span.clone()),
+                &format!(
+                    "tools.enabled: unknown tool `{}`; mend has {}",
+                    name.get_ref(),
+                    ToolName::listed()
+                ),
+            )
+        })?;
+        if tools.contains(&tool) {
+            return Err(at(
+                Some(span),
+                &format!("tools.enabled: `{}` is listed twice", name.get_ref()),
+            ));
+        }
+        tools.push(tool);
+    }
+    if tools.is_empty() {
+        return Err(at(
+            Some(tools_span),
+            "tools.enabled: name at least one tool",
+        ));
+    }
+    Ok(tools)
+}
+
+/// The `shell` tool's limits: the task file's, else the defaults.
+fn shell_limits(raw: &file::ShellTable, at: At) -> Result<ShellLimits, MendError> {
+    Ok(ShellLimits {
+        timeout: match &raw.timeout_seconds {
+            Some(seconds) => positive_seconds(seconds, "shell.timeout_seconds")
+                .map_err(|message| at(Some(seconds.span()), &message))?,
+            None => SHELL_TIMEOUT_DEFAULT,
+        },
+        output_chars: match &raw.output_chars {
+            Some(chars) if *chars.get_ref() == 0 => {
+                return Err(at(
+                    Some(chars.span()),
+                    "shell.output_chars: must be at least 1",
+                ))
+            }
+            Some(chars) => *chars.get_ref(),
+            None => SHELL_OUTPUT_CHARS_DEFAULT,
+        },
+    })
+}
+
+/// `model.provider`, checked to be a protocol mend speaks.
+fn provider(provider: Option<Spanned<String>>, at: At) -> Result<Option<String>, MendError> {
+    Ok(match provider {
+        Some(provider) if mend_core::Codec::from_provider(provider.get_ref()).is_none() => {
+            return Err(at(
+                Some(provider.span()),
+                &format!(
+                    "model.provider: unknown provider `{}`; use ollama, openai or anthropic",
+                    provider.get_ref()
+                ),
+            ))
+        }
+        provider => provider.map(Spanned::into_inner),
+    })
+}
+
+/// `model.max_turns`, at least 1.
+fn max_turns(turns: Option<Spanned<u32>>, at: At) -> Result<Option<u32>, MendError> {
+    Ok(match turns {
+        Some(turns) if *turns.get_ref() == 0 => {
+            return Err(at(
+                Some(turns.span()),
+                "model.max_turns: must be at least 1",
+            ))
+        }
+        turns => turns.map(Spanned::into_inner),
+    })
+}
+
 fn each_checked<T>(
     items: Vec<Spanned<String>>,
     check: fn(&str) -> Result<T, String>,

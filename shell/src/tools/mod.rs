@@ -66,7 +66,7 @@ pub fn execute(
     name: &str,
     arguments: &Map<String, Value>,
 ) -> Result<ToolRun, MendError> {
-    let result = match table::tool_named(name).filter(|tool| context.task.offers(*tool)) {
+    let result = match ToolName::named(name).filter(|tool| context.task.offers(*tool)) {
         None => Err(failure(format!("unknown tool `{name}`"))),
         Some(ToolName::ListFiles) => list_files::list_files(context, arguments),
         Some(ToolName::Grep) => grep::grep(context, arguments),

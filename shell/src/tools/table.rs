@@ -26,7 +26,6 @@ struct Param {
 
 struct ToolRow {
     name: ToolName,
-    wire_name: &'static str,
     about: &'static str,
     params: &'static [Param],
 }
@@ -63,7 +62,6 @@ pub const GREP_MATCH_CAP: usize = 100;
 const TABLE: &[ToolRow] = &[
     ToolRow {
         name: ToolName::ListFiles,
-        wire_name: "list_files",
         about: "List the repository's readable files ({readable_or}), sorted; at most 200 are listed.",
         params: &[optional(
             "pattern",
@@ -74,7 +72,6 @@ const TABLE: &[ToolRow] = &[
     },
     ToolRow {
         name: ToolName::Grep,
-        wire_name: "grep",
         about: "Search the readable files for a regular expression; returns at most 100 matching lines as `file:line: text`.",
         params: &[
             param("pattern", JsonType::String, "a regular expression (Rust regex syntax)"),
@@ -88,7 +85,6 @@ const TABLE: &[ToolRow] = &[
     },
     ToolRow {
         name: ToolName::ReadFile,
-        wire_name: "read_file",
         about: "Read one file of the repository. Only {readable} can be read.",
         params: &[
             param("path", JsonType::String, "{readable_or}"),
@@ -108,7 +104,6 @@ const TABLE: &[ToolRow] = &[
     },
     ToolRow {
         name: ToolName::WriteFile,
-        wire_name: "write_file",
         about: "Create a file or replace its whole text. Only {editable} can be written.",
         params: &[
             param("path", JsonType::String, "{editable_or}"),
@@ -117,7 +112,6 @@ const TABLE: &[ToolRow] = &[
     },
     ToolRow {
         name: ToolName::ReplaceText,
-        wire_name: "replace_text",
         about: "Replace one exact occurrence of `old` with `new` in {editable_or}. `old` must occur exactly once.",
         params: &[
             Param {
@@ -135,24 +129,16 @@ const TABLE: &[ToolRow] = &[
     },
     ToolRow {
         name: ToolName::RunTests,
-        wire_name: "run_tests",
         about: "Run the repository's test suite ({command}) and return the exit code and the output.",
         params: &[],
     },
     ToolRow {
         name: ToolName::Shell,
-        wire_name: "shell",
         about: "Run a command with `sh -c` in the repository, inside a sandbox without network; returns the exit code and the end of the output. It is stopped after {shell_timeout} s.",
         params: &[param("command", JsonType::String, "the shell command")],
     },
 ];
 
-/// The wire name of a tool, as the model calls it.
-pub fn wire_name(tool: ToolName) -> &'static str {
-    row(tool).wire_name
-}
-
-/// The tool a called name refers to, if the table has it.
 /// The tools a session offers: the task's, and the core-answered `todo` tool when the per-turn
 /// context is on.
 pub fn offered_tools(task: &Task, context: bool) -> Vec<mend_core::ToolSpec> {
@@ -161,13 +147,6 @@ pub fn offered_tools(task: &Task, context: bool) -> Vec<mend_core::ToolSpec> {
         tools.push(mend_core::todo_tool());
     }
     tools
-}
-
-pub fn tool_named(name: &str) -> Option<ToolName> {
-    TABLE
-        .iter()
-        .find(|row| row.wire_name == name)
-        .map(|row| row.name)
 }
 
 fn row(tool: ToolName) -> &'static ToolRow {
@@ -211,7 +190,7 @@ fn spec(row: &ToolRow, task: &Task) -> ToolSpec {
         .map(|param| param.name)
         .collect();
     ToolSpec::function(
-        row.wire_name,
+        row.name.name(),
         &fill(row.about, task),
         &properties,
         &required,
@@ -233,19 +212,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_tool_has_exactly_one_row_with_its_serde_name() {
-        use serde::Deserialize;
-        for row in TABLE {
-            let named = ToolName::deserialize(serde::de::value::StrDeserializer::<
-                serde::de::value::Error,
-            >::new(row.wire_name))
-            .unwrap();
-            assert_eq!(named, row.name);
-            assert_eq!(
-                TABLE.iter().filter(|other| other.name == row.name).count(),
-                1
-            );
-        }
-        assert_eq!(TABLE.len(), 7);
+    fn every_tool_has_exactly_one_row() {
+        let rows: Vec<usize> = ToolName::ALL
+            .iter()
+            .map(|tool| TABLE.iter().filter(|row| row.name == *tool).count())
+            .collect();
+        assert_eq!((rows, TABLE.len()), (vec![1; 7], 7));
     }
 }
