@@ -2,6 +2,7 @@
 //! session and carries out its actions, the tools, the sandboxed test runner, records and
 //! replay, and the Ollama client. `main.rs` is the command line on top of it.
 
+pub mod access;
 pub mod atomic;
 pub mod cli;
 pub mod clock;

@@ -50,21 +50,27 @@ fn a_link_inside_the_copy_cannot_carry_a_write_to_a_protected_file() {
     let (_dir, root) = general_workspace();
     std::os::unix::fs::symlink("../tests/test_core.py", root.join("src/evil.py")).unwrap();
     std::os::unix::fs::symlink("../tests", root.join("src/t")).unwrap();
+    std::os::unix::fs::symlink("../README.md", root.join("src/readme.py")).unwrap();
     let cases = [
         (
             "write_file",
             json!({"path": "src/evil.py", "text": "def test_add(): pass\n"}),
-            "`src/evil.py` is a link to `tests/test_core.py`, which no tool may change",
+            "`src/evil.py` is a link to `tests/test_core.py`, one of the task's test files, which no tool may change",
         ),
         (
             "replace_text",
             json!({"path": "src/evil.py", "old": "== 3", "new": "== -1"}),
-            "`src/evil.py` is a link to `tests/test_core.py`, which no tool may change",
+            "`src/evil.py` is a link to `tests/test_core.py`, one of the task's test files, which no tool may change",
         ),
         (
             "write_file",
             json!({"path": "src/t/test_new.py", "text": "x"}),
-            "`src/t/test_new.py` is a link to `tests/test_new.py`, which no tool may change",
+            "`src/t/test_new.py` is a link to `tests/test_new.py`, one of the task's test files, which no tool may change",
+        ),
+        (
+            "write_file",
+            json!({"path": "src/readme.py", "text": "x"}),
+            "`src/readme.py` is a link to `README.md`, which no tool may change",
         ),
     ];
     for (tool, arguments, message) in cases {
@@ -79,6 +85,10 @@ fn a_link_inside_the_copy_cannot_carry_a_write_to_a_protected_file() {
         "from app.core import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
     );
     assert!(!root.join("tests/test_new.py").exists());
+    assert_eq!(
+        std::fs::read_to_string(root.join("README.md")).unwrap(),
+        "A tiny app; add() adds.\n"
+    );
 }
 
 #[test]
