@@ -25,7 +25,7 @@ pub struct Granted {
 /// inside the copy; a write resolves the path as far as it exists (every folder on the way
 /// must stay inside), and where it lands must pass the same rules as the path the model named.
 /// The `Err` is the message for the model. Nothing is created or changed here.
-pub fn open(
+pub fn grant(
     root: &Utf8Path,
     task: &Task,
     path: &str,

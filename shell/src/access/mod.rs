@@ -4,7 +4,7 @@
 //! `..`), in `paths.readable` to be read, in `paths.editable` to be written; and it must not be
 //! one of the task's test files (`test.files`) nor test configuration ([`config`]: a
 //! `conftest.py`, `pyproject.toml`, `build.rs`, …) unless `test.config_editable` names it, since
-//! either could make failing tests pass without a repair. Then on the disk ([`open`]): where
+//! either could make failing tests pass without a repair. Then on the disk ([`grant`]): where
 //! the path really leads, through links, must stay inside the copy, and a write must land on a
 //! file the same rules let it write.
 //!
@@ -19,13 +19,13 @@ use std::io;
 
 use camino::Utf8Path;
 
-pub use disk::{open, resolve_inside, Granted};
+pub use disk::{grant, resolve_inside, Granted};
 pub use snapshot::{Restored, Snapshot};
 
 use crate::task::paths::{files_under, normalize, Malformed, PathSet};
 use crate::task::Task;
 
-/// What a tool wants to do with a path. Creating a file is a write: [`open`] says whether it
+/// What a tool wants to do with a path. Creating a file is a write: [`grant`] says whether it
 /// exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operation {

@@ -292,7 +292,7 @@ fn a_write_lands_where_the_links_lead_and_creates_nothing() {
     let task = pytest();
     let real_root = root.canonicalize_utf8().unwrap();
     assert_eq!(
-        open(&root, &task, "src/new/deep/mod.py", Operation::Write),
+        grant(&root, &task, "src/new/deep/mod.py", Operation::Write),
         Ok(Granted {
             relative: "src/new/deep/mod.py".to_owned(),
             real: real_root.join("src/new/deep/mod.py"),
@@ -301,11 +301,11 @@ fn a_write_lands_where_the_links_lead_and_creates_nothing() {
     );
     assert!(!root.join("src/new").exists());
     assert_eq!(
-        open(&root, &task, "src/settings.ini", Operation::Write),
+        grant(&root, &task, "src/settings.ini", Operation::Write),
         Err("`src/settings.ini` is a link to `setup.cfg`, test configuration (it can hold pytest's settings), which no tool may change".to_owned())
     );
     assert_eq!(
-        open(&root, &task, "src/t/test_app.py", Operation::Read).map(|granted| granted.real),
+        grant(&root, &task, "src/t/test_app.py", Operation::Read).map(|granted| granted.real),
         Ok(real_root.join("tests/test_app.py"))
     );
 }

@@ -6,8 +6,9 @@ use std::fs;
 use regex::RegexBuilder;
 use serde_json::{json, Map, Value};
 
+use super::arguments::{optional_text, text_argument};
 use super::table::GREP_MATCH_CAP;
-use super::{failure, optional_text, text_argument, ToolContext, ToolError};
+use super::{failure, ToolContext, ToolError};
 use crate::access::{self, Operation};
 use crate::workspace::changes::READ_FILE_CAP_BYTES;
 
@@ -33,7 +34,7 @@ pub fn grep(context: &ToolContext, arguments: &Map<String, Value>) -> Result<Val
     'files: for file in &searched {
         // Links out of the copy, big files and binary files are skipped, not reported.
         let Ok(access::Granted { real, .. }) =
-            access::open(context.root, context.task, file, Operation::Read)
+            access::grant(context.root, context.task, file, Operation::Read)
         else {
             continue;
         };

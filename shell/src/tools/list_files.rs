@@ -2,8 +2,9 @@
 
 use serde_json::{json, Map, Value};
 
+use super::arguments::optional_text;
 use super::table::LIST_FILES_CAP;
-use super::{failure, optional_text, ToolContext, ToolError};
+use super::{failure, ToolContext, ToolError};
 use crate::access;
 
 pub fn list_files(

@@ -4,6 +4,7 @@
 //! only a failure of the harness itself (Python cannot start) is [`ToolError::Fatal`] and ends
 //! the run.
 
+mod arguments;
 mod grep;
 mod list_files;
 mod read_file;
@@ -11,6 +12,7 @@ mod replace_text;
 mod run_tests;
 mod shell;
 pub mod table;
+mod text;
 mod write_file;
 
 use camino::Utf8Path;
@@ -84,61 +86,6 @@ pub fn execute(
 
 fn failure(message: String) -> ToolError {
     ToolError::RespondToModel(message)
-}
-
-/// A string argument; validation has checked the type, this only guards the invariant.
-fn text_argument<'a>(arguments: &'a Map<String, Value>, key: &str) -> Result<&'a str, ToolError> {
-    arguments
-        .get(key)
-        .and_then(Value::as_str)
-        .ok_or_else(|| failure(format!("the argument `{key}` must be a string")))
-}
-
-/// An optional string argument.
-fn optional_text<'a>(
-    arguments: &'a Map<String, Value>,
-    key: &str,
-) -> Result<Option<&'a str>, ToolError> {
-    match arguments.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(_) => text_argument(arguments, key).map(Some),
-    }
-}
-
-/// The text of a file a tool opens (`real`, already confined to the copy), or a refusal that
-/// says what the file is instead: a folder, a binary file, a file over `cap`, one that cannot be
-/// read. Never opens a FIFO or a device, which could block forever.
-fn text_file(relative: &str, real: &Utf8Path, cap: u64) -> Result<String, ToolError> {
-    let meta = std::fs::metadata(real)
-        .map_err(|err| failure(format!("`{relative}` cannot be read: {err}")))?;
-    if meta.is_dir() {
-        return Err(failure(format!(
-            "`{relative}` is a folder, not a file; name a file inside it (list_files shows them)"
-        )));
-    }
-    if !meta.is_file() {
-        return Err(failure(format!(
-            "`{relative}` is not a regular file (a pipe, socket or device); it cannot be read"
-        )));
-    }
-    if meta.len() > cap {
-        return Err(failure(format!(
-            "`{relative}` is {} bytes, over the {cap}-byte limit of this tool",
-            meta.len()
-        )));
-    }
-    let bytes = std::fs::read(real)
-        .map_err(|err| failure(format!("`{relative}` cannot be read: {err}")))?;
-    if crate::workspace::changes::is_binary(&bytes) {
-        return Err(binary(relative));
-    }
-    String::from_utf8(bytes).map_err(|_| binary(relative))
-}
-
-fn binary(relative: &str) -> ToolError {
-    failure(format!(
-        "`{relative}` is a binary file (not UTF-8 text); the tools read and edit text files only, so leave it as it is"
-    ))
 }
 
 #[cfg(test)]

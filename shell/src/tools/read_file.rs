@@ -4,7 +4,9 @@ use std::fs;
 
 use serde_json::{json, Map, Value};
 
-use super::{failure, text_argument, text_file, ToolContext, ToolError};
+use super::arguments::text_argument;
+use super::text::text_file;
+use super::{failure, ToolContext, ToolError};
 use crate::access::{self, Granted, Operation};
 use crate::workspace::changes::READ_FILE_CAP_BYTES;
 /// A big file may still be read in parts, up to this size.
@@ -16,7 +18,7 @@ pub fn read_file(
 ) -> Result<Value, ToolError> {
     let path = text_argument(arguments, "path")?;
     let Granted { relative, real, .. } =
-        access::open(context.root, context.task, path, Operation::Read).map_err(failure)?;
+        access::grant(context.root, context.task, path, Operation::Read).map_err(failure)?;
     let range = line_range(arguments).map_err(failure)?;
     let cap = if range.is_some() {
         READ_RANGE_FILE_CAP_BYTES

@@ -4,7 +4,9 @@ use std::fs;
 
 use serde_json::{json, Map, Value};
 
-use super::{failure, optional_text, text_argument, text_file, ToolContext, ToolError};
+use super::arguments::{optional_text, text_argument};
+use super::text::text_file;
+use super::{failure, ToolContext, ToolError};
 use crate::access::{self, Granted, Operation};
 
 /// The biggest file an edit reads whole and writes back.
@@ -33,7 +35,7 @@ pub fn replace_text(
         relative: file,
         real,
         exists,
-    } = access::open(context.root, context.task, path, Operation::Write).map_err(failure)?;
+    } = access::grant(context.root, context.task, path, Operation::Write).map_err(failure)?;
     if !exists {
         return Err(failure(format!("`{file}` does not exist")));
     }

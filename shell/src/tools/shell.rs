@@ -5,7 +5,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{failure, text_argument, ToolContext, ToolError};
+use super::arguments::text_argument;
+use super::{failure, ToolContext, ToolError};
 use crate::access::{Restored, Snapshot};
 use crate::error::MendError;
 use crate::truncate::keep_tail;
@@ -61,10 +62,10 @@ pub fn shell(context: &ToolContext, arguments: &Map<String, Value>) -> Result<Va
 fn undone(restored: &[Restored]) -> String {
     let named: Vec<String> = restored
         .iter()
-        .map(|file| format!("`{}` ({})", file.path, file.protected.describe()))
+        .map(|file| format!("`{}`, {}", file.path, file.protected.describe()))
         .collect();
     format!(
-        "the command changed {}, which no tool may change; mend put back how it was: change the code under test instead",
-        named.join(", ")
+        "the command changed {}. No tool may change these: mend put them back as they were; change the code under test instead",
+        named.join("; ")
     )
 }

@@ -4,7 +4,8 @@ use std::fs;
 
 use serde_json::{json, Map, Value};
 
-use super::{failure, text_argument, ToolContext, ToolError};
+use super::arguments::text_argument;
+use super::{failure, ToolContext, ToolError};
 use crate::access::{self, Granted, Operation};
 
 /// A file bigger than this is refused: no repair needs it, and it would bloat the record.
@@ -20,7 +21,7 @@ pub fn write_file(
         relative,
         real: target,
         exists,
-    } = access::open(context.root, context.task, path, Operation::Write).map_err(failure)?;
+    } = access::grant(context.root, context.task, path, Operation::Write).map_err(failure)?;
     if text.len() > WRITE_FILE_CAP_BYTES {
         return Err(failure(format!(
             "the text is {} bytes, over the {WRITE_FILE_CAP_BYTES}-byte limit of write_file",
