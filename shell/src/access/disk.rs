@@ -86,7 +86,7 @@ fn landing_of(root: &Utf8Path, relative: &str) -> Result<(Utf8PathBuf, bool), St
 
 /// Resolves a relative path on disk, following links, and makes sure it stays inside `root`.
 /// Returns the real path to open.
-pub fn resolve_inside(root: &Utf8Path, relative: &str) -> Result<Utf8PathBuf, String> {
+fn resolve_inside(root: &Utf8Path, relative: &str) -> Result<Utf8PathBuf, String> {
     let real_root = real_root(root)?;
     let named = root.join(relative);
     let real = named.canonicalize_utf8().map_err(|err| {

@@ -19,7 +19,7 @@ use std::io;
 
 use camino::Utf8Path;
 
-pub use disk::{grant, resolve_inside, Granted};
+pub use disk::{grant, Granted};
 pub use snapshot::{Restored, Snapshot};
 
 use crate::task::paths::{files_under, normalize, Malformed, PathSet};
