@@ -4,6 +4,7 @@
 //! completions, Anthropic's Messages). `main.rs` parses the command line and hands each command
 //! to its file under `commands/`.
 
+pub mod access;
 pub mod atomic;
 pub mod cli;
 pub mod clock;

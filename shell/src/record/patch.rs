@@ -10,10 +10,10 @@ use std::fs;
 
 use camino::Utf8Path;
 
+use crate::access::{decide, Operation};
 use crate::atomic;
 use crate::error::MendError;
 use crate::record::Record;
-use crate::task::paths::allowed_path;
 use crate::task::{PathSet, Task};
 use crate::workspace::changes::{digest_of, file_digests, set_sha256, untextual_files};
 
@@ -65,9 +65,8 @@ pub fn apply_record(record: &Record, repo: &Utf8Path, task: &Task) -> Result<App
     }
     let mut patched = BTreeMap::new();
     for (file, section) in file_sections(&ending.diff)? {
-        let relative = allowed_path(&file, &task.editable)
+        let relative = decide(task, &file, Operation::Write)
             .ok()
-            .filter(|relative| !task.test.files.contains(relative))
             .ok_or_else(|| {
                 MendError::refused(format!(
                     "the record's diff changes `{file}`, which the task does not let a run edit; nothing was applied"

@@ -59,6 +59,9 @@ pub struct TestTable {
     /// The copy's import roots, put first on PYTHONPATH; absent means `src` (when it exists)
     /// and the copy itself.
     pub pythonpath: Option<Vec<Spanned<String>>>,
+    /// Test configuration (a `conftest.py`, `pyproject.toml`, …) the tools may change after all.
+    #[serde(default)]
+    pub config_editable: Vec<Spanned<String>>,
 }
 
 /// `test.report` as written; `junit` takes its file from `test.junit_path`.

@@ -57,6 +57,9 @@ pub struct Task {
     pub max_turns: Option<u32>,
     pub readable: PathSet,
     pub editable: PathSet,
+    /// `test.config_editable`: the test configuration the tools may change after all (see
+    /// [`crate::access`]); test files stay protected whatever it names.
+    pub config_editable: PathSet,
     pub test: TestCommand,
     /// In the order they are offered.
     pub tools: Vec<ToolName>,
@@ -156,6 +159,8 @@ impl Task {
         let readable = set("paths.readable", raw.paths.readable)?.excluding(&exclude);
         let editable = set("paths.editable", raw.paths.editable)?.excluding(&exclude);
         let files = set("test.files", raw.test.files)?.excluding(&exclude);
+        let config_editable =
+            set("test.config_editable", raw.test.config_editable)?.excluding(&exclude);
 
         let command_span = raw.test.command.span();
         let argv = raw.test.command.into_inner();
@@ -192,6 +197,7 @@ impl Task {
             max_turns,
             readable,
             editable,
+            config_editable,
             test: TestCommand {
                 argv,
                 timeout,

@@ -1,5 +1,6 @@
 //! Sets of repository paths named by globs (`src/**/*.py`): which files a tool may read, which
 //! it may write, which the verdict rests on. `*` stays inside one folder, `**` crosses folders.
+//! Whether a tool may touch a path is decided from these sets in [`crate::access`].
 
 use std::io;
 use std::os::unix::fs::FileTypeExt;
@@ -93,63 +94,38 @@ impl PathSet {
     }
 }
 
-/// Why a path given by the model was refused, before the disk was touched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PathRefusal {
+/// Why a path cannot be a repository path at all, on its text alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Malformed {
     Empty,
     Absolute,
-    LeavesWorkspace,
-    NotAllowed,
+    LeavesRepository,
+    /// A backslash: a Windows separator here, or an escape; never one of the repository's
+    /// paths as the sets match them.
+    Backslash,
 }
 
 /// The path as the sets match it: relative, forward slashes, no `.` parts. `..`, absolute
 /// paths and backslashes are refused on the text alone.
-pub fn normalize(path: &str) -> Result<String, PathRefusal> {
+pub fn normalize(path: &str) -> Result<String, Malformed> {
     if path.starts_with('/') || path.starts_with('\\') {
-        return Err(PathRefusal::Absolute);
+        return Err(Malformed::Absolute);
     }
     let mut parts = Vec::new();
     for part in path.split('/') {
         match part {
             "" | "." => {}
-            ".." => return Err(PathRefusal::LeavesWorkspace),
-            part if part.contains('\\') => return Err(PathRefusal::NotAllowed),
+            ".." => return Err(Malformed::LeavesRepository),
+            part if part.contains('\\') => return Err(Malformed::Backslash),
             part => parts.push(part),
         }
     }
     match parts.first() {
-        None => Err(PathRefusal::Empty),
-        _ if parts.iter().all(|part| part.trim().is_empty()) => Err(PathRefusal::Empty),
+        None => Err(Malformed::Empty),
+        _ if parts.iter().all(|part| part.trim().is_empty()) => Err(Malformed::Empty),
         // A Windows drive (`C:/x`, also after `./`): absolute there, and never meant here.
-        Some(first) if first.get(1..2) == Some(":") => Err(PathRefusal::Absolute),
+        Some(first) if first.get(1..2) == Some(":") => Err(Malformed::Absolute),
         Some(_) => Ok(parts.join("/")),
-    }
-}
-
-/// Decides on the text alone whether `path` is in `set`, and returns it normalised.
-pub fn allowed_path(path: &str, set: &PathSet) -> Result<String, PathRefusal> {
-    let normal = normalize(path)?;
-    if set.contains(&normal) {
-        Ok(normal)
-    } else {
-        Err(PathRefusal::NotAllowed)
-    }
-}
-
-impl PathRefusal {
-    /// The message the model gets: what was wrong and what it may use instead.
-    pub fn explain(&self, path: &str, set: &PathSet) -> String {
-        let options = set.patterns().join(", ");
-        match self {
-            PathRefusal::Empty => format!("the path is empty; use one of: {options}"),
-            PathRefusal::Absolute => {
-                format!("`{path}` is absolute; use a relative path, one of: {options}")
-            }
-            PathRefusal::LeavesWorkspace => {
-                format!("`{path}` leaves the repository; use one of: {options}")
-            }
-            PathRefusal::NotAllowed => format!("`{path}` is not allowed; use one of: {options}"),
-        }
     }
 }
 

@@ -206,10 +206,11 @@ fn a_malformed_task_file_is_named_by_line_and_field() {
     let cases = [
         ("timeout_seconds = 30", "timeout_seconds = \"30\"", "mend.toml:11: invalid type: string \"30\", expected u64 (in test.timeout_seconds) (see docs/task-file.md)"),
         ("timeout_seconds = 30", "timeout_seconds = 0", "mend.toml:11: test.timeout_seconds: must be at least 1 (see docs/task-file.md)"),
-        ("timeout_seconds = 30", "timeout_secs = 30", "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `junit_path`, `plugins`, `env`, `pythonpath` (in test.timeout_secs) (see docs/task-file.md)"),
+        ("timeout_seconds = 30", "timeout_secs = 30", "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `junit_path`, `plugins`, `env`, `pythonpath`, `config_editable` (in test.timeout_secs) (see docs/task-file.md)"),
         ("files = [", "report = \"junit\"\nfiles = [", "mend.toml:10: test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\" (see docs/task-file.md)"),
         ("files = [", "report = \"junit\"\njunit_path = \"../out.xml\"\nfiles = [", "mend.toml:13: test.junit_path: `../out.xml` must be a file inside the repository, relative, without `..` (see docs/task-file.md)"),
         ("files = [", "junit_path = \"out.xml\"\nfiles = [", "mend.toml:12: test.junit_path: is read only with test.report = \"junit\" (see docs/task-file.md)"),
+        ("files = [", "config_editable = [\"/etc/pytest.ini\"]\nfiles = [", "mend.toml:12: test.config_editable: `/etc/pytest.ini` must be relative to the repository, without `..` (see docs/task-file.md)"),
         ("files = [", "report = \"xunit\"\nfiles = [", "mend.toml:12: unknown variant `xunit`, expected one of `pytest`, `junit`, `exit_code` (in test.report) (see docs/task-file.md)"),
         ("\"grep\",", "\"grpe\",", "mend.toml:15: tools.enabled: unknown tool `grpe`; mend has list_files, grep, read_file, write_file, replace_text, run_tests and shell (see docs/task-file.md)"),
         ("\"tests/*.py\"]\neditable", "\"tests/[*.py\"]\neditable", "mend.toml:6: paths.readable: `tests/[*.py` is not a valid glob: error parsing glob 'tests/[*.py': unclosed character class; missing ']' (see docs/task-file.md)"),

@@ -6,10 +6,11 @@ use std::fs;
 use regex::RegexBuilder;
 use serde_json::{json, Map, Value};
 
-use super::read_file::READ_FILE_CAP_BYTES;
+use super::arguments::{optional_text, text_argument};
 use super::table::GREP_MATCH_CAP;
-use super::{failure, optional_text, readable_files, text_argument, ToolContext, ToolError};
-use crate::workspace::resolve_inside;
+use super::{failure, ToolContext, ToolError};
+use crate::access::{self, Operation};
+use crate::workspace::changes::READ_FILE_CAP_BYTES;
 
 /// A matched line longer than this is cut: minified files would flood the context.
 const LINE_CHARS: usize = 200;
@@ -27,12 +28,14 @@ pub fn grep(context: &ToolContext, arguments: &Map<String, Value>) -> Result<Val
                 "`{pattern}` is not a valid regular expression: {err}"
             ))
         })?;
-    let searched = readable_files(context, narrow)?;
+    let searched = access::readable_files(context.task, context.root, narrow).map_err(failure)?;
     let mut matches = Vec::new();
     let mut truncated = false;
     'files: for file in &searched {
         // Links out of the copy, big files and binary files are skipped, not reported.
-        let Ok(real) = resolve_inside(context.root, file) else {
+        let Ok(access::Granted { real, .. }) =
+            access::grant(context.root, context.task, file, Operation::Read)
+        else {
             continue;
         };
         if fs::metadata(&real).map_or(true, |meta| meta.len() > READ_FILE_CAP_BYTES) {

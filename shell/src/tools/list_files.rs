@@ -2,14 +2,18 @@
 
 use serde_json::{json, Map, Value};
 
+use super::arguments::optional_text;
 use super::table::LIST_FILES_CAP;
-use super::{optional_text, readable_files, ToolContext, ToolError};
+use super::{failure, ToolContext, ToolError};
+use crate::access;
 
 pub fn list_files(
     context: &ToolContext,
     arguments: &Map<String, Value>,
 ) -> Result<Value, ToolError> {
-    let mut listed = readable_files(context, optional_text(arguments, "pattern")?)?;
+    let pattern = optional_text(arguments, "pattern")?;
+    let mut listed =
+        access::readable_files(context.task, context.root, pattern).map_err(failure)?;
     let total = listed.len();
     listed.truncate(LIST_FILES_CAP);
     Ok(json!({"files": listed, "total": total, "truncated": total > LIST_FILES_CAP}))

@@ -4,6 +4,7 @@
 //! only a failure of the harness itself (Python cannot start) is [`ToolError::Fatal`] and ends
 //! the run.
 
+mod arguments;
 mod grep;
 mod list_files;
 mod read_file;
@@ -11,19 +12,16 @@ mod replace_text;
 mod run_tests;
 mod shell;
 pub mod table;
+mod text;
 mod write_file;
 
-pub use read_file::READ_FILE_CAP_BYTES;
-
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 use mend_core::ToolOutcome;
 use serde_json::{Map, Value};
 
 use crate::error::MendError;
 use crate::interrupt::{Cut, Watch};
-use crate::task::paths::{allowed_path, files_under, PathSet};
 use crate::task::{Task, ToolName};
-use crate::workspace::resolve_inside;
 use crate::workspace::runner::TestRunner;
 
 /// What the tools may use: the workspace copy, the task's rules, the runner, and when to give up.
@@ -88,121 +86,6 @@ pub fn execute(
 
 fn failure(message: String) -> ToolError {
     ToolError::RespondToModel(message)
-}
-
-/// A string argument; validation has checked the type, this only guards the invariant.
-fn text_argument<'a>(arguments: &'a Map<String, Value>, key: &str) -> Result<&'a str, ToolError> {
-    arguments
-        .get(key)
-        .and_then(Value::as_str)
-        .ok_or_else(|| failure(format!("the argument `{key}` must be a string")))
-}
-
-/// An optional string argument.
-fn optional_text<'a>(
-    arguments: &'a Map<String, Value>,
-    key: &str,
-) -> Result<Option<&'a str>, ToolError> {
-    match arguments.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(_) => text_argument(arguments, key).map(Some),
-    }
-}
-
-/// The readable files of the copy, sorted, narrowed to those matching the glob `pattern` when
-/// one is given: what `list_files` lists and `grep` searches.
-fn readable_files(context: &ToolContext, pattern: Option<&str>) -> Result<Vec<String>, ToolError> {
-    let narrow = pattern
-        .map(|pattern| PathSet::new(vec![pattern.to_owned()]))
-        .transpose()
-        .map_err(|(_, message)| failure(message))?;
-    let files = files_under(context.root, &context.task.exclude)
-        .map_err(|err| failure(format!("the repository cannot be listed: {err}")))?;
-    Ok(files
-        .into_iter()
-        .filter(|file| context.task.readable.contains(file))
-        .filter(|file| narrow.as_ref().is_none_or(|set| set.contains(file)))
-        .collect())
-}
-
-/// A path argument checked against `set` on the text, then on the disk (a link may still lead
-/// out of the copy): the normalised relative path and the real path to open.
-fn path_in(root: &Utf8Path, path: &str, set: &PathSet) -> Result<(String, Utf8PathBuf), ToolError> {
-    let relative =
-        allowed_path(path, set).map_err(|refusal| failure(refusal.explain(path, set)))?;
-    let real = resolve_inside(root, &relative).map_err(failure)?;
-    Ok((relative, real))
-}
-
-/// The text of a file a tool opens (`real`, already confined to the copy), or a refusal that
-/// says what the file is instead: a folder, a binary file, a file over `cap`, one that cannot be
-/// read. Never opens a FIFO or a device, which could block forever.
-fn text_file(relative: &str, real: &Utf8Path, cap: u64) -> Result<String, ToolError> {
-    let meta = std::fs::metadata(real)
-        .map_err(|err| failure(format!("`{relative}` cannot be read: {err}")))?;
-    if meta.is_dir() {
-        return Err(failure(format!(
-            "`{relative}` is a folder, not a file; name a file inside it (list_files shows them)"
-        )));
-    }
-    if !meta.is_file() {
-        return Err(failure(format!(
-            "`{relative}` is not a regular file (a pipe, socket or device); it cannot be read"
-        )));
-    }
-    if meta.len() > cap {
-        return Err(failure(format!(
-            "`{relative}` is {} bytes, over the {cap}-byte limit of this tool",
-            meta.len()
-        )));
-    }
-    let bytes = std::fs::read(real)
-        .map_err(|err| failure(format!("`{relative}` cannot be read: {err}")))?;
-    if crate::workspace::changes::is_binary(&bytes) {
-        return Err(binary(relative));
-    }
-    String::from_utf8(bytes).map_err(|_| binary(relative))
-}
-
-fn binary(relative: &str) -> ToolError {
-    failure(format!(
-        "`{relative}` is a binary file (not UTF-8 text); the tools read and edit text files only, so leave it as it is"
-    ))
-}
-
-/// The file an editing tool may change: editable, and not one the verdict rests on.
-fn editable_path(context: &ToolContext, path: &str) -> Result<String, ToolError> {
-    let task = context.task;
-    let relative = allowed_path(path, &task.editable)
-        .map_err(|refusal| failure(refusal.explain(path, &task.editable)))?;
-    if task.test.files.contains(&relative) {
-        return Err(failure(format!(
-            "`{relative}` is one of the task's test files, which no tool may change"
-        )));
-    }
-    Ok(relative)
-}
-
-/// Checks where a write really lands: a link inside the copy may lead to a file the task
-/// protects, so the resolved path must pass the same rules as the path the model named.
-fn check_landing(context: &ToolContext, named: &str, real: &Utf8Path) -> Result<(), ToolError> {
-    let real_root = context
-        .root
-        .canonicalize_utf8()
-        .map_err(|err| failure(format!("the workspace is not readable: {err}")))?;
-    let landing = real.strip_prefix(&real_root).map_err(|_| {
-        failure(format!(
-            "`{named}` is a link that leads out of the repository; it cannot be opened"
-        ))
-    })?;
-    if landing.as_str() != named {
-        editable_path(context, landing.as_str()).map_err(|_| {
-            failure(format!(
-                "`{named}` is a link to `{landing}`, which no tool may change"
-            ))
-        })?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -4,11 +4,11 @@ use std::fs;
 
 use serde_json::{json, Map, Value};
 
-use super::{failure, path_in, text_argument, text_file, ToolContext, ToolError};
-
-/// Files larger than this are refused whole rather than flooding the model's context; with line
-/// ranges on, the model is told to read them in parts.
-pub const READ_FILE_CAP_BYTES: u64 = 256 * 1024;
+use super::arguments::text_argument;
+use super::text::text_file;
+use super::{failure, ToolContext, ToolError};
+use crate::access::{self, Granted, Operation};
+use crate::workspace::changes::READ_FILE_CAP_BYTES;
 /// A big file may still be read in parts, up to this size.
 const READ_RANGE_FILE_CAP_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -17,7 +17,8 @@ pub fn read_file(
     arguments: &Map<String, Value>,
 ) -> Result<Value, ToolError> {
     let path = text_argument(arguments, "path")?;
-    let (relative, real) = path_in(context.root, path, &context.task.readable)?;
+    let Granted { relative, real, .. } =
+        access::grant(context.root, context.task, path, Operation::Read).map_err(failure)?;
     let range = line_range(arguments).map_err(failure)?;
     let cap = if range.is_some() {
         READ_RANGE_FILE_CAP_BYTES

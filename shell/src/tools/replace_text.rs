@@ -4,11 +4,10 @@ use std::fs;
 
 use serde_json::{json, Map, Value};
 
-use super::{
-    check_landing, editable_path, failure, optional_text, text_argument, text_file, ToolContext,
-    ToolError,
-};
-use crate::workspace::resolve_inside;
+use super::arguments::{optional_text, text_argument};
+use super::text::text_file;
+use super::{failure, ToolContext, ToolError};
+use crate::access::{self, Granted, Operation};
 
 /// The biggest file an edit reads whole and writes back.
 const REPLACE_TEXT_CAP_BYTES: u64 = 16 * 1024 * 1024;
@@ -20,10 +19,10 @@ pub fn replace_text(
     let old = text_argument(arguments, "old")?;
     let new = text_argument(arguments, "new")?;
     // With one editable file the schema offers no `path`: that file is meant.
-    let file = match optional_text(arguments, "path")? {
-        Some(path) => editable_path(context, path)?,
+    let path = match optional_text(arguments, "path")? {
+        Some(path) => path,
         None => match context.task.editable.single_file() {
-            Some(only) => editable_path(context, only)?,
+            Some(only) => only,
             None => {
                 return Err(failure(format!(
                     "name the file to edit in `path`: {}",
@@ -32,13 +31,19 @@ pub fn replace_text(
             }
         },
     };
+    let Granted {
+        relative: file,
+        real,
+        exists,
+    } = access::grant(context.root, context.task, path, Operation::Write).map_err(failure)?;
+    if !exists {
+        return Err(failure(format!("`{file}` does not exist")));
+    }
     if old.is_empty() {
         return Err(failure(format!(
             "`old` is empty; copy the exact text to replace from {file} (read it again with read_file)"
         )));
     }
-    let real = resolve_inside(context.root, &file).map_err(failure)?;
-    check_landing(context, &file, &real)?;
     let text = text_file(&file, &real, REPLACE_TEXT_CAP_BYTES)?;
     let positions = occurrences(&text, old);
     let [at] = positions.as_slice() else {

@@ -253,7 +253,7 @@ fn replace_text_takes_a_path_when_several_files_are_editable() {
             "replace_text",
             json!({"path": "tests/test_core.py", "old": "3", "new": "-1"})
         ),
-        refused("`tests/test_core.py` is not allowed; use one of: src/**/*.py")
+        refused("`tests/test_core.py` is one of the task's test files, which no tool may change; change the code under test instead")
     );
 }
 
@@ -284,11 +284,19 @@ fn write_file_creates_and_overwrites_editable_files_only() {
     let cases = [
         (
             "tests/test_core.py",
-            "`tests/test_core.py` is not allowed; use one of: src/**/*.py",
+            "`tests/test_core.py` is one of the task's test files, which no tool may change; change the code under test instead",
         ),
         (
             "src/conftest.py",
-            "`src/conftest.py` is one of the task's test files, which no tool may change",
+            "`src/conftest.py` is one of the task's test files, which no tool may change; change the code under test instead",
+        ),
+        (
+            "src/app/conftest.py",
+            "`src/app/conftest.py` is test configuration (pytest runs it while collecting the tests), which no tool may change; change the code under test instead (a task that must change it names it in test.config_editable)",
+        ),
+        (
+            "src/sitecustomize.py",
+            "`src/sitecustomize.py` is test configuration (Python runs it whenever it starts), which no tool may change; change the code under test instead (a task that must change it names it in test.config_editable)",
         ),
         (
             "src/../secret.py",

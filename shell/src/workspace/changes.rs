@@ -16,6 +16,10 @@ use crate::task::PathSet;
 
 /// A text file bigger than this is not diffed line by line: the diff says it differs.
 pub const DIFF_TEXT_CAP_BYTES: u64 = 16 * 1024 * 1024;
+/// A text file bigger than this is refused whole by `read_file` rather than flooding the
+/// model's context (with line ranges on, the model is told to read it in parts), and passed
+/// over by `grep`. Kept beside the diff's cap: both say how much of a file is text to mend.
+pub const READ_FILE_CAP_BYTES: u64 = 256 * 1024;
 /// As git decides: a NUL byte in the first 8,000 bytes makes a file binary.
 const BINARY_SNIFF_BYTES: usize = 8_000;
 /// What an unreadable file hashes as: the text `unreadable`, so that it is stable and cannot

@@ -1,5 +1,5 @@
-//! The throwaway copy every attempt works on, and the disk-side check that a path stays inside
-//! it. Which paths a tool may name is decided on the text first, in [`crate::task::paths`].
+//! The throwaway copy every attempt works on. Which of its paths a tool may touch is decided in
+//! [`crate::access`].
 
 pub mod changes;
 pub mod final_tree;
@@ -174,32 +174,6 @@ fn is_empty(folder: &Utf8Path) -> bool {
     folder
         .read_dir_utf8()
         .is_ok_and(|mut entries| entries.next().is_none())
-}
-
-/// Resolves an allowed relative path on disk and makes sure it stays inside `root`, following
-/// symlinks. Returns the real path to open.
-pub fn resolve_inside(root: &Utf8Path, relative: &str) -> Result<Utf8PathBuf, String> {
-    let real_root = root
-        .canonicalize_utf8()
-        .map_err(|err| format!("the workspace is not readable: {err}"))?;
-    let named = root.join(relative);
-    let real = named.canonicalize_utf8().map_err(|err| {
-        match (err.kind(), fs::read_link(&named)) {
-            (io::ErrorKind::NotFound, Ok(target)) => format!(
-                "`{relative}` is a link to `{}`, which does not exist (a broken link); it cannot be opened",
-                target.display()
-            ),
-            (io::ErrorKind::NotFound, Err(_)) => format!("`{relative}` does not exist"),
-            _ => format!("`{relative}` cannot be opened: {err}"),
-        }
-    })?;
-    if real.starts_with(&real_root) {
-        Ok(real)
-    } else {
-        Err(format!(
-            "`{relative}` is a link that leads out of the repository; it cannot be opened"
-        ))
-    }
 }
 
 #[cfg(test)]

@@ -11,8 +11,7 @@ use camino::Utf8Path;
 use crate::error::MendError;
 use crate::task::paths::walk;
 use crate::task::Task;
-use crate::tools::READ_FILE_CAP_BYTES;
-use crate::workspace::changes::{is_binary, DIFF_TEXT_CAP_BYTES};
+use crate::workspace::changes::{is_binary, DIFF_TEXT_CAP_BYTES, READ_FILE_CAP_BYTES};
 
 /// More warnings than this are summed up in one line.
 const SHOWN_WARNINGS: usize = 20;

@@ -50,21 +50,27 @@ fn a_link_inside_the_copy_cannot_carry_a_write_to_a_protected_file() {
     let (_dir, root) = general_workspace();
     std::os::unix::fs::symlink("../tests/test_core.py", root.join("src/evil.py")).unwrap();
     std::os::unix::fs::symlink("../tests", root.join("src/t")).unwrap();
+    std::os::unix::fs::symlink("../README.md", root.join("src/readme.py")).unwrap();
     let cases = [
         (
             "write_file",
             json!({"path": "src/evil.py", "text": "def test_add(): pass\n"}),
-            "`src/evil.py` is a link to `tests/test_core.py`, which no tool may change",
+            "`src/evil.py` is a link to `tests/test_core.py`, one of the task's test files, which no tool may change",
         ),
         (
             "replace_text",
             json!({"path": "src/evil.py", "old": "== 3", "new": "== -1"}),
-            "`src/evil.py` is a link to `tests/test_core.py`, which no tool may change",
+            "`src/evil.py` is a link to `tests/test_core.py`, one of the task's test files, which no tool may change",
         ),
         (
             "write_file",
             json!({"path": "src/t/test_new.py", "text": "x"}),
-            "`src/t/test_new.py` is a link to `tests/test_new.py`, which no tool may change",
+            "`src/t/test_new.py` is a link to `tests/test_new.py`, one of the task's test files, which no tool may change",
+        ),
+        (
+            "write_file",
+            json!({"path": "src/readme.py", "text": "x"}),
+            "`src/readme.py` is a link to `README.md`, which no tool may change",
         ),
     ];
     for (tool, arguments, message) in cases {
@@ -79,6 +85,10 @@ fn a_link_inside_the_copy_cannot_carry_a_write_to_a_protected_file() {
         "from app.core import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
     );
     assert!(!root.join("tests/test_new.py").exists());
+    assert_eq!(
+        std::fs::read_to_string(root.join("README.md")).unwrap(),
+        "A tiny app; add() adds.\n"
+    );
 }
 
 #[test]
@@ -96,5 +106,56 @@ fn a_link_to_another_editable_file_may_be_written() {
     assert_eq!(
         std::fs::read_to_string(root.join("src/app/util.py")).unwrap(),
         "SEP = '|'\n"
+    );
+}
+
+#[test]
+fn shell_puts_back_the_test_files_and_configuration_a_command_changed() {
+    let sandbox = Sandbox::NetworkNamespace { map_root: true };
+    let (_dir, root) = general_workspace();
+    let runner = TestRunner::new("/bin/false".into(), sandbox.clone());
+    let probe = runner
+        .run_argv(
+            &["/bin/true".to_owned()],
+            std::time::Duration::from_secs(5),
+            &root,
+            Watch::NONE,
+        )
+        .unwrap();
+    if probe.status.is_none_or(|status| !status.success()) {
+        eprintln!("skipped: unshare --net --map-root-user does not work here");
+        return;
+    }
+    let command = "echo 'import os; os._exit(0)' > src/app/conftest.py; rm tests/test_core.py; \
+                   echo 'SEP = 1' > src/app/util.py; echo done";
+    assert_eq!(
+        call_with(
+            &general_task(),
+            sandbox,
+            &root,
+            "shell",
+            json!({"command": command})
+        ),
+        success(json!({
+            "exit_code": 0,
+            "output": "done\n",
+            "protected": "the command changed `src/app/conftest.py`, test configuration (pytest runs it while collecting the tests); `tests/test_core.py`, one of the task's test files. No tool may change these: mend put them back as they were; change the code under test instead"
+        }))
+    );
+    let read = |file: &str| std::fs::read_to_string(root.join(file)).ok();
+    assert_eq!(
+        [
+            read("src/app/conftest.py"),
+            read("tests/test_core.py"),
+            read("src/app/util.py")
+        ],
+        [
+            None,
+            Some(
+                "from app.core import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"
+                    .to_owned()
+            ),
+            Some("SEP = 1\n".to_owned())
+        ]
     );
 }

@@ -1,0 +1,160 @@
+//! Whether a tool may read or write a path: the one place that decides.
+//!
+//! First on the text alone ([`decide`]): the path must be a repository path (relative, no
+//! `..`), in `paths.readable` to be read, in `paths.editable` to be written; and it must not be
+//! one of the task's test files (`test.files`) nor test configuration ([`config`]: a
+//! `conftest.py`, `pyproject.toml`, `build.rs`, …) unless `test.config_editable` names it, since
+//! either could make failing tests pass without a repair. Then on the disk ([`grant`]): where
+//! the path really leads, through links, must stay inside the copy, and a write must land on a
+//! file the same rules let it write.
+//!
+//! The verdict uses the same rules: [`protection`] says whether a path is protected, and
+//! [`protected_files`] lists those present in a tree.
+
+mod config;
+mod disk;
+mod snapshot;
+
+use std::io;
+
+use camino::Utf8Path;
+
+pub use disk::{grant, Granted};
+pub use snapshot::{Restored, Snapshot};
+
+use crate::task::paths::{files_under, normalize, Malformed, PathSet};
+use crate::task::Task;
+
+/// What a tool wants to do with a path. Creating a file is a write: [`grant`] says whether it
+/// exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    Read,
+    Write,
+}
+
+/// Why a path may not be written whatever the globs say: the verdict rests on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protected {
+    /// In `test.files`: never writable.
+    TestFile,
+    /// Test configuration the task does not name in `test.config_editable`, with the reason.
+    TestConfig(&'static str),
+}
+
+/// Why the text of a path was refused, before the disk was touched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    Malformed(Malformed),
+    /// Not in `paths.readable` (a read) or `paths.editable` (a write).
+    NotInSet,
+    Protected(Protected),
+}
+
+/// The decision on the text alone: the normalised path, or why it is refused.
+pub fn decide(task: &Task, path: &str, operation: Operation) -> Result<String, Refusal> {
+    let relative = normalize(path).map_err(Refusal::Malformed)?;
+    if operation == Operation::Write {
+        if let Some(protected) = protection(task, &relative) {
+            return Err(Refusal::Protected(protected));
+        }
+    }
+    if set_for(task, operation).contains(&relative) {
+        Ok(relative)
+    } else {
+        Err(Refusal::NotInSet)
+    }
+}
+
+/// Whether a normalised relative path is one the verdict rests on: a test file, or test
+/// configuration the task has not opened to the tools. Test files come first: naming one in
+/// `test.config_editable` does not open it.
+pub fn protection(task: &Task, relative: &str) -> Option<Protected> {
+    if task.test.files.contains(relative) {
+        return Some(Protected::TestFile);
+    }
+    if task.config_editable.contains(relative) {
+        return None;
+    }
+    config::test_config(relative, &task.test.argv).map(Protected::TestConfig)
+}
+
+/// Every protected file under `root` (the copy's exclusions aside, links listed as links),
+/// sorted by path.
+pub fn protected_files(task: &Task, root: &Utf8Path) -> io::Result<Vec<(String, Protected)>> {
+    Ok(files_under(root, &task.exclude)?
+        .into_iter()
+        .filter_map(|file| protection(task, &file).map(|protected| (file, protected)))
+        .collect())
+}
+
+/// The readable files under `root`, sorted; only those the glob `pattern` matches when one is
+/// given: what `list_files` lists and `grep` searches. The `Err` is the message for the model.
+pub fn readable_files(
+    task: &Task,
+    root: &Utf8Path,
+    pattern: Option<&str>,
+) -> Result<Vec<String>, String> {
+    let narrow = pattern
+        .map(|pattern| PathSet::new(vec![pattern.to_owned()]))
+        .transpose()
+        .map_err(|(_, message)| message)?;
+    let files = files_under(root, &task.exclude)
+        .map_err(|err| format!("the repository cannot be listed: {err}"))?;
+    Ok(files
+        .into_iter()
+        .filter(|file| task.readable.contains(file))
+        .filter(|file| narrow.as_ref().is_none_or(|set| set.contains(file)))
+        .collect())
+}
+
+fn set_for(task: &Task, operation: Operation) -> &PathSet {
+    match operation {
+        Operation::Read => &task.readable,
+        Operation::Write => &task.editable,
+    }
+}
+
+impl Protected {
+    /// What the file is, as a refusal names it.
+    pub fn describe(&self) -> String {
+        match self {
+            Protected::TestFile => "one of the task's test files".to_owned(),
+            Protected::TestConfig(reason) => format!("test configuration ({reason})"),
+        }
+    }
+}
+
+impl Refusal {
+    /// The message the model gets: what was wrong and what it may do instead.
+    pub fn explain(&self, path: &str, task: &Task, operation: Operation) -> String {
+        let options = set_for(task, operation).patterns().join(", ");
+        let shown = normalize(path).unwrap_or_else(|_| path.to_owned());
+        match self {
+            Refusal::Malformed(Malformed::Empty) => {
+                format!("the path is empty; use one of: {options}")
+            }
+            Refusal::Malformed(Malformed::Absolute) => {
+                format!("`{path}` is absolute; use a relative path, one of: {options}")
+            }
+            Refusal::Malformed(Malformed::LeavesRepository) => {
+                format!("`{path}` leaves the repository; use one of: {options}")
+            }
+            Refusal::Malformed(Malformed::Backslash) | Refusal::NotInSet => {
+                format!("`{path}` is not allowed; use one of: {options}")
+            }
+            Refusal::Protected(Protected::TestFile) => format!(
+                "`{shown}` is {}, which no tool may change; change the code under test instead",
+                Protected::TestFile.describe()
+            ),
+            Refusal::Protected(protected) => format!(
+                "`{shown}` is {}, which no tool may change; change the code under test instead \
+                 (a task that must change it names it in test.config_editable)",
+                protected.describe()
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
