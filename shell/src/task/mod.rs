@@ -74,7 +74,8 @@ pub struct Task {
     pub tools: Vec<ToolName>,
     pub read_file_line_range: bool,
     pub shell: ShellLimits,
-    /// What the throwaway copy leaves out (`copy.exclude`); no path set reaches into it.
+    /// What the throwaway copy leaves out (`copy.exclude`) and shares with the original
+    /// (`copy.share`); no path set reaches into either.
     pub exclude: Exclusion,
     /// `sandbox.read_only`: more folders the tests may read inside bubblewrap.
     pub read_only: Vec<ReadOnly>,
@@ -164,19 +165,28 @@ impl Task {
                 |(index, message)| at(spans.get(index).cloned(), &format!("{field}: {message}")),
             )
         };
+        let globs =
+            |field: &str,
+             globs: Vec<Spanned<String>>,
+             apply: &dyn Fn(Vec<String>) -> Result<Exclusion, (usize, String)>| {
+                let spans: Vec<Range<usize>> = globs.iter().map(Spanned::span).collect();
+                apply(globs.into_iter().map(Spanned::into_inner).collect()).map_err(
+                    |(index, message)| {
+                        at(spans.get(index).cloned(), &format!("{field}: {message}"))
+                    },
+                )
+            };
         let exclude = match raw.copy.exclude {
             None => Exclusion::defaults(),
-            Some(globs) => {
-                let spans: Vec<Range<usize>> = globs.iter().map(Spanned::span).collect();
-                Exclusion::new(globs.into_iter().map(Spanned::into_inner).collect()).map_err(
-                    |(index, message)| {
-                        at(
-                            spans.get(index).cloned(),
-                            &format!("copy.exclude: {message}"),
-                        )
-                    },
-                )?
-            }
+            Some(list) => globs("copy.exclude", list, &|patterns| {
+                Exclusion::defaults().excluding(patterns)
+            })?,
+        };
+        let exclude = match raw.copy.share {
+            None => exclude,
+            Some(list) => globs("copy.share", list, &|patterns| {
+                exclude.clone().sharing(patterns)
+            })?,
         };
         let readable = set("paths.readable", raw.paths.readable)?.excluding(&exclude);
         let editable = set("paths.editable", raw.paths.editable)?.excluding(&exclude);
