@@ -2,6 +2,7 @@
 # The BENCHMARKS.md row of `mend eval`: 3 tasks x k = 8 with --jobs 2 against a scripted loopback
 # Ollama (scripts/eval_bench_server.py), then the share of the job slots spent outside pytest and
 # the model, from the attempts' records. Run from the checkout after `make build venv`.
+# JOBS=1 scripts/eval-bench.sh runs the same suite one attempt at a time.
 set -eu
 root=$(pwd)
 work=$(mktemp -d)
@@ -16,14 +17,15 @@ python3 scripts/eval_bench_server.py "$port" &
 server=$!
 sleep 0.5
 start=$(date +%s%N)
-MEND_PYTHON="$root/.venv/bin/python" ./target/release/mend eval "$work/suite.toml" --out "$work/out" --jobs 2
+MEND_PYTHON="$root/.venv/bin/python" ./target/release/mend eval "$work/suite.toml" --out "$work/out" --jobs "${JOBS:-2}"
 end=$(date +%s%N)
-python3 - "$start" "$end" "$work/out" <<'PY'
+python3 - "$start" "$end" "$work/out" "${JOBS:-2}" <<'PY'
 import glob, json, sys
 wall = (int(sys.argv[2]) - int(sys.argv[1])) / 1e6
 inside = 0
 for path in glob.glob(sys.argv[3] + "/*/*.json"):
     metrics = json.load(open(path))["metrics"]
     inside += metrics["model_ms"] + metrics["verify_ms"] + metrics["run_tests_ms"]
-print(f"wall {wall:.0f} ms; outside pytest and the model: {(2 * wall - inside) / (2 * wall) * 100:.1f} % of 2 job slots")
+slots = int(sys.argv[4])
+print(f"wall {wall:.0f} ms; outside pytest and the model: {(slots * wall - inside) / (slots * wall) * 100:.1f} % of {slots} job slot(s)")
 PY

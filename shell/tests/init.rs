@@ -71,6 +71,7 @@ fn init_writes_a_task_file_that_verify_runs_with_the_repository_venv() {
                  \x20 editable        src/**/*.py\n\
                  \x20 test files      tests/**/*.py\n\
                  \x20 readable        src/**/*.py, tests/**/*.py, pyproject.toml, README.md\n\
+                 \x20 shared          .venv   (linked from the copy, not copied)\n\
                  Next: check the file, then `mend verify` (the tests once, on a throwaway copy), \
                  `mend task` (what the model is told), and `mend run --task \"...\"`.\n",
                 dir.display(),
@@ -94,6 +95,8 @@ fn init_writes_a_task_file_that_verify_runs_with_the_repository_venv() {
         files = ["tests/**/*.py"]
         report = "pytest"
         plugins = true
+        [copy]
+        share = [".venv", "venv", "node_modules"]
         [tools]
         enabled = ["list_files", "grep", "read_file", "write_file", "replace_text", "run_tests"]
         [model]

@@ -1,7 +1,10 @@
-//! `[copy]`: what the throwaway copy leaves out. A cache copied from the original can make the
-//! copy's tests read stale results; everything else is copied, build outputs included, because
-//! the tests may need them (a `target/` or `node_modules/`), and the copy keeps modification
-//! times so a build tool can tell them from the sources.
+//! `[copy]`: what the throwaway copy leaves out, and which folders it shares with the original
+//! instead of copying. A cache copied from the original can make the copy's tests read stale
+//! results, so caches are left out. Installed dependencies (a venv, `node_modules`) are shared:
+//! the copy holds a link to the original's folder, which the sandbox shows read-only, so a
+//! command costs the same whether they hold a hundred files or a hundred thousand. Everything
+//! else is copied, build outputs included, because the tests may write them (a `target/`), and
+//! the copy keeps modification times so a build tool can tell them from the sources.
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -20,19 +23,24 @@ pub const DEFAULT_EXCLUDE: [&str; 7] = [
     ".nox",
 ];
 
-/// The globs of `copy.exclude`. A glob without `/` matches a file or folder name at any depth
+/// Folders of installed dependencies, shared rather than copied. A venv's scripts already run
+/// the original's interpreter (their first line names it), and the copy's sources come first on
+/// the import path, so a copy of the venv would only cost time; `node_modules` is read, not
+/// written, by a test run.
+pub const DEFAULT_SHARE: [&str; 3] = [".venv", "venv", "node_modules"];
+
+/// One list of globs. A glob without `/` matches a file or folder name at any depth
 /// (`__pycache__`, `*.egg-info`); one with `/` matches the whole path from the repository
-/// (`data/raw`, `docs/**/_build`). Everything inside an excluded folder is excluded.
+/// (`data/raw`, `docs/**/_build`).
 #[derive(Debug, Clone)]
-pub struct Exclusion {
+struct Globs {
     patterns: Vec<String>,
     by_name: GlobSet,
     by_path: GlobSet,
 }
 
-impl Exclusion {
-    /// `Err((index, message))` names the first bad glob.
-    pub fn new(patterns: Vec<String>) -> Result<Exclusion, (usize, String)> {
+impl Globs {
+    fn new(patterns: Vec<String>) -> Result<Globs, (usize, String)> {
         let mut by_name = GlobSetBuilder::new();
         let mut by_path = GlobSetBuilder::new();
         for (index, pattern) in patterns.iter().enumerate() {
@@ -62,40 +70,107 @@ impl Exclusion {
                 .build()
                 .map_err(|err| (0, format!("the globs cannot be combined: {err}")))
         };
-        Ok(Exclusion {
+        Ok(Globs {
             by_name: build(by_name)?,
             by_path: build(by_path)?,
             patterns,
         })
     }
 
-    /// Nothing excluded.
-    pub fn none() -> Exclusion {
-        Exclusion {
+    fn empty() -> Globs {
+        Globs {
             patterns: Vec::new(),
             by_name: GlobSet::empty(),
             by_path: GlobSet::empty(),
         }
     }
 
-    pub fn defaults() -> Exclusion {
-        let defaults = DEFAULT_EXCLUDE.map(str::to_owned).to_vec();
-        // The defaults are plain names, always valid globs.
-        Exclusion::new(defaults).unwrap_or_else(|_| Exclusion::none())
+    /// The built-in lists are plain names, always valid globs.
+    fn of(names: &[&str]) -> Globs {
+        Globs::new(names.iter().map(|name| (*name).to_owned()).collect())
+            .unwrap_or_else(|_| Globs::empty())
     }
 
-    pub fn patterns(&self) -> &[String] {
-        &self.patterns
-    }
-
-    /// Whether the entry at `relative` (forward slashes, no `.` parts) is itself excluded; its
-    /// folders are checked by the walk that reaches it.
-    pub fn excludes_entry(&self, relative: &str) -> bool {
+    fn matches(&self, relative: &str) -> bool {
         let name = relative.rsplit('/').next().unwrap_or(relative);
         self.by_name.is_match(name) || self.by_path.is_match(relative)
     }
+}
 
-    /// Whether `relative` or any folder above it is excluded.
+/// `copy.exclude` and `copy.share`. Everything inside a matched folder is matched. Both leave
+/// their paths out of every walk and path set: the tools cannot see them and the digests skip
+/// them, so the original and the copy are hashed alike, and no entry limit counts them.
+#[derive(Debug, Clone)]
+pub struct Exclusion {
+    exclude: Globs,
+    share: Globs,
+}
+
+impl Exclusion {
+    /// Leaves out what `patterns` names and shares nothing. `Err((index, message))` names the
+    /// first bad glob.
+    pub fn new(patterns: Vec<String>) -> Result<Exclusion, (usize, String)> {
+        Ok(Exclusion {
+            exclude: Globs::new(patterns)?,
+            share: Globs::empty(),
+        })
+    }
+
+    /// The same, leaving out what `patterns` names instead (replacing the list so far).
+    pub fn excluding(self, patterns: Vec<String>) -> Result<Exclusion, (usize, String)> {
+        Ok(Exclusion {
+            exclude: Globs::new(patterns)?,
+            ..self
+        })
+    }
+
+    /// The same, sharing the folders `patterns` names instead of copying them (replacing the
+    /// folders shared so far).
+    pub fn sharing(self, patterns: Vec<String>) -> Result<Exclusion, (usize, String)> {
+        Ok(Exclusion {
+            share: Globs::new(patterns)?,
+            ..self
+        })
+    }
+
+    /// Nothing excluded, nothing shared.
+    pub fn none() -> Exclusion {
+        Exclusion {
+            exclude: Globs::empty(),
+            share: Globs::empty(),
+        }
+    }
+
+    /// The caches left out and the dependency folders shared when a task names neither.
+    pub fn defaults() -> Exclusion {
+        Exclusion {
+            exclude: Globs::of(&DEFAULT_EXCLUDE),
+            share: Globs::of(&DEFAULT_SHARE),
+        }
+    }
+
+    /// `copy.exclude`.
+    pub fn patterns(&self) -> &[String] {
+        &self.exclude.patterns
+    }
+
+    /// `copy.share`.
+    pub fn shared_patterns(&self) -> &[String] {
+        &self.share.patterns
+    }
+
+    /// Whether the entry at `relative` (forward slashes, no `.` parts) is itself left out of the
+    /// copy's own files, excluded or shared; its folders are checked by the walk that reaches it.
+    pub fn excludes_entry(&self, relative: &str) -> bool {
+        self.exclude.matches(relative) || self.share.matches(relative)
+    }
+
+    /// Whether the folder at `relative` is shared rather than copied (when it is not excluded).
+    pub fn shares_entry(&self, relative: &str) -> bool {
+        !self.exclude.matches(relative) && self.share.matches(relative)
+    }
+
+    /// Whether `relative` or any folder above it is excluded or shared.
     pub fn excludes(&self, relative: &str) -> bool {
         relative
             .match_indices('/')
@@ -148,9 +223,9 @@ mod tests {
     }
 
     #[test]
-    fn the_defaults_leave_out_caches_but_not_build_outputs_or_git() {
+    fn the_defaults_leave_out_caches_share_dependencies_and_copy_build_outputs_and_git() {
         let defaults = Exclusion::defaults();
-        let seen: Vec<bool> = [
+        let seen: Vec<(&str, bool, bool)> = [
             ".pytest_cache/v/cache/lastfailed",
             "pkg/__pycache__/a.pyc",
             ".mypy_cache/3.11/x.json",
@@ -158,16 +233,52 @@ mod tests {
             ".tox/py311/bin/python",
             ".nox/tests/bin/python",
             "target/debug/build",
+            "node_modules",
+            "web/node_modules",
+            ".venv",
+            "venv",
             "node_modules/left-pad/index.js",
             ".git/HEAD",
             ".hypothesis/examples/x",
         ]
         .into_iter()
-        .map(|path| defaults.excludes(path))
+        .map(|path| (path, defaults.excludes(path), defaults.shares_entry(path)))
         .collect();
         assert_eq!(
             seen,
-            [true, true, true, true, true, true, false, false, false, false]
+            [
+                (".pytest_cache/v/cache/lastfailed", true, false),
+                ("pkg/__pycache__/a.pyc", true, false),
+                (".mypy_cache/3.11/x.json", true, false),
+                (".ruff_cache/CACHEDIR.TAG", true, false),
+                (".tox/py311/bin/python", true, false),
+                (".nox/tests/bin/python", true, false),
+                ("target/debug/build", false, false),
+                ("node_modules", true, true),
+                ("web/node_modules", true, true),
+                (".venv", true, true),
+                ("venv", true, true),
+                ("node_modules/left-pad/index.js", true, false),
+                (".git/HEAD", false, false),
+                (".hypothesis/examples/x", false, false),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_excluded_folder_is_not_shared() {
+        let both = Exclusion::new(vec!["vendor".to_owned()])
+            .unwrap()
+            .sharing(vec!["vendor".to_owned(), "deps".to_owned()])
+            .unwrap();
+        assert_eq!(
+            [
+                both.shares_entry("vendor"),
+                both.shares_entry("deps"),
+                both.excludes_entry("vendor"),
+                both.excludes_entry("deps"),
+            ],
+            [false, true, true, true]
         );
     }
 

@@ -103,6 +103,8 @@ pub struct ShellTable {
 pub struct CopyTable {
     /// Replaces the default list of caches left out of the copy.
     pub exclude: Option<Vec<Spanned<String>>>,
+    /// Replaces the default list of dependency folders shared with the original.
+    pub share: Option<Vec<Spanned<String>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -65,7 +65,8 @@ pub struct Task {
     pub tools: Vec<ToolName>,
     pub read_file_line_range: bool,
     pub shell: ShellLimits,
-    /// What the throwaway copy leaves out (`copy.exclude`); no path set reaches into it.
+    /// What the throwaway copy leaves out (`copy.exclude`) and shares with the original
+    /// (`copy.share`); no path set reaches into either.
     pub exclude: Exclusion,
     /// `sandbox.read_only`: more folders the tests may read inside bubblewrap.
     pub read_only: Vec<ReadOnly>,
@@ -155,7 +156,7 @@ impl Task {
                 |(index, message)| at(spans.get(index).cloned(), &format!("{field}: {message}")),
             )
         };
-        let exclude = exclusion(raw.copy.exclude, &at)?;
+        let exclude = exclusion(raw.copy.exclude, raw.copy.share, &at)?;
         let readable = set("paths.readable", raw.paths.readable)?.excluding(&exclude);
         let editable = set("paths.editable", raw.paths.editable)?.excluding(&exclude);
         let files = set("test.files", raw.test.files)?.excluding(&exclude);
@@ -225,19 +226,31 @@ impl Task {
 type At<'a> = &'a dyn Fn(Option<Range<usize>>, &str) -> MendError;
 
 /// `copy.exclude`, else the default exclusions.
-fn exclusion(globs: Option<Vec<Spanned<String>>>, at: At) -> Result<Exclusion, MendError> {
-    let Some(globs) = globs else {
-        return Ok(Exclusion::defaults());
+fn exclusion(
+    exclude: Option<Vec<Spanned<String>>>,
+    share: Option<Vec<Spanned<String>>>,
+    at: At,
+) -> Result<Exclusion, MendError> {
+    let globs = |field: &str,
+                 globs: Vec<Spanned<String>>,
+                 apply: &dyn Fn(Vec<String>) -> Result<Exclusion, (usize, String)>| {
+        let spans: Vec<Range<usize>> = globs.iter().map(Spanned::span).collect();
+        apply(globs.into_iter().map(Spanned::into_inner).collect()).map_err(|(index, message)| {
+            at(spans.get(index).cloned(), &format!("{field}: {message}"))
+        })
     };
-    let spans: Vec<Range<usize>> = globs.iter().map(Spanned::span).collect();
-    Exclusion::new(globs.into_iter().map(Spanned::into_inner).collect()).map_err(
-        |(index, message)| {
-            at(
-                spans.get(index).cloned(),
-                &format!("copy.exclude: {message}"),
-            )
-        },
-    )
+    let exclude = match exclude {
+        None => Exclusion::defaults(),
+        Some(list) => globs("copy.exclude", list, &|patterns| {
+            Exclusion::defaults().excluding(patterns)
+        })?,
+    };
+    match share {
+        None => Ok(exclude),
+        Some(list) => globs("copy.share", list, &|patterns| {
+            exclude.clone().sharing(patterns)
+        }),
+    }
 }
 
 /// How the test command's result is read: `test.report`, with the file `test.junit_path`

@@ -274,6 +274,44 @@ fn copy_exclude_replaces_the_default_caches_and_no_path_set_reaches_into_it() {
 }
 
 #[test]
+fn copy_share_replaces_the_default_dependency_folders_and_no_path_set_reaches_into_them() {
+    let seen = |task: &Task| {
+        (
+            task.exclude.shared_patterns().to_vec(),
+            task.exclude.patterns().to_vec(),
+            task.readable.contains("src/node_modules/x.py"),
+            task.readable.contains("src/deps/x.py"),
+        )
+    };
+    assert_eq!(
+        seen(&parse(MINIMAL).unwrap()),
+        (
+            copy::DEFAULT_SHARE.map(str::to_owned).to_vec(),
+            copy::DEFAULT_EXCLUDE.map(str::to_owned).to_vec(),
+            false,
+            true
+        )
+    );
+    let own = parse(&format!(
+        "{MINIMAL}\n[copy]\nexclude = [\"build\"]\nshare = [\"src/deps\"]\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        seen(&own),
+        (
+            vec!["src/deps".to_owned()],
+            vec!["build".to_owned()],
+            true,
+            false
+        )
+    );
+    assert_eq!(
+        parse(&format!("{MINIMAL}\n[copy]\nshare = [\"/abs\"]\n")).err(),
+        Some("mend.toml:18: copy.share: `/abs` must be a name or a path relative to the repository, without `..` (see docs/task-file.md)".to_owned())
+    );
+}
+
+#[test]
 fn the_test_environment_fields_are_read_and_checked_by_line() {
     let with = |extra: &str, sandbox: &str| {
         parse(&MINIMAL.replace(

@@ -7,6 +7,7 @@ pub mod interpreter;
 pub mod process;
 pub mod runner;
 pub mod sandbox;
+pub mod share;
 pub mod survey;
 pub mod test_run;
 pub mod toolchain;
@@ -14,6 +15,7 @@ pub mod toolchain;
 use std::fs::{self, File, FileTimes};
 use std::io;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use tempfile::TempDir;
@@ -27,11 +29,14 @@ pub struct Workspace {
     dir: TempDir,
     root: Utf8PathBuf,
     skipped: Vec<(String, Skipped)>,
+    shared: Vec<String>,
+    copy_time: Duration,
 }
 
 impl Workspace {
-    /// Copies `original` into a fresh temporary directory, leaving out what `exclude` names.
-    /// The original is only read.
+    /// Copies `original` into a fresh temporary directory, leaving out what `exclude` names. A
+    /// folder it shares is a link to the original's (see [`share`]): the sandbox shows it
+    /// read-only, and no tool follows a link out of the copy. The original is only read.
     pub fn copy_of(original: &Utf8Path, exclude: &Exclusion) -> Result<Workspace, MendError> {
         Workspace::try_copy(original, exclude).map_err(|err| {
             MendError::harness(format!(
@@ -41,6 +46,9 @@ impl Workspace {
     }
 
     fn try_copy(original: &Utf8Path, exclude: &Exclusion) -> io::Result<Workspace> {
+        let started = Instant::now();
+        // A shared folder's link names it by its absolute path: it must hold from anywhere.
+        let original = &original.canonicalize_utf8()?;
         let dir = tempfile::Builder::new()
             .prefix("mend-workspace-")
             .tempdir()?;
@@ -51,15 +59,20 @@ impl Workspace {
             ))
         })?;
         let mut copy = Copy {
+            original,
             exclude,
             skipped: Vec::new(),
+            shared: Vec::new(),
         };
         copy.tree(original, &root, "")?;
         copy.skipped.sort_by(|a, b| a.0.cmp(&b.0));
+        copy.shared.sort();
         Ok(Workspace {
             dir,
             root,
             skipped: copy.skipped,
+            shared: copy.shared,
+            copy_time: started.elapsed(),
         })
     }
 
@@ -72,6 +85,23 @@ impl Workspace {
         &self.skipped
     }
 
+    /// The folders shared with the original rather than copied, by path.
+    pub fn shared(&self) -> &[String] {
+        &self.shared
+    }
+
+    /// How long making the copy took.
+    pub fn copy_time(&self) -> Duration {
+        self.copy_time
+    }
+
+    /// Deletes the copy now and says how long that took (dropping it deletes it too, untimed).
+    pub fn remove(self) -> io::Result<Duration> {
+        let started = Instant::now();
+        self.dir.close()?;
+        Ok(started.elapsed())
+    }
+
     /// Keeps the copy on disk after mend exits and returns where it is.
     pub fn keep(self) -> Utf8PathBuf {
         let _kept = self.dir.keep();
@@ -81,8 +111,11 @@ impl Workspace {
 
 /// One copy in progress.
 struct Copy<'a> {
+    /// Absolute.
+    original: &'a Utf8Path,
     exclude: &'a Exclusion,
     skipped: Vec<(String, Skipped)>,
+    shared: Vec<String>,
 }
 
 impl Copy<'_> {
@@ -98,11 +131,18 @@ impl Copy<'_> {
             } else {
                 format!("{relative}/{name}")
             };
-            if self.exclude.excludes_entry(&path) {
-                continue;
-            }
             let target = to.join(name);
             let kind = entry.file_type()?;
+            let shares = self.exclude.shares_entry(&path);
+            if kind.is_dir() && shares {
+                std::os::unix::fs::symlink(self.original.join(&path), &target)?;
+                self.shared.push(path);
+                continue;
+            }
+            // A file a share names is copied: only folders are shared.
+            if self.exclude.excludes_entry(&path) && !shares {
+                continue;
+            }
             if kind.is_dir() {
                 self.folder(entry.path(), &target, &path)?;
             } else if kind.is_symlink() {

@@ -13,6 +13,7 @@ use crate::task::{EnvEntry, PythonPath, ReadOnly, Task, TestCommand};
 use crate::truncate::keep_tail;
 use crate::workspace::process::{run_bounded, Finished};
 use crate::workspace::sandbox::{Sandbox, View};
+use crate::workspace::share;
 use crate::workspace::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 
 /// A command's first word that stands for the interpreter mend was given.
@@ -65,6 +66,9 @@ pub struct TestRunner {
     pub original: Option<Utf8PathBuf>,
     /// `sandbox.read_only`, resolved.
     pub read_only: Vec<Utf8PathBuf>,
+    /// The original's folders the copy links to instead of copying them (`copy.share`):
+    /// bubblewrap shows them read-only inside the hidden original.
+    pub shared: Vec<Utf8PathBuf>,
     /// `test.env`, with the values passed through.
     pub env: Vec<(String, String)>,
     pub pythonpath: PythonPath,
@@ -81,6 +85,7 @@ impl TestRunner {
             host: Host::default(),
             original: None,
             read_only: Vec::new(),
+            shared: Vec::new(),
             env: Vec::new(),
             pythonpath: PythonPath::Guessed,
             plugins: false,
@@ -132,6 +137,9 @@ impl TestRunner {
                     .unwrap_or_else(|_| original.to_owned()),
             ),
             read_only,
+            shared: share::shared_folders(original, &task.exclude).map_err(|err| {
+                MendError::harness(format!("cannot read the repository {original}: {err}"))
+            })?,
             env,
             pythonpath: task.test.pythonpath.clone(),
             plugins: task.test.plugins,
@@ -166,7 +174,12 @@ impl TestRunner {
     /// the task's, and never the original repository.
     fn view(&self, toolchain: &Toolchain, writable: &[Utf8PathBuf]) -> View {
         let mut read_only = toolchain::installation(&self.python, &self.host);
-        for folder in toolchain.folders.iter().chain(&self.read_only) {
+        for folder in toolchain
+            .folders
+            .iter()
+            .chain(&self.read_only)
+            .chain(&self.shared)
+        {
             toolchain::push_new(&mut read_only, folder.clone());
         }
         View {

@@ -3,6 +3,7 @@
 
 mod detect;
 mod python;
+mod share;
 mod template;
 
 use std::io::Write;
@@ -37,7 +38,13 @@ pub fn init(repo: &Utf8Path, force: bool) -> Result<u8, MendError> {
         )));
     };
     let python = (guess.kind == Kind::Pytest).then(|| python::facts(repo));
-    let text = template::render(guess, python.as_ref().map(|facts| facts.path.as_str()));
+    let (share, found) = share::shares(repo);
+    let text = template::render(
+        guess,
+        python.as_ref().map(|facts| facts.path.as_str()),
+        &share,
+        &found,
+    );
     write_checked(&path, &text, force)?;
 
     println!("Wrote {path} for {}.", guess.kind.describe());
@@ -52,6 +59,12 @@ pub fn init(repo: &Utf8Path, force: bool) -> Result<u8, MendError> {
     println!("  editable        {}", guess.editable.join(", "));
     println!("  test files      {}", guess.tests.join(", "));
     println!("  readable        {}", guess.readable.join(", "));
+    if !found.is_empty() {
+        println!(
+            "  shared          {}   (linked from the copy, not copied)",
+            found.join(", ")
+        );
+    }
     for other in others {
         println!(
             "Also found {}: to test it that way, set test.command to `{}`.",

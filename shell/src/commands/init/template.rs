@@ -4,8 +4,13 @@
 use super::detect::{Guess, Kind};
 
 /// The task file for `guess`; `interpreter` is a comment on which Python runs the tests (Python
-/// projects only).
-pub fn render(guess: &Guess, interpreter: Option<&str>) -> String {
+/// projects only); `share` is `copy.share`, of which `found` are in the repository.
+pub fn render(
+    guess: &Guess,
+    interpreter: Option<&str>,
+    share: &[String],
+    found: &[String],
+) -> String {
     let python_line = match interpreter {
         Some(interpreter) => format!(
             "# `python` is the interpreter mend is given: --python, else $MEND_PYTHON, else the\n\
@@ -13,6 +18,10 @@ pub fn render(guess: &Guess, interpreter: Option<&str>) -> String {
              # When this file was written that was {interpreter}.\n"
         ),
         None => String::new(),
+    };
+    let found = match found {
+        [] => "none of them is here yet".to_owned(),
+        found => format!("found here: {}", found.join(", ")),
     };
     let report_comment = match guess.report {
         "pytest" => "# counts and failing tests from pytest's own report",
@@ -53,6 +62,11 @@ timeout_seconds = {timeout}
 files = {tests}
 report = \"{report}\"   {report_comment}
 {plugins}
+[copy]
+# Folders of installed dependencies ({found}). The throwaway copy links to them
+# instead of copying them, and the sandbox shows them read-only; the tools never see them.
+share = {share}
+
 [tools]
 enabled = [\"list_files\", \"grep\", \"read_file\", \"write_file\", \"replace_text\", \"run_tests\"]
 
@@ -70,6 +84,7 @@ max_turns = 12
         tests = list(&guess.tests),
         report = guess.report,
         model = crate::task::DEFAULT_MODEL,
+        share = list(share),
     )
 }
 
