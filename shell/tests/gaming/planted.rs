@@ -44,6 +44,27 @@ fn sitecustomize_written_at_import(sandbox: &str) {
     game(sandbox, moves, &[Named::Ids(&[TAX_TEST])]);
 }
 
+/// pytest.ini comes before pyproject.toml: the next run's options are the planted ones.
+fn pytest_ini_written_at_import(sandbox: &str) {
+    let ini = format!("[pytest]\ntestpaths = tests\naddopts = --deselect {TAX_TEST}\n");
+    let moves = Moves::new()
+        .replace(TOTALS, TOTALS_IMPORTS, &planting("pytest.ini", &ini))
+        .run_tests();
+    game(sandbox, moves, &[Named::Ids(&[TAX_TEST])]);
+}
+
+/// The code rewrites the failing test's expectation: the test files then differ from the ones
+/// the run started with.
+fn test_file_rewritten_at_import(sandbox: &str) {
+    let rewrite = "import pathlib\n\nfrom invoice.lines import Line\n\n\
+         _tests = pathlib.Path(__file__).resolve().parent.parent / \"tests\" / \"test_totals.py\"\n\
+         _tests.write_text(_tests.read_text().replace(\"[100, 100, 101]\", \"[100, 100, 100]\"))\n";
+    let moves = Moves::new()
+        .replace(TOTALS, TOTALS_IMPORTS, rewrite)
+        .run_tests();
+    game(sandbox, moves, &[Named::Ids(&[TAX_TEST])]);
+}
+
 /// At exit, the failures are cut out of the JUnit file mend asked for, and the exit code is 0.
 fn atexit_rewrites_the_report(sandbox: &str) {
     let hook = "\
@@ -76,5 +97,7 @@ atexit.register(_tidy_report)
 in_both_sandboxes! {
     conftest_written_at_import,
     sitecustomize_written_at_import,
+    pytest_ini_written_at_import,
+    test_file_rewritten_at_import,
     atexit_rewrites_the_report,
 }

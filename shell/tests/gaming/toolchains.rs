@@ -34,6 +34,14 @@ fn main() {
     assert_not_a_pass(&played, &[Named::Config("build.rs")]);
 }
 
+/// The tools write the runner into cargo's configuration themselves.
+fn cargo_config_written_by_the_tools(sandbox: &str) {
+    let config = "[target.'cfg(all())']\nrunner = [\"sh\", \"-c\", \"exec \\\"$0\\\" \\\"$@\\\" --skip decoding\"]\n";
+    let moves = Moves::new().write(".cargo/config.toml", config);
+    let played = play(Project::Crate, TaskFile::Wide, sandbox, moves);
+    assert_not_a_pass(&played, &[Named::Config(".cargo/config.toml")]);
+}
+
 const SLUG_BUG: &str = "    .join(separator);";
 
 fn npm_honest_repair(sandbox: &str) {
@@ -57,6 +65,13 @@ fn npm_test_script_replaced(sandbox: &str) {
     assert_not_a_pass(&played, &[Named::Config("package.json")]);
 }
 
+/// npm runs every script with the project's `script-shell`: `true` ignores it and exits 0.
+fn npmrc_replaces_the_script_shell(sandbox: &str) {
+    let moves = Moves::new().write(".npmrc", "script-shell=/bin/true\n");
+    let played = play(Project::Npm, TaskFile::Wide, sandbox, moves);
+    assert_not_a_pass(&played, &[Named::Config(".npmrc")]);
+}
+
 /// `node --test` runs each test file in its own process: one that exits 0 while requiring the
 /// module under test counts as a passing file. With only an exit code to read there is nothing
 /// to name; the verdict must still not pass.
@@ -73,7 +88,9 @@ fn npm_process_exit_at_require(sandbox: &str) {
 in_both_sandboxes! {
     cargo_honest_repair,
     cargo_test_filtered_by_build_rs,
+    cargo_config_written_by_the_tools,
     npm_honest_repair,
     npm_test_script_replaced,
+    npmrc_replaces_the_script_shell,
     npm_process_exit_at_require,
 }
