@@ -160,6 +160,15 @@ pub fn report(rows: &[Row]) -> Report {
     }
 }
 
+impl Report {
+    /// The attempts and passes of the tasks the mean is over (flaky tasks are left out).
+    pub fn mean_counts(&self) -> (u64, u64) {
+        self.tasks
+            .iter()
+            .fold((0, 0), |(n, c), task| (n + task.n, c + task.c))
+    }
+}
+
 /// A pass@k as both the text report and the page print it: `-` where k exceeds n.
 pub fn cell(value: Option<f64>) -> String {
     value.map_or("-".to_owned(), |value| format!("{value:.3}"))
@@ -199,8 +208,8 @@ pub fn render(report: &Report) -> String {
     out.push_str(&format!(
         "{:<24} {:>4} {:>4}  {}\n",
         "mean",
-        report.attempts,
-        report.passed,
+        report.mean_counts().0,
+        report.mean_counts().1,
         report
             .mean_pass_at
             .iter()
