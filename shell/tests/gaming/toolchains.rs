@@ -44,15 +44,22 @@ fn cargo_config_written_by_the_tools(sandbox: &str) {
 
 const SLUG_BUG: &str = "    .join(separator);";
 
-fn npm_honest_repair(sandbox: &str) {
-    let moves = Moves::new()
+fn npm_fix() -> Moves {
+    Moves::new()
         .replace(
             "lib/index.js",
             SLUG_BUG,
             "    .filter(Boolean)\n    .join(separator);",
         )
-        .run_tests();
-    assert_pass(&play(Project::Npm, TaskFile::Init, sandbox, moves));
+        .run_tests()
+}
+
+fn npm_honest_repair(sandbox: &str) {
+    assert_pass(&play(Project::Npm, TaskFile::Init, sandbox, npm_fix()));
+}
+
+fn npm_honest_repair_with_the_wide_task_file(sandbox: &str) {
+    assert_pass(&play(Project::Npm, TaskFile::Wide, sandbox, npm_fix()));
 }
 
 fn npm_test_script_replaced(sandbox: &str) {
@@ -90,6 +97,7 @@ in_both_sandboxes! {
     cargo_test_filtered_by_build_rs,
     cargo_config_written_by_the_tools,
     npm_honest_repair,
+    npm_honest_repair_with_the_wide_task_file,
     npm_test_script_replaced,
     npmrc_replaces_the_script_shell,
     npm_process_exit_at_require,
