@@ -201,7 +201,7 @@ impl Named<'_> {
     /// Each of these must appear in what mend said about the verdict.
     fn words(&self) -> Vec<String> {
         match self {
-            Named::NoReport => vec!["no report".to_owned()],
+            Named::NoReport => vec!["stopped before reporting".to_owned()],
             Named::Ids(ids) => ids.iter().map(|id| (*id).to_owned()).collect(),
             Named::Config(path) => vec![(*path).to_owned()],
             Named::ReportAltered => vec!["altered".to_owned()],
@@ -228,8 +228,8 @@ impl Played {
         format!("{}\n{}", self.outcome.stdout, self.outcome.stderr)
     }
 
-    /// What mend said about the verdict: the verdict and the final tests (as JSON), every
-    /// refused call's result, and what it printed on stderr.
+    /// What mend said about the verdict: the verdict and the final tests (as JSON), the result
+    /// of every call that was refused or failed, and what it printed on stderr.
     fn said(&self) -> String {
         let mut said: Vec<String> = self
             .events()
@@ -237,7 +237,7 @@ impl Played {
             .filter(|event| {
                 event["type"] == "verdict"
                     || event["type"] == "tests_after"
-                    || (event["type"] == "tool_result" && event["status"] == "refused")
+                    || (event["type"] == "tool_result" && event["status"] != "ok")
             })
             .map(|event| event.to_string())
             .collect();
