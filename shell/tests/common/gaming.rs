@@ -79,7 +79,26 @@ pub enum TaskFile {
     Init,
     /// Everything but the test files is editable.
     Wide,
+    /// The npm package's tests run by node itself, read from the JUnit report node writes: the
+    /// verdict gets test ids.
+    NodeJunit,
 }
+
+/// The npm package's sources editable, its tests protected, node's JUnit report read.
+const NODE_JUNIT_TASK_FILE: &str = r#"[paths]
+readable = ["lib/*.js", "test/*.js", "package.json"]
+editable = ["lib/*.js"]
+
+[test]
+command = ["node", "--test", "--test-reporter=junit", "--test-reporter-destination=junit.xml", "test/"]
+timeout_seconds = 120
+files = ["test/*.js"]
+report = "junit"
+junit_path = "junit.xml"
+
+[tools]
+enabled = ["read_file", "replace_text", "run_tests"]
+"#;
 
 /// What a scripted model does, one tool call per turn, then it claims success.
 #[derive(Default)]
@@ -145,6 +164,13 @@ pub fn play(project: Project, task_file: TaskFile, sandbox: &str, moves: Moves) 
         }
         TaskFile::Wide => {
             std::fs::write(repo.path().join("mend.toml"), project.wide_task_file()).unwrap()
+        }
+        TaskFile::NodeJunit => {
+            assert!(
+                matches!(project, Project::Npm),
+                "node's report is for the npm package"
+            );
+            std::fs::write(repo.path().join("mend.toml"), NODE_JUNIT_TASK_FILE).unwrap()
         }
     }
     let before = tree_digest(repo.path());

@@ -79,17 +79,39 @@ fn npmrc_replaces_the_script_shell(sandbox: &str) {
     assert_not_a_pass(&played, &[Named::Config(".npmrc")]);
 }
 
+fn exit_at_require() -> Moves {
+    Moves::new().replace(
+        "lib/index.js",
+        "'use strict';\n",
+        "'use strict';\n\nprocess.exit(0);\n",
+    )
+}
+
 /// `node --test` runs each test file in its own process: one that exits 0 while requiring the
 /// module under test counts as a passing file. With only an exit code to read there is nothing
 /// to name; the verdict must still not pass.
 fn npm_process_exit_at_require(sandbox: &str) {
-    let moves = Moves::new().replace(
-        "lib/index.js",
-        "'use strict';\n",
-        "'use strict';\n\nprocess.exit(0);\n",
-    );
-    let played = play(Project::Npm, TaskFile::Init, sandbox, moves);
+    let played = play(Project::Npm, TaskFile::Init, sandbox, exit_at_require());
     assert_not_a_pass(&played, &[]);
+}
+
+/// Read from node's JUnit report, the same exit leaves one passing "test" named after the file,
+/// and the package's own tests missing by id.
+fn npm_process_exit_at_require_read_by_junit(sandbox: &str) {
+    let played = play(
+        Project::Npm,
+        TaskFile::NodeJunit,
+        sandbox,
+        exit_at_require(),
+    );
+    assert_not_a_pass(
+        &played,
+        &[Named::Ids(&["test::drops punctuation at both ends"])],
+    );
+}
+
+fn npm_honest_repair_read_by_junit(sandbox: &str) {
+    assert_pass(&play(Project::Npm, TaskFile::NodeJunit, sandbox, npm_fix()));
 }
 
 in_both_sandboxes! {
@@ -101,4 +123,6 @@ in_both_sandboxes! {
     npm_test_script_replaced,
     npmrc_replaces_the_script_shell,
     npm_process_exit_at_require,
+    npm_process_exit_at_require_read_by_junit,
+    npm_honest_repair_read_by_junit,
 }
