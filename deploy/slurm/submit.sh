@@ -4,6 +4,8 @@
 #
 #   SUITE=evals/local/suite.toml OUT=/shared/eval-qwen SHARDS=4 deploy/slurm/submit.sh
 #
+# The suite must be checked first (`mend eval check SUITE`): every shard reads its check.
+#
 # Variables: SUITE, OUT (a folder every node sees), SHARDS (default 2), JOBS (attempts at once per
 # shard, default 1), MEND (the binary, default `mend` on PATH), WAIT. The jobs inherit this
 # environment (MEND_PYTHON, OLLAMA_HOST, ...); extra sbatch flags go in SBATCH_FLAGS.

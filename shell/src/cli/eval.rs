@@ -47,10 +47,26 @@ pub struct EvalArgs {
     /// Seconds to wait for each piece of the server's answer.
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
     pub read_timeout: u64,
+    /// Also run tasks that `mend eval check` has not checked, or found invalid.
+    #[arg(long)]
+    pub unchecked: bool,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum EvalCommand {
+    /// Check each task of a suite: its tests fail without a change (at least one test by id),
+    /// its gold patch (gold/TASK.patch beside the suite) passes, 3 runs each; flaky tasks are
+    /// named. Writes SUITE's check beside it (suite.check.json), which `mend eval` requires.
+    Check {
+        /// The suite file (suite.toml).
+        suite: Utf8PathBuf,
+        /// The Python that runs the tests [default: as `mend verify`, per task].
+        #[arg(long)]
+        python: Option<Utf8PathBuf>,
+        /// Where the tests run [default: auto].
+        #[arg(long, value_enum)]
+        sandbox: Option<SandboxChoice>,
+    },
     /// Merge the results of one or more --out folders and print n, c and pass@1..k per task,
     /// the suite's mean, and the cost per passing attempt.
     Report {

@@ -10,6 +10,7 @@ use crate::cli::eval::{EvalArgs, EvalCommand};
 use crate::error::{exit, MendError};
 use crate::eval::attempt_pages::{write_attempt_pages, ATTEMPTS_FOLDER};
 use crate::eval::attempts::{eval, EvalOptions};
+use crate::eval::check_run::{check_suite, CheckOptions};
 use crate::eval::cost::Costs;
 use crate::eval::page::{eval_page, EvalPage};
 use crate::eval::report::{merge_located, render, report};
@@ -18,6 +19,19 @@ use crate::eval::shard::Shard;
 use crate::eval::suite::Suite;
 
 pub fn command(args: EvalArgs) -> Result<u8, MendError> {
+    if let Some(EvalCommand::Check {
+        suite,
+        python,
+        sandbox,
+    }) = &args.report
+    {
+        crate::interrupt::install();
+        return check_suite(&CheckOptions {
+            suite: Suite::load(suite)?,
+            python: python.clone(),
+            sandbox: *sandbox,
+        });
+    }
     if let Some(EvalCommand::Report { dirs, json, html }) = &args.report {
         return report_command(dirs, *json, html.as_deref());
     }
@@ -41,6 +55,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         python: args.python,
         sandbox: args.sandbox,
         read_timeout: Duration::from_secs(args.read_timeout),
+        unchecked: args.unchecked,
     };
     eval(&options)
 }

@@ -146,6 +146,7 @@ mod tests {
             model: "gemma4:e2b".to_owned(),
             model_digest: "m".to_owned(),
             k: 1,
+            flaky: false,
         };
         let dir = Utf8Path::new("out");
         let found: Vec<Result<Utf8PathBuf, String>> =

@@ -18,9 +18,10 @@ use crate::session::attempt::run_attempt;
 use crate::session::driver::Observer;
 use crate::session::render::{Render, RunEvent};
 use crate::session::run_record::record_of;
-use crate::workspace::changes::{file_digests, set_sha256};
+use crate::workspace::changes::file_digests;
 use crate::workspace::sandbox::SandboxChoice;
 
+use super::check_file::{gate, gold_patch, CheckFile, Digests};
 use super::progress::Progress;
 use super::results::{read_dir_rows, ResultsFile, Row};
 use super::shard::Shard;
@@ -37,6 +38,8 @@ pub struct EvalOptions {
     pub python: Option<Utf8PathBuf>,
     pub sandbox: Option<SandboxChoice>,
     pub read_timeout: Duration,
+    /// Run tasks without a current check, or found invalid, too.
+    pub unchecked: bool,
 }
 
 /// One task of the suite, loaded once and shared by its attempts.
@@ -45,6 +48,8 @@ struct Prepared {
     resolved: Resolved,
     prompt: String,
     repo_sha256: String,
+    /// The check found the task flaky: its rows say so, and the report lists it apart.
+    flaky: bool,
 }
 
 /// Runs this slice's attempts that have no results line yet.
@@ -55,6 +60,14 @@ pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
         .iter()
         .map(|(name, folder)| prepare(name, folder, options))
         .collect::<Result<Vec<_>, _>>()?;
+    let flaky = checked_flaky(options, &tasks)?;
+    let tasks: Vec<Prepared> = tasks
+        .into_iter()
+        .map(|task| Prepared {
+            flaky: flaky.contains(&task.name),
+            ..task
+        })
+        .collect();
     let server = Server::connect(options, &tasks[0].resolved.task)?;
     std::fs::create_dir_all(&options.out).map_err(|err| {
         MendError::harness(format!(
@@ -174,6 +187,45 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Refuses tasks without a current check, or found invalid, unless `--unchecked`; returns the
+/// names of the flaky ones.
+fn checked_flaky(options: &EvalOptions, tasks: &[Prepared]) -> Result<Vec<String>, MendError> {
+    let origin = &options.suite.origin;
+    let check = CheckFile::load(origin)?;
+    let now = tasks
+        .iter()
+        .map(|task| {
+            let gold = gold_patch(origin, &task.name)?;
+            Ok((
+                task.name.clone(),
+                Digests::of(&task.resolved, gold.as_deref())?,
+            ))
+        })
+        .collect::<Result<Vec<_>, MendError>>()?;
+    let (refused, flaky) = gate(check.as_ref(), &now);
+    if !refused.is_empty() {
+        if !options.unchecked {
+            return Err(MendError::refused(format!(
+                "{} task(s) of {origin} are not checked as valid: {} — run `mend eval check {origin}` \
+                 (and fix what it names), or pass --unchecked to run them anyway",
+                refused.len(),
+                refused.join(", ")
+            )));
+        }
+        eprintln!(
+            "mend: eval: running tasks the check does not vouch for (--unchecked): {}",
+            refused.join(", ")
+        );
+    }
+    if !flaky.is_empty() {
+        eprintln!(
+            "mend: eval: flaky tasks (their outcome changed between runs of the same tree; the report lists them apart): {}",
+            flaky.join(", ")
+        );
+    }
+    Ok(flaky)
+}
+
 fn prepare(name: &str, folder: &Utf8Path, options: &EvalOptions) -> Result<Prepared, MendError> {
     let args = RepoArgs {
         repo: Some(folder.to_path_buf()),
@@ -191,19 +243,13 @@ fn prepare(name: &str, folder: &Utf8Path, options: &EvalOptions) -> Result<Prepa
             task.origin
         ))
     })?;
-    let repo_sha256 = crate::atomic::sha256_hex(
-        format!(
-            "{}{}",
-            set_sha256(&resolved.repo, &task.editable)?,
-            set_sha256(&resolved.repo, &task.test.files)?
-        )
-        .as_bytes(),
-    );
+    let repo_sha256 = super::check_file::repo_sha256(&resolved)?;
     Ok(Prepared {
         name: name.to_owned(),
         resolved,
         prompt,
         repo_sha256,
+        flaky: false,
     })
 }
 
@@ -354,6 +400,7 @@ impl Shared<'_> {
             model: self.model.to_owned(),
             model_digest: self.model_digest.to_owned(),
             k: suite.k,
+            flaky: prepared.flaky,
         }))
     }
 }

@@ -4,6 +4,9 @@
 
 pub mod attempt_pages;
 pub mod attempts;
+pub mod check;
+pub mod check_file;
+pub mod check_run;
 pub mod cost;
 pub mod page;
 pub mod page_names;

@@ -39,7 +39,7 @@ pub fn eval_page(eval: &EvalPage) -> String {
         &format!(
             "Model {}. {} task(s), {} attempt(s), {} passed. Suite sha256 {}; results from {}.",
             model_named(report),
-            report.tasks.len(),
+            report.tasks.len() + report.flaky_tasks.len(),
             report.attempts,
             report.passed,
             report.suite_sha256,
@@ -60,13 +60,19 @@ pub fn eval_page(eval: &EvalPage) -> String {
     );
     page.raw("</section><section><h2>pass@k against k</h2><div class=\"cards\">");
     card("mean over tasks", &report.mean_pass_at, &[], &mut page);
-    for task in &report.tasks {
+    let flaky = report.flaky_tasks.iter().map(|task| (task, " (flaky)"));
+    for (task, mark) in report.tasks.iter().map(|task| (task, "")).chain(flaky) {
         let attempts: Vec<&AttemptLink> = eval
             .attempts
             .iter()
             .filter(|attempt| attempt.task == task.task)
             .collect();
-        card(&task.task, &task.pass_at, &attempts, &mut page);
+        card(
+            &format!("{}{mark}", task.task),
+            &task.pass_at,
+            &attempts,
+            &mut page,
+        );
     }
     page.raw("</div></section><section><h2>Cost per solved task</h2>");
     cost(eval.costs, &mut page);
@@ -85,27 +91,41 @@ fn table(report: &Report, page: &mut Html) {
         page.element("th", "", &format!("pass@{k}"));
     }
     page.raw("</tr></thead><tbody>");
-    let mut row = |name: &str, n: u64, c: u64, values: &[Option<f64>], class: &'static str| {
-        page.raw("<tr>")
-            .element("td", class, name)
-            .element("td", "", &n.to_string())
-            .element("td", "", &c.to_string());
-        for value in values {
-            page.element("td", "", &cell(*value));
-        }
-        page.raw("</tr>");
-    };
     for task in &report.tasks {
-        row(&task.task, task.n, task.c, &task.pass_at, "name");
+        row(page, &task.task, task.n, task.c, &task.pass_at, "name");
     }
     row(
+        page,
         "mean",
-        report.attempts,
-        report.passed,
+        report.mean_counts().0,
+        report.mean_counts().1,
         &report.mean_pass_at,
         "name mean",
     );
+    if !report.flaky_tasks.is_empty() {
+        // Flaky tasks are listed apart, below the mean that leaves them out.
+        page.raw("<tr>").element(
+            "th",
+            "",
+            "flaky tasks (their tests flip between runs of the same tree; not in the mean)",
+        );
+        page.raw("</tr>");
+        for task in &report.flaky_tasks {
+            row(page, &task.task, task.n, task.c, &task.pass_at, "name");
+        }
+    }
     page.raw("</tbody></table>");
+}
+
+fn row(page: &mut Html, name: &str, n: u64, c: u64, values: &[Option<f64>], class: &'static str) {
+    page.raw("<tr>")
+        .element("td", class, name)
+        .element("td", "", &n.to_string())
+        .element("td", "", &c.to_string());
+    for value in values {
+        page.element("td", "", &cell(*value));
+    }
+    page.raw("</tr>");
 }
 
 /// One chart of pass@1..k, and the task's attempts as links to their pages.

@@ -91,6 +91,35 @@ fn the_table_holds_the_text_reports_numbers_cell_for_cell() {
 }
 
 #[test]
+fn flaky_tasks_are_listed_apart_below_the_mean_on_the_page_as_in_the_text() {
+    let flaky = |attempt, passed| Row {
+        flaky: true,
+        ..row("coin", attempt, passed, "m")
+    };
+    let rows = [
+        row("alpha", 0, true, "m"),
+        row("alpha", 1, false, "m"),
+        flaky(0, true),
+        flaky(1, true),
+    ];
+    let cells = table_cells(&page_of(&rows));
+    let heading = "flaky tasks (their tests flip between runs of the same tree; not in the mean)";
+    assert_eq!(
+        cells,
+        [
+            vec!["task", "n", "c", "pass@1", "pass@2", "pass@3"],
+            vec!["alpha", "2", "1", "0.500", "1.000", "-"],
+            vec!["mean", "2", "1", "0.500", "1.000", "-"],
+            vec![heading],
+            vec!["coin", "2", "2", "1.000", "1.000", "-"],
+        ]
+    );
+    assert!(render(&report(&rows)).contains(&format!(
+        "{heading}:\ncoin                        2    2     1.000   1.000       -\n"
+    )));
+}
+
+#[test]
 fn with_nothing_passed_the_page_says_no_task_solved() {
     let page = page_of(&[row("alpha", 0, false, "m"), row("alpha", 1, false, "m")]);
     let paragraphs: Vec<&str> = page

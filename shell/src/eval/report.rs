@@ -30,6 +30,10 @@ pub struct Report {
     pub model_digest: String,
     pub k: u32,
     pub tasks: Vec<TaskReport>,
+    /// Tasks `mend eval check` found flaky (their outcome changed between runs of the same
+    /// tree): listed apart, and left out of the mean.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flaky_tasks: Vec<TaskReport>,
     /// The mean over tasks of pass@1..k; `null` where some task lacks the attempts.
     pub mean_pass_at: Vec<Option<f64>>,
     pub attempts: u64,
@@ -93,21 +97,27 @@ pub fn merge_located(dirs: &[Utf8PathBuf]) -> Result<Vec<(Utf8PathBuf, Row)>, Me
 
 pub fn report(rows: &[Row]) -> Report {
     let k = rows.iter().map(|row| row.k).max().unwrap_or(1);
-    let mut per_task: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    let mut per_task: BTreeMap<&str, (u64, u64, bool)> = BTreeMap::new();
     for row in rows {
         let entry = per_task.entry(&row.task).or_default();
         entry.0 += 1;
         entry.1 += u64::from(row.passed);
+        entry.2 |= row.flaky;
     }
-    let tasks: Vec<TaskReport> = per_task
+    let (flaky, steady): (Vec<_>, Vec<_>) = per_task
         .into_iter()
-        .map(|(task, (n, c))| TaskReport {
-            task: task.to_owned(),
-            n,
-            c,
-            pass_at: (1..=u64::from(k)).map(|j| pass_at_k(n, c, j)).collect(),
+        .map(|(task, (n, c, flaky))| {
+            let report = TaskReport {
+                task: task.to_owned(),
+                n,
+                c,
+                pass_at: (1..=u64::from(k)).map(|j| pass_at_k(n, c, j)).collect(),
+            };
+            (report, flaky)
         })
-        .collect();
+        .partition(|(_, flaky)| *flaky);
+    let tasks: Vec<TaskReport> = steady.into_iter().map(|(task, _)| task).collect();
+    let flaky_tasks: Vec<TaskReport> = flaky.into_iter().map(|(task, _)| task).collect();
     let mean_pass_at = (0..k as usize)
         .map(|j| {
             let values: Option<Vec<f64>> = tasks.iter().map(|task| task.pass_at[j]).collect();
@@ -139,6 +149,7 @@ pub fn report(rows: &[Row]) -> Report {
             .unwrap_or_default(),
         k,
         tasks,
+        flaky_tasks,
         mean_pass_at,
         attempts: rows.len() as u64,
         passed,
@@ -146,6 +157,15 @@ pub fn report(rows: &[Row]) -> Report {
         minutes,
         tokens_per_solved: per_solved(tokens as f64),
         minutes_per_solved: per_solved(minutes),
+    }
+}
+
+impl Report {
+    /// The attempts and passes of the tasks the mean is over (flaky tasks are left out).
+    pub fn mean_counts(&self) -> (u64, u64) {
+        self.tasks
+            .iter()
+            .fold((0, 0), |(n, c), task| (n + task.n, c + task.c))
     }
 }
 
@@ -183,28 +203,27 @@ pub fn render(report: &Report) -> String {
             .collect::<String>()
     );
     for task in &report.tasks {
-        out.push_str(&format!(
-            "{:<24} {:>4} {:>4}  {}\n",
-            task.task,
-            task.n,
-            task.c,
-            task.pass_at
-                .iter()
-                .map(|v| format!("{:>8}", cell(*v)))
-                .collect::<String>()
-        ));
+        out.push_str(&task_line(task));
     }
     out.push_str(&format!(
         "{:<24} {:>4} {:>4}  {}\n",
         "mean",
-        report.attempts,
-        report.passed,
+        report.mean_counts().0,
+        report.mean_counts().1,
         report
             .mean_pass_at
             .iter()
             .map(|v| format!("{:>8}", cell(*v)))
             .collect::<String>()
     ));
+    if !report.flaky_tasks.is_empty() {
+        out.push_str(
+            "flaky tasks (their tests flip between runs of the same tree; not in the mean):\n",
+        );
+        for task in &report.flaky_tasks {
+            out.push_str(&task_line(task));
+        }
+    }
     let cost = match (report.tokens_per_solved, report.minutes_per_solved) {
         (Some(tokens), Some(minutes)) => {
             format!("{tokens:.0} tokens and {minutes:.2} minutes per passing attempt")
@@ -216,6 +235,19 @@ pub fn render(report: &Report) -> String {
         report.tokens, report.minutes
     ));
     out
+}
+
+fn task_line(task: &TaskReport) -> String {
+    format!(
+        "{:<24} {:>4} {:>4}  {}\n",
+        task.task,
+        task.n,
+        task.c,
+        task.pass_at
+            .iter()
+            .map(|v| format!("{:>8}", cell(*v)))
+            .collect::<String>()
+    )
 }
 
 #[cfg(test)]
@@ -237,6 +269,14 @@ mod tests {
             row("a", 1, false),
             row("b", 0, false),
             row("b", 1, false),
+            Row {
+                flaky: true,
+                ..row("c", 0, true)
+            },
+            Row {
+                flaky: true,
+                ..row("c", 1, true)
+            },
         ];
         assert_eq!(
             report(&rows),
@@ -259,14 +299,30 @@ mod tests {
                         pass_at: vec![Some(0.0), Some(0.0)]
                     },
                 ],
+                flaky_tasks: vec![TaskReport {
+                    task: "c".to_owned(),
+                    n: 2,
+                    c: 2,
+                    pass_at: vec![Some(1.0), Some(1.0)]
+                }],
                 mean_pass_at: vec![Some(0.25), Some(0.5)],
-                attempts: 4,
-                passed: 1,
-                tokens: 400,
-                minutes: 2.0,
-                tokens_per_solved: Some(400.0),
-                minutes_per_solved: Some(2.0),
+                attempts: 6,
+                passed: 3,
+                tokens: 600,
+                minutes: 3.0,
+                tokens_per_solved: Some(200.0),
+                minutes_per_solved: Some(1.0),
             }
+        );
+        let text = render(&report(&rows));
+        let apart = text
+            .split_once(
+                "flaky tasks (their tests flip between runs of the same tree; not in the mean):\n",
+            )
+            .map(|(_, after)| after.lines().next().unwrap_or_default().to_owned());
+        assert_eq!(
+            apart.as_deref(),
+            Some("c                           2    2     1.000   1.000")
         );
     }
 

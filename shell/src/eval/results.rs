@@ -38,6 +38,9 @@ pub struct Row {
     /// The server's digest of the model (Ollama), else `provider:name`.
     pub model_digest: String,
     pub k: u32,
+    /// `mend eval check` found the task flaky (absent: it did not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
 }
 
 /// The rows of every results file in `dir` (`results*.jsonl`), in file then line order.
@@ -181,6 +184,7 @@ impl Row {
             model: "gemma4:e2b".to_owned(),
             model_digest: "m".to_owned(),
             k: 2,
+            flaky: false,
         }
     }
 }

@@ -177,7 +177,7 @@ fn after_digest(
 
 /// The diff cut at each `--- a/FILE` header: the file (from the `+++ b/FILE` line) and its
 /// section.
-fn file_sections(diff: &str) -> Result<Vec<(String, &str)>, MendError> {
+pub(crate) fn file_sections(diff: &str) -> Result<Vec<(String, &str)>, MendError> {
     let starts: Vec<usize> = diff
         .match_indices("--- a/")
         .map(|(at, _)| at)

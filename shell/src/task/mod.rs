@@ -231,14 +231,15 @@ fn exclusion(
     share: Option<Vec<Spanned<String>>>,
     at: At,
 ) -> Result<Exclusion, MendError> {
-    let globs = |field: &str,
-                 globs: Vec<Spanned<String>>,
-                 apply: &dyn Fn(Vec<String>) -> Result<Exclusion, (usize, String)>| {
-        let spans: Vec<Range<usize>> = globs.iter().map(Spanned::span).collect();
-        apply(globs.into_iter().map(Spanned::into_inner).collect()).map_err(|(index, message)| {
-            at(spans.get(index).cloned(), &format!("{field}: {message}"))
-        })
-    };
+    let globs =
+        |field: &str,
+         globs: Vec<Spanned<String>>,
+         apply: &dyn Fn(Vec<String>) -> Result<Exclusion, (usize, String)>| {
+            let spans: Vec<Range<usize>> = globs.iter().map(Spanned::span).collect();
+            apply(globs.into_iter().map(Spanned::into_inner).collect()).map_err(
+                |(index, message)| at(spans.get(index).cloned(), &format!("{field}: {message}")),
+            )
+        };
     let exclude = match exclude {
         None => Exclusion::defaults(),
         Some(list) => globs("copy.exclude", list, &|patterns| {

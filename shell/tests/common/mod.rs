@@ -3,6 +3,7 @@
 
 pub mod browser;
 pub mod eval_page;
+pub mod gaming;
 pub mod resume;
 pub mod server;
 pub mod turns;

@@ -2,6 +2,7 @@
 //! depend on the seed, so the pass@k of the report is known exactly. Real pytest on copies.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
 
+mod check;
 #[path = "../common/mod.rs"]
 mod common;
 mod page;
@@ -34,7 +35,7 @@ pub fn fixes() -> Vec<Fix> {
     ]
 }
 
-/// A folder with `tasks/sample` and `tasks/paginate` and a suite over `tasks/*`.
+/// A folder with `tasks/sample` and `tasks/paginate` and a suite over `tasks/*`, checked.
 pub fn suite_folder(host: &str) -> tempfile::TempDir {
     let root = common::repo_root();
     let dir = tempfile::tempdir().expect("temp dir");
@@ -48,11 +49,15 @@ pub fn suite_folder(host: &str) -> tempfile::TempDir {
         "tasks = [\"tasks/*\"]\nk = {K}\nmax_turns = 4\ntoken_budget = 100000\ndeadline_seconds = 300\ntemperature = 0.6\nseed = 0\n\n[model]\nname = \"{}\"\nhost = \"{host}\"\n",
         server::MODEL
     );
-    fs::write(dir.path().join("suite.toml"), suite).expect("suite");
+    let suite_path = dir.path().join("suite.toml");
+    fs::write(&suite_path, suite).expect("suite");
+    // `mend eval` runs only checked tasks: both fail before, and neither has a gold patch.
+    let checked = common::mend(&["eval", "check", &suite_path.display().to_string()]);
+    assert_eq!(checked.code, 0, "{}{}", checked.stdout, checked.stderr);
     dir
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+pub fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).expect("mkdir");
     for entry in fs::read_dir(from).expect("read dir").flatten() {
         let name = entry.file_name();

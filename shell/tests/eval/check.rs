@@ -1,0 +1,191 @@
+//! `mend eval check`: the shipped suite's tasks are valid and its committed check is current; a
+//! task without a bug, one whose gold patch does not repair it and one whose tests flip are
+//! named; and `mend eval` refuses what the check does not vouch for, unless `--unchecked`.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::common;
+
+/// `evals/local` with the repositories its suite names, at the same relative places.
+fn shipped_suite_copy() -> tempfile::TempDir {
+    let root = common::repo_root();
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (from, to) in [
+        ("evals/local/suite.toml", "evals/local/suite.toml"),
+        ("evals/local/gold", "evals/local/gold"),
+        ("evals/local/paginate", "evals/local/paginate"),
+        ("sample-repo", "sample-repo"),
+        ("fixtures/slugify-repo", "fixtures/slugify-repo"),
+    ] {
+        let (from, to) = (root.join(from), dir.path().join(to));
+        if from.is_dir() {
+            crate::copy_tree(&from, &to);
+        } else {
+            fs::create_dir_all(to.parent().expect("a folder")).expect("mkdir");
+            fs::copy(&from, &to).expect("copy");
+        }
+    }
+    dir
+}
+
+#[test]
+fn the_shipped_suite_passes_the_check_and_its_committed_check_is_current() {
+    let dir = shipped_suite_copy();
+    let suite = dir.path().join("evals/local/suite.toml");
+    let outcome = common::mend(&["eval", "check", &suite.display().to_string()]);
+    assert_eq!(outcome.code, 0, "{}{}", outcome.stdout, outcome.stderr);
+    let written = fs::read_to_string(dir.path().join("evals/local/suite.check.json"))
+        .expect("the check is written beside the suite");
+    let committed = fs::read_to_string(common::repo_root().join("evals/local/suite.check.json"))
+        .expect("evals/local ships its check");
+    assert_eq!(
+        written, committed,
+        "evals/local/suite.check.json is stale: run `mend eval check evals/local/suite.toml`"
+    );
+}
+
+/// A task folder from `evals/local/paginate`, with `edit` applied to paginate.py.
+fn paginate_task(suite_dir: &Path, name: &str, edit: Option<(&str, &str)>) {
+    let folder = suite_dir.join("tasks").join(name);
+    crate::copy_tree(&common::repo_root().join("evals/local/paginate"), &folder);
+    if let Some((old, new)) = edit {
+        let path = folder.join("paginate.py");
+        let text = fs::read_to_string(&path).expect("paginate.py");
+        assert!(text.contains(old));
+        fs::write(&path, text.replace(old, new)).expect("paginate.py");
+    }
+}
+
+/// A task whose test passes every other run: it counts its runs in FLIP_FILE.
+fn flipping_task(suite_dir: &Path) {
+    let folder = suite_dir.join("tasks/flips");
+    fs::create_dir_all(folder.join("tests")).expect("mkdir");
+    fs::write(
+        folder.join("coin.py"),
+        "def side():\n    return \"heads\"\n",
+    )
+    .expect("coin");
+    fs::write(
+        folder.join("tests/test_coin.py"),
+        "import os\n\nfrom coin import side\n\n\ndef test_side():\n    path = os.environ[\"FLIP_FILE\"]\n    with open(path) as runs:\n        count = int(runs.read() or 0)\n    with open(path, \"w\") as runs:\n        runs.write(str(count + 1))\n    assert count % 2 == 1 or side() == \"tails\"\n",
+    )
+    .expect("test");
+    fs::write(
+        folder.join("mend.toml"),
+        "[task]\nprompt = \"side() must say tails.\"\n[paths]\nreadable = [\"coin.py\", \"tests/*.py\"]\neditable = [\"coin.py\"]\n[test]\ncommand = [\"python\", \"-m\", \"pytest\", \"-q\"]\ntimeout_seconds = 60\nfiles = [\"tests/*.py\"]\nplugins = false\nenv = [\"FLIP_FILE\"]\n[tools]\nenabled = [\"read_file\", \"replace_text\", \"run_tests\"]\n",
+    )
+    .expect("task file");
+}
+
+const BROKEN_START: &str = "    start = number * size\n";
+
+/// The check file's verdicts, without the digests.
+fn verdicts(check_file: &Path) -> Value {
+    let check: Value =
+        serde_json::from_str(&fs::read_to_string(check_file).expect("the check")).expect("JSON");
+    let tasks: Vec<Value> = check["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .map(|task| {
+            json!({
+                "task": task["task"],
+                "status": task["status"],
+                "problems": task["problems"],
+                "failing_before": task["failing_before"],
+            })
+        })
+        .collect();
+    Value::from(tasks)
+}
+
+#[test]
+fn tasks_without_a_bug_with_a_gold_patch_that_fails_or_with_flipping_tests_are_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    paginate_task(
+        dir.path(),
+        "already-fixed",
+        Some((BROKEN_START, "    start = (number - 1) * size\n")),
+    );
+    paginate_task(dir.path(), "wrong-gold", None);
+    flipping_task(dir.path());
+    fs::create_dir_all(dir.path().join("gold")).expect("mkdir");
+    fs::write(
+        dir.path().join("gold/wrong-gold.patch"),
+        format!("--- a/paginate.py\n+++ b/paginate.py\n@@ -10,2 +10,2 @@\n         raise ValueError(\"page number and size start at 1\")\n-{BROKEN_START}+    start = number * size - 1\n"),
+    )
+    .expect("gold");
+    let suite = dir.path().join("suite.toml");
+    fs::write(
+        &suite,
+        "tasks = [\"tasks/*\"]\nk = 2\n[model]\nhost = \"http://127.0.0.1:9\"\n",
+    )
+    .expect("suite");
+    let flip_file = dir.path().join("runs");
+    fs::write(&flip_file, "0").expect("no run yet");
+    let suite_arg = suite.display().to_string();
+    let flip = flip_file.display().to_string();
+    let env = [("FLIP_FILE", flip.as_str())];
+    let checked = common::mend_with_env(
+        dir.path(),
+        &["eval", "check", &suite_arg, "--sandbox", "none"],
+        &env,
+    );
+    assert_eq!(checked.code, 1, "{}{}", checked.stdout, checked.stderr);
+    let first_page = "tests/test_paginate.py::test_first_page_starts_at_the_first_item";
+    let last_page = "tests/test_paginate.py::test_last_page_holds_the_rest";
+    assert_eq!(
+        verdicts(&dir.path().join("suite.check.json")),
+        json!([
+            {
+                "task": "already-fixed",
+                "status": "invalid",
+                "problems": ["without a change the tests pass (5 passed): there is no bug to fix"],
+                "failing_before": [],
+            },
+            {
+                "task": "flips",
+                "status": "flaky",
+                "problems": ["without a change the tests passed in 1 of 3 runs"],
+                "failing_before": ["tests/test_coin.py::test_side"],
+            },
+            {
+                "task": "wrong-gold",
+                "status": "invalid",
+                "problems": [format!("the gold patch does not pass (2 failed · 3 passed; failing: {first_page}, {last_page})")],
+                "failing_before": [first_page, last_page],
+            },
+        ])
+    );
+
+    // The invalid tasks are refused before any model is asked; a task changed since its check
+    // too.
+    fs::write(
+        dir.path().join("tasks/flips/coin.py"),
+        "def side():\n    return \"edge\"\n",
+    )
+    .expect("coin");
+    let out = dir.path().join("out").display().to_string();
+    let refused = common::mend_with_env(dir.path(), &["eval", &suite_arg, "--out", &out], &env);
+    assert_eq!(
+        (refused.code, refused.stderr.trim_end().to_owned()),
+        (
+            4,
+            format!(
+                "mend: error: 3 task(s) of {suite_arg} are not checked as valid: already-fixed (invalid: without a change the tests pass (5 passed): there is no bug to fix), \
+                 flips (changed since its check), wrong-gold (invalid: the gold patch does not pass (2 failed · 3 passed; failing: {first_page}, {last_page})) — \
+                 run `mend eval check {suite_arg}` (and fix what it names), or pass --unchecked to run them anyway"
+            )
+        )
+    );
+    // --unchecked goes on, to the model server (here none).
+    let forced = common::mend_with_env(
+        dir.path(),
+        &["eval", &suite_arg, "--out", &out, "--unchecked"],
+        &env,
+    );
+    assert_eq!(forced.code, 5, "{}", forced.stderr);
+}
