@@ -119,7 +119,19 @@ pub fn check_at_end(
     };
     let tree = final_tree(setup.repo, loop_root, task, carry)?;
     let root = tree.workspace.root();
-    let tests_after = final_check(setup.runner, &task.test, root)?;
+    // What the change is, read before the tests run there: files they write (a log under
+    // HOME, a cache) are no part of it.
+    let test_file_sha256_after = set_sha256(root, &task.test.files)?;
+    let source_sha256_after = set_sha256(root, &task.editable)?;
+    let diff = unified_diff(setup.repo, root, &task.editable)?;
+    let mut tests_after = final_check(setup.runner, &task.test, root)?;
+    let planted = tree.protected_written(setup.repo, task)?;
+    if !planted.is_empty() && tests_after.not_trusted.is_none() {
+        tests_after.not_trusted = Some(format!(
+            "the test run wrote files the verdict rests on while it ran: {}",
+            planted.join(", ")
+        ));
+    }
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),
     });
@@ -128,9 +140,9 @@ pub fn check_at_end(
         .map(|before| Contract::between(&before.cases, &tests_after.cases));
     Ok(Ending {
         tests_after,
-        test_file_sha256_after: set_sha256(root, &task.test.files)?,
-        source_sha256_after: set_sha256(root, &task.editable)?,
-        diff: unified_diff(setup.repo, root, &task.editable)?,
+        test_file_sha256_after,
+        source_sha256_after,
+        diff,
         contract,
         written_by_tests: tree.written_by_tests,
     })

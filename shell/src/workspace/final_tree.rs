@@ -10,6 +10,7 @@ use std::io;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::access::protection;
 use crate::error::MendError;
 use crate::task::paths::files_under;
 use crate::task::Task;
@@ -45,7 +46,7 @@ pub fn final_tree(
     let carried: Vec<String> = changed(original, loop_root, &task.editable)?
         .into_iter()
         .filter(|path| {
-            !task.test.files.contains(path)
+            protection(task, path).is_none()
                 && match &carry {
                     Carry::Written(written) => written.contains(path),
                     Carry::EveryEditable => true,
@@ -73,6 +74,26 @@ pub fn final_tree(
         carried,
         written_by_tests,
     })
+}
+
+impl FinalTree {
+    /// The protected files (test files, test configuration) that were written in this tree
+    /// since it was made, with what each is: the final test run itself planted or changed them,
+    /// so its result cannot be trusted.
+    pub fn protected_written(
+        &self,
+        original: &Utf8Path,
+        task: &Task,
+    ) -> Result<Vec<String>, MendError> {
+        Ok(touched(original, self.workspace.root(), task)?
+            .into_iter()
+            .filter(|path| self.carried.binary_search(path).is_err())
+            .filter_map(|path| {
+                protection(task, &path)
+                    .map(|protected| format!("{path} ({})", protected.describe()))
+            })
+            .collect())
+    }
 }
 
 /// The files of `set` that differ between the two trees, or are in only one, sorted.
@@ -214,7 +235,7 @@ enabled = ["read_file", "write_file", "run_tests"]
             )
         );
         // With the shell tool, every changed editable file is the model's change, still never
-        // a test file or a file outside the editable set.
+        // a test file, test configuration, or a file outside the editable set.
         let with_shell = final_tree(&original, loop_root, &task, Carry::EveryEditable).unwrap();
         assert_eq!(
             (with_shell.carried, with_shell.written_by_tests),
