@@ -149,6 +149,7 @@ fn chat(args: &ChatArgs) -> Result<u8, MendError> {
         api_key(config.codec),
         &config.model,
     )?;
+    let (config, _) = connection.settle_window(config);
     let record = match &args.record {
         Some(record) => RecordTarget::Given(record.clone()),
         None => default_record(repo, "chat-")?,
@@ -230,12 +231,17 @@ fn verify(args: &CommonArgs) -> Result<u8, MendError> {
 fn print_task(task: &Task, json: bool) {
     let tools = mend::tools::table::offered_tools(task, false);
     let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
+    let (window, _) = mend::provider::window::for_task(task);
+    let first = mend::provider::window::first_request_tokens(task, &tools);
     if json {
         let task = serde_json::json!({
             "model": model,
             "system_prompt": task.system_prompt,
             "task": task.prompt,
             "tools": tools,
+            "num_ctx": window.tokens,
+            "num_ctx_why": window.why,
+            "first_request_tokens": first,
         });
         println!("{task}");
         return;
@@ -251,4 +257,10 @@ fn print_task(task: &Task, json: bool) {
     for tool in tools {
         println!("- {}: {}", tool.function.name, tool.function.description);
     }
+    println!(
+        "\nContext window: {} tokens, the num_ctx of every request ({})\nFirst request: about {first} tokens ({} % of the window; a conservative estimate)",
+        window.tokens,
+        window.why,
+        first * 100 / u64::from(window.tokens.max(1))
+    );
 }

@@ -102,6 +102,7 @@ pub fn chat(
     let server = ServerFacts {
         model_digest: setup.connection.model_digest.clone(),
         server_version: setup.connection.server_version.clone(),
+        model_length: setup.connection.model_length,
         sandbox: setup.runner.sandbox.name(),
     };
     let mut record = Record {

@@ -10,6 +10,7 @@ use crate::commands::outcome::{report_outcome, write_record, Outcome};
 use crate::error::{exit, MendError};
 use crate::provider::client::{Client, LiveSource, Secret};
 use crate::provider::host::BaseUrl;
+use crate::provider::window::{self, WindowChoice};
 use crate::record::target::RecordTarget;
 use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::session::attempt::{run_attempt, Attempt, Setup};
@@ -82,6 +83,18 @@ pub struct Connection {
     pub model_digest: Option<String>,
     /// `Ollama 0.33.0 at http://…`, for the user.
     pub described: String,
+    /// The model's context length, when the server states it.
+    pub model_length: Option<u64>,
+}
+
+impl Connection {
+    /// `config` with its context window: the one it was given (`--num-ctx`, the task file's
+    /// `num_ctx`), else the one chosen from what the server says of the model.
+    pub fn settle_window(&self, config: Config) -> (Config, WindowChoice) {
+        let requested = config.window.map(|window| window.tokens);
+        let choice = window::choose(requested, config.codec, self.model_length);
+        (window::with_window(config, choice.tokens), choice)
+    }
 }
 
 pub fn connect(
@@ -96,6 +109,7 @@ pub fn connect(
         Codec::OllamaNdjson => (Some(client.version()?), Some(client.digest(model)?)),
         _ => (None, None),
     };
+    let model_length = window::model_length(&client, codec, model);
     let described = match &server_version {
         Some(version) => format!("Ollama {version} at {}", client.base()),
         None => format!("{} server at {}", codec.provider(), client.base()),
@@ -105,28 +119,33 @@ pub fn connect(
         server_version,
         model_digest,
         described,
+        model_length,
     })
 }
 
 pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendError> {
-    let config = &options.config;
+    let connection = connect(
+        &options.base,
+        options.read_timeout,
+        options.config.codec,
+        options.api_key.clone(),
+        &options.config.model,
+    )?;
+    let (config, window) = connection.settle_window(options.config.clone());
+    let config = &config;
     let Connection {
         client,
         server_version,
         model_digest,
         described,
-    } = connect(
-        &options.base,
-        options.read_timeout,
-        config.codec,
-        options.api_key.clone(),
-        &config.model,
-    )?;
+        model_length,
+    } = connection;
     render.run_event(&RunEvent::RunStart {
         command: "run".to_owned(),
         model: config.model.clone(),
         source: described,
     });
+    render.run_event(&RunEvent::window(&window, model_length));
     let setup = &options.setup;
     let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
     file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
@@ -136,6 +155,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let server = ServerFacts {
         model_digest,
         server_version,
+        model_length,
         sandbox: options.setup.runner.sandbox.name(),
     };
     let origin = Origin {
@@ -209,7 +229,9 @@ pub fn record_of(
 pub fn exit_code(stop: &Stop, passed: bool) -> u8 {
     match stop.reason {
         StopReason::Cancelled => exit::INTERRUPTED,
-        StopReason::ModelError | StopReason::IncompleteModelTurn => exit::MODEL,
+        StopReason::ModelError | StopReason::IncompleteModelTurn | StopReason::ContextExceeded => {
+            exit::MODEL
+        }
         _ if passed => exit::PASS,
         _ => exit::TESTS_FAIL,
     }

@@ -45,6 +45,7 @@ pub fn summary(shown: &Shown, source: &str) -> String {
             .unwrap_or(crate::record::settings::LEGACY_REPO)
     );
     let timeline = Timeline::of(shown);
+    let codec = mend_core::Codec::from_provider(&settings.provider).unwrap_or_default();
     if let Some(run) = shown.tests_before {
         out.push_str(&format!(
             "Tests before: {} ({} ms)\n",
@@ -80,6 +81,15 @@ pub fn summary(shown: &Shown, source: &str) -> String {
             let crate::page::timeline::Subject::Turn { turn, .. } = span.subject else {
                 continue;
             };
+            if let Some(recorded) = session.turns.iter().find(|recorded| recorded.turn == turn) {
+                for trim in &recorded.trimmed {
+                    out.push_str(&format!("    ✂ {}\n", trim.describe()));
+                }
+                let content = crate::page::conversation::decode(codec, recorded);
+                if let Some(usage) = crate::page::conversation::usage_line(recorded, &content) {
+                    out.push_str(&format!("    {usage}\n"));
+                }
+            }
             for call in session.calls.iter().filter(|call| call.turn == turn) {
                 let status = match call.status {
                     ToolStatus::Ok => "ok",

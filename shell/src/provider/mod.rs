@@ -4,3 +4,4 @@
 pub mod client;
 pub mod host;
 pub mod lines;
+pub mod window;

@@ -13,6 +13,7 @@ pub mod settings;
 pub mod spill;
 pub mod target;
 pub mod turn;
+pub mod usage;
 
 pub use format::{write_json_atomically, Record, RECORD_FORMAT};
 pub use line::{LineBytes, RecordedLine};

@@ -67,6 +67,8 @@ pub struct Task {
     pub model: Option<String>,
     pub provider: Option<String>,
     pub max_turns: Option<u32>,
+    /// `model.num_ctx`: the context window of every request, instead of the one mend chooses.
+    pub num_ctx: Option<u32>,
     pub readable: PathSet,
     pub editable: PathSet,
     pub test: TestCommand,
@@ -296,6 +298,18 @@ impl Task {
             }
             turns => turns.map(Spanned::into_inner),
         };
+        let num_ctx = match raw.model.num_ctx {
+            Some(tokens) if *tokens.get_ref() < mend_core::MIN_WINDOW_TOKENS => {
+                return Err(at(
+                    Some(tokens.span()),
+                    &format!(
+                        "model.num_ctx: must be at least {} tokens",
+                        mend_core::MIN_WINDOW_TOKENS
+                    ),
+                ))
+            }
+            tokens => tokens.map(Spanned::into_inner),
+        };
         Ok(Task {
             origin: origin.to_owned(),
             sha256: atomic::sha256_hex(text.as_bytes()),
@@ -307,6 +321,7 @@ impl Task {
             model: raw.model.name,
             provider,
             max_turns,
+            num_ctx,
             readable,
             editable,
             test: TestCommand {
