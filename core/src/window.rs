@@ -43,7 +43,8 @@ const DEFAULT_BYTES_PER_TOKEN_MILLI: u64 = 3000;
 const MAX_BYTES_PER_TOKEN: u64 = 6;
 /// What a message costs besides its text: the template's role markers and separators.
 const MESSAGE_OVERHEAD_BYTES: u64 = 12;
-/// What a tool result keeps of its text when the window needs the room: head and tail.
+/// What a tool result keeps of its text when the window needs the room: head and tail (a
+/// second pass keeps [`MIN_CUT_BYTES`] when that is not enough).
 const TRIMMED_KEEP_BYTES: usize = 1024;
 /// A string shorter than this is never cut: the marker would be longer than the gain.
 const MIN_CUT_BYTES: usize = 256;
@@ -198,20 +199,32 @@ impl Budget {
         let mut bytes = fixed + conversation_bytes(conversation, true);
         let limit = window.trim_above(num_predict);
         let mut trimmed = Vec::new();
-        if tokens_of(bytes, ratio) > limit {
+        // A first pass keeps a kilobyte of each old result; a long run in a small window may
+        // need a second, down to a glimpse of each.
+        for keep in [TRIMMED_KEEP_BYTES, MIN_CUT_BYTES] {
+            if tokens_of(bytes, ratio) <= limit {
+                break;
+            }
             for index in trimmable(conversation) {
-                let Some(shortened) = shorten_message(&conversation[index], TRIMMED_KEEP_BYTES)
-                else {
+                let Some(shortened) = shorten_message(&conversation[index], keep) else {
                     continue;
                 };
                 let (before, after) = (conversation[index].content.len(), shortened.content.len());
                 bytes -= (before - after) as u64;
-                trimmed.push(Trimmed {
-                    message: u32::try_from(index).unwrap_or(u32::MAX),
-                    name: shortened.tool_name.clone().unwrap_or_default(),
-                    bytes_before: before as u64,
-                    bytes_after: after as u64,
-                });
+                let message = u32::try_from(index).unwrap_or(u32::MAX);
+                // Shortened twice for one request: one shortening, from its size before either.
+                match trimmed
+                    .iter_mut()
+                    .find(|trim: &&mut Trimmed| trim.message == message)
+                {
+                    Some(earlier) => earlier.bytes_after = after as u64,
+                    None => trimmed.push(Trimmed {
+                        message,
+                        name: shortened.tool_name.clone().unwrap_or_default(),
+                        bytes_before: before as u64,
+                        bytes_after: after as u64,
+                    }),
+                }
                 conversation[index] = Arc::new(shortened);
                 if tokens_of(bytes, ratio) <= limit {
                     break;
@@ -433,13 +446,16 @@ fn shorten_value(value: &mut Value, max: usize) {
         if longest.len() < MIN_CUT_BYTES {
             return;
         }
-        let cut = (length - max + MARKER_BYTES).min(longest.len() - MIN_CUT_BYTES / 2);
+        // The excess is in JSON text, where escapes make a string longer than its bytes.
+        let escaped = Value::String(longest.clone()).to_string().len().max(1);
+        let cut = ((length - max + MARKER_BYTES) * longest.len()).div_ceil(escaped);
+        let cut = cut.min(longest.len() - MIN_CUT_BYTES / 2);
         *longest = cut_middle(longest, cut);
     }
 }
 
-/// About the length of the marker [`cut_middle`] writes.
-const MARKER_BYTES: usize = 120;
+/// At least the length of the marker [`cut_middle`] writes, as JSON text.
+const MARKER_BYTES: usize = 160;
 
 fn longest_string(value: &mut Value) -> Option<&mut String> {
     match value {

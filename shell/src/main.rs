@@ -231,7 +231,9 @@ fn verify(args: &CommonArgs) -> Result<u8, MendError> {
 fn print_task(task: &Task, json: bool) {
     let tools = mend::tools::table::offered_tools(task, false);
     let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
-    let (window, _) = mend::provider::window::for_task(task);
+    let codec = mend::cli::Provider::chosen(None, task);
+    let base = server_base(None, codec);
+    let (window, _) = mend::provider::window::for_task(task, codec, base);
     let first = mend::provider::window::first_request_tokens(task, &tools);
     if json {
         let task = serde_json::json!({

@@ -253,6 +253,29 @@ mod tests {
     }
 
     #[test]
+    fn cached_tokens_and_llama_cpp_timings_are_read() {
+        let (deltas, _) = decode(&[
+            r#"data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}"#,
+            "",
+            r#"data: {"choices":[],"usage":{"prompt_tokens":3000,"completion_tokens":40,"prompt_tokens_details":{"cached_tokens":2800}},"timings":{"cache_n":2800,"prompt_n":200,"prompt_ms":250.5,"predicted_n":40,"predicted_ms":1000.0}}"#,
+            "",
+            "data: [DONE]",
+            "",
+        ]);
+        assert_eq!(
+            deltas.done.map(|done| done.metrics),
+            Some(TurnMetrics {
+                prompt_eval_count: Some(3000),
+                prompt_eval_cached_count: Some(2800),
+                prompt_eval_duration_ns: Some(250_500_000),
+                eval_count: Some(40),
+                eval_duration_ns: Some(1_000_000_000),
+                ..TurnMetrics::default()
+            })
+        );
+    }
+
+    #[test]
     fn length_is_cut_off_and_errors_are_reported() {
         let (deltas, _) = decode(&[
             r#"data: {"choices":[{"delta":{"content":"x"},"finish_reason":"length"}]}"#,

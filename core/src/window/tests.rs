@@ -219,3 +219,21 @@ fn a_cut_keeps_characters_whole() {
     assert!(cut.ends_with("é✓"));
     assert!(cut.contains("bytes cut here by mend"));
 }
+
+#[test]
+fn a_long_run_in_a_small_window_shortens_old_results_a_second_time() {
+    let mut messages = conversation(24, 4000);
+    let fit = Budget::default()
+        .fit(&Window::new(8192), 2048, &mut messages, &[], &[])
+        .unwrap();
+    // 22 results are older than the last two turns: each is shortened to a kilobyte, and from the
+    // oldest on once more, until the request fits; each is one shortening.
+    let messages: Vec<u32> = fit.trimmed.iter().map(|trim| trim.message).collect();
+    assert_eq!(
+        messages,
+        (0..22).map(|turn| 3 + 2 * turn).collect::<Vec<u32>>()
+    );
+    assert!(fit.trimmed[0].bytes_after < 600, "{:?}", fit.trimmed[0]);
+    assert!(fit.trimmed[21].bytes_after > 600, "{:?}", fit.trimmed[21]);
+    assert!(fit.estimate <= 6144, "{}", fit.estimate);
+}

@@ -145,7 +145,11 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         model: config.model.clone(),
         source: described,
     });
-    render.run_event(&RunEvent::window(&window, model_length));
+    render.run_event(&RunEvent::ContextWindow {
+        tokens: window.tokens,
+        why: window.why,
+        model_length,
+    });
     let setup = &options.setup;
     let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
     file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);

@@ -117,13 +117,15 @@ pub fn choose(requested: Option<u32>, codec: Codec, model_length: Option<u64>) -
 /// The window `mend task` shows: the task file's `num_ctx`, else what the server the task names
 /// (at its usual address) says of the model, asked with a short timeout; with the model's length
 /// when it was stated.
-pub fn for_task(task: &crate::task::Task) -> (WindowChoice, Option<u64>) {
+pub fn for_task(
+    task: &crate::task::Task,
+    codec: Codec,
+    base: super::host::BaseUrl,
+) -> (WindowChoice, Option<u64>) {
     if let Some(tokens) = task.num_ctx {
-        return (choose(Some(tokens), Codec::OllamaNdjson, None), None);
+        return (choose(Some(tokens), codec, None), None);
     }
-    let codec = crate::cli::Provider::chosen(None, task);
     let model = task.model.as_deref().unwrap_or(crate::task::DEFAULT_MODEL);
-    let base = crate::commands::run::server_base(None, codec);
     let client = Client::new(base, std::time::Duration::from_secs(3), None);
     let length = model_length(&client, codec, model);
     (choose(None, codec, length), length)

@@ -93,18 +93,6 @@ pub enum RunEvent {
 }
 
 impl RunEvent {
-    /// The window a run was given.
-    pub fn window(
-        choice: &crate::provider::window::WindowChoice,
-        model_length: Option<u64>,
-    ) -> RunEvent {
-        RunEvent::ContextWindow {
-            tokens: choice.tokens,
-            why: choice.why.clone(),
-            model_length,
-        }
-    }
-
     /// Which sandbox the repository's tests run in, with its warning when it is partial or absent.
     pub fn sandbox(sandbox: &Sandbox) -> RunEvent {
         RunEvent::Sandbox {
