@@ -9,6 +9,7 @@ use crate::context::ContextConfig;
 use crate::input::Millis;
 use crate::repeat::RepeatLimits;
 use crate::schema::ToolSpec;
+use crate::window::Window;
 use crate::wire::ModelOptions;
 
 /// The turn budget when the caller names none (8 fits the sample task with room to spare).
@@ -49,6 +50,12 @@ pub struct Config {
     /// When set, each request ends with a system hint of the turn's context.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextConfig>,
+    /// The context window to keep within: each request's prompt is estimated, older tool
+    /// results are shortened to fit, and a server that read fewer tokens than were sent ends
+    /// the session with `context_exceeded`. With Ollama, `options.num_ctx` must equal it.
+    /// Without one (older records), requests are sent as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
 }
 
 impl Config {
@@ -69,6 +76,7 @@ impl Config {
             codec: Codec::default(),
             repeat_limits: RepeatLimits::default(),
             context: None,
+            window: None,
         }
     }
 
@@ -82,6 +90,17 @@ impl Config {
                 warn_after: limits.warn_after,
                 stop_after: limits.stop_after,
             });
+        }
+        if let Some(window) = self.window {
+            if !window.is_usable() {
+                return Err(ConfigError::Window { window });
+            }
+            if self.codec == Codec::OllamaNdjson && self.options.num_ctx != window.tokens {
+                return Err(ConfigError::NumCtx {
+                    num_ctx: self.options.num_ctx,
+                    window: window.tokens,
+                });
+            }
         }
         if self.model.trim().is_empty() {
             return Err(ConfigError::EmptyModel);
@@ -120,6 +139,18 @@ pub enum ConfigError {
         /// The configured `stop_after`.
         stop_after: u32,
     },
+    /// The window is under [`crate::MIN_WINDOW_TOKENS`], or its share is not 1–100 %.
+    Window {
+        /// The configured window.
+        window: Window,
+    },
+    /// Ollama's `num_ctx` differs from the window the session keeps within.
+    NumCtx {
+        /// `options.num_ctx`.
+        num_ctx: u32,
+        /// `window.tokens`.
+        window: u32,
+    },
 }
 
 impl core::fmt::Display for ConfigError {
@@ -133,6 +164,15 @@ impl core::fmt::Display for ConfigError {
             ConfigError::RepeatLimits { warn_after, stop_after } => write!(
                 f,
                 "repetition limits must satisfy 2 <= warn_after <= stop_after (got {warn_after} and {stop_after})"
+            ),
+            ConfigError::Window { window } => write!(
+                f,
+                "the context window must be at least {} tokens with a trim share of 1-100 % (got {} tokens, {} %)",
+                crate::window::MIN_WINDOW_TOKENS, window.tokens, window.trim_percent
+            ),
+            ConfigError::NumCtx { num_ctx, window } => write!(
+                f,
+                "num_ctx ({num_ctx}) must be the context window the session keeps within ({window})"
             ),
         }
     }

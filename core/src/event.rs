@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::codec::TurnMetrics;
 use crate::input::{CallId, InputKind};
 use crate::stop::Stop;
+use crate::window::TrimReason;
 
 /// Something that happened in the session, in order. Serialized with a `type` tag; the shapes are
 /// documented in `docs/events.md`. New variants may be added in a minor release: match with a
@@ -76,6 +77,32 @@ pub enum Event {
         status: ToolStatus,
         /// The result object the model receives.
         result: Value,
+    },
+    /// The request of `turn` is about to be sent: what its prompt costs by the session's
+    /// estimate, and the window it must fit. Only when the config has a [`crate::Window`].
+    PromptEstimate {
+        /// The request's number, from 1.
+        turn: u32,
+        /// The estimated prompt tokens (conservative: calibrated on the last turn's count).
+        tokens: u64,
+        /// The context window, in tokens.
+        window: u32,
+    },
+    /// A tool result was shortened to fit the context window: its head and tail kept, a marker
+    /// in the middle saying how much was cut and that the tool can be called again.
+    ContextTrimmed {
+        /// The turn whose request (`window`) or call (`capped`) it was.
+        turn: u32,
+        /// The result's position in the conversation, from 0.
+        message: u32,
+        /// The tool that produced it.
+        name: String,
+        /// Why: on arrival (`capped`), or before a request that would not fit (`window`).
+        reason: TrimReason,
+        /// Its size before, in bytes.
+        bytes_before: u64,
+        /// Its size after, in bytes.
+        bytes_after: u64,
     },
     /// An input that makes no sense in the current phase was ignored; nothing changed.
     InputRejected {

@@ -26,6 +26,7 @@ mod schema;
 mod session;
 mod stop;
 mod validate;
+mod window;
 mod wire;
 
 pub use action::Action;
@@ -42,6 +43,9 @@ pub use schema::{
 };
 pub use session::Session;
 pub use stop::{Stop, StopCause, StopReason};
+pub use window::{
+    estimate_prompt_tokens, TrimReason, Window, DEFAULT_TRIM_PERCENT, MIN_WINDOW_TOKENS,
+};
 pub use wire::{ChatRequest, Message, ModelOptions, Role, ToolCall, ToolCallFunction};
 
 /// What only mend's own fuzz targets, benches and tests reach into. **Not a stable API**: any

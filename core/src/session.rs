@@ -19,6 +19,7 @@ use crate::repeat::{Repeat, RepeatGuard};
 use crate::schema::ToolSpec;
 use crate::stop::{Stop, StopCause, StopReason};
 use crate::validate::validate_call;
+use crate::window::{is_context_error, Budget, TrimReason, Trimmed};
 use crate::wire::{ChatRequest, Message};
 
 /// One coding-agent session: a conversation with a model that may call tools.
@@ -53,6 +54,9 @@ pub struct Session {
     /// Prompt + generated tokens of the finished turns, as the server counted them.
     #[serde(default)]
     tokens_used: u64,
+    /// What the context window has cost so far (only used with [`Config::window`]).
+    #[serde(default)]
+    budget: Budget,
     conversation: Vec<Arc<Message>>,
     /// The offered tools, shared by every request.
     tools: Arc<[ToolSpec]>,
@@ -119,6 +123,7 @@ impl Session {
             stats: ToolStats::default(),
             todo: Vec::new(),
             tokens_used: 0,
+            budget: Budget::default(),
             conversation,
             tools,
             phase: Phase::Streaming {
@@ -147,6 +152,7 @@ impl Session {
             stats: self.stats.clone(),
             todo: self.todo.clone(),
             tokens_used: 0,
+            budget: self.budget.continued(),
             conversation,
             tools: Arc::clone(&self.tools),
             phase: Phase::Streaming {
@@ -306,8 +312,16 @@ impl Session {
                 "a transport failure arrived while no request was out: {detail}"
             ));
         }
+        let reason = match &error {
+            TransportError::Http { body, .. }
+                if is_context_error(&crate::input::server_message(body)) =>
+            {
+                StopReason::ContextExceeded
+            }
+            _ => StopReason::ModelError,
+        };
         let cause = Some(StopCause::Transport(error));
-        self.stop_because(StopReason::ModelError, Some(detail), cause, actions);
+        self.stop_because(reason, Some(detail), cause, actions);
         Ok(())
     }
 
@@ -338,12 +352,20 @@ impl Session {
             .unwrap_or(0)
             .saturating_add(done.metrics.eval_count.unwrap_or(0));
         self.tokens_used = self.tokens_used.saturating_add(turn_tokens);
+        let counted = done.metrics.prompt_eval_count;
         actions.push(Action::Emit(Event::ModelDone {
             turn,
             done_reason: done.reason.clone(),
             tool_calls: count(assembly.calls.len()),
             metrics: done.metrics,
         }));
+        // A prompt the server cut: the turn answered a conversation without its start.
+        if let Some(window) = self.config.window {
+            if let Err(detail) = self.budget.counted(&window, counted) {
+                self.stop(StopReason::ContextExceeded, Some(detail), actions);
+                return;
+            }
+        }
         if done.cut_off {
             let reason = done.reason.as_deref().unwrap_or("length");
             let mut detail = format!(
@@ -517,9 +539,23 @@ impl Session {
         turn: u32,
         call: &CheckedCall,
         status: ToolStatus,
-        result: Value,
+        mut result: Value,
         actions: &mut Vec<Action>,
     ) {
+        if let Some((capped, before, after)) = self
+            .config
+            .window
+            .and_then(|window| Budget::cap(&window, &result))
+        {
+            result = capped;
+            let trimmed = Trimmed {
+                message: count(self.conversation.len()),
+                name: call.name.clone(),
+                bytes_before: before,
+                bytes_after: after,
+            };
+            actions.push(trimmed_event(turn, TrimReason::Capped, trimmed));
+        }
         let counts = self.stats.per_tool.entry(call.name.clone()).or_default();
         match status {
             ToolStatus::Ok => counts.ok += 1,
@@ -542,15 +578,47 @@ impl Session {
     }
 
     fn start_turn(&mut self, turn: u32, actions: &mut Vec<Action>) {
+        let mut body = self.request(turn);
+        let mut estimate = None;
+        if let Some(window) = self.config.window {
+            let hint = &body.messages[self.conversation.len()..];
+            let fitted = self.budget.fit(
+                &window,
+                self.config.options.num_predict,
+                &mut self.conversation,
+                hint,
+                &self.tools,
+            );
+            match fitted {
+                Ok(fit) => {
+                    if !fit.trimmed.is_empty() {
+                        body = self.request(turn);
+                    }
+                    for trimmed in fit.trimmed {
+                        actions.push(trimmed_event(turn, TrimReason::Window, trimmed));
+                    }
+                    estimate = Some(Event::PromptEstimate {
+                        turn,
+                        tokens: fit.estimate,
+                        window: window.tokens,
+                    });
+                }
+                Err(detail) => {
+                    self.stop(StopReason::ContextExceeded, Some(detail), actions);
+                    return;
+                }
+            }
+        }
         self.phase = Phase::Streaming {
             turn,
             assembly: TurnAssembly::default(),
             decoder: self.config.codec.decoder(),
         };
         actions.push(Action::Emit(Event::ModelStart { turn }));
+        actions.extend(estimate.map(Action::Emit));
         actions.push(Action::SendRequest {
             turn,
-            body: self.request(turn),
+            body,
             codec: self.config.codec,
         });
     }
@@ -619,6 +687,17 @@ fn check_call(turn: u32, index: u32, call: &ModelCall, config: &Config) -> Check
         name: call.name.clone(),
         verdict,
     }
+}
+
+fn trimmed_event(turn: u32, reason: TrimReason, trimmed: Trimmed) -> Action {
+    Action::Emit(Event::ContextTrimmed {
+        turn,
+        message: trimmed.message,
+        name: trimmed.name,
+        reason,
+        bytes_before: trimmed.bytes_before,
+        bytes_after: trimmed.bytes_after,
+    })
 }
 
 /// Counts within one turn: a stream line is capped far below `u32::MAX` calls.

@@ -33,6 +33,9 @@ pub enum StopReason {
     /// The token budget is spent: the turn that went past it had its calls run, no further
     /// request was sent.
     BudgetExceeded,
+    /// The prompt did not fit the context window: the server said so, or counted clearly fewer
+    /// tokens than were sent (it dropped the front), or nothing older was left to shorten.
+    ContextExceeded,
 }
 
 impl StopReason {
@@ -48,6 +51,7 @@ impl StopReason {
             StopReason::Cancelled => "cancelled",
             StopReason::DeadlineExceeded => "deadline_exceeded",
             StopReason::BudgetExceeded => "budget_exceeded",
+            StopReason::ContextExceeded => "context_exceeded",
         }
     }
 }

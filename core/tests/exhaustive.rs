@@ -20,6 +20,8 @@ use support::{config, start};
 /// Each codec runs with a token budget: Ollama's scripted turn counts 150 tokens, so its budget of
 /// 100 stops the session with `budget_exceeded` after turn 1's calls; OpenAI's counts 14, so 20 is
 /// crossed by turn 2 and `max_turns` (2) wins; Anthropic's 3 tokens never reach 1000.
+/// Anthropic's transport failure is the server's answer to a prompt over its context window (HTTP
+/// 400, `prompt is too long`): the session must stop with `context_exceeded`.
 const LENGTHS: [(Codec, u32, u64); 3] = [
     (Codec::OllamaNdjson, 7, 100),
     (Codec::OpenaiSse, 6, 20),

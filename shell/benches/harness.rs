@@ -1,13 +1,13 @@
 //! mend's own costs, each measured as a ratio within one run (`make bench` writes the table into
 //! BENCHMARKS.md). Usage: `cargo bench -p mend --bench harness [-- NAME...]` where NAME is one of
-//! core, driver, requests, latency, memory, replay, show, verify.
+//! core, driver, requests, window, latency, memory, replay, show, verify.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark may panic on broken invariants
 
 mod bench_support;
 
 use bench_support::{
     core_throughput, driver_share, latency, memory, replay_share, request_building, show_page,
-    verify_share, Row,
+    verify_share, window_cost, Row,
 };
 
 fn main() {
@@ -30,6 +30,9 @@ fn main() {
     }
     if run("requests") {
         rows.extend(request_building::measure());
+    }
+    if run("window") {
+        rows.extend(window_cost::measure());
     }
     if run("latency") {
         rows.extend(latency::measure());

@@ -135,7 +135,7 @@ fn the_recorded_repair_runs_end_to_end_over_http_and_replays() {
     assert_eq!(
         settings,
         json!({"model": MODEL, "stream": true, "think": true, "keep_alive": 0,
-               "options": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "num_predict": 2048}})
+               "options": {"temperature": 0.0, "seed": 7, "num_ctx": 16384, "num_predict": 2048}})
     );
 
     let record = live.record.as_ref().expect("the record is written");

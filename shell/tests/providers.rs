@@ -42,7 +42,7 @@ fn openai_turns() -> Vec<Vec<String>> {
             call(json!({"index": 0, "function": {"arguments": "{\"path\": \"path_"}})),
             call(json!({"index": 0, "function": {"arguments": "rules.py\"}"}})),
             openai_chunk(json!({}), Some("tool_calls")),
-            json!({"id": "chatcmpl-1", "choices": [], "usage": {"prompt_tokens": 50, "completion_tokens": 9}}),
+            json!({"id": "chatcmpl-1", "choices": [], "usage": {"prompt_tokens": 900, "completion_tokens": 9}}),
         ],
         false,
         true,
@@ -61,7 +61,7 @@ fn openai_turns() -> Vec<Vec<String>> {
 fn anthropic_turns() -> Vec<Vec<String>> {
     let first = sse(
         &[
-            json!({"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 50}}}),
+            json!({"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 900}}}),
             json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
             json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Reading."}}),
             json!({"type": "content_block_stop", "index": 0}),
@@ -78,7 +78,7 @@ fn anthropic_turns() -> Vec<Vec<String>> {
     );
     let second = sse(
         &[
-            json!({"type": "message_start", "message": {"id": "msg_2", "usage": {"input_tokens": 80}}}),
+            json!({"type": "message_start", "message": {"id": "msg_2", "usage": {"input_tokens": 1100}}}),
             json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
             json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "I read it."}}),
             json!({"type": "content_block_stop", "index": 0}),

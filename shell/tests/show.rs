@@ -26,14 +26,19 @@ fn the_summary_of_the_sample_record_names_turns_calls_stop_verdict_and_time() {
 Tests before: 1 failed · 3 passed (268 ms)
 5 turn(s), 4 call(s): 4 ok, 0 failed, 0 refused
   turn 1: model 579 ms, first byte after 180 ms
+    prompt 980 tokens · output 74 · load 35 ms · reading 2390 tokens/s · writing 38.9 tokens/s
     read_file {"path":"path_rules.py"} — ok, 0 ms
   turn 2: model 369 ms, first byte after 180 ms
+    prompt 1210 tokens · output 38 · load 35 ms · reading 2951 tokens/s · writing 20.0 tokens/s
     read_file {"path":"tests/test_path_rules.py"} — ok, 0 ms
   turn 3: model 642 ms, first byte after 180 ms
+    prompt 1480 tokens · output 96 · load 35 ms · reading 3610 tokens/s · writing 50.5 tokens/s
     replace_text {"old":"        path = PurePosixPath(name)","new":"        path = PurePosixPath(name.replace('\\\\', '/'))"} — ok, 0 ms
   turn 4: model 306 ms, first byte after 180 ms
+    prompt 1560 tokens · output 22 · load 35 ms · reading 3805 tokens/s · writing 11.6 tokens/s
     run_tests {} — ok, 260 ms
   turn 5: model 873 ms, first byte after 180 ms
+    prompt 1890 tokens · output 52 · load 35 ms · reading 4610 tokens/s · writing 27.4 tokens/s
 Stop: assistant_finished
 Tests after: 4 passed (227 ms)
 Verdict: PASS (the final tests pass, with the tests the run started with)

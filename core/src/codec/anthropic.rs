@@ -48,7 +48,14 @@ impl State {
                 return Ok(LineDecoded::ServerError { message });
             }
             "message_start" => {
-                self.metrics.prompt_eval_count = data["message"]["usage"]["input_tokens"].as_u64();
+                // `input_tokens` leaves out what came from the cache: the prompt is all three.
+                let usage = &data["message"]["usage"];
+                let cached = usage["cache_read_input_tokens"].as_u64();
+                let written = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
+                self.metrics.prompt_eval_count = usage["input_tokens"]
+                    .as_u64()
+                    .map(|tokens| tokens + written + cached.unwrap_or(0));
+                self.metrics.prompt_eval_cached_count = cached;
             }
             "content_block_start" => {
                 let block = &data["content_block"];

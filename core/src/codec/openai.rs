@@ -55,6 +55,25 @@ impl State {
         if let Some(usage) = chunk.get("usage").filter(|usage| usage.is_object()) {
             self.metrics.prompt_eval_count = usage.get("prompt_tokens").and_then(Value::as_u64);
             self.metrics.eval_count = usage.get("completion_tokens").and_then(Value::as_u64);
+            self.metrics.prompt_eval_cached_count = usage
+                .pointer("/prompt_tokens_details/cached_tokens")
+                .and_then(Value::as_u64);
+        }
+        // llama.cpp's server adds its own timings to the last chunk: the only durations an
+        // OpenAI-style stream carries.
+        if let Some(timings) = chunk.get("timings").filter(|timings| timings.is_object()) {
+            let nanos = |key: &str| {
+                timings
+                    .get(key)
+                    .and_then(Value::as_f64)
+                    .filter(|ms| ms.is_finite() && *ms >= 0.0)
+                    .map(|ms| (ms * 1e6) as u64)
+            };
+            self.metrics.prompt_eval_duration_ns = nanos("prompt_ms");
+            self.metrics.eval_duration_ns = nanos("predicted_ms");
+            if let Some(cached) = timings.get("cache_n").and_then(Value::as_u64) {
+                self.metrics.prompt_eval_cached_count = Some(cached);
+            }
         }
         let mut deltas = Deltas::default();
         let Some(choice) = chunk
@@ -230,6 +249,29 @@ mod tests {
                     },
                 }),
             }
+        );
+    }
+
+    #[test]
+    fn cached_tokens_and_llama_cpp_timings_are_read() {
+        let (deltas, _) = decode(&[
+            r#"data: {"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}"#,
+            "",
+            r#"data: {"choices":[],"usage":{"prompt_tokens":3000,"completion_tokens":40,"prompt_tokens_details":{"cached_tokens":2800}},"timings":{"cache_n":2800,"prompt_n":200,"prompt_ms":250.5,"predicted_n":40,"predicted_ms":1000.0}}"#,
+            "",
+            "data: [DONE]",
+            "",
+        ]);
+        assert_eq!(
+            deltas.done.map(|done| done.metrics),
+            Some(TurnMetrics {
+                prompt_eval_count: Some(3000),
+                prompt_eval_cached_count: Some(2800),
+                prompt_eval_duration_ns: Some(250_500_000),
+                eval_count: Some(40),
+                eval_duration_ns: Some(1_000_000_000),
+                ..TurnMetrics::default()
+            })
         );
     }
 

@@ -137,8 +137,14 @@ impl Checker {
                 Some(StopReason::ModelError)
             } else if fed.done == Some(true) || matches!(fed.input, Input::StreamEnd) {
                 Some(StopReason::IncompleteModelTurn)
-            } else if matches!(fed.input, Input::TransportFailed { .. }) {
-                Some(StopReason::ModelError)
+            } else if let Input::TransportFailed { error } = &fed.input {
+                // A server that says the prompt is over its window ends it with its own reason.
+                Some(match error {
+                    mend_core::TransportError::Http { status: 400, .. } => {
+                        StopReason::ContextExceeded
+                    }
+                    _ => StopReason::ModelError,
+                })
             } else {
                 None
             };

@@ -207,6 +207,17 @@ pub fn resolve_for(
 ) -> Vec<Fed> {
     let events: Vec<Value> = match (codec, step) {
         (Codec::OllamaNdjson, _) => return vec![Fed::resolve(step, running, serial)],
+        // Anthropic's transport failure is its answer to a prompt over the context window.
+        (Codec::AnthropicSse, Step::TransportFailed) => {
+            let mut fed = Fed::resolve(step, running, serial);
+            fed.input = Input::TransportFailed {
+                error: TransportError::Http {
+                    status: 400,
+                    body: json!({"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}}).to_string(),
+                },
+            };
+            return vec![fed];
+        }
         (
             _,
             Step::Chunk {

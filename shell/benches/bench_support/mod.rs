@@ -9,6 +9,7 @@ pub mod request_building;
 pub mod show_page;
 pub mod synthetic;
 pub mod verify_share;
+pub mod window_cost;
 
 /// One line of the BENCHMARKS.md table.
 pub struct Row {

@@ -64,6 +64,11 @@ pub struct ModelArgs {
     /// file's model.max_turns, else 8].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
+    /// The context window of every request, in tokens (Ollama's num_ctx) [default: the task
+    /// file's model.num_ctx, else the model's own length up to 16384 with Ollama, the window an
+    /// OpenAI-compatible server states (else 8192), 200000 with Anthropic].
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(i64::from(mend_core::MIN_WINDOW_TOKENS)..))]
+    pub num_ctx: Option<u32>,
     /// Ask the model not to think (for models without thinking support).
     #[arg(long)]
     pub no_think: bool,
@@ -93,7 +98,7 @@ impl ModelArgs {
 
     /// The session these flags and the task file describe, asking `prompt` in `repo`.
     pub fn session_config(&self, task: &Task, repo: &Utf8Path, prompt: &str) -> Config {
-        Config {
+        let config = Config {
             codec: Provider::chosen(self.provider, task),
             max_turns: self.max_turns(task),
             think: !self.no_think,
@@ -104,6 +109,11 @@ impl ModelArgs {
                 prompt,
                 crate::tools::table::offered_tools(task, self.context),
             )
+        };
+        // A window given here is final; otherwise the server is asked once connected.
+        match self.num_ctx.or(task.num_ctx) {
+            Some(tokens) => crate::provider::window::with_window(config, tokens),
+            None => config,
         }
     }
 }

@@ -63,6 +63,7 @@ pub fn command(args: &ChatArgs) -> Result<u8, MendError> {
         api_key(config.codec),
         &config.model,
     )?;
+    let (config, _) = connection.settle_window(config);
     let setup = ChatSetup {
         repo,
         task,
@@ -276,6 +277,7 @@ fn empty_record(setup: &ChatSetup) -> Result<Record, MendError> {
     let server = ServerFacts {
         model_digest: setup.connection.model_digest.clone(),
         server_version: setup.connection.server_version.clone(),
+        model_length: setup.connection.model_length,
         sandbox: setup.runner.sandbox.name(),
     };
     let origin = Origin {

@@ -180,8 +180,14 @@ fn error_meaning(bytes: &[u8]) -> Result<Meaning, String> {
         .as_str()
         .or_else(|| body["error"]["message"].as_str())
         .ok_or("the error body has no `error` text")?;
+    // A prompt over the server's window is its own stop: the fix is the window, not the server.
+    let stop = if error.to_ascii_lowercase().contains("context length") {
+        StopReason::ContextExceeded
+    } else {
+        StopReason::ModelError
+    };
     Ok(Meaning {
-        stop: StopReason::ModelError,
+        stop,
         error: Some(error.to_owned()),
         ..Meaning::unfinished()
     })
@@ -215,7 +221,10 @@ fn through_mend(
     let stop = session.stopped().ok_or("the session did not stop")?.clone();
     streamed.stop = stop.reason;
     same_as_assembled(&session, &streamed)?;
-    if stop.reason == StopReason::ModelError {
+    if matches!(
+        stop.reason,
+        StopReason::ModelError | StopReason::ContextExceeded
+    ) {
         // The stop must end with the server's own words.
         let detail = stop.detail.unwrap_or_default();
         streamed.error = match &meant.error {

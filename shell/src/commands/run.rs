@@ -74,23 +74,31 @@ pub fn prompt<'a>(flag: Option<&'a str>, task: &'a Task) -> Result<&'a str, Mend
 }
 
 pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendError> {
-    let config = &options.config;
+    let connection = connect(
+        &options.base,
+        options.read_timeout,
+        options.config.codec,
+        options.api_key.clone(),
+        &options.config.model,
+    )?;
+    let (config, window) = connection.settle_window(options.config.clone());
+    let config = &config;
     let Connection {
         client,
         server_version,
         model_digest,
         described,
-    } = connect(
-        &options.base,
-        options.read_timeout,
-        config.codec,
-        options.api_key.clone(),
-        &config.model,
-    )?;
+        model_length,
+    } = connection;
     render.run_event(&RunEvent::RunStart {
         command: "run".to_owned(),
         model: config.model.clone(),
         source: described,
+    });
+    render.run_event(&RunEvent::ContextWindow {
+        tokens: window.tokens,
+        why: window.why,
+        model_length,
     });
     let setup = &options.setup;
     let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
@@ -101,6 +109,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let server = ServerFacts {
         model_digest,
         server_version,
+        model_length,
         sandbox: options.setup.runner.sandbox.name(),
     };
     let origin = Origin {
@@ -146,7 +155,9 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
 pub fn exit_code(stop: &Stop, passed: bool) -> u8 {
     match stop.reason {
         StopReason::Cancelled => exit::INTERRUPTED,
-        StopReason::ModelError | StopReason::IncompleteModelTurn => exit::MODEL,
+        StopReason::ModelError | StopReason::IncompleteModelTurn | StopReason::ContextExceeded => {
+            exit::MODEL
+        }
         _ if passed => exit::PASS,
         _ => exit::TESTS_FAIL,
     }

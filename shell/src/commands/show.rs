@@ -45,6 +45,7 @@ pub fn summary(shown: &Shown, source: &str) -> String {
             .unwrap_or(crate::record::settings::LEGACY_REPO)
     );
     let timeline = Timeline::of(shown);
+    let codec = mend_core::Codec::from_provider(&settings.provider).unwrap_or_default();
     if let Some(run) = shown.tests_before {
         out.push_str(&format!(
             "Tests before: {} ({} ms)\n",
@@ -60,7 +61,7 @@ pub fn summary(shown: &Shown, source: &str) -> String {
                 first_line(session.prompt)
             ));
         }
-        out.push_str(&session_lines(session, number + 1, &timeline));
+        out.push_str(&session_lines(session, number + 1, &timeline, codec));
     }
     out.push_str(&verdict_lines(shown));
     let split = timeline.split();
@@ -75,7 +76,12 @@ pub fn summary(shown: &Shown, source: &str) -> String {
 }
 
 /// One session: its counts, a line per turn with a line per call under it, and its stop.
-fn session_lines(session: &SessionView, number: usize, timeline: &Timeline) -> String {
+fn session_lines(
+    session: &SessionView,
+    number: usize,
+    timeline: &Timeline,
+    codec: mend_core::Codec,
+) -> String {
     let counts = |status: ToolStatus| {
         session
             .calls
@@ -99,6 +105,15 @@ fn session_lines(session: &SessionView, number: usize, timeline: &Timeline) -> S
             continue;
         }
         out.push_str(&format!("  {}\n", span.label));
+        if let Some(recorded) = session.turns.iter().find(|recorded| recorded.turn == turn) {
+            for trim in &recorded.trimmed {
+                out.push_str(&format!("    ✂ {}\n", trim.describe()));
+            }
+            let content = crate::page::conversation::decode(codec, recorded);
+            if let Some(usage) = crate::page::conversation::usage_line(recorded, &content) {
+                out.push_str(&format!("    {usage}\n"));
+            }
+        }
         for call in session.calls.iter().filter(|call| call.turn == turn) {
             let status = match call.status {
                 ToolStatus::Ok => "ok",

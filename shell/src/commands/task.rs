@@ -22,12 +22,19 @@ pub fn command(
 fn print_task(task: &Task, json: bool) {
     let tools = crate::tools::table::offered_tools(task, false);
     let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
+    let codec = crate::cli::Provider::chosen(None, task);
+    let base = crate::provider::connect::server_base(None, codec);
+    let (window, _) = crate::provider::window::for_task(task, codec, base);
+    let first = crate::provider::window::first_request_tokens(task, &tools);
     if json {
         let task = serde_json::json!({
             "model": model,
             "system_prompt": task.system_prompt,
             "task": task.prompt,
             "tools": tools,
+            "num_ctx": window.tokens,
+            "num_ctx_why": window.why,
+            "first_request_tokens": first,
         });
         println!("{task}");
         return;
@@ -40,7 +47,13 @@ fn print_task(task: &Task, json: bool) {
             "(none in the task file: type it in `mend chat`, or pass `mend run --task`)"
         )
     );
-    for tool in tools {
+    for tool in &tools {
         println!("- {}: {}", tool.function.name, tool.function.description);
     }
+    println!(
+        "\nContext window: {} tokens, the num_ctx of every request ({})\nFirst request: about {first} tokens ({} % of the window; a conservative estimate)",
+        window.tokens,
+        window.why,
+        first * 100 / u64::from(window.tokens.max(1))
+    );
 }

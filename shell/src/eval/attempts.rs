@@ -334,6 +334,10 @@ impl Shared<'_> {
                 crate::tools::table::offered_tools(task, false),
             )
         };
+        if let Some(tokens) = task.num_ctx {
+            config = crate::provider::window::with_window(config, tokens);
+        }
+        let (mut config, _) = self.connection.settle_window(config);
         config.options.seed = seed;
         if let Some(temperature) = suite.temperature {
             config.options.temperature = temperature;
@@ -370,6 +374,7 @@ impl Shared<'_> {
         let server = ServerFacts {
             model_digest: self.connection.model_digest.clone(),
             server_version: self.connection.server_version.clone(),
+            model_length: self.connection.model_length,
             sandbox: runner.sandbox.name(),
         };
         let origin = prepared.resolved.origin();

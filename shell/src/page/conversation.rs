@@ -16,6 +16,8 @@ pub struct TurnContent {
     pub text: String,
     pub calls: Vec<ModelCall>,
     pub done_reason: Option<String>,
+    /// The figures of the `done` chunk.
+    pub metrics: Option<mend_core::TurnMetrics>,
     /// A server error line, or a line the codec could not read: the turn ended there.
     pub problem: Option<String>,
 }
@@ -46,6 +48,7 @@ pub fn decode(codec: Codec, turn: &RecordedTurn) -> TurnContent {
                 content.calls.extend(deltas.tool_calls);
                 if let Some(done) = deltas.done {
                     content.done_reason = done.reason.or(Some("done".to_owned()));
+                    content.metrics = Some(done.metrics);
                     break;
                 }
             }
@@ -82,6 +85,9 @@ pub fn draw(codec: Codec, session: &SessionView, page: &mut Html) {
         )
         .text(&turn_summary(&content, &calls))
         .raw("</summary>");
+        for trim in &turn.trimmed {
+            page.element("p", "dim", &format!("✂ {}", trim.describe()));
+        }
         if !content.thinking.is_empty() {
             page.raw("<details class=\"thinking\"><summary>thinking <span class=\"dim\">")
                 .text(&format!(
@@ -103,6 +109,9 @@ pub fn draw(codec: Codec, session: &SessionView, page: &mut Html) {
         for call in &calls {
             draw_call(call, content.calls.get(call.index as usize), page);
         }
+        if let Some(usage) = usage_line(turn, &content) {
+            page.element("p", "dim", &usage);
+        }
         page.raw("</details>");
     }
     page.element(
@@ -113,6 +122,17 @@ pub fn draw(codec: Codec, session: &SessionView, page: &mut Html) {
             None => format!("Stopped: {}", session.stop.reason),
         },
     );
+}
+
+/// The turn's accounting: as recorded, else (older records) from its `done` chunk.
+pub fn usage_line(turn: &RecordedTurn, content: &TurnContent) -> Option<String> {
+    let usage = turn.usage.clone().or_else(|| {
+        content
+            .metrics
+            .as_ref()
+            .map(|metrics| crate::record::usage::TurnUsage::of(metrics, None))
+    })?;
+    Some(usage.describe()).filter(|line| !line.is_empty())
 }
 
 fn turn_summary(content: &TurnContent, calls: &[&RecordedCall]) -> String {

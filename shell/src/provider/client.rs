@@ -107,6 +107,34 @@ impl Client {
             })
     }
 
+    /// A metadata answer as JSON, or `None` when the server has no such path or says nothing
+    /// readable: for facts a server may or may not state (the model's context length).
+    pub fn metadata(
+        &self,
+        url: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Option<serde_json::Value> {
+        const METADATA_BODY_CAP_BYTES: u64 = 16 << 20;
+        let request = match body {
+            Some(_) => self.agent.post(url),
+            None => self.agent.get(url),
+        };
+        let request = match (&self.api_key, body) {
+            (Some(Secret(key)), _) if !key.is_empty() => {
+                request.set("authorization", &format!("Bearer {key}"))
+            }
+            _ => request,
+        };
+        let response = match body {
+            Some(body) => request
+                .set("content-type", "application/json")
+                .send_bytes(&serde_json::to_vec(body).unwrap_or_default()),
+            None => request.call(),
+        }
+        .ok()?;
+        serde_json::from_reader(response.into_reader().take(METADATA_BODY_CAP_BYTES)).ok()
+    }
+
     /// `GET` an Ollama metadata path and read its JSON answer; `unreadable` words the error for
     /// an answer that is not the expected JSON.
     fn probe<T: serde::de::DeserializeOwned>(

@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
-use mend_core::Codec;
+use mend_core::{Codec, Config};
 
 use super::client::{Client, Secret};
 use super::host::BaseUrl;
+use super::window::{self, WindowChoice};
 use crate::error::MendError;
 
 /// `--host`, else the provider's usual variable (`OLLAMA_HOST`, `OPENAI_BASE_URL`,
@@ -39,6 +40,18 @@ pub struct Connection {
     pub model_digest: Option<String>,
     /// `Ollama 0.33.0 at http://…`, for the user.
     pub described: String,
+    /// The model's context length, when the server states it.
+    pub model_length: Option<u64>,
+}
+
+impl Connection {
+    /// `config` with its context window: the one it was given (`--num-ctx`, the task file's
+    /// `num_ctx`), else the one chosen from what the server says of the model.
+    pub fn settle_window(&self, config: Config) -> (Config, WindowChoice) {
+        let requested = config.window.map(|window| window.tokens);
+        let choice = window::choose(requested, config.codec, self.model_length);
+        (window::with_window(config, choice.tokens), choice)
+    }
 }
 
 pub fn connect(
@@ -53,6 +66,7 @@ pub fn connect(
         Codec::OllamaNdjson => (Some(client.version()?), Some(client.digest(model)?)),
         _ => (None, None),
     };
+    let model_length = window::model_length(&client, codec, model);
     let described = match &server_version {
         Some(version) => format!("Ollama {version} at {}", client.base()),
         None => format!("{} server at {}", codec.provider(), client.base()),
@@ -62,5 +76,6 @@ pub fn connect(
         server_version,
         model_digest,
         described,
+        model_length,
     })
 }

@@ -9,3 +9,4 @@ pub mod connect;
 pub mod host;
 pub mod lines;
 pub mod source;
+pub mod window;

@@ -192,6 +192,8 @@ mod tests {
                 options: ModelOptions::default(),
                 system_prompt: "s".to_owned(),
                 context: None,
+                window: None,
+                model_length: None,
             },
             messages,
             test_file_sha256_before: "aa".to_owned(),

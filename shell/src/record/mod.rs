@@ -14,6 +14,7 @@ pub mod spill;
 pub mod stop;
 pub mod target;
 pub mod turn;
+pub mod usage;
 
 pub use format::{write_json_atomically, Record, RECORD_FORMAT};
 pub use line::{LineBytes, RecordedLine};

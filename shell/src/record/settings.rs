@@ -3,7 +3,7 @@
 
 use camino::Utf8Path;
 use clap::ValueEnum;
-use mend_core::{Codec, Config, ContextConfig, Millis, ModelOptions};
+use mend_core::{Codec, Config, ContextConfig, Millis, ModelOptions, Window};
 use serde::{Deserialize, Serialize};
 
 use crate::error::MendError;
@@ -55,6 +55,14 @@ pub struct SessionSettings {
     /// hints and offers the same `todo` tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextConfig>,
+    /// The context window the run kept within (its `num_ctx` with Ollama): replay shortens and
+    /// checks exactly as the run did. Records made before mend knew the window have none, and
+    /// replay sends their requests as they were, unshortened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
+    /// The model's context length as the server stated it, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_length: Option<u64>,
 }
 
 impl SessionSettings {
@@ -80,6 +88,8 @@ impl SessionSettings {
             options: config.options.clone(),
             system_prompt: config.system_prompt.clone(),
             context: config.context.clone(),
+            window: config.window,
+            model_length: server.model_length,
         }
     }
 
@@ -100,6 +110,7 @@ impl SessionSettings {
             think: self.think,
             keep_alive: self.keep_alive,
             options: self.options.clone(),
+            window: self.window,
             ..Config::new(
                 &self.model,
                 &self.system_prompt,
@@ -132,5 +143,7 @@ impl Origin<'_> {
 pub struct ServerFacts {
     pub model_digest: Option<String>,
     pub server_version: Option<String>,
+    /// The model's context length, as the server stated it.
+    pub model_length: Option<u64>,
     pub sandbox: &'static str,
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::record::spill::LineList;
+use crate::record::usage::{Trim, TurnUsage};
 
 /// One model turn: the raw lines as they arrived and how the body ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,6 +22,14 @@ pub struct RecordedTurn {
     pub duration_ms: Option<u64>,
     pub lines: LineList,
     pub end: TurnEnd,
+    /// What the turn cost: the server's counts and speeds, mend's estimate; absent in older
+    /// records and for a turn that never ended with `done`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TurnUsage>,
+    /// Tool results shortened to fit the context window before this turn's request (or, for
+    /// the last turn, after its calls).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trimmed: Vec<Trim>,
 }
 
 /// How a turn's body ended.

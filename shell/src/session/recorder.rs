@@ -11,6 +11,7 @@ use crate::clock::millis;
 use crate::error::MendError;
 use crate::record::metrics::RunMetrics;
 use crate::record::spill::{LineList, SpillRange, SpillWriter};
+use crate::record::usage::{Trim, TurnUsage};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
 use crate::task::ToolName;
 
@@ -38,6 +39,10 @@ pub struct Recorder {
     spill: SpillWriter,
     /// Where each finished turn's lines lie in the spill file.
     ranges: Vec<SpillRange>,
+    /// The estimate of the request about to be sent, and its window.
+    estimate: Option<(u64, u32)>,
+    /// Results shortened since the last request.
+    trims: Vec<Trim>,
 }
 
 fn spill_failed(err: std::io::Error) -> MendError {
@@ -55,6 +60,8 @@ impl Recorder {
             metrics: RunMetrics::default(),
             spill: SpillWriter::new().map_err(spill_failed)?,
             ranges: Vec::new(),
+            estimate: None,
+            trims: Vec::new(),
         })
     }
 
@@ -70,6 +77,8 @@ impl Recorder {
             duration_ms: None,
             lines: LineList::InMemory(Vec::new()),
             end: TurnEnd::SessionEnded,
+            usage: None,
+            trimmed: std::mem::take(&mut self.trims),
         });
     }
 
@@ -105,7 +114,27 @@ impl Recorder {
             Event::ModelDone { metrics: turn, .. } => {
                 self.metrics.prompt_tokens += turn.prompt_eval_count.unwrap_or(0);
                 self.metrics.eval_tokens += turn.eval_count.unwrap_or(0);
+                if let Some(last) = self.turns.last_mut() {
+                    last.usage = Some(TurnUsage::of(turn, self.estimate.take()));
+                }
             }
+            Event::PromptEstimate { tokens, window, .. } => {
+                self.estimate = Some((*tokens, *window));
+            }
+            Event::ContextTrimmed {
+                message,
+                name,
+                reason,
+                bytes_before,
+                bytes_after,
+                ..
+            } => self.trims.push(Trim {
+                message: *message,
+                name: name.clone(),
+                reason: *reason,
+                bytes_before: *bytes_before,
+                bytes_after: *bytes_after,
+            }),
             Event::ToolStart {
                 turn,
                 index,
@@ -171,6 +200,9 @@ impl Recorder {
     /// never got a result is recorded with `null`.
     pub fn stop(mut self, stop: Stop) -> Result<Transcript, MendError> {
         self.end_range();
+        if let Some(last) = self.turns.last_mut() {
+            last.trimmed.append(&mut self.trims);
+        }
         let file = self.spill.finish().map_err(spill_failed)?;
         for (turn, range) in self.turns.iter_mut().zip(self.ranges) {
             turn.lines = range.lines(&file);

@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::record::metrics::RunMetrics;
+use crate::record::usage::{Trim, TurnUsage};
 use crate::session::driver::Observer;
 use crate::task::ToolName;
 use crate::verdict::contract::Contract;
@@ -28,6 +29,20 @@ pub enum RunEvent {
         name: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         warning: Option<String>,
+    },
+    /// The context window of every request of the run, why, and the model's own length when
+    /// the server stated it.
+    ContextWindow {
+        tokens: u32,
+        why: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        model_length: Option<u64>,
+    },
+    /// A turn's accounting (after its `model_done`): the server's counts and speeds, mend's
+    /// estimate.
+    TurnUsage {
+        turn: u32,
+        usage: TurnUsage,
     },
     TestsBefore {
         run: TestRun,
@@ -110,7 +125,10 @@ pub trait Render: Observer {
 /// The renderer for the chosen output mode.
 pub fn renderer(json: bool, show_thinking: bool) -> Box<dyn Render> {
     if json {
-        Box::new(JsonLines { out: io::stdout() })
+        Box::new(JsonLines {
+            out: io::stdout(),
+            estimate: None,
+        })
     } else {
         Box::new(Human {
             out: io::stdout(),
@@ -122,6 +140,22 @@ pub fn renderer(json: bool, show_thinking: bool) -> Box<dyn Render> {
 
 struct JsonLines {
     out: io::Stdout,
+    /// The estimate of the request in flight, for its turn's accounting.
+    estimate: Option<(u64, u32)>,
+}
+
+/// Remembers the estimate of each request; after a turn, its accounting.
+fn usage_after(estimate: &mut Option<(u64, u32)>, event: &Event) -> Option<(u32, TurnUsage)> {
+    match event {
+        Event::PromptEstimate { tokens, window, .. } => {
+            *estimate = Some((*tokens, *window));
+            None
+        }
+        Event::ModelDone { turn, metrics, .. } => {
+            Some((*turn, TurnUsage::of(metrics, estimate.take())))
+        }
+        _ => None,
+    }
 }
 
 impl JsonLines {
@@ -138,6 +172,9 @@ impl JsonLines {
 impl Observer for JsonLines {
     fn event(&mut self, event: &Event) {
         self.write(event);
+        if let Some((turn, usage)) = usage_after(&mut self.estimate, event) {
+            self.write(&RunEvent::TurnUsage { turn, usage });
+        }
     }
 }
 
@@ -195,6 +232,23 @@ impl Human {
 impl Observer for Human {
     fn event(&mut self, event: &Event) {
         match event {
+            Event::ContextTrimmed {
+                message,
+                name,
+                reason,
+                bytes_before,
+                bytes_after,
+                ..
+            } => {
+                let trim = Trim {
+                    message: *message,
+                    name: name.clone(),
+                    reason: *reason,
+                    bytes_before: *bytes_before,
+                    bytes_after: *bytes_after,
+                };
+                self.line(&format!("✂ {}", trim.describe()));
+            }
             Event::ModelStart { turn } => self.line(&format!("── turn {turn} ──")),
             Event::ThinkingDelta { text, .. } if self.show_thinking => self.print(text),
             Event::ThinkingDelta { .. } => {}
@@ -260,6 +314,10 @@ impl Render for Human {
                 }
                 None => self.line(&format!("Sandbox: {name}")),
             },
+            RunEvent::ContextWindow { tokens, why, .. } => {
+                self.line(&format!("Context window: {tokens} tokens ({why})"))
+            }
+            RunEvent::TurnUsage { usage, .. } => self.line(&format!("  ({})", usage.describe())),
             RunEvent::TestsBefore { run } => self.line(&tests_text("Starting tests", run, false)),
             RunEvent::TestsAfter { run } => {
                 self.line(&tests_text("Independent final tests", run, true))

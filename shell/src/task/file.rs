@@ -89,6 +89,7 @@ pub struct ModelTable {
     pub name: Option<String>,
     pub provider: Option<Spanned<String>>,
     pub max_turns: Option<Spanned<u32>>,
+    pub num_ctx: Option<Spanned<u32>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -55,6 +55,8 @@ pub struct Task {
     pub model: Option<String>,
     pub provider: Option<String>,
     pub max_turns: Option<u32>,
+    /// `model.num_ctx`: the context window of every request, instead of the one mend chooses.
+    pub num_ctx: Option<u32>,
     pub readable: PathSet,
     pub editable: PathSet,
     /// `test.config_editable`: the test configuration the tools may change after all (see
@@ -185,6 +187,7 @@ impl Task {
         let shell = shell_limits(&raw.shell, &at)?;
         let provider = provider(raw.model.provider, &at)?;
         let max_turns = max_turns(raw.model.max_turns, &at)?;
+        let num_ctx = num_ctx(raw.model.num_ctx, &at)?;
         Ok(Task {
             origin: origin.to_owned(),
             sha256: atomic::sha256_hex(text.as_bytes()),
@@ -196,6 +199,7 @@ impl Task {
             model: raw.model.name,
             provider,
             max_turns,
+            num_ctx,
             readable,
             editable,
             config_editable,
@@ -251,6 +255,20 @@ fn exclusion(
         Some(list) => globs("copy.share", list, &|patterns| {
             exclude.clone().sharing(patterns)
         }),
+    }
+}
+
+/// `model.num_ctx`: at least the smallest window the core works in.
+fn num_ctx(tokens: Option<Spanned<u32>>, at: At) -> Result<Option<u32>, MendError> {
+    match tokens {
+        Some(tokens) if *tokens.get_ref() < mend_core::MIN_WINDOW_TOKENS => Err(at(
+            Some(tokens.span()),
+            &format!(
+                "model.num_ctx: must be at least {} tokens",
+                mend_core::MIN_WINDOW_TOKENS
+            ),
+        )),
+        tokens => Ok(tokens.map(Spanned::into_inner)),
     }
 }
 

@@ -243,14 +243,14 @@ impl Played {
         self.outcome.events()
     }
 
-    fn event(&self, kind: &str) -> Value {
+    pub fn event(&self, kind: &str) -> Value {
         self.events()
             .into_iter()
             .find(|event| event["type"] == kind)
             .unwrap_or_else(|| panic!("no {kind} event:\n{}", self.shown()))
     }
 
-    fn shown(&self) -> String {
+    pub fn shown(&self) -> String {
         format!("{}\n{}", self.outcome.stdout, self.outcome.stderr)
     }
 

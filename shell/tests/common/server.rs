@@ -60,8 +60,25 @@ pub struct Server {
     chat_requests: Arc<Mutex<Vec<(String, Headers)>>>,
 }
 
+/// An Ollama at the edge of its context window: it states the model's length on `/api/show`,
+/// counts a prompt at 4 bytes of message text a token, and when a prompt is over `window` it
+/// does what Ollama does: drops the oldest messages after the system prompt until the rest fits,
+/// answers 200, reports the smaller count, and (having lost the task) writes off-task text.
+#[derive(Clone, Copy)]
+pub struct Edge {
+    pub context_length: u64,
+    pub window: u64,
+}
+
+/// What the model writes once the front of its prompt is gone.
+pub const OFF_TASK: &str = "Hello! How can I help you today?";
+
 impl Server {
     pub fn start(script: Script) -> Server {
+        Server::start_at_edge(script, None)
+    }
+
+    pub fn start_at_edge(script: Script, edge: Option<Edge>) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let base = format!("http://{}", listener.local_addr().unwrap());
         let chat_bodies = Arc::new(Mutex::new(Vec::new()));
@@ -73,7 +90,7 @@ impl Server {
             seen: Arc::clone(&chat_requests),
         };
         listener.set_nonblocking(true).unwrap();
-        thread::spawn(move || serve(listener, script, shared));
+        thread::spawn(move || serve(listener, script, shared, edge));
         Server {
             base,
             chat_bodies,
@@ -113,7 +130,7 @@ struct Shared {
     seen: Arc<Mutex<Vec<(String, Headers)>>>,
 }
 
-fn serve(listener: TcpListener, script: Script, shared: Shared) {
+fn serve(listener: TcpListener, script: Script, shared: Shared, edge: Option<Edge>) {
     let started = Instant::now();
     let mut chats = script.chats.into_iter();
     let mut served = 0;
@@ -131,7 +148,7 @@ fn serve(listener: TcpListener, script: Script, shared: Shared) {
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
-        let _client_may_hang_up = handle(stream, &script.models, &mut chats, &shared);
+        let _client_may_hang_up = handle(stream, &script.models, &mut chats, &shared, edge);
     }
 }
 
@@ -140,6 +157,7 @@ fn handle(
     models: &[(&str, &str)],
     chats: &mut impl Iterator<Item = Reply>,
     shared: &Shared,
+    edge: Option<Edge>,
 ) -> std::io::Result<()> {
     let Shared {
         bodies,
@@ -158,13 +176,22 @@ fn handle(
                 .collect();
             respond(&mut stream, 200, &json!({"models": models}).to_string())
         }
+        ("POST", "/api/show") if edge.is_some() => {
+            let length = edge.map(|edge| edge.context_length);
+            let show = json!({"details": {"family": "test"}, "model_info": {"general.architecture": "test", "test.context_length": length}});
+            respond(&mut stream, 200, &show.to_string())
+        }
         ("POST", "/api/chat" | "/v1/chat/completions" | "/v1/messages") => {
             seen.lock().unwrap().push((path.clone(), headers));
-            bodies
-                .lock()
-                .unwrap()
-                .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
-            match chats.next() {
+            let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            bodies.lock().unwrap().push(request.clone());
+            let next = match edge {
+                Some(edge) => chats
+                    .next()
+                    .map(|reply| at_the_edge(&request, edge.window, reply)),
+                None => chats.next(),
+            };
+            match next {
                 Some(Reply::Status { code, body }) => respond(&mut stream, code, &body),
                 Some(Reply::Stream { writes, ending }) => {
                     stream_chunks(&mut stream, writes, ending, times)
@@ -177,6 +204,64 @@ fn handle(
             }
         }
         _ => respond(&mut stream, 404, "404 page not found"),
+    }
+}
+
+/// The reply an Ollama holding `window` tokens gives: the script's, with the prompt counted; or,
+/// for an oversized prompt, off-task text with the count of what was left after the front went.
+fn at_the_edge(request: &Value, window: u64, reply: Reply) -> Reply {
+    let sizes: Vec<u64> = request["messages"]
+        .as_array()
+        .map(|messages| {
+            messages
+                .iter()
+                .map(|message| {
+                    (message["content"].as_str().unwrap_or_default().len()
+                        + message["tool_calls"].to_string().len()) as u64
+                        / 4
+                        + 4
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    // The tool schemas are part of the rendered prompt, and never dropped.
+    let tools = request["tools"].to_string().len() as u64 / 4;
+    let mut count: u64 = tools + sizes.iter().sum::<u64>();
+    let truncated = count > window;
+    // Like Ollama: the system prompt and the last message stay; the oldest others go first.
+    let mut dropped = 1;
+    while count > window && dropped + 1 < sizes.len() {
+        count -= sizes[dropped];
+        dropped += 1;
+    }
+    // What still does not fit is cut token by token (Ollama's runner keeps the window's worth).
+    let count = count.min(window);
+    let done = |count: u64| {
+        json!({"model": "m", "created_at": "2026-12-03T12:00:00Z", "message": {"role": "assistant", "content": ""},
+               "done": true, "done_reason": "stop", "prompt_eval_count": count, "eval_count": 9})
+    };
+    if truncated {
+        let text = json!({"model": "m", "created_at": "2026-12-03T12:00:00Z", "message": {"role": "assistant", "content": OFF_TASK}, "done": false});
+        return Reply::lines(&[text.to_string(), done(count).to_string()]);
+    }
+    match reply {
+        Reply::Stream { writes, ending } => Reply::Stream {
+            writes: writes
+                .into_iter()
+                .map(|(pause, bytes)| {
+                    let counted = serde_json::from_slice::<Value>(&bytes)
+                        .ok()
+                        .filter(|line| line["done"] == json!(true))
+                        .map(|mut line| {
+                            line["prompt_eval_count"] = json!(count);
+                            format!("{line}\n").into_bytes()
+                        });
+                    (pause, counted.unwrap_or(bytes))
+                })
+                .collect(),
+            ending,
+        },
+        other => other,
     }
 }
 

@@ -13,8 +13,11 @@ use serde_json::{json, Value};
 
 pub const MODEL: &str = "scripted:1b";
 pub const DIGEST: &str = "5c1e9d0a7b";
-/// Tokens each scripted turn reports (prompt 100 + generated 20).
-pub const TURN_TOKENS: u64 = 120;
+/// What the server counts for each prompt: about what the task's prompts and tool schemas hold
+/// (a count far under what was sent would read as a prompt cut to fit the window).
+pub const PROMPT_TOKENS: u64 = 1000;
+/// Tokens each scripted turn reports: the prompt and 20 generated.
+pub const TURN_TOKENS: u64 = PROMPT_TOKENS + 20;
 
 /// One task the server can repair: a phrase of its prompt, and the edit that fixes it.
 pub struct Fix {
@@ -145,6 +148,6 @@ fn answer(request: &Value, fixes: &[Fix]) -> String {
         Some(_) if turn > 1 => json!({"role": "assistant", "content": "Repaired."}),
         _ => json!({"role": "assistant", "content": "I cannot repair this."}),
     };
-    let done = json!({"model": MODEL, "message": message, "done": true, "done_reason": "stop", "prompt_eval_count": 100, "eval_count": 20});
+    let done = json!({"model": MODEL, "message": message, "done": true, "done_reason": "stop", "prompt_eval_count": PROMPT_TOKENS, "eval_count": 20});
     format!("{done}\n")
 }

@@ -1,0 +1,499 @@
+//! The context window: what a request costs in tokens before it is sent, the oldest tool results
+//! shortened when it would not fit, and a server that read fewer tokens than it was sent caught.
+//!
+//! **The estimate** errs high. Before the server has counted anything it takes 3 bytes of text a
+//! token (tokenizers of current models give 3.5–4.5 on code, JSON and English); once a turn has
+//! been counted (`prompt_eval_count`, `prompt_tokens`, `input_tokens`), the bytes per token that
+//! count showed, less a tenth. The bytes are those the model reads: every message's text,
+//! reasoning and calls, a few bytes per message for the chat template, and the tool schemas.
+//!
+//! **The check** after each turn: a server that fits an oversized prompt by dropping its front
+//! (Ollama does, and answers 200) reports a smaller count. The count is clearly too small when
+//! it reaches the whole window, or falls under what the bytes sent must at least have cost: the
+//! previous turn's count (less its hint, less an eighth for template differences) plus the
+//! appended text at 6 bytes a token, or, without a comparable previous turn, all the text at 6
+//! bytes a token (no tokenizer averages more on code and prose).
+//!
+//! **Fitting**: when the estimate passes the share of the window (`trim_percent`, and never
+//! leaving less than the output cap), the oldest tool results are shortened first, to their head
+//! and tail with a marker that says what was cut and that the tool can be called again. Never
+//! the messages before the model's first turn (the system prompt, the task, the project's
+//! instructions), never the last two turns. The conversation itself is shortened, so what is
+//! sent is what the session holds and a replay rebuilds it exactly; the requests stay
+//! append-only after it. Each result is also capped on arrival at a quarter of the window.
+
+use crate::prelude::*;
+
+use alloc::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::schema::ToolSpec;
+use crate::wire::{Message, Role};
+
+/// The share of the window a prompt may fill before older tool results are shortened.
+pub const DEFAULT_TRIM_PERCENT: u8 = 75;
+/// The smallest window a session accepts: below it, the tool schemas alone would not fit.
+pub const MIN_WINDOW_TOKENS: u32 = 1024;
+
+/// Bytes per token, in thousandths, before the server has counted a turn: high on purpose.
+const DEFAULT_BYTES_PER_TOKEN_MILLI: u64 = 3000;
+/// The most bytes per token any tokenizer averages on code and prose: the floor of a count.
+const MAX_BYTES_PER_TOKEN: u64 = 6;
+/// What a message costs besides its text: the template's role markers and separators.
+const MESSAGE_OVERHEAD_BYTES: u64 = 12;
+/// What a tool result keeps of its text when the window needs the room: head and tail (a
+/// second pass keeps [`MIN_CUT_BYTES`] when that is not enough).
+const TRIMMED_KEEP_BYTES: usize = 1024;
+/// A string shorter than this is never cut: the marker would be longer than the gain.
+const MIN_CUT_BYTES: usize = 256;
+
+/// The context window a session keeps within (for Ollama, the `num_ctx` of every request).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Window {
+    /// The window, in tokens: prompt and output together.
+    pub tokens: u32,
+    /// The share of the window, in percent, a prompt may fill before older tool results are
+    /// shortened.
+    #[serde(default = "default_trim_percent")]
+    pub trim_percent: u8,
+}
+
+fn default_trim_percent() -> u8 {
+    DEFAULT_TRIM_PERCENT
+}
+
+impl Window {
+    /// A window of `tokens`, shortened from [`DEFAULT_TRIM_PERCENT`].
+    pub fn new(tokens: u32) -> Window {
+        Window {
+            tokens,
+            trim_percent: DEFAULT_TRIM_PERCENT,
+        }
+    }
+
+    /// Whether the session can keep within it.
+    pub(crate) fn is_usable(&self) -> bool {
+        self.tokens >= MIN_WINDOW_TOKENS && (1..=100).contains(&self.trim_percent)
+    }
+
+    /// The estimate above which older tool results are shortened: the share of the window, and
+    /// never so much that the output cap (`num_predict`) no longer fits after the prompt.
+    fn trim_above(&self, num_predict: i32) -> u64 {
+        let tokens = u64::from(self.tokens);
+        let share = tokens * u64::from(self.trim_percent) / 100;
+        let output = u64::try_from(num_predict).unwrap_or(0);
+        share.min(tokens.saturating_sub(output))
+    }
+
+    /// The size a tool result may have on arrival: a quarter of the window, at the default
+    /// bytes per token.
+    fn result_cap_bytes(&self) -> usize {
+        let bytes = u64::from(self.tokens) * DEFAULT_BYTES_PER_TOKEN_MILLI / 1000 / 4;
+        usize::try_from(bytes).unwrap_or(usize::MAX)
+    }
+}
+
+/// The conservative estimate of a request's prompt tokens before the server has counted any:
+/// what `mend task` prints for the first request.
+pub fn estimate_prompt_tokens(messages: &[Arc<Message>], tools: &[ToolSpec]) -> u64 {
+    let bytes = conversation_bytes(messages, true) + tools_bytes(tools);
+    tokens_of(bytes, DEFAULT_BYTES_PER_TOKEN_MILLI)
+}
+
+/// Why a tool result was shortened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrimReason {
+    /// On arrival: the result alone was over a quarter of the window.
+    Capped,
+    /// Before a request: the prompt would have passed its share of the window.
+    Window,
+}
+
+/// One shortened tool result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Trimmed {
+    /// Its position in the conversation.
+    pub message: u32,
+    /// The tool that produced it.
+    pub name: String,
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
+/// What the session remembers about the window between turns.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Budget {
+    /// Bytes per token the last count showed, in thousandths.
+    observed_milli: Option<u64>,
+    /// The bytes of the tool schemas, measured once.
+    tools_bytes: Option<u64>,
+    /// The request in flight.
+    sent: Option<Sent>,
+    /// The last counted request, while the conversation has only grown since.
+    counted: Option<Counted>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Sent {
+    /// All the text, reasoning included, with overheads: what the estimate and the calibration
+    /// use.
+    bytes: u64,
+    /// The text without reasoning (chat templates may drop old reasoning): what the floor uses.
+    plain_bytes: u64,
+    estimate: u64,
+    /// Where the session's own conversation ends; the rest is the per-turn hint.
+    conversation_len: usize,
+    hint_bytes: u64,
+    /// The count of the request before, when this one only appended to it, and the plain bytes
+    /// appended.
+    grew_from: Option<(u64, u64)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Counted {
+    tokens: u64,
+    conversation_len: usize,
+    hint_bytes: u64,
+}
+
+/// A request that fits, or why none can be sent.
+pub(crate) struct Fit {
+    pub estimate: u64,
+    pub trimmed: Vec<Trimmed>,
+}
+
+impl Budget {
+    /// The calibration of an earlier session of the same conversation, without its turns.
+    pub fn continued(&self) -> Budget {
+        Budget {
+            observed_milli: self.observed_milli,
+            tools_bytes: self.tools_bytes,
+            sent: None,
+            counted: None,
+        }
+    }
+
+    fn bytes_per_token_milli(&self) -> u64 {
+        match self.observed_milli {
+            Some(observed) => (observed * 9 / 10).clamp(1000, DEFAULT_BYTES_PER_TOKEN_MILLI * 2),
+            None => DEFAULT_BYTES_PER_TOKEN_MILLI,
+        }
+    }
+
+    /// Shortens the oldest tool results until the request fits its share of the window, then
+    /// remembers what is sent. `hint` is what the request carries after the conversation.
+    pub fn fit(
+        &mut self,
+        window: &Window,
+        num_predict: i32,
+        conversation: &mut [Arc<Message>],
+        hint: &[Arc<Message>],
+        tools: &[ToolSpec],
+    ) -> Result<Fit, String> {
+        let tools_bytes = *self.tools_bytes.get_or_insert_with(|| tools_bytes(tools));
+        let ratio = self.bytes_per_token_milli();
+        let fixed = tools_bytes + conversation_bytes(hint, true);
+        let mut bytes = fixed + conversation_bytes(conversation, true);
+        let limit = window.trim_above(num_predict);
+        let mut trimmed = Vec::new();
+        // A first pass keeps a kilobyte of each old result; a long run in a small window may
+        // need a second, down to a glimpse of each.
+        for keep in [TRIMMED_KEEP_BYTES, MIN_CUT_BYTES] {
+            if tokens_of(bytes, ratio) <= limit {
+                break;
+            }
+            for index in trimmable(conversation) {
+                let Some(shortened) = shorten_message(&conversation[index], keep) else {
+                    continue;
+                };
+                let (before, after) = (conversation[index].content.len(), shortened.content.len());
+                bytes -= (before - after) as u64;
+                let message = u32::try_from(index).unwrap_or(u32::MAX);
+                // Shortened twice for one request: one shortening, from its size before either.
+                match trimmed
+                    .iter_mut()
+                    .find(|trim: &&mut Trimmed| trim.message == message)
+                {
+                    Some(earlier) => earlier.bytes_after = after as u64,
+                    None => trimmed.push(Trimmed {
+                        message,
+                        name: shortened.tool_name.clone().unwrap_or_default(),
+                        bytes_before: before as u64,
+                        bytes_after: after as u64,
+                    }),
+                }
+                conversation[index] = Arc::new(shortened);
+                if tokens_of(bytes, ratio) <= limit {
+                    break;
+                }
+            }
+        }
+        let estimate = tokens_of(bytes, ratio);
+        if estimate > u64::from(window.tokens) {
+            self.sent = None;
+            return Err(format!(
+                "the next request needs about {estimate} tokens and the context window holds {}; \
+                 nothing older is left to shorten (the system prompt, the task and the last two \
+                 turns are kept whole): raise num_ctx if the model and the machine allow it",
+                window.tokens
+            ));
+        }
+        let grew_from = match &self.counted {
+            Some(counted)
+                if trimmed.is_empty() && counted.conversation_len <= conversation.len() =>
+            {
+                let appended = conversation_bytes(&conversation[counted.conversation_len..], false);
+                let floor = (counted.tokens - counted.tokens.min(counted.hint_bytes)) * 7 / 8;
+                Some((floor, appended + conversation_bytes(hint, false)))
+            }
+            _ => None,
+        };
+        self.sent = Some(Sent {
+            bytes,
+            plain_bytes: tools_bytes
+                + conversation_bytes(hint, false)
+                + conversation_bytes(conversation, false),
+            estimate,
+            conversation_len: conversation.len(),
+            hint_bytes: conversation_bytes(hint, false),
+            grew_from,
+        });
+        Ok(Fit { estimate, trimmed })
+    }
+
+    /// The server counted `tokens` for the request in flight: an error when it clearly read less
+    /// than was sent (it cut the prompt to fit its window). A turn without a count checks nothing.
+    pub fn counted(&mut self, window: &Window, tokens: Option<u64>) -> Result<(), String> {
+        let Some(sent) = self.sent.take() else {
+            return Ok(());
+        };
+        let Some(tokens) = tokens.filter(|tokens| *tokens > 0) else {
+            self.counted = None;
+            return Ok(());
+        };
+        let floor = match sent.grew_from {
+            Some((before, appended)) => before + appended / MAX_BYTES_PER_TOKEN,
+            None => sent.plain_bytes / MAX_BYTES_PER_TOKEN,
+        };
+        let whole = u64::from(window.tokens);
+        if tokens >= whole || tokens < floor {
+            self.counted = None;
+            let read = if tokens >= whole {
+                format!("the server read {tokens} prompt tokens, its whole context window")
+            } else {
+                format!("the server read {tokens} prompt tokens where the request held at least {floor}")
+            };
+            return Err(format!(
+                "{read} (mend estimated {}): it dropped the front of the prompt to fit, so the \
+                 model no longer saw the task; mend assumed a window of {whole} tokens: set \
+                 num_ctx (or --num-ctx) to what the server really holds",
+                sent.estimate
+            ));
+        }
+        self.observed_milli = Some(sent.bytes * 1000 / tokens);
+        self.counted = Some(Counted {
+            tokens,
+            conversation_len: sent.conversation_len,
+            hint_bytes: sent.hint_bytes,
+        });
+        Ok(())
+    }
+
+    /// A result about to enter the conversation, cut to a quarter of the window when it is
+    /// larger: the shortened value and its sizes.
+    pub fn cap(window: &Window, result: &Value) -> Option<(Value, u64, u64)> {
+        let before = result.to_string().len();
+        let cap = window.result_cap_bytes();
+        if before <= cap {
+            return None;
+        }
+        let mut value = result.clone();
+        shorten_value(&mut value, cap);
+        let after = value.to_string().len();
+        Some((value, before as u64, after as u64))
+    }
+}
+
+/// The words of a server error that mean the prompt did not fit its context window (Ollama,
+/// OpenAI, Anthropic, llama.cpp's server, vLLM).
+pub(crate) fn is_context_error(message: &str) -> bool {
+    const PHRASES: [&str; 8] = [
+        "context length",
+        "context_length",
+        "context window",
+        "maximum context",
+        "prompt is too long",
+        "prompt too long",
+        "exceeds the available context",
+        "exceed_context_size",
+    ];
+    let message = message.to_ascii_lowercase();
+    PHRASES.iter().any(|phrase| message.contains(phrase))
+}
+
+fn tokens_of(bytes: u64, milli: u64) -> u64 {
+    (bytes * 1000).div_ceil(milli.max(1))
+}
+
+fn tools_bytes(tools: &[ToolSpec]) -> u64 {
+    tools
+        .iter()
+        .map(|tool| serde_json::to_vec(&tool.function).map_or(0, |bytes| bytes.len() as u64))
+        .sum()
+}
+
+fn conversation_bytes(messages: &[Arc<Message>], with_thinking: bool) -> u64 {
+    messages
+        .iter()
+        .map(|message| message_bytes(message, with_thinking))
+        .sum()
+}
+
+fn message_bytes(message: &Message, with_thinking: bool) -> u64 {
+    let thinking = match &message.thinking {
+        Some(thinking) if with_thinking => thinking.len(),
+        _ => 0,
+    };
+    let calls: usize = message
+        .tool_calls
+        .iter()
+        .map(|call| {
+            call.function.name.len()
+                + call
+                    .function
+                    .arguments
+                    .iter()
+                    .map(|(key, value)| key.len() + value_bytes(value))
+                    .sum::<usize>()
+        })
+        .sum();
+    (message.content.len() + thinking + calls) as u64 + MESSAGE_OVERHEAD_BYTES
+}
+
+/// About the bytes of a value as JSON text, without serializing it.
+fn value_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(text) => text.len() + 2,
+        Value::Array(items) => {
+            2 + items
+                .iter()
+                .map(|item| value_bytes(item) + 1)
+                .sum::<usize>()
+        }
+        Value::Object(map) => {
+            2 + map
+                .iter()
+                .map(|(key, value)| key.len() + 4 + value_bytes(value))
+                .sum::<usize>()
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => 5,
+    }
+}
+
+/// The tool results that may be shortened, oldest first: after the model's first turn (what
+/// comes before it is pinned) and before its last two turns.
+fn trimmable(conversation: &[Arc<Message>]) -> Vec<usize> {
+    let assistants: Vec<usize> = conversation
+        .iter()
+        .enumerate()
+        .filter(|(_, message)| message.role == Role::Assistant)
+        .map(|(index, _)| index)
+        .collect();
+    let (Some(first), Some(kept_from)) = (
+        assistants.first(),
+        assistants.len().checked_sub(2).map(|at| assistants[at]),
+    ) else {
+        return Vec::new();
+    };
+    (*first..kept_from)
+        .filter(|index| conversation[*index].role == Role::Tool)
+        .collect()
+}
+
+/// A tool result shortened to about `keep` bytes, or `None` when it is short already.
+fn shorten_message(message: &Message, keep: usize) -> Option<Message> {
+    if message.content.len() <= keep + MIN_CUT_BYTES {
+        return None;
+    }
+    let content = match serde_json::from_str::<Value>(&message.content) {
+        Ok(mut value) => {
+            shorten_value(&mut value, keep);
+            value.to_string()
+        }
+        Err(_) => cut_middle(&message.content, message.content.len() - keep),
+    };
+    (content.len() < message.content.len()).then(|| Message {
+        content,
+        ..message.clone()
+    })
+}
+
+/// Cuts the middle of the longest strings of `value` until its JSON text is at most `max` bytes
+/// (or no string is long enough to cut).
+fn shorten_value(value: &mut Value, max: usize) {
+    // Each pass cuts the longest string by at least the excess; a few passes settle any value.
+    for _ in 0..8 {
+        let length = value.to_string().len();
+        if length <= max {
+            return;
+        }
+        let Some(longest) = longest_string(value) else {
+            return;
+        };
+        if longest.len() < MIN_CUT_BYTES {
+            return;
+        }
+        // The excess is in JSON text, where escapes make a string longer than its bytes.
+        let escaped = Value::String(longest.clone()).to_string().len().max(1);
+        let cut = ((length - max + MARKER_BYTES) * longest.len()).div_ceil(escaped);
+        let cut = cut.min(longest.len() - MIN_CUT_BYTES / 2);
+        *longest = cut_middle(longest, cut);
+    }
+}
+
+/// At least the length of the marker [`cut_middle`] writes, as JSON text.
+const MARKER_BYTES: usize = 160;
+
+fn longest_string(value: &mut Value) -> Option<&mut String> {
+    match value {
+        Value::String(text) => Some(text),
+        Value::Array(items) => items
+            .iter_mut()
+            .filter_map(longest_string)
+            .max_by_key(|text| text.len()),
+        Value::Object(map) => map
+            .values_mut()
+            .filter_map(longest_string)
+            .max_by_key(|text| text.len()),
+        _ => None,
+    }
+}
+
+/// `text` with about `cut` bytes taken from its middle (on character boundaries) and a marker
+/// in their place that says how much went and how to see it.
+fn cut_middle(text: &str, cut: usize) -> String {
+    let keep = text.len().saturating_sub(cut);
+    let mut head = keep / 2;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - (keep - keep / 2);
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    if tail <= head {
+        return text.to_owned();
+    }
+    format!(
+        "{}\n[… {} bytes cut here by mend to fit the context window; call the tool again (a narrower range) to see them …]\n{}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
+}
+
+#[cfg(test)]
+mod tests;

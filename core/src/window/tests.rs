@@ -1,0 +1,239 @@
+use super::*;
+
+use crate::wire::{ToolCall, ToolCallFunction};
+use serde_json::json;
+
+fn assistant(text: &str) -> Arc<Message> {
+    let Value::Object(arguments) = json!({"path": "a.py"}) else {
+        unreachable!()
+    };
+    Arc::new(Message {
+        role: Role::Assistant,
+        content: text.to_owned(),
+        thinking: None,
+        tool_calls: vec![ToolCall {
+            id: None,
+            function: ToolCallFunction {
+                index: None,
+                name: "read_file".to_owned(),
+                arguments,
+            },
+        }],
+        tool_name: None,
+        tool_call_id: None,
+    })
+}
+
+fn result(text: &str) -> Arc<Message> {
+    Arc::new(Message::tool_result(
+        "read_file",
+        None,
+        json!({"path": "a.py", "text": text}).to_string(),
+    ))
+}
+
+/// System, task, then `turns` turns each reading a file of `bytes` bytes.
+fn conversation(turns: usize, bytes: usize) -> Vec<Arc<Message>> {
+    let mut messages = vec![
+        Arc::new(Message::system("You repair code.")),
+        Arc::new(Message::user("Fix it.")),
+    ];
+    for turn in 0..turns {
+        messages.push(assistant(&format!("Reading, turn {turn}.")));
+        messages.push(result(&"x = 1\n".repeat(bytes / 6)));
+    }
+    messages
+}
+
+#[test]
+fn the_first_estimate_counts_three_bytes_a_token() {
+    let messages = vec![
+        Arc::new(Message::system("a".repeat(288))),
+        Arc::new(Message::user("b".repeat(588))),
+    ];
+    // 288 + 588 + 2 × 12 bytes of template = 900 bytes = 300 tokens.
+    assert_eq!(estimate_prompt_tokens(&messages, &[]), 300);
+}
+
+#[test]
+fn the_oldest_results_are_shortened_first_and_the_last_two_turns_never() {
+    let mut messages = conversation(5, 4000);
+    let original = messages.clone();
+    let mut budget = Budget::default();
+    let fit = budget
+        .fit(&Window::new(8192), 2048, &mut messages, &[], &[])
+        .unwrap();
+    // 5 results of 4.7 kB as JSON = 7.8 k tokens at 3 bytes a token: over 75 % of 8192 (6144).
+    // Shortening the first two brings it under; the third stays, and so do the last two turns.
+    let shortened: Vec<u32> = fit.trimmed.iter().map(|trim| trim.message).collect();
+    assert_eq!(shortened, vec![3, 5]);
+    for (index, (now, before)) in messages.iter().zip(&original).enumerate() {
+        assert_eq!(
+            now == before,
+            !shortened.contains(&(index as u32)),
+            "message {index}"
+        );
+    }
+    let first = &messages[3].content;
+    let value: Value = serde_json::from_str(first).expect("a shortened result is still JSON");
+    let text = value["text"].as_str().unwrap();
+    assert!(text.starts_with("x = 1\nx = 1\n"), "{text}");
+    assert!(text.ends_with("x = 1\n"), "{text}");
+    assert!(
+        text.contains("bytes cut here by mend to fit the context window; call the tool again"),
+        "{text}"
+    );
+    assert_eq!(
+        fit.trimmed[0],
+        Trimmed {
+            message: 3,
+            name: "read_file".to_owned(),
+            bytes_before: original[3].content.len() as u64,
+            bytes_after: first.len() as u64,
+        }
+    );
+    assert!(fit.estimate <= 6144, "{}", fit.estimate);
+}
+
+#[test]
+fn a_request_that_cannot_fit_is_refused_with_its_sizes() {
+    // Two turns only: both are kept whole, and together they are over the whole window.
+    let mut messages = conversation(2, 15_000);
+    let error = Budget::default()
+        .fit(&Window::new(8192), 2048, &mut messages, &[], &[])
+        .err()
+        .unwrap();
+    assert_eq!(
+        error,
+        "the next request needs about 11739 tokens and the context window holds 8192; nothing \
+         older is left to shorten (the system prompt, the task and the last two turns are kept \
+         whole): raise num_ctx if the model and the machine allow it"
+    );
+}
+
+/// Sends `messages` and has the server count `tokens` for them.
+fn send_and_count(
+    budget: &mut Budget,
+    window: &Window,
+    messages: &mut [Arc<Message>],
+    tokens: u64,
+) -> Result<(), String> {
+    budget.fit(window, 2048, messages, &[], &[])?;
+    budget.counted(window, Some(tokens))
+}
+
+#[test]
+fn a_count_that_fell_after_the_prompt_grew_is_a_cut_prompt() {
+    let window = Window::new(16384);
+    let mut budget = Budget::default();
+    let mut messages = conversation(1, 3000);
+    // About 3.3 kB at 4 bytes a token: an honest count.
+    send_and_count(&mut budget, &window, &mut messages, 830).unwrap();
+    messages.push(assistant("Again."));
+    messages.push(result(&"y".repeat(12_000)));
+    // The prompt grew by 12 kB (at least 2000 tokens): 900 means the front was dropped.
+    let error = send_and_count(&mut budget, &window, &mut messages, 900).unwrap_err();
+    assert!(
+        error.starts_with(
+            "the server read 900 prompt tokens where the request held at least 2738 (mend estimated"
+        ),
+        "{error}"
+    );
+    assert!(
+        error.contains("assumed a window of 16384 tokens"),
+        "{error}"
+    );
+}
+
+#[test]
+fn honest_counts_pass_and_calibrate_the_estimate() {
+    let window = Window::new(16384);
+    let mut budget = Budget::default();
+    let mut messages = conversation(1, 3000);
+    let first = budget.fit(&window, 2048, &mut messages, &[], &[]).unwrap();
+    budget.counted(&window, Some(830)).unwrap();
+    let second = budget.fit(&window, 2048, &mut messages, &[], &[]).unwrap();
+    // Calibrated: the count showed ~4.4 bytes a token; the estimate keeps a tenth in hand.
+    assert_eq!(
+        (first.estimate, second.estimate),
+        (1211, 923),
+        "{first:?} {second:?}",
+        first = first.estimate,
+        second = second.estimate
+    );
+    budget.counted(&window, Some(830)).unwrap();
+}
+
+#[test]
+fn a_count_of_the_whole_window_is_a_cut_prompt() {
+    let window = Window::new(2048);
+    let mut messages = conversation(1, 300);
+    let error = send_and_count(&mut Budget::default(), &window, &mut messages, 2048).unwrap_err();
+    assert!(
+        error.starts_with("the server read 2048 prompt tokens, its whole context window"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_turn_without_a_count_checks_nothing() {
+    let window = Window::new(2048);
+    let mut messages = conversation(1, 300);
+    assert_eq!(
+        send_and_count(&mut Budget::default(), &window, &mut messages, 0),
+        Ok(())
+    );
+}
+
+#[test]
+fn a_large_result_is_capped_on_arrival_to_a_quarter_of_the_window() {
+    let window = Window::new(4096);
+    let value = json!({"path": "big.py", "text": "é".repeat(10_000)});
+    let (capped, before, after) = Budget::cap(&window, &value).unwrap();
+    assert_eq!(before, value.to_string().len() as u64);
+    assert_eq!(after, capped.to_string().len() as u64);
+    assert!(after <= 3072, "{after}");
+    assert_eq!(capped["path"], "big.py");
+    assert!(capped["text"].as_str().unwrap().starts_with("éé"));
+    assert_eq!(Budget::cap(&window, &json!({"text": "small"})), None);
+}
+
+#[test]
+fn server_words_for_a_prompt_over_the_window_are_recognised() {
+    for message in [
+        "the input length exceeds the context length",
+        "prompt too long; exceeded max context length by 12 tokens",
+        "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens",
+        "prompt is too long: 210000 tokens > 200000 maximum",
+        "the request exceeds the available context size, try increasing it",
+    ] {
+        assert!(is_context_error(message), "{message}");
+    }
+    assert!(!is_context_error("model 'x' not found"));
+}
+
+#[test]
+fn a_cut_keeps_characters_whole() {
+    let cut = cut_middle(&"é✓".repeat(100), 301);
+    assert!(cut.starts_with("é✓"));
+    assert!(cut.ends_with("é✓"));
+    assert!(cut.contains("bytes cut here by mend"));
+}
+
+#[test]
+fn a_long_run_in_a_small_window_shortens_old_results_a_second_time() {
+    let mut messages = conversation(24, 4000);
+    let fit = Budget::default()
+        .fit(&Window::new(8192), 2048, &mut messages, &[], &[])
+        .unwrap();
+    // 22 results are older than the last two turns: each is shortened to a kilobyte, and from the
+    // oldest on once more, until the request fits; each is one shortening.
+    let messages: Vec<u32> = fit.trimmed.iter().map(|trim| trim.message).collect();
+    assert_eq!(
+        messages,
+        (0..22).map(|turn| 3 + 2 * turn).collect::<Vec<u32>>()
+    );
+    assert!(fit.trimmed[0].bytes_after < 600, "{:?}", fit.trimmed[0]);
+    assert!(fit.trimmed[21].bytes_after > 600, "{:?}", fit.trimmed[21]);
+    assert!(fit.estimate <= 6144, "{}", fit.estimate);
+}

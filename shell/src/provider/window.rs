@@ -1,0 +1,182 @@
+//! The context window of a run: the model's own length as the server states it, and the one
+//! window (Ollama's `num_ctx`) every request of the run is sent with.
+//!
+//! The task file's `[model] num_ctx` or `--num-ctx` decides when given. Otherwise, with Ollama,
+//! the smaller of the model's length (`POST /api/show`, `model_info["<arch>.context_length"]`)
+//! and [`DEFAULT_NUM_CTX`]; with an OpenAI-compatible server, the window it states (llama.cpp's
+//! `GET /props`, vLLM's or LM Studio's model list), else [`OPENAI_DEFAULT_WINDOW`]; with
+//! Anthropic, [`ANTHROPIC_DEFAULT_WINDOW`]. One value for the whole run: Ollama reloads the model
+//! whenever `num_ctx` changes.
+
+use mend_core::{Codec, Config, Window};
+use serde_json::{json, Value};
+
+use super::client::Client;
+
+/// Ollama's window when nothing else decides: what a small machine holds. The KV cache of a 3–4 B
+/// model costs 110–150 KB a token at f16 (28–36 layers × 8 KV heads × 128 dimensions × K and V ×
+/// 2 bytes), so 16 k tokens take 1.8–2.4 GB beside 2–3 GB of Q4 weights: under 6 GB, which an 8 GB
+/// laptop holds; 32 k would need 4–5 GB of cache alone.
+pub const DEFAULT_NUM_CTX: u32 = 16_384;
+/// An OpenAI-compatible server that states no window: what most local servers give a model by
+/// default; set `num_ctx` for a larger one.
+pub const OPENAI_DEFAULT_WINDOW: u32 = 8_192;
+/// Every current Claude model holds 200 k tokens.
+pub const ANTHROPIC_DEFAULT_WINDOW: u32 = 200_000;
+
+/// The window a run uses and why, in words for `mend task` and `mend run`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowChoice {
+    pub tokens: u32,
+    pub why: String,
+}
+
+/// The model's context length as the server states it, if it does.
+pub fn model_length(client: &Client, codec: Codec, model: &str) -> Option<u64> {
+    match codec {
+        Codec::OllamaNdjson => {
+            let url = client.base().join_api("/api/show");
+            let show = client.metadata(&url, Some(&json!({"model": model})))?;
+            ollama_length(&show)
+        }
+        Codec::OpenaiSse => {
+            // llama.cpp's server answers at its root, whatever path the API base has.
+            let props = client.metadata(&format!("{}/props", client.base()), None);
+            props
+                .as_ref()
+                .and_then(|props| props.pointer("/default_generation_settings/n_ctx"))
+                .and_then(Value::as_u64)
+                .or_else(|| {
+                    let url = client.base().join_api("/v1/models");
+                    openai_listed_length(&client.metadata(&url, None)?, model)
+                })
+        }
+        _ => None,
+    }
+}
+
+/// `model_info["<arch>.context_length"]` of an `/api/show` answer.
+pub fn ollama_length(show: &Value) -> Option<u64> {
+    show.get("model_info")?
+        .as_object()?
+        .iter()
+        .find(|(key, _)| key.ends_with(".context_length"))
+        .and_then(|(_, value)| value.as_u64())
+}
+
+/// The model's entry in an OpenAI-style model list, where the server names a length: vLLM's
+/// `max_model_len`, LM Studio's and OpenRouter's `context_length`, llama.cpp's `meta.n_ctx`.
+fn openai_listed_length(models: &Value, model: &str) -> Option<u64> {
+    let entry = models
+        .get("data")?
+        .as_array()?
+        .iter()
+        .find(|entry| entry.get("id").and_then(Value::as_str) == Some(model))?;
+    ["/max_model_len", "/context_length", "/meta/n_ctx"]
+        .iter()
+        .find_map(|pointer| entry.pointer(pointer).and_then(Value::as_u64))
+}
+
+/// The window of a run: `requested` (the flag, else the task file) when given, else what the
+/// server says of the model within the provider's default.
+pub fn choose(requested: Option<u32>, codec: Codec, model_length: Option<u64>) -> WindowChoice {
+    let stated = model_length.map(|length| u32::try_from(length).unwrap_or(u32::MAX));
+    match (requested, codec, stated) {
+        (Some(tokens), _, _) => WindowChoice {
+            tokens,
+            why: "num_ctx, as set".to_owned(),
+        },
+        (None, Codec::OllamaNdjson, Some(length)) if length < DEFAULT_NUM_CTX => WindowChoice {
+            tokens: length,
+            why: format!("the model's own length, under mend's default of {DEFAULT_NUM_CTX}"),
+        },
+        (None, Codec::OllamaNdjson, Some(length)) => WindowChoice {
+            tokens: DEFAULT_NUM_CTX,
+            why: format!("mend's default for small machines; the model holds {length}"),
+        },
+        (None, Codec::OllamaNdjson, None) => WindowChoice {
+            tokens: DEFAULT_NUM_CTX,
+            why: "mend's default for small machines; the server did not say the model's length"
+                .to_owned(),
+        },
+        (None, _, Some(length)) => WindowChoice {
+            tokens: length,
+            why: "the window the server states".to_owned(),
+        },
+        (None, Codec::AnthropicSse, None) => WindowChoice {
+            tokens: ANTHROPIC_DEFAULT_WINDOW,
+            why: "the window of every current Claude model".to_owned(),
+        },
+        (None, _, None) => WindowChoice {
+            tokens: OPENAI_DEFAULT_WINDOW,
+            why: "mend's default; the server did not say its window (set num_ctx)".to_owned(),
+        },
+    }
+}
+
+/// The window `mend task` shows: the task file's `num_ctx`, else what the server the task names
+/// (at its usual address) says of the model, asked with a short timeout; with the model's length
+/// when it was stated.
+pub fn for_task(
+    task: &crate::task::Task,
+    codec: Codec,
+    base: super::host::BaseUrl,
+) -> (WindowChoice, Option<u64>) {
+    if let Some(tokens) = task.num_ctx {
+        return (choose(Some(tokens), codec, None), None);
+    }
+    let model = task.model.as_deref().unwrap_or(crate::task::DEFAULT_MODEL);
+    let client = Client::new(base, std::time::Duration::from_secs(3), None);
+    let length = model_length(&client, codec, model);
+    (choose(None, codec, length), length)
+}
+
+/// The conservative estimate of the first request's prompt, in tokens.
+pub fn first_request_tokens(task: &crate::task::Task, tools: &[mend_core::ToolSpec]) -> u64 {
+    let messages = [
+        std::sync::Arc::new(mend_core::Message::system(task.system_prompt.clone())),
+        std::sync::Arc::new(mend_core::Message::user(
+            task.prompt.clone().unwrap_or_default(),
+        )),
+    ];
+    mend_core::estimate_prompt_tokens(&messages, tools)
+}
+
+/// `config` keeping within `tokens`: the window, and Ollama's `num_ctx` with it.
+pub fn with_window(config: Config, tokens: u32) -> Config {
+    let mut config = config;
+    config.options.num_ctx = tokens;
+    config.window = Some(Window::new(tokens));
+    config
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_length_comes_from_model_info() {
+        let show = json!({"details": {}, "model_info": {"general.architecture": "gemma3", "gemma3.context_length": 131072}});
+        assert_eq!(ollama_length(&show), Some(131_072));
+        assert_eq!(ollama_length(&json!({"model_info": {}})), None);
+        let models = json!({"data": [{"id": "other", "max_model_len": 1}, {"id": "m", "max_model_len": 32768}]});
+        assert_eq!(openai_listed_length(&models, "m"), Some(32_768));
+    }
+
+    #[test]
+    fn the_window_is_the_setting_else_the_model_within_the_default() {
+        let tokens = |requested, codec, length| choose(requested, codec, length).tokens;
+        assert_eq!(
+            [
+                tokens(Some(4096), Codec::OllamaNdjson, Some(131_072)),
+                tokens(None, Codec::OllamaNdjson, Some(131_072)),
+                tokens(None, Codec::OllamaNdjson, Some(2048)),
+                tokens(None, Codec::OllamaNdjson, None),
+                tokens(None, Codec::OpenaiSse, Some(65_536)),
+                tokens(None, Codec::OpenaiSse, None),
+                tokens(None, Codec::AnthropicSse, None),
+            ],
+            [4096, 16_384, 2048, 16_384, 65_536, 8192, 200_000]
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! What each turn cost, as the server counted it and as mend estimated it: the figures a person
+//! needs to see whether the window, the cache and the machine keep up.
+
+use mend_core::{TrimReason, TurnMetrics};
+use serde::{Deserialize, Serialize};
+
+/// One turn's accounting. Every figure is absent when the server did not give what it needs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnUsage {
+    /// mend's estimate of the prompt before sending it, and the window it had to fit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_prompt_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u64>,
+    /// The part of the prompt the server took from its cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Time spent loading the model before this turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_ms: Option<u64>,
+    /// Prompt tokens read per second, the cached ones left out (they were not read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens_per_s: Option<f64>,
+}
+
+impl TurnUsage {
+    /// The server's figures of a turn, with the estimate mend sent it with.
+    pub fn of(metrics: &TurnMetrics, estimate: Option<(u64, u32)>) -> TurnUsage {
+        let read = metrics
+            .prompt_eval_count
+            .map(|count| count.saturating_sub(metrics.prompt_eval_cached_count.unwrap_or(0)));
+        TurnUsage {
+            estimated_prompt_tokens: estimate.map(|(tokens, _)| tokens),
+            window: estimate.map(|(_, window)| window),
+            prompt_tokens: metrics.prompt_eval_count,
+            cached_tokens: metrics.prompt_eval_cached_count,
+            output_tokens: metrics.eval_count,
+            load_ms: metrics.load_duration_ns.map(|ns| ns / 1_000_000),
+            prompt_tokens_per_s: per_second(read, metrics.prompt_eval_duration_ns),
+            output_tokens_per_s: per_second(metrics.eval_count, metrics.eval_duration_ns),
+        }
+    }
+
+    /// One line for a person: `prompt 3120 tokens (2900 cached; estimated 3400 of 16384) · output
+    /// 85 · load 210 ms · reading 850 tokens/s · writing 31 tokens/s`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(prompt) = self.prompt_tokens {
+            let mut notes = Vec::new();
+            if let Some(cached) = self.cached_tokens {
+                notes.push(format!("{cached} cached"));
+            }
+            if let (Some(estimate), Some(window)) = (self.estimated_prompt_tokens, self.window) {
+                notes.push(format!("estimated {estimate} of {window}"));
+            }
+            let notes = if notes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", notes.join("; "))
+            };
+            parts.push(format!("prompt {prompt} tokens{notes}"));
+        }
+        if let Some(output) = self.output_tokens {
+            parts.push(format!("output {output}"));
+        }
+        if let Some(load) = self.load_ms {
+            parts.push(format!("load {load} ms"));
+        }
+        if let Some(speed) = self.prompt_tokens_per_s {
+            parts.push(format!("reading {speed:.0} tokens/s"));
+        }
+        if let Some(speed) = self.output_tokens_per_s {
+            parts.push(format!("writing {speed:.1} tokens/s"));
+        }
+        parts.join(" · ")
+    }
+}
+
+/// A tool result shortened to fit the context window, as the record keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trim {
+    /// The result's position in the conversation, from 0.
+    pub message: u32,
+    pub name: String,
+    pub reason: TrimReason,
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
+impl Trim {
+    /// One line for a person.
+    pub fn describe(&self) -> String {
+        let why = match self.reason {
+            TrimReason::Capped => "on arrival, over a quarter of the context window",
+            TrimReason::Window => "to fit the context window",
+        };
+        format!(
+            "shortened the {} result (message {}) from {} to {} bytes, {why}",
+            self.name, self.message, self.bytes_before, self.bytes_after
+        )
+    }
+}
+
+/// Tokens per second, to a tenth, when there were tokens and time.
+fn per_second(tokens: Option<u64>, duration_ns: Option<u64>) -> Option<f64> {
+    let (tokens, ns) = (tokens?, duration_ns.filter(|ns| *ns > 0)?);
+    Some((tokens as f64 * 1e9 / ns as f64 * 10.0).round() / 10.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_figures_of_a_turn_come_from_the_server_and_the_estimate() {
+        let metrics = TurnMetrics {
+            total_duration_ns: Some(3_000_000_000),
+            load_duration_ns: Some(210_000_000),
+            prompt_eval_count: Some(3120),
+            prompt_eval_cached_count: Some(2900),
+            prompt_eval_duration_ns: Some(250_000_000),
+            eval_count: Some(85),
+            eval_duration_ns: Some(2_750_000_000),
+        };
+        let usage = TurnUsage::of(&metrics, Some((3400, 16384)));
+        assert_eq!(
+            usage,
+            TurnUsage {
+                estimated_prompt_tokens: Some(3400),
+                window: Some(16384),
+                prompt_tokens: Some(3120),
+                cached_tokens: Some(2900),
+                output_tokens: Some(85),
+                load_ms: Some(210),
+                prompt_tokens_per_s: Some(880.0),
+                output_tokens_per_s: Some(30.9),
+            }
+        );
+        assert_eq!(
+            usage.describe(),
+            "prompt 3120 tokens (2900 cached; estimated 3400 of 16384) · output 85 · load 210 ms · reading 880 tokens/s · writing 30.9 tokens/s"
+        );
+        assert_eq!(TurnUsage::of(&TurnMetrics::default(), None).describe(), "");
+    }
+}
