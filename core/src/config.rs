@@ -21,8 +21,12 @@ pub struct Config {
     pub model: String,
     /// The first message of every request.
     pub system_prompt: String,
-    /// The second message: what the user asks for.
+    /// What the user asks for: the message after the system prompt and the instructions.
     pub task: String,
+    /// The project's own instructions (its `AGENTS.md`), given as a second system message right
+    /// after the system prompt; pinned, like the system prompt and the task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
     /// The tools offered; every call is validated against them.
     pub tools: Vec<ToolSpec>,
     /// How many requests the session may send, at least 1.
@@ -49,16 +53,26 @@ pub struct Config {
     /// When set, each request ends with a system hint of the turn's context.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextConfig>,
+    /// Read calls a model wrote into its text (`<tool_call>…`, `<function=…>`, a fenced or bare
+    /// call object) as calls, when a turn has no native one.
+    #[serde(default = "yes")]
+    pub text_tool_calls: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Config {
     /// A config with SPEC §5's defaults: thinking on, the model unloaded after each request,
-    /// deterministic sampling, no deadline, no token budget, [`DEFAULT_MAX_TURNS`].
+    /// deterministic sampling, no deadline, no token budget, [`DEFAULT_MAX_TURNS`], calls written
+    /// as text recovered.
     pub fn new(model: &str, system_prompt: &str, task: &str, tools: Vec<ToolSpec>) -> Self {
         Config {
             model: model.to_owned(),
             system_prompt: system_prompt.to_owned(),
             task: task.to_owned(),
+            instructions: None,
             tools,
             max_turns: DEFAULT_MAX_TURNS,
             deadline: None,
@@ -69,6 +83,7 @@ impl Config {
             codec: Codec::default(),
             repeat_limits: RepeatLimits::default(),
             context: None,
+            text_tool_calls: true,
         }
     }
 

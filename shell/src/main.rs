@@ -235,6 +235,8 @@ fn print_task(task: &Task, json: bool) {
             "model": model,
             "system_prompt": task.system_prompt,
             "task": task.prompt,
+            "instructions": task.instructions.as_ref().map(|found| serde_json::json!({"file": found.file, "text": found.text})),
+            "text_tool_calls": task.text_tool_calls,
             "tools": tools,
         });
         println!("{task}");
@@ -251,4 +253,5 @@ fn print_task(task: &Task, json: bool) {
     for tool in tools {
         println!("- {}: {}", tool.function.name, tool.function.description);
     }
+    println!("\n{}", mend::task::instructions::describe(task));
 }

@@ -99,6 +99,8 @@ impl ModelArgs {
             context: self
                 .context
                 .then(|| crate::commands::run::context_config(repo)),
+            text_tool_calls: task.text_tool_calls,
+            instructions: task.instructions.as_ref().map(|found| found.message()),
             ..Config::new(
                 &self.model_name(task),
                 &task.system_prompt,
