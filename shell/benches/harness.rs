@@ -1,12 +1,13 @@
 //! mend's own costs, each measured as a ratio within one run (`make bench` writes the table into
 //! BENCHMARKS.md). Usage: `cargo bench -p mend --bench harness [-- NAME...]` where NAME is one of
-//! core, driver, requests, latency, memory, replay, show.
+//! core, driver, requests, latency, memory, replay, show, text_calls.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark may panic on broken invariants
 
 mod bench_support;
 
 use bench_support::{
-    core_throughput, driver_share, latency, memory, replay_share, request_building, show_page, Row,
+    core_throughput, driver_share, latency, memory, replay_share, request_building, show_page,
+    text_calls, Row,
 };
 
 fn main() {
@@ -41,6 +42,9 @@ fn main() {
     }
     if run("show") {
         rows.extend(show_page::measure());
+    }
+    if run("text_calls") {
+        rows.extend(text_calls::measure());
     }
     let mut table = String::from("| figure | measured | target | reproduce |\n|---|---|---|---|\n");
     for row in rows {
