@@ -135,6 +135,21 @@ fn each_familys_written_call_repairs_the_sample_is_marked_and_replays() {
             "{format}: {}",
             replayed.stderr
         );
+        let page = dir.path().join("run.html");
+        let shown = mend(&[
+            "show",
+            record.to_str().unwrap(),
+            "--html",
+            page.to_str().unwrap(),
+        ]);
+        let html = std::fs::read_to_string(&page).unwrap();
+        let mark = format!("<span class=\"dim\">written as text ({format})</span>");
+        assert_eq!(
+            (shown.code, html.matches(&mark).count()),
+            (0, 1),
+            "{format}: {}",
+            shown.stderr
+        );
     }
 }
 
