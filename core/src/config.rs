@@ -22,8 +22,12 @@ pub struct Config {
     pub model: String,
     /// The first message of every request.
     pub system_prompt: String,
-    /// The second message: what the user asks for.
+    /// What the user asks for: the message after the system prompt and the instructions.
     pub task: String,
+    /// The project's own instructions (its `AGENTS.md`), given as a second system message right
+    /// after the system prompt; pinned, like the system prompt and the task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
     /// The tools offered; every call is validated against them.
     pub tools: Vec<ToolSpec>,
     /// How many requests the session may send, at least 1.
@@ -56,16 +60,26 @@ pub struct Config {
     /// Without one (older records), requests are sent as they are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<Window>,
+    /// Read calls a model wrote into its text (`<tool_call>…`, `<function=…>`, a fenced or bare
+    /// call object) as calls, when a turn has no native one.
+    #[serde(default = "yes")]
+    pub text_tool_calls: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Config {
     /// A config with the defaults: thinking on, the model unloaded after each request,
-    /// deterministic sampling, no deadline, no token budget, [`DEFAULT_MAX_TURNS`].
+    /// deterministic sampling, no deadline, no token budget, [`DEFAULT_MAX_TURNS`], calls written
+    /// as text recovered.
     pub fn new(model: &str, system_prompt: &str, task: &str, tools: Vec<ToolSpec>) -> Self {
         Config {
             model: model.to_owned(),
             system_prompt: system_prompt.to_owned(),
             task: task.to_owned(),
+            instructions: None,
             tools,
             max_turns: DEFAULT_MAX_TURNS,
             deadline: None,
@@ -77,6 +91,7 @@ impl Config {
             repeat_limits: RepeatLimits::default(),
             context: None,
             window: None,
+            text_tool_calls: true,
         }
     }
 

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::codec::TurnMetrics;
 use crate::input::{CallId, InputKind};
 use crate::stop::Stop;
+use crate::text_calls::TextCall;
 use crate::window::TrimReason;
 
 /// Something that happened in the session, in order. Serialized with a `type` tag; the shapes are
@@ -48,6 +49,16 @@ pub enum Event {
         tool_calls: u32,
         /// Token counts and durations from the final chunk.
         metrics: TurnMetrics,
+    },
+    /// The turn had no native call, but its text held calls written out (a chat template the
+    /// server did not parse): they become the turn's calls, in this order, and go through the
+    /// same validation, repetition guard and ordering as native ones. The text stays in the
+    /// conversation as the model wrote it.
+    RecoveredFromText {
+        /// The turn whose text it was.
+        turn: u32,
+        /// Each call with the raw text it was read from.
+        calls: Vec<TextCall>,
     },
     /// A validated call is being dispatched. `index` is its position in the turn.
     ToolStart {

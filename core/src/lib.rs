@@ -21,10 +21,12 @@ mod event;
 mod follow_up;
 mod http;
 mod input;
+mod instructions;
 mod repeat;
 mod schema;
 mod session;
 mod stop;
+mod text_calls;
 mod validate;
 mod window;
 mod wire;
@@ -37,12 +39,14 @@ pub use event::{Event, ToolStatus};
 pub use follow_up::FollowUpError;
 pub use http::{ApiKeyHeader, HttpRequest};
 pub use input::{CallId, Input, InputKind, Millis, ToolOutcome, TransportError};
+pub use instructions::pinned_messages;
 pub use repeat::RepeatLimits;
 pub use schema::{
     FunctionSpec, JsonType, ObjectKind, ObjectSchema, PropertySchema, ToolKind, ToolSpec,
 };
 pub use session::Session;
 pub use stop::{Stop, StopCause, StopReason};
+pub use text_calls::{TextCall, TextCallFormat};
 pub use window::{
     estimate_prompt_tokens, TrimReason, Window, DEFAULT_TRIM_PERCENT, MIN_WINDOW_TOKENS,
 };

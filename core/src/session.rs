@@ -110,10 +110,7 @@ impl Session {
     #[must_use = "the first actions hold the request of turn 1, which must be sent"]
     pub fn new(config: Config) -> Result<(Session, Vec<Action>), ConfigError> {
         config.check()?;
-        let conversation = vec![
-            Arc::new(Message::system(config.system_prompt.clone())),
-            Arc::new(Message::user(config.task.clone())),
-        ];
+        let conversation = crate::instructions::opening(&config);
         let tools = config.tools.clone().into();
         let decoder = config.codec.decoder();
         let mut session = Session {
@@ -385,6 +382,13 @@ impl Session {
                 actions,
             );
             return;
+        }
+        let mut assembly = assembly;
+        if self.config.text_tool_calls {
+            if let Some(event) = crate::text_calls::recover(turn, &mut assembly, &self.config.tools)
+            {
+                actions.push(Action::Emit(event));
+            }
         }
         let blank = assembly.content.trim().is_empty();
         let mut waiting = VecDeque::with_capacity(assembly.calls.len());

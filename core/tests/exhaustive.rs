@@ -1,8 +1,8 @@
-//! Bounded exhaustive check: every sequence of up to 7 abstract inputs over 13 kinds (6 for the SSE
+//! Bounded exhaustive check: every sequence of up to 7 abstract inputs over 14 kinds (6 for the SSE
 //! codecs), every rule on every sequence, for each codec.
 //!
 //! The search walks the tree of sequences depth first, cloning the session at each node. Once a
-//! session has stopped, each of the 13 inputs is fed to it once and must give no action and leave
+//! session has stopped, each of the 14 inputs is fed to it once and must give no action and leave
 //! the state equal; since the state is then the same after any input, every longer sequence below
 //! that node is settled by induction instead of being walked again. The test prints both counts.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
@@ -11,7 +11,7 @@ mod support;
 
 use mend_core::{Codec, Millis, Session};
 use support::rules::Checker;
-use support::steps::{resolve_for, CallSpec, CallTool, Step};
+use support::steps::{resolve_for, CallSpec, CallTool, Step, TextForm};
 use support::{config, start};
 
 /// Ollama's codec is walked to length 7; the SSE codecs, whose steps are several lines each, to
@@ -57,6 +57,10 @@ fn alphabet() -> Vec<Step> {
             thinking: String::new(),
             content: String::new(),
             calls: vec![unknown],
+        },
+        Step::TextCall {
+            form: TextForm::Hermes,
+            tool: CallTool::ReadFile,
         },
         Step::Done {
             calls: vec![],

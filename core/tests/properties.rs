@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::json;
 use support::rules::Checker;
-use support::steps::{resolve_for, CallSpec, CallTool, Step};
+use support::steps::{resolve_for, CallSpec, CallTool, Step, TextForm};
 use support::{config, done, line, start, text};
 
 fn proptest_config() -> ProptestConfig {
@@ -63,6 +63,23 @@ fn chunk_step() -> impl Strategy<Value = Step> {
         })
 }
 
+/// A call written into the text, in any of the forms small models use.
+fn text_call_step() -> impl Strategy<Value = Step> {
+    let form = prop_oneof![
+        Just(TextForm::Hermes),
+        any::<bool>().prop_map(|wrapped| TextForm::Qwen3Coder { wrapped }),
+        Just(TextForm::Fenced),
+        Just(TextForm::Bare),
+    ];
+    let tool = prop_oneof![
+        3 => Just(CallTool::ReadFile),
+        2 => Just(CallTool::RunTests),
+        1 => Just(CallTool::ReadFileMissingPath),
+        1 => Just(CallTool::Unknown),
+    ];
+    (form, tool).prop_map(|(form, tool)| Step::TextCall { form, tool })
+}
+
 fn garbage() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         Just(b"{\"message\":".to_vec()),
@@ -111,7 +128,7 @@ fn turn() -> impl Strategy<Value = Vec<Step>> {
             .collect::<Vec<_>>()
     });
     (
-        prop::collection::vec(chunk_step(), 0..5),
+        prop::collection::vec(prop_oneof![4 => chunk_step(), 1 => text_call_step()], 0..5),
         ending(),
         answers,
         prop::collection::vec((any::<prop::sample::Index>(), noise()), 0..2),
@@ -133,6 +150,7 @@ struct Script {
     max_turns: u32,
     deadline: Option<u64>,
     token_budget: Option<u64>,
+    text_tool_calls: bool,
     steps: Vec<Step>,
 }
 
@@ -147,15 +165,19 @@ fn script() -> impl Strategy<Value = Script> {
         prop::option::weighted(0.3, 0..80u64),
         // Around one turn's worth of each codec's counts (150 Ollama, 14 OpenAI, 3 Anthropic).
         prop::option::weighted(0.3, 0..400u64),
+        prop::bool::weighted(0.8),
         prop::collection::vec(turn(), 1..6),
     )
-        .prop_map(|(codec, max_turns, deadline, token_budget, turns)| Script {
-            codec,
-            max_turns,
-            deadline,
-            token_budget,
-            steps: turns.into_iter().flatten().collect(),
-        })
+        .prop_map(
+            |(codec, max_turns, deadline, token_budget, text_tool_calls, turns)| Script {
+                codec,
+                max_turns,
+                deadline,
+                token_budget,
+                text_tool_calls,
+                steps: turns.into_iter().flatten().collect(),
+            },
+        )
 }
 
 struct Run {
@@ -169,6 +191,7 @@ fn script_config(script: &Script) -> mend_core::Config {
     config.deadline = script.deadline.map(Millis);
     config.token_budget = script.token_budget;
     config.codec = script.codec;
+    config.text_tool_calls = script.text_tool_calls;
     config
 }
 
@@ -362,6 +385,7 @@ fn a_session_that_keeps_calling_tools_stops_at_the_budget() {
             max_turns: 3,
             deadline: None,
             token_budget: None,
+            text_tool_calls: true,
             steps: turn.iter().cycle().take(12).cloned().collect(),
         };
         let outcome = run(&script).expect("the rules hold");
@@ -409,6 +433,7 @@ fn the_turn_past_the_token_budget_runs_its_calls_then_stops() {
                 max_turns,
                 deadline: None,
                 token_budget: Some(budget),
+                text_tool_calls: true,
                 steps: steps.iter().cycle().take(2 * 40).cloned().collect(),
             };
             let outcome = run(&script).map_err(TestCaseError::fail)?;

@@ -1,13 +1,13 @@
 //! mend's own costs, each measured as a ratio within one run (`make bench` writes the table into
 //! BENCHMARKS.md). Usage: `cargo bench -p mend --bench harness [-- NAME...]` where NAME is one of
-//! core, driver, requests, window, latency, memory, replay, show, verify.
+//! core, driver, requests, window, latency, memory, replay, show, text_calls, verify.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark may panic on broken invariants
 
 mod bench_support;
 
 use bench_support::{
     core_throughput, driver_share, latency, memory, replay_share, request_building, show_page,
-    verify_share, window_cost, Row,
+    text_calls, verify_share, window_cost, Row,
 };
 
 fn main() {
@@ -45,6 +45,9 @@ fn main() {
     }
     if run("show") {
         rows.extend(show_page::measure());
+    }
+    if run("text_calls") {
+        rows.extend(text_calls::measure());
     }
     if run("verify") {
         rows.extend(verify_share::measure());

@@ -82,7 +82,13 @@ pub fn anthropic(request: &ChatRequest) -> Vec<u8> {
     let mut messages: Vec<Value> = Vec::new();
     for message in &request.messages {
         match message.role {
-            Role::System => system.push_str(&message.content),
+            Role::System => {
+                // The system prompt, the project's instructions and the hint read as paragraphs.
+                if !system.is_empty() {
+                    system.push_str("\n\n");
+                }
+                system.push_str(&message.content);
+            }
             Role::User => messages.push(json!({"role": "user", "content": message.content})),
             Role::Assistant => {
                 let mut blocks = Vec::new();

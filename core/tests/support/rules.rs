@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use mend_core::{Action, CallId, Event, Input, Message, Role, Session, StopReason};
 
-use super::steps::Fed;
+use super::steps::{expected_recovery, CallTool, Fed, TextForm};
 
 /// What the rules remember between steps. Cheap to clone: the exhaustive check clones it at
 /// every node of its search tree.
@@ -19,8 +19,14 @@ pub struct Checker {
     stops: u32,
     /// The call dispatched and not yet answered.
     pub running: Option<CallId>,
-    /// Names of the calls the current turn's lines carried, in order.
+    /// Names of the calls the current turn's lines carried, in order; at the end of a turn
+    /// without any, the calls its text must give.
     turn_calls: Vec<&'static str>,
+    /// Calls the current turn's lines wrote into the text, and whether there was other text.
+    turn_written: Vec<(CallTool, TextForm)>,
+    turn_prose: bool,
+    /// The current turn's text calls must be recovered, and have not been yet.
+    recovery_due: bool,
     /// Index of the last call of this turn that got a result event, if any.
     last_result: Option<u32>,
     /// How many messages the previous request carried.
@@ -48,6 +54,9 @@ impl Checker {
             stops: 0,
             running: None,
             turn_calls: Vec::new(),
+            turn_written: Vec::new(),
+            turn_prose: false,
+            recovery_due: false,
             last_result: None,
             previous_messages: 0,
             dispatches: 0,
@@ -105,6 +114,16 @@ impl Checker {
         let was_streaming = before.is_streaming();
         if was_streaming && matches!(fed.input, Input::StreamLine { .. }) {
             self.turn_calls.extend(fed.calls.iter().copied());
+            self.turn_written.extend(fed.written);
+            self.turn_prose |= fed.prose;
+            // A completed turn without native calls: its unambiguous text calls are its calls.
+            if fed.done == Some(false)
+                && self.turn_calls.is_empty()
+                && before.config().text_tool_calls
+            {
+                self.turn_calls = expected_recovery(&self.turn_written, self.turn_prose);
+                self.recovery_due = !self.turn_calls.is_empty();
+            }
         }
         // Rule 1: calls are dispatched only by a complete done chunk, or by the result of the
         // previous call of the same turn.
@@ -129,6 +148,12 @@ impl Checker {
                 ));
             }
             self.action(action, was_streaming)?;
+        }
+        if self.recovery_due {
+            return Err(format!(
+                "the text calls {:?} were not recovered: {actions:?}",
+                self.turn_calls
+            ));
         }
         // Rule 6, and a turn's end: broken lines and cut-off turns end the session with their
         // reason.
@@ -190,6 +215,8 @@ impl Checker {
                 }
                 self.previous_messages = body.messages.len();
                 self.turn_calls.clear();
+                self.turn_written.clear();
+                self.turn_prose = false;
                 self.last_result = None;
             }
             Action::DispatchTool { call_id, .. } => {
@@ -220,6 +247,16 @@ impl Checker {
                     }
                     self.last_result = Some(*index);
                 }
+            }
+            Action::Emit(Event::RecoveredFromText { calls, .. }) => {
+                let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
+                if !self.recovery_due || names != self.turn_calls {
+                    return Err(format!(
+                        "recovered {names:?} where the text's calls were {:?} (due: {})",
+                        self.turn_calls, self.recovery_due
+                    ));
+                }
+                self.recovery_due = false;
             }
             Action::Emit(Event::TextDelta { .. } | Event::ThinkingDelta { .. })
                 if !was_streaming =>

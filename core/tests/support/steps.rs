@@ -45,6 +45,71 @@ impl CallTool {
     }
 }
 
+/// The ways a model writes a call into its text when the server does not parse its template.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TextForm {
+    Hermes,
+    Qwen3Coder { wrapped: bool },
+    Fenced,
+    Bare,
+}
+
+impl TextForm {
+    /// The call as such a model writes it, on lines of its own.
+    pub fn write(self, tool: CallTool) -> String {
+        let arguments = tool.arguments();
+        let object = json!({"name": tool.name(), "arguments": arguments});
+        match self {
+            TextForm::Hermes => format!("\n<tool_call>\n{object}\n</tool_call>\n"),
+            TextForm::Qwen3Coder { wrapped } => {
+                let mut block = format!("<function={}>\n", tool.name());
+                for (key, value) in arguments.as_object().into_iter().flatten() {
+                    let value = value
+                        .as_str()
+                        .map_or_else(|| value.to_string(), str::to_owned);
+                    block.push_str(&format!("<parameter={key}>\n{value}\n</parameter>\n"));
+                }
+                block.push_str("</function>");
+                if wrapped {
+                    format!("\n<tool_call>\n{block}\n</tool_call>\n")
+                } else {
+                    format!("\n{block}\n")
+                }
+            }
+            TextForm::Fenced => format!("\n```json\n{object}\n```\n"),
+            TextForm::Bare => format!("\n{object}\n"),
+        }
+    }
+
+    /// Forms that may share a text: the tagged ones go together, the others only with their own.
+    pub fn family(self) -> u8 {
+        match self {
+            TextForm::Hermes | TextForm::Qwen3Coder { .. } => 0,
+            TextForm::Fenced => 1,
+            TextForm::Bare => 2,
+        }
+    }
+}
+
+/// The calls the core must recover from a completed turn without native calls, whose text held
+/// `written` calls (in order) and other text when `prose`: all of them when they are unambiguous,
+/// else none.
+pub fn expected_recovery(written: &[(CallTool, TextForm)], prose: bool) -> Vec<&'static str> {
+    let Some((_, first)) = written.first() else {
+        return vec![];
+    };
+    let one_family = written
+        .iter()
+        .all(|(_, form)| form.family() == first.family());
+    let offered = written.iter().all(|(tool, _)| *tool != CallTool::Unknown);
+    let bare_alone = first.family() != TextForm::Bare.family() || (written.len() == 1 && !prose);
+    if one_family && offered && bare_alone {
+        written.iter().map(|(tool, _)| tool.name()).collect()
+    } else {
+        vec![]
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// A chunk with text, thinking and calls (any of them possibly empty).
@@ -57,6 +122,12 @@ pub enum Step {
     Done {
         calls: Vec<CallSpec>,
         cut_off: bool,
+    },
+    /// A chunk whose text is one call written out, as a model does when its template is not
+    /// parsed for calls.
+    TextCall {
+        form: TextForm,
+        tool: CallTool,
     },
     ErrorLine,
     /// Bytes that are not a chunk (invalid UTF-8, truncated JSON, a JSON array, ...).
@@ -85,6 +156,10 @@ pub struct Fed {
     /// An error line or a malformed line.
     pub breaks_stream: bool,
     pub blank: bool,
+    /// A call this line writes into the text.
+    pub written: Option<(CallTool, TextForm)>,
+    /// Whether this line's text holds anything but whitespace outside written calls.
+    pub prose: bool,
 }
 
 impl Fed {
@@ -95,6 +170,8 @@ impl Fed {
             done: None,
             breaks_stream: false,
             blank: false,
+            written: None,
+            prose: false,
         };
         let answer = |ok: bool| {
             let call_id = running
@@ -126,6 +203,14 @@ impl Fed {
                 }
                 Fed {
                     calls: names(calls),
+                    prose: !content.trim().is_empty(),
+                    ..plain(line(&chunk(message, false)))
+                }
+            }
+            Step::TextCall { form, tool } => {
+                let message = json!({"role": "assistant", "content": form.write(*tool)});
+                Fed {
+                    written: Some((*tool, *form)),
                     ..plain(line(&chunk(message, false)))
                 }
             }
@@ -226,6 +311,7 @@ pub fn resolve_for(
                 calls,
             },
         ) => sse_chunk(codec, thinking, content, calls, serial),
+        (_, Step::TextCall { form, tool }) => sse_chunk(codec, "", &form.write(*tool), &[], serial),
         (_, Step::Done { calls, cut_off }) => {
             let mut events = sse_chunk(codec, "", "", calls, serial);
             events.extend(sse_done(codec, *cut_off));
@@ -273,6 +359,8 @@ fn framed(lines: Vec<Vec<u8>>, facts: Fed) -> Vec<Fed> {
                     done: None,
                     breaks_stream: false,
                     blank: true,
+                    written: None,
+                    prose: false,
                 }
             }
         })

@@ -8,6 +8,7 @@ pub mod replay_share;
 pub mod request_building;
 pub mod show_page;
 pub mod synthetic;
+pub mod text_calls;
 pub mod verify_share;
 pub mod window_cost;
 

@@ -103,6 +103,8 @@ impl ModelArgs {
             max_turns: self.max_turns(task),
             think: !self.no_think,
             context: self.context.then(|| context_config(repo)),
+            text_tool_calls: task.text_tool_calls,
+            instructions: task.instructions.as_ref().map(|found| found.message()),
             ..Config::new(
                 &self.model_name(task),
                 &task.system_prompt,

@@ -35,6 +35,8 @@ fn print_task(task: &Task, json: bool) {
             "num_ctx": window.tokens,
             "num_ctx_why": window.why,
             "first_request_tokens": first,
+            "instructions": task.instructions.as_ref().map(|found| serde_json::json!({"file": found.file, "text": found.text})),
+            "text_tool_calls": task.text_tool_calls,
         });
         println!("{task}");
         return;
@@ -50,6 +52,7 @@ fn print_task(task: &Task, json: bool) {
     for tool in &tools {
         println!("- {}: {}", tool.function.name, tool.function.description);
     }
+    println!("\n{}", crate::task::instructions::describe(task));
     println!(
         "\nContext window: {} tokens, the num_ctx of every request ({})\nFirst request: about {first} tokens ({} % of the window; a conservative estimate)",
         window.tokens,

@@ -327,6 +327,8 @@ impl Shared<'_> {
                 .deadline_seconds
                 .map(|seconds| Millis(seconds.saturating_mul(1000))),
             token_budget: suite.token_budget,
+            text_tool_calls: task.text_tool_calls,
+            instructions: task.instructions.as_ref().map(|found| found.message()),
             ..Config::new(
                 self.model,
                 &task.system_prompt,

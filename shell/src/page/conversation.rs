@@ -167,8 +167,15 @@ fn draw_call(call: &RecordedCall, streamed: Option<&ModelCall>, page: &mut Html)
         .raw("><p class=\"call-head\">");
     page.element("code", "call-name", &call.name)
         .element("span", "status", status)
-        .element("span", "dim", &format!("{} ms", call.duration_ms))
-        .raw("</p>");
+        .element("span", "dim", &format!("{} ms", call.duration_ms));
+    if let Some(recovered) = &call.recovered_from_text {
+        page.element(
+            "span",
+            "dim",
+            &format!("written as text ({})", recovered.format.name()),
+        );
+    }
+    page.raw("</p>");
     let arguments = match (call.arguments.is_empty(), streamed) {
         (true, Some(model_call)) if call.status == ToolStatus::Refused => {
             match &model_call.arguments {

@@ -191,6 +191,8 @@ mod tests {
                 keep_alive: 0,
                 options: ModelOptions::default(),
                 system_prompt: "s".to_owned(),
+                instructions: None,
+                text_tool_calls: false,
                 context: None,
                 window: None,
                 model_length: None,

@@ -51,6 +51,14 @@ pub struct SessionSettings {
     pub keep_alive: u64,
     pub options: ModelOptions,
     pub system_prompt: String,
+    /// The project's instructions as the model got them (after the system prompt); replay sends
+    /// the same, whatever the repository's `AGENTS.md` says now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// Whether calls the model wrote into its text were read as calls. Absent in older records,
+    /// made before mend read them: replay reads those turns as they were read then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub text_tool_calls: bool,
     /// The per-turn context, when the run had it on (`--context`): replay rebuilds the same
     /// hints and offers the same `todo` tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,6 +95,8 @@ impl SessionSettings {
             keep_alive: config.keep_alive,
             options: config.options.clone(),
             system_prompt: config.system_prompt.clone(),
+            instructions: config.instructions.clone(),
+            text_tool_calls: config.text_tool_calls,
             context: config.context.clone(),
             window: config.window,
             model_length: server.model_length,
@@ -111,6 +121,8 @@ impl SessionSettings {
             keep_alive: self.keep_alive,
             options: self.options.clone(),
             window: self.window,
+            instructions: self.instructions.clone(),
+            text_tool_calls: self.text_tool_calls,
             ..Config::new(
                 &self.model,
                 &self.system_prompt,

@@ -1,6 +1,6 @@
 //! One recorded model turn (its raw lines and how its body ended) and one recorded tool call.
 
-use mend_core::{CallId, ToolStatus, TransportError};
+use mend_core::{CallId, TextCallFormat, ToolStatus, TransportError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -61,4 +61,15 @@ pub struct RecordedCall {
     /// ran and in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_ms: Option<u64>,
+    /// Set when the model wrote this call into its text rather than as a call: how, and the raw
+    /// text it was read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovered_from_text: Option<RecoveredText>,
+}
+
+/// The text a call was recovered from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecoveredText {
+    pub format: TextCallFormat,
+    pub text: String,
 }

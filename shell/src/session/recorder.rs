@@ -4,13 +4,14 @@
 
 use std::time::Instant;
 
-use mend_core::{CallId, ChatRequest, Event, Stop, ToolStatus};
+use mend_core::{CallId, ChatRequest, Event, Stop, TextCall, ToolStatus};
 use serde_json::Value;
 
 use crate::clock::millis;
 use crate::error::MendError;
 use crate::record::metrics::RunMetrics;
 use crate::record::spill::{LineList, SpillRange, SpillWriter};
+use crate::record::turn::RecoveredText;
 use crate::record::usage::{Trim, TurnUsage};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
 use crate::task::ToolName;
@@ -43,6 +44,8 @@ pub struct Recorder {
     estimate: Option<(u64, u32)>,
     /// Results shortened since the last request.
     trims: Vec<Trim>,
+    /// The calls of the last turn read from the model's text, and that turn.
+    recovered: (u32, Vec<TextCall>),
 }
 
 fn spill_failed(err: std::io::Error) -> MendError {
@@ -62,6 +65,7 @@ impl Recorder {
             ranges: Vec::new(),
             estimate: None,
             trims: Vec::new(),
+            recovered: (0, Vec::new()),
         })
     }
 
@@ -144,6 +148,7 @@ impl Recorder {
             } => {
                 let mut call = row(*turn, *index, call_id, name, ToolStatus::Ok);
                 call.arguments = arguments.clone();
+                call.recovered_from_text = self.recovered_text(*turn, *index);
                 self.calls.push(PendingCall { call, result: None });
             }
             Event::ToolResult {
@@ -164,12 +169,28 @@ impl Recorder {
                 }
                 // A call refused before it ran has no start: its row begins with the result.
                 _ => self.calls.push(PendingCall {
-                    call: row(*turn, *index, call_id, name, *status),
+                    call: RecordedCall {
+                        recovered_from_text: self.recovered_text(*turn, *index),
+                        ..row(*turn, *index, call_id, name, *status)
+                    },
                     result: Some(result.clone()),
                 }),
             },
+            Event::RecoveredFromText { turn, calls } => self.recovered = (*turn, calls.clone()),
             _ => {}
         }
+    }
+
+    /// How call `index` of `turn` was written, when it was read from the model's text.
+    fn recovered_text(&self, turn: u32, index: u32) -> Option<RecoveredText> {
+        let (recovered_turn, calls) = &self.recovered;
+        calls
+            .iter()
+            .find(|call| *recovered_turn == turn && call.index == index)
+            .map(|call| RecoveredText {
+                format: call.format,
+                text: call.text.clone(),
+            })
     }
 
     /// A tool ran from `started` for `elapsed_ms`.
@@ -242,6 +263,7 @@ fn row(turn: u32, index: u32, call_id: &CallId, name: &str, status: ToolStatus) 
         result: Value::Null,
         duration_ms: 0,
         started_ms: None,
+        recovered_from_text: None,
     }
 }
 

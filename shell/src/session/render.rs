@@ -263,6 +263,15 @@ impl Observer for Human {
                     ));
                 }
             }
+            Event::RecoveredFromText { calls, .. } => {
+                let mut formats: Vec<&str> = calls.iter().map(|call| call.format.name()).collect();
+                formats.dedup();
+                self.line(&format!(
+                    "(the model wrote {} call(s) as text ({}); mend reads them as calls)",
+                    calls.len(),
+                    formats.join(", ")
+                ));
+            }
             Event::ToolStart {
                 name, arguments, ..
             } => {

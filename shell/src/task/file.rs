@@ -28,6 +28,17 @@ pub struct TaskTable {
     /// Optional: `mend chat` takes its task from the user, `mend run --task` from the flag.
     pub prompt: Option<String>,
     pub system: Option<String>,
+    /// The project's instructions given to the model: `false`, or a file at the repository's
+    /// root other than `AGENTS.md`.
+    pub instructions: Option<Spanned<InstructionsSetting>>,
+}
+
+/// `task.instructions` as written.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum InstructionsSetting {
+    On(bool),
+    File(String),
 }
 
 #[derive(Debug, Deserialize)]
@@ -83,13 +94,16 @@ pub struct ToolsTable {
     pub read_file_line_range: bool,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelTable {
     pub name: Option<String>,
     pub provider: Option<Spanned<String>>,
     pub max_turns: Option<Spanned<u32>>,
     pub num_ctx: Option<Spanned<u32>>,
+    /// Read calls a model writes into its text as calls (on unless `false`).
+    #[serde(default = "yes")]
+    pub text_tool_calls: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -114,6 +128,18 @@ pub struct SandboxTable {
     /// More folders the tests may read inside bubblewrap (absolute, or `~/...`).
     #[serde(default)]
     pub read_only: Vec<Spanned<String>>,
+}
+
+impl Default for ModelTable {
+    fn default() -> Self {
+        ModelTable {
+            name: None,
+            provider: None,
+            max_turns: None,
+            num_ctx: None,
+            text_tool_calls: true,
+        }
+    }
 }
 
 fn yes() -> bool {

@@ -5,6 +5,7 @@
 pub mod copy;
 pub mod environment;
 mod file;
+pub mod instructions;
 pub mod paths;
 mod tool_name;
 
@@ -19,7 +20,8 @@ use crate::atomic;
 use crate::error::MendError;
 use copy::Exclusion;
 pub use environment::{EnvEntry, PythonPath, ReadOnly};
-use file::{ReportKind, TaskFile};
+use file::{InstructionsSetting, ReportKind, TaskFile};
+use instructions::{Instructions, InstructionsSource};
 pub use paths::PathSet;
 pub use tool_name::ToolName;
 
@@ -57,6 +59,12 @@ pub struct Task {
     pub max_turns: Option<u32>,
     /// `model.num_ctx`: the context window of every request, instead of the one mend chooses.
     pub num_ctx: Option<u32>,
+    /// `model.text_tool_calls`: read calls a model writes into its text as calls.
+    pub text_tool_calls: bool,
+    /// `task.instructions`: where the project's instructions come from.
+    pub instructions_source: InstructionsSource,
+    /// The instructions read from the repository by [`Task::locate`] (none from [`Task::parse`]).
+    pub instructions: Option<Instructions>,
     pub readable: PathSet,
     pub editable: PathSet,
     /// `test.config_editable`: the test configuration the tools may change after all (see
@@ -113,7 +121,14 @@ pub struct ShellLimits {
 
 impl Task {
     /// `--task-file PATH` when given, else `REPO/mend.toml`.
+    /// The project's instructions are read from `repo` too.
     pub fn locate(repo: &Utf8Path, task_file: Option<&Utf8Path>) -> Result<Task, MendError> {
+        let mut task = Task::locate_file(repo, task_file)?;
+        task.instructions = instructions::load(repo, &task.instructions_source)?;
+        Ok(task)
+    }
+
+    fn locate_file(repo: &Utf8Path, task_file: Option<&Utf8Path>) -> Result<Task, MendError> {
         match task_file {
             Some(path) => Task::load(path),
             None => {
@@ -188,6 +203,15 @@ impl Task {
         let provider = provider(raw.model.provider, &at)?;
         let max_turns = max_turns(raw.model.max_turns, &at)?;
         let num_ctx = num_ctx(raw.model.num_ctx, &at)?;
+        let instructions_source = match raw.task.instructions {
+            None => InstructionsSource::Default,
+            Some(setting) => match setting.get_ref() {
+                InstructionsSetting::On(true) => InstructionsSource::Default,
+                InstructionsSetting::On(false) => InstructionsSource::Off,
+                InstructionsSetting::File(name) => instructions::source_file(name)
+                    .map_err(|message| at(Some(setting.span()), &message))?,
+            },
+        };
         Ok(Task {
             origin: origin.to_owned(),
             sha256: atomic::sha256_hex(text.as_bytes()),
@@ -200,6 +224,9 @@ impl Task {
             provider,
             max_turns,
             num_ctx,
+            text_tool_calls: raw.model.text_tool_calls,
+            instructions_source,
+            instructions: None,
             readable,
             editable,
             config_editable,

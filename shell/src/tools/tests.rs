@@ -212,6 +212,38 @@ fn replace_text_edits_exactly_one_occurrence() {
 }
 
 #[test]
+fn replace_text_lands_near_misses_and_says_which_rule_placed_them() {
+    let (_dir, root) = sample_workspace();
+    assert_eq!(
+        call(
+            &root,
+            "replace_text",
+            json!({"old": "b = 1  \nc = 2", "new": "b = 1\nc = 5"})
+        ),
+        success(json!({"path": "path_rules.py", "replaced": 1,
+                       "matched": "ignoring trailing whitespace", "lines": "2-3"}))
+    );
+    assert_eq!(
+        call(
+            &root,
+            "replace_text",
+            json!({"old": "    c = 5\n", "new": "    c = 6\n"})
+        ),
+        success(json!({"path": "path_rules.py", "replaced": 1,
+                       "matched": "ignoring a shift of indentation (the replacement shifted the same way)",
+                       "lines": "3-3"}))
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("path_rules.py")).unwrap(),
+        "a = 1\nb = 1\nc = 6\n"
+    );
+    assert_eq!(
+        call(&root, "replace_text", json!({"old": "c = 7", "new": "x"})),
+        refused("`old` occurs 0 times in path_rules.py, not even ignoring trailing whitespace or indentation; the closest lines are 3-3:\n    3| c = 6\ncopy the exact text from there (without the line numbers), or read the file again with read_file and copy the exact text")
+    );
+}
+
+#[test]
 fn replace_text_refuses_ambiguous_missing_and_empty_text() {
     let (_dir, root) = sample_workspace();
     let cases = [

@@ -1,0 +1,105 @@
+//! Tool calls a model wrote into its text instead of `tool_calls`.
+//!
+//! A small model whose chat template the server does not parse for calls writes them as text:
+//! Hermes-style `<tool_call>{"name": …, "arguments": …}</tool_call>`, Qwen3-Coder's
+//! `<function=NAME><parameter=KEY>…</parameter></function>` (usually inside `<tool_call>`), a
+//! fenced ```` ```json ```` block holding `{"name": …, "arguments": …}`, or that object alone as the
+//! whole text. Read as a final answer, such a turn would end the run with nothing done. When a
+//! completed turn has no native call, its text is read here; the calls found go through the same
+//! validation, repetition guard and ordering as native ones.
+//!
+//! Only an unambiguous text becomes calls: every call well formed and naming an offered tool,
+//! one family of formats, nothing call-like left over. Anything else stays text, as before.
+
+use crate::prelude::*;
+
+mod scan;
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+use crate::assemble::TurnAssembly;
+use crate::codec::ModelCall;
+use crate::event::Event;
+use crate::schema::ToolSpec;
+
+/// How a recovered call was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TextCallFormat {
+    /// `<tool_call>{"name": …, "arguments": …}</tool_call>` (Hermes, Qwen 2.5, many fine-tunes).
+    Hermes,
+    /// `<function=NAME><parameter=KEY>VALUE</parameter></function>`, inside `<tool_call>` or not.
+    Qwen3Coder,
+    /// A fenced code block (```` ```json ````, or no language) holding the call object.
+    FencedJson,
+    /// The call object as the whole text.
+    BareJson,
+}
+
+impl TextCallFormat {
+    /// The name users and records know the format by.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextCallFormat::Hermes => "hermes",
+            TextCallFormat::Qwen3Coder => "qwen3_coder",
+            TextCallFormat::FencedJson => "fenced_json",
+            TextCallFormat::BareJson => "bare_json",
+        }
+    }
+}
+
+/// One call recovered from a turn's text, as the `recovered_from_text` event carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextCall {
+    /// The call's position in the turn, from 0 (as in `tool_start` and `tool_result`).
+    pub index: u32,
+    /// The tool it names.
+    pub name: String,
+    /// How it was written.
+    pub format: TextCallFormat,
+    /// The raw text of the call, exactly as the model wrote it.
+    pub text: String,
+}
+
+/// A call found in the text, before it is numbered.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Found {
+    pub call: ModelCall,
+    pub format: TextCallFormat,
+    pub text: String,
+}
+
+/// Turns the calls written in a completed turn's text into the turn's calls, when the turn has
+/// no native call and the text holds only unambiguous ones; returns the event that says so.
+/// The text itself stays in the assistant message, as the model wrote it.
+pub(crate) fn recover(turn: u32, assembly: &mut TurnAssembly, tools: &[ToolSpec]) -> Option<Event> {
+    // A turn with native calls, or without a sign of a written call, costs one byte scan at most.
+    if !assembly.calls.is_empty() || !scan::may_hold_calls(&assembly.content) {
+        return None;
+    }
+    let found = scan::calls_in(&assembly.content, tools)?;
+    let mut calls = Vec::with_capacity(found.len());
+    for (
+        index,
+        Found {
+            mut call,
+            format,
+            text,
+        },
+    ) in found.into_iter().enumerate()
+    {
+        let index = u32::try_from(index).unwrap_or(u32::MAX);
+        // Every protocol's history needs an id to pair a call with its result.
+        call.id = Some(format!("text_{turn}_{index}"));
+        calls.push(TextCall {
+            index,
+            name: call.name.clone(),
+            format,
+            text,
+        });
+        assembly.calls.push(call);
+    }
+    Some(Event::RecoveredFromText { turn, calls })
+}
