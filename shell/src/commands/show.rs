@@ -9,6 +9,7 @@ use crate::page::timeline::{seconds, Subject, Timeline};
 use crate::page::view::{SessionView, Shown};
 use crate::record::Record;
 use crate::session::render::{sandbox_phrase, short_arguments};
+use crate::verdict::contract::Transition;
 
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {
     if let Some(out) = html {
@@ -140,7 +141,8 @@ fn verdict_lines(shown: &Shown) -> String {
     let Some(ending) = &shown.ending else {
         return "Verdict: none (the chat did not end)\n".to_owned();
     };
-    let verdict = match (ending.passes(), ending.test_files_changed) {
+    let judged = ending.verdict();
+    let verdict = match (judged.passed, ending.test_files_changed) {
         (true, _) => "PASS (the final tests pass, with the tests the run started with",
         (false, true) => "FAIL (the run changed the test files",
         (false, false) => "FAIL (the final tests fail",
@@ -151,11 +153,28 @@ fn verdict_lines(shown: &Shown) -> String {
         .sandbox
         .as_deref()
         .map_or_else(String::new, |name| format!("; {}", sandbox_phrase(name)));
-    format!(
+    let mut out = format!(
         "Tests after: {} ({} ms)\nVerdict: {verdict}{sandbox})\n",
         ending.tests_after.describe(),
         ending.tests_after.duration_ms
-    )
+    );
+    for reason in &judged.reasons {
+        out.push_str(&format!("  - {reason}\n"));
+    }
+    for warning in &judged.warnings {
+        out.push_str(&format!("  ! warning: {warning}\n"));
+    }
+    if let Some(contract) = ending.contract {
+        let kept = |list: &[Transition]| list.iter().filter(|t| t.kept()).count();
+        out.push_str(&format!(
+            "Tests by id: {} of {} failing before now pass, {} of {} passing before still pass\n",
+            kept(&contract.fail_to_pass),
+            contract.fail_to_pass.len(),
+            kept(&contract.pass_to_pass),
+            contract.pass_to_pass.len()
+        ));
+    }
+    out
 }
 
 fn first_line(text: &str) -> &str {

@@ -50,6 +50,7 @@ pub struct Ending<'a> {
     pub diff: &'a str,
     pub contract: Option<&'a Contract>,
     pub written_by_tests: &'a [String],
+    pub protected_written_by_tests: &'a [String],
     pub test_file_sha256_before: &'a str,
 }
 
@@ -62,6 +63,7 @@ impl Ending<'_> {
             test_files_changed: self.test_files_changed,
             diff: self.diff,
             test_file_sha256_before: self.test_file_sha256_before,
+            protected_written_by_tests: self.protected_written_by_tests,
         })
     }
 
@@ -98,6 +100,7 @@ impl<'a> Shown<'a> {
                 diff: &ending.diff,
                 contract: ending.contract.as_ref(),
                 written_by_tests: &ending.written_by_tests,
+                protected_written_by_tests: &ending.protected_written_by_tests,
                 test_file_sha256_before: &record.test_file_sha256_before,
             }),
             metrics: record.metrics.as_ref(),

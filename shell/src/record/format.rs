@@ -86,6 +86,7 @@ impl Ending {
             test_files_changed: self.test_file_sha256_after != test_file_sha256_before,
             diff: &self.diff,
             test_file_sha256_before,
+            protected_written_by_tests: &self.protected_written_by_tests,
         })
     }
 
@@ -98,6 +99,7 @@ impl Ending {
             diff: checks.diff.clone(),
             contract: checks.contract.clone(),
             written_by_tests: checks.written_by_tests.clone(),
+            protected_written_by_tests: checks.protected_written_by_tests.clone(),
         }
     }
 }

@@ -49,4 +49,8 @@ pub struct Ending {
     /// tests ran): left out of the final tests and of the patch.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub written_by_tests: Vec<String>,
+    /// Of those, the ones the verdict rests on (test files, test configuration), with what each
+    /// is: the final tests ran with the originals, and the verdict names them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protected_written_by_tests: Vec<String>,
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use camino::Utf8Path;
 use mend_core::{Config, ToolStatus};
 
+use crate::access::protection;
 use crate::error::MendError;
 use crate::provider::source::ModelSource;
 use crate::record::{Ending, RecordedCall};
@@ -82,6 +83,7 @@ pub fn run_attempt(
         diff: ending.diff,
         contract: ending.contract,
         written_by_tests: ending.written_by_tests,
+        protected_written_by_tests: ending.protected_written_by_tests,
     };
     Ok(Attempt { transcript, checks })
 }
@@ -144,6 +146,13 @@ pub fn check_at_end(
         source_sha256_after,
         diff,
         contract,
+        protected_written_by_tests: tree
+            .written_by_tests
+            .iter()
+            .filter_map(|path| {
+                protection(task, path).map(|protected| format!("{path} ({})", protected.describe()))
+            })
+            .collect(),
         written_by_tests: tree.written_by_tests,
     })
 }

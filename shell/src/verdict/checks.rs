@@ -29,6 +29,10 @@ pub struct Checks {
     /// Files that changed in the loop's copy but are not the tools' change: ignored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub written_by_tests: Vec<String>,
+    /// Of those, the ones the verdict rests on (test files, test configuration), with what each
+    /// is: the final tests ran with the originals, and the verdict names them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protected_written_by_tests: Vec<String>,
 }
 
 impl Checks {
@@ -40,6 +44,7 @@ impl Checks {
             test_files_changed: self.test_files_changed(),
             diff: &self.diff,
             test_file_sha256_before: &self.test_file_sha256_before,
+            protected_written_by_tests: &self.protected_written_by_tests,
         })
     }
 
@@ -79,6 +84,7 @@ mod tests {
             diff: String::new(),
             contract: None,
             written_by_tests: Vec::new(),
+            protected_written_by_tests: Vec::new(),
         };
         assert_eq!(
             (checks("aa").passed(), checks("ff").passed()),

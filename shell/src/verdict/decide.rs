@@ -21,6 +21,8 @@ pub struct Evidence<'a> {
     pub diff: &'a str,
     /// The digest of the task's test files when the run started.
     pub test_file_sha256_before: &'a str,
+    /// Protected files the code under test wrote while the loop's tests ran, with what each is.
+    pub protected_written_by_tests: &'a [String],
 }
 
 /// What the digest of no file at all is (see `workspace::changes::set_sha256`): SHA-256 of the
@@ -52,6 +54,12 @@ pub fn decide(evidence: &Evidence) -> Verdict {
     let mut warnings = Vec::new();
     if evidence.test_file_sha256_before == NO_FILES_SHA256 {
         warnings.push("the verdict rests on no protected test file: test.files in the task file matches nothing, so a change could have rewritten the tests; name the test files there".to_owned());
+    }
+    if !evidence.protected_written_by_tests.is_empty() {
+        warnings.push(format!(
+            "while the loop's tests ran, the code under test wrote files the verdict rests on: {}; they are no part of the change, and the final tests ran with the originals",
+            evidence.protected_written_by_tests.join(", ")
+        ));
     }
     warnings.extend(reaches_into_tests(evidence.diff));
     Verdict {
@@ -163,6 +171,7 @@ mod tests {
             test_files_changed: false,
             diff: "",
             test_file_sha256_before: "aa",
+            protected_written_by_tests: &[],
         });
         assert_eq!(
             verdict,
@@ -187,6 +196,7 @@ mod tests {
             test_files_changed: false,
             diff: "",
             test_file_sha256_before: "aa",
+            protected_written_by_tests: &[],
         });
         assert_eq!(
             (verdict.passed, verdict.reasons.len()),
@@ -205,6 +215,7 @@ mod tests {
             test_files_changed: true,
             diff: "",
             test_file_sha256_before: "aa",
+            protected_written_by_tests: &[],
         });
         assert_eq!(
             verdict,

@@ -251,6 +251,26 @@ fn npm(repo: &Utf8Path) -> Guess {
             format!("*.spec.{JS}"),
         ]);
     }
+    // What the test script itself names (`node tests.js`, `mocha spec/unit`): the files the
+    // verdict rests on whatever they are called.
+    for named in script.as_deref().map(named_by_script).unwrap_or_default() {
+        let glob = if repo.join(&named).is_dir() {
+            format!("{named}/**/*.{JS}")
+        } else if repo.join(&named).is_file() {
+            named
+        } else {
+            continue;
+        };
+        if !tests.contains(&glob) {
+            tests.push(glob);
+        }
+    }
+    if tests.is_empty() {
+        notes.push(
+            "found no test files: name them in test.files, or the verdict rests on no protected file"
+                .to_owned(),
+        );
+    }
     Guess {
         kind: Kind::Npm,
         command: words(&["npm", "test"]),
@@ -261,6 +281,25 @@ fn npm(repo: &Utf8Path) -> Guess {
         tests,
         notes,
     }
+}
+
+/// The relative paths a test script names as words (`node tests.js && eslint .` names
+/// `tests.js`), options, commands and `.` aside.
+fn named_by_script(script: &str) -> Vec<String> {
+    script
+        .split(|c: char| c.is_whitespace() || "&|;".contains(c))
+        .map(|word| word.trim_matches(|c| c == '\'' || c == '"'))
+        .map(|word| word.strip_prefix("./").unwrap_or(word))
+        .filter(|word| {
+            !word.is_empty()
+                && !word.starts_with('-')
+                && !word.starts_with('/')
+                && !word.contains("..")
+                && *word != "."
+                && (word.contains('/') || word.contains('.'))
+        })
+        .map(str::to_owned)
+        .collect()
 }
 
 fn go(repo: &Utf8Path) -> Guess {

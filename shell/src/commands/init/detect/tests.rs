@@ -136,6 +136,38 @@ fn an_npm_package_with_the_placeholder_test_script_is_told_so() {
 }
 
 #[test]
+fn an_npm_package_testing_from_a_file_its_script_names_protects_that_file() {
+    let (_dir, root) = project(&[
+        (
+            "package.json",
+            r#"{"scripts": {"test": "node tests.js && eslint ."}}"#,
+        ),
+        ("index.js", ""),
+        ("tests.js", ""),
+    ]);
+    let guess = detect(&root).remove(0);
+    assert_eq!(
+        (guess.tests, guess.notes),
+        (strings(&["tests.js"]), Vec::<String>::new())
+    );
+    // A script that names nothing there leaves no test file, and says so.
+    let (_dir, bare) = project(&[
+        ("package.json", r#"{"scripts": {"test": "node run-all"}}"#),
+        ("index.js", ""),
+    ]);
+    let guess = detect(&bare).remove(0);
+    assert_eq!(
+        (guess.tests, guess.notes),
+        (
+            Vec::<String>::new(),
+            strings(&[
+                "found no test files: name them in test.files, or the verdict rests on no protected file"
+            ])
+        )
+    );
+}
+
+#[test]
 fn a_python_package_at_the_top_with_tests_inside_it_protects_them() {
     let (_dir, root) = project(&[
         ("setup.py", ""),
