@@ -23,10 +23,10 @@ use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::record::stop::explain_stop;
 use crate::record::target::{RecordFile, RecordTarget};
 use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::session::attempt::{check_at_end, written_by_tools, Setup};
 use crate::session::driver::{drive, start, Bench, Started};
 use crate::session::render::{renderer, Render, RunEvent};
 use crate::task::Task;
-use crate::verdict::verify::final_check;
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::runner::TestRunner;
 use crate::workspace::sandbox::SandboxChoice;
@@ -143,7 +143,6 @@ impl<'s> Conversation<'s> {
 
     /// Does what a typed line says.
     fn act(&mut self, said: Said, render: &mut dyn Render) -> Result<(), MendError> {
-        let setup = self.setup;
         match said {
             Said::Nothing => {}
             Said::Help => say(CHAT_HELP),
@@ -155,8 +154,8 @@ impl<'s> Conversation<'s> {
                 diff => render.run_event(&RunEvent::Diff { text: diff }),
             },
             Said::Verify => {
-                let run = final_check(setup.runner, &setup.task.test, self.workspace.root())?;
-                render.run_event(&RunEvent::TestsAfter { run });
+                // Reported as it ends; the tests run on the original plus the tools' change.
+                self.check_at_end(render)?;
             }
             Said::SaveWhere => say(SAVE_USAGE),
             Said::Save(path) => self.save(path)?,
@@ -221,31 +220,40 @@ impl<'s> Conversation<'s> {
         Ok(())
     }
 
+    /// The independent check (reported as it ends) on a fresh copy of the original with what the
+    /// tools of every message wrote; a chat has no check before it, so no contract.
+    fn check_at_end(&self, render: &mut dyn Render) -> Result<Ending, MendError> {
+        let setup = self.setup;
+        let written = written_by_tools(
+            self.record
+                .messages
+                .iter()
+                .flat_map(|message| &message.tool_calls),
+        );
+        let attempt = Setup {
+            repo: setup.repo,
+            task: setup.task,
+            runner: setup.runner,
+            keep_workspace: setup.keep_workspace,
+        };
+        check_at_end(&attempt, self.workspace.root(), &written, None, render)
+    }
+
     /// The input ended: the independent check once more (when anything was asked), the record
     /// completed, and what becomes of the copy.
     fn end(mut self, render: &mut dyn Render) -> Result<(), MendError> {
         let setup = self.setup;
         let diff = self.diff()?;
         if !self.record.messages.is_empty() {
-            let root = self.workspace.root();
             // The verdict on the conversation is the tests', taken once more at the end.
-            let tests_after = final_check(setup.runner, &setup.task.test, root)?;
-            render.run_event(&RunEvent::TestsAfter {
-                run: tests_after.clone(),
-            });
-            let test_file_sha256_after = set_sha256(root, &setup.task.test.files)?;
-            if test_file_sha256_after != self.record.test_file_sha256_before {
+            let ending = self.check_at_end(render)?;
+            if ending.test_file_sha256_after != self.record.test_file_sha256_before {
                 say(&format!(
                     "The conversation changed the task's test files ({}): its final tests do not count as a pass.",
                     setup.task.test.files.listed("and")
                 ));
             }
-            self.record.ending = Some(Ending {
-                tests_after,
-                test_file_sha256_after,
-                source_sha256_after: set_sha256(root, &setup.task.editable)?,
-                diff: diff.clone(),
-            });
+            self.record.ending = Some(ending);
             let path = self.record_file.write_json(&self.record)?;
             say(&format!(
                 "The conversation is recorded in {path} (replay it with `mend replay {path}`)."

@@ -2,7 +2,7 @@
 //! copy, then continued live from where it stopped. The old record is only read; a new one holds
 //! its messages followed by the resumed session, and the independent check gives the verdict.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use camino::Utf8Path;
@@ -20,11 +20,10 @@ use crate::provider::host::BaseUrl;
 use crate::record::target::RecordTarget;
 use crate::record::{Ending, Message, Record, RunMetrics};
 use crate::replay::conversation::replay_conversation;
-use crate::session::attempt::{check_at_end, Setup};
+use crate::session::attempt::{check_at_end, written_by_tools, Setup};
 use crate::session::driver::{drive, Bench};
 use crate::session::recorder::Transcript;
 use crate::session::render::{renderer, Render, RunEvent};
-use crate::verdict::checks::verdict_passes;
 use crate::verdict::verify::TestRun;
 use crate::workspace::changes::file_digests;
 use crate::workspace::Workspace;
@@ -124,7 +123,8 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
     let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
-    let (stopped, tests_before) = replay_exactly(options, workspace.root(), render)?;
+    let (stopped, tests_before, replayed_writes) =
+        replay_exactly(options, workspace.root(), render)?;
     let max_turns = options.max_turns.unwrap_or(record.settings.max_turns);
     let started = stopped
         .resume(options.message.as_deref(), max_turns, options.deadline)
@@ -141,7 +141,15 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
         runner: setup.runner,
     };
     let (transcript, _stopped) = drive(bench, &mut source, render, started)?;
-    let ending = check_at_end(setup, workspace.root(), render)?;
+    let mut written = replayed_writes;
+    written.extend(written_by_tools(&transcript.tool_calls));
+    let ending = check_at_end(
+        setup,
+        workspace.root(),
+        &written,
+        tests_before.as_ref(),
+        render,
+    )?;
     if setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
             path: workspace.keep().to_string(),
@@ -182,13 +190,14 @@ fn connect_and_announce(
     Ok(client)
 }
 
-/// Replays the record on the copy at `root` and returns the session it stopped with (and the
-/// check before it, when the record has one); a record that does not replay is refused.
+/// Replays the record on the copy at `root` and returns the session it stopped with, the check
+/// before it (when the record has one) and the files its tools wrote; a record that does not
+/// replay is refused.
 fn replay_exactly(
     options: &ResumeOptions,
     root: &Utf8Path,
     render: &mut dyn Render,
-) -> Result<(Session, Option<TestRun>), MendError> {
+) -> Result<(Session, Option<TestRun>, BTreeSet<String>), MendError> {
     let setup = &options.setup;
     let replayed = replay_conversation(&options.record, setup, root, render, false)?;
     if let Some(divergence) = &replayed.divergence {
@@ -204,7 +213,13 @@ fn replay_exactly(
     let stopped = replayed.session.ok_or_else(|| {
         MendError::harness("the replay left no session to go on from; this is a bug in mend")
     })?;
-    Ok((stopped, replayed.tests_before))
+    let written = written_by_tools(
+        replayed
+            .transcripts
+            .iter()
+            .flat_map(|played| &played.tool_calls),
+    );
+    Ok((stopped, replayed.tests_before, written))
 }
 
 /// What the live part gave.
@@ -231,12 +246,8 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
     live_metrics.verify_ms += ending.tests_after.duration_ms;
     let mut metrics = record.metrics.clone().unwrap_or_else(RunMetrics::default);
     metrics.add(&live_metrics);
-    let tests_pass = verdict_passes(
-        &ending.tests_after,
-        &record.test_file_sha256_before,
-        &ending.test_file_sha256_after,
-    );
-    let code = exit_code(&transcript.stop, tests_pass);
+    let verdict = ending.verdict(&record.test_file_sha256_before);
+    let code = exit_code(&transcript.stop, verdict.passed);
     let mut messages = record.messages.clone();
     messages.push(Message {
         text: options.message.clone(),
@@ -261,7 +272,10 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
     // The names actually written: a new record never replaces another run's.
     let written = write_record(&options.out, &resumed, &ending.diff)?;
     render.run_event(&RunEvent::Verdict {
-        tests_pass,
+        tests_pass: verdict.passed,
+        reasons: verdict.reasons,
+        warnings: verdict.warnings,
+        contract: ending.contract.clone(),
         sandbox: setup.runner.sandbox.name().to_owned(),
         replay_matched: Some(true),
         stop_reason: transcript.stop.reason.to_string(),

@@ -111,9 +111,13 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let record = record_of(config, &server, &origin, &attempt, file_sha256_before);
     // The names actually written: a new record never replaces another run's.
     let written = write_record(&options.record, &record, &attempt.checks.diff)?;
-    let exit_code = exit_code(&attempt.transcript.stop, attempt.checks.passed());
+    let verdict = attempt.checks.verdict();
+    let exit_code = exit_code(&attempt.transcript.stop, verdict.passed);
     render.run_event(&RunEvent::Verdict {
-        tests_pass: attempt.checks.passed(),
+        tests_pass: verdict.passed,
+        reasons: verdict.reasons,
+        warnings: verdict.warnings,
+        contract: attempt.checks.contract.clone(),
         sandbox: options.setup.runner.sandbox.name().to_owned(),
         replay_matched: None,
         stop_reason: attempt.transcript.stop.reason.to_string(),

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::record::metrics::RunMetrics;
 use crate::session::driver::Observer;
 use crate::task::ToolName;
+use crate::verdict::contract::Contract;
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
 use crate::workspace::sandbox::Sandbox;
@@ -64,6 +65,16 @@ pub enum RunEvent {
     },
     Verdict {
         tests_pass: bool,
+        /// Why the verdict is a FAIL, or what a PASS could not check, in sentences.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        reasons: Vec<String>,
+        /// Lines of the change that reach into the test run, for a person to look at.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
+        /// The first run's tests by id and what became of each (`fail_to_pass`, `pass_to_pass`,
+        /// `added`), when the runs gave test ids.
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        contract: Option<Contract>,
         /// The sandbox the final tests ran in (`bwrap`, `network-namespace`, `none`): a PASS
         /// outside bwrap came from tests that could write outside the copy.
         sandbox: String,
@@ -272,12 +283,20 @@ impl Render for Human {
             RunEvent::WorkspaceKept { path } => self.line(&format!("Workspace kept at {path}")),
             RunEvent::Verdict {
                 tests_pass,
+                reasons,
+                warnings,
                 sandbox,
                 replay_matched,
                 metrics,
                 ..
             } => {
                 self.line(&verdict_line(*tests_pass, sandbox, *replay_matched));
+                for reason in reasons {
+                    self.line(&format!("  - {reason}"));
+                }
+                for warning in warnings {
+                    self.line(&format!("  ! warning: {warning}"));
+                }
                 self.line(&format!(
                     "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms, tokens {} prompt / {} eval",
                     metrics.model_requests,

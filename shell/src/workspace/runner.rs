@@ -40,12 +40,18 @@ pub struct Extra<'a> {
     pub writable: &'a [Utf8PathBuf],
     /// Options for pytest, added after the `PYTEST_ADDOPTS` the run already has.
     pub pytest_options: &'a [String],
+    /// A folder put last on the import path (where mend's pytest plugin is).
+    pub import_path: Option<&'a Utf8Path>,
+    /// Variables of mend's own, set after the task's.
+    pub env: &'a [(&'a str, &'a str)],
 }
 
 impl Extra<'_> {
     pub const NONE: Extra<'static> = Extra {
         writable: &[],
         pytest_options: &[],
+        import_path: None,
+        env: &[],
     };
 }
 
@@ -207,7 +213,8 @@ impl TestRunner {
         if !self.plugins {
             command.env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
         }
-        let roots = self.import_roots(workdir);
+        let mut roots = self.import_roots(workdir);
+        roots.extend(extra.import_path.map(ToString::to_string));
         if !roots.is_empty() {
             command.env("PYTHONPATH", roots.join(":"));
         }
@@ -215,6 +222,9 @@ impl TestRunner {
             command.env(name, value);
         }
         command.env(PYTEST_ADDOPTS, with_options(addopts, extra.pytest_options));
+        for (name, value) in extra.env {
+            command.env(name, value);
+        }
         Ok(command)
     }
 
