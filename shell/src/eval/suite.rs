@@ -116,35 +116,7 @@ impl Suite {
                 ));
             }
         }
-        let base = origin.parent().unwrap_or(Utf8Path::new("."));
-        let base = if base.as_str().is_empty() {
-            Utf8Path::new(".")
-        } else {
-            base
-        };
-        let mut tasks: Vec<(String, Utf8PathBuf)> = Vec::new();
-        if raw.tasks.get_ref().is_empty() {
-            return Err(at(
-                Some(raw.tasks.span()),
-                "tasks: name at least one repository folder",
-            ));
-        }
-        for pattern in raw.tasks.get_ref() {
-            let folders = expand(base, pattern.get_ref())
-                .map_err(|message| at(Some(pattern.span()), &format!("tasks: {message}")))?;
-            for folder in folders {
-                let name = task_name(&folder);
-                if let Some((_, other)) = tasks.iter().find(|(existing, _)| *existing == name) {
-                    return Err(at(
-                        Some(pattern.span()),
-                        &format!(
-                            "tasks: {folder} and {other} have the same folder name `{name}`, which names their results — rename one"
-                        ),
-                    ));
-                }
-                tasks.push((name, folder));
-            }
-        }
+        let tasks = task_folders(origin, &raw.tasks, &at)?;
         Ok(Suite {
             origin: origin.to_path_buf(),
             sha256: crate::atomic::sha256_hex(text.as_bytes()),
@@ -167,6 +139,45 @@ impl Suite {
             .flat_map(|task| (0..self.k).map(move |attempt| (task, attempt)))
             .collect()
     }
+}
+
+/// The task folders `tasks` names, relative to the suite's folder, each under a name of its
+/// own (its folder's), in the order written.
+fn task_folders(
+    origin: &Utf8Path,
+    patterns: &Spanned<Vec<Spanned<String>>>,
+    at: &dyn Fn(Option<Range<usize>>, &str) -> MendError,
+) -> Result<Vec<(String, Utf8PathBuf)>, MendError> {
+    let base = origin.parent().unwrap_or(Utf8Path::new("."));
+    let base = if base.as_str().is_empty() {
+        Utf8Path::new(".")
+    } else {
+        base
+    };
+    let mut tasks: Vec<(String, Utf8PathBuf)> = Vec::new();
+    if patterns.get_ref().is_empty() {
+        return Err(at(
+            Some(patterns.span()),
+            "tasks: name at least one repository folder",
+        ));
+    }
+    for pattern in patterns.get_ref() {
+        let folders = expand(base, pattern.get_ref())
+            .map_err(|message| at(Some(pattern.span()), &format!("tasks: {message}")))?;
+        for folder in folders {
+            let name = task_name(&folder);
+            if let Some((_, other)) = tasks.iter().find(|(existing, _)| *existing == name) {
+                return Err(at(
+                    Some(pattern.span()),
+                    &format!(
+                        "tasks: {folder} and {other} have the same folder name `{name}`, which names their results — rename one"
+                    ),
+                ));
+            }
+            tasks.push((name, folder));
+        }
+    }
+    Ok(tasks)
 }
 
 fn task_name(folder: &Utf8Path) -> String {

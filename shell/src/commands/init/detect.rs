@@ -100,6 +100,18 @@ pub fn project_above(dir: &Utf8Path) -> Option<(Utf8PathBuf, Kind)> {
     })
 }
 
+/// The project `dir` is the tests folder of (`tests/`, `test/`, ... directly in it), if any.
+pub fn tests_folder_of(dir: &Utf8Path) -> Option<(Utf8PathBuf, Kind)> {
+    let dir = dir.canonicalize_utf8().ok()?;
+    let name = dir.file_name()?;
+    let parent = dir.parent()?;
+    if !TEST_FOLDERS.contains(&name) {
+        return None;
+    }
+    let guess = detect(parent).into_iter().next()?;
+    Some((parent.to_path_buf(), guess.kind))
+}
+
 fn pytest(repo: &Utf8Path) -> Guess {
     let mut editable = Vec::new();
     let mut tests = Vec::new();

@@ -23,6 +23,14 @@ pub fn init(repo: &Utf8Path, force: bool) -> Result<u8, MendError> {
              or pass --force to replace it"
         )));
     }
+    // A project's tests folder may look like a project of its own (a conftest.py): its task
+    // file belongs to the project above.
+    if let Some((above, kind)) = detect::tests_folder_of(repo) {
+        return Err(MendError::usage(format!(
+            "{repo} is the tests folder of {above}, {} — run `mend init` there (or `mend init --repo {above}`)",
+            kind.describe()
+        )));
+    }
     let guesses = detect(repo);
     let Some((guess, others)) = guesses.split_first() else {
         let fix = match detect::project_above(repo) {
@@ -131,10 +139,34 @@ mod tests {
     use crate::test_support::project;
 
     #[test]
-    fn init_inside_a_projects_tests_folder_names_the_project() {
+    fn init_in_a_folder_inside_a_project_names_the_project() {
         let (_dir, root) = project(&[
             ("pyproject.toml", "[project]\nname = \"pkg\"\n"),
             ("src/pkg/__init__.py", ""),
+            ("tests/test_pkg.py", "def test_it():\n    pass\n"),
+            ("scripts/release.sh", "#!/bin/sh\n"),
+        ]);
+        let inside = root.join("scripts");
+        let above = root.canonicalize_utf8().unwrap();
+        assert_eq!(
+            init(&inside, false).map_err(|err| (err.exit_code, err.message)),
+            Err((
+                2,
+                format!(
+                    "found nothing mend knows how to test in {inside} (pytest files, Cargo.toml, package.json, go.mod) \
+                     — {above} above it is a Python project tested with pytest — run `mend init` there (or `mend init --repo {above}`)"
+                )
+            ))
+        );
+        assert!(!inside.join("mend.toml").exists());
+    }
+
+    #[test]
+    fn init_in_a_tests_folder_that_looks_like_a_project_names_the_project() {
+        let (_dir, root) = project(&[
+            ("pyproject.toml", "[project]\nname = \"pkg\"\n"),
+            ("src/pkg/__init__.py", ""),
+            ("tests/conftest.py", ""),
             ("tests/test_pkg.py", "def test_it():\n    pass\n"),
         ]);
         let tests = root.join("tests");
@@ -144,8 +176,7 @@ mod tests {
             Err((
                 2,
                 format!(
-                    "found nothing mend knows how to test in {tests} (pytest files, Cargo.toml, package.json, go.mod) \
-                     — {above} above it is a Python project tested with pytest — run `mend init` there (or `mend init --repo {above}`)"
+                    "{tests} is the tests folder of {above}, a Python project tested with pytest — run `mend init` there (or `mend init --repo {above}`)"
                 )
             ))
         );
