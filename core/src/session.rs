@@ -546,12 +546,15 @@ impl Session {
         mut result: Value,
         actions: &mut Vec<Action>,
     ) {
-        if let Some((capped, before, after)) = self
+        let mut content = result.to_string();
+        if let Some((capped, text, before)) = self
             .config
             .window
-            .and_then(|window| Budget::cap(&window, &result))
+            .and_then(|window| Budget::cap(&window, &result, &content))
         {
+            let after = text.len() as u64;
             result = capped;
+            content = text;
             let trimmed = Trimmed {
                 message: count(self.conversation.len()),
                 name: call.name.clone(),
@@ -569,7 +572,7 @@ impl Session {
         self.conversation.push(Arc::new(Message::tool_result(
             &call.name,
             call.wire_id.as_deref(),
-            result.to_string(),
+            content,
         )));
         actions.push(Action::Emit(Event::ToolResult {
             turn,

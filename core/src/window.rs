@@ -195,8 +195,10 @@ impl Budget {
     ) -> Result<Fit, String> {
         let tools_bytes = *self.tools_bytes.get_or_insert_with(|| tools_bytes(tools));
         let ratio = self.bytes_per_token_milli();
-        let fixed = tools_bytes + conversation_bytes(hint, true);
-        let mut bytes = fixed + conversation_bytes(conversation, true);
+        let (hint_all, hint_plain) = conversation_sizes(hint);
+        let (all, plain) = conversation_sizes(conversation);
+        let mut bytes = tools_bytes + hint_all + all;
+        let mut plain_bytes = tools_bytes + hint_plain + plain;
         let limit = window.trim_above(num_predict);
         let mut trimmed = Vec::new();
         // A first pass keeps a kilobyte of each old result; a long run in a small window may
@@ -211,6 +213,7 @@ impl Budget {
                 };
                 let (before, after) = (conversation[index].content.len(), shortened.content.len());
                 bytes -= (before - after) as u64;
+                plain_bytes -= (before - after) as u64;
                 let message = u32::try_from(index).unwrap_or(u32::MAX);
                 // Shortened twice for one request: one shortening, from its size before either.
                 match trimmed
@@ -247,18 +250,16 @@ impl Budget {
             {
                 let appended = conversation_bytes(&conversation[counted.conversation_len..], false);
                 let floor = (counted.tokens - counted.tokens.min(counted.hint_bytes)) * 7 / 8;
-                Some((floor, appended + conversation_bytes(hint, false)))
+                Some((floor, appended + hint_plain))
             }
             _ => None,
         };
         self.sent = Some(Sent {
             bytes,
-            plain_bytes: tools_bytes
-                + conversation_bytes(hint, false)
-                + conversation_bytes(conversation, false),
+            plain_bytes,
             estimate,
             conversation_len: conversation.len(),
-            hint_bytes: conversation_bytes(hint, false),
+            hint_bytes: hint_plain,
             grew_from,
         });
         Ok(Fit { estimate, trimmed })
@@ -302,18 +303,17 @@ impl Budget {
         Ok(())
     }
 
-    /// A result about to enter the conversation, cut to a quarter of the window when it is
-    /// larger: the shortened value and its sizes.
-    pub fn cap(window: &Window, result: &Value) -> Option<(Value, u64, u64)> {
-        let before = result.to_string().len();
+    /// A result about to enter the conversation (`text`: its JSON), cut to a quarter of the
+    /// window when it is larger: the shortened value, its JSON, and the size before.
+    pub fn cap(window: &Window, result: &Value, text: &str) -> Option<(Value, String, u64)> {
         let cap = window.result_cap_bytes();
-        if before <= cap {
+        if text.len() <= cap {
             return None;
         }
         let mut value = result.clone();
-        shorten_value(&mut value, cap);
-        let after = value.to_string().len();
-        Some((value, before as u64, after as u64))
+        shorten_value(&mut value, cap, text.len());
+        let shortened = value.to_string();
+        Some((value, shortened, text.len() as u64))
     }
 }
 
@@ -343,6 +343,18 @@ fn tools_bytes(tools: &[ToolSpec]) -> u64 {
         .iter()
         .map(|tool| serde_json::to_vec(&tool.function).map_or(0, |bytes| bytes.len() as u64))
         .sum()
+}
+
+/// The bytes of `messages` with their reasoning, and without, in one pass.
+fn conversation_sizes(messages: &[Arc<Message>]) -> (u64, u64) {
+    messages.iter().fold((0, 0), |(all, plain), message| {
+        let without = message_bytes(message, false);
+        let thinking = message
+            .thinking
+            .as_ref()
+            .map_or(0, |text| text.len() as u64);
+        (all + without + thinking, plain + without)
+    })
 }
 
 fn conversation_bytes(messages: &[Arc<Message>], with_thinking: bool) -> u64 {
@@ -420,7 +432,7 @@ fn shorten_message(message: &Message, keep: usize) -> Option<Message> {
     }
     let content = match serde_json::from_str::<Value>(&message.content) {
         Ok(mut value) => {
-            shorten_value(&mut value, keep);
+            shorten_value(&mut value, keep, message.content.len());
             value.to_string()
         }
         Err(_) => cut_middle(&message.content, message.content.len() - keep),
@@ -433,10 +445,11 @@ fn shorten_message(message: &Message, keep: usize) -> Option<Message> {
 
 /// Cuts the middle of the longest strings of `value` until its JSON text is at most `max` bytes
 /// (or no string is long enough to cut).
-fn shorten_value(value: &mut Value, max: usize) {
+fn shorten_value(value: &mut Value, max: usize, length: usize) {
     // Each pass cuts the longest string by at least the excess; a few passes settle any value.
+    // The JSON length is kept up to date from the strings' escaped lengths, never re-serialized.
+    let mut length = length;
     for _ in 0..8 {
-        let length = value.to_string().len();
         if length <= max {
             return;
         }
@@ -447,11 +460,23 @@ fn shorten_value(value: &mut Value, max: usize) {
             return;
         }
         // The excess is in JSON text, where escapes make a string longer than its bytes.
-        let escaped = Value::String(longest.clone()).to_string().len().max(1);
+        let escaped = escaped_len(longest).max(1);
         let cut = ((length - max + MARKER_BYTES) * longest.len()).div_ceil(escaped);
         let cut = cut.min(longest.len() - MIN_CUT_BYTES / 2);
         *longest = cut_middle(longest, cut);
+        length = length - escaped + escaped_len(longest);
     }
+}
+
+/// The length of `text` inside a JSON string, quotes left out: as serde_json escapes it.
+fn escaped_len(text: &str) -> usize {
+    text.bytes()
+        .map(|byte| match byte {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum()
 }
 
 /// At least the length of the marker [`cut_middle`] writes, as JSON text.

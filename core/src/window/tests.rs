@@ -189,13 +189,16 @@ fn a_turn_without_a_count_checks_nothing() {
 fn a_large_result_is_capped_on_arrival_to_a_quarter_of_the_window() {
     let window = Window::new(4096);
     let value = json!({"path": "big.py", "text": "é".repeat(10_000)});
-    let (capped, before, after) = Budget::cap(&window, &value).unwrap();
-    assert_eq!(before, value.to_string().len() as u64);
-    assert_eq!(after, capped.to_string().len() as u64);
+    let text = value.to_string();
+    let (capped, shortened, before) = Budget::cap(&window, &value, &text).unwrap();
+    let after = shortened.len();
+    assert_eq!(before, text.len() as u64);
+    assert_eq!(shortened, capped.to_string());
     assert!(after <= 3072, "{after}");
     assert_eq!(capped["path"], "big.py");
     assert!(capped["text"].as_str().unwrap().starts_with("éé"));
-    assert_eq!(Budget::cap(&window, &json!({"text": "small"})), None);
+    let small = json!({"text": "small"});
+    assert_eq!(Budget::cap(&window, &small, &small.to_string()), None);
 }
 
 #[test]
@@ -236,4 +239,19 @@ fn a_long_run_in_a_small_window_shortens_old_results_a_second_time() {
     assert!(fit.trimmed[0].bytes_after < 600, "{:?}", fit.trimmed[0]);
     assert!(fit.trimmed[21].bytes_after > 600, "{:?}", fit.trimmed[21]);
     assert!(fit.estimate <= 6144, "{}", fit.estimate);
+}
+
+#[test]
+fn escaped_lengths_are_serde_json_s() {
+    for text in [
+        "plain",
+        "a \"quoted\" \\ path\n\ttab\r",
+        "\u{1}\u{8}\u{c}\u{1f} é✓",
+    ] {
+        assert_eq!(
+            escaped_len(text) + 2,
+            Value::String(text.to_owned()).to_string().len(),
+            "{text:?}"
+        );
+    }
 }
