@@ -11,10 +11,10 @@ use crate::repeat::RepeatLimits;
 use crate::schema::ToolSpec;
 use crate::wire::ModelOptions;
 
-/// The turn budget when the caller names none (SPEC §5 leaves it to the shell; 8 fits the sample).
+/// The turn budget when the caller names none (8 fits the sample task with room to spare).
 pub const DEFAULT_MAX_TURNS: u32 = 8;
 
-/// Everything a session is started with. [`Config::new`] fills in SPEC §5's defaults.
+/// Everything a session is started with. [`Config::new`] fills in the defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Config {
     /// The model's name, as the server knows it.
@@ -52,7 +52,7 @@ pub struct Config {
 }
 
 impl Config {
-    /// A config with SPEC §5's defaults: thinking on, the model unloaded after each request,
+    /// A config with the defaults: thinking on, the model unloaded after each request,
     /// deterministic sampling, no deadline, no token budget, [`DEFAULT_MAX_TURNS`].
     pub fn new(model: &str, system_prompt: &str, task: &str, tools: Vec<ToolSpec>) -> Self {
         Config {

@@ -118,7 +118,7 @@ pub enum TransportError {
 
 impl TransportError {
     /// One sentence that says what happened, with the server's own `{"error": ...}` message when
-    /// the body carries one (WIRE.md §4, rule 1).
+    /// the body carries one.
     pub fn describe(&self) -> String {
         match self {
             TransportError::Connect { message } => format!("could not connect: {message}"),

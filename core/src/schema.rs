@@ -1,5 +1,5 @@
-//! The tool definitions offered to the model, in the OpenAI shape Ollama accepts (WIRE.md §2.3),
-//! restricted to the JSON Schema subset mend validates: an object with typed properties,
+//! The tool definitions offered to the model, in the OpenAI function shape all three protocols
+//! accept, restricted to the JSON Schema subset mend validates: an object with typed properties,
 //! `required` and `additionalProperties`.
 
 use crate::prelude::*;

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::input::TransportError;
 
-/// SPEC §4. The stop reason describes the loop, never the repair: the verdict comes from the
-/// independent test run outside the loop.
+/// Why a session ended. The stop reason describes the loop, never the repair: the verdict comes
+/// from the independent test run outside the loop.
 ///
 /// New reasons may be added in a minor release: match with a wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! Serde types of Ollama's `/api/chat` request as mend sends it (WIRE.md §2).
+//! Serde types of Ollama's `/api/chat` request as mend sends it.
 //!
 //! These are the values that cross the boundary to the server, so they serialize to exactly the
 //! JSON a request carries: optional fields are omitted rather than sent as `null`.
@@ -32,7 +32,7 @@ pub struct ChatRequest {
     pub options: ModelOptions,
 }
 
-/// The sampling options of a request (WIRE.md §2.4). Unknown keys are ignored by the server, so
+/// The sampling options of a request. Unknown keys are ignored by the server, so
 /// only the ones mend sets are modelled.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelOptions {
@@ -47,7 +47,7 @@ pub struct ModelOptions {
 }
 
 impl Default for ModelOptions {
-    /// SPEC §5: deterministic sampling, a context that fits the sample task, and an output cap
+    /// Deterministic sampling, a context that fits the sample task, and an output cap
     /// that leaves room for a whole tool call.
     fn default() -> Self {
         ModelOptions {
@@ -73,7 +73,7 @@ pub enum Role {
     Tool,
 }
 
-/// One message of the conversation (WIRE.md §2.1).
+/// One message of the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     /// Who wrote it.
@@ -126,7 +126,7 @@ impl Message {
     }
 }
 
-/// A tool call as it goes back to the server in the assistant's history message (WIRE.md §2.2).
+/// A tool call as it goes back to the server in the assistant's history message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The server's id for the call, when it sent one.

@@ -1,4 +1,5 @@
-//! The rules of the core as properties over generated whole sessions (DESIGN.md rules 1–8).
+//! The rules of the core as properties over generated whole sessions (the rules 1–8 of
+//! docs/design.md).
 //!
 //! `PROPTEST_CASES` scales every property (`make proptest-deep` runs 50× the default).
 //! Failing seeds are kept in `proptest-regressions/` at the repository root.

@@ -1,6 +1,13 @@
-//! Wall-clock helpers for file names. (The loop itself uses a monotonic clock.)
+//! Time as mend writes it: whole milliseconds of a monotonic clock for the loop, and wall-clock
+//! stamps for file names.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// A duration in whole milliseconds, as records and events carry it (saturating: no run lasts
+/// `u64::MAX` ms).
+pub fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
 
 /// `20261202T131500Z`: sortable, and safe in a file name.
 pub fn utc_stamp(now: SystemTime) -> String {

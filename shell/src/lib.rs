@@ -1,6 +1,8 @@
 //! mend, the blocking shell around mend-core: a driver loop that feeds the world into the
 //! session and carries out its actions, the tools, the sandboxed test runner, records and
-//! replay, and the Ollama client. `main.rs` is the command line on top of it.
+//! replay, and the client of model servers (Ollama's own API, OpenAI-compatible chat
+//! completions, Anthropic's Messages). `main.rs` parses the command line and hands each command
+//! to its file under `commands/`.
 
 pub mod atomic;
 pub mod cli;

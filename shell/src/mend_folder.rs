@@ -36,6 +36,18 @@ pub fn default_record(repo: &Utf8Path, prefix: &str) -> Result<RecordTarget, Men
     })
 }
 
+/// Where a command's record goes: the path its flag names, else a new one in `REPO/.mend/`.
+pub fn record_target(
+    given: Option<&Utf8Path>,
+    repo: &Utf8Path,
+    prefix: &str,
+) -> Result<RecordTarget, MendError> {
+    match given {
+        Some(path) => Ok(RecordTarget::Given(path.to_path_buf())),
+        None => default_record(repo, prefix),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::default_record;

@@ -94,11 +94,18 @@ fn a_python_without_pytest_is_named_with_the_fix() {
     assert!(
         outcome
             .stderr
-            .contains("the test command `python -m pytest -q` gave no verdict: it wrote no pytest report — is pytest installed for `/bin/false`?"),
+            .contains("the test command `python -m pytest -q` gave no verdict: the tests stopped before reporting: exit 1 with no pytest report — is pytest installed for `/bin/false`?"),
         "{}",
         outcome.stderr
     );
-    assert!(outcome.stderr.contains("make venv"), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains(
+            "Install it there (`/bin/false -m pip install pytest`) or pass --python PATH."
+        ),
+        "{}",
+        outcome.stderr
+    );
+    assert!(!outcome.stderr.contains("make venv"), "{}", outcome.stderr);
 }
 
 #[test]
@@ -257,7 +264,13 @@ enabled = ["read_file", "write_file", "run_tests"]
         run.as_object_mut().unwrap().remove("duration_ms");
         (outcome.code, run)
     };
-    assert_eq!(verify(), (1, serde_json::json!({"exit_code": 1})));
+    assert_eq!(
+        verify(),
+        (1, serde_json::json!({"exit_code": 1, "by_exit_code": true}))
+    );
     std::fs::write(repo.path().join("state.txt"), "fixed\n").unwrap();
-    assert_eq!(verify(), (0, serde_json::json!({"exit_code": 0})));
+    assert_eq!(
+        verify(),
+        (0, serde_json::json!({"exit_code": 0, "by_exit_code": true}))
+    );
 }

@@ -219,12 +219,12 @@ fn every_exit_path_has_its_documented_code_and_message() {
     all.push(seen(
         "verify: passing",
         &verify(&["--repo", repo_arg]),
-        "Independent final tests: 4 passed",
+        "Tests on a fresh copy: 4 passed",
     ));
     all.push(seen(
         "verify: failing",
         &verify(&["--repo", "sample-repo"]),
-        "Independent final tests: 1 failed · 3 passed",
+        "Tests on a fresh copy: 1 failed · 3 passed",
     ));
     let empty = tempfile::tempdir().unwrap();
     all.push(seen(
@@ -297,11 +297,11 @@ fn every_exit_path_has_its_documented_code_and_message() {
             6,
             "mend: error: cannot start `/nonexistent/python3`",
         ),
-        ("verify: passing", 0, "Independent final tests: 4 passed"),
+        ("verify: passing", 0, "Tests on a fresh copy: 4 passed"),
         (
             "verify: failing",
             1,
-            "Independent final tests: 1 failed · 3 passed",
+            "Tests on a fresh copy: 1 failed · 3 passed",
         ),
         ("verify: no task file", 2, "mend.toml does not exist"),
         (

@@ -1,5 +1,5 @@
 //! Every fixture replayed by the real binary, with real tools and real pytest on temporary
-//! copies, checked against the reference figures of SPEC §6; and the original sample checked
+//! copies, checked against the figures of `fixtures/README.md`; and the original sample checked
 //! byte for byte after every command.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
 
@@ -119,7 +119,7 @@ fn the_repaired_module_accepts_windows_separators() {
     ]);
     assert_eq!(outcome.code, 0, "{}", outcome.stderr);
     let kept = kept_workspace(&outcome);
-    // One backslash per separator, exactly as SPEC §1's table writes the input.
+    // One backslash per separator, as a Windows change list writes it.
     let check = "from path_rules import python_sources\n\
                  assert python_sources(['src\\\\api\\\\routes.py']) == ['src/api/routes.py'], python_sources(['src\\\\api\\\\routes.py'])\n\
                  assert python_sources(['src/app.py', 'docs/setup.md']) == ['src/app.py']\n";

@@ -24,10 +24,10 @@ use crate::wire::ChatRequest;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Codec {
-    /// Ollama's native `/api/chat`: one JSON object per line (WIRE.md §1, §3).
+    /// Ollama's native `/api/chat`: one JSON object per line.
     #[default]
     OllamaNdjson,
-    /// OpenAI-compatible `/v1/chat/completions` with `stream: true` (WIRE.md §8).
+    /// OpenAI-compatible `/v1/chat/completions` with `stream: true`: server-sent events.
     OpenaiSse,
     /// Anthropic's `/v1/messages` with `stream: true`.
     AnthropicSse,
@@ -158,7 +158,7 @@ const ERROR_PREVIEW_BYTES: usize = 120;
 pub enum LineDecoded {
     /// A blank line: framing only, nothing to do.
     Blank,
-    /// The server reported an error inside the stream (WIRE.md §4, "Mid-stream").
+    /// The server reported an error inside the stream, after its HTTP status said 200.
     ServerError {
         /// The server's message.
         message: String,

@@ -1,4 +1,5 @@
-//! Ollama's native NDJSON chunks (WIRE.md §3–§5).
+//! Ollama's native NDJSON chunks: text, thinking and whole tool calls on any line, the turn
+//! complete at `done: true`.
 //!
 //! Every line is parsed once, into borrowed fields where the text allows it. The top-level
 //! `error` key is checked before anything else is read, because a server can answer HTTP 200 and
@@ -105,8 +106,8 @@ pub(super) fn decode_line(line: &[u8]) -> Result<LineDecoded, DecodeError> {
     }))
 }
 
-/// Reads one element of `message.tool_calls` (WIRE.md §2.2) without ever failing: whatever is
-/// missing or malformed is reported to the model through validation.
+/// Reads one element of `message.tool_calls` (a whole call, its arguments an object) without ever
+/// failing: whatever is missing or malformed is reported to the model through validation.
 fn model_call(raw: Value) -> ModelCall {
     let Value::Object(mut call) = raw else {
         return ModelCall {

@@ -1,4 +1,4 @@
-//! OpenAI-compatible chat-completions streams (WIRE.md §8): SSE events of `chat.completion.chunk`
+//! OpenAI-compatible chat-completions streams: SSE events of `chat.completion.chunk`
 //! objects, tool-call arguments in string fragments joined per call, the turn complete only at
 //! `data: [DONE]`.
 
@@ -82,7 +82,7 @@ impl State {
 
     /// Appends a fragment to the call it continues. Calls are keyed by `index`, except that a
     /// different `id` at an index already in use starts a new call: Ollama's /v1 reports index 0
-    /// for every call of some parsers (WIRE.md §8.2).
+    /// for every call of some parsers.
     fn absorb_call_fragment(&mut self, fragment: &Value) {
         let index = fragment["index"].as_u64().unwrap_or(0);
         let id = fragment["id"]

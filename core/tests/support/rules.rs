@@ -1,4 +1,4 @@
-//! The rules of the core (DESIGN.md, "Rules to state as properties"), checked step by step over
+//! The rules of the core (docs/design.md, "Rules the tests state"), checked step by step over
 //! a whole action log. Shared by the property tests and the bounded exhaustive check.
 
 use std::sync::Arc;
@@ -130,7 +130,8 @@ impl Checker {
             }
             self.action(action, was_streaming)?;
         }
-        // Rule 6 and SPEC §2: broken lines and cut-off turns end the session with their reason.
+        // Rule 6, and a turn's end: broken lines and cut-off turns end the session with their
+        // reason.
         if was_streaming {
             let expected = if fed.breaks_stream {
                 Some(StopReason::ModelError)

@@ -165,14 +165,15 @@ pub fn blocking_transcript(base: &str) -> (Transcript, String) {
     );
     let mut source = mend::provider::client::LiveSource { client: &client };
     let mut observer = Collect(Vec::new());
-    let mut driver = mend::session::driver::Driver {
-        source: &mut source,
+    let bench = mend::session::driver::Bench {
         root: workspace.root(),
         task: &task,
         runner: &runner,
-        observer: &mut observer,
     };
-    let stop = driver.run(sample_config(&task)).unwrap().stop;
+    let started = mend::session::driver::start(sample_config(&task)).unwrap();
+    let (transcript, _) =
+        mend::session::driver::drive(bench, &mut source, &mut observer, started).unwrap();
+    let stop = transcript.stop;
     let repaired = std::fs::read_to_string(workspace.root().join("path_rules.py")).unwrap();
     (
         Transcript {

@@ -4,7 +4,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mend::session::driver::{Driver, ModelSource, Observer, StreamItem};
+use mend::provider::source::{ModelSource, StreamItem};
+use mend::session::driver::{drive, start, Bench, Observer};
 use mend_core::{ChatRequest, Codec, Event, Input, Millis, Session};
 
 use super::synthetic::{config, turn, Rng};
@@ -98,15 +99,14 @@ fn through_driver(lines: Vec<Vec<u8>>) -> Duration {
     let free = ToolFree::new();
     let mut source = Lines(lines);
     let mut observer = Discard;
-    let mut driver = Driver {
-        source: &mut source,
+    let bench = Bench {
         root: &free.root,
         task: &free.task,
         runner: &free.runner,
-        observer: &mut observer,
     };
     let started = Instant::now();
-    let transcript = driver.run(config(1)).unwrap();
+    let (transcript, _) =
+        drive(bench, &mut source, &mut observer, start(config(1)).unwrap()).unwrap();
     let elapsed = started.elapsed();
     assert_eq!(transcript.turns.len(), 1, "one turn streamed");
     elapsed

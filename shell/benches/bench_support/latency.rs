@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use mend::provider::client::{Client, LiveSource};
 use mend::provider::host::BaseUrl;
-use mend::session::driver::{Driver, Observer};
+use mend::session::driver::{drive, start, Bench, Observer};
 use mend_core::{Config, Event};
 
 /// The tests' scripted Ollama; the benchmark uses only part of it.
@@ -53,16 +53,13 @@ pub fn measure() -> Vec<Row> {
     let mut source = LiveSource { client: &client };
     let parts = ToolFree::new();
     let mut stamps = Stamps(Vec::new());
-    let mut driver = Driver {
-        source: &mut source,
+    let bench = Bench {
         root: &parts.root,
         task: &parts.task,
         runner: &parts.runner,
-        observer: &mut stamps,
     };
-    driver
-        .run(Config::new("gemma4:e2b", "system", "task", vec![]))
-        .unwrap();
+    let config = Config::new("gemma4:e2b", "system", "task", vec![]);
+    drive(bench, &mut source, &mut stamps, start(config).unwrap()).unwrap();
 
     let written = server.write_times();
     assert_eq!(

@@ -5,7 +5,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use mend::session::driver::{Driver, ModelSource, Observer, StreamItem};
+use mend::provider::source::{ModelSource, StreamItem};
+use mend::session::driver::{drive, start, Bench, Observer};
 use mend_core::{ChatRequest, Config, Event};
 
 use super::synthetic::{done_line, text_line, Rng};
@@ -88,16 +89,13 @@ pub fn child_mode() -> Option<String> {
         bytes: megabytes << 20,
         text: Arc::new(AtomicU64::new(0)),
     };
-    let mut driver = Driver {
-        source: &mut source,
+    let bench = Bench {
         root: &parts.root,
         task: &parts.task,
         runner: &parts.runner,
-        observer: &mut Discard,
     };
-    let transcript = driver
-        .run(Config::new("gemma4:e2b", "system", "task", vec![]))
-        .unwrap();
+    let config = Config::new("gemma4:e2b", "system", "task", vec![]);
+    let (transcript, _) = drive(bench, &mut source, &mut Discard, start(config).unwrap()).unwrap();
     let streamed = transcript.metrics.streamed_bytes;
     // The record is part of the job: it must be written without holding the stream in memory.
     let file = std::fs::File::create(parts.root.join("turns.json")).unwrap();

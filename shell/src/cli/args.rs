@@ -1,14 +1,15 @@
 //! The argument groups the commands share (model, repository, replay), and what they resolve
-//! to. Kept apart from the command enum so a command's own module (`eval/cli.rs`) can use them
-//! without importing the file that imports it.
+//! to. Kept apart from the command enum so that `eval.rs` beside it can use them without
+//! importing the file that imports it.
 
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, ValueEnum};
-use mend_core::{Codec, Config};
+use mend_core::{Codec, Config, ContextConfig, Millis};
 
 use super::locate::repository;
 use crate::error::MendError;
 use crate::record::settings::LEGACY_REPO;
+use crate::session::attempt::Setup;
 use crate::task::{Task, ToolName};
 use crate::workspace::runner::TestRunner;
 use crate::workspace::sandbox::{Sandbox, SandboxChoice};
@@ -96,9 +97,7 @@ impl ModelArgs {
             codec: Provider::chosen(self.provider, task),
             max_turns: self.max_turns(task),
             think: !self.no_think,
-            context: self
-                .context
-                .then(|| crate::commands::run::context_config(repo)),
+            context: self.context.then(|| context_config(repo)),
             ..Config::new(
                 &self.model_name(task),
                 &task.system_prompt,
@@ -107,6 +106,19 @@ impl ModelArgs {
             )
         }
     }
+}
+
+/// What the per-turn hint says about where the run is: the repository's folder name and the OS.
+fn context_config(repo: &Utf8Path) -> ContextConfig {
+    ContextConfig {
+        workdir: repo.file_name().unwrap_or("repository").to_owned(),
+        os: std::env::consts::OS.to_owned(),
+    }
+}
+
+/// `--deadline SECS` as the core counts it.
+pub fn deadline(seconds: Option<u64>) -> Option<Millis> {
+    seconds.map(|seconds| Millis(seconds.saturating_mul(1000)))
 }
 
 /// Where the model server is and how long to wait on it: shared by `run`, `chat` and `resume`.
@@ -267,6 +279,16 @@ pub struct Resolved {
 }
 
 impl Resolved {
+    /// What one attempt on this repository needs.
+    pub fn setup(&self, keep_workspace: bool) -> Setup<'_> {
+        Setup {
+            repo: &self.repo,
+            task: &self.task,
+            runner: &self.runner,
+            keep_workspace,
+        }
+    }
+
     /// Where this run is made, as a record keeps it.
     pub fn origin(&self) -> crate::record::Origin<'_> {
         crate::record::Origin {

@@ -1,6 +1,8 @@
-//! The command line.
+//! The command line: every command's arguments and help. `main.rs` parses them and hands each
+//! command to its file under `commands/`.
 
 pub mod args;
+pub mod eval;
 mod locate;
 
 pub use args::{
@@ -24,6 +26,30 @@ Exit codes:
   6  harness error: Python or pytest missing, a file that could not be read or written
   130  interrupted by Ctrl-C (the record is still written, with stop `cancelled`)";
 
+/// `mend verify` runs no model and reads no record.
+pub const VERIFY_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  the tests pass
+  1  the tests fail
+  2  usage error: a bad flag or argument, a missing or malformed task file
+  6  harness error: Python or pytest missing, a test command that cannot start or gives no verdict";
+
+/// `mend init` only looks at the project and writes one file.
+pub const INIT_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  mend.toml was written
+  2  usage error: a bad flag, or mend.toml is there already (--force replaces it)
+  6  harness error: the project could not be read or mend.toml could not be written";
+
+/// What `mend chat --help` and the chat's own `/help` say.
+pub const CHAT_HELP: &str = "\
+Type a message for the model; it works on a throwaway copy of the repository.
+  /diff        show what the conversation has changed so far
+  /verify      run the task's tests on the copy (the independent check)
+  /save PATH   write the change as a patch file (apply it with `git apply` or `patch -p1`)
+  /help        this text
+Ctrl-C interrupts the model's turn and keeps the conversation; Ctrl-D (end of input) ends it.";
+
 /// mend: a small, auditable coding-agent harness. A model proposes tool calls; mend runs the
 /// accepted ones on a throwaway copy of the repository and returns every result to the
 /// conversation; then an independent test run, not the model, says whether the repair holds.
@@ -43,7 +69,7 @@ pub enum Command {
     /// Talk with a model about a repository: each line you type is a message in one
     /// conversation, run on one throwaway copy; /diff, /verify and /save PATH act on that copy.
     /// The task file's rules apply; its prompt does not (you type the task).
-    #[command(after_help = crate::commands::chat::CHAT_HELP)]
+    #[command(after_help = CHAT_HELP)]
     Chat(ChatArgs),
     /// Replay a recorded run: its model streams go through the core again, while the tools and
     /// the tests run for real on a fresh copy of the repository. No model server is needed.
@@ -70,7 +96,7 @@ pub enum Command {
     },
     /// Write a commented mend.toml for the repository from what it finds there (pytest and the
     /// project's venv, cargo, npm or go), and print what it guessed. Never overwrites one.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = INIT_EXIT_CODES_HELP)]
     Init {
         /// The project to write REPO/mend.toml in [default: the current folder].
         #[arg(long)]
@@ -83,7 +109,7 @@ pub enum Command {
     /// one results line per attempt (resumable, shardable); `mend eval report DIR...` gives
     /// pass@k. See evals/README.md.
     #[command(after_help = EXIT_CODES_HELP)]
-    Eval(crate::eval::cli::EvalArgs),
+    Eval(eval::EvalArgs),
     /// Show a record (a run or a chat): a summary here, or with --html one self-contained page
     /// (timeline, conversation, diff, tests, verdict, settings) that loads and runs nothing.
     #[command(after_help = EXIT_CODES_HELP)]
@@ -95,13 +121,12 @@ pub enum Command {
         html: Option<Utf8PathBuf>,
     },
     /// Run the repository's tests once on a fresh copy and report the result.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = VERIFY_EXIT_CODES_HELP)]
     Verify(CommonArgs),
     /// Feed every recorded response in CAPTURES/ollama (NDJSON) and CAPTURES/openai (SSE)
     /// through mend's codecs and session, and check each against what the server meant.
     Conformance {
         /// The captures folder: `ollama/` (.ndjson streams), `openai/` (.sse streams), .json errors.
-        #[arg(default_value = "../shared/captures")]
         captures: Utf8PathBuf,
     },
     /// Print what mend sends the model for a repository's task: the system prompt, the task and
@@ -121,8 +146,37 @@ pub enum Command {
 
 #[cfg(test)]
 mod tests {
-    use super::EXIT_CODES_HELP;
+    use clap::CommandFactory;
+
+    use super::{Cli, EXIT_CODES_HELP};
     use crate::error::ALL_EXIT_CODES;
+
+    fn listed(help: &str) -> Vec<u8> {
+        help.lines()
+            .skip(1)
+            .filter_map(|line| line.split_whitespace().next()?.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn each_command_lists_the_exit_codes_it_can_give() {
+        let cli = Cli::command();
+        let after_help = |name: &str| {
+            let command = cli.find_subcommand(name).unwrap();
+            listed(&command.get_after_help().unwrap().to_string())
+        };
+        let every: Vec<u8> = ALL_EXIT_CODES.iter().map(|(code, _)| *code).collect();
+        assert_eq!(
+            [after_help("verify"), after_help("init"), after_help("run")],
+            [vec![0, 1, 2, 6], vec![0, 2, 6], every]
+        );
+        let verify = cli
+            .find_subcommand("verify")
+            .unwrap()
+            .get_after_help()
+            .unwrap();
+        assert!(!verify.to_string().contains("record"), "{verify}");
+    }
 
     #[test]
     fn help_documents_every_exit_code_once_in_order() {

@@ -1,5 +1,5 @@
 //! `mend conformance DIR`: every recorded Ollama response in `DIR/ollama` fed through mend's
-//! decoder and session, and judged against what the server meant (WIRE.md).
+//! decoder and session, and judged against what the server meant (docs/design.md, "The wire").
 //!
 //! The judgement comes from an independent reading of the same bytes with plain
 //! `serde_json::Value`: the joined `content` and `thinking`, every element of every
@@ -136,7 +136,7 @@ fn stream_meaning(bytes: &[u8]) -> Result<Meaning, String> {
         let chunk: Value = serde_json::from_slice(line)
             .map_err(|err| format!("the capture itself is not NDJSON: {err}"))?;
         if let Some(error) = chunk["error"].as_str() {
-            // A mid-stream error ends the turn; nothing it carried runs (WIRE.md §4).
+            // A mid-stream error ends the turn; nothing it carried runs.
             meaning.calls.clear();
             meaning.stop = StopReason::ModelError;
             meaning.error = Some(error.to_owned());
@@ -195,52 +195,13 @@ fn through_mend(
     bytes: &[u8],
     meant: &Meaning,
 ) -> Result<Meaning, String> {
-    let mut tools: Vec<ToolSpec> = Vec::new();
-    for name in &meant.calls {
-        if !tools.iter().any(|tool| tool.name() == name) {
-            let mut spec = ToolSpec::function(name, "a tool of the capture", &[], &[]);
-            spec.function.parameters.additional_properties = None;
-            tools.push(spec);
-        }
-    }
     let config = Config {
         max_turns: 1,
         codec,
-        ..Config::new("capture", "system", "task", tools)
+        ..Config::new("capture", "system", "task", tools_named(&meant.calls))
     };
     let (mut session, _) = Session::new(config).map_err(|err| err.to_string())?;
-    let mut actions: Vec<Action> = Vec::new();
-    if is_error_body(path) {
-        let error = TransportError::Http {
-            status: 400,
-            body: String::from_utf8_lossy(bytes).into_owned(),
-        };
-        actions.extend(session.handle(Millis(0), Input::TransportFailed { error }));
-    } else {
-        for line in bytes.split(|byte| *byte == b'\n') {
-            if !session.is_streaming() {
-                break;
-            }
-            actions.extend(session.handle(
-                Millis(0),
-                Input::StreamLine {
-                    line: line.to_vec(),
-                },
-            ));
-        }
-        if session.is_streaming() {
-            actions.extend(session.handle(Millis(0), Input::StreamEnd));
-        }
-    }
-    // Answer each dispatched call in turn, keeping every action in order.
-    let mut seen = 0;
-    while let Some(action) = actions.get(seen).cloned() {
-        seen += 1;
-        if let Action::DispatchTool { call_id, .. } = action {
-            let outcome = ToolOutcome::Success { value: json!({}) };
-            actions.extend(session.handle(Millis(0), Input::ToolFinished { call_id, outcome }));
-        }
-    }
+    let actions = feed(&mut session, path, bytes);
     // The stop is read from the session once every action is in.
     let mut streamed = Meaning::unfinished();
     for action in &actions {
@@ -253,30 +214,7 @@ fn through_mend(
     }
     let stop = session.stopped().ok_or("the session did not stop")?.clone();
     streamed.stop = stop.reason;
-    // A completed turn's assembled message must say exactly what was streamed and dispatched.
-    if let Some(assistant) = session.conversation().get(2) {
-        let assembled_calls: Vec<String> = assistant
-            .tool_calls
-            .iter()
-            .map(|call| call.function.name.clone())
-            .collect();
-        let assembled = (
-            assistant.content.as_str(),
-            assistant.thinking.as_deref().unwrap_or(""),
-            &assembled_calls,
-        );
-        if assembled
-            != (
-                streamed.content.as_str(),
-                streamed.thinking.as_str(),
-                &streamed.calls,
-            )
-        {
-            return Err(format!(
-                "the assembled message {assistant:?} differs from the stream"
-            ));
-        }
-    }
+    same_as_assembled(&session, &streamed)?;
     if stop.reason == StopReason::ModelError {
         // The stop must end with the server's own words.
         let detail = stop.detail.unwrap_or_default();
@@ -288,9 +226,84 @@ fn through_mend(
     Ok(streamed)
 }
 
-/// An SSE capture read by the letter of WIRE.md §8: events split at blank lines, `data:` lines
-/// joined, argument fragments joined per call (a new id at a used index is a new call), the turn
-/// complete only at `[DONE]`.
+/// A schema for each tool the capture calls, taking any arguments: the capture's calls are
+/// checked for arriving whole, not for their arguments.
+fn tools_named(names: &[String]) -> Vec<ToolSpec> {
+    let mut tools: Vec<ToolSpec> = Vec::new();
+    for name in names {
+        if !tools.iter().any(|tool| tool.name() == name) {
+            let mut spec = ToolSpec::function(name, "a tool of the capture", &[], &[]);
+            spec.function.parameters.additional_properties = None;
+            tools.push(spec);
+        }
+    }
+    tools
+}
+
+/// The capture's bytes as the session's inputs (an error body as the HTTP failure it was),
+/// each dispatched call answered in turn; every action, in order.
+fn feed(session: &mut Session, path: &Utf8Path, bytes: &[u8]) -> Vec<Action> {
+    let mut actions: Vec<Action> = Vec::new();
+    if is_error_body(path) {
+        let error = TransportError::Http {
+            status: 400,
+            body: String::from_utf8_lossy(bytes).into_owned(),
+        };
+        actions.extend(session.handle(Millis(0), Input::TransportFailed { error }));
+    } else {
+        for line in bytes.split(|byte| *byte == b'\n') {
+            if !session.is_streaming() {
+                break;
+            }
+            let line = line.to_vec();
+            actions.extend(session.handle(Millis(0), Input::StreamLine { line }));
+        }
+        if session.is_streaming() {
+            actions.extend(session.handle(Millis(0), Input::StreamEnd));
+        }
+    }
+    let mut seen = 0;
+    while let Some(action) = actions.get(seen).cloned() {
+        seen += 1;
+        if let Action::DispatchTool { call_id, .. } = action {
+            let outcome = ToolOutcome::Success { value: json!({}) };
+            actions.extend(session.handle(Millis(0), Input::ToolFinished { call_id, outcome }));
+        }
+    }
+    actions
+}
+
+/// A completed turn's assembled message must say exactly what was streamed and dispatched.
+fn same_as_assembled(session: &Session, streamed: &Meaning) -> Result<(), String> {
+    let Some(assistant) = session.conversation().get(2) else {
+        return Ok(());
+    };
+    let assembled_calls: Vec<String> = assistant
+        .tool_calls
+        .iter()
+        .map(|call| call.function.name.clone())
+        .collect();
+    let assembled = (
+        assistant.content.as_str(),
+        assistant.thinking.as_deref().unwrap_or(""),
+        &assembled_calls,
+    );
+    let seen = (
+        streamed.content.as_str(),
+        streamed.thinking.as_str(),
+        &streamed.calls,
+    );
+    if assembled != seen {
+        return Err(format!(
+            "the assembled message {assistant:?} differs from the stream"
+        ));
+    }
+    Ok(())
+}
+
+/// An SSE capture read by the letter of the OpenAI wire rules (docs/design.md): events split at
+/// blank lines, `data:` lines joined, argument fragments joined per call (a new id at a used index
+/// is a new call), the turn complete only at `[DONE]`.
 fn sse_meaning(bytes: &[u8]) -> Result<Meaning, String> {
     let text = std::str::from_utf8(bytes)
         .map_err(|err| format!("the capture is not UTF-8: {err}"))?

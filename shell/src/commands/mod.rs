@@ -1,11 +1,16 @@
-//! One file per command, each thin: it reads its options, builds a [`crate::session`] over a
-//! [`crate::workspace`], and reports. `init` has its own folder.
+//! One file (or folder) per command: `command` reads the command's arguments (`cli/`), builds
+//! what it needs over a [`crate::session`] and a [`crate::workspace`], and reports. `outcome`
+//! is what `run` and `resume` share at the end.
 
+pub mod apply;
 pub mod chat;
 pub mod conformance;
+pub mod eval;
 pub mod init;
 pub mod outcome;
 pub mod replay;
 pub mod resume;
 pub mod run;
 pub mod show;
+pub mod task;
+pub mod verify;

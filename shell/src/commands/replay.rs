@@ -6,15 +6,18 @@ use std::collections::BTreeMap;
 
 use camino::Utf8Path;
 
+use crate::cli::args::{Recorded, ReplayArgs};
+use crate::cli::replay_record;
 use crate::error::{exit, MendError};
 use crate::record::metrics::RunMetrics;
 use crate::record::{Ending, Record, RECORD_FORMAT};
 use crate::replay::conversation::{replay_conversation, Replayed};
 use crate::replay::divergence::{end_divergence, LeftBehind};
-use crate::session::attempt::{check_at_end, Setup};
-use crate::session::render::{Render, RunEvent};
+use crate::session::attempt::{check_at_end, written_by_tools, Setup};
+use crate::session::render::{renderer, Render, RunEvent};
 use crate::task::PathSet;
-use crate::verdict::checks::verdict_passes;
+use crate::verdict::contract::Contract;
+use crate::verdict::decide::Verdict;
 use crate::workspace::changes::{file_digests, set_sha256};
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::Workspace;
@@ -26,6 +29,23 @@ pub struct ReplayOptions<'a> {
     pub setup: Setup<'a>,
     /// Rewrite the record's observed fields from this replay (for authoring fixtures).
     pub bless: bool,
+}
+
+/// `mend replay [RECORD]` from the command line: the record, and the repository, interpreter
+/// and sandbox it names unless the flags say otherwise; then [`replay`].
+pub fn command(args: &ReplayArgs) -> Result<u8, MendError> {
+    crate::interrupt::install();
+    let record_path = replay_record(args.record.as_deref())?;
+    let record = Record::read(&record_path)?;
+    let resolved = args.common.setup.resolve(Recorded::of(&record.settings))?;
+    let options = ReplayOptions {
+        record_path: &record_path,
+        record,
+        setup: resolved.setup(args.common.setup.keep_workspace),
+        bless: args.bless,
+    };
+    let mut render = renderer(args.common.json, args.thinking);
+    replay(&options, render.as_mut())
 }
 
 /// Replays a record and returns the exit code: 0 only when it matched and the final tests pass.
@@ -42,7 +62,14 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
     let mut replayed = replay_conversation(record, setup, workspace.root(), render, options.bless)?;
-    let ending = check_at_end(setup, workspace.root(), render)?;
+    let written = written_by_tools(
+        replayed
+            .transcripts
+            .iter()
+            .flat_map(|played| &played.tool_calls),
+    );
+    let tests_before = replayed.tests_before.as_ref();
+    let ending = check_at_end(setup, workspace.root(), &written, tests_before, render)?;
     replayed.metrics.verify_ms += ending.tests_after.duration_ms;
     if setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
@@ -64,11 +91,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
         let recorded = record.ending.as_ref()?;
         end_divergence(setup.task, left_behind(recorded), left_behind(&ending))
     });
-    let tests_pass = verdict_passes(
-        &ending.tests_after,
-        &test_files_before,
-        &ending.test_file_sha256_after,
-    );
+    let verdict = ending.verdict(&test_files_before);
     let stop_reason = replayed
         .transcripts
         .last()
@@ -76,7 +99,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     Ok(judge(
         render,
         divergence,
-        tests_pass,
+        (verdict, ending.contract.clone()),
         &setup.runner.sandbox,
         stop_reason,
         replayed.metrics,
@@ -96,7 +119,7 @@ fn left_behind(ending: &Ending) -> LeftBehind<'_> {
 pub fn judge(
     render: &mut dyn Render,
     divergence: Option<RunEvent>,
-    tests_pass: bool,
+    (verdict, contract): (Verdict, Option<Contract>),
     sandbox: &Sandbox,
     stop_reason: String,
     metrics: RunMetrics,
@@ -104,6 +127,7 @@ pub fn judge(
     if let Some(divergence) = &divergence {
         render.run_event(divergence);
     }
+    let tests_pass = verdict.passed;
     let exit_code = match (&divergence, tests_pass) {
         (Some(_), _) => exit::DIVERGED,
         (None, true) => exit::PASS,
@@ -111,6 +135,9 @@ pub fn judge(
     };
     render.run_event(&RunEvent::Verdict {
         tests_pass,
+        reasons: verdict.reasons,
+        warnings: verdict.warnings,
+        contract,
         sandbox: sandbox.name().to_owned(),
         replay_matched: Some(divergence.is_none()),
         stop_reason,

@@ -2,24 +2,29 @@
 //! copy, then continued live from where it stopped. The old record is only read; a new one holds
 //! its messages followed by the resumed session, and the independent check gives the verdict.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use camino::Utf8Path;
-use mend_core::{Millis, StopReason};
+use mend_core::{Millis, Session, StopReason};
 
+use crate::cli::args::{deadline, Recorded, ResumeArgs};
 use crate::commands::outcome::{report_outcome, write_record, Outcome};
 use crate::commands::replay::refuse_changed_repository;
-use crate::commands::run::{api_key, connect, exit_code, Connection};
+use crate::commands::run::exit_code;
 use crate::error::{exit, MendError};
-use crate::provider::client::LiveSource;
+use crate::mend_folder::record_target;
+use crate::provider::client::{Client, LiveSource};
+use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::host::BaseUrl;
 use crate::record::target::RecordTarget;
-use crate::record::{Message, Record, RunMetrics};
+use crate::record::{Ending, Message, Record, RunMetrics};
 use crate::replay::conversation::replay_conversation;
-use crate::session::attempt::{check_at_end, Setup};
-use crate::session::driver::Driver;
-use crate::session::render::{Render, RunEvent};
-use crate::verdict::checks::verdict_passes;
+use crate::session::attempt::{check_at_end, written_by_tools, Setup};
+use crate::session::driver::{drive, Bench};
+use crate::session::recorder::Transcript;
+use crate::session::render::{renderer, Render, RunEvent};
+use crate::verdict::verify::TestRun;
 use crate::workspace::changes::file_digests;
 use crate::workspace::Workspace;
 
@@ -37,6 +42,36 @@ pub struct ResumeOptions<'a> {
     pub read_timeout: Duration,
     pub print_diff: bool,
     pub setup: Setup<'a>,
+}
+
+/// `mend resume RECORD` from the command line: the record, checked to be resumable before
+/// anything runs, and its repository unless `--repo` says otherwise; then [`resume`].
+pub fn command(args: &ResumeArgs) -> Result<u8, MendError> {
+    crate::interrupt::install();
+    let record = Record::read(&args.record)?;
+    check_resumable(
+        &args.record,
+        &record,
+        args.message.as_deref(),
+        args.out.as_deref(),
+    )?;
+    let resolved = args.common.setup.resolve(Recorded::of(&record.settings))?;
+    let out = record_target(args.out.as_deref(), &resolved.repo, "")?;
+    let codec = record.settings.config("", &resolved.task)?.codec;
+    let options = ResumeOptions {
+        record_path: &args.record,
+        record,
+        message: args.message.clone(),
+        max_turns: args.max_turns,
+        deadline: deadline(args.deadline),
+        out,
+        base: server_base(args.server.host.as_deref(), codec),
+        read_timeout: Duration::from_secs(args.server.read_timeout),
+        print_diff: args.diff,
+        setup: resolved.setup(args.common.setup.keep_workspace),
+    };
+    let mut render = renderer(args.common.json, args.thinking);
+    resume(&options, render.as_mut())
 }
 
 /// The stops a session can go on from without a new message: it was cut, not finished.
@@ -83,7 +118,61 @@ pub fn check_resumable(
 pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, MendError> {
     let (record, setup) = (&options.record, &options.setup);
     refuse_changed_repository(record, setup, false)?;
-    let codec = record.settings.config("", setup.task)?.codec;
+    let client = connect_and_announce(options, render)?;
+    let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
+    file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
+    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
+    render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
+    let (stopped, tests_before, replayed_writes) =
+        replay_exactly(options, workspace.root(), render)?;
+    let max_turns = options.max_turns.unwrap_or(record.settings.max_turns);
+    let started = stopped
+        .resume(options.message.as_deref(), max_turns, options.deadline)
+        .map_err(|err| MendError::usage(format!("cannot resume: {err}")))?;
+    render.run_event(&RunEvent::Message {
+        number: record.messages.len() + 1,
+        text: options.message.clone(),
+        live: true,
+    });
+    let mut source = LiveSource { client: &client };
+    let bench = Bench {
+        root: workspace.root(),
+        task: setup.task,
+        runner: setup.runner,
+    };
+    let (transcript, _stopped) = drive(bench, &mut source, render, started)?;
+    let mut written = replayed_writes;
+    written.extend(written_by_tools(&transcript.tool_calls));
+    let ending = check_at_end(
+        setup,
+        workspace.root(),
+        &written,
+        tests_before.as_ref(),
+        render,
+    )?;
+    if setup.keep_workspace {
+        render.run_event(&RunEvent::WorkspaceKept {
+            path: workspace.keep().to_string(),
+        });
+    }
+    let live = Live {
+        max_turns,
+        transcript,
+        ending,
+        tests_before,
+        file_sha256_before,
+    };
+    finish(options, live, render)
+}
+
+/// Connects to the record's server with the record's protocol, and says where the turns come
+/// from.
+fn connect_and_announce(
+    options: &ResumeOptions,
+    render: &mut dyn Render,
+) -> Result<Client, MendError> {
+    let record = &options.record;
+    let codec = record.settings.config("", options.setup.task)?.codec;
     let Connection {
         client, described, ..
     } = connect(
@@ -98,11 +187,19 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
         model: record.settings.model.clone(),
         source: format!("{}, then {described}", options.record_path),
     });
-    let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
-    file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
-    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
-    render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
-    let replayed = replay_conversation(record, setup, workspace.root(), render, false)?;
+    Ok(client)
+}
+
+/// Replays the record on the copy at `root` and returns the session it stopped with, the check
+/// before it (when the record has one) and the files its tools wrote; a record that does not
+/// replay is refused.
+fn replay_exactly(
+    options: &ResumeOptions,
+    root: &Utf8Path,
+    render: &mut dyn Render,
+) -> Result<(Session, Option<TestRun>, BTreeSet<String>), MendError> {
+    let setup = &options.setup;
+    let replayed = replay_conversation(&options.record, setup, root, render, false)?;
     if let Some(divergence) = &replayed.divergence {
         render.run_event(divergence);
         return Err(MendError {
@@ -116,41 +213,41 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     let stopped = replayed.session.ok_or_else(|| {
         MendError::harness("the replay left no session to go on from; this is a bug in mend")
     })?;
-    let max_turns = options.max_turns.unwrap_or(record.settings.max_turns);
-    let (session, first) = stopped
-        .resume(options.message.as_deref(), max_turns, options.deadline)
-        .map_err(|err| MendError::usage(format!("cannot resume: {err}")))?;
-    render.run_event(&RunEvent::Message {
-        number: record.messages.len() + 1,
-        text: options.message.clone(),
-        live: true,
-    });
-    let mut source = LiveSource { client: &client };
-    let mut driver = Driver {
-        source: &mut source,
-        root: workspace.root(),
-        task: setup.task,
-        runner: setup.runner,
-        observer: render,
-    };
-    let (transcript, _stopped) = driver.drive(session, first)?;
-    let ending = check_at_end(setup, workspace.root(), render)?;
-    if setup.keep_workspace {
-        render.run_event(&RunEvent::WorkspaceKept {
-            path: workspace.keep().to_string(),
-        });
-    }
+    let written = written_by_tools(
+        replayed
+            .transcripts
+            .iter()
+            .flat_map(|played| &played.tool_calls),
+    );
+    Ok((stopped, replayed.tests_before, written))
+}
+
+/// What the live part gave.
+struct Live {
+    max_turns: u32,
+    transcript: Transcript,
+    ending: Ending,
+    /// The replay's check before the first message, when the record has one.
+    tests_before: Option<TestRun>,
+    file_sha256_before: BTreeMap<String, String>,
+}
+
+/// The new record (the old one's messages, then the live one), its verdict and the report.
+fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Result<u8, MendError> {
+    let (record, setup) = (&options.record, &options.setup);
+    let Live {
+        max_turns,
+        transcript,
+        ending,
+        tests_before,
+        file_sha256_before,
+    } = live;
     let mut live_metrics = transcript.metrics.clone();
     live_metrics.verify_ms += ending.tests_after.duration_ms;
     let mut metrics = record.metrics.clone().unwrap_or_else(RunMetrics::default);
     metrics.add(&live_metrics);
-
-    let tests_pass = verdict_passes(
-        &ending.tests_after,
-        &record.test_file_sha256_before,
-        &ending.test_file_sha256_after,
-    );
-    let code = exit_code(&transcript.stop, tests_pass);
+    let verdict = ending.verdict(&record.test_file_sha256_before);
+    let code = exit_code(&transcript.stop, verdict.passed);
     let mut messages = record.messages.clone();
     messages.push(Message {
         text: options.message.clone(),
@@ -165,9 +262,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     let resumed = Record {
         settings,
         messages,
-        tests_before: replayed
-            .tests_before
-            .or_else(|| record.tests_before.clone()),
+        tests_before: tests_before.or_else(|| record.tests_before.clone()),
         ending: Some(ending.clone()),
         file_sha256_before,
         metrics: Some(metrics),
@@ -177,7 +272,10 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     // The names actually written: a new record never replaces another run's.
     let written = write_record(&options.out, &resumed, &ending.diff)?;
     render.run_event(&RunEvent::Verdict {
-        tests_pass,
+        tests_pass: verdict.passed,
+        reasons: verdict.reasons,
+        warnings: verdict.warnings,
+        contract: ending.contract.clone(),
         sandbox: setup.runner.sandbox.name().to_owned(),
         replay_matched: Some(true),
         stop_reason: transcript.stop.reason.to_string(),

@@ -3,17 +3,20 @@
 
 use std::time::Duration;
 
-use camino::Utf8Path;
-use mend_core::{Codec, Config, ContextConfig, Stop, StopReason};
+use mend_core::{Config, Stop, StopReason};
 
+use crate::cli::args::{deadline, Recorded, RunArgs};
 use crate::commands::outcome::{report_outcome, write_record, Outcome};
 use crate::error::{exit, MendError};
-use crate::provider::client::{Client, LiveSource, Secret};
+use crate::mend_folder::record_target;
+use crate::provider::client::{LiveSource, Secret};
+use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::host::BaseUrl;
 use crate::record::target::RecordTarget;
-use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
-use crate::session::attempt::{run_attempt, Attempt, Setup};
-use crate::session::render::{Render, RunEvent};
+use crate::record::{Origin, ServerFacts};
+use crate::session::attempt::{run_attempt, Setup};
+use crate::session::render::{renderer, Render, RunEvent};
+use crate::session::run_record::record_of;
 use crate::task::Task;
 use crate::workspace::changes::file_digests;
 use crate::workspace::sandbox::SandboxChoice;
@@ -33,6 +36,32 @@ pub struct RunOptions<'a> {
     pub sandbox_choice: SandboxChoice,
 }
 
+/// `mend run` from the command line: the repository, its task and the session the flags
+/// describe, then [`run`].
+pub fn command(args: &RunArgs) -> Result<u8, MendError> {
+    crate::interrupt::install();
+    let resolved = args.common.setup.resolve(Recorded::default())?;
+    let (repo, task) = (&resolved.repo, &resolved.task);
+    let prompt = prompt(args.task.as_deref(), task)?;
+    crate::workspace::survey::warn(repo, task)?;
+    let config = Config {
+        deadline: deadline(args.deadline),
+        ..args.model.session_config(task, repo, prompt)
+    };
+    let options = RunOptions {
+        base: server_base(args.model.server.host.as_deref(), config.codec),
+        api_key: api_key(config.codec),
+        config,
+        record: record_target(args.record.as_deref(), repo, "")?,
+        read_timeout: Duration::from_secs(args.model.server.read_timeout),
+        print_diff: args.diff,
+        setup: resolved.setup(args.common.setup.keep_workspace),
+        sandbox_choice: resolved.sandbox_choice,
+    };
+    let mut render = renderer(args.common.json, args.model.thinking);
+    run(&options, render.as_mut())
+}
+
 /// What `mend run` asks: `--task`, else the task file's prompt. Checked before the server is
 /// asked anything.
 pub fn prompt<'a>(flag: Option<&'a str>, task: &'a Task) -> Result<&'a str, MendError> {
@@ -41,70 +70,6 @@ pub fn prompt<'a>(flag: Option<&'a str>, task: &'a Task) -> Result<&'a str, Mend
             "{} has no task.prompt: add one, or say what to do with --task \"...\"",
             task.origin
         ))
-    })
-}
-
-/// `--host`, else the provider's usual variable (`OLLAMA_HOST`, `OPENAI_BASE_URL`,
-/// `ANTHROPIC_BASE_URL`), else its usual address; always connectable.
-pub fn server_base(host: Option<&str>, codec: Codec) -> BaseUrl {
-    let (variable, default) = match codec {
-        Codec::OllamaNdjson => ("OLLAMA_HOST", ""),
-        Codec::OpenaiSse => ("OPENAI_BASE_URL", "https://api.openai.com/v1"),
-        Codec::AnthropicSse => ("ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
-    };
-    let from_env = std::env::var(variable).ok();
-    BaseUrl::parse(host.or(from_env.as_deref()).unwrap_or(default)).connectable()
-}
-
-/// The provider's API key from its usual variable, if set. Only ever sent as a header.
-pub fn api_key(codec: Codec) -> Option<Secret> {
-    let variable = match codec {
-        Codec::OllamaNdjson => return None,
-        Codec::OpenaiSse => "OPENAI_API_KEY",
-        Codec::AnthropicSse => "ANTHROPIC_API_KEY",
-    };
-    std::env::var(variable).ok().and_then(Secret::new)
-}
-
-/// What the per-turn hint says about where the run is: the repository's folder name and the OS.
-pub fn context_config(repo: &Utf8Path) -> ContextConfig {
-    ContextConfig {
-        workdir: repo.file_name().unwrap_or("repository").to_owned(),
-        os: std::env::consts::OS.to_owned(),
-    }
-}
-
-/// A client for the model server, checked before any work starts: Ollama must answer with its
-/// version and know the model; other servers show themselves at the first request.
-pub struct Connection {
-    pub client: Client,
-    pub server_version: Option<String>,
-    pub model_digest: Option<String>,
-    /// `Ollama 0.33.0 at http://…`, for the user.
-    pub described: String,
-}
-
-pub fn connect(
-    base: &BaseUrl,
-    read_timeout: Duration,
-    codec: Codec,
-    api_key: Option<Secret>,
-    model: &str,
-) -> Result<Connection, MendError> {
-    let client = Client::new(base.clone(), read_timeout, api_key);
-    let (server_version, model_digest) = match codec {
-        Codec::OllamaNdjson => (Some(client.version()?), Some(client.digest(model)?)),
-        _ => (None, None),
-    };
-    let described = match &server_version {
-        Some(version) => format!("Ollama {version} at {}", client.base()),
-        None => format!("{} server at {}", codec.provider(), client.base()),
-    };
-    Ok(Connection {
-        client,
-        server_version,
-        model_digest,
-        described,
     })
 }
 
@@ -146,9 +111,13 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let record = record_of(config, &server, &origin, &attempt, file_sha256_before);
     // The names actually written: a new record never replaces another run's.
     let written = write_record(&options.record, &record, &attempt.checks.diff)?;
-    let exit_code = exit_code(&attempt.transcript.stop, attempt.checks.passed());
+    let verdict = attempt.checks.verdict();
+    let exit_code = exit_code(&attempt.transcript.stop, verdict.passed);
     render.run_event(&RunEvent::Verdict {
-        tests_pass: attempt.checks.passed(),
+        tests_pass: verdict.passed,
+        reasons: verdict.reasons,
+        warnings: verdict.warnings,
+        contract: attempt.checks.contract.clone(),
         sandbox: options.setup.runner.sandbox.name().to_owned(),
         replay_matched: None,
         stop_reason: attempt.transcript.stop.reason.to_string(),
@@ -171,38 +140,6 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         render,
     );
     Ok(exit_code)
-}
-
-/// The record of a finished attempt (`mend run`, and each attempt of `mend eval`): a
-/// conversation of one message, the task.
-pub fn record_of(
-    config: &Config,
-    server: &ServerFacts,
-    origin: &Origin,
-    attempt: &Attempt,
-    file_sha256_before: std::collections::BTreeMap<String, String>,
-) -> Record {
-    let checks = &attempt.checks;
-    Record {
-        format: RECORD_FORMAT.to_owned(),
-        description: None,
-        settings: SessionSettings::of(config, server, origin),
-        messages: vec![Message {
-            text: Some(config.task.clone()),
-            max_turns: None,
-            deadline_ms: None,
-            turns: attempt.transcript.turns.clone(),
-            tool_calls: attempt.transcript.tool_calls.clone(),
-            stop: attempt.transcript.stop.clone(),
-        }],
-        test_file_sha256_before: checks.test_file_sha256_before.clone(),
-        source_sha256_before: checks.source_sha256_before.clone(),
-        tests_before: Some(checks.tests_before.clone()),
-        ending: Some(Ending::of(checks)),
-        file_sha256_before,
-        metrics: Some(attempt.transcript.metrics.clone()),
-        resumed_from: None,
-    }
 }
 
 /// A broken model turn is the server's failure whatever the tests say; otherwise the verdict.

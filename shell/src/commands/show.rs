@@ -5,8 +5,8 @@ use camino::Utf8Path;
 use mend_core::ToolStatus;
 
 use crate::error::{exit, MendError};
-use crate::page::timeline::{seconds, Timeline};
-use crate::page::view::Shown;
+use crate::page::timeline::{seconds, Subject, Timeline};
+use crate::page::view::{SessionView, Shown};
 use crate::record::Record;
 use crate::session::render::{sandbox_phrase, short_arguments};
 
@@ -60,67 +60,9 @@ pub fn summary(shown: &Shown, source: &str) -> String {
                 first_line(session.prompt)
             ));
         }
-        let counts = |status: ToolStatus| {
-            session
-                .calls
-                .iter()
-                .filter(|call| call.status == status)
-                .count()
-        };
-        out.push_str(&format!(
-            "{} turn(s), {} call(s): {} ok, {} failed, {} refused\n",
-            session.turns.len(),
-            session.calls.len(),
-            counts(ToolStatus::Ok),
-            counts(ToolStatus::Failed),
-            counts(ToolStatus::Refused)
-        ));
-        for span in timeline.spans.iter().filter(|span| matches!(span.subject, crate::page::timeline::Subject::Turn { session, .. } if session == number + 1)) {
-            out.push_str(&format!("  {}\n", span.label));
-            let crate::page::timeline::Subject::Turn { turn, .. } = span.subject else {
-                continue;
-            };
-            for call in session.calls.iter().filter(|call| call.turn == turn) {
-                let status = match call.status {
-                    ToolStatus::Ok => "ok",
-                    ToolStatus::Failed => "FAILED",
-                    ToolStatus::Refused => "REFUSED",
-                };
-                out.push_str(&format!(
-                    "    {} {} — {status}, {} ms\n",
-                    call.name,
-                    short_arguments(&call.arguments),
-                    call.duration_ms
-                ));
-            }
-        }
-        out.push_str(&match &session.stop.detail {
-            Some(detail) => format!("Stop: {} — {detail}\n", session.stop.reason),
-            None => format!("Stop: {}\n", session.stop.reason),
-        });
+        out.push_str(&session_lines(session, number + 1, &timeline));
     }
-    match &shown.ending {
-        Some(ending) => {
-            out.push_str(&format!(
-                "Tests after: {} ({} ms)\n",
-                ending.tests_after.describe(),
-                ending.tests_after.duration_ms
-            ));
-            let verdict = match (ending.passes(), ending.test_files_changed) {
-                (true, _) => "PASS (the final tests pass, with the tests the run started with",
-                (false, true) => "FAIL (the run changed the test files",
-                (false, false) => "FAIL (the final tests fail",
-            };
-            // Authored records say nothing of the sandbox; a live one names what the verdict
-            // rests on.
-            let sandbox = settings
-                .sandbox
-                .as_deref()
-                .map_or_else(String::new, |name| format!("; {}", sandbox_phrase(name)));
-            out.push_str(&format!("Verdict: {verdict}{sandbox})\n"));
-        }
-        None => out.push_str("Verdict: none (the chat did not end)\n"),
-    }
+    out.push_str(&verdict_lines(shown));
     let split = timeline.split();
     out.push_str(&format!(
         "Time: model {} · tools {} · tests {} · total {}\n",
@@ -130,6 +72,75 @@ pub fn summary(shown: &Shown, source: &str) -> String {
         seconds(timeline.total_ms)
     ));
     out
+}
+
+/// One session: its counts, a line per turn with a line per call under it, and its stop.
+fn session_lines(session: &SessionView, number: usize, timeline: &Timeline) -> String {
+    let counts = |status: ToolStatus| {
+        session
+            .calls
+            .iter()
+            .filter(|call| call.status == status)
+            .count()
+    };
+    let mut out = format!(
+        "{} turn(s), {} call(s): {} ok, {} failed, {} refused\n",
+        session.turns.len(),
+        session.calls.len(),
+        counts(ToolStatus::Ok),
+        counts(ToolStatus::Failed),
+        counts(ToolStatus::Refused)
+    );
+    for span in &timeline.spans {
+        let Subject::Turn { session: of, turn } = span.subject else {
+            continue;
+        };
+        if of != number {
+            continue;
+        }
+        out.push_str(&format!("  {}\n", span.label));
+        for call in session.calls.iter().filter(|call| call.turn == turn) {
+            let status = match call.status {
+                ToolStatus::Ok => "ok",
+                ToolStatus::Failed => "FAILED",
+                ToolStatus::Refused => "REFUSED",
+            };
+            out.push_str(&format!(
+                "    {} {} — {status}, {} ms\n",
+                call.name,
+                short_arguments(&call.arguments),
+                call.duration_ms
+            ));
+        }
+    }
+    out.push_str(&match &session.stop.detail {
+        Some(detail) => format!("Stop: {} — {detail}\n", session.stop.reason),
+        None => format!("Stop: {}\n", session.stop.reason),
+    });
+    out
+}
+
+/// The tests after and the verdict, naming the sandbox it rests on when the record does.
+fn verdict_lines(shown: &Shown) -> String {
+    let Some(ending) = &shown.ending else {
+        return "Verdict: none (the chat did not end)\n".to_owned();
+    };
+    let verdict = match (ending.passes(), ending.test_files_changed) {
+        (true, _) => "PASS (the final tests pass, with the tests the run started with",
+        (false, true) => "FAIL (the run changed the test files",
+        (false, false) => "FAIL (the final tests fail",
+    };
+    // Authored records say nothing of the sandbox; a live one names what the verdict rests on.
+    let sandbox = shown
+        .settings
+        .sandbox
+        .as_deref()
+        .map_or_else(String::new, |name| format!("; {}", sandbox_phrase(name)));
+    format!(
+        "Tests after: {} ({} ms)\nVerdict: {verdict}{sandbox})\n",
+        ending.tests_after.describe(),
+        ending.tests_after.duration_ms
+    )
 }
 
 fn first_line(text: &str) -> &str {

@@ -10,13 +10,14 @@ use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::{Config, Millis, StopReason};
 
 use crate::cli::args::{Provider, Recorded, RepoArgs, Resolved};
-use crate::commands::run::{api_key, connect, record_of, server_base, Connection};
 use crate::error::{exit, MendError};
 use crate::provider::client::LiveSource;
+use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::record::{Origin, ServerFacts};
 use crate::session::attempt::{run_attempt, Setup};
 use crate::session::driver::Observer;
 use crate::session::render::{Render, RunEvent};
+use crate::session::run_record::record_of;
 use crate::workspace::changes::{file_digests, set_sha256};
 use crate::workspace::sandbox::SandboxChoice;
 

@@ -1,10 +1,9 @@
-//! `mend eval`: many attempts over many tasks under one budget, sharded across processes or
-//! machines, and the report of pass@k from their results files (issue 14), as text, JSON or a
-//! page (issue 15).
+//! What `mend eval` works with: many attempts over many tasks under one budget, sharded across
+//! processes or machines, and the report of pass@k from their results files, as text, JSON or a
+//! page. The command itself is `commands/eval.rs`.
 
 pub mod attempt_pages;
 pub mod attempts;
-pub mod cli;
 pub mod cost;
 pub mod page;
 pub mod page_names;

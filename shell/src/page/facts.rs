@@ -1,8 +1,12 @@
 //! The verdict, the tests before and after, and what the run was made with: model, digest,
 //! server, sandbox and every setting.
 
+use mend_core::{Stop, StopReason};
+
 use super::html::Html;
 use super::view::Shown;
+use crate::record::stop::explain_stop;
+use crate::verdict::contract::{Contract, Transition};
 use crate::verdict::verify::TestRun;
 
 /// Hex digits of a model digest people are shown; the whole one is in the record.
@@ -28,12 +32,57 @@ pub fn verdict(shown: &Shown, page: &mut Html) {
         );
         return;
     };
-    let (class, text) = match (ending.tests_after.passed(), ending.test_files_changed) {
-        (true, false) => ("verdict pass", "PASS — the independent final tests pass, and they are the tests the run started with".to_owned()),
-        (true, true) => ("verdict fail", "FAIL — the final tests pass, but the run changed the test files, so they prove nothing".to_owned()),
-        (false, _) => ("verdict fail", format!("FAIL — the independent final tests: {}", ending.tests_after.describe())),
+    let verdict = ending.verdict();
+    let (class, text) = if verdict.passed {
+        (
+            "verdict pass",
+            "PASS — the independent final tests pass, and they are the tests the run started with"
+                .to_owned(),
+        )
+    } else {
+        (
+            "verdict fail",
+            format!(
+                "FAIL — {}",
+                verdict.reasons.first().map_or("", String::as_str)
+            ),
+        )
     };
-    page.element("p", class, &text);
+    let stopped = match shown.sessions.last() {
+        Some(session) if !verdict.passed => why_stopped(session.stop, &shown.settings.model),
+        _ => None,
+    };
+    match stopped {
+        Some(stopped) => page.element("p", class, &format!("{text}. {stopped}")),
+        None => page.element("p", class, &text),
+    };
+    // The headline says the first reason; the rest (or a pass's caveat) follow it.
+    let rest = if verdict.passed {
+        &verdict.reasons[..]
+    } else {
+        verdict.reasons.get(1..).unwrap_or_default()
+    };
+    for reason in rest {
+        page.element("p", "verdict-reason", reason);
+    }
+    for warning in &verdict.warnings {
+        page.element("p", "verdict-warning", &format!("Warning: {warning}"));
+    }
+}
+
+/// What a failing verdict adds about the stop, unless the model finished: the stop that left
+/// the work undone, in words.
+fn why_stopped(stop: &Stop, model: &str) -> Option<String> {
+    let words = match stop.reason {
+        StopReason::AssistantFinished => return None,
+        StopReason::ModelError | StopReason::IncompleteModelTurn => explain_stop(stop, model),
+        _ => stop.detail.clone().unwrap_or_default(),
+    };
+    Some(if words.is_empty() {
+        format!("The run stopped with {}", stop.reason)
+    } else {
+        format!("The run stopped with {}: {words}", stop.reason)
+    })
 }
 
 pub fn tests(shown: &Shown, page: &mut Html) {
@@ -43,15 +92,28 @@ pub fn tests(shown: &Shown, page: &mut Html) {
         None => page.row("tests before", "(a chat has no check before it starts)"),
     };
     match &shown.ending {
-        Some(ending) => test_rows("tests after", ending.tests_after, page).row(
-            "test files",
-            if ending.test_files_changed {
-                "CHANGED by the run"
-            } else {
-                "unchanged"
-            },
-        ),
-        None => page.row("tests after", "(none: the chat did not end)"),
+        Some(ending) => {
+            test_rows("tests after", ending.tests_after, page).row(
+                "test files",
+                if ending.test_files_changed {
+                    "CHANGED by the run"
+                } else {
+                    "unchanged"
+                },
+            );
+            if let Some(contract) = ending.contract {
+                contract_rows(contract, page);
+            }
+            if !ending.written_by_tests.is_empty() {
+                page.row(
+                    "written while the tests ran (left out)",
+                    &ending.written_by_tests.join("\n"),
+                );
+            }
+        }
+        None => {
+            page.row("tests after", "(none: the chat did not end)");
+        }
     };
     page.raw("</table>");
 }
@@ -66,6 +128,28 @@ fn test_rows<'p>(name: &str, run: &TestRun, page: &'p mut Html) -> &'p mut Html 
         page.row("end of output", tail);
     }
     page
+}
+
+/// The contract by test id: every failing-before test, and the passing-before ones that broke.
+fn contract_rows(contract: &Contract, page: &mut Html) {
+    let lines = |transitions: &mut dyn Iterator<Item = &Transition>| {
+        transitions
+            .map(Transition::describe)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    page.row("fail to pass", &lines(&mut contract.fail_to_pass.iter()));
+    let broken = lines(&mut contract.pass_to_pass.iter().filter(|t| !t.kept()));
+    let kept = contract.pass_to_pass.iter().filter(|t| t.kept()).count();
+    let pass_to_pass = if broken.is_empty() {
+        format!("{kept} still pass")
+    } else {
+        format!("{kept} still pass; broken:\n{broken}")
+    };
+    page.row("pass to pass", &pass_to_pass);
+    if !contract.added.is_empty() {
+        page.row("added by the change", &lines(&mut contract.added.iter()));
+    }
 }
 
 fn test_run(run: &TestRun) -> String {

@@ -4,6 +4,8 @@
 use serde_json::{json, Value};
 
 use super::conversation::decode;
+use super::facts::verdict;
+use super::html::Html;
 use super::timeline::{Lane, Span, Subject, Timeline};
 use super::view::Shown;
 use crate::record::Record;
@@ -368,5 +370,48 @@ fn a_resumed_record_names_each_turn_by_its_message_in_the_timeline_and_the_conve
                 .map(str::to_owned)
                 .to_vec(),
         )
+    );
+}
+
+#[test]
+fn a_failing_verdict_names_the_stop_that_left_the_work_undone() {
+    let headline = |stop: Value, passed: u32| {
+        let mut run = json!({
+            "format": "mend-record/1", "provider": "ollama", "model": "m", "max_turns": 8,
+            "think": true, "keep_alive": 0,
+            "options": {"temperature": 0.0, "seed": 7, "num_ctx": 8192, "num_predict": 2048},
+            "system_prompt": "s", "task": "t", "turns": [], "tool_calls": [], "stop": stop,
+            "tests_before": {"exit_code": 1, "summary": {"passed": 0, "failed": 1, "errors": 0, "skipped": 0}, "duration_ms": 5},
+            "tests_after": {"exit_code": 0, "summary": {"passed": 1, "failed": 0, "errors": 0, "skipped": 0}, "duration_ms": 5},
+            "test_file_sha256_before": "aa", "test_file_sha256_after": "aa",
+            "source_sha256_before": "bb", "source_sha256_after": "bb", "diff": ""
+        });
+        if passed == 0 {
+            run["tests_after"] = run["tests_before"].clone();
+        }
+        let record = Record::parse(&run.to_string()).expect("a valid record");
+        let mut page = Html::new();
+        verdict(&Shown::of(&record), &mut page);
+        page.finish()
+    };
+    let cut = json!({"reason": "incomplete_model_turn",
+        "detail": "the model's output was cut off by the token limit (done_reason: length)",
+        "cause": "token_limit"});
+    let finished = json!({"reason": "assistant_finished"});
+    let bounded = json!({"reason": "max_turns", "detail": "8 requests sent"});
+    assert_eq!(
+        [
+            headline(cut.clone(), 0),
+            headline(finished.clone(), 0),
+            headline(bounded, 0),
+            headline(cut, 1),
+        ],
+        [
+            "<p class=\"verdict fail\">FAIL — the independent final tests: 1 failed. The run stopped with incomplete_model_turn: the model ran out of tokens: the model&#39;s output was cut off by the token limit (done_reason: length) — the answer exceeded num_predict</p>",
+            "<p class=\"verdict fail\">FAIL — the independent final tests: 1 failed</p>",
+            "<p class=\"verdict fail\">FAIL — the independent final tests: 1 failed. The run stopped with max_turns: 8 requests sent</p>",
+            "<p class=\"verdict pass\">PASS — the independent final tests pass, and they are the tests the run started with</p>",
+        ]
+        .map(str::to_owned)
     );
 }

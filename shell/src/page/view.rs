@@ -4,6 +4,8 @@ use mend_core::Stop;
 
 use crate::record::metrics::RunMetrics;
 use crate::record::{Record, RecordedCall, RecordedTurn, SessionSettings};
+use crate::verdict::contract::Contract;
+use crate::verdict::decide::{decide, Evidence, Verdict};
 use crate::verdict::verify::TestRun;
 
 pub struct Shown<'a> {
@@ -46,12 +48,25 @@ pub struct Ending<'a> {
     pub tests_after: &'a TestRun,
     pub test_files_changed: bool,
     pub diff: &'a str,
+    pub contract: Option<&'a Contract>,
+    pub written_by_tests: &'a [String],
+    pub test_file_sha256_before: &'a str,
 }
 
 impl Ending<'_> {
-    /// The verdict: see [`crate::verdict::checks::verdict_passes`].
+    /// The verdict (see [`crate::verdict::decide`]).
+    pub fn verdict(&self) -> Verdict {
+        decide(&Evidence {
+            tests_after: self.tests_after,
+            contract: self.contract,
+            test_files_changed: self.test_files_changed,
+            diff: self.diff,
+            test_file_sha256_before: self.test_file_sha256_before,
+        })
+    }
+
     pub fn passes(&self) -> bool {
-        self.tests_after.passed() && !self.test_files_changed
+        self.verdict().passed
     }
 }
 
@@ -81,6 +96,9 @@ impl<'a> Shown<'a> {
                 tests_after: &ending.tests_after,
                 test_files_changed: record.test_files_changed(),
                 diff: &ending.diff,
+                contract: ending.contract.as_ref(),
+                written_by_tests: &ending.written_by_tests,
+                test_file_sha256_before: &record.test_file_sha256_before,
             }),
             metrics: record.metrics.as_ref(),
         }

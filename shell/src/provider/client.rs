@@ -10,9 +10,9 @@ use serde::Deserialize;
 
 use super::host::BaseUrl;
 use super::lines::{LineError, LineReader, MAX_LINE_BYTES};
+use super::source::{ModelSource, StreamItem};
+use crate::clock::millis;
 use crate::error::MendError;
-use crate::session::driver::{ModelSource, StreamItem};
-use crate::session::recorder::millis;
 
 /// A local server answers a connect at once; a long wait means nothing is there.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -76,7 +76,8 @@ impl Client {
         Ok(version.version)
     }
 
-    /// The model's digest from `GET /api/tags` (WIRE.md §6), which also proves it is pulled.
+    /// The model's digest from `GET /api/tags` (the hex SHA-256 of its manifest), which also proves
+    /// it is pulled.
     pub fn digest(&self, model: &str) -> Result<String, MendError> {
         #[derive(Deserialize)]
         struct Tags {

@@ -1,5 +1,5 @@
-//! `OLLAMA_HOST`, read exactly as Ollama reads it (WIRE.md §7, envconfig.Host), then made
-//! connectable the way Ollama's own client tools do it.
+//! `OLLAMA_HOST`, read exactly as Ollama reads it (its `envconfig.Host`: docs/design.md, "The
+//! wire"), then made connectable the way Ollama's own client tools do it.
 
 use std::fmt;
 use std::net::IpAddr;

@@ -5,7 +5,7 @@
 
 use std::io::{self, BufRead};
 
-/// The official Go client raises its scanner buffer to 8 MiB (WIRE.md §1): a whole tool call,
+/// Ollama's own Go client raises its scanner buffer to 8 MiB: a whole tool call,
 /// arguments included, comes on one line.
 pub const MAX_LINE_BYTES: usize = 8 << 20;
 

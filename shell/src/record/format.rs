@@ -14,6 +14,7 @@ use crate::record::message::{Ending, Message};
 use crate::record::metrics::RunMetrics;
 use crate::record::settings::SessionSettings;
 use crate::verdict::checks::Checks;
+use crate::verdict::decide::{decide, Evidence, Verdict};
 use crate::verdict::verify::TestRun;
 
 /// Written into every record; a reader also takes the older formats `record::legacy` names,
@@ -76,6 +77,18 @@ impl Record {
 }
 
 impl Ending {
+    /// The verdict on this ending, for a conversation that started with test files of
+    /// `test_file_sha256_before`.
+    pub fn verdict(&self, test_file_sha256_before: &str) -> Verdict {
+        decide(&Evidence {
+            tests_after: &self.tests_after,
+            contract: self.contract.as_ref(),
+            test_files_changed: self.test_file_sha256_after != test_file_sha256_before,
+            diff: &self.diff,
+            test_file_sha256_before,
+        })
+    }
+
     /// What `checks` found after the loop.
     pub fn of(checks: &Checks) -> Ending {
         Ending {
@@ -83,6 +96,8 @@ impl Ending {
             test_file_sha256_after: checks.test_file_sha256_after.clone(),
             source_sha256_after: checks.source_sha256_after.clone(),
             diff: checks.diff.clone(),
+            contract: checks.contract.clone(),
+            written_by_tests: checks.written_by_tests.clone(),
         }
     }
 }

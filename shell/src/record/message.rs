@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use mend_core::Stop;
 
 use crate::record::turn::{RecordedCall, RecordedTurn};
+use crate::verdict::contract::Contract;
 use crate::verdict::verify::TestRun;
 
 /// One session of the conversation: a run has one, a chat one per typed line, and `mend resume`
@@ -40,4 +41,12 @@ pub struct Ending {
     /// nothing changed).
     #[serde(default)]
     pub diff: String,
+    /// The first run's tests by id and what became of each: `fail_to_pass`, `pass_to_pass`,
+    /// `added` (absent without test ids, and in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<Contract>,
+    /// Files that changed in the loop's copy but are not the tools' change (written while the
+    /// tests ran): left out of the final tests and of the patch.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub written_by_tests: Vec<String>,
 }

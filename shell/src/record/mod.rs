@@ -11,6 +11,7 @@ pub mod metrics;
 pub mod patch;
 pub mod settings;
 pub mod spill;
+pub mod stop;
 pub mod target;
 pub mod turn;
 

@@ -13,7 +13,7 @@ use crate::record::{Message, Record};
 use crate::replay::divergence::{first_call_divergence, first_request_divergence, same_tests};
 use crate::replay::source::ReplaySource;
 use crate::session::attempt::Setup;
-use crate::session::driver::Driver;
+use crate::session::driver::{drive, start, Bench, Started};
 use crate::session::recorder::Transcript;
 use crate::session::render::{Render, RunEvent};
 use crate::verdict::verify::{independent_check, TestRun};
@@ -75,7 +75,7 @@ pub fn replay_conversation(
         } else {
             String::new()
         };
-        let (session, first) = message_session(replayed.session.as_ref(), &config, message)?;
+        let started = message_session(replayed.session.as_ref(), &config, message)?;
         if record.messages.len() > 1 {
             render.run_event(&RunEvent::Message {
                 number: number + 1,
@@ -84,14 +84,12 @@ pub fn replay_conversation(
             });
         }
         let mut source = ReplaySource::new(&message.turns, &message.tool_calls, &message.stop);
-        let mut driver = Driver {
-            source: &mut source,
+        let bench = Bench {
             root,
             task: setup.task,
             runner: setup.runner,
-            observer: render,
         };
-        let (transcript, stopped) = driver.drive(session, first)?;
+        let (transcript, stopped) = drive(bench, &mut source, render, started)?;
         replayed.metrics.add(&transcript.metrics);
         let stop_differs =
             (transcript.stop.reason != message.stop.reason).then(|| RunEvent::Divergence {
@@ -125,17 +123,16 @@ fn message_session(
     previous: Option<&Session>,
     config: &Config,
     message: &Message,
-) -> Result<(Session, Vec<mend_core::Action>), MendError> {
+) -> Result<Started, MendError> {
     let max_turns = message.max_turns.unwrap_or(config.max_turns);
     let deadline = message.deadline_ms.map(Millis);
     match previous {
-        None => Session::new(Config {
+        None => start(Config {
             task: message.text.clone().unwrap_or_default(),
             max_turns,
             deadline: deadline.or(config.deadline),
             ..config.clone()
-        })
-        .map_err(|err| MendError::usage(format!("invalid configuration: {err}"))),
+        }),
         Some(previous) => previous
             .resume(message.text.as_deref(), max_turns, deadline)
             .map_err(|err| MendError::usage(format!("invalid configuration: {err}"))),

@@ -4,8 +4,8 @@ use mend_core::{CallId, ChatRequest, Codec, Stop, StopReason, TransportError};
 use serde_json::json;
 
 use crate::interrupt::Cut;
+use crate::provider::source::{ModelSource, StreamItem};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
-use crate::session::driver::{ModelSource, StreamItem};
 use crate::session::render::RunEvent;
 
 /// Serves the recorded lines of each turn. Request bodies are not compared: they carry tool

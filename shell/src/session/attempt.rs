@@ -1,18 +1,24 @@
 //! One attempt at the task: a fresh copy, the tests before, the loop, the tests after. Shared by
 //! `mend run` and `mend replay`, which differ only in where the model's turns come from.
 
+use std::collections::BTreeSet;
+
 use camino::Utf8Path;
-use mend_core::Config;
+use mend_core::{Config, ToolStatus};
 
 use crate::error::MendError;
-use crate::record::Ending;
-use crate::session::driver::{Driver, ModelSource};
+use crate::provider::source::ModelSource;
+use crate::record::{Ending, RecordedCall};
+use crate::session::driver::{drive, start, Bench};
 use crate::session::recorder::Transcript;
 use crate::session::render::{Render, RunEvent};
-use crate::task::Task;
+use crate::task::{Task, ToolName};
+use crate::tools::table::tool_named;
 use crate::verdict::checks::Checks;
-use crate::verdict::verify::{final_check, independent_check};
+use crate::verdict::contract::Contract;
+use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
+use crate::workspace::final_tree::{final_tree, Carry};
 use crate::workspace::runner::TestRunner;
 use crate::workspace::Workspace;
 
@@ -46,16 +52,21 @@ pub fn run_attempt(
         run: tests_before.clone(),
     });
 
-    let mut driver = Driver {
-        source,
+    let bench = Bench {
         root: workspace.root(),
         task,
         runner: setup.runner,
-        observer: render,
     };
-    let mut transcript = driver.run(config)?;
+    let (mut transcript, _stopped) = drive(bench, source, render, start(config)?)?;
 
-    let ending = check_at_end(setup, workspace.root(), render)?;
+    let written = written_by_tools(&transcript.tool_calls);
+    let ending = check_at_end(
+        setup,
+        workspace.root(),
+        &written,
+        Some(&tests_before),
+        render,
+    )?;
     transcript.metrics.verify_ms = tests_before.duration_ms + ending.tests_after.duration_ms;
     if setup.keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
@@ -70,26 +81,58 @@ pub fn run_attempt(
         source_sha256_before,
         source_sha256_after: ending.source_sha256_after,
         diff: ending.diff,
+        contract: ending.contract,
+        written_by_tests: ending.written_by_tests,
     };
     Ok(Attempt { transcript, checks })
 }
 
-/// The independent check after the loop on the copy at `root` (reported as it ends), and what
-/// the loop changed there.
+/// The files the editing tools wrote in `calls`, by the paths their results name.
+pub fn written_by_tools<'a>(calls: impl IntoIterator<Item = &'a RecordedCall>) -> BTreeSet<String> {
+    calls
+        .into_iter()
+        .filter(|call| call.status == ToolStatus::Ok)
+        .filter(|call| {
+            matches!(
+                tool_named(&call.name),
+                Some(ToolName::WriteFile | ToolName::ReplaceText)
+            )
+        })
+        .filter_map(|call| call.result.get("path")?.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The independent check after the loop (reported as it ends): on a fresh copy of the original
+/// with the change the tools made in the loop's copy at `loop_root` (`written`), never on that
+/// copy itself; and, when the first run gave test ids, what became of each.
 pub fn check_at_end(
     setup: &Setup,
-    root: &Utf8Path,
+    loop_root: &Utf8Path,
+    written: &BTreeSet<String>,
+    tests_before: Option<&TestRun>,
     render: &mut dyn Render,
 ) -> Result<Ending, MendError> {
     let task = setup.task;
+    let carry = if task.offers(ToolName::Shell) {
+        Carry::EveryEditable
+    } else {
+        Carry::Written(written)
+    };
+    let tree = final_tree(setup.repo, loop_root, task, carry)?;
+    let root = tree.workspace.root();
     let tests_after = final_check(setup.runner, &task.test, root)?;
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),
     });
+    let contract = tests_before
+        .filter(|before| !before.cases.is_empty())
+        .map(|before| Contract::between(&before.cases, &tests_after.cases));
     Ok(Ending {
         tests_after,
         test_file_sha256_after: set_sha256(root, &task.test.files)?,
         source_sha256_after: set_sha256(root, &task.editable)?,
         diff: unified_diff(setup.repo, root, &task.editable)?,
+        contract,
+        written_by_tests: tree.written_by_tests,
     })
 }

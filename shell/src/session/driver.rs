@@ -9,65 +9,80 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use camino::Utf8Path;
-use mend_core::{
-    Action, ChatRequest, Codec, Config, Event, Input, Millis, Session, TransportError,
-};
+use mend_core::{Action, Config, Event, Input, Millis, Session, TransportError};
 
+use crate::clock::millis;
 use crate::error::MendError;
 use crate::interrupt::{Cut, Watch, WATCH_TICK};
+use crate::provider::source::{ModelSource, StreamItem};
 use crate::record::TurnEnd;
 use crate::session::handoff::{handoff, Reader, Taken};
-use crate::session::recorder::{millis, Recorder, Transcript};
+use crate::session::recorder::{Recorder, Transcript};
+use crate::task::Task;
 use crate::tools::{self, ToolContext, ToolRun};
 use crate::workspace::runner::TestRunner;
-
-/// One item of a response body.
-pub enum StreamItem {
-    Line(Vec<u8>),
-    /// The body ended.
-    End,
-    Failed(TransportError),
-    /// A replayed record says the stream was cut here (Ctrl-C, or the deadline).
-    Cut(Cut),
-}
-
-/// Where turns come from: a live server, or a record being replayed.
-pub trait ModelSource {
-    /// Sends `body` and returns its response body as items. A failure to even get a response
-    /// (connection refused, HTTP error status) is the first item.
-    /// `codec` says how to send it: [`mend_core::Codec::http_request`] gives the whole request.
-    fn open(
-        &mut self,
-        turn: u32,
-        body: &ChatRequest,
-        codec: Codec,
-    ) -> Box<dyn Iterator<Item = StreamItem> + Send>;
-
-    /// Whether the call must be cut instead of run, and how: a replay reproduces a Ctrl-C or a
-    /// deadline that landed while the recorded call ran. A live source never cuts.
-    fn cut_before(&mut self, _call_id: &mend_core::CallId) -> Option<Cut> {
-        None
-    }
-
-    /// Whether the turns are a record's: then the record says where a deadline landed, and the
-    /// clock never cuts on its own.
-    fn replays(&self) -> bool {
-        false
-    }
-}
 
 /// Receives every event, in order, as it happens.
 pub trait Observer {
     fn event(&mut self, event: &Event);
 }
 
-pub struct Driver<'a> {
-    pub source: &'a mut dyn ModelSource,
+/// A session and its first actions, not yet carried out: what [`drive`] runs.
+pub type Started = (Session, Vec<Action>);
+
+/// A new session from `config`, not yet driven. A config the core refuses came from the user's
+/// flags or task file.
+pub fn start(config: Config) -> Result<Started, MendError> {
+    Session::new(config).map_err(|err| MendError::usage(format!("invalid configuration: {err}")))
+}
+
+/// What a session's tools work on and obey: the workspace copy, the task, the test runner.
+#[derive(Clone, Copy)]
+pub struct Bench<'a> {
     /// The workspace copy the tools work on.
     pub root: &'a Utf8Path,
-    pub task: &'a crate::task::Task,
+    pub task: &'a Task,
     pub runner: &'a TestRunner,
-    pub observer: &'a mut dyn Observer,
+}
+
+/// Runs a started session to its stop — the one way mend drives a session, live or replayed:
+/// its requests go to `source`, its tools run on `bench`, and `observer` sees every event as it
+/// happens. Returns the transcript, and the stopped session for a conversation to go on from.
+/// An `Err` is a harness failure (a tool could not run at all); everything the model or the
+/// server does wrong ends in a `Stop` instead.
+pub fn drive(
+    bench: Bench,
+    source: &mut dyn ModelSource,
+    observer: &mut dyn Observer,
+    (session, first): Started,
+) -> Result<(Transcript, Session), MendError> {
+    let clock = Instant::now();
+    let driver = Driver {
+        replays: source.replays(),
+        source,
+        bench,
+        observer,
+        clock,
+        recorder: Recorder::new(clock)?,
+        stream: None,
+        queue: first.into(),
+    };
+    driver.run(session)
+}
+
+/// The loop's state between two steps.
+struct Driver<'a> {
+    source: &'a mut dyn ModelSource,
+    bench: Bench<'a>,
+    observer: &'a mut dyn Observer,
+    /// The origin of the session's `now`.
+    clock: Instant,
+    /// The turns are a record's: the record says where a deadline landed.
+    replays: bool,
+    recorder: Recorder,
+    stream: Option<OpenStream>,
+    /// Actions returned by the session, not yet performed.
+    queue: VecDeque<Action>,
 }
 
 /// Stream items read ahead of the session; bounds memory when the session is slower.
@@ -144,137 +159,152 @@ fn cut_input(cut: Cut) -> Input {
 }
 
 impl Driver<'_> {
-    /// Runs one session to its stop. An `Err` is a harness failure (a tool could not run at all);
-    /// everything the model or the server does wrong ends in a `Stop` instead.
-    pub fn run(&mut self, config: Config) -> Result<Transcript, MendError> {
-        let (session, first) = Session::new(config)
-            .map_err(|err| MendError::usage(format!("invalid configuration: {err}")))?;
-        self.drive(session, first)
-            .map(|(transcript, _stopped)| transcript)
+    fn now(&self) -> Millis {
+        Millis(millis(self.clock.elapsed()))
     }
 
-    /// Runs a started session (its first actions not yet carried out) to its stop, and returns
-    /// the stopped session with the transcript, so that a conversation can go on from it.
-    pub fn drive(
-        &mut self,
-        mut session: Session,
-        first: Vec<Action>,
-    ) -> Result<(Transcript, Session), MendError> {
-        let clock = Instant::now();
-        let now = || Millis(millis(clock.elapsed()));
-        let mut queue: VecDeque<Action> = first.into();
-        let mut recorder = Recorder::new(clock)?;
-        let mut stream: Option<OpenStream> = None;
-        let replays = self.source.replays();
+    /// When a cut lands: now, except that a recorded cut at the deadline happens at the
+    /// deadline, however fast the replay.
+    fn cut_at(&self, session: &Session) -> Millis {
+        match session.next_deadline() {
+            Some(deadline) if self.replays => self.now().max(deadline),
+            _ => self.now(),
+        }
+    }
 
+    /// Ctrl-C, and the deadline unless the record says where it landed.
+    fn watch(&self, session: &Session) -> Watch {
+        Watch {
+            deadline: session
+                .next_deadline()
+                .filter(|_| !self.replays)
+                .map(|at| self.clock + Duration::from_millis(at.0)),
+            on_interrupt: true,
+        }
+    }
+
+    fn run(mut self, mut session: Session) -> Result<(Transcript, Session), MendError> {
         loop {
             // Ctrl-C and the deadline are looked at between any two steps.
-            let watch = Watch {
-                deadline: session
-                    .next_deadline()
-                    .filter(|_| !replays)
-                    .map(|at| clock + Duration::from_millis(at.0)),
-                on_interrupt: true,
-            };
-            // A recorded cut at the deadline happens at the deadline, however fast the replay.
-            let cut_at = |session: &Session| match session.next_deadline() {
-                Some(deadline) if replays => now().max(deadline),
-                _ => now(),
-            };
+            let watch = self.watch(&session);
             if let Some(cut) = watch.check() {
-                queue.extend(session.handle(now(), cut_input(cut)));
+                let now = self.now();
+                self.queue.extend(session.handle(now, cut_input(cut)));
             }
-            if let Some(action) = queue.pop_front() {
-                match action {
-                    Action::Emit(event) => {
-                        recorder.event(&event);
-                        self.observer.event(&event);
-                    }
-                    Action::SendRequest { turn, body, codec } => {
-                        recorder.request_sent(turn, &body);
-                        stream = Some(OpenStream::start(self.source.open(turn, &body, codec)));
-                    }
-                    Action::DispatchTool {
-                        call_id,
-                        name,
-                        arguments,
-                    } => {
-                        if let Some(cut) = self.source.cut_before(&call_id) {
-                            queue.extend(session.handle(cut_at(&session), cut_input(cut)));
-                            continue;
-                        }
-                        let context = ToolContext {
-                            root: self.root,
-                            task: self.task,
-                            runner: self.runner,
-                            watch,
-                        };
-                        let started = Instant::now();
-                        let run = tools::execute(&context, &name, &arguments)?;
-                        let elapsed = millis(started.elapsed());
-                        recorder.tool_finished(&call_id, &name, started, elapsed);
-                        let input = match run {
-                            ToolRun::Finished(outcome) => Input::ToolFinished { call_id, outcome },
-                            ToolRun::Cut(cut) => cut_input(cut),
-                        };
-                        queue.extend(session.handle(now(), input));
-                    }
-                    Action::Stop(stop) => {
-                        if let Some(open) = stream.take() {
-                            recorder.stream_closed(millis(open.sent.elapsed()));
-                        }
-                        return Ok((recorder.stop(stop)?, session));
-                    }
-                    other => {
-                        return Err(MendError::harness(format!(
-                            "the core asked for an action this shell does not know: {other:?}"
-                        )))
-                    }
+            if let Some(action) = self.queue.pop_front() {
+                if let Some(stop) = self.perform(action, &mut session, watch)? {
+                    return Ok((self.recorder.stop(stop)?, session));
                 }
                 continue;
             }
-            let Some(open) = stream.as_mut() else {
-                return Err(MendError::harness(
-                    "the session is waiting for nothing (no request out, no tool running); this is a bug in mend",
-                ));
-            };
-            if !session.is_streaming() {
-                recorder.stream_closed(millis(open.sent.elapsed()));
-                stream = None;
-                continue;
+            self.read_stream(&mut session)?;
+        }
+    }
+
+    /// Carries out one action; the stop, when it is one.
+    fn perform(
+        &mut self,
+        action: Action,
+        session: &mut Session,
+        watch: Watch,
+    ) -> Result<Option<mend_core::Stop>, MendError> {
+        match action {
+            Action::Emit(event) => {
+                self.recorder.event(&event);
+                self.observer.event(&event);
             }
-            // An item that arrives is handled at once; the tick only bounds the reaction to a cut.
-            let Some(item) = open.next(WATCH_TICK) else {
-                continue;
-            };
-            let at = match item {
-                Arrived::Cut(_) => cut_at(&session),
-                _ => now(),
-            };
-            let input = match item {
-                Arrived::Line { line, at_ms } => {
-                    recorder.line_received(at_ms, &line)?;
-                    Input::StreamLine { line }
+            Action::SendRequest { turn, body, codec } => {
+                self.recorder.request_sent(turn, &body);
+                self.stream = Some(OpenStream::start(self.source.open(turn, &body, codec)));
+            }
+            Action::DispatchTool {
+                call_id,
+                name,
+                arguments,
+            } => {
+                if let Some(cut) = self.source.cut_before(&call_id) {
+                    let at = self.cut_at(session);
+                    self.queue.extend(session.handle(at, cut_input(cut)));
+                    return Ok(None);
                 }
-                Arrived::End => {
-                    recorder.body_ended(TurnEnd::Eof);
-                    Input::StreamEnd
-                }
-                Arrived::Failed(error) => {
-                    recorder.body_ended(TurnEnd::TransportFailed {
-                        error: error.clone(),
-                    });
-                    Input::TransportFailed { error }
-                }
-                Arrived::Cut(cut) => cut_input(cut),
-            };
-            queue.extend(session.handle(at, input));
-            // The turn ends here, before its calls run: they are not the model's time.
-            if !session.is_streaming() {
-                if let Some(open) = stream.take() {
-                    recorder.stream_closed(millis(open.sent.elapsed()));
-                }
+                let context = ToolContext {
+                    root: self.bench.root,
+                    task: self.bench.task,
+                    runner: self.bench.runner,
+                    watch,
+                };
+                let started = Instant::now();
+                let run = tools::execute(&context, &name, &arguments)?;
+                let elapsed = millis(started.elapsed());
+                self.recorder
+                    .tool_finished(&call_id, &name, started, elapsed);
+                let input = match run {
+                    ToolRun::Finished(outcome) => Input::ToolFinished { call_id, outcome },
+                    ToolRun::Cut(cut) => cut_input(cut),
+                };
+                let now = self.now();
+                self.queue.extend(session.handle(now, input));
+            }
+            Action::Stop(stop) => {
+                self.close_stream();
+                return Ok(Some(stop));
+            }
+            other => {
+                return Err(MendError::harness(format!(
+                    "the core asked for an action this shell does not know: {other:?}"
+                )))
             }
         }
+        Ok(None)
+    }
+
+    fn close_stream(&mut self) {
+        if let Some(open) = self.stream.take() {
+            self.recorder.stream_closed(millis(open.sent.elapsed()));
+        }
+    }
+
+    /// Hands the session the next item of the response body, waiting at most a tick for it.
+    fn read_stream(&mut self, session: &mut Session) -> Result<(), MendError> {
+        let Some(open) = self.stream.as_mut() else {
+            return Err(MendError::harness(
+                "the session is waiting for nothing (no request out, no tool running); this is a bug in mend",
+            ));
+        };
+        if !session.is_streaming() {
+            self.close_stream();
+            return Ok(());
+        }
+        // An item that arrives is handled at once; the tick only bounds the reaction to a cut.
+        let Some(item) = open.next(WATCH_TICK) else {
+            return Ok(());
+        };
+        let at = match item {
+            Arrived::Cut(_) => self.cut_at(session),
+            _ => self.now(),
+        };
+        let input = match item {
+            Arrived::Line { line, at_ms } => {
+                self.recorder.line_received(at_ms, &line)?;
+                Input::StreamLine { line }
+            }
+            Arrived::End => {
+                self.recorder.body_ended(TurnEnd::Eof);
+                Input::StreamEnd
+            }
+            Arrived::Failed(error) => {
+                self.recorder.body_ended(TurnEnd::TransportFailed {
+                    error: error.clone(),
+                });
+                Input::TransportFailed { error }
+            }
+            Arrived::Cut(cut) => cut_input(cut),
+        };
+        self.queue.extend(session.handle(at, input));
+        // The turn ends here, before its calls run: they are not the model's time.
+        if !session.is_streaming() {
+            self.close_stream();
+        }
+        Ok(())
     }
 }

@@ -7,3 +7,4 @@ pub mod driver;
 mod handoff;
 pub mod recorder;
 pub mod render;
+pub mod run_record;

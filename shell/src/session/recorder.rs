@@ -2,11 +2,12 @@
 //! temporary file), the tool calls with their results, and the run's figures. The driver calls
 //! one named hook per happening; [`Recorder::stop`] hands over the [`Transcript`].
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use mend_core::{CallId, ChatRequest, Event, Stop, ToolStatus};
 use serde_json::Value;
 
+use crate::clock::millis;
 use crate::error::MendError;
 use crate::record::metrics::RunMetrics;
 use crate::record::spill::{LineList, SpillRange, SpillWriter};
@@ -215,10 +216,6 @@ fn row(turn: u32, index: u32, call_id: &CallId, name: &str, status: ToolStatus) 
 
 pub fn request_digest(body: &ChatRequest) -> String {
     crate::atomic::sha256_hex(&serde_json::to_vec(body).unwrap_or_default())
-}
-
-pub fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

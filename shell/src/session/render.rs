@@ -10,6 +10,7 @@ use crate::record::metrics::RunMetrics;
 use crate::session::driver::Observer;
 use crate::task::ToolName;
 use crate::tools::table::tool_named;
+use crate::verdict::contract::Contract;
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
 use crate::workspace::sandbox::Sandbox;
@@ -33,6 +34,12 @@ pub enum RunEvent {
         run: TestRun,
     },
     TestsAfter {
+        run: TestRun,
+    },
+    /// `mend verify`'s one run of the tests: no loop comes before it, so it is not a "final"
+    /// check. As JSON it is the same `tests_after` event.
+    #[serde(rename = "tests_after")]
+    TestsOnly {
         run: TestRun,
     },
     /// One message of a conversation of several begins (replay, resume): what was asked, or
@@ -59,6 +66,16 @@ pub enum RunEvent {
     },
     Verdict {
         tests_pass: bool,
+        /// Why the verdict is a FAIL, or what a PASS could not check, in sentences.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        reasons: Vec<String>,
+        /// Lines of the change that reach into the test run, for a person to look at.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
+        /// The first run's tests by id and what became of each (`fail_to_pass`, `pass_to_pass`,
+        /// `added`), when the runs gave test ids.
+        #[serde(flatten, skip_serializing_if = "Option::is_none")]
+        contract: Option<Contract>,
         /// The sandbox the final tests ran in (`bwrap`, `network-namespace`, `none`): a PASS
         /// outside bwrap came from tests that could write outside the copy.
         sandbox: String,
@@ -139,8 +156,8 @@ impl Render for JsonLines {
     }
 }
 
-/// The end-of-turn reasons of the three protocols; any other is worth a line (WIRE.md §3.5: treat
-/// unknown values as "stop, but log it").
+/// The end-of-turn reasons of the three protocols; any other is worth a line: servers and proxies
+/// add reasons of their own, which end the turn like `stop` but should not pass unseen.
 const KNOWN_DONE_REASONS: [&str; 7] = [
     "stop",
     "length",
@@ -248,6 +265,9 @@ impl Render for Human {
             RunEvent::TestsAfter { run } => {
                 self.line(&tests_text("Independent final tests", run, true))
             }
+            RunEvent::TestsOnly { run } => {
+                self.line(&tests_text("Tests on a fresh copy", run, true))
+            }
             RunEvent::Message { number, text, live } => {
                 self.line(&message_line(*number, text.as_deref(), *live))
             }
@@ -264,12 +284,20 @@ impl Render for Human {
             RunEvent::WorkspaceKept { path } => self.line(&format!("Workspace kept at {path}")),
             RunEvent::Verdict {
                 tests_pass,
+                reasons,
+                warnings,
                 sandbox,
                 replay_matched,
                 metrics,
                 ..
             } => {
                 self.line(&verdict_line(*tests_pass, sandbox, *replay_matched));
+                for reason in reasons {
+                    self.line(&format!("  - {reason}"));
+                }
+                for warning in warnings {
+                    self.line(&format!("  ! warning: {warning}"));
+                }
                 self.line(&format!(
                     "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms, tokens {} prompt / {} eval",
                     metrics.model_requests,

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use super::{failure, ToolContext, ToolError};
 use crate::truncate::keep_tail;
 
-/// SPEC §3: the end of pytest's output is where the failures and the summary are.
+/// The end of pytest's output is where the failures and the summary are.
 pub const TOOL_OUTPUT_TAIL_CHARS: usize = 4_000;
 
 /// The test run's exit code and the end of its output; a run stopped at the task's limit is a

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::verdict::contract::Contract;
+use crate::verdict::decide::{decide, Evidence, Verdict};
 use crate::verdict::verify::TestRun;
 
 /// What the independent check saw around the loop: the tests and the hashes before and after,
@@ -21,25 +23,28 @@ pub struct Checks {
     /// when nothing changed).
     #[serde(default)]
     pub diff: String,
-}
-
-/// The verdict: the final tests pass, and they are the tests the run started with. A run that
-/// changed its own test files (through a link, or the shell tool) proves nothing.
-pub fn verdict_passes(
-    tests_after: &TestRun,
-    test_files_before: &str,
-    test_files_after: &str,
-) -> bool {
-    tests_after.passed() && test_files_before == test_files_after
+    /// The first run's tests by id, and what became of each (absent without test ids).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<Contract>,
+    /// Files that changed in the loop's copy but are not the tools' change: ignored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub written_by_tests: Vec<String>,
 }
 
 impl Checks {
+    /// The verdict on what the checks saw (see [`crate::verdict::decide`]).
+    pub fn verdict(&self) -> Verdict {
+        decide(&Evidence {
+            tests_after: &self.tests_after,
+            contract: self.contract.as_ref(),
+            test_files_changed: self.test_files_changed(),
+            diff: &self.diff,
+            test_file_sha256_before: &self.test_file_sha256_before,
+        })
+    }
+
     pub fn passed(&self) -> bool {
-        verdict_passes(
-            &self.tests_after,
-            &self.test_file_sha256_before,
-            &self.test_file_sha256_after,
-        )
+        self.verdict().passed
     }
 
     pub fn test_files_changed(&self) -> bool {
@@ -72,6 +77,8 @@ mod tests {
             source_sha256_before: "bb".to_owned(),
             source_sha256_after: "cc".to_owned(),
             diff: String::new(),
+            contract: None,
+            written_by_tests: Vec::new(),
         };
         assert_eq!(
             (checks("aa").passed(), checks("ff").passed()),

@@ -5,15 +5,20 @@
 //! Each `<testcase>` is counted by what it holds: a `<failure>` makes it failed, an `<error>`
 //! errored (a case may hold both, as pytest writes a test that fails and then errors in its
 //! teardown, and is then counted in both, as pytest counts it), a `<skipped>` skipped (pytest's
-//! xfail included), none of them passed. The suites' own totals are not trusted: runners
+//! xfail, `type="pytest.xfail"`, counted apart as xfailed), none of them passed. The suites' own totals are not trusted: runners
 //! disagree about them.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
+use crate::verdict::contract::CaseOutcome;
 use crate::verdict::summary::Summary;
+
+/// pytest's message on the `<error>` of a module it could not collect.
+const COLLECTION_FAILURE: &str = "collection failure";
 
 /// What a report says about a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,6 +27,8 @@ pub struct Report {
     /// The tests that failed or errored, sorted and without repeats (a runner that retries, or
     /// runs in parallel, may list one test twice or in any order).
     pub failing: Vec<String>,
+    /// Each test's outcome by id; a test listed twice keeps its worse outcome.
+    pub cases: BTreeMap<String, CaseOutcome>,
 }
 
 /// The case being read: its name and what it held so far.
@@ -31,6 +38,25 @@ struct Case {
     failed: bool,
     errored: bool,
     skipped: bool,
+    xfailed: bool,
+    /// A module pytest could not collect: named by its file, as pytest prints it.
+    uncollected: bool,
+}
+
+impl Case {
+    fn outcome(&self) -> CaseOutcome {
+        if self.errored {
+            CaseOutcome::Error
+        } else if self.failed {
+            CaseOutcome::Failed
+        } else if self.xfailed {
+            CaseOutcome::Xfailed
+        } else if self.skipped {
+            CaseOutcome::Skipped
+        } else {
+            CaseOutcome::Passed
+        }
+    }
 }
 
 impl Report {
@@ -76,8 +102,18 @@ impl Report {
                     if let Some(case) = case.as_mut() {
                         match element.local_name().as_ref() {
                             "failure" => case.failed = true,
-                            "error" => case.errored = true,
-                            "skipped" => case.skipped = true,
+                            "error" => {
+                                case.errored = true;
+                                case.uncollected |= attribute(&element, "message")?.as_deref()
+                                    == Some(COLLECTION_FAILURE);
+                            }
+                            "skipped" => {
+                                if attribute(&element, "type")?.as_deref() == Some("pytest.xfail") {
+                                    case.xfailed = true;
+                                } else {
+                                    case.skipped = true;
+                                }
+                            }
                             _ => {}
                         }
                     }
@@ -99,7 +135,10 @@ impl Report {
         Ok(report)
     }
 
-    fn count(&mut self, case: Case) {
+    fn count(&mut self, mut case: Case) {
+        if case.uncollected {
+            case.name = module_file(&case.name);
+        }
         let summary = &mut self.summary;
         if case.failed {
             summary.failed += 1;
@@ -107,14 +146,44 @@ impl Report {
         if case.errored {
             summary.errors += 1;
         }
+        let outcome = case.outcome();
         if case.failed || case.errored {
-            self.failing.push(case.name);
+            self.failing.push(case.name.clone());
+        } else if case.xfailed {
+            summary.xfailed += 1;
         } else if case.skipped {
             summary.skipped += 1;
         } else {
             summary.passed += 1;
         }
+        self.cases
+            .entry(case.name)
+            .and_modify(|seen| *seen = (*seen).max(outcome))
+            .or_insert(outcome);
     }
+}
+
+/// The value of the attribute `key` of `element`, if it has one.
+fn attribute(element: &BytesStart, key: &str) -> Result<Option<String>, String> {
+    for attribute in element.attributes() {
+        let attribute = attribute.map_err(|err| format!("an attribute: {err}"))?;
+        if attribute.key.local_name().as_ref() == key {
+            return attribute
+                .normalized_value(XmlVersion::Implicit1_0)
+                .map(|value| Some(value.into_owned()))
+                .map_err(|err| format!("an attribute: {err}"));
+        }
+    }
+    Ok(None)
+}
+
+/// The file of a module pytest could not collect, as pytest names it (`tests/test_io.py`): the
+/// report gives the dotted module (`tests.test_io`).
+fn module_file(dotted: &str) -> String {
+    if dotted.contains(['/', ' ', ':']) || dotted.ends_with(".py") {
+        return dotted.to_owned();
+    }
+    format!("{}.py", dotted.replace('.', "/"))
 }
 
 /// A case's name as its runner would accept it back: pytest's node id
@@ -162,8 +231,17 @@ fn node_id(file: &str, classname: &str, name: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::Report;
+    use crate::verdict::contract::CaseOutcome;
     use crate::verdict::summary::Summary;
+
+    fn cases(list: &[(&str, CaseOutcome)]) -> BTreeMap<String, CaseOutcome> {
+        list.iter()
+            .map(|(id, outcome)| ((*id).to_owned(), *outcome))
+            .collect()
+    }
 
     /// What pytest 8 wrote for a suite with a failure, a pass, a class whose test failed in a
     /// subtest, a collection error, an xfail and a skip (`-o junit_family=xunit1`).
@@ -179,13 +257,23 @@ mod tests {
                     passed: 1,
                     failed: 2,
                     errors: 1,
-                    skipped: 2,
+                    skipped: 1,
+                    xfailed: 1,
                 },
+                // A module that could not be collected is named by its file, as pytest prints it.
                 failing: vec![
-                    "tests.test_broken".to_owned(),
+                    "tests/test_broken.py".to_owned(),
                     "tests/test_io.py::TestParse::test_sub".to_owned(),
                     "tests/test_io.py::test_read[a&b]".to_owned(),
                 ],
+                cases: cases(&[
+                    ("tests/test_broken.py", CaseOutcome::Error),
+                    ("tests/test_io.py::TestParse::test_sub", CaseOutcome::Failed),
+                    ("tests/test_io.py::test_later", CaseOutcome::Xfailed),
+                    ("tests/test_io.py::test_posix", CaseOutcome::Skipped),
+                    ("tests/test_io.py::test_read[a&b]", CaseOutcome::Failed),
+                    ("tests/test_io.py::test_write", CaseOutcome::Passed),
+                ]),
             })
         );
     }
@@ -214,11 +302,17 @@ mod tests {
                     failed: 3,
                     errors: 1,
                     skipped: 0,
+                    xfailed: 0,
                 },
                 failing: vec![
                     "mend::tests::teardown".to_owned(),
                     "slug trims::slug trims".to_owned(),
                 ],
+                cases: cases(&[
+                    ("mend::tests::teardown", CaseOutcome::Error),
+                    ("slug makes dashes::slug makes dashes", CaseOutcome::Passed),
+                    ("slug trims::slug trims", CaseOutcome::Failed),
+                ]),
             })
         );
     }

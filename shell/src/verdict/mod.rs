@@ -2,7 +2,11 @@
 //! the runner's JUnit report ([`junit`]) or pytest's summary line ([`summary`]).
 
 pub mod checks;
+pub mod contract;
+pub mod decide;
 pub mod junit;
 pub mod progress;
+pub mod reach;
 pub mod summary;
 pub mod verify;
+pub mod witness;

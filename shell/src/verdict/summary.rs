@@ -11,13 +11,20 @@ use serde::{Deserialize, Serialize};
 static ANSI_ESCAPE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new("\x1b\\[[0-9;?]*[A-Za-z]").ok());
 
-/// How many tests passed, failed, errored and were skipped.
+/// How many tests passed, failed, errored, were skipped, and failed as expected (`xfail`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     pub passed: u32,
     pub failed: u32,
     pub errors: u32,
     pub skipped: u32,
+    /// Tests marked to fail that failed: neither a pass nor a skip (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub xfailed: u32,
+}
+
+fn is_zero(count: &u32) -> bool {
+    *count == 0
 }
 
 /// `text` without terminal colour sequences.
@@ -74,7 +81,8 @@ impl Summary {
                 "failed" => summary.failed = number,
                 "error" | "errors" => summary.errors = number,
                 "skipped" => summary.skipped = number,
-                "warning" | "warnings" | "deselected" | "xfailed" | "xpassed" | "rerun" => {}
+                "xfailed" => summary.xfailed = number,
+                "warning" | "warnings" | "deselected" | "xpassed" | "rerun" => {}
                 _ => return None,
             }
             matched = true;
@@ -94,6 +102,7 @@ impl Summary {
             (self.errors, "errors"),
             (self.passed, "passed"),
             (self.skipped, "skipped"),
+            (self.xfailed, "xfailed"),
         ]
         .iter()
         .filter(|(count, _)| *count > 0)
@@ -127,13 +136,15 @@ mod tests {
                     passed: 3,
                     failed: 1,
                     errors: 0,
-                    skipped: 0
+                    skipped: 0,
+                    xfailed: 0,
                 }),
                 Some(Summary {
                     passed: 2,
                     failed: 0,
                     errors: 1,
-                    skipped: 1
+                    skipped: 1,
+                    xfailed: 0,
                 }),
                 Some(Summary {
                     passed: 4,
@@ -187,7 +198,8 @@ mod tests {
                 passed: 3,
                 failed: 2,
                 errors: 0,
-                skipped: 0
+                skipped: 0,
+                xfailed: 0,
             })
         );
     }
@@ -199,7 +211,8 @@ mod tests {
             failed: 1,
             errors: 0,
             skipped: 0,
+            xfailed: 2,
         };
-        assert_eq!(summary.describe(), "1 failed · 3 passed");
+        assert_eq!(summary.describe(), "1 failed · 3 passed · 2 xfailed");
     }
 }

@@ -7,28 +7,25 @@
 //! names the file it writes (`test.report = "junit"`). Only
 //! `test.report = "exit_code"` goes by the exit code alone.
 
-use std::fs;
-use std::io;
+use std::collections::BTreeMap;
 
 use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::MendError;
-use crate::interrupt::Watch;
 use crate::task::{TestCommand, TestReport};
 use crate::truncate::keep_tail;
+use crate::verdict::contract::CaseOutcome;
 use crate::verdict::junit::Report;
 use crate::verdict::progress::shorten_trailing_progress;
 use crate::verdict::summary::{without_colours, Summary};
+use crate::verdict::witness::{Doubt, Heard};
 use crate::workspace::process::Finished;
-use crate::workspace::runner::{Extra, TestRunner};
+use crate::workspace::runner::TestRunner;
+use crate::workspace::test_run::{RanTests, ReportFile};
 
 /// How much of the output a run that did not pass keeps, for the person reading the verdict.
 const OUTPUT_TAIL_CHARS: usize = 2_000;
-/// The file pytest writes its report to, in a temporary folder of its own.
-const PYTEST_REPORT_FILE: &str = "junit.xml";
-/// A report larger than this is not read (a JUnit file of a huge suite is a few MiB).
-const REPORT_MAX_BYTES: u64 = 64 << 20;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestRun {
@@ -46,16 +43,29 @@ pub struct TestRun {
     /// collected, pytest interrupted or unable to start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Why this run's result cannot count as a pass whatever its exit code says: no report
+    /// where one was asked for, one mend cannot read, or one the witness contradicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_trusted: Option<String>,
+    /// The task reads the exit code alone (`test.report = "exit_code"`): the weaker rule, with no
+    /// test ids to hold the change to.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_exit_code: bool,
     /// The end of the output (colours removed) of a run that did not pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
+    /// Each test's outcome by id, for the contract (`verdict::contract`); a record keeps the
+    /// contract instead.
+    #[serde(skip)]
+    pub cases: BTreeMap<String, CaseOutcome>,
 }
 
 impl TestRun {
-    /// Exit code 0, and when the report was read: no failing test and at least one that passed
-    /// (a suite where nothing ran proves nothing).
+    /// Exit code 0, nothing that makes the run untrustworthy, and when the report was read: no
+    /// failing test and at least one that passed (a suite where nothing ran proves nothing).
     pub fn passed(&self) -> bool {
         self.exit_code == Some(0)
+            && self.not_trusted.is_none()
             && self.summary.is_none_or(|summary| {
                 summary.failed == 0 && summary.errors == 0 && summary.passed > 0
             })
@@ -63,13 +73,26 @@ impl TestRun {
 
     pub fn describe(&self) -> String {
         let outcome = match (self.exit_code, &self.summary) {
-            (None, _) => return self.note.clone().unwrap_or_else(|| "timed out".to_owned()),
+            (None, _) => {
+                return self
+                    .not_trusted
+                    .clone()
+                    .or_else(|| self.note.clone())
+                    .unwrap_or_else(|| "timed out".to_owned())
+            }
             (Some(_), Some(summary)) => summary.describe(),
             (Some(code), None) => format!("exit {code}"),
         };
-        match &self.note {
-            Some(note) => format!("{outcome} — {note}"),
-            None => outcome,
+        let reasons: Vec<&str> = self
+            .not_trusted
+            .iter()
+            .chain(&self.note)
+            .map(String::as_str)
+            .collect();
+        if reasons.is_empty() {
+            outcome
+        } else {
+            format!("{outcome} — {}", reasons.join("; "))
         }
     }
 }
@@ -77,8 +100,9 @@ impl TestRun {
 /// The tests could not give a verdict at all: the setup is wrong (pytest missing, a command
 /// line pytest refuses, no report where the task says), or the model's change broke it.
 struct NotRun {
-    /// The run as far as it went, with the reason as its note.
-    run: TestRun,
+    /// The run as far as it went, with the reason it is no pass (boxed: a `TestRun` is large,
+    /// and this is the rare path).
+    run: Box<TestRun>,
     /// What the user can do about it.
     fix: String,
 }
@@ -91,13 +115,16 @@ pub fn independent_check(
     workdir: &Utf8Path,
 ) -> Result<TestRun, MendError> {
     check(runner, test, workdir)?.map_err(|not_run| {
-        let run = not_run.run;
+        let run = *not_run.run;
         let mut message = format!(
-            "the test command `{}` gave no verdict: {} — {}",
+            "the test command `{}` gave no verdict: {}",
             test.argv.join(" "),
-            run.note.as_deref().unwrap_or("no result"),
-            not_run.fix
+            run.not_trusted.as_deref().unwrap_or("no result"),
         );
+        if !not_run.fix.is_empty() {
+            message.push_str(" — ");
+            message.push_str(&not_run.fix);
+        }
         if let Some(tail) = run.output_tail.as_deref().filter(|tail| !tail.is_empty()) {
             message.push_str(":\n");
             message.push_str(tail);
@@ -113,7 +140,7 @@ pub fn final_check(
     test: &TestCommand,
     workdir: &Utf8Path,
 ) -> Result<TestRun, MendError> {
-    Ok(check(runner, test, workdir)?.unwrap_or_else(|not_run| not_run.run))
+    Ok(check(runner, test, workdir)?.unwrap_or_else(|not_run| *not_run.run))
 }
 
 /// Runs the task's tests once in `workdir` and reads their result. `Err` is the harness's own
@@ -123,148 +150,248 @@ fn check(
     test: &TestCommand,
     workdir: &Utf8Path,
 ) -> Result<Result<TestRun, NotRun>, MendError> {
-    match &test.report {
-        TestReport::Pytest => pytest_check(runner, test, workdir),
-        TestReport::Junit { path } => junit_check(runner, test, workdir, path),
-        TestReport::ExitCode => {
-            let finished = runner.run(test, workdir, Watch::NONE)?;
-            Ok(Ok(ran(&finished, test, None, None)))
+    let ran = runner.run_tests(test, workdir)?;
+    if let Some(message) = cargo_offline(&test.argv, &ran.finished) {
+        return Err(MendError::harness(message));
+    }
+    Ok(judge(ran, test, runner))
+}
+
+/// What cargo prints when it needs the network to resolve or download dependencies, which the
+/// sandbox does not give it.
+const CARGO_OFFLINE_SIGNS: [&str; 4] = [
+    "failed to get `",
+    "failed to download",
+    "Unable to update registry",
+    "failed to load source for dependency",
+];
+
+/// A cargo test command that failed because it could not fetch its dependencies: no verdict,
+/// but a setup to fix before any run (the tests never ran).
+fn cargo_offline(argv: &[String], finished: &Finished) -> Option<String> {
+    let program = argv.first()?.rsplit('/').next()?;
+    let failed = finished.status.is_some_and(|status| !status.success());
+    let offline = CARGO_OFFLINE_SIGNS
+        .iter()
+        .any(|sign| finished.output.contains(sign));
+    (program == "cargo" && failed && offline).then(|| {
+        format!(
+            "the test command `{}` could not fetch its dependencies: the tests run without network. Run `cargo generate-lockfile` (if the project has no Cargo.lock) and `cargo fetch` in the repository once, then try again:\n{}",
+            argv.join(" "),
+            keep_tail(finished.output.trim(), OUTPUT_TAIL_CHARS)
+        )
+    })
+}
+
+/// Reads what one run handed over: the exit code as the runner means it, the report, and for
+/// pytest the witness's account, which the report must agree with.
+fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestRun, NotRun> {
+    let finished = without_report_line(ran.finished, ran.report_path.as_deref());
+    if finished.timed_out() {
+        // Cut at the limit, the tests said nothing either way: before the loop the limit is
+        // wrong for this suite; after it, the change made the tests hang.
+        let run = read(&finished, test, None, None);
+        return Err(NotRun {
+            run: Box::new(TestRun {
+                not_trusted: run.note.clone(),
+                note: None,
+                ..run
+            }),
+            fix: String::new(),
+        });
+    }
+    match (&test.report, ran.report) {
+        (TestReport::ExitCode, _) => {
+            let mut run = read(&finished, test, None, None);
+            run.by_exit_code = true;
+            Ok(run)
         }
+        (TestReport::Junit { path }, report) => {
+            let fix = "check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"";
+            let reason = match report {
+                ReportFile::Written(text) => match Report::parse(&text) {
+                    Ok(report) => return Ok(read(&finished, test, Some(report), None)),
+                    Err(reason) => format!("its JUnit report {path} could not be read: {reason}"),
+                },
+                ReportFile::Unreadable(reason) => {
+                    format!("its JUnit report {path} could not be read: {reason}")
+                }
+                ReportFile::Missing | ReportFile::NotAsked => {
+                    stopped_before_report(&finished, &format!("no JUnit report at {path}"))
+                }
+            };
+            Err(not_run(&finished, test, reason, fix))
+        }
+        (TestReport::Pytest, report) => judge_pytest(&finished, test, runner, report, &ran.witness),
     }
 }
 
-fn pytest_check(
-    runner: &TestRunner,
+fn judge_pytest(
+    finished: &Finished,
     test: &TestCommand,
-    workdir: &Utf8Path,
-) -> Result<Result<TestRun, NotRun>, MendError> {
-    let kept_until_read = tempfile::Builder::new()
-        .prefix("mend-report-")
-        .tempdir()
-        .map_err(|err| {
-            MendError::harness(format!("cannot create a folder for pytest's report: {err}"))
-        })?;
-    let folder = Utf8Path::from_path(kept_until_read.path()).ok_or_else(|| {
-        MendError::harness(format!(
-            "the temporary folder {} is not UTF-8 — set TMPDIR to a plain path",
-            kept_until_read.path().display()
-        ))
-    })?;
-    let report_path = folder.join(PYTEST_REPORT_FILE);
-    let extra = Extra {
-        writable: &[folder.to_owned()],
-        pytest_options: &report_options(&report_path),
-    };
-    let finished = runner.run_reporting(test, workdir, extra)?;
-    // pytest names the report file, which the user never sees; that line is left out.
-    let output = finished
-        .output
-        .lines()
-        .filter(|line| !line.contains(&format!("generated xml file: {report_path}")))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let finished = Finished { output, ..finished };
-    if finished.timed_out() {
-        return Ok(Ok(ran(&finished, test, None, None)));
-    }
-    let report = read_report(&report_path);
+    runner: &TestRunner,
+    report: ReportFile,
+    witness: &[Vec<String>],
+) -> Result<TestRun, NotRun> {
     // Read as pytest's own exit codes only when the command is pytest: a wrapper's are its own
     // (make exits 2 when a recipe fails), and then only the report tells what happened.
     let code = finished
         .status
         .and_then(|status| status.code())
         .filter(|_| runs_pytest_itself(&test.argv));
-    let not_run = |note: String, fix: &str| {
-        let mut run = ran(&finished, test, None, Some(note));
-        run.output_tail = tail_of(&finished.output);
-        Ok(Err(NotRun {
-            run,
-            fix: fix.to_owned(),
-        }))
-    };
-    match (code, report) {
-        (Some(3), _) => not_run(
+    let heard = Heard::of(witness);
+    let text = match (code, report) {
+        (Some(3), _) => return Err(not_run(
+            finished,
+            test,
             "pytest stopped with an internal error (exit 3)".to_owned(),
             "see pytest's output below; a plugin or conftest.py may be failing",
-        ),
-        (Some(4), _) => not_run(
+        )),
+        (Some(4), _) => return Err(not_run(
+            finished,
+            test,
             "pytest refused its command line or configuration (usage error, exit 4)".to_owned(),
             "check test.command, and the project's pytest settings (addopts, conftest.py, plugins: test.plugins)",
-        ),
-        (_, Ok(Some(report))) => {
-            let note = match code {
-                Some(2) => Some("pytest was interrupted (exit 2), e.g. by errors while collecting the tests".to_owned()),
-                Some(5) => Some("pytest collected no tests (exit 5)".to_owned()),
-                _ => None,
-            };
-            Ok(Ok(ran(&finished, test, Some(report), note)))
+        )),
+        (_, ReportFile::Written(text)) => text,
+        (_, ReportFile::Missing | ReportFile::NotAsked) => {
+            let reason = stopped_before_report(finished, "no pytest report");
+            return Err(not_run(finished, test, reason, &no_report_fix(runner)));
         }
-        (_, Ok(None)) => not_run(
-            "it wrote no pytest report".to_owned(),
-            &format!(
-                "is pytest installed for `{}`? Run `make venv` or pass --python PATH. mend asks pytest for its report through the variable PYTEST_ADDOPTS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"",
-                runner.python
-            ),
+        (_, ReportFile::Unreadable(reason)) => {
+            return Err(not_run(
+                finished,
+                test,
+                format!("pytest's report could not be read: {reason}"),
+                "see pytest's output below",
+            ))
+        }
+    };
+    let report = match Report::parse(&text) {
+        Ok(report) => report,
+        Err(reason) => {
+            return Err(not_run(
+                finished,
+                test,
+                format!("pytest's report could not be read: {reason}"),
+                "see pytest's output below",
+            ))
+        }
+    };
+    let note = match code {
+        Some(2) => Some(
+            "pytest was interrupted (exit 2), e.g. by errors while collecting the tests".to_owned(),
         ),
-        (_, Err(reason)) => not_run(
-            format!("pytest's report could not be read: {reason}"),
-            "see pytest's output below",
-        ),
+        Some(5) => Some("pytest collected no tests (exit 5)".to_owned()),
+        _ => None,
+    };
+    let mut run = read(finished, test, Some(report.clone()), note);
+    match heard.and_then(|heard| heard.check(&text, &report.cases, code).map(|()| heard)) {
+        Ok(heard) => run.cases = heard.cases,
+        Err(Doubt::Silent) => {
+            let reason = Doubt::Silent.describe();
+            return Err(NotRun {
+                run: Box::new(untrusted(run, finished, reason)),
+                fix: no_report_fix(runner),
+            });
+        }
+        Err(doubt) => run = untrusted(run, finished, doubt.describe()),
+    }
+    Ok(run)
+}
+
+/// `run`, no longer a pass for `reason`, with the output's end to show why.
+fn untrusted(mut run: TestRun, finished: &Finished, reason: String) -> TestRun {
+    run.not_trusted = Some(reason);
+    run.output_tail = tail_of(&finished.output);
+    run
+}
+
+/// What the user can do when pytest wrote no report, or its witness never spoke.
+fn no_report_fix(runner: &TestRunner) -> String {
+    format!(
+        "is pytest installed for `{0}`? Install it there (`{0} -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variables PYTEST_ADDOPTS, PYTHONPATH and MEND_WITNESS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS PYTHONPATH MEND_WITNESS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"",
+        runner.python
+    )
+}
+
+/// Why a run has no report: it ended before writing one, and with which exit.
+fn stopped_before_report(finished: &Finished, missing: &str) -> String {
+    match finished.status.and_then(|status| status.code()) {
+        Some(code) => format!("the tests stopped before reporting: exit {code} with {missing}"),
+        None => format!("the tests were stopped before reporting: {missing}"),
     }
 }
 
-fn junit_check(
-    runner: &TestRunner,
-    test: &TestCommand,
-    workdir: &Utf8Path,
-    path: &str,
-) -> Result<Result<TestRun, NotRun>, MendError> {
-    let report_path = workdir.join(path);
-    // A report left in the repository by an earlier run must not stand in for this one.
-    match fs::remove_file(&report_path) {
-        Err(err) if err.kind() != io::ErrorKind::NotFound => {
-            return Err(MendError::harness(format!(
-                "cannot remove the old report {path} in the copy: {err}"
-            )))
-        }
-        _ => {}
+/// A run that gave no verdict, as far as it went: never a pass.
+fn not_run(finished: &Finished, test: &TestCommand, reason: String, fix: &str) -> NotRun {
+    NotRun {
+        run: Box::new(untrusted(
+            read(finished, test, None, None),
+            finished,
+            reason,
+        )),
+        fix: fix.to_owned(),
     }
-    let finished = runner.run(test, workdir, Watch::NONE)?;
-    if finished.timed_out() {
-        return Ok(Ok(ran(&finished, test, None, None)));
-    }
-    let reason = match read_report(&report_path) {
-        Ok(Some(report)) => return Ok(Ok(ran(&finished, test, Some(report), None))),
-        Ok(None) => format!("it wrote no JUnit report at {path}"),
-        Err(reason) => format!("its JUnit report {path} could not be read: {reason}"),
+}
+
+/// pytest names the report file, which the user never sees; that line is left out.
+fn without_report_line(finished: Finished, report: Option<&Utf8Path>) -> Finished {
+    let Some(report) = report else {
+        return finished;
     };
-    let mut run = ran(&finished, test, None, Some(reason));
-    run.output_tail = tail_of(&finished.output);
-    Ok(Err(NotRun {
-        run,
-        fix: "check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"".to_owned(),
-    }))
+    let line = format!("generated xml file: {report}");
+    let output = finished
+        .output
+        .lines()
+        .filter(|printed| !printed.contains(&line))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Finished { output, ..finished }
 }
 
 /// The run as read: the exit code, the report's counts, and a note on what the exit means.
-fn ran(
+fn read(
     finished: &Finished,
     test: &TestCommand,
     report: Option<Report>,
     note: Option<String>,
 ) -> TestRun {
     let exit_code = finished.status.and_then(|status| status.code());
-    let (summary, failing) = match report {
-        Some(report) => (Some(report.summary), report.failing),
-        None => (None, Vec::new()),
+    let (summary, failing, cases) = match report {
+        Some(report) => (Some(report.summary), report.failing, report.cases),
+        None => (None, Vec::new(), BTreeMap::new()),
     };
-    let note = note.or_else(|| match (finished.status, exit_code) {
+    let note = note.or_else(|| exit_note(finished, test, exit_code, summary.as_ref()));
+    let mut run = TestRun {
+        exit_code,
+        summary,
+        duration_ms: u64::try_from(finished.elapsed.as_millis()).unwrap_or(u64::MAX),
+        failing,
+        note,
+        cases,
+        ..TestRun::default()
+    };
+    if !run.passed() {
+        run.output_tail = tail_of(&finished.output);
+    }
+    run
+}
+
+/// What the exit code means when it is not a plain pass or fail.
+fn exit_note(
+    finished: &Finished,
+    test: &TestCommand,
+    exit_code: Option<i32>,
+    summary: Option<&Summary>,
+) -> Option<String> {
+    match (finished.status, exit_code) {
         (None, _) => Some(format!(
             "the tests did not finish within {} s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)",
             test.timeout.as_secs()
         )),
         (Some(status), None) => Some(format!("the test process was killed ({status})")),
-        (Some(_), Some(code)) => match &summary {
+        (Some(_), Some(code)) => match summary {
             Some(summary) if code != 0 && summary.failed == 0 && summary.errors == 0 => {
                 Some(format!("the test command exited with {code}"))
             }
@@ -273,19 +400,7 @@ fn ran(
             }
             _ => None,
         },
-    });
-    let mut run = TestRun {
-        exit_code,
-        summary,
-        duration_ms: u64::try_from(finished.elapsed.as_millis()).unwrap_or(u64::MAX),
-        failing,
-        note,
-        output_tail: None,
-    };
-    if !run.passed() {
-        run.output_tail = tail_of(&finished.output);
     }
-    run
 }
 
 /// The end of `output` without colours, a trailing run of pytest progress lines cut to its last
@@ -294,24 +409,6 @@ fn tail_of(output: &str) -> Option<String> {
     let output = shorten_trailing_progress(&without_colours(output));
     let output = output.trim_end();
     (!output.trim().is_empty()).then(|| keep_tail(output, OUTPUT_TAIL_CHARS))
-}
-
-/// `Ok(None)` when there is no report; `Err` with the reason when there is one mend cannot read.
-fn read_report(path: &Utf8Path) -> Result<Option<Report>, String> {
-    let size = match fs::metadata(path) {
-        Ok(metadata) if metadata.is_file() => metadata.len(),
-        Ok(_) => return Err("it is not a file".to_owned()),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err.to_string()),
-    };
-    if size > REPORT_MAX_BYTES {
-        return Err(format!(
-            "it has {size} bytes, more than the {REPORT_MAX_BYTES} mend reads"
-        ));
-    }
-    let bytes = fs::read(path).map_err(|err| err.to_string())?;
-    let text = String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_owned())?;
-    Report::parse(&text).map(Some)
 }
 
 /// Whether `argv` is pytest itself (`pytest …`, `python -m pytest …`), whose exit code is
@@ -333,15 +430,6 @@ fn runs_pytest_itself(argv: &[String]) -> bool {
         && argv
             .get(options.len() + 1)
             .is_some_and(|module| module == "pytest")
-}
-
-/// pytest's report options: the report to `report`, with the file of each test
-/// (`junit_family=xunit1`, whatever the project set) so failing tests get their node ids.
-fn report_options(report: &Utf8Path) -> Vec<String> {
-    vec![
-        format!("--junitxml={report}"),
-        "--override-ini=junit_family=xunit1".to_owned(),
-    ]
 }
 
 #[cfg(test)]

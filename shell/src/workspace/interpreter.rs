@@ -49,6 +49,13 @@ pub fn choose(
     repo: &Utf8Path,
 ) -> Result<Interpreter, MendError> {
     if let Some(python) = flag {
+        // A bare name (`python3.12`) is looked up on PATH when the tests start; a path must be
+        // there now, or the failure would surface later as the sandbox's.
+        if python.components().count() > 1 && !python.is_file() {
+            return Err(MendError::harness(format!(
+                "cannot start `{python}`: no such file — pass --python the interpreter of the project's venv (e.g. --python .venv/bin/python)"
+            )));
+        }
         return Ok(found(python.to_path_buf(), Found::Flag));
     }
     if let Some(python) = recorded {
@@ -117,9 +124,37 @@ fn absolute_if_relative(python: Utf8PathBuf) -> Utf8PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::{in_repo_or_environment, Found, Interpreter};
+    use super::{choose, in_repo_or_environment, Found, Interpreter};
     use crate::test_support::project;
-    use camino::Utf8PathBuf;
+    use camino::{Utf8Path, Utf8PathBuf};
+
+    #[test]
+    fn a_python_flag_that_names_no_file_is_refused_with_the_fix() {
+        let (_dir, repo) = project(&[]);
+        let venv = make_python(&repo, ".venv");
+        let missing = repo.join("no/such/python");
+        let chosen = |flag: &Utf8Path| choose(Some(flag), None, &repo).map_err(|err| err.message);
+        assert_eq!(
+            [
+                chosen(&missing),
+                chosen(&venv),
+                chosen(Utf8Path::new("python3.99"))
+            ],
+            [
+                Err(format!(
+                    "cannot start `{missing}`: no such file — pass --python the interpreter of the project's venv (e.g. --python .venv/bin/python)"
+                )),
+                Ok(Interpreter {
+                    path: venv.clone(),
+                    found: Found::Flag
+                }),
+                Ok(Interpreter {
+                    path: Utf8PathBuf::from("python3.99"),
+                    found: Found::Flag
+                }),
+            ]
+        );
+    }
 
     fn make_python(repo: &Utf8PathBuf, folder: &str) -> Utf8PathBuf {
         let bin = repo.join(folder).join("bin");

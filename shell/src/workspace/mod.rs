@@ -2,12 +2,14 @@
 //! it. Which paths a tool may name is decided on the text first, in [`crate::task::paths`].
 
 pub mod changes;
+pub mod final_tree;
 pub mod interpreter;
 pub mod process;
 pub mod runner;
 pub mod sandbox;
 pub mod share;
 pub mod survey;
+pub mod test_run;
 pub mod toolchain;
 
 use std::fs::{self, File, FileTimes};

@@ -2,7 +2,9 @@
 //! output. When the child ends, or the time is up, the whole group is killed, so no grandchild
 //! outlives the run.
 
+use std::fs::File;
 use std::io::{self, Read};
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
@@ -22,7 +24,8 @@ pub struct Finished {
     pub status: Option<ExitStatus>,
     /// Set when the watch cut the run short (Ctrl-C or the run's deadline).
     pub cut: Option<Cut>,
-    /// Standard output followed by standard error, decoded lossily.
+    /// Standard output and standard error in the order the child wrote them (one pipe, as
+    /// `2>&1` gives), decoded lossily.
     pub output: String,
     pub elapsed: Duration,
 }
@@ -34,17 +37,21 @@ impl Finished {
 }
 
 pub fn run_bounded(mut command: Command, timeout: Duration, watch: Watch) -> io::Result<Finished> {
+    let (reader, writer) = pipe()?;
     command
         .process_group(0)
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .stdout(writer.try_clone()?)
+        .stderr(writer);
     let started = Instant::now();
-    let mut child = command.spawn()?;
+    let spawned = command.spawn();
+    // The command holds this process's copies of the pipe's writing end: until they are closed,
+    // reading would never see the end of the output.
+    drop(command);
+    let mut child = spawned?;
     let group = i32::try_from(child.id()).map_err(io::Error::other)?;
     interrupt::set_child_group(Some(group));
-    let stdout = child.stdout.take().map(capture);
-    let stderr = child.stderr.take().map(capture);
+    let output = Some(capture(File::from(reader)));
     let (done_tx, done_rx) = mpsc::channel();
     thread::spawn(move || {
         let _receiver_gone = done_tx.send(child.wait());
@@ -74,14 +81,27 @@ pub fn run_bounded(mut command: Command, timeout: Duration, watch: Watch) -> io:
         let _ = done_rx.recv_timeout(PIPE_DRAIN_GRACE);
     }
     let elapsed = started.elapsed();
-    let mut output = collect(stdout);
-    output.push_str(&collect(stderr));
+    let output = collect(output);
     Ok(Finished {
         status,
         cut,
         output,
         elapsed,
     })
+}
+
+/// A pipe whose two ends are closed in the child's programs (close-on-exec): the child gets the
+/// writing end as its stdout and stderr through `Stdio`, which duplicates it.
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe2 writes; on success both are open and
+    // owned by nobody else, so each is handed to one OwnedFd.
+    unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
+    }
 }
 
 fn kill_group(group: i32) {
@@ -160,16 +180,18 @@ mod tests {
     }
 
     #[test]
-    fn output_is_captured_and_the_status_kept() {
+    fn output_is_captured_in_the_order_written_and_the_status_kept() {
         let mut command = Command::new("/bin/sh");
-        command.arg("-c").arg("echo out; echo err >&2; exit 3");
+        command
+            .arg("-c")
+            .arg("echo out; echo err >&2; echo out again; echo err again >&2; exit 3");
         let finished = run_bounded(command, Duration::from_secs(10), Watch::NONE).unwrap();
         assert_eq!(
             (
                 finished.status.and_then(|s| s.code()),
                 finished.output.as_str()
             ),
-            (Some(3), "out\nerr\n")
+            (Some(3), "out\nerr\nout again\nerr again\n")
         );
     }
 }

@@ -41,12 +41,18 @@ pub struct Extra<'a> {
     pub writable: &'a [Utf8PathBuf],
     /// Options for pytest, added after the `PYTEST_ADDOPTS` the run already has.
     pub pytest_options: &'a [String],
+    /// A folder put last on the import path (where mend's pytest plugin is).
+    pub import_path: Option<&'a Utf8Path>,
+    /// Variables of mend's own, set after the task's.
+    pub env: &'a [(&'a str, &'a str)],
 }
 
 impl Extra<'_> {
     pub const NONE: Extra<'static> = Extra {
         writable: &[],
         pytest_options: &[],
+        import_path: None,
+        env: &[],
     };
 }
 
@@ -156,7 +162,7 @@ impl TestRunner {
                 // Its own folder comes first on PATH, as a venv's `activate` would put it.
                 toolchain::locate(self.python.as_str(), &self.host).map_err(|message| {
                     MendError::harness(format!(
-                        "cannot find the Python `{}`: {message} — run `make venv` or pass --python PATH",
+                        "cannot find the Python `{}`: {message} — pass --python the interpreter of the project's venv (e.g. --python .venv/bin/python)",
                         self.python
                     ))
                 })
@@ -220,7 +226,8 @@ impl TestRunner {
         if !self.plugins {
             command.env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
         }
-        let roots = self.import_roots(workdir);
+        let mut roots = self.import_roots(workdir);
+        roots.extend(extra.import_path.map(ToString::to_string));
         if !roots.is_empty() {
             command.env("PYTHONPATH", roots.join(":"));
         }
@@ -228,6 +235,9 @@ impl TestRunner {
             command.env(name, value);
         }
         command.env(PYTEST_ADDOPTS, with_options(addopts, extra.pytest_options));
+        for (name, value) in extra.env {
+            command.env(name, value);
+        }
         Ok(command)
     }
 
@@ -349,13 +359,16 @@ impl TestRunner {
     ) -> Result<Finished, MendError> {
         let command = self.command(argv, workdir, extra)?;
         run_bounded(command, timeout, watch).map_err(|err| {
-            let program = match argv.first() {
-                Some(first) if first != PYTHON_WORD => first.clone(),
-                _ => self.python.to_string(),
+            let (program, fix) = match argv.first() {
+                Some(first) if first != PYTHON_WORD => {
+                    (first.clone(), "install it, or change test.command in the task file")
+                }
+                _ => (
+                    self.python.to_string(),
+                    "pass --python the interpreter of the project's venv (e.g. --python .venv/bin/python)",
+                ),
             };
-            MendError::harness(format!(
-                "cannot start `{program}`: {err} — run `make venv` or pass --python PATH"
-            ))
+            MendError::harness(format!("cannot start `{program}`: {err} — {fix}"))
         })
     }
 }

@@ -1,14 +1,20 @@
-"""``agent_events``: the lab loop's contract (SPEC §2-§4) on mend's core.
+"""``agent_events``: the lab loop's contract, event for event and message for message, with mend's
+core following the same run beside it.
 
-A Python agent written on that loop moves onto mend's proven core by changing one import: the
-same ``chat`` callable, the same tool table, the same event dicts. What the core decides — when a
-turn is complete, which calls are valid, in which order results go back, when to stop — is the
-core's, tested exhaustively and by properties in Rust.
+The lab loop is the small Python agent loop mend started from, in a coding-agent lab: an
+``agent_events`` generator over a ``chat`` callable and a tools object with ``schemas`` and
+``invoke``. The dicts this one yields, the messages it sends and the exceptions it raises are that
+loop's, for every input: an agent written on it keeps working by changing one import. Where the
+lab leaves a decision to the caller's objects (the ``tools`` object decides an unknown tool), so
+does this. mend's own reading of the run — a ``model_done`` with the server's figures, call ids,
+which calls its validation would have refused, its stop with detail and cause — is on the
+returned object (``mend_events``, ``session``), never inside the lab's dicts.
 """
 
-import time
+import collections.abc
+import json
 
-from mend_core._native import Session
+from mend_core.follow import CoreView
 
 #: The system message when ``system`` is None.
 DEFAULT_SYSTEM = (
@@ -17,111 +23,152 @@ DEFAULT_SYSTEM = (
     "said so. When you are done, finish with a short summary of what you changed."
 )
 
-#: The core needs a model name; the ``chat`` callable decides which model really answers.
-_MODEL = "chat"
-
-#: Tool failures that go back to the model as ``{"error": ...}``; anything else is a bug in the
-#: tool and propagates.
+#: Tool failures that go back to the model as ``{"error": str(exc)}``; any other exception is a
+#: bug in the tool and propagates to the caller, as in the lab.
 _TOOL_ERRORS = (ValueError, TypeError, OSError)
 
 
 def agent_events(chat, tools, task, max_turns=8, system=None):
-    """Runs one agent session and yields its events as dicts, in order.
+    """Runs one agent loop; iterate the returned ``AgentRun`` for its event dicts, in order.
 
-    ``chat(messages, tool_schemas)`` sends one request and returns an iterable of Ollama chunk
-    dicts (``ollama.Client.chat(..., stream=True)`` chunks after ``.model_dump()``); an exception
-    from it ends the session with ``model_error``. ``tools.schemas`` are the Ollama tool dicts
-    offered; ``tools.invoke(name, arguments)`` returns a result dict, and a ``ValueError``,
-    ``TypeError`` or ``OSError`` it raises goes back to the model as ``{"error": str(exc)}``.
-
-    Yields ``model_start``, ``text_delta``, ``tool_start``, ``tool_result`` and ``stopped``
-    events (and mend's others: ``thinking_delta``, ``model_done``, ``input_rejected``); the last
-    one is always ``stopped``, exactly once. ``max_turns`` must be a positive integer (not a
-    bool): anything else is a ``ValueError`` before anything is sent.
+    ``chat(messages, tool_schemas)`` returns an iterable of Ollama chunk dicts (what
+    ``ollama.Client.chat(..., stream=True)`` yields, after ``.model_dump(exclude_none=True)``);
+    any exception while calling or reading it ends the loop with a ``model_error`` stop. It gets
+    the same ``messages`` list every turn, grown in place, and ``tools.schemas`` as read that turn.
+    ``tools.invoke(name, arguments)`` runs every call the model made, known or not, and returns
+    a JSON-serializable result; a ``ValueError``, ``TypeError`` or ``OSError`` it raises goes back
+    to the model as ``{"error": str(exc)}``. ``max_turns`` must be a positive integer (not a
+    bool), else the first ``next()`` raises ``ValueError``. ``system`` is the first message
+    (``DEFAULT_SYSTEM`` when None).
     """
+    return AgentRun(chat, tools, task, max_turns, DEFAULT_SYSTEM if system is None else system)
+
+
+class AgentRun(collections.abc.Generator):
+    """A generator of the lab loop's events, with mend's view of the same run beside it.
+
+    ``messages`` is the conversation, the list ``chat`` is given. ``mend_events`` are the events
+    of mend's core (docs/events.md) fed the same chunks and tool results; once the loop is over
+    they end in exactly one ``stopped`` (``cancelled`` when the loop stopped first: a chunk it
+    could not read, an exception thrown in, a caller that closed it). ``session`` is that core
+    ``Session``: None before the first request, and when the core could not take the run, with
+    ``mend_error`` saying why (a task that is not text, tool schemas it cannot read).
+    """
+
+    def __init__(self, chat, tools, task, max_turns, system):
+        self.messages = []
+        self._core = CoreView(system, task, max_turns)
+        self._steps = _loop(self.messages, self._core, chat, tools, task, max_turns, system)
+
+    @property
+    def mend_events(self):
+        return self._core.events
+
+    @property
+    def session(self):
+        return self._core.session
+
+    @property
+    def mend_error(self):
+        return self._core.error
+
+    def send(self, value):
+        return self._steps.send(value)
+
+    def throw(self, *exception):
+        return self._steps.throw(*exception)
+
+    def close(self):
+        self._steps.close()
+
+
+def _loop(messages, core, chat, tools, task, max_turns, system):
+    # Checked at the first next(), not at the call: the lab's loop is a generator function.
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-        raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
-    schemas = list(tools.schemas)
-    session = Session(
-        {
-            "model": _MODEL,
-            "system_prompt": DEFAULT_SYSTEM if system is None else system,
-            "task": task,
-            "tools": schemas,
-            "max_turns": max_turns,
-        }
-    )
-    return _run(session, chat, tools, schemas)
-
-
-def _run(session, chat, tools, schemas):
-    started = time.monotonic_ns() // 1_000_000
-
-    def now():
-        return time.monotonic_ns() // 1_000_000 - started
-
-    pending = list(session.first_actions())
-    while pending:
-        action = pending.pop(0)
-        kind = action.pop("action")
-        if kind == "emit":
-            yield action
-        elif kind == "send_request":
-            yield from _stream(session, chat, action["body"]["messages"], schemas, now, pending)
-        elif kind == "dispatch_tool":
-            outcome = _invoke(tools, action["name"], action["arguments"])
-            pending.extend(
-                session.handle(
-                    now(),
-                    {"type": "tool_finished", "call_id": action["call_id"], "outcome": outcome},
-                )
-            )
-        elif kind == "stop":
-            return
-
-
-def _stream(session, chat, messages, schemas, now, pending):
-    """Feeds one response to the session, yielding its events as they come. The turn ends with
-    the first action that is not an event (a dispatch, the next request, the stop): from there
-    on every action goes to ``pending``, in order, and the rest of the response is dropped."""
-    handle_chunk = session.handle_chunk
-    clock = time.monotonic_ns
-    started = clock() // 1_000_000 - now()  # the same origin as `now`, read inline per chunk
-    received = ended = False
+        raise ValueError("max_turns must be a positive integer")
+    messages.append({"role": "system", "content": system})
+    messages.append({"role": "user", "content": task})
     try:
-        chunks = iter(chat(messages, schemas))
-        for chunk in chunks:
-            received = True
-            for action in handle_chunk(clock() // 1_000_000 - started, chunk):
-                if ended or action["action"] != "emit":
-                    ended = True
-                    pending.append(action)
-                else:
-                    del action["action"]
-                    yield action
-            if ended:
-                close = getattr(chunks, "close", None)
-                if close is not None:
-                    close()
+        for turn in range(1, max_turns + 1):
+            yield {"type": "model_start", "turn": turn}
+            answer = {"role": "assistant", "content": ""}
+            streamed = yield from _stream(turn, answer, messages, core, chat, tools)
+            if streamed is None:
                 return
-    except Exception as exc:  # the transport: any failure of `chat` is the model's error
-        kind = "read" if received else "connect"
-        failure = {"type": "transport_failed", "error": {"kind": kind, "message": _describe(exc)}}
-        pending.extend(session.handle(now(), failure))
-        return
-    pending.extend(session.handle(now(), {"type": "stream_end"}))
+            finished, reason, thinking, calls = streamed
+            if not finished or reason == "length":
+                yield {"type": "stopped", "turn": turn, "reason": "incomplete_model_turn"}
+                return
+            if thinking:
+                answer["thinking"] = thinking
+            if calls:
+                answer["tool_calls"] = calls
+            messages.append(answer)
+            if not calls:
+                ending = "assistant_finished" if answer["content"].strip() else "empty_response"
+                yield {"type": "stopped", "turn": turn, "reason": ending}
+                return
+            yield from _run_calls(turn, calls, messages, core, tools)
+        yield {"type": "stopped", "turn": max_turns, "reason": "max_turns"}
+    finally:
+        core.close()
 
 
-def _invoke(tools, name, arguments):
+def _stream(turn, answer, messages, core, chat, tools):
+    """Reads one whole response into ``answer``, yielding a ``text_delta`` per non-empty text.
+
+    Returns ``(finished, done_reason, thinking, calls)``, or None once it has yielded the
+    ``model_error`` stop. Every chunk is read to the end of the stream, a ``done`` included:
+    a later ``done`` chunk's reason is the one that counts. The order of the steps on each
+    chunk is the lab's, so a malformed chunk fails with the lab's exception and text.
+    """
+    # The text grows in a local, which CPython extends in place (a string in a dict is copied
+    # whole on every `+=`); nobody sees the answer before the stream ends.
+    content, calls, thinking, finished, reason = answer["content"], [], "", False, None
+    # Whether an exception now comes from the chat (asking, or reading its stream) rather than
+    # from this loop reading a chunk or from the caller: mend's core tells those apart.
+    asking = True
     try:
-        value = tools.invoke(name, arguments)
-    except _TOOL_ERRORS as exc:
-        return {"status": "failure", "message": str(exc)}
-    if not isinstance(value, dict):
-        return {"status": "failure", "message": f"the tool returned {type(value).__name__}, not a dict"}
-    return {"status": "success", "value": value}
+        schemas = tools.schemas
+        core.request(turn, schemas)
+        for chunk in chat(messages, schemas):
+            asking = False
+            core.chunk(chunk)
+            message = chunk.get("message", {})
+            text = message.get("content", "")
+            content += text
+            thinking += message.get("thinking", "")
+            calls.extend(message.get("tool_calls", []))
+            if text:
+                yield {"type": "text_delta", "turn": turn, "text": text}
+            if chunk.get("done"):
+                finished, reason = True, chunk.get("done_reason")
+            asking = True
+    # The lab's boundary: whatever goes wrong while asking or reading is the model's error.
+    except Exception as exc:
+        stop = {"type": "stopped", "turn": turn, "reason": "model_error", "error": str(exc)}
+        core.failed(exc, stop["error"], asking)
+        yield stop
+        return None
+    answer["content"] = content
+    core.ended()
+    return finished, reason, thinking, calls
 
 
-def _describe(exc):
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+def _run_calls(turn, calls, messages, core, tools):
+    """Runs each call in order through ``tools.invoke``; its result goes into the conversation
+    as ``json.dumps(result, ensure_ascii=False)`` before its ``tool_result`` is yielded."""
+    for index, call in enumerate(calls):
+        function = call.get("function", {})
+        name, arguments = function.get("name", ""), function.get("arguments", {})
+        yield {"type": "tool_start", "turn": turn, "index": index, "name": name, "arguments": arguments}
+        failure = None
+        try:
+            result = tools.invoke(name, arguments)
+        except _TOOL_ERRORS as exc:
+            failure = str(exc)
+            result = {"error": failure}
+        content = json.dumps(result, ensure_ascii=False)
+        messages.append({"role": "tool", "tool_name": name, "content": content})
+        core.tool_finished(turn, index, name, content, failure)
+        yield {"type": "tool_result", "turn": turn, "index": index, "name": name, "result": result}

@@ -5,7 +5,7 @@
 
 use std::fs;
 
-use camino::Utf8Path;
+use camino::{Utf8Path, Utf8PathBuf};
 
 /// A guess at how the project is tested and which files matter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +85,19 @@ pub fn detect(repo: &Utf8Path) -> Vec<Guess> {
         found.push(go(repo));
     }
     found
+}
+
+/// How far up `project_above` looks: a project's deepest test folders are a few levels down.
+const LEVELS_UP: usize = 6;
+
+/// The nearest folder above `dir` that holds a project mend knows, with its likeliest kind: a
+/// folder inside a project (its `tests/`, say) holds none of the markers itself.
+pub fn project_above(dir: &Utf8Path) -> Option<(Utf8PathBuf, Kind)> {
+    let dir = dir.canonicalize_utf8().ok()?;
+    dir.ancestors().skip(1).take(LEVELS_UP).find_map(|above| {
+        let guess = detect(above).into_iter().next()?;
+        Some((above.to_path_buf(), guess.kind))
+    })
 }
 
 fn pytest(repo: &Utf8Path) -> Guess {
@@ -170,6 +183,18 @@ fn cargo(repo: &Utf8Path) -> Guess {
     let manifests: Vec<String> = crates.iter().map(|at| format!("{at}Cargo.toml")).collect();
     let mut readable = editable.clone();
     readable.extend(tests.iter().cloned());
+    // What the build and `cargo test` compile besides src/ and tests/: the model may need to
+    // read them, never to change them.
+    for at in &crates {
+        if repo.join(format!("{at}build.rs")).is_file() {
+            readable.push(format!("{at}build.rs"));
+        }
+        for folder in ["benches", "examples"] {
+            if repo.join(format!("{at}{folder}")).is_dir() {
+                readable.push(format!("{at}{folder}/**/*.rs"));
+            }
+        }
+    }
     readable.push("Cargo.toml".to_owned());
     readable.extend(manifests.into_iter().filter(|file| file != "Cargo.toml"));
     let mut notes = Vec::new();

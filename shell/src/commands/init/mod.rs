@@ -25,9 +25,16 @@ pub fn init(repo: &Utf8Path, force: bool) -> Result<u8, MendError> {
     }
     let guesses = detect(repo);
     let Some((guess, others)) = guesses.split_first() else {
+        let fix = match detect::project_above(repo) {
+            Some((above, kind)) => format!(
+                "{above} above it is {} — run `mend init` there (or `mend init --repo {above}`)",
+                kind.describe()
+            ),
+            None => format!("write {TASK_FILE_NAME} by hand (see docs/task-file.md)"),
+        };
         return Err(MendError::usage(format!(
             "found nothing mend knows how to test in {repo} (pytest files, Cargo.toml, package.json, go.mod) \
-             — write {TASK_FILE_NAME} by hand (see docs/task-file.md)"
+             — {fix}"
         )));
     };
     let python = (guess.kind == Kind::Pytest).then(|| python::facts(repo));
@@ -116,4 +123,32 @@ fn write_checked(path: &Utf8Path, text: &str, force: bool) -> Result<(), MendErr
             .map_err(|err| cannot(err.error))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::init;
+    use crate::test_support::project;
+
+    #[test]
+    fn init_inside_a_projects_tests_folder_names_the_project() {
+        let (_dir, root) = project(&[
+            ("pyproject.toml", "[project]\nname = \"pkg\"\n"),
+            ("src/pkg/__init__.py", ""),
+            ("tests/test_pkg.py", "def test_it():\n    pass\n"),
+        ]);
+        let tests = root.join("tests");
+        let above = root.canonicalize_utf8().unwrap();
+        assert_eq!(
+            init(&tests, false).map_err(|err| (err.exit_code, err.message)),
+            Err((
+                2,
+                format!(
+                    "found nothing mend knows how to test in {tests} (pytest files, Cargo.toml, package.json, go.mod) \
+                     — {above} above it is a Python project tested with pytest — run `mend init` there (or `mend init --repo {above}`)"
+                )
+            ))
+        );
+        assert!(!tests.join("mend.toml").exists());
+    }
 }

@@ -1,7 +1,7 @@
 //! The commented `mend.toml` that `mend init` writes. Every field is explained where it stands,
 //! so the file teaches its own format; docs/task-file.md has the rest.
 
-use super::detect::Guess;
+use super::detect::{Guess, Kind};
 
 /// The task file for `guess`; `interpreter` is a comment on which Python runs the tests (Python
 /// projects only); `share` is `copy.share`, of which `found` are in the repository.
@@ -26,6 +26,14 @@ pub fn render(
     let report_comment = match guess.report {
         "pytest" => "# counts and failing tests from pytest's own report",
         _ => "# exit code 0 passes; anything else fails",
+    };
+    // Only pytest has plugins to load; for other runners the field would mean nothing.
+    let plugins = match guess.kind {
+        Kind::Pytest => {
+            "# Let pytest load the plugins installed with it (pytest-mock, pytest-asyncio, ...).\n\
+                         plugins = true\n"
+        }
+        _ => "",
     };
     format!(
         "\
@@ -53,9 +61,7 @@ timeout_seconds = {timeout}
 # The files the verdict rests on: no tool may write them, and they are hashed around every run.
 files = {tests}
 report = \"{report}\"   {report_comment}
-# Let the test runner load the plugins installed with it (pytest-mock, pytest-asyncio, ...).
-plugins = true
-
+{plugins}
 [copy]
 # Folders of installed dependencies ({found}). The throwaway copy links to them
 # instead of copying them, and the sandbox shows them read-only; the tools never see them.

@@ -5,6 +5,7 @@ use std::time::Duration;
 use super::*;
 use crate::task::{PathSet, PythonPath};
 use crate::test_support::{project, python};
+use crate::verdict::contract::CaseOutcome;
 use crate::workspace::sandbox::Sandbox;
 
 fn runner() -> TestRunner {
@@ -42,15 +43,20 @@ fn counts(passed: u32, failed: u32, errors: u32, skipped: u32) -> Summary {
         failed,
         errors,
         skipped,
+        xfailed: 0,
     }
 }
 
-/// A run that exited 1 with `summary`, the one failing test being `failing`.
-fn failed_run(summary: Summary, failing: &str) -> TestRun {
+/// A run that exited 1 with `summary`, the one failing test being `failing`, and these `cases`.
+fn failed_run(summary: Summary, failing: &str, cases: &[(&str, CaseOutcome)]) -> TestRun {
     TestRun {
         exit_code: Some(1),
         summary: Some(summary),
         failing: vec![failing.to_owned()],
+        cases: cases
+            .iter()
+            .map(|(id, outcome)| ((*id).to_owned(), *outcome))
+            .collect(),
         ..TestRun::default()
     }
 }
@@ -67,7 +73,18 @@ fn a_failing_suite_gives_counts_failing_node_ids_and_its_output() {
     let run = independent_check(&runner(), &pytest(), &root).unwrap();
     assert_eq!(
         outcome(&run),
-        failed_run(counts(1, 1, 0, 1), "tests/test_io.py::TestRead::test_empty")
+        failed_run(
+            counts(1, 1, 0, 1),
+            "tests/test_io.py::TestRead::test_empty",
+            &[
+                (
+                    "tests/test_io.py::TestRead::test_empty",
+                    CaseOutcome::Failed
+                ),
+                ("tests/test_io.py::test_later", CaseOutcome::Skipped),
+                ("tests/test_io.py::test_ok", CaseOutcome::Passed),
+            ]
+        )
     );
     let tail = run.output_tail.unwrap_or_default();
     assert!(
@@ -97,7 +114,7 @@ fn no_tests_collected_is_not_a_pass() {
 }
 
 #[test]
-fn a_collection_error_is_a_failing_run_that_names_the_module() {
+fn a_collection_error_is_a_failing_run_that_names_the_file_as_pytest_does() {
     let (_dir, root) = project(&[(
         "tests/test_io.py",
         "import not_a_module\n\ndef test_x():\n    pass\n",
@@ -111,7 +128,11 @@ fn a_collection_error_is_a_failing_run_that_names_the_module() {
                 "pytest was interrupted (exit 2), e.g. by errors while collecting the tests"
                     .to_owned()
             ),
-            ..failed_run(counts(0, 0, 1, 0), "tests.test_io")
+            ..failed_run(
+                counts(0, 0, 1, 0),
+                "tests/test_io.py",
+                &[("tests/test_io.py", CaseOutcome::Error)]
+            )
         }
     );
 }
@@ -137,7 +158,7 @@ fn a_broken_conftest_is_a_harness_error_before_the_loop_and_a_failing_verdict_af
         (
             TestRun {
                 exit_code: Some(4),
-                note: Some(
+                not_trusted: Some(
                     "pytest refused its command line or configuration (usage error, exit 4)"
                         .to_owned()
                 ),
@@ -160,7 +181,7 @@ fn a_python_without_pytest_is_a_harness_error_that_names_the_fix() {
         (error.exit_code, error.message),
         (
             crate::error::exit::HARNESS,
-            "the test command `python -m pytest -q` gave no verdict: it wrote no pytest report — is pytest installed for `/usr/bin/python3`? Run `make venv` or pass --python PATH. mend asks pytest for its report through the variable PYTEST_ADDOPTS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\":\n/usr/bin/python3: No module named pytest".to_owned()
+            "the test command `python -m pytest -q` gave no verdict: the tests stopped before reporting: exit 1 with no pytest report — is pytest installed for `/usr/bin/python3`? Install it there (`/usr/bin/python3 -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variables PYTEST_ADDOPTS, PYTHONPATH and MEND_WITNESS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS PYTHONPATH MEND_WITNESS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\":\n/usr/bin/python3: No module named pytest".to_owned()
         )
     );
 }
@@ -172,18 +193,49 @@ fn a_timed_out_suite_says_the_limit() {
         "import time\n\ndef test_slow():\n    time.sleep(30)\n",
     )]);
     let command = test_command(&["python", "-m", "pytest", "-q"], TestReport::Pytest, 1);
-    let run = independent_check(&runner(), &command, &root).unwrap();
+    let limit = "the tests did not finish within 1 s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)";
+    // Before the loop (and in `mend verify`) no verdict at all, naming the fix.
+    let before = independent_check(&runner(), &command, &root).unwrap_err();
     assert_eq!(
-        (outcome(&run), run.describe()),
+        (before.exit_code, before.message),
+        (
+            crate::error::exit::HARNESS,
+            format!("the test command `python -m pytest -q` gave no verdict: {limit}")
+        )
+    );
+    // After it, the change made the tests hang: a run that is no pass.
+    let run = final_check(&runner(), &command, &root).unwrap();
+    assert_eq!(
+        (outcome(&run), run.passed(), run.describe()),
         (
             TestRun {
                 exit_code: None,
-                note: Some("the tests did not finish within 1 s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)".to_owned()),
+                not_trusted: Some(limit.to_owned()),
                 ..TestRun::default()
             },
-            "the tests did not finish within 1 s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)".to_owned()
+            false,
+            limit.to_owned()
         )
     );
+}
+
+#[test]
+fn a_cargo_suite_that_cannot_fetch_its_dependencies_is_no_verdict_naming_cargo_fetch() {
+    let finished = Finished {
+        status: Some(std::os::unix::process::ExitStatusExt::from_raw(101 << 8)),
+        cut: None,
+        output: "    Updating crates.io index\nerror: failed to get `itoa` as a dependency of package `demo v0.1.0`\n\nCaused by:\n  download of config.json failed".to_owned(),
+        elapsed: Duration::from_millis(5),
+    };
+    let argv = ["cargo".to_owned(), "test".to_owned()];
+    let message = cargo_offline(&argv, &finished).unwrap();
+    assert!(
+        message.starts_with("the test command `cargo test` could not fetch its dependencies: the tests run without network. Run `cargo generate-lockfile` (if the project has no Cargo.lock) and `cargo fetch` in the repository once, then try again:\n"),
+        "{message}"
+    );
+    // The same output from another program, or a cargo run that passed, is left to the verdict.
+    let other = ["make".to_owned(), "test".to_owned()];
+    assert_eq!(cargo_offline(&other, &finished), None);
 }
 
 #[test]
@@ -198,14 +250,24 @@ fn a_junit_runner_gives_counts_and_an_old_report_never_stands_in() {
     };
     let command = test_command(&["/bin/sh", "-c", writes_report], report.clone(), 30);
     let run = independent_check(&runner(), &command, &root).unwrap();
-    assert_eq!(outcome(&run), failed_run(counts(1, 1, 0, 0), "cli::prints"));
+    assert_eq!(
+        outcome(&run),
+        failed_run(
+            counts(1, 1, 0, 0),
+            "cli::prints",
+            &[
+                ("cli::parses", CaseOutcome::Passed),
+                ("cli::prints", CaseOutcome::Failed)
+            ]
+        )
+    );
 
     // The command writes nothing now: the report of the run above is removed first.
     let silent = test_command(&["/bin/sh", "-c", "echo done"], report, 30);
     let error = independent_check(&runner(), &silent, &root).unwrap_err();
     assert_eq!(
         error.message,
-        "the test command `/bin/sh -c echo done` gave no verdict: it wrote no JUnit report at out/junit.xml — check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\":\ndone"
+        "the test command `/bin/sh -c echo done` gave no verdict: the tests stopped before reporting: exit 0 with no JUnit report at out/junit.xml — check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\":\ndone"
     );
 }
 
@@ -261,7 +323,17 @@ fn pytest_behind_a_wrapper_gives_its_report_and_the_command_line_is_the_tasks() 
         "tests/test_io.py",
         "def test_read():\n    pass\n\ndef test_write():\n    assert False\n",
     )]);
-    let ran_in = |id: &str| failed_run(counts(1, 1, 0, 0), id);
+    let ran_in = |folder: &str| {
+        let id = |name: &str| format!("{folder}test_io.py::{name}");
+        TestRun {
+            cases: [
+                (id("test_read"), CaseOutcome::Passed),
+                (id("test_write"), CaseOutcome::Failed),
+            ]
+            .into(),
+            ..failed_run(counts(1, 1, 0, 0), &id("test_write"), &[])
+        }
+    };
     let wrapped = [
         // A shell wrapper that moves into the tests' folder first.
         test_command(
@@ -278,13 +350,7 @@ fn pytest_behind_a_wrapper_gives_its_report_and_the_command_line_is_the_tasks() 
     ];
     let runs = wrapped.map(|test| outcome(&final_check(&runner(), &test, &root).unwrap()));
     // Run from tests/ with no pytest configuration above, pytest's rootdir is tests/ itself.
-    assert_eq!(
-        runs,
-        [
-            ran_in("test_io.py::test_write"),
-            ran_in("tests/test_io.py::test_write")
-        ]
-    );
+    assert_eq!(runs, [ran_in(""), ran_in("tests/")]);
 }
 
 #[test]

@@ -170,8 +170,8 @@ fn pytest_options_reach_a_python_behind_a_wrapper_after_the_tasks_own() {
         ]
         .map(str::to_owned);
         let extra = Extra {
-            writable: &[],
             pytest_options: &options,
+            ..Extra::NONE
         };
         let output = runner
             .command(&argv, &workdir, extra)

@@ -39,6 +39,64 @@ fn a_cargo_workspace_names_each_member_and_never_target() {
 }
 
 #[test]
+fn a_crates_build_script_benches_and_examples_are_readable_not_editable() {
+    let (_dir, root) = project(&[
+        ("Cargo.toml", "[package]\nname = \"c\"\n"),
+        ("build.rs", ""),
+        ("src/lib.rs", ""),
+        ("tests/api.rs", ""),
+        ("benches/speed.rs", ""),
+        ("examples/demo.rs", ""),
+    ]);
+    let guess = detect(&root).remove(0);
+    assert_eq!(
+        (guess.readable, guess.editable, guess.tests),
+        (
+            strings(&[
+                "src/**/*.rs",
+                "tests/**/*.rs",
+                "build.rs",
+                "benches/**/*.rs",
+                "examples/**/*.rs",
+                "Cargo.toml"
+            ]),
+            strings(&["src/**/*.rs"]),
+            strings(&["tests/**/*.rs"]),
+        )
+    );
+}
+
+#[test]
+fn only_a_pytest_task_file_says_plugins() {
+    let (_dir, root) = project(&[
+        ("Cargo.toml", "[package]\nname = \"c\"\n"),
+        ("src/lib.rs", ""),
+        ("pyproject.toml", ""),
+        ("tests/test_c.py", ""),
+    ]);
+    let said: Vec<(Kind, bool)> = detect(&root)
+        .iter()
+        .map(|guess| {
+            let text = crate::commands::init::template::render(guess, None);
+            (guess.kind, text.contains("plugins"))
+        })
+        .collect();
+    assert_eq!(said, [(Kind::Pytest, true), (Kind::Cargo, false)]);
+}
+
+#[test]
+fn a_folder_inside_a_project_finds_the_project_above_it() {
+    let (_dir, root) = project(&[
+        ("go.mod", "module m\n"),
+        ("pkg/deep/m.go", "package deep\n"),
+    ]);
+    assert_eq!(
+        super::project_above(&root.join("pkg/deep")),
+        Some((root.canonicalize_utf8().unwrap(), Kind::Go))
+    );
+}
+
+#[test]
 fn an_npm_package_with_the_placeholder_test_script_is_told_so() {
     let (_dir, root) = project(&[
         (

@@ -1,0 +1,68 @@
+//! The arguments of `mend eval`: run a suite (`mend eval SUITE --out DIR`) or report on results
+//! (`mend eval report DIR...`).
+
+use camino::Utf8PathBuf;
+use clap::{Args, Subcommand};
+
+use super::args::Provider;
+use crate::workspace::sandbox::SandboxChoice;
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct EvalArgs {
+    #[command(subcommand)]
+    pub report: Option<EvalCommand>,
+    /// The suite file (suite.toml): tasks, k, and the budget of every attempt.
+    #[arg(required = true)]
+    pub suite: Option<Utf8PathBuf>,
+    /// The folder for the results file and each attempt's record and patch.
+    #[arg(long, required = true)]
+    pub out: Option<Utf8PathBuf>,
+    /// Attempts run at once, each on its own copy.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub jobs: u32,
+    /// Run only slice I of N (0-based) of the (task, attempt) pairs [default: from
+    /// SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else JOB_COMPLETION_INDEX with --shards,
+    /// else all].
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// The number of slices when JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) picks one.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub shards: Option<u32>,
+    /// The model [default: the suite's model.name, else the first task file's, else gemma4:e2b].
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The protocol of the model server [default: the suite's model.provider, else ollama].
+    #[arg(long, value_enum)]
+    pub provider: Option<Provider>,
+    /// The server [default: the suite's model.host, else as `mend run`].
+    #[arg(long)]
+    pub host: Option<String>,
+    /// The Python that runs the tests [default: as `mend run`, per task].
+    #[arg(long)]
+    pub python: Option<Utf8PathBuf>,
+    /// Where the tests run [default: auto].
+    #[arg(long, value_enum)]
+    pub sandbox: Option<SandboxChoice>,
+    /// Seconds to wait for each piece of the server's answer.
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
+    pub read_timeout: u64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// Merge the results of one or more --out folders and print n, c and pass@1..k per task,
+    /// the suite's mean, and the cost per passing attempt.
+    Report {
+        /// The --out folders of `mend eval` runs of one suite and model (shards, machines).
+        #[arg(required = true)]
+        dirs: Vec<Utf8PathBuf>,
+        /// Print the report as one JSON object.
+        #[arg(long, conflicts_with = "html")]
+        json: bool,
+        /// Also write the report as one self-contained page, and each attempt's `mend show`
+        /// page into an `attempts` folder beside it.
+        #[arg(long, value_name = "OUT")]
+        html: Option<Utf8PathBuf>,
+    },
+}

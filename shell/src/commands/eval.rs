@@ -1,0 +1,94 @@
+//! `mend eval SUITE --out DIR`: k attempts per task of a suite, each an ordinary recorded run;
+//! `mend eval report DIR...`: pass@k and the cost from their results files, as text, JSON or a
+//! page. The work is `eval/`'s; this file reads the arguments and prints.
+
+use std::time::Duration;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::cli::eval::{EvalArgs, EvalCommand};
+use crate::error::{exit, MendError};
+use crate::eval::attempt_pages::{write_attempt_pages, ATTEMPTS_FOLDER};
+use crate::eval::attempts::{eval, EvalOptions};
+use crate::eval::cost::Costs;
+use crate::eval::page::{eval_page, EvalPage};
+use crate::eval::report::{merge_located, render, report};
+use crate::eval::results::Row;
+use crate::eval::shard::Shard;
+use crate::eval::suite::Suite;
+
+pub fn command(args: EvalArgs) -> Result<u8, MendError> {
+    if let Some(EvalCommand::Report { dirs, json, html }) = &args.report {
+        return report_command(dirs, *json, html.as_deref());
+    }
+    let (Some(suite), Some(out)) = (args.suite, args.out) else {
+        return Err(MendError::usage(
+            "name the suite and the output folder: mend eval SUITE --out DIR",
+        ));
+    };
+    crate::interrupt::install();
+    let shard = Shard::choose(args.shard.as_deref(), args.shards, &|name| {
+        std::env::var(name).ok()
+    })?;
+    let options = EvalOptions {
+        suite: Suite::load(&suite)?,
+        out,
+        jobs: args.jobs as usize,
+        shard,
+        model: args.model,
+        provider: args.provider,
+        host: args.host,
+        python: args.python,
+        sandbox: args.sandbox,
+        read_timeout: Duration::from_secs(args.read_timeout),
+    };
+    eval(&options)
+}
+
+/// `mend eval report DIR... [--json | --html OUT]`.
+fn report_command(
+    dirs: &[Utf8PathBuf],
+    json: bool,
+    html: Option<&Utf8Path>,
+) -> Result<u8, MendError> {
+    let located = merge_located(dirs)?;
+    let rows: Vec<Row> = located.iter().map(|(_, row)| row.clone()).collect();
+    let report = report(&rows);
+    if let Some(out) = html {
+        print!("{}", render(&report));
+        let pages = write_attempt_pages(&located, out)?;
+        let costs = Costs::of(&rows);
+        let page = eval_page(&EvalPage {
+            report: &report,
+            costs: &costs,
+            attempts: &pages.links,
+            sources: dirs,
+        });
+        crate::page::write_page(out, &page)?;
+        let folder = out
+            .parent()
+            .filter(|parent| !parent.as_str().is_empty())
+            .map_or_else(
+                || ATTEMPTS_FOLDER.to_owned(),
+                |parent| format!("{parent}/{ATTEMPTS_FOLDER}"),
+            );
+        let removed = match pages.removed {
+            0 => String::new(),
+            removed => {
+                format!(" (and removed {removed} old attempt page(s) it no longer links)")
+            }
+        };
+        println!(
+            "Wrote {out} ({} KB) and {} attempt page(s) in {folder}{removed}: open it in any browser; it loads nothing.",
+            page.len().div_ceil(1024),
+            pages.links.iter().filter(|attempt| attempt.href.is_ok()).count(),
+        );
+    } else if json {
+        let text = serde_json::to_string(&report)
+            .map_err(|err| MendError::harness(format!("cannot print the report: {err}")))?;
+        println!("{text}");
+    } else {
+        print!("{}", render(&report));
+    }
+    Ok(exit::PASS)
+}

@@ -1,0 +1,41 @@
+//! Where the loop's model turns come from: a live server ([`super::client::LiveSource`]) or a
+//! record being replayed. The loop sends a request and reads back the body as items.
+
+use mend_core::{CallId, ChatRequest, Codec, TransportError};
+
+use crate::interrupt::Cut;
+
+/// One item of a response body.
+pub enum StreamItem {
+    Line(Vec<u8>),
+    /// The body ended.
+    End,
+    Failed(TransportError),
+    /// A replayed record says the stream was cut here (Ctrl-C, or the deadline).
+    Cut(Cut),
+}
+
+/// Where turns come from: a live server, or a record being replayed.
+pub trait ModelSource {
+    /// Sends `body` and returns its response body as items. A failure to even get a response
+    /// (connection refused, HTTP error status) is the first item.
+    /// `codec` says how to send it: [`mend_core::Codec::http_request`] gives the whole request.
+    fn open(
+        &mut self,
+        turn: u32,
+        body: &ChatRequest,
+        codec: Codec,
+    ) -> Box<dyn Iterator<Item = StreamItem> + Send>;
+
+    /// Whether the call must be cut instead of run, and how: a replay reproduces a Ctrl-C or a
+    /// deadline that landed while the recorded call ran. A live source never cuts.
+    fn cut_before(&mut self, _call_id: &CallId) -> Option<Cut> {
+        None
+    }
+
+    /// Whether the turns are a record's: then the record says where a deadline landed, and the
+    /// clock never cuts on its own.
+    fn replays(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,40 @@
+//! The record a finished attempt leaves: `mend run`'s, and each attempt's of `mend eval`.
+
+use std::collections::BTreeMap;
+
+use mend_core::Config;
+
+use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::session::attempt::Attempt;
+
+/// The record of a finished attempt (`mend run`, and each attempt of `mend eval`): a
+/// conversation of one message, the task.
+pub fn record_of(
+    config: &Config,
+    server: &ServerFacts,
+    origin: &Origin,
+    attempt: &Attempt,
+    file_sha256_before: BTreeMap<String, String>,
+) -> Record {
+    let checks = &attempt.checks;
+    Record {
+        format: RECORD_FORMAT.to_owned(),
+        description: None,
+        settings: SessionSettings::of(config, server, origin),
+        messages: vec![Message {
+            text: Some(config.task.clone()),
+            max_turns: None,
+            deadline_ms: None,
+            turns: attempt.transcript.turns.clone(),
+            tool_calls: attempt.transcript.tool_calls.clone(),
+            stop: attempt.transcript.stop.clone(),
+        }],
+        test_file_sha256_before: checks.test_file_sha256_before.clone(),
+        source_sha256_before: checks.source_sha256_before.clone(),
+        tests_before: Some(checks.tests_before.clone()),
+        ending: Some(Ending::of(checks)),
+        file_sha256_before,
+        metrics: Some(attempt.transcript.metrics.clone()),
+        resumed_from: None,
+    }
+}

@@ -1,0 +1,222 @@
+//! The verdict, decided in one place from what the independent runs saw: the final tests pass,
+//! the report is trusted, the contract of the first run holds test by test, and the tests are
+//! the ones the run started with. Every command, record and page asks this module.
+
+use serde::{Deserialize, Serialize};
+
+use crate::verdict::contract::{Contract, Transition};
+use crate::verdict::reach::reaches_into_tests;
+use crate::verdict::verify::TestRun;
+
+/// How many test ids a verdict names; the count says how many more there are.
+pub const NAMED_IDS: usize = 10;
+
+/// What the verdict rests on.
+pub struct Evidence<'a> {
+    pub tests_after: &'a TestRun,
+    /// `None` when the runs give no test ids (`test.report = "exit_code"`) or for older records.
+    pub contract: Option<&'a Contract>,
+    pub test_files_changed: bool,
+    /// The change as a unified diff, read for lines that reach into the test run.
+    pub diff: &'a str,
+    /// The digest of the task's test files when the run started.
+    pub test_file_sha256_before: &'a str,
+}
+
+/// What the digest of no file at all is (see `workspace::changes::set_sha256`): SHA-256 of the
+/// empty manifest. (A single empty test file has it too; then the warning is one too many.)
+const NO_FILES_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub passed: bool,
+    /// Why it failed, or for a pass, what it could not check: each a sentence a person reads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+    /// What a person should look at in the change, pass or fail (see [`crate::verdict::reach`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl Verdict {
+    pub fn headline(&self) -> &'static str {
+        if self.passed {
+            "PASS"
+        } else {
+            "FAIL"
+        }
+    }
+}
+
+pub fn decide(evidence: &Evidence) -> Verdict {
+    let mut warnings = Vec::new();
+    if evidence.test_file_sha256_before == NO_FILES_SHA256 {
+        warnings.push("the verdict rests on no protected test file: test.files in the task file matches nothing, so a change could have rewritten the tests; name the test files there".to_owned());
+    }
+    warnings.extend(reaches_into_tests(evidence.diff));
+    Verdict {
+        warnings,
+        ..judge(evidence)
+    }
+}
+
+fn judge(evidence: &Evidence) -> Verdict {
+    let after = evidence.tests_after;
+    let mut reasons = Vec::new();
+    if !after.passed() {
+        reasons.push(format!("the independent final tests: {}", after.describe()));
+    }
+    if evidence.test_files_changed {
+        reasons.push(
+            "the run changed the task's test files, so its final tests prove nothing".to_owned(),
+        );
+    }
+    match evidence.contract {
+        Some(contract) => reasons.extend(broken_contract(contract)),
+        None if after.by_exit_code && after.passed() => {
+            let weaker = "judged by the exit code alone (test.report = \"exit_code\"): the weaker rule, with no test ids to hold the change to";
+            return Verdict {
+                passed: reasons.is_empty(),
+                reasons: if reasons.is_empty() {
+                    vec![weaker.to_owned()]
+                } else {
+                    reasons
+                },
+                warnings: Vec::new(),
+            };
+        }
+        None => {}
+    }
+    Verdict {
+        passed: reasons.is_empty(),
+        reasons,
+        warnings: Vec::new(),
+    }
+}
+
+/// The promises of the first run that the final run broke, in words: the count, then the first
+/// ids.
+fn broken_contract(contract: &Contract) -> Option<String> {
+    let broken: Vec<&Transition> = contract.broken().collect();
+    if broken.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = broken
+        .iter()
+        .take(NAMED_IDS)
+        .map(|transition| transition.describe())
+        .collect();
+    let more = broken.len().saturating_sub(NAMED_IDS);
+    let mut text = format!(
+        "{} of the {} tests the first run fixed did not pass after the change: {}",
+        broken.len(),
+        contract.fail_to_pass.len() + contract.pass_to_pass.len(),
+        named.join("; ")
+    );
+    if more > 0 {
+        text.push_str(&format!("; and {more} more"));
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{decide, Evidence, Verdict};
+    use crate::verdict::contract::{CaseOutcome, Contract, Transition};
+    use crate::verdict::summary::Summary;
+    use crate::verdict::verify::TestRun;
+
+    fn passing() -> TestRun {
+        TestRun {
+            exit_code: Some(0),
+            summary: Some(Summary {
+                passed: 4,
+                ..Summary::default()
+            }),
+            ..TestRun::default()
+        }
+    }
+
+    fn moved(id: &str, before: CaseOutcome, after: Option<CaseOutcome>) -> Transition {
+        Transition {
+            id: id.to_owned(),
+            before: Some(before),
+            after,
+        }
+    }
+
+    #[test]
+    fn a_passing_run_that_lost_a_failing_test_is_no_pass() {
+        let contract = Contract {
+            fail_to_pass: vec![moved("t::a", CaseOutcome::Failed, None)],
+            pass_to_pass: vec![moved(
+                "t::b",
+                CaseOutcome::Passed,
+                Some(CaseOutcome::Passed),
+            )],
+            added: Vec::new(),
+        };
+        let after = passing();
+        let verdict = decide(&Evidence {
+            tests_after: &after,
+            contract: Some(&contract),
+            test_files_changed: false,
+            diff: "",
+            test_file_sha256_before: "aa",
+        });
+        assert_eq!(
+            verdict,
+            Verdict {
+                passed: false,
+                reasons: vec!["1 of the 2 tests the first run fixed did not pass after the change: t::a: failed → did not run".to_owned()],
+                warnings: Vec::new(),
+            }
+        );
+    }
+
+    #[test]
+    fn the_exit_code_rule_passes_but_says_it_is_the_weaker_one() {
+        let after = TestRun {
+            exit_code: Some(0),
+            by_exit_code: true,
+            ..TestRun::default()
+        };
+        let verdict = decide(&Evidence {
+            tests_after: &after,
+            contract: None,
+            test_files_changed: false,
+            diff: "",
+            test_file_sha256_before: "aa",
+        });
+        assert_eq!(
+            (verdict.passed, verdict.reasons.len()),
+            (true, 1),
+            "{verdict:?}"
+        );
+    }
+
+    #[test]
+    fn an_untrusted_report_or_changed_test_files_fail() {
+        let mut after = passing();
+        after.not_trusted = Some("the report was altered".to_owned());
+        let verdict = decide(&Evidence {
+            tests_after: &after,
+            contract: None,
+            test_files_changed: true,
+            diff: "",
+            test_file_sha256_before: "aa",
+        });
+        assert_eq!(
+            verdict,
+            Verdict {
+                passed: false,
+                reasons: vec![
+                    "the independent final tests: 4 passed — the report was altered".to_owned(),
+                    "the run changed the task's test files, so its final tests prove nothing"
+                        .to_owned(),
+                ],
+                warnings: Vec::new(),
+            }
+        );
+    }
+}

@@ -1,0 +1,268 @@
+//! The one door of a verdict's test run: the task's test command run once, with the report the
+//! task reads asked for, and what came back handed over as it is — the process's end, the report
+//! file's text, and, for pytest, what mend's witness plugin said over a socket as each test
+//! finished. Reading and judging all of it is the verdict's job (`verdict::verify`).
+//!
+//! The report is written outside the copy, in a folder of its own that the sandbox lets the
+//! command write, so the code under test does not find it lying in the repository. The witness
+//! is a pytest plugin (`witness.py`) loaded with `-p`: it connects to a socket mend listens on in
+//! that folder and sends one JSON line per event. The code under test runs in the same process,
+//! so nothing it does is impossible to forge; the witness makes a forgery visible, because the
+//! verdict cross-checks what it heard with the report.
+
+use std::fs;
+use std::io::{self, BufRead, BufReader};
+use std::net::Shutdown;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use tempfile::TempDir;
+
+use crate::error::MendError;
+use crate::interrupt::Watch;
+use crate::task::{TestCommand, TestReport};
+use crate::workspace::process::Finished;
+use crate::workspace::runner::{Extra, TestRunner};
+
+/// The file pytest writes its report to, in the run's report folder.
+const PYTEST_REPORT_FILE: &str = "junit.xml";
+/// The witness plugin's module name, its source, and the socket it reports to.
+const WITNESS_MODULE: &str = "mend_witness";
+const WITNESS_SOURCE: &str = include_str!("witness.py");
+const WITNESS_SOCKET: &str = "witness.sock";
+/// The variable that tells the witness where to connect; it removes it from its environment
+/// once connected, so a pytest the tests start themselves does not report to mend too.
+pub const WITNESS_VARIABLE: &str = "MEND_WITNESS";
+/// A report larger than this is not read (a JUnit file of a huge suite is a few MiB).
+const REPORT_MAX_BYTES: u64 = 64 << 20;
+/// How long the witness's connections may stay silent once the test process has ended (a
+/// grandchild that escaped the process group could hold one open).
+const WITNESS_DRAIN: Duration = Duration::from_secs(2);
+/// At most this many witness lines are kept per connection (one per test phase and a few more).
+const WITNESS_MAX_LINES: usize = 2_000_000;
+
+/// What a test run handed over.
+pub struct RanTests {
+    pub finished: Finished,
+    /// The report the task reads, as the command left it.
+    pub report: ReportFile,
+    /// What the witness sent, one list of lines per connection made to its socket (pytest only;
+    /// empty when nothing connected).
+    pub witness: Vec<Vec<String>>,
+    /// The report's path, as pytest may print it.
+    pub report_path: Option<Utf8PathBuf>,
+}
+
+/// The report file after the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportFile {
+    /// The task reads the exit code alone.
+    NotAsked,
+    Missing,
+    /// There is one, but mend cannot read it: the reason.
+    Unreadable(String),
+    Written(String),
+}
+
+impl TestRunner {
+    /// Runs the task's tests once in `workdir` for a verdict, with the report its task reads.
+    /// Not cut by the first Ctrl-C: a cancelled run still gets its verdict.
+    pub fn run_tests(&self, test: &TestCommand, workdir: &Utf8Path) -> Result<RanTests, MendError> {
+        match &test.report {
+            TestReport::ExitCode => Ok(RanTests {
+                finished: self.run(test, workdir, Watch::NONE)?,
+                report: ReportFile::NotAsked,
+                witness: Vec::new(),
+                report_path: None,
+            }),
+            TestReport::Junit { path } => {
+                let report_path = workdir.join(path);
+                // A report left in the repository by an earlier run must not stand in for this one.
+                match fs::remove_file(&report_path) {
+                    Err(err) if err.kind() != io::ErrorKind::NotFound => {
+                        return Err(MendError::harness(format!(
+                            "cannot remove the old report {path} in the copy: {err}"
+                        )))
+                    }
+                    _ => {}
+                }
+                let finished = self.run(test, workdir, Watch::NONE)?;
+                Ok(RanTests {
+                    finished,
+                    report: read_report(&report_path),
+                    witness: Vec::new(),
+                    report_path: Some(report_path),
+                })
+            }
+            TestReport::Pytest => self.run_pytest(test, workdir),
+        }
+    }
+
+    fn run_pytest(&self, test: &TestCommand, workdir: &Utf8Path) -> Result<RanTests, MendError> {
+        let folder = ReportFolder::new()?;
+        let report_path = folder.path.join(PYTEST_REPORT_FILE);
+        let socket = folder.path.join(WITNESS_SOCKET);
+        let listener = UnixListener::bind(&socket).map_err(|err| {
+            MendError::harness(format!(
+                "cannot listen on {socket} for the test results: {err}"
+            ))
+        })?;
+        let fs_error = |err: io::Error| {
+            MendError::harness(format!(
+                "cannot write mend's pytest plugin in {}: {err}",
+                folder.path
+            ))
+        };
+        fs::write(
+            folder.path.join(format!("{WITNESS_MODULE}.py")),
+            WITNESS_SOURCE,
+        )
+        .map_err(fs_error)?;
+        let witness = Witness::listen(listener, socket.clone());
+        let options = vec![
+            format!("--junitxml={report_path}"),
+            "--override-ini=junit_family=xunit1".to_owned(),
+            "-p".to_owned(),
+            WITNESS_MODULE.to_owned(),
+        ];
+        let writable = [folder.path.clone()];
+        let extra = Extra {
+            writable: &writable,
+            pytest_options: &options,
+            import_path: Some(&folder.path),
+            env: &[(WITNESS_VARIABLE, socket.as_str())],
+        };
+        let finished = self.run_reporting(test, workdir, extra);
+        let heard = witness.stop();
+        let finished = finished?;
+        Ok(RanTests {
+            finished,
+            report: read_report(&report_path),
+            witness: heard,
+            report_path: Some(report_path),
+        })
+    }
+}
+
+/// A temporary folder outside the copy for one run's report and witness.
+struct ReportFolder {
+    path: Utf8PathBuf,
+    _kept_until_read: TempDir,
+}
+
+impl ReportFolder {
+    fn new() -> Result<ReportFolder, MendError> {
+        let dir = tempfile::Builder::new()
+            .prefix("mend-report-")
+            .tempdir()
+            .map_err(|err| {
+                MendError::harness(format!("cannot create a folder for the test report: {err}"))
+            })?;
+        let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).map_err(|path| {
+            MendError::harness(format!(
+                "the temporary folder {} is not UTF-8 — set TMPDIR to a plain path",
+                path.display()
+            ))
+        })?;
+        Ok(ReportFolder {
+            path,
+            _kept_until_read: dir,
+        })
+    }
+}
+
+/// The socket's listening side: a thread accepts every connection and a thread per connection
+/// reads its lines, so a suite of any size never blocks on a full socket buffer.
+struct Witness {
+    socket: Utf8PathBuf,
+    accepting: JoinHandle<Vec<Connection>>,
+    done: Arc<Mutex<bool>>,
+}
+
+/// One connection: a handle on the socket to close it, and the thread reading it.
+struct Connection {
+    socket: Option<UnixStream>,
+    reader: JoinHandle<Vec<String>>,
+}
+
+impl Witness {
+    fn listen(listener: UnixListener, socket: Utf8PathBuf) -> Witness {
+        let done = Arc::new(Mutex::new(false));
+        let stop = Arc::clone(&done);
+        let accepting = thread::spawn(move || {
+            let mut readers = Vec::new();
+            for stream in listener.incoming() {
+                if stop.lock().map(|done| *done).unwrap_or(true) {
+                    break;
+                }
+                if let Ok(stream) = stream {
+                    readers.push(Connection {
+                        socket: stream.try_clone().ok(),
+                        reader: thread::spawn(move || read_lines(stream)),
+                    });
+                }
+            }
+            readers
+        });
+        Witness {
+            socket,
+            accepting,
+            done,
+        }
+    }
+
+    /// Stops accepting (the test process has ended) and returns what each connection sent.
+    fn stop(self) -> Vec<Vec<String>> {
+        if let Ok(mut done) = self.done.lock() {
+            *done = true;
+        }
+        // Wakes the accepting thread, which then sees it is done.
+        let _woken = UnixStream::connect(&self.socket);
+        let connections = self.accepting.join().unwrap_or_default();
+        let give_up = Instant::now() + WITNESS_DRAIN;
+        connections
+            .into_iter()
+            .map(|connection| {
+                // The test process closed its end when it exited; a process that escaped its
+                // group could hold it open, and is cut off after a grace.
+                while !connection.reader.is_finished() && Instant::now() < give_up {
+                    thread::sleep(Duration::from_millis(5));
+                }
+                if let Some(socket) = &connection.socket {
+                    let _closed = socket.shutdown(Shutdown::Read);
+                }
+                connection.reader.join().unwrap_or_default()
+            })
+            .collect()
+    }
+}
+
+fn read_lines(stream: UnixStream) -> Vec<String> {
+    BufReader::new(stream)
+        .lines()
+        .map_while(Result::ok)
+        .take(WITNESS_MAX_LINES)
+        .collect()
+}
+
+fn read_report(path: &Utf8Path) -> ReportFile {
+    let size = match fs::metadata(path) {
+        Ok(metadata) if metadata.is_file() => metadata.len(),
+        Ok(_) => return ReportFile::Unreadable("it is not a file".to_owned()),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return ReportFile::Missing,
+        Err(err) => return ReportFile::Unreadable(err.to_string()),
+    };
+    if size > REPORT_MAX_BYTES {
+        return ReportFile::Unreadable(format!(
+            "it has {size} bytes, more than the {REPORT_MAX_BYTES} mend reads"
+        ));
+    }
+    match fs::read(path).map(String::from_utf8) {
+        Ok(Ok(text)) => ReportFile::Written(text),
+        Ok(Err(_)) => ReportFile::Unreadable("it is not UTF-8".to_owned()),
+        Err(err) => ReportFile::Unreadable(err.to_string()),
+    }
+}
