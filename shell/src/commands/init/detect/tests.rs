@@ -77,7 +77,7 @@ fn only_a_pytest_task_file_says_plugins() {
     let said: Vec<(Kind, bool)> = detect(&root)
         .iter()
         .map(|guess| {
-            let text = crate::commands::init::template::render(guess, None);
+            let text = crate::commands::init::template::render(guess, None, &[], &[]);
             (guess.kind, text.contains("plugins"))
         })
         .collect();
