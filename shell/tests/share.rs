@@ -100,3 +100,40 @@ fn without_a_sandbox_the_tests_could_write_through_the_link_as_the_docs_say() {
         "x"
     );
 }
+
+#[test]
+fn verify_says_where_its_time_went_outside_the_tests() {
+    let repo = project(1);
+    let outcome = mend(&[
+        "verify",
+        "--json",
+        "--sandbox",
+        "none",
+        "--repo",
+        repo.path().to_str().unwrap(),
+    ]);
+    let shape: Vec<(String, Vec<String>)> = outcome
+        .events()
+        .iter()
+        .map(|event| {
+            let object = event.as_object().unwrap();
+            let fields = object
+                .iter()
+                .filter(|(name, value)| *name != "type" && value.is_u64())
+                .map(|(name, _)| name.clone())
+                .collect();
+            (event["type"].as_str().unwrap().to_owned(), fields)
+        })
+        .collect();
+    let costs: Vec<String> = ["setup_ms", "copy_ms", "tests_ms", "cleanup_ms"]
+        .map(str::to_owned)
+        .to_vec();
+    assert_eq!(
+        shape,
+        [
+            ("sandbox".to_owned(), Vec::new()),
+            ("tests_after".to_owned(), Vec::new()),
+            ("costs".to_owned(), costs),
+        ]
+    );
+}

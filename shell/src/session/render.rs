@@ -78,6 +78,16 @@ pub enum RunEvent {
     WorkspaceKept {
         path: String,
     },
+    /// `mend verify`: where its time went. `setup_ms` reads the task and probes the sandbox once,
+    /// `copy_ms` makes the copy, `tests_ms` is the test run (the sandbox's own start included),
+    /// `cleanup_ms` deletes the copy (absent when it was kept).
+    Costs {
+        setup_ms: u64,
+        copy_ms: u64,
+        tests_ms: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cleanup_ms: Option<u64>,
+    },
     Verdict {
         tests_pass: bool,
         /// Why the verdict is a FAIL, or what a PASS could not check, in sentences.
@@ -348,6 +358,15 @@ impl Render for Human {
             }
             RunEvent::Diff { text } => self.line(text.trim_end()),
             RunEvent::WorkspaceKept { path } => self.line(&format!("Workspace kept at {path}")),
+            RunEvent::Costs {
+                setup_ms,
+                copy_ms,
+                tests_ms,
+                cleanup_ms,
+            } => self.line(&format!(
+                "Time: setup {setup_ms} ms, copy {copy_ms} ms, tests {tests_ms} ms{}",
+                cleanup_ms.map_or(String::new(), |ms| format!(", cleanup {ms} ms"))
+            )),
             RunEvent::Verdict {
                 tests_pass,
                 reasons,

@@ -97,4 +97,23 @@ mod tests {
             ("a file, not a folder: copied".to_owned(), false)
         );
     }
+
+    #[test]
+    fn deleting_the_copy_deletes_the_link_and_never_what_it_leads_to() {
+        let (_dir, original) = project(&[("node_modules/dep/index.js", "kept"), ("a.js", "x")]);
+        let copy = Workspace::copy_of(&original, &Exclusion::defaults()).unwrap();
+        let root = copy.root().to_owned();
+        assert_eq!(
+            fs::read_to_string(root.join("node_modules/dep/index.js")).unwrap(),
+            "kept"
+        );
+        copy.remove().unwrap();
+        assert_eq!(
+            (
+                root.exists(),
+                fs::read_to_string(original.join("node_modules/dep/index.js")).unwrap()
+            ),
+            (false, "kept".to_owned())
+        );
+    }
 }
