@@ -256,7 +256,14 @@ fn judge_pytest(
         (_, ReportFile::Written(text)) => text,
         (_, ReportFile::Missing | ReportFile::NotAsked) => {
             let reason = stopped_before_report(finished, "no pytest report");
-            return Err(not_run(finished, test, reason, &no_report_fix(runner)));
+            // Exit 0 with no report: pytest was there, and something it imported ended the
+            // process before the report was written; the setup is not what to fix.
+            let fix = if finished.status.and_then(|status| status.code()) == Some(0) {
+                EXITED_EARLY_FIX.to_owned()
+            } else {
+                no_report_fix(runner)
+            };
+            return Err(not_run(finished, test, reason, &fix));
         }
         (_, ReportFile::Unreadable(reason)) => {
             return Err(not_run(
@@ -306,6 +313,9 @@ fn untrusted(mut run: TestRun, finished: &Finished, reason: String) -> TestRun {
     run.output_tail = tail_of(&finished.output);
     run
 }
+
+/// What a run that exited 0 without a report points at.
+const EXITED_EARLY_FIX: &str = "something the tests import ended the process before pytest wrote its report (an `os._exit` or `sys.exit` at import, a conftest.py that exits); run the test command by hand to see where";
 
 /// What the user can do when pytest wrote no report, or its witness never spoke.
 fn no_report_fix(runner: &TestRunner) -> String {

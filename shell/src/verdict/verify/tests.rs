@@ -401,3 +401,33 @@ fn the_tail_of_a_suite_stopped_mid_run_keeps_only_its_last_progress_lines() {
         Some("[… 198 lines of pytest progress cut …]\n........................................................... [ 49%]\n........................................................... [ 50%]\n......".to_owned())
     );
 }
+
+#[test]
+fn code_that_exits_zero_at_import_is_no_verdict_that_points_at_the_exit() {
+    let (_dir, root) = project(&[
+        ("pkg/__init__.py", "import os\nos._exit(0)\n"),
+        (
+            "tests/test_pkg.py",
+            "import pkg\n\ndef test_x():\n    assert False\n",
+        ),
+    ]);
+    let before = independent_check(&runner(), &pytest(), &root).unwrap_err();
+    assert_eq!(
+        (before.exit_code, before.message),
+        (
+            crate::error::exit::HARNESS,
+            format!(
+                "the test command `python -m pytest -q` gave no verdict: the tests stopped before reporting: exit 0 with no pytest report — {EXITED_EARLY_FIX}"
+            )
+        )
+    );
+    let after = final_check(&runner(), &pytest(), &root).unwrap();
+    assert_eq!(
+        (after.exit_code, after.passed(), after.not_trusted),
+        (
+            Some(0),
+            false,
+            Some("the tests stopped before reporting: exit 0 with no pytest report".to_owned())
+        )
+    );
+}
