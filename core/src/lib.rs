@@ -1,6 +1,9 @@
 // The crate's documentation is its README: the contract page an embedder reads first.
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
+// `pub` means public API: an item inside a private module that is not re-exported above is
+// `pub(crate)`, so `missing_docs` covers everything a user can reach.
+#![deny(unreachable_pub)]
 // No socket, file, process, thread, environment or clock: the compiler, not a convention, keeps
 // the core pure. Only strings, vectors, maps and `Arc` from `alloc`.
 #![no_std]
