@@ -23,6 +23,7 @@ use crate::wire::ChatRequest;
 /// Which wire protocol the session's streamed lines speak.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Codec {
     /// Ollama's native `/api/chat`: one JSON object per line.
     #[default]

@@ -161,6 +161,8 @@ fn draw_call(call: &RecordedCall, streamed: Option<&ModelCall>, page: &mut Html)
         ToolStatus::Ok => ("call ok", "ok"),
         ToolStatus::Failed => ("call failed", "failed"),
         ToolStatus::Refused => ("call refused", "refused"),
+        // A status added to the core after this shell.
+        _ => ("call", "other"),
     };
     page.raw("<div")
         .attr("class", class)
