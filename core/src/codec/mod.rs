@@ -74,6 +74,7 @@ impl Codec {
 /// The decoding state of one turn. Serializable, like the session that holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "codec", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Decoder {
     /// Ollama's NDJSON needs no state between lines.
     Ollama,
@@ -156,6 +157,7 @@ const ERROR_PREVIEW_BYTES: usize = 120;
 /// What one line of a stream meant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum LineDecoded {
     /// A blank line: framing only, nothing to do.
     Blank,
