@@ -10,7 +10,7 @@ use crate::wire::{Message, Role, ToolCall, ToolCallFunction};
 
 /// Everything a turn has streamed so far, in arrival order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct TurnAssembly {
+pub(crate) struct TurnAssembly {
     pub thinking: String,
     pub content: String,
     /// Every call from every chunk, the done chunk included; never merged by `index`.
@@ -20,7 +20,7 @@ pub struct TurnAssembly {
 impl TurnAssembly {
     /// Appends one chunk's pieces, in the order they apply. The text is copied, so that the
     /// caller can still hand the fragments on (as events) without cloning them.
-    pub fn absorb(&mut self, thinking: &str, content: &str, calls: Vec<ModelCall>) {
+    pub(crate) fn absorb(&mut self, thinking: &str, content: &str, calls: Vec<ModelCall>) {
         self.thinking.push_str(thinking);
         self.content.push_str(content);
         self.calls.extend(calls);
@@ -29,7 +29,7 @@ impl TurnAssembly {
     /// The assistant message exactly as assembled: content, thinking when there was any, and the
     /// calls in arrival order. Unreadable arguments go back as an empty object, since the server
     /// decodes `arguments` only from an object; the call's error result tells the model why.
-    pub fn into_message(self) -> Message {
+    pub(crate) fn into_message(self) -> Message {
         Message {
             role: Role::Assistant,
             tool_calls: self.calls.iter().map(wire_call).collect(),

@@ -137,6 +137,7 @@ impl Config {
 /// A config the session refuses to start with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ConfigError {
     /// `max_turns` is 0.
     MaxTurnsNotPositive,

@@ -66,7 +66,7 @@ pub fn todo_tool() -> ToolSpec {
 }
 
 /// Reads a `todo` call's items, or says what is wrong with them (for the model).
-pub fn todo_items(arguments: &Map<String, Value>) -> Result<Vec<TodoItem>, String> {
+pub(crate) fn todo_items(arguments: &Map<String, Value>) -> Result<Vec<TodoItem>, String> {
     let items = arguments
         .get("items")
         .and_then(Value::as_array)
@@ -92,7 +92,7 @@ pub fn todo_items(arguments: &Map<String, Value>) -> Result<Vec<TodoItem>, Strin
 }
 
 /// The result the model gets for a `todo` call.
-pub fn todo_result(items: &[TodoItem]) -> Value {
+pub(crate) fn todo_result(items: &[TodoItem]) -> Value {
     json!({"todo": items.iter().map(|item| json!({"text": item.text, "done": item.done})).collect::<Vec<_>>()})
 }
 

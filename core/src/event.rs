@@ -129,6 +129,7 @@ pub enum Event {
 /// How a call ended, in a `tool_result` event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ToolStatus {
     /// The tool ran and succeeded.
     Ok,

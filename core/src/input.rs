@@ -54,6 +54,7 @@ pub enum Input {
 /// Which kind an input was, for events that talk about inputs without repeating them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum InputKind {
     /// [`Input::StreamLine`].
     StreamLine,
@@ -86,6 +87,7 @@ impl Input {
 /// What went wrong below the protocol. Every variant ends the session with `model_error`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum TransportError {
     /// No connection could be made (refused, unresolvable host, TLS).
     Connect {

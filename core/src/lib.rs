@@ -1,6 +1,9 @@
 // The crate's documentation is its README: the contract page an embedder reads first.
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
+// `pub` means public API: an item inside a private module that is not re-exported above is
+// `pub(crate)`, so `missing_docs` covers everything a user can reach.
+#![deny(unreachable_pub)]
 // No socket, file, process, thread, environment or clock: the compiler, not a convention, keeps
 // the core pure. Only strings, vectors, maps and `Arc` from `alloc`.
 #![no_std]
@@ -52,15 +55,21 @@ pub use window::{
 };
 pub use wire::{ChatRequest, Message, ModelOptions, Role, ToolCall, ToolCallFunction};
 
+/// Reading a model server's output outside a session: the lines of a recorded stream back into
+/// chunks and tool calls ([`Codec::decoder`]), an HTTP error body into the server's message. The
+/// session decodes with this same code, so a viewer of a record shows what the session saw.
+pub mod decode {
+    pub use crate::codec::{
+        CallArguments, DecodeError, Decoder, Deltas, Done, LineDecoded, ModelCall,
+    };
+    pub use crate::input::server_message;
+}
+
 /// What only mend's own fuzz targets, benches and tests reach into. **Not a stable API**: any
 /// item here may change or go away in any release.
 #[doc(hidden)]
 pub mod internal {
-    pub use crate::codec::{
-        CallArguments, DecodeError, Decoder, Deltas, Done, LineDecoded, ModelCall,
-    };
     pub use crate::context::{hint, Counts, TodoItem, ToolStats};
     pub use crate::follow_up::NOT_RUN;
-    pub use crate::input::server_message;
     pub use crate::validate::validate_call;
 }

@@ -29,7 +29,7 @@ impl Default for RepeatLimits {
 
 /// What the guard says about one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Repeat {
+pub(crate) enum Repeat {
     Fresh,
     /// Refuse the call: `message` is for the model.
     Refuse {
@@ -43,7 +43,7 @@ pub enum Repeat {
 
 /// The streak of identical calls so far, across turns.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RepeatGuard {
+pub(crate) struct RepeatGuard {
     last: Option<(String, String)>,
     streak: u32,
 }
@@ -51,7 +51,7 @@ pub struct RepeatGuard {
 impl RepeatGuard {
     /// Records `call` and judges it. Calls are identical when their names and their arguments
     /// (as JSON text, key order included) are.
-    pub fn observe(&mut self, call: &ModelCall, limits: RepeatLimits) -> Repeat {
+    pub(crate) fn observe(&mut self, call: &ModelCall, limits: RepeatLimits) -> Repeat {
         let arguments = match &call.arguments {
             CallArguments::Object { value } => serde_json::Value::Object(value.clone()).to_string(),
             CallArguments::Unreadable { problem } => problem.clone(),

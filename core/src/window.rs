@@ -167,7 +167,7 @@ pub(crate) struct Fit {
 
 impl Budget {
     /// The calibration of an earlier session of the same conversation, without its turns.
-    pub fn continued(&self) -> Budget {
+    pub(crate) fn continued(&self) -> Budget {
         Budget {
             observed_milli: self.observed_milli,
             tools_bytes: self.tools_bytes,
@@ -185,7 +185,7 @@ impl Budget {
 
     /// Shortens the oldest tool results until the request fits its share of the window, then
     /// remembers what is sent. `hint` is what the request carries after the conversation.
-    pub fn fit(
+    pub(crate) fn fit(
         &mut self,
         window: &Window,
         num_predict: i32,
@@ -267,7 +267,7 @@ impl Budget {
 
     /// The server counted `tokens` for the request in flight: an error when it clearly read less
     /// than was sent (it cut the prompt to fit its window). A turn without a count checks nothing.
-    pub fn counted(&mut self, window: &Window, tokens: Option<u64>) -> Result<(), String> {
+    pub(crate) fn counted(&mut self, window: &Window, tokens: Option<u64>) -> Result<(), String> {
         let Some(sent) = self.sent.take() else {
             return Ok(());
         };
@@ -305,7 +305,7 @@ impl Budget {
 
     /// A result about to enter the conversation (`text`: its JSON), cut to a quarter of the
     /// window when it is larger: the shortened value, its JSON, and the size before.
-    pub fn cap(window: &Window, result: &Value, text: &str) -> Option<(Value, String, u64)> {
+    pub(crate) fn cap(window: &Window, result: &Value, text: &str) -> Option<(Value, String, u64)> {
         let cap = window.result_cap_bytes();
         if text.len() <= cap {
             return None;

@@ -548,6 +548,10 @@ fn every_request_ends_with_the_hint_of_its_turn() {
                                 ToolStatus::Ok => counts.ok += 1,
                                 ToolStatus::Failed => counts.failed += 1,
                                 ToolStatus::Refused => counts.refused += 1,
+                                other => prop_assert!(
+                                    false,
+                                    "a status the model does not count: {other:?}"
+                                ),
                             }
                         }
                         Action::SendRequest { turn, body, .. } => {

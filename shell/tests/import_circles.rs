@@ -198,6 +198,20 @@ fn no_file_of_the_shell_imports_one_that_imports_it_back() {
     assert_eq!(circles(&import_edges(&src)), Vec::<Vec<PathBuf>>::new());
 }
 
+/// The core's hidden `internal` module is for its own fuzz targets, benches and tests, and may
+/// change in any release; the shell uses the core's documented API only.
+#[test]
+fn no_production_file_of_the_shell_imports_the_cores_internal_module() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let users: Vec<PathBuf> = modules(&src)
+        .into_values()
+        .filter(|path| {
+            production_text(path).is_some_and(|code| code.contains("mend_core::internal"))
+        })
+        .collect();
+    assert_eq!(users, Vec::<PathBuf>::new());
+}
+
 #[test]
 fn the_check_finds_a_circle_of_three_and_reads_use_groups() {
     assert_eq!(

@@ -23,6 +23,7 @@ use crate::wire::ChatRequest;
 /// Which wire protocol the session's streamed lines speak.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Codec {
     /// Ollama's native `/api/chat`: one JSON object per line.
     #[default]
@@ -73,6 +74,7 @@ impl Codec {
 /// The decoding state of one turn. Serializable, like the session that holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "codec", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Decoder {
     /// Ollama's NDJSON needs no state between lines.
     Ollama,
@@ -155,6 +157,7 @@ const ERROR_PREVIEW_BYTES: usize = 120;
 /// What one line of a stream meant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum LineDecoded {
     /// A blank line: framing only, nothing to do.
     Blank,

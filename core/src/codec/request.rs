@@ -11,13 +11,13 @@ use crate::wire::{ChatRequest, Message, Role};
 // `Serialize`; the empty fallback only satisfies the type.
 
 /// Ollama's `/api/chat` body is the session's own request type.
-pub fn ollama(request: &ChatRequest) -> Vec<u8> {
+pub(super) fn ollama(request: &ChatRequest) -> Vec<u8> {
     serde_json::to_vec(request).unwrap_or_default()
 }
 
 /// OpenAI chat completions: assistant `tool_calls` with `type: "function"` and string arguments,
 /// tool results with `tool_call_id`, reasoning sent back as `reasoning` (what Ollama's /v1 reads).
-pub fn openai(request: &ChatRequest) -> Vec<u8> {
+pub(super) fn openai(request: &ChatRequest) -> Vec<u8> {
     let messages: Vec<Value> = request
         .messages
         .iter()
@@ -77,7 +77,7 @@ fn openai_message(message: &Message) -> Value {
 /// Anthropic Messages: the system prompt apart, assistant turns as `text` and `tool_use` blocks,
 /// every run of tool results as one user message of `tool_result` blocks. Thinking is not sent
 /// back: Anthropic requires signatures mend does not keep.
-pub fn anthropic(request: &ChatRequest) -> Vec<u8> {
+pub(super) fn anthropic(request: &ChatRequest) -> Vec<u8> {
     let mut system = String::new();
     let mut messages: Vec<Value> = Vec::new();
     for message in &request.messages {

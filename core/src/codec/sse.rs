@@ -10,21 +10,21 @@ use super::{malformed, DecodeError};
 
 /// The event being gathered.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SseFramer {
+pub(super) struct SseFramer {
     event: Option<String>,
     data: Option<String>,
 }
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SseEvent {
+pub(super) struct SseEvent {
     pub event: Option<String>,
     pub data: String,
 }
 
 impl SseEvent {
     /// The event's data as the JSON object both SSE protocols send in every event.
-    pub fn json_object(&self) -> Result<serde_json::Value, DecodeError> {
+    pub(super) fn json_object(&self) -> Result<serde_json::Value, DecodeError> {
         let value: serde_json::Value = serde_json::from_str(&self.data)
             .map_err(|err| malformed(self.data.as_bytes(), &err))?;
         if value.is_object() {
@@ -41,7 +41,7 @@ impl SseEvent {
 impl SseFramer {
     /// Takes one line; returns the event it completes, if any. An event without data is dropped,
     /// as the standard says; a stream that ends mid-event never dispatches it.
-    pub fn push(&mut self, line: &[u8]) -> Result<Option<SseEvent>, DecodeError> {
+    pub(super) fn push(&mut self, line: &[u8]) -> Result<Option<SseEvent>, DecodeError> {
         let text = core::str::from_utf8(line).map_err(|err| malformed(line, &err))?;
         let text = text.strip_suffix('\r').unwrap_or(text);
         if text.is_empty() {

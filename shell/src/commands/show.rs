@@ -120,6 +120,8 @@ fn session_lines(
                 ToolStatus::Ok => "ok",
                 ToolStatus::Failed => "FAILED",
                 ToolStatus::Refused => "REFUSED",
+                // A status added to the core after this shell: named as the record spells it.
+                _ => "OTHER",
             };
             out.push_str(&format!(
                 "    {} {} — {status}, {} ms\n",

@@ -1,7 +1,7 @@
 //! The conversation as the model saw it: each turn's thinking (folded), text and calls, decoded
 //! from the recorded lines with the same codec the run used, and each call's result.
 
-use mend_core::internal::{CallArguments, LineDecoded, ModelCall};
+use mend_core::decode::{CallArguments, LineDecoded, ModelCall};
 use mend_core::{Codec, ToolStatus};
 use serde_json::Value;
 
@@ -51,6 +51,11 @@ pub fn decode(codec: Codec, turn: &RecordedTurn) -> TurnContent {
                     content.metrics = Some(done.metrics);
                     break;
                 }
+            }
+            // A kind of line added to the core after this shell: the page stops where it is.
+            Ok(other) => {
+                content.problem = Some(format!("a stream line this mend cannot show: {other:?}"));
+                break;
             }
             Err(err) => {
                 content.problem = Some(err.message);
@@ -161,6 +166,8 @@ fn draw_call(call: &RecordedCall, streamed: Option<&ModelCall>, page: &mut Html)
         ToolStatus::Ok => ("call ok", "ok"),
         ToolStatus::Failed => ("call failed", "failed"),
         ToolStatus::Refused => ("call refused", "refused"),
+        // A status added to the core after this shell.
+        _ => ("call", "other"),
     };
     page.raw("<div")
         .attr("class", class)

@@ -183,6 +183,8 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
                 ToolStatus::Ok => "ok",
                 ToolStatus::Failed => "failed",
                 ToolStatus::Refused => "refused",
+                // A status added to the core after this shell.
+                _ => "other",
             };
             spans.push(Span {
                 lane: if ToolName::named(&call.name) == Some(ToolName::RunTests) {

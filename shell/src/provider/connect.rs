@@ -11,14 +11,16 @@ use super::window::{self, WindowChoice};
 use crate::error::MendError;
 
 /// `--host`, else the provider's usual variable (`OLLAMA_HOST`, `OPENAI_BASE_URL`,
-/// `ANTHROPIC_BASE_URL`), else its usual address; always connectable.
+/// `ANTHROPIC_BASE_URL`), else its usual address; always connectable. A protocol added to the
+/// core after this shell has neither: `--host` or the local default.
 pub fn server_base(host: Option<&str>, codec: Codec) -> BaseUrl {
     let (variable, default) = match codec {
-        Codec::OllamaNdjson => ("OLLAMA_HOST", ""),
-        Codec::OpenaiSse => ("OPENAI_BASE_URL", "https://api.openai.com/v1"),
-        Codec::AnthropicSse => ("ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
+        Codec::OllamaNdjson => (Some("OLLAMA_HOST"), ""),
+        Codec::OpenaiSse => (Some("OPENAI_BASE_URL"), "https://api.openai.com/v1"),
+        Codec::AnthropicSse => (Some("ANTHROPIC_BASE_URL"), "https://api.anthropic.com"),
+        _ => (None, ""),
     };
-    let from_env = std::env::var(variable).ok();
+    let from_env = variable.and_then(|variable| std::env::var(variable).ok());
     BaseUrl::parse(host.or(from_env.as_deref()).unwrap_or(default)).connectable()
 }
 
@@ -28,6 +30,8 @@ pub fn api_key(codec: Codec) -> Option<Secret> {
         Codec::OllamaNdjson => return None,
         Codec::OpenaiSse => "OPENAI_API_KEY",
         Codec::AnthropicSse => "ANTHROPIC_API_KEY",
+        // A protocol added to the core after this shell: no key variable known.
+        _ => return None,
     };
     std::env::var(variable).ok().and_then(Secret::new)
 }

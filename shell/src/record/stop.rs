@@ -1,7 +1,7 @@
 //! A recorded stop in words for the user: what failed, and the fix where there is one. Said at
 //! the end of a run, after a chat message, and on a run's page.
 
-use mend_core::internal::server_message;
+use mend_core::decode::server_message;
 use mend_core::{Stop, StopCause, TransportError};
 
 /// A model stop in words, with the fix for the failures a user can do something about (a model not

@@ -297,6 +297,8 @@ impl Observer for Human {
                     ToolStatus::Ok => "✓",
                     ToolStatus::Failed => "✗",
                     ToolStatus::Refused => "✗ refused:",
+                    // A status added to the core after this shell.
+                    _ => "?",
                 };
                 if *status == ToolStatus::Refused {
                     self.line(&format!("→ {name} (refused)"));
