@@ -11,10 +11,10 @@ use crate::wire::{Message, Role, ToolCall, ToolCallFunction};
 /// Everything a turn has streamed so far, in arrival order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct TurnAssembly {
-    pub thinking: String,
-    pub content: String,
+    pub(crate) thinking: String,
+    pub(crate) content: String,
     /// Every call from every chunk, the done chunk included; never merged by `index`.
-    pub calls: Vec<ModelCall>,
+    pub(crate) calls: Vec<ModelCall>,
 }
 
 impl TurnAssembly {

@@ -18,8 +18,8 @@ pub(super) struct SseFramer {
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct SseEvent {
-    pub event: Option<String>,
-    pub data: String,
+    pub(super) event: Option<String>,
+    pub(super) data: String,
 }
 
 impl SseEvent {
