@@ -39,13 +39,16 @@ pub(super) fn may_hold_calls(content: &str) -> bool {
 /// The calls `content` holds, in order, when it holds only unambiguous ones naming `tools`.
 pub(super) fn calls_in(content: &str, tools: &[ToolSpec]) -> Option<Vec<Found>> {
     let whole = content.trim();
+    // A text that is one call object is that call; one that only starts with a brace (prose
+    // that opens with `{`, then a tagged or fenced call) is read like any other text.
     if whole.starts_with('{') {
-        let call = json_call(whole, tools)?;
-        return Some(vec![Found {
-            call,
-            format: TextCallFormat::BareJson,
-            text: whole.to_owned(),
-        }]);
+        if let Some(call) = json_call(whole, tools) {
+            return Some(vec![Found {
+                call,
+                format: TextCallFormat::BareJson,
+                text: whole.to_owned(),
+            }]);
+        }
     }
     let (found, rest) = if content.contains(TOOL_CALL_OPEN) || content.contains(FUNCTION_OPEN) {
         tagged(content, tools)?
