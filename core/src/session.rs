@@ -385,9 +385,9 @@ impl Session {
         }
         let mut assembly = assembly;
         if self.config.text_tool_calls {
-            if let Some(event) = crate::text_calls::recover(turn, &mut assembly, &self.config.tools)
+            if let Some(calls) = crate::text_calls::recover(turn, &mut assembly, &self.config.tools)
             {
-                actions.push(Action::Emit(event));
+                actions.push(Action::Emit(Event::RecoveredFromText { turn, calls }));
             }
         }
         let blank = assembly.content.trim().is_empty();

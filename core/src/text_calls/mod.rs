@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::assemble::TurnAssembly;
 use crate::codec::ModelCall;
-use crate::event::Event;
 use crate::schema::ToolSpec;
 
 /// How a recovered call was written.
@@ -72,9 +71,14 @@ pub(crate) struct Found {
 }
 
 /// Turns the calls written in a completed turn's text into the turn's calls, when the turn has
-/// no native call and the text holds only unambiguous ones; returns the event that says so.
+/// no native call and the text holds only unambiguous ones; returns what was read, for the
+/// session's event.
 /// The text itself stays in the assistant message, as the model wrote it.
-pub(crate) fn recover(turn: u32, assembly: &mut TurnAssembly, tools: &[ToolSpec]) -> Option<Event> {
+pub(crate) fn recover(
+    turn: u32,
+    assembly: &mut TurnAssembly,
+    tools: &[ToolSpec],
+) -> Option<Vec<TextCall>> {
     // A turn with native calls, or without a sign of a written call, costs one byte scan at most.
     if !assembly.calls.is_empty() || !scan::may_hold_calls(&assembly.content) {
         return None;
@@ -101,5 +105,5 @@ pub(crate) fn recover(turn: u32, assembly: &mut TurnAssembly, tools: &[ToolSpec]
         });
         assembly.calls.push(call);
     }
-    Some(Event::RecoveredFromText { turn, calls })
+    Some(calls)
 }

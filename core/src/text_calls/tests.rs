@@ -205,7 +205,7 @@ fn recovery_numbers_the_calls_and_gives_them_ids_only_without_native_calls() {
         content: content.to_owned(),
         ..TurnAssembly::default()
     };
-    let event = recover(3, &mut assembly, &tools());
+    let calls = recover(3, &mut assembly, &tools());
     let expected_call = ModelCall {
         id: Some("text_3_0".to_owned()),
         index: None,
@@ -215,17 +215,14 @@ fn recovery_numbers_the_calls_and_gives_them_ids_only_without_native_calls() {
         },
     };
     assert_eq!(
-        (event, assembly.calls.clone(), assembly.content.as_str()),
+        (calls, assembly.calls.clone(), assembly.content.as_str()),
         (
-            Some(Event::RecoveredFromText {
-                turn: 3,
-                calls: vec![TextCall {
-                    index: 0,
-                    name: "run_tests".to_owned(),
-                    format: TextCallFormat::Hermes,
-                    text: content.to_owned(),
-                }],
-            }),
+            Some(vec![TextCall {
+                index: 0,
+                name: "run_tests".to_owned(),
+                format: TextCallFormat::Hermes,
+                text: content.to_owned(),
+            }]),
             vec![expected_call.clone()],
             content
         )
