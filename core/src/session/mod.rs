@@ -46,7 +46,8 @@ use crate::wire::Message;
 ///   [`Session::next_deadline`] says when the caller should send `DeadlinePassed`.
 /// - The session ends with exactly one `Stop` action. After it, every input yields no action.
 /// - An input that makes no sense in the current phase (a tool result nobody asked for, a line
-///   while tools run) yields one `input_rejected` event and changes nothing else.
+///   while tools run) yields one `input_rejected` event naming the case (a [`crate::Rejection`]) and
+///   changes nothing else.
 ///
 /// The session holds no I/O handle: it can be cloned, compared, serialized mid-turn and resumed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

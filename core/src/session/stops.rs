@@ -5,6 +5,7 @@ use crate::prelude::*;
 use crate::action::Action;
 use crate::event::Event;
 use crate::input::Millis;
+use crate::rejection::Rejection;
 use crate::stop::{Stop, StopCause, StopReason};
 
 use super::{Phase, Session};
@@ -14,18 +15,15 @@ impl Session {
         &mut self,
         now: Millis,
         actions: &mut Vec<Action>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Rejection> {
         match self.config.deadline {
             Some(deadline) if now >= deadline => {
                 let detail = format!("the run passed its deadline at {} ms", deadline.0);
                 self.stop(StopReason::DeadlineExceeded, Some(detail), actions);
                 Ok(())
             }
-            Some(deadline) => Err(format!(
-                "the deadline is at {} ms, not yet reached at {} ms",
-                deadline.0, now.0
-            )),
-            None => Err("this session has no deadline".to_owned()),
+            Some(deadline) => Err(Rejection::DeadlineNotReached { deadline, now }),
+            None => Err(Rejection::NoDeadline),
         }
     }
 

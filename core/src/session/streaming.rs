@@ -11,6 +11,7 @@ use crate::codec::{Deltas, LineDecoded};
 use crate::context::hint;
 use crate::event::Event;
 use crate::input::TransportError;
+use crate::rejection::Rejection;
 use crate::stop::{StopCause, StopReason};
 use crate::window::{is_context_error, TrimReason};
 use crate::wire::ChatRequest;
@@ -18,14 +19,18 @@ use crate::wire::ChatRequest;
 use super::{trimmed_event, Phase, Session};
 
 impl Session {
-    pub(super) fn on_line(&mut self, line: &[u8], actions: &mut Vec<Action>) -> Result<(), String> {
+    pub(super) fn on_line(
+        &mut self,
+        line: &[u8],
+        actions: &mut Vec<Action>,
+    ) -> Result<(), Rejection> {
         let Phase::Streaming {
             turn,
             assembly,
             decoder,
         } = &mut self.phase
         else {
-            return Err("a stream line arrived while no response was being read".to_owned());
+            return Err(Rejection::NoResponseOpen);
         };
         let turn = *turn;
         let deltas = match decoder.decode_line(line) {
@@ -67,9 +72,9 @@ impl Session {
         Ok(())
     }
 
-    pub(super) fn on_stream_end(&mut self, actions: &mut Vec<Action>) -> Result<(), String> {
+    pub(super) fn on_stream_end(&mut self, actions: &mut Vec<Action>) -> Result<(), Rejection> {
         if !self.is_streaming() {
-            return Err("the stream ended while no response was being read".to_owned());
+            return Err(Rejection::NoResponseOpen);
         }
         let detail = "the stream ended without a `done` chunk".to_owned();
         self.stop(StopReason::IncompleteModelTurn, Some(detail), actions);
@@ -80,13 +85,11 @@ impl Session {
         &mut self,
         error: TransportError,
         actions: &mut Vec<Action>,
-    ) -> Result<(), String> {
-        let detail = error.describe();
+    ) -> Result<(), Rejection> {
         if !self.is_streaming() {
-            return Err(format!(
-                "a transport failure arrived while no request was out: {detail}"
-            ));
+            return Err(Rejection::NoResponseOpen);
         }
+        let detail = error.describe();
         let reason = match &error {
             TransportError::Http { body, .. }
                 if is_context_error(&crate::input::server_message(body)) =>

@@ -13,6 +13,7 @@ use crate::config::Config;
 use crate::context::{todo_items, todo_result, TODO_TOOL};
 use crate::event::{Event, ToolStatus};
 use crate::input::{error_result, CallId, ToolOutcome};
+use crate::rejection::Rejection;
 use crate::validate::validate_call;
 use crate::window::{Budget, TrimReason, Trimmed};
 use crate::wire::Message;
@@ -25,25 +26,26 @@ impl Session {
         call_id: &CallId,
         outcome: ToolOutcome,
         actions: &mut Vec<Action>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Rejection> {
         let Phase::RunningTools {
             turn, in_flight, ..
         } = &mut self.phase
         else {
-            return Err(format!(
-                "a result for `{call_id}` arrived while no tool was running"
-            ));
+            return Err(Rejection::NoToolRunning {
+                call_id: call_id.clone(),
+            });
         };
         let turn = *turn;
         let call = match in_flight.take() {
             Some(call) if call.call_id == *call_id => call,
             other => {
+                let call_id = call_id.clone();
                 let reason = match &other {
-                    Some(running) => format!(
-                        "a result for `{call_id}` arrived while `{}` was running",
-                        running.call_id
-                    ),
-                    None => format!("a result for `{call_id}` arrived while no tool was running"),
+                    Some(running) => Rejection::OtherToolRunning {
+                        call_id,
+                        running: running.call_id.clone(),
+                    },
+                    None => Rejection::NoToolRunning { call_id },
                 };
                 *in_flight = other;
                 return Err(reason);
