@@ -2,8 +2,6 @@
 #![allow(dead_code)]
 
 pub mod browser;
-pub mod eval_page;
-pub mod gaming;
 pub mod resume;
 pub mod server;
 pub mod turns;

@@ -6,6 +6,8 @@ mod check;
 #[path = "../common/mod.rs"]
 mod common;
 mod page;
+mod page_layout;
+mod report_html;
 mod server;
 mod slurm;
 
