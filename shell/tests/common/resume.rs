@@ -6,30 +6,15 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::server::Reply;
-use super::{mend, Outcome};
-
-pub const OLD: &str = "        path = PurePosixPath(name)";
-pub const NEW: &str = "        path = PurePosixPath(name.replace('\\\\', '/'))";
+use super::{live_run, mend, Outcome};
 
 pub fn read(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("the record is written")).unwrap()
 }
 
+/// `mend run --json` against `base` (see `live_run`).
 pub fn run(base: &str, repo: &Path, record: &Path, extra: &[&str]) -> Outcome {
-    let mut args = vec![
-        "run",
-        "--json",
-        "--sandbox",
-        "none",
-        "--host",
-        base,
-        "--repo",
-        repo.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ];
-    args.extend(extra);
-    mend(&args)
+    live_run(base, repo, record, &[&["--json"], extra].concat())
 }
 
 /// `mend resume` of `record` against `base`, writing `out`; the repository is the record's.
@@ -45,6 +30,31 @@ pub fn resume(base: &str, record: &Path, out: &Path, extra: &[&str]) -> Outcome 
     ];
     args.extend(extra);
     mend(&args)
+}
+
+/// How a run, replay or resume ended: its exit code and its verdict's `tests_pass`,
+/// `replay_matched` and `stop_reason` (`None` without a verdict).
+pub type Ended = (i32, Option<(Value, Value, Value)>);
+
+pub fn ended(outcome: &Outcome) -> Ended {
+    (outcome.code, verdict(outcome))
+}
+
+/// The end of a replay (or of a resume, which replays first) that matched its record and whose
+/// model repaired the sample.
+pub fn repaired_as_recorded() -> Ended {
+    (
+        0,
+        Some((json!(true), json!(true), json!("assistant_finished"))),
+    )
+}
+
+/// The end of a live run (no record to match) whose model repaired the sample.
+pub fn repaired_live() -> Ended {
+    (
+        0,
+        Some((json!(true), Value::Null, json!("assistant_finished"))),
+    )
 }
 
 pub fn verdict(outcome: &Outcome) -> Option<(Value, Value, Value)> {

@@ -24,8 +24,8 @@ pub fn fixes() -> Vec<Fix> {
     vec![
         Fix {
             prompt_contains: "python_sources",
-            old: "        path = PurePosixPath(name)",
-            new: "        path = PurePosixPath(name.replace('\\\\', '/'))",
+            old: common::turns::OLD,
+            new: common::turns::NEW,
             every: 2,
         },
         Fix {

@@ -3,7 +3,7 @@
 //! Ctrl-C that ends one turn but not the session.
 
 use std::io::{Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::common;
 use crate::common::server::{Ending, Reply, Server};
 use crate::common::turns::{recorded_replies, script, MODEL};
-use crate::common::{fixture, python, repo_root, tree_digest};
+use crate::common::{fixture, live_args, mend_command, repo_root, sigint, tree_digest};
 use serde_json::{json, Value};
 
 /// A one-chunk answer without tool calls.
@@ -38,12 +38,8 @@ fn repair_then_answer(repair: &Value) -> Server {
 }
 
 fn spawn_chat(base: &str, repo: &std::path::Path, record: &std::path::Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args(["chat", "--sandbox", "none", "--host", base])
-        .args(["--repo", repo.to_str().unwrap()])
-        .args(["--record", record.to_str().unwrap()])
-        .current_dir(repo_root())
-        .env("MEND_PYTHON", python())
+    mend_command(&repo_root())
+        .args(live_args("chat", base, repo, record))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -206,8 +202,7 @@ fn ctrl_c_interrupts_the_turn_and_the_conversation_goes_on() {
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"Read the source.\n").unwrap();
     wait_for(&seen, "Let me think");
-    // SAFETY: kill only sends a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    sigint(&child);
     wait_for(&seen, "Stopped: cancelled");
     stdin.write_all(b"Are you there?\n").unwrap();
     drop(stdin);

@@ -2,13 +2,16 @@
 //! documented meaning (README "Exit codes") fits, and with the message that says why.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::common::server::{closed_port_base, Ending, Reply, Server};
-use crate::common::turns::{call, say, script, MODEL};
-use crate::common::{fixture, mend, python, repo_root, sample_copy, Outcome};
+use crate::common::server::{closed_port_base, Server};
+use crate::common::turns::{fix, say, script, stalls_after};
+use crate::common::{
+    fixture, live_args, live_run, mend, mend_command, repo_root, sample_copy, sigint, wait_until,
+    Outcome,
+};
 use serde_json::{json, Value};
 
 /// `(case, code, the expected part of the output)`; the whole output when it is not there.
@@ -24,47 +27,20 @@ fn seen(case: &'static str, outcome: &Outcome, expected: &str) -> Seen {
     (case, outcome.code, shown)
 }
 
-fn run(base: &str, repo: &Path, record: &Path, extra: &[&str]) -> Outcome {
-    let mut args = vec![
-        "run",
-        "--sandbox",
-        "none",
-        "--host",
-        base,
-        "--repo",
-        repo.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    mend(&args)
-}
-
 /// `mend run` against a server that goes silent, cut by Ctrl-C once the request is in.
 fn interrupted_run(repo: &Path, record: &Path) -> Outcome {
-    let line = json!({"model": MODEL, "message": {"role": "assistant", "content": "Let me"}, "done": false});
-    let server = Server::start(script(vec![Reply::Stream {
-        writes: vec![(Duration::ZERO, format!("{line}\n").into_bytes())],
-        ending: Ending::Stall(Duration::from_secs(50)),
-    }]));
-    let child = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args(["run", "--sandbox", "none", "--host", &server.base])
-        .args(["--repo", repo.to_str().unwrap()])
-        .args(["--record", record.to_str().unwrap()])
-        .current_dir(repo_root())
-        .env("MEND_PYTHON", python())
+    let server = Server::start(script(vec![stalls_after("Let me")]));
+    let child = mend_command(&repo_root())
+        .args(live_args("run", &server.base, repo, record))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let give_up = Instant::now() + Duration::from_secs(30);
-    while server.write_times().is_empty() {
-        assert!(Instant::now() < give_up, "the run never reached the model");
-        thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("the run reaches the model", || {
+        !server.write_times().is_empty()
+    });
     thread::sleep(Duration::from_millis(200));
-    // SAFETY: kill only sends a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    sigint(&child);
     let output = child.wait_with_output().unwrap();
     Outcome::from(output)
 }
@@ -86,18 +62,11 @@ fn every_exit_path_has_its_documented_code_and_message() {
     std::fs::write(record("garbage.json"), "{\"format\": ").unwrap();
 
     // mend run
-    let fixing = Server::start(script(vec![
-        call(
-            "c1",
-            "replace_text",
-            json!({"old": "        path = PurePosixPath(name)", "new": "        path = PurePosixPath(name.replace('\\\\', '/'))"}),
-        ),
-        say("Fixed."),
-    ]));
-    let passed = run(&fixing.base, repo, &record("pass.json"), &[]);
+    let fixing = Server::start(script(vec![fix("c1"), say("Fixed.")]));
+    let passed = live_run(&fixing.base, repo, &record("pass.json"), &[]);
     all.push(seen("run: the repair passes", &passed, "record written to"));
     let idle = Server::start(script(vec![say("All good, nothing to do.")]));
-    let failed = run(&idle.base, repo, &record("fail.json"), &[]);
+    let failed = live_run(&idle.base, repo, &record("fail.json"), &[]);
     all.push(seen(
         "run: the tests still fail",
         &failed,
@@ -105,18 +74,18 @@ fn every_exit_path_has_its_documented_code_and_message() {
     ));
     all.push(seen(
         "run: a bad flag",
-        &run(&idle.base, repo, &record("x.json"), &["--max-turns", "0"]),
+        &live_run(&idle.base, repo, &record("x.json"), &["--max-turns", "0"]),
         "invalid value '0' for '--max-turns <MAX_TURNS>'",
     ));
     all.push(seen(
         "run: no server",
-        &run(&closed_port_base(), repo, &record("x.json"), &[]),
+        &live_run(&closed_port_base(), repo, &record("x.json"), &[]),
         "mend: error: no Ollama at",
     ));
     let unused = Server::start(script(vec![]));
     all.push(seen(
         "run: no interpreter",
-        &run(
+        &live_run(
             &unused.base,
             repo,
             &record("x.json"),

@@ -3,61 +3,32 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common;
-use crate::common::server::{Ending, Reply, Server};
-use crate::common::turns::script;
-use crate::common::{python, repo_root};
+use crate::common::server::Server;
+use crate::common::turns::{script, stalls_after};
+use crate::common::{live_args, mend_command, repo_root, sigint, wait_until};
 use serde_json::{json, Value};
 
 /// A server whose first turn sends one line and then goes silent for longer than any test.
 fn stalled_server() -> Server {
-    let line = r#"{"model":"gemma4:e2b","message":{"role":"assistant","content":"Let me think"},"done":false}"#;
-    Server::start(script(vec![Reply::Stream {
-        writes: vec![(Duration::ZERO, format!("{line}\n").into_bytes())],
-        ending: Ending::Stall(Duration::from_secs(50)),
-    }]))
+    Server::start(script(vec![stalls_after("Let me think")]))
 }
 
 /// Starts `mend run` with its temporary files in `tmp`, so that what it leaves behind is visible.
 fn spawn_run(base: &str, record: &Path, tmp: &Path, repo: &Path, extra: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args([
-            "run",
-            "--json",
-            "--sandbox",
-            "none",
-            "--host",
-            base,
-            "--record",
-            record.to_str().unwrap(),
-        ])
-        .args(["--repo", repo.to_str().unwrap()])
+    mend_command(&repo_root())
+        .args(live_args("run", base, repo, record))
+        .arg("--json")
         .args(extra)
-        .current_dir(repo_root())
-        .env("MEND_PYTHON", python())
         .env("TMPDIR", tmp)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("mend starts")
-}
-
-/// Waits (bounded) until `ready` holds; the bound only keeps a broken test from hanging.
-fn wait_until(what: &str, ready: impl Fn() -> bool) {
-    let give_up = Instant::now() + Duration::from_secs(30);
-    while !ready() {
-        assert!(Instant::now() < give_up, "gave up waiting until {what}");
-        thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn sigint(child: &Child) {
-    // SAFETY: kill only sends a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
 }
 
 fn finish(child: Child) -> (i32, String) {

@@ -4,13 +4,15 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
-use crate::common::resume::{line_of, read, resume, row, rows, run, shape, verdict, NEW, OLD};
+use crate::common::resume::{
+    ended, line_of, read, repaired_as_recorded, resume, row, rows, run, shape, verdict,
+};
 use crate::common::server::{Ending, Reply, Script, Server};
-use crate::common::turns::{call, say, script, MODEL};
-use crate::common::{mend, python, repo_root, sample_copy};
+use crate::common::turns::{call, fix, say, script, stalls_after, MODEL, NEW, OLD};
+use crate::common::{live_args, mend, mend_command, repo_root, sample_copy, sigint};
 use serde_json::{json, Value};
 
 #[test]
@@ -26,7 +28,7 @@ fn a_run_cut_by_max_turns_resumes_to_a_repair_with_the_whole_conversation() {
     let server = Server::start(script(vec![read_call]));
     let cut = run(&server.base, repo.path(), &first, &["--max-turns", "1"]);
     assert_eq!(
-        (cut.code, verdict(&cut)),
+        ended(&cut),
         (1, Some((json!(false), Value::Null, json!("max_turns")))),
         "{}",
         cut.stderr
@@ -34,19 +36,13 @@ fn a_run_cut_by_max_turns_resumes_to_a_repair_with_the_whole_conversation() {
     let old_bytes = std::fs::read(&first).unwrap();
     let old = read(&first);
 
-    let (fix, done) = (
-        call("c2", "replace_text", json!({"old": OLD, "new": NEW})),
-        say("Fixed: backslashes are read as separators."),
-    );
+    let (fix, done) = (fix("c2"), say("Fixed: backslashes are read as separators."));
     let (fix_line, done_line) = (line_of(&fix), line_of(&done));
     let live = Server::start(script(vec![fix, done]));
     let resumed = resume(&live.base, &first, &second, &["--max-turns", "3"]);
     assert_eq!(
-        (resumed.code, verdict(&resumed)),
-        (
-            0,
-            Some((json!(true), json!(true), json!("assistant_finished")))
-        ),
+        ended(&resumed),
+        repaired_as_recorded(),
         "{}",
         resumed.stderr
     );
@@ -122,11 +118,8 @@ fn a_run_cut_by_max_turns_resumes_to_a_repair_with_the_whole_conversation() {
     // The new record replays as any other.
     let replayed = mend(&["replay", "--json", second.to_str().unwrap()]);
     assert_eq!(
-        (replayed.code, verdict(&replayed)),
-        (
-            0,
-            Some((json!(true), json!(true), json!("assistant_finished")))
-        ),
+        ended(&replayed),
+        repaired_as_recorded(),
         "{}",
         replayed.stderr
     );
@@ -135,30 +128,10 @@ fn a_run_cut_by_max_turns_resumes_to_a_repair_with_the_whole_conversation() {
 /// Starts `mend run` against a server that sends one line and stalls; Ctrl-C once the line is
 /// shown. Returns the exit code.
 fn cancelled_run(repo: &Path, record: &Path) -> i32 {
-    let line = format!(
-        "{}\n",
-        json!({"model": MODEL, "message": {"role": "assistant", "content": "Let me look"}, "done": false})
-    );
-    let stalled = Server::start(Script {
-        models: vec![(MODEL, "0123456789abcdef")],
-        chats: vec![Reply::Stream {
-            writes: vec![(Duration::ZERO, line.into_bytes())],
-            ending: Ending::Stall(Duration::from_secs(50)),
-        }],
-    });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args([
-            "run",
-            "--json",
-            "--sandbox",
-            "none",
-            "--host",
-            &stalled.base,
-        ])
-        .args(["--repo", repo.to_str().unwrap()])
-        .args(["--record", record.to_str().unwrap()])
-        .current_dir(repo_root())
-        .env("MEND_PYTHON", python())
+    let stalled = Server::start(script(vec![stalls_after("Let me look")]));
+    let mut child = mend_command(&repo_root())
+        .args(live_args("run", &stalled.base, repo, record))
+        .arg("--json")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -169,8 +142,7 @@ fn cancelled_run(repo: &Path, record: &Path) -> i32 {
             break;
         }
     }
-    // SAFETY: kill only sends a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    sigint(&child);
     events.for_each(drop);
     child.wait().unwrap().code().unwrap_or(-1)
 }
@@ -187,17 +159,11 @@ fn a_cancelled_run_resumes_from_its_cut_turn() {
     let old = read(&first);
     assert_eq!(old["messages"][0]["stop"]["reason"], "cancelled");
 
-    let live = Server::start(script(vec![
-        call("c1", "replace_text", json!({"old": OLD, "new": NEW})),
-        say("Fixed."),
-    ]));
+    let live = Server::start(script(vec![fix("c1"), say("Fixed.")]));
     let resumed = resume(&live.base, &first, &second, &[]);
     assert_eq!(
-        (resumed.code, verdict(&resumed)),
-        (
-            0,
-            Some((json!(true), json!(true), json!("assistant_finished")))
-        ),
+        ended(&resumed),
+        repaired_as_recorded(),
         "{}",
         resumed.stderr
     );
@@ -248,7 +214,7 @@ fn a_run_cut_by_its_deadline_replays_and_resumes() {
     // The record says where the deadline landed; a replay stops there, however fast it runs.
     let replayed = mend(&["replay", "--json", first.to_str().unwrap()]);
     assert_eq!(
-        (replayed.code, verdict(&replayed)),
+        ended(&replayed),
         (
             1,
             Some((json!(false), json!(true), json!("deadline_exceeded")))
@@ -256,17 +222,11 @@ fn a_run_cut_by_its_deadline_replays_and_resumes() {
         "{}",
         replayed.stderr
     );
-    let live = Server::start(script(vec![
-        call("c1", "replace_text", json!({"old": OLD, "new": NEW})),
-        say("Fixed."),
-    ]));
+    let live = Server::start(script(vec![fix("c1"), say("Fixed.")]));
     let resumed = resume(&live.base, &first, &second, &["--deadline", "60"]);
     assert_eq!(
-        (resumed.code, verdict(&resumed)),
-        (
-            0,
-            Some((json!(true), json!(true), json!("assistant_finished")))
-        ),
+        ended(&resumed),
+        repaired_as_recorded(),
         "{}",
         resumed.stderr
     );
@@ -278,18 +238,12 @@ fn a_fixture_in_the_first_run_format_resumes_into_a_new_format_record() {
     let out = dir.path().join("resumed.json");
     let fixture = repo_root().join("fixtures/bounded.json");
     let old: Value = serde_json::from_str(&std::fs::read_to_string(&fixture).unwrap()).unwrap();
-    let live = Server::start(script(vec![
-        call("c9", "replace_text", json!({"old": OLD, "new": NEW})),
-        say("Fixed."),
-    ]));
+    let live = Server::start(script(vec![fix("c9"), say("Fixed.")]));
     // The fixture's budget is one turn; the resumed part gets two.
     let resumed = resume(&live.base, &fixture, &out, &["--max-turns", "2"]);
     assert_eq!(
-        (resumed.code, verdict(&resumed)),
-        (
-            0,
-            Some((json!(true), json!(true), json!("assistant_finished")))
-        ),
+        ended(&resumed),
+        repaired_as_recorded(),
         "{}",
         resumed.stderr
     );

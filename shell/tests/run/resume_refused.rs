@@ -2,13 +2,13 @@
 //! repository, a finished run without --message, an --out that is the record itself — and
 //! continues an ended chat with a follow-up.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::common;
-use crate::common::resume::{read, resume, run, verdict, NEW, OLD};
+use crate::common::resume::{ended, read, repaired_as_recorded, resume, run};
 use crate::common::server::Server;
-use crate::common::turns::{call, say, script};
-use crate::common::{python, repo_root, sample_copy};
+use crate::common::turns::{call, fix, say, script};
+use crate::common::{live_args, mend_command, repo_root, sample_copy};
 use serde_json::{json, Value};
 
 #[test]
@@ -102,12 +102,8 @@ fn an_ended_chat_goes_on_with_a_follow_up() {
     let dir = tempfile::tempdir().unwrap();
     let (chat, second) = (dir.path().join("chat.json"), dir.path().join("second.json"));
     let server = Server::start(script(vec![say("It drops backslash paths.")]));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mend"))
-        .args(["chat", "--sandbox", "none", "--host", &server.base])
-        .args(["--repo", repo.path().to_str().unwrap()])
-        .args(["--record", chat.to_str().unwrap()])
-        .current_dir(repo_root())
-        .env("MEND_PYTHON", python())
+    let mut child = mend_command(&repo_root())
+        .args(live_args("chat", &server.base, repo.path(), &chat))
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -117,17 +113,11 @@ fn an_ended_chat_goes_on_with_a_follow_up() {
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"what is wrong?\n").unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(0));
 
-    let live = Server::start(script(vec![
-        call("c1", "replace_text", json!({"old": OLD, "new": NEW})),
-        say("Fixed."),
-    ]));
+    let live = Server::start(script(vec![fix("c1"), say("Fixed.")]));
     let resumed = resume(&live.base, &chat, &second, &["--message", "fix it"]);
     assert_eq!(
-        (resumed.code, verdict(&resumed)),
-        (
-            0,
-            Some((json!(true), json!(true), json!("assistant_finished")))
-        ),
+        ended(&resumed),
+        repaired_as_recorded(),
         "{}",
         resumed.stderr
     );

@@ -6,10 +6,10 @@
 
 use std::path::Path;
 
-use crate::common::resume::{read, run, verdict, NEW, OLD};
+use crate::common::resume::{ended, read, repaired_as_recorded, repaired_live, run, verdict};
 use crate::common::server::{Reply, Server};
-use crate::common::turns::{say, script, MODEL};
-use crate::common::{mend, sample_copy};
+use crate::common::turns::{say, script, MODEL, NEW, OLD};
+use crate::common::{live_run, mend, sample_copy};
 use serde_json::{json, Value};
 
 /// A turn streamed as a model streams text: a few characters per line, then `done`.
@@ -76,11 +76,8 @@ fn each_familys_written_call_repairs_the_sample_is_marked_and_replays() {
         let server = Server::start(script(vec![written(&text), say("Fixed.")]));
         let outcome = run(&server.base, repo.path(), &record, &[]);
         assert_eq!(
-            (outcome.code, verdict(&outcome)),
-            (
-                0,
-                Some((json!(true), Value::Null, json!("assistant_finished")))
-            ),
+            ended(&outcome),
+            repaired_live(),
             "{format}: {}",
             outcome.stderr
         );
@@ -124,11 +121,8 @@ fn each_familys_written_call_repairs_the_sample_is_marked_and_replays() {
         );
         let replayed = mend(&["replay", "--json", record.to_str().unwrap()]);
         assert_eq!(
-            (replayed.code, verdict(&replayed)),
-            (
-                0,
-                Some((json!(true), json!(true), json!("assistant_finished")))
-            ),
+            ended(&replayed),
+            repaired_as_recorded(),
             "{format}: {}",
             replayed.stderr
         );
@@ -157,17 +151,7 @@ fn human_output_says_a_call_was_read_from_text() {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("run.json");
     let server = Server::start(script(vec![written(&text), say("Fixed.")]));
-    let outcome = mend(&[
-        "run",
-        "--sandbox",
-        "none",
-        "--host",
-        &server.base,
-        "--repo",
-        repo.path().to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ]);
+    let outcome = live_run(&server.base, repo.path(), &record, &[]);
     let said: Vec<&str> = outcome
         .stdout
         .lines()

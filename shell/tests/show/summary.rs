@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::common::server::{Ending, Reply, Server};
 use crate::common::turns::{say, script, MODEL};
-use crate::common::{mend, repo_root, sample_copy};
+use crate::common::{live_run, mend, repo_root, sample_copy};
 use serde_json::{json, Value};
 
 #[test]
@@ -144,17 +144,7 @@ fn a_live_run_records_when_each_turn_and_call_happened() {
         },
         say("Done."),
     ]));
-    let outcome = mend(&[
-        "run",
-        "--sandbox",
-        "none",
-        "--host",
-        &server.base,
-        "--repo",
-        repo.path().to_str().unwrap(),
-        "--record",
-        record_path.to_str().unwrap(),
-    ]);
+    let outcome = live_run(&server.base, repo.path(), &record_path, &[]);
     assert_eq!(outcome.code, 1, "{}{}", outcome.stdout, outcome.stderr);
     let record: Value =
         serde_json::from_str(&std::fs::read_to_string(&record_path).unwrap()).unwrap();
