@@ -1,8 +1,9 @@
 //! Running the real `mend` binary from the repository root, and fingerprinting directories.
+// Every area's binary compiles all of common and uses a part of it: what one area leaves unused
+// another uses.
 #![allow(dead_code)]
 
 pub mod browser;
-pub mod resume;
 pub mod server;
 pub mod turns;
 

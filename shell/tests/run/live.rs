@@ -7,6 +7,7 @@ use crate::common;
 use crate::common::server::{closed_port_base, Ending, Reply, Script, Server};
 use crate::common::turns::{recorded_lines, script, DIGEST, MODEL, NEW};
 use crate::common::{fixture, mend, repo_root, tree_digest};
+use crate::support::rows;
 use serde_json::{json, Value};
 
 struct Live {
@@ -80,20 +81,6 @@ fn the_recorded_repair_runs_end_to_end_over_http_and_replays() {
     );
 
     // Every request the server received, as (role, tool_name, tool_call_id) rows.
-    let rows = |body: &Value| -> Vec<(String, Value, Value)> {
-        body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| {
-                (
-                    m["role"].as_str().unwrap().to_owned(),
-                    m["tool_name"].clone(),
-                    m["tool_call_id"].clone(),
-                )
-            })
-            .collect()
-    };
     let bodies = server.chat_bodies();
     assert_eq!(bodies.len(), 5);
     let start = vec![

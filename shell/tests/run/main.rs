@@ -19,5 +19,6 @@ mod records;
 mod replay;
 mod resume;
 mod resume_refused;
+mod support;
 mod text_calls;
 mod torn_record;

@@ -7,12 +7,12 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use crate::common::resume::{
-    ended, line_of, read, repaired_as_recorded, resume, row, rows, run, shape, verdict,
-};
 use crate::common::server::{Ending, Reply, Script, Server};
 use crate::common::turns::{call, fix, say, script, stalls_after, MODEL, NEW, OLD};
 use crate::common::{live_args, mend, mend_command, repo_root, sample_copy, sigint};
+use crate::support::{
+    ended, line_of, read, repaired_as_recorded, resume, row, rows, run, shape, verdict,
+};
 use serde_json::{json, Value};
 
 #[test]

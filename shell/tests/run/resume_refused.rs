@@ -5,10 +5,10 @@
 use std::process::Stdio;
 
 use crate::common;
-use crate::common::resume::{ended, read, repaired_as_recorded, resume, run};
 use crate::common::server::Server;
 use crate::common::turns::{call, fix, say, script};
 use crate::common::{live_args, mend_command, repo_root, sample_copy};
+use crate::support::{ended, read, repaired_as_recorded, resume, run};
 use serde_json::{json, Value};
 
 #[test]

@@ -6,10 +6,10 @@
 
 use std::path::Path;
 
-use crate::common::resume::{ended, read, repaired_as_recorded, repaired_live, run, verdict};
 use crate::common::server::{Reply, Server};
 use crate::common::turns::{say, script, MODEL, NEW, OLD};
 use crate::common::{live_run, mend, sample_copy};
+use crate::support::{ended, read, repaired_as_recorded, repaired_live, run, verdict};
 use serde_json::{json, Value};
 
 /// A turn streamed as a model streams text: a few characters per line, then `done`.

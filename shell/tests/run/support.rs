@@ -5,8 +5,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::server::Reply;
-use super::{live_run, mend, Outcome};
+use crate::common::server::Reply;
+use crate::common::{live_run, mend, Outcome};
 
 pub fn read(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("the record is written")).unwrap()
