@@ -7,7 +7,7 @@ use std::thread;
 use std::time::Duration;
 
 use crate::common::server::{closed_port_base, Server};
-use crate::common::turns::{fix, say, script, stalls_after};
+use crate::common::turns::{fix, say, script, stalls_after, NEW, OLD};
 use crate::common::{
     fixture, live_args, live_run, mend, mend_command, repo_root, sample_copy, sigint, wait_until,
     Outcome,
@@ -51,8 +51,25 @@ fn stop_reason(record: &Path) -> Value {
         .clone()
 }
 
+/// `expected` as `Seen` rows.
+fn table(expected: &[(&'static str, i32, &str)]) -> Vec<Seen> {
+    expected
+        .iter()
+        .map(|&(case, code, message)| (case, code, message.to_owned()))
+        .collect()
+}
+
+/// A copy of the sample that holds the repair the recorded runs make.
+fn repaired_sample() -> tempfile::TempDir {
+    let copy = sample_copy();
+    let source = copy.path().join("path_rules.py");
+    let text = std::fs::read_to_string(&source).unwrap();
+    std::fs::write(&source, text.replacen(OLD, NEW, 1)).unwrap();
+    copy
+}
+
 #[test]
-fn every_exit_path_has_its_documented_code_and_message() {
+fn every_exit_path_of_run_and_apply_has_its_documented_code_and_message() {
     let runs = tempfile::tempdir().unwrap();
     let record = |name: &str| runs.path().join(name);
     let sample = sample_copy();
@@ -139,7 +156,60 @@ fn every_exit_path_has_its_documented_code_and_message() {
         "is not a mend record",
     ));
 
-    // mend replay
+    let expected = [
+        ("run: the repair passes", 0, "record written to"),
+        ("run: the tests still fail", 1, "record written to"),
+        (
+            "run: a bad flag",
+            2,
+            "invalid value '0' for '--max-turns <MAX_TURNS>'",
+        ),
+        ("run: no server", 5, "mend: error: no Ollama at"),
+        (
+            "run: no interpreter",
+            6,
+            "mend: error: cannot start `/nonexistent/python3`",
+        ),
+        ("run: Ctrl-C", 130, "record written to"),
+        ("apply: applied", 0, "Applied the run's change to"),
+        ("apply: already applied", 0, "is already applied in"),
+        (
+            "apply: the repository changed",
+            4,
+            "path_rules.py changed; nothing was applied",
+        ),
+        (
+            "apply: no record given",
+            2,
+            "the following required arguments were not provided",
+        ),
+        ("apply: an unreadable record", 4, "is not a mend record"),
+    ];
+    assert_eq!(all, table(&expected));
+    // The runs that got as far as the model left a record that says how they stopped.
+    assert_eq!(
+        [
+            stop_reason(&record("pass.json")),
+            stop_reason(&record("fail.json")),
+            stop_reason(&record("cut.json")),
+        ],
+        [
+            json!("assistant_finished"),
+            json!("assistant_finished"),
+            json!("cancelled")
+        ]
+    );
+}
+
+#[test]
+fn every_exit_path_of_replay_has_its_documented_code_and_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = |name: &str| dir.path().join(name);
+    std::fs::write(record("garbage.json"), "{\"format\": ").unwrap();
+    // A copy that no longer is the sample the fixtures were recorded on.
+    let repaired = repaired_sample();
+    let repo_arg = repaired.path().to_str().unwrap();
+    let mut all: Vec<Seen> = Vec::new();
     let replay = |args: &[&str]| mend(&[&["replay", "--sandbox", "none"], args].concat());
     all.push(seen(
         "replay: matched and passing",
@@ -180,58 +250,7 @@ fn every_exit_path_has_its_documented_code_and_message() {
         "mend: error: cannot start `/nonexistent/python3`",
     ));
 
-    // mend verify (the copy of the sample holds the repair by now)
-    let verify = |args: &[&str]| mend(&[&["verify", "--sandbox", "none"], args].concat());
-    all.push(seen(
-        "verify: passing",
-        &verify(&["--repo", repo_arg]),
-        "Tests on a fresh copy: 4 passed",
-    ));
-    all.push(seen(
-        "verify: failing",
-        &verify(&["--repo", "sample-repo"]),
-        "Tests on a fresh copy: 1 failed · 3 passed",
-    ));
-    let empty = tempfile::tempdir().unwrap();
-    all.push(seen(
-        "verify: no task file",
-        &verify(&["--repo", empty.path().to_str().unwrap()]),
-        "mend.toml does not exist",
-    ));
-    all.push(seen(
-        "verify: no interpreter",
-        &verify(&["--repo", "sample-repo", "--python", "/nonexistent/python3"]),
-        "mend: error: cannot start `/nonexistent/python3`",
-    ));
-
-    let expected: Vec<Seen> = [
-        ("run: the repair passes", 0, "record written to"),
-        ("run: the tests still fail", 1, "record written to"),
-        (
-            "run: a bad flag",
-            2,
-            "invalid value '0' for '--max-turns <MAX_TURNS>'",
-        ),
-        ("run: no server", 5, "mend: error: no Ollama at"),
-        (
-            "run: no interpreter",
-            6,
-            "mend: error: cannot start `/nonexistent/python3`",
-        ),
-        ("run: Ctrl-C", 130, "record written to"),
-        ("apply: applied", 0, "Applied the run's change to"),
-        ("apply: already applied", 0, "is already applied in"),
-        (
-            "apply: the repository changed",
-            4,
-            "path_rules.py changed; nothing was applied",
-        ),
-        (
-            "apply: no record given",
-            2,
-            "the following required arguments were not provided",
-        ),
-        ("apply: an unreadable record", 4, "is not a mend record"),
+    let expected = [
         (
             "replay: matched and passing",
             0,
@@ -263,6 +282,39 @@ fn every_exit_path_has_its_documented_code_and_message() {
             6,
             "mend: error: cannot start `/nonexistent/python3`",
         ),
+    ];
+    assert_eq!(all, table(&expected));
+}
+
+#[test]
+fn every_exit_path_of_verify_has_its_documented_code_and_message() {
+    let repaired = repaired_sample();
+    let repo_arg = repaired.path().to_str().unwrap();
+    let mut all: Vec<Seen> = Vec::new();
+    let verify = |args: &[&str]| mend(&[&["verify", "--sandbox", "none"], args].concat());
+    all.push(seen(
+        "verify: passing",
+        &verify(&["--repo", repo_arg]),
+        "Tests on a fresh copy: 4 passed",
+    ));
+    all.push(seen(
+        "verify: failing",
+        &verify(&["--repo", "sample-repo"]),
+        "Tests on a fresh copy: 1 failed · 3 passed",
+    ));
+    let empty = tempfile::tempdir().unwrap();
+    all.push(seen(
+        "verify: no task file",
+        &verify(&["--repo", empty.path().to_str().unwrap()]),
+        "mend.toml does not exist",
+    ));
+    all.push(seen(
+        "verify: no interpreter",
+        &verify(&["--repo", "sample-repo", "--python", "/nonexistent/python3"]),
+        "mend: error: cannot start `/nonexistent/python3`",
+    ));
+
+    let expected = [
         ("verify: passing", 0, "Tests on a fresh copy: 4 passed"),
         (
             "verify: failing",
@@ -275,22 +327,6 @@ fn every_exit_path_has_its_documented_code_and_message() {
             6,
             "mend: error: cannot start `/nonexistent/python3`",
         ),
-    ]
-    .into_iter()
-    .map(|(case, code, message)| (case, code, message.to_owned()))
-    .collect();
-    assert_eq!(all, expected);
-    // The runs that got as far as the model left a record that says how they stopped.
-    assert_eq!(
-        [
-            stop_reason(&record("pass.json")),
-            stop_reason(&record("fail.json")),
-            stop_reason(&record("cut.json")),
-        ],
-        [
-            json!("assistant_finished"),
-            json!("assistant_finished"),
-            json!("cancelled")
-        ]
-    );
+    ];
+    assert_eq!(all, table(&expected));
 }
