@@ -356,3 +356,21 @@ fn the_test_environment_fields_are_read_and_checked_by_line() {
         "mend.toml:15: sandbox.read_only: `opt` must be an absolute path or start with ~/ (the repository itself is always there) (see docs/task-file.md)"
     );
 }
+
+#[test]
+fn the_protocol_reads_under_its_name_or_its_older_one() {
+    let with =
+        |table: &str| parse(&format!("{MINIMAL}\n[model]\n{table}\n")).map(|task| task.protocol);
+    assert_eq!(
+        [
+            with(""),
+            with("protocol = \"anthropic\""),
+            with("provider = \"openai\""),
+        ],
+        [
+            Ok(None),
+            Ok(Some(Protocol::AnthropicSse)),
+            Ok(Some(Protocol::OpenaiSse)),
+        ]
+    );
+}
