@@ -137,8 +137,8 @@ pub fn deadline(seconds: Option<u64>) -> Option<Millis> {
 #[derive(Debug, Args)]
 pub struct ServerArgs {
     /// The server, in OLLAMA_HOST's syntax [default: $OLLAMA_HOST, else http://127.0.0.1:11434;
-    /// with --provider openai: $OPENAI_BASE_URL, else https://api.openai.com/v1; with
-    /// --provider anthropic: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]. Keys come
+    /// with --protocol openai: $OPENAI_BASE_URL, else https://api.openai.com/v1; with
+    /// --protocol anthropic: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]. Keys come
     /// from OPENAI_API_KEY / ANTHROPIC_API_KEY and are never printed or recorded.
     #[arg(long)]
     pub host: Option<String>,

@@ -22,7 +22,7 @@ use crate::workspace::changes::file_digests;
 use crate::workspace::sandbox::SandboxChoice;
 
 pub struct RunOptions<'a> {
-    /// The session to run: model, provider, prompts, tools, budgets.
+    /// The session to run: model, protocol, prompts, tools, budgets.
     pub config: Config,
     pub base: BaseUrl,
     pub api_key: Option<Secret>,
