@@ -5,7 +5,7 @@ use crate::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::codec::Codec;
+use crate::codec::Protocol;
 use crate::event::Event;
 use crate::http::HttpRequest;
 use crate::input::CallId;
@@ -28,7 +28,8 @@ pub enum Action {
         /// The conversation and settings, in the session's neutral (Ollama) shape.
         body: ChatRequest,
         /// The protocol the server speaks; it decides the path, headers and body shape.
-        codec: Codec,
+        #[serde(alias = "codec")]
+        protocol: Protocol,
     },
     /// Something to show or record; needs no answer.
     Emit(Event),
@@ -51,7 +52,7 @@ impl Action {
     /// key goes, body); `None` for every other action.
     pub fn http_request(&self) -> Option<HttpRequest> {
         match self {
-            Action::SendRequest { body, codec, .. } => Some(codec.http_request(body)),
+            Action::SendRequest { body, protocol, .. } => Some(protocol.http_request(body)),
             _ => None,
         }
     }

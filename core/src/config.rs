@@ -4,7 +4,7 @@ use crate::prelude::*;
 
 use serde::{Deserialize, Serialize};
 
-use crate::codec::Codec;
+use crate::codec::Protocol;
 use crate::context::ContextConfig;
 use crate::input::Millis;
 use crate::repeat::RepeatLimits;
@@ -46,8 +46,9 @@ pub struct Config {
     pub keep_alive: u64,
     /// Sampling options sent with every request.
     pub options: ModelOptions,
-    /// The protocol the server speaks.
-    pub codec: Codec,
+    /// The protocol the server speaks (`codec` in older snapshots).
+    #[serde(alias = "codec")]
+    pub protocol: Protocol,
     /// When identical calls in a row are refused, and when they end the session.
     #[serde(default)]
     pub repeat_limits: RepeatLimits,
@@ -87,7 +88,7 @@ impl Config {
             think: true,
             keep_alive: 0,
             options: ModelOptions::default(),
-            codec: Codec::default(),
+            protocol: Protocol::default(),
             repeat_limits: RepeatLimits::default(),
             context: None,
             window: None,
@@ -110,7 +111,7 @@ impl Config {
             if !window.is_usable() {
                 return Err(ConfigError::Window { window });
             }
-            if self.codec == Codec::OllamaNdjson && self.options.num_ctx != window.tokens {
+            if self.protocol == Protocol::OllamaNdjson && self.options.num_ctx != window.tokens {
                 return Err(ConfigError::NumCtx {
                     num_ctx: self.options.num_ctx,
                     window: window.tokens,

@@ -6,7 +6,7 @@ use crate::prelude::*;
 
 use serde::{Deserialize, Serialize};
 
-use crate::codec::Codec;
+use crate::codec::Protocol;
 use crate::wire::ChatRequest;
 
 /// Anthropic's API version header; the Messages stream format the codec reads is this one.
@@ -46,16 +46,16 @@ impl ApiKeyHeader {
     }
 }
 
-impl Codec {
+impl Protocol {
     /// The HTTP request that sends `body` to a server of this protocol.
     pub fn http_request(self, body: &ChatRequest) -> HttpRequest {
         let (path, api_key_header) = match self {
-            Codec::OllamaNdjson => ("/api/chat", None),
-            Codec::OpenaiSse => ("/v1/chat/completions", Some(("authorization", "Bearer "))),
-            Codec::AnthropicSse => ("/v1/messages", Some(("x-api-key", ""))),
+            Protocol::OllamaNdjson => ("/api/chat", None),
+            Protocol::OpenaiSse => ("/v1/chat/completions", Some(("authorization", "Bearer "))),
+            Protocol::AnthropicSse => ("/v1/messages", Some(("x-api-key", ""))),
         };
         let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
-        if self == Codec::AnthropicSse {
+        if self == Protocol::AnthropicSse {
             headers.push(("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned()));
         }
         HttpRequest {

@@ -67,14 +67,14 @@ mod tests {
     fn anthropic_reads_the_instructions_as_a_paragraph_of_its_system_text() {
         let config = Config {
             instructions: Some("Use tabs.".to_owned()),
-            codec: crate::codec::Codec::AnthropicSse,
+            protocol: crate::codec::Protocol::AnthropicSse,
             ..Config::new("m", "You repair code.", "Fix it.", Vec::new())
         };
         let (_, actions) = crate::session::Session::new(config).unwrap();
-        let Some(crate::action::Action::SendRequest { body, codec, .. }) = actions.last() else {
+        let Some(crate::action::Action::SendRequest { body, protocol, .. }) = actions.last() else {
             panic!("turn 1 is sent: {actions:?}");
         };
-        let sent: serde_json::Value = serde_json::from_slice(&codec.request_body(body)).unwrap();
+        let sent: serde_json::Value = serde_json::from_slice(&protocol.request_body(body)).unwrap();
         assert_eq!(
             (&sent["system"], &sent["messages"]),
             (

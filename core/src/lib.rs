@@ -36,7 +36,7 @@ mod window;
 mod wire;
 
 pub use action::Action;
-pub use codec::{Codec, TurnMetrics};
+pub use codec::{Protocol, TurnMetrics};
 pub use config::{Config, ConfigError, DEFAULT_MAX_TURNS};
 pub use context::{todo_tool, ContextConfig, TODO_TOOL};
 pub use event::{Event, ToolStatus};
@@ -58,7 +58,7 @@ pub use window::{
 pub use wire::{ChatRequest, Message, ModelOptions, Role, ToolCall, ToolCallFunction};
 
 /// Reading a model server's output outside a session: the lines of a recorded stream back into
-/// chunks and tool calls ([`Codec::decoder`]), an HTTP error body into the server's message. The
+/// chunks and tool calls ([`Protocol::decoder`]), an HTTP error body into the server's message. The
 /// session decodes with this same code, so a viewer of a record shows what the session saw.
 pub mod decode {
     pub use crate::codec::{

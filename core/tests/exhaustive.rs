@@ -1,5 +1,5 @@
 //! Bounded exhaustive check: every sequence of up to 7 abstract inputs over 14 kinds (6 for the SSE
-//! codecs), every rule on every sequence, for each codec.
+//! codecs), every rule on every sequence, for each protocol.
 //!
 //! The search walks the tree of sequences depth first, cloning the session at each node. Once a
 //! session has stopped, each of the 14 inputs is fed to it once and must give no action and leave
@@ -9,23 +9,23 @@
 
 mod support;
 
-use mend_core::{Codec, Millis, Session};
+use mend_core::{Millis, Protocol, Session};
 use support::rules::Checker;
 use support::steps::{resolve_for, CallSpec, CallTool, Step, TextForm};
 use support::{config, start};
 
-/// Ollama's codec is walked to length 7; the SSE codecs, whose steps are several lines each, to
+/// Ollama's protocol is walked to length 7; the SSE codecs, whose steps are several lines each, to
 /// length 6 (13⁶ = 4.8 M sequences each), which keeps the whole check well under a minute.
 ///
-/// Each codec runs with a token budget: Ollama's scripted turn counts 150 tokens, so its budget of
+/// Each protocol runs with a token budget: Ollama's scripted turn counts 150 tokens, so its budget of
 /// 100 stops the session with `budget_exceeded` after turn 1's calls; OpenAI's counts 14, so 20 is
 /// crossed by turn 2 and `max_turns` (2) wins; Anthropic's 3 tokens never reach 1000.
 /// Anthropic's transport failure is the server's answer to a prompt over its context window (HTTP
 /// 400, `prompt is too long`): the session must stop with `context_exceeded`.
-const LENGTHS: [(Codec, u32, u64); 3] = [
-    (Codec::OllamaNdjson, 7, 100),
-    (Codec::OpenaiSse, 6, 20),
-    (Codec::AnthropicSse, 6, 1000),
+const LENGTHS: [(Protocol, u32, u64); 3] = [
+    (Protocol::OllamaNdjson, 7, 100),
+    (Protocol::OpenaiSse, 6, 20),
+    (Protocol::AnthropicSse, 6, 1000),
 ];
 const MAX_TURNS: u32 = 2;
 /// Early enough that `DeadlinePassed` is rejected at some depths and accepted at others.
@@ -95,7 +95,7 @@ fn sequences_up_to(k: u64, n: u32) -> u64 {
 /// Feeds one abstract step (one line in NDJSON, the lines of its events in SSE) and checks the
 /// rules on every input; returns the session after it.
 fn apply(
-    codec: Codec,
+    protocol: Protocol,
     session: &Session,
     checker: &mut Checker,
     step: &Step,
@@ -103,19 +103,19 @@ fn apply(
     serial: &mut u32,
 ) -> Session {
     let mut current = session.clone();
-    for fed in resolve_for(codec, step, checker.running.as_ref(), serial) {
+    for fed in resolve_for(protocol, step, checker.running.as_ref(), serial) {
         let before = current.clone();
         let now = Millis(u64::from(depth));
         let actions = current.handle(now, fed.input.clone());
         checker
             .step(&before, &fed, now, &actions, &current)
-            .unwrap_or_else(|error| panic!("{codec:?}, depth {depth}, {step:?}: {error}"));
+            .unwrap_or_else(|error| panic!("{protocol:?}, depth {depth}, {step:?}: {error}"));
     }
     current
 }
 
 fn explore(
-    (codec, max_length): (Codec, u32),
+    (protocol, max_length): (Protocol, u32),
     session: &Session,
     checker: &Checker,
     depth: u32,
@@ -129,7 +129,7 @@ fn explore(
     if checker.stops() > 0 {
         for step in alphabet {
             let after = apply(
-                codec,
+                protocol,
                 session,
                 &mut checker.clone(),
                 step,
@@ -138,7 +138,7 @@ fn explore(
             );
             assert!(
                 after == *session,
-                "{codec:?}: {step:?} changed a stopped session"
+                "{protocol:?}: {step:?} changed a stopped session"
             );
         }
         tally.by_induction += sequences_up_to(alphabet.len() as u64, max_length - depth);
@@ -147,10 +147,10 @@ fn explore(
     for step in alphabet {
         let mut serial = serial;
         let mut next = checker.clone();
-        let after = apply(codec, session, &mut next, step, depth, &mut serial);
+        let after = apply(protocol, session, &mut next, step, depth, &mut serial);
         tally.walked += 1;
         explore(
-            (codec, max_length),
+            (protocol, max_length),
             &after,
             &next,
             depth + 1,
@@ -164,17 +164,17 @@ fn explore(
 #[test]
 fn every_short_input_sequence_keeps_the_rules() {
     let alphabet = alphabet();
-    for (codec, max_length, budget) in LENGTHS {
+    for (protocol, max_length, budget) in LENGTHS {
         let mut config = config(MAX_TURNS);
         config.deadline = Some(DEADLINE);
         config.token_budget = Some(budget);
-        config.codec = codec;
+        config.protocol = protocol;
         let (session, first) = start(config);
         let checker = Checker::start_with_budget(MAX_TURNS, Some(budget), &first)
             .expect("the opening keeps the rules");
         let mut tally = Tally::default();
         explore(
-            (codec, max_length),
+            (protocol, max_length),
             &session,
             &checker,
             0,
@@ -186,7 +186,7 @@ fn every_short_input_sequence_keeps_the_rules() {
         let total = sequences_up_to(alphabet.len() as u64, max_length);
         println!(
             "exhaustive ({}): {total} sequences of 1..={max_length} inputs over {} kinds checked: {} walked input by input, {} settled after a stop by induction",
-            codec.provider(),
+            protocol.name(),
             alphabet.len(),
             tally.walked,
             tally.by_induction

@@ -7,7 +7,7 @@
 
 mod support;
 
-use mend_core::{Action, Codec, Event, Input, Message, Millis, Session, StopReason};
+use mend_core::{Action, Event, Input, Message, Millis, Protocol, Session, StopReason};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::json;
@@ -146,7 +146,7 @@ fn turn() -> impl Strategy<Value = Vec<Step>> {
 
 #[derive(Debug, Clone)]
 struct Script {
-    codec: Codec,
+    protocol: Protocol,
     max_turns: u32,
     deadline: Option<u64>,
     token_budget: Option<u64>,
@@ -154,23 +154,23 @@ struct Script {
     steps: Vec<Step>,
 }
 
-fn codec() -> impl Strategy<Value = Codec> {
-    prop_oneof![2 => Just(Codec::OllamaNdjson), 1 => Just(Codec::OpenaiSse), 1 => Just(Codec::AnthropicSse)]
+fn protocol() -> impl Strategy<Value = Protocol> {
+    prop_oneof![2 => Just(Protocol::OllamaNdjson), 1 => Just(Protocol::OpenaiSse), 1 => Just(Protocol::AnthropicSse)]
 }
 
 fn script() -> impl Strategy<Value = Script> {
     (
-        codec(),
+        protocol(),
         1..5u32,
         prop::option::weighted(0.3, 0..80u64),
-        // Around one turn's worth of each codec's counts (150 Ollama, 14 OpenAI, 3 Anthropic).
+        // Around one turn's worth of each protocol's counts (150 Ollama, 14 OpenAI, 3 Anthropic).
         prop::option::weighted(0.3, 0..400u64),
         prop::bool::weighted(0.8),
         prop::collection::vec(turn(), 1..6),
     )
         .prop_map(
-            |(codec, max_turns, deadline, token_budget, text_tool_calls, turns)| Script {
-                codec,
+            |(protocol, max_turns, deadline, token_budget, text_tool_calls, turns)| Script {
+                protocol,
                 max_turns,
                 deadline,
                 token_budget,
@@ -190,7 +190,7 @@ fn script_config(script: &Script) -> mend_core::Config {
     let mut config = config(script.max_turns);
     config.deadline = script.deadline.map(Millis);
     config.token_budget = script.token_budget;
-    config.codec = script.codec;
+    config.protocol = script.protocol;
     config.text_tool_calls = script.text_tool_calls;
     config
 }
@@ -204,7 +204,7 @@ fn run(script: &Script) -> Result<Run, String> {
     let mut serial = 0;
     let closing = [Step::Cancel];
     for (now, step) in script.steps.iter().chain(&closing).enumerate() {
-        for fed in resolve_for(script.codec, step, checker.running.as_ref(), &mut serial) {
+        for fed in resolve_for(script.protocol, step, checker.running.as_ref(), &mut serial) {
             let before = session.clone();
             let at = Millis(now as u64);
             let actions = session.handle(at, fed.input.clone());
@@ -275,7 +275,7 @@ proptest! {
         let mut running = None;
         let mut serial = 0;
         for (now, step) in prefix.steps.iter().enumerate() {
-            for fed in resolve_for(script.codec, step, running.as_ref(), &mut serial) {
+            for fed in resolve_for(script.protocol, step, running.as_ref(), &mut serial) {
                 for action in original.handle(Millis(now as u64), fed.input) {
                     if let Action::DispatchTool { call_id, .. } = action {
                         running = Some(call_id);
@@ -286,7 +286,7 @@ proptest! {
         let mut clone = original.clone();
         for (offset, step) in script.steps[cut..].iter().enumerate() {
             let now = Millis((cut + offset) as u64);
-            for fed in resolve_for(script.codec, step, running.as_ref(), &mut serial) {
+            for fed in resolve_for(script.protocol, step, running.as_ref(), &mut serial) {
                 let from_original = original.handle(now, fed.input.clone());
                 let from_clone = clone.handle(now, fed.input);
                 prop_assert_eq!(&from_original, &from_clone);
@@ -380,9 +380,13 @@ fn a_session_that_keeps_calling_tools_stops_at_the_budget() {
         },
         Step::ToolOk,
     ];
-    for codec in [Codec::OllamaNdjson, Codec::OpenaiSse, Codec::AnthropicSse] {
+    for protocol in [
+        Protocol::OllamaNdjson,
+        Protocol::OpenaiSse,
+        Protocol::AnthropicSse,
+    ] {
         let script = Script {
-            codec,
+            protocol,
             max_turns: 3,
             deadline: None,
             token_budget: None,
@@ -394,7 +398,7 @@ fn a_session_that_keeps_calling_tools_stops_at_the_budget() {
         assert_eq!(
             (outcome.checker.requests(), outcome.checker.dispatches, stop),
             (3, 3, Some(StopReason::MaxTurns)),
-            "{codec:?}"
+            "{protocol:?}"
         );
     }
     let _ = line; // the builders module is shared with other test crates
@@ -402,17 +406,17 @@ fn a_session_that_keeps_calling_tools_stops_at_the_budget() {
 
 /// The token budget, as a property: with every turn making one call, the session stops with
 /// `budget_exceeded` right after the results of the first turn whose counts go past the budget
-/// (each codec's scripted `done` reports a fixed count), and that turn's call still ran.
+/// (each protocol's scripted `done` reports a fixed count), and that turn's call still ran.
 #[test]
 fn the_turn_past_the_token_budget_runs_its_calls_then_stops() {
-    let per_turn = |codec| match codec {
-        Codec::OllamaNdjson => 150u64, // prompt_eval_count 120 + eval_count 30
-        Codec::OpenaiSse => 14,        // prompt_tokens 10 + completion_tokens 4
-        _ => 3,                        // output_tokens 3
+    let per_turn = |protocol| match protocol {
+        Protocol::OllamaNdjson => 150u64, // prompt_eval_count 120 + eval_count 30
+        Protocol::OpenaiSse => 14,        // prompt_tokens 10 + completion_tokens 4
+        _ => 3,                           // output_tokens 3
     };
     let mut runner = proptest::test_runner::TestRunner::new(proptest_config());
     runner
-        .run(&(codec(), 0..700u64), |(codec, budget)| {
+        .run(&(protocol(), 0..700u64), |(protocol, budget)| {
             let max_turns = 40;
             // Two different calls in turn, so that the repetition guard has nothing to say.
             let turn = |tool| {
@@ -430,7 +434,7 @@ fn the_turn_past_the_token_budget_runs_its_calls_then_stops() {
             };
             let steps = [turn(CallTool::RunTests), turn(CallTool::ReadFile)].concat();
             let script = Script {
-                codec,
+                protocol,
                 max_turns,
                 deadline: None,
                 token_budget: Some(budget),
@@ -438,7 +442,7 @@ fn the_turn_past_the_token_budget_runs_its_calls_then_stops() {
                 steps: steps.iter().cycle().take(2 * 40).cloned().collect(),
             };
             let outcome = run(&script).map_err(TestCaseError::fail)?;
-            let crossing = u32::try_from(budget / per_turn(codec) + 1).expect("small");
+            let crossing = u32::try_from(budget / per_turn(protocol) + 1).expect("small");
             let expected = if crossing < max_turns {
                 (crossing, crossing, Some(StopReason::BudgetExceeded))
             } else {
@@ -451,7 +455,7 @@ fn the_turn_past_the_token_budget_runs_its_calls_then_stops() {
             );
             prop_assert_eq!(
                 outcome.final_state.tokens_used(),
-                u64::from(expected.0) * per_turn(codec)
+                u64::from(expected.0) * per_turn(protocol)
             );
             Ok(())
         })
@@ -532,7 +536,7 @@ fn every_request_ends_with_the_hint_of_its_turn() {
                 os: "linux".to_owned(),
             };
             let mut config = config(script.max_turns);
-            config.codec = script.codec;
+            config.protocol = script.protocol;
             config.context = Some(context.clone());
             let (mut session, first) = start(config);
             let mut stats = ToolStats::default();
@@ -568,7 +572,7 @@ fn every_request_ends_with_the_hint_of_its_turn() {
                     }
                 }
                 actions = Vec::new();
-                for fed in resolve_for(script.codec, step, running.as_ref(), &mut serial) {
+                for fed in resolve_for(script.protocol, step, running.as_ref(), &mut serial) {
                     actions.extend(session.handle(Millis(now as u64), fed.input));
                 }
             }

@@ -5,9 +5,9 @@
 mod support;
 
 use mend_core::{
-    Action, CallId, ChatRequest, Codec, ConfigError, Event, Input, Message, Millis, ModelOptions,
-    Role, Session, Stop, StopCause, StopReason, ToolCall, ToolOutcome, ToolStatus, TransportError,
-    TurnMetrics,
+    Action, CallId, ChatRequest, ConfigError, Event, Input, Message, Millis, ModelOptions,
+    Protocol, Role, Session, Stop, StopCause, StopReason, ToolCall, ToolOutcome, ToolStatus,
+    TransportError, TurnMetrics,
 };
 use std::sync::Arc;
 
@@ -104,7 +104,7 @@ fn start_of(turn: u32, messages: Vec<Message>) -> Vec<Action> {
         Action::SendRequest {
             turn,
             body: body(messages),
-            codec: Codec::OllamaNdjson,
+            protocol: Protocol::OllamaNdjson,
         },
     ]
 }
@@ -831,10 +831,10 @@ fn the_session_answers_questions_about_where_it_is() {
 /// the headers, where a key goes (never a key) and the body in the protocol's shape.
 #[test]
 fn every_request_says_how_it_is_sent() {
-    let requests: Vec<Value> = [Codec::OllamaNdjson, Codec::OpenaiSse, Codec::AnthropicSse]
+    let requests: Vec<Value> = [Protocol::OllamaNdjson, Protocol::OpenaiSse, Protocol::AnthropicSse]
         .into_iter()
-        .map(|codec| {
-            let (_, first) = start(mend_core::Config { codec, ..config(2) });
+        .map(|protocol| {
+            let (_, first) = start(mend_core::Config { protocol, ..config(2) });
             let http = first.iter().find_map(Action::http_request).unwrap();
             let body: Value = serde_json::from_slice(&http.body).unwrap();
             json!({

@@ -5,7 +5,7 @@
 
 mod support;
 
-use mend_core::{Action, Codec, Event, Millis, StopReason, ToolStatus};
+use mend_core::{Action, Event, Millis, Protocol, StopReason, ToolStatus};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::{Map, Value};
@@ -132,15 +132,15 @@ enum Seen {
 
 /// Runs `steps` under the rules' checker and returns what the session did with the calls, and
 /// how many calls it recovered from text.
-fn run(codec: Codec, text_tool_calls: bool, steps: &[Step]) -> (Vec<Seen>, usize) {
+fn run(protocol: Protocol, text_tool_calls: bool, steps: &[Step]) -> (Vec<Seen>, usize) {
     let mut config = config(12);
-    config.codec = codec;
+    config.protocol = protocol;
     config.text_tool_calls = text_tool_calls;
     let (mut session, first) = start(config);
     let mut checker = Checker::start(12, &first).expect("the opening keeps the rules");
     let (mut seen, mut recovered, mut serial) = (Vec::new(), 0, 0);
     for (now, step) in steps.iter().enumerate() {
-        for fed in resolve_for(codec, step, checker.running.as_ref(), &mut serial) {
+        for fed in resolve_for(protocol, step, checker.running.as_ref(), &mut serial) {
             let before = session.clone();
             let at = Millis(now as u64);
             let actions = session.handle(at, fed.input.clone());
@@ -174,11 +174,11 @@ fn run(codec: Codec, text_tool_calls: bool, steps: &[Step]) -> (Vec<Seen>, usize
     (seen, recovered)
 }
 
-fn codec() -> impl Strategy<Value = Codec> {
+fn protocol() -> impl Strategy<Value = Protocol> {
     prop_oneof![
-        Just(Codec::OllamaNdjson),
-        Just(Codec::OpenaiSse),
-        Just(Codec::AnthropicSse)
+        Just(Protocol::OllamaNdjson),
+        Just(Protocol::OpenaiSse),
+        Just(Protocol::AnthropicSse)
     ]
 }
 
@@ -187,11 +187,11 @@ proptest! {
 
     #[test]
     fn a_call_written_as_text_is_treated_as_the_same_native_call(
-        codec in codec(),
+        protocol in protocol(),
         turns in prop::collection::vec(turn(), 1..6),
     ) {
-        let (native, none) = run(codec, true, &steps(&turns, false));
-        let (written, recovered) = run(codec, true, &steps(&turns, true));
+        let (native, none) = run(protocol, true, &steps(&turns, false));
+        let (written, recovered) = run(protocol, true, &steps(&turns, true));
         prop_assert_eq!(none, 0);
         prop_assert_eq!(&written, &native);
         // Each turn that ran had every call recovered, and every call got its result.
@@ -201,10 +201,10 @@ proptest! {
 
     #[test]
     fn without_text_calls_the_written_calls_are_the_final_answer(
-        codec in codec(),
+        protocol in protocol(),
         turns in prop::collection::vec(turn(), 1..3),
     ) {
-        let (seen, recovered) = run(codec, false, &steps(&turns, true));
+        let (seen, recovered) = run(protocol, false, &steps(&turns, true));
         prop_assert_eq!(recovered, 0);
         prop_assert_eq!(seen, vec![Seen::Stop(StopReason::AssistantFinished, None)]);
     }

@@ -4,16 +4,16 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mend_core::{Codec, Config, Input, Millis, Session, StopReason};
+use mend_core::{Config, Input, Millis, Protocol, Session, StopReason};
 
 fuzz_target!(|data: &[u8]| {
-    for codec in [Codec::OpenaiSse, Codec::AnthropicSse] {
-        let mut decoder = codec.decoder();
+    for protocol in [Protocol::OpenaiSse, Protocol::AnthropicSse] {
+        let mut decoder = protocol.decoder();
         for line in data.split(|byte| *byte == b'\n') {
             let _ = decoder.decode_line(line);
         }
     }
-    let decoded = Codec::OllamaNdjson.decoder().decode_line(data);
+    let decoded = Protocol::OllamaNdjson.decoder().decode_line(data);
     let Ok((mut session, _)) = Session::new(Config::new("m", "s", "t", vec![])) else {
         return;
     };

@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use mend_core::{
-    Action, CallId, Codec, Config, Input, JsonType, Millis, Session, ToolOutcome, ToolSpec, TransportError,
+    Action, CallId, Config, Input, JsonType, Millis, Protocol, Session, ToolOutcome, ToolSpec, TransportError,
 };
 use serde_json::json;
 
@@ -25,8 +25,8 @@ fuzz_target!(|data: &[u8]| {
     let Some((&which, data)) = data.split_first() else {
         return;
     };
-    let codec = [Codec::OllamaNdjson, Codec::OpenaiSse, Codec::AnthropicSse][usize::from(which % 3)];
-    let Ok((mut session, first)) = Session::new(Config { codec, ..config() }) else {
+    let protocol = Protocol::ALL[usize::from(which % 3)];
+    let Ok((mut session, first)) = Session::new(Config { protocol, ..config() }) else {
         return;
     };
     let mut requests = first.iter().filter(|a| matches!(a, Action::SendRequest { .. })).count() as u32;

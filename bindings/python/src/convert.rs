@@ -220,8 +220,17 @@ impl JsonLine {
 /// A config dict over `Config::new`'s defaults. Unknown keys are refused, so that a misspelt
 /// setting is an error instead of a silent default.
 pub fn config_from(config: &Bound<'_, PyAny>) -> PyResult<Config> {
-    let given: Map<String, Value> = pythonize::depythonize(config)
+    let mut given: Map<String, Value> = pythonize::depythonize(config)
         .map_err(|err| PyValueError::new_err(format!("the config must be a dict: {err}")))?;
+    // `codec` is the older name of `protocol`: merged over the defaults, both would be present.
+    if let Some(older) = given.remove("codec") {
+        if given.contains_key("protocol") {
+            return Err(PyValueError::new_err(
+                "`codec` is the older name of `protocol`: give only `protocol`",
+            ));
+        }
+        given.insert("protocol".to_owned(), older);
+    }
     let defaults = serde_json::to_value(Config::new("", "", "", Vec::new()))
         .map_err(|err| PyValueError::new_err(err.to_string()))?;
     let Value::Object(mut merged) = defaults else {

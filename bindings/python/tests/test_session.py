@@ -40,7 +40,7 @@ def test_a_session_starts_with_model_start_and_the_whole_request_of_turn_1():
     body = first[1]["body"]
     assert first == [
         {"action": "emit", "type": "model_start", "turn": 1},
-        {"action": "send_request", "turn": 1, "codec": "ollama_ndjson", "body": body, "http": {
+        {"action": "send_request", "turn": 1, "protocol": "ollama", "body": body, "http": {
             "method": "POST", "path": "/api/chat", "headers": {"content-type": "application/json"},
             "api_key_header": None, "body": json.dumps(body, separators=(",", ":")).encode()}},
     ]
@@ -49,13 +49,20 @@ def test_a_session_starts_with_model_start_and_the_whole_request_of_turn_1():
 
 
 def test_other_protocols_say_where_the_key_goes_and_never_hold_one():
-    http = Session(config(codec="anthropic_sse")).first_actions()[1]["http"]
+    http = Session(config(protocol="anthropic")).first_actions()[1]["http"]
     assert {key: value for key, value in http.items() if key != "body"} == {
         "method": "POST", "path": "/v1/messages",
         "headers": {"content-type": "application/json", "anthropic-version": "2023-06-01"},
         "api_key_header": {"name": "x-api-key", "prefix": ""}}
-    openai = Session(config(codec="openai_sse")).first_actions()[1]["http"]
+    openai = Session(config(protocol="openai")).first_actions()[1]["http"]
     assert (openai["path"], openai["api_key_header"]) == ("/v1/chat/completions", {"name": "authorization", "prefix": "Bearer "})
+
+
+def test_a_config_in_the_older_words_still_reads():
+    older = Session(config(codec="openai_sse")).first_actions()[1]
+    assert (older["protocol"], older["http"]["path"]) == ("openai", "/v1/chat/completions")
+    with pytest.raises(ValueError, match="`codec` is the older name of `protocol`: give only `protocol`"):
+        Session(config(codec="openai_sse", protocol="openai"))
 
 
 def test_lines_as_bytes_or_str_give_deltas_then_a_dispatch_then_the_result_goes_back():
@@ -74,7 +81,7 @@ def test_lines_as_bytes_or_str_give_deltas_then_a_dispatch_then_the_result_goes_
     assert without_body(session.handle(5, finished)) == [
         {"action": "emit", "type": "tool_result", "turn": 1, "index": 0, "call_id": "call_1", "name": "read_file", "status": "ok", "result": {"text": "x = 1\n"}},
         {"action": "emit", "type": "model_start", "turn": 2},
-        {"action": "send_request", "turn": 2, "codec": "ollama_ndjson", "body": result,
+        {"action": "send_request", "turn": 2, "protocol": "ollama", "body": result,
          "http": {"method": "POST", "path": "/api/chat", "headers": {"content-type": "application/json"}, "api_key_header": None, "body": result}},
     ]
 

@@ -20,54 +20,67 @@ use serde_json::{Map, Value};
 use crate::schema::kind_of;
 use crate::wire::ChatRequest;
 
-/// Which wire protocol the session's streamed lines speak.
+/// The wire protocol a model server speaks: how a request is sent and how its streamed lines
+/// read. mend's one word for it, in the config, the actions, the task file, the command line and
+/// the record. Its name ([`Protocol::name`]) is also its JSON; the names older cores wrote
+/// (`ollama_ndjson`, `openai_sse`, `anthropic_sse`) still read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
-pub enum Codec {
-    /// Ollama's native `/api/chat`: one JSON object per line.
+pub enum Protocol {
+    /// `ollama`: Ollama's native `/api/chat`, one JSON object per line.
     #[default]
+    #[serde(rename = "ollama", alias = "ollama_ndjson")]
     OllamaNdjson,
-    /// OpenAI-compatible `/v1/chat/completions` with `stream: true`: server-sent events.
+    /// `openai`: OpenAI-compatible `/v1/chat/completions` with `stream: true`, server-sent
+    /// events; spoken by llama.cpp, vLLM and others as well as OpenAI.
+    #[serde(rename = "openai", alias = "openai_sse")]
     OpenaiSse,
-    /// Anthropic's `/v1/messages` with `stream: true`.
+    /// `anthropic`: Anthropic's `/v1/messages` with `stream: true`, server-sent events.
+    #[serde(rename = "anthropic", alias = "anthropic_sse")]
     AnthropicSse,
 }
 
-impl Codec {
+impl Protocol {
     /// A fresh decoder for one turn's stream. For fuzz targets: the session owns its decoders.
     #[doc(hidden)]
     pub fn decoder(self) -> Decoder {
         match self {
-            Codec::OllamaNdjson => Decoder::Ollama,
-            Codec::OpenaiSse => Decoder::Openai(openai::State::default()),
-            Codec::AnthropicSse => Decoder::Anthropic(anthropic::State::default()),
+            Protocol::OllamaNdjson => Decoder::Ollama,
+            Protocol::OpenaiSse => Decoder::Openai(openai::State::default()),
+            Protocol::AnthropicSse => Decoder::Anthropic(anthropic::State::default()),
         }
     }
 
     /// The request body in this protocol's shape, ready to send.
     pub fn request_body(self, request: &ChatRequest) -> Vec<u8> {
         match self {
-            Codec::OllamaNdjson => request::ollama(request),
-            Codec::OpenaiSse => request::openai(request),
-            Codec::AnthropicSse => request::anthropic(request),
+            Protocol::OllamaNdjson => request::ollama(request),
+            Protocol::OpenaiSse => request::openai(request),
+            Protocol::AnthropicSse => request::anthropic(request),
         }
     }
 
-    /// The name users and records know the protocol by.
-    pub fn provider(self) -> &'static str {
+    /// Every protocol this core speaks, the default first.
+    pub const ALL: [Protocol; 3] = [
+        Protocol::OllamaNdjson,
+        Protocol::OpenaiSse,
+        Protocol::AnthropicSse,
+    ];
+
+    /// The name users, task files and records know the protocol by.
+    pub fn name(self) -> &'static str {
         match self {
-            Codec::OllamaNdjson => "ollama",
-            Codec::OpenaiSse => "openai",
-            Codec::AnthropicSse => "anthropic",
+            Protocol::OllamaNdjson => "ollama",
+            Protocol::OpenaiSse => "openai",
+            Protocol::AnthropicSse => "anthropic",
         }
     }
 
     /// Parses the name users and records know a protocol by (`ollama`, `openai`, `anthropic`).
-    pub fn from_provider(name: &str) -> Option<Codec> {
-        [Codec::OllamaNdjson, Codec::OpenaiSse, Codec::AnthropicSse]
+    pub fn from_name(name: &str) -> Option<Protocol> {
+        Protocol::ALL
             .into_iter()
-            .find(|codec| codec.provider() == name)
+            .find(|protocol| protocol.name() == name)
     }
 }
 

@@ -122,7 +122,7 @@ impl Session {
         config.check()?;
         let conversation = crate::instructions::opening(&config);
         let tools = config.tools.clone().into();
-        let decoder = config.codec.decoder();
+        let decoder = config.protocol.decoder();
         let mut session = Session {
             config,
             repeats: RepeatGuard::default(),
@@ -165,7 +165,7 @@ impl Session {
             phase: Phase::Streaming {
                 turn: 1,
                 assembly: TurnAssembly::default(),
-                decoder: self.config.codec.decoder(),
+                decoder: self.config.protocol.decoder(),
             },
         };
         let mut actions = Vec::new();

@@ -138,14 +138,14 @@ impl Session {
         self.phase = Phase::Streaming {
             turn,
             assembly: TurnAssembly::default(),
-            decoder: self.config.codec.decoder(),
+            decoder: self.config.protocol.decoder(),
         };
         actions.push(Action::Emit(Event::ModelStart { turn }));
         actions.extend(estimate.map(Action::Emit));
         actions.push(Action::SendRequest {
             turn,
             body,
-            codec: self.config.codec,
+            protocol: self.config.protocol,
         });
     }
 

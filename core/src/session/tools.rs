@@ -61,7 +61,7 @@ impl Session {
     }
 
     /// Answers refused calls at once and dispatches the next accepted one; when every call of
-    /// the turn has its result, sends the next request or stops at the turn budget.
+    /// the turn has its result, the turn is over ([`Session::after_results`] decides what next).
     pub(super) fn advance_tools(&mut self, actions: &mut Vec<Action>) {
         loop {
             let Phase::RunningTools {

@@ -4,7 +4,7 @@
 //! the running call"). [`Fed::resolve`] turns it into the concrete [`Input`] plus the facts the
 //! rule checker needs, so the checker never has to decode wire JSON itself.
 
-use mend_core::{CallId, Codec, Input, ToolOutcome, TransportError};
+use mend_core::{CallId, Input, Protocol, ToolOutcome, TransportError};
 use serde_json::{json, Value};
 
 use super::{call, chunk, done_with, error_line, line, raw};
@@ -285,15 +285,15 @@ fn wire_calls(calls: &[CallSpec], serial: &mut u32) -> Value {
 /// The same abstract steps in the SSE protocols: a stream step becomes the lines of its events,
 /// and only the line that completes the step carries the step's facts (the others are framing).
 pub fn resolve_for(
-    codec: Codec,
+    protocol: Protocol,
     step: &Step,
     running: Option<&CallId>,
     serial: &mut u32,
 ) -> Vec<Fed> {
-    let events: Vec<Value> = match (codec, step) {
-        (Codec::OllamaNdjson, _) => return vec![Fed::resolve(step, running, serial)],
+    let events: Vec<Value> = match (protocol, step) {
+        (Protocol::OllamaNdjson, _) => return vec![Fed::resolve(step, running, serial)],
         // Anthropic's transport failure is its answer to a prompt over the context window.
-        (Codec::AnthropicSse, Step::TransportFailed) => {
+        (Protocol::AnthropicSse, Step::TransportFailed) => {
             let mut fed = Fed::resolve(step, running, serial);
             fed.input = Input::TransportFailed {
                 error: TransportError::Http {
@@ -310,11 +310,13 @@ pub fn resolve_for(
                 content,
                 calls,
             },
-        ) => sse_chunk(codec, thinking, content, calls, serial),
-        (_, Step::TextCall { form, tool }) => sse_chunk(codec, "", &form.write(*tool), &[], serial),
+        ) => sse_chunk(protocol, thinking, content, calls, serial),
+        (_, Step::TextCall { form, tool }) => {
+            sse_chunk(protocol, "", &form.write(*tool), &[], serial)
+        }
         (_, Step::Done { calls, cut_off }) => {
-            let mut events = sse_chunk(codec, "", "", calls, serial);
-            events.extend(sse_done(codec, *cut_off));
+            let mut events = sse_chunk(protocol, "", "", calls, serial);
+            events.extend(sse_done(protocol, *cut_off));
             events
         }
         (_, Step::ErrorLine) => vec![
@@ -370,15 +372,15 @@ fn framed(lines: Vec<Vec<u8>>, facts: Fed) -> Vec<Fed> {
 /// The events of one chunk. Every call gets its own index, so that calls without an id never
 /// continue each other (in these protocols a call without an id is continued by index).
 fn sse_chunk(
-    codec: Codec,
+    protocol: Protocol,
     thinking: &str,
     content: &str,
     calls: &[CallSpec],
     serial: &mut u32,
 ) -> Vec<Value> {
     let mut events = Vec::new();
-    match codec {
-        Codec::AnthropicSse => {
+    match protocol {
+        Protocol::AnthropicSse => {
             if !thinking.is_empty() {
                 events.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": thinking}}));
             }
@@ -422,9 +424,9 @@ fn sse_chunk(
     events
 }
 
-fn sse_done(codec: Codec, cut_off: bool) -> Vec<Value> {
-    match codec {
-        Codec::AnthropicSse => {
+fn sse_done(protocol: Protocol, cut_off: bool) -> Vec<Value> {
+    match protocol {
+        Protocol::AnthropicSse => {
             let reason = if cut_off { "max_tokens" } else { "end_turn" };
             vec![
                 json!({"type": "message_delta", "delta": {"stop_reason": reason}, "usage": {"output_tokens": 3}}),

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use mend::provider::source::{ModelSource, StreamItem};
 use mend::session::driver::{drive, start, Bench, Observer};
-use mend_core::{ChatRequest, Codec, Event, Input, Millis, Session};
+use mend_core::{ChatRequest, Event, Input, Millis, Protocol, Session};
 
 use super::synthetic::{config, turn, Rng};
 use super::{command, Row, ToolFree};
@@ -21,7 +21,7 @@ impl ModelSource for Lines {
         &mut self,
         _turn: u32,
         _body: &ChatRequest,
-        _codec: Codec,
+        _protocol: Protocol,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let lines = std::mem::take(&mut self.0);
         Box::new(lines.into_iter().map(StreamItem::Line))

@@ -54,7 +54,7 @@ impl ModelSource for Source {
         &mut self,
         _turn: u32,
         _body: &ChatRequest,
-        _codec: mend_core::Codec,
+        _protocol: mend_core::Protocol,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let text = Arc::clone(&self.text);
         Box::new(Generated {

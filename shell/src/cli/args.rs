@@ -4,7 +4,7 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::{Args, ValueEnum};
-use mend_core::{Codec, Config, ContextConfig, Millis};
+use mend_core::{Config, ContextConfig, Millis, Protocol};
 
 use super::locate::repository;
 use crate::error::MendError;
@@ -52,9 +52,9 @@ pub struct ChatArgs {
 pub struct ModelArgs {
     /// The protocol of the model server: Ollama's own API, OpenAI-compatible chat completions
     /// (llama-server, vLLM, LM Studio, Ollama's /v1), or Anthropic's Messages API [default: the
-    /// task file's model.provider, else ollama].
-    #[arg(long, value_enum)]
-    pub provider: Option<Provider>,
+    /// task file's model.protocol, else ollama]. `--provider` is its older name.
+    #[arg(long, alias = "provider", value_name = "PROTOCOL", value_parser = crate::task::protocol::flag())]
+    pub protocol: Option<Protocol>,
     /// The model to use [default: the task file's model.name, else gemma4:e2b].
     #[arg(long)]
     pub model: Option<String>,
@@ -99,7 +99,7 @@ impl ModelArgs {
     /// The session these flags and the task file describe, asking `prompt` in `repo`.
     pub fn session_config(&self, task: &Task, repo: &Utf8Path, prompt: &str) -> Config {
         let config = Config {
-            codec: Provider::chosen(self.provider, task),
+            protocol: chosen_protocol(self.protocol, task),
             max_turns: self.max_turns(task),
             think: !self.no_think,
             context: self.context.then(|| context_config(repo)),
@@ -137,8 +137,8 @@ pub fn deadline(seconds: Option<u64>) -> Option<Millis> {
 #[derive(Debug, Args)]
 pub struct ServerArgs {
     /// The server, in OLLAMA_HOST's syntax [default: $OLLAMA_HOST, else http://127.0.0.1:11434;
-    /// with --provider openai: $OPENAI_BASE_URL, else https://api.openai.com/v1; with
-    /// --provider anthropic: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]. Keys come
+    /// with --protocol openai: $OPENAI_BASE_URL, else https://api.openai.com/v1; with
+    /// --protocol anthropic: $ANTHROPIC_BASE_URL, else https://api.anthropic.com]. Keys come
     /// from OPENAI_API_KEY / ANTHROPIC_API_KEY and are never printed or recorded.
     #[arg(long)]
     pub host: Option<String>,
@@ -179,33 +179,9 @@ pub struct ResumeArgs {
     pub common: CommonArgs,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Provider {
-    Ollama,
-    Openai,
-    Anthropic,
-}
-
-impl Provider {
-    /// `--provider`, else the task file's, else Ollama.
-    pub fn chosen(flag: Option<Provider>, task: &Task) -> Codec {
-        match (
-            flag,
-            task.provider.as_deref().and_then(Codec::from_provider),
-        ) {
-            (Some(flag), _) => flag.codec(),
-            (None, Some(codec)) => codec,
-            (None, None) => Codec::OllamaNdjson,
-        }
-    }
-
-    pub fn codec(self) -> Codec {
-        match self {
-            Provider::Ollama => Codec::OllamaNdjson,
-            Provider::Openai => Codec::OpenaiSse,
-            Provider::Anthropic => Codec::AnthropicSse,
-        }
-    }
+/// `--protocol`, else the task file's, else Ollama.
+pub fn chosen_protocol(flag: Option<Protocol>, task: &Task) -> Protocol {
+    flag.or(task.protocol).unwrap_or_default()
 }
 
 #[derive(Debug, Args)]

@@ -4,7 +4,6 @@
 use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
 
-use super::args::Provider;
 use crate::workspace::sandbox::SandboxChoice;
 
 #[derive(Debug, Args)]
@@ -32,9 +31,10 @@ pub struct EvalArgs {
     /// The model [default: the suite's model.name, else the first task file's, else gemma4:e2b].
     #[arg(long)]
     pub model: Option<String>,
-    /// The protocol of the model server [default: the suite's model.provider, else ollama].
-    #[arg(long, value_enum)]
-    pub provider: Option<Provider>,
+    /// The protocol of the model server [default: the suite's model.protocol, else the first
+    /// task file's, else ollama]. `--provider` is its older name.
+    #[arg(long, alias = "provider", value_name = "PROTOCOL", value_parser = crate::task::protocol::flag())]
+    pub protocol: Option<mend_core::Protocol>,
     /// The server [default: the suite's model.host, else as `mend run`].
     #[arg(long)]
     pub host: Option<String>,

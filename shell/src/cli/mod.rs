@@ -6,8 +6,8 @@ pub mod eval;
 mod locate;
 
 pub use args::{
-    ChatArgs, CommonArgs, ModelArgs, Provider, Recorded, ReplayArgs, RepoArgs, Resolved,
-    ResumeArgs, RunArgs, ServerArgs,
+    ChatArgs, CommonArgs, ModelArgs, Recorded, ReplayArgs, RepoArgs, Resolved, ResumeArgs, RunArgs,
+    ServerArgs,
 };
 
 pub use locate::{replay_record, repository, DEMO_RECORD};

@@ -58,10 +58,10 @@ pub fn command(args: &ChatArgs) -> Result<u8, MendError> {
     // The prompt of each message's session is what the user types.
     let config = args.model.session_config(task, repo, "");
     let connection = connect(
-        &server_base(args.model.server.host.as_deref(), config.codec),
+        &server_base(args.model.server.host.as_deref(), config.protocol),
         Duration::from_secs(args.model.server.read_timeout),
-        config.codec,
-        api_key(config.codec),
+        config.protocol,
+        api_key(config.protocol),
         &config.model,
     )?;
     let (config, _) = connection.settle_window(config);

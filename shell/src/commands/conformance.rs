@@ -10,7 +10,7 @@ use std::fs;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::{
-    Action, Codec, Config, Event, Input, Millis, Session, StopReason, ToolOutcome, ToolSpec,
+    Action, Config, Event, Input, Millis, Protocol, Session, StopReason, ToolOutcome, ToolSpec,
     TransportError,
 };
 use serde_json::{json, Value};
@@ -30,14 +30,14 @@ struct Meaning {
 }
 
 /// The capture folders and the protocol of their streams.
-const FOLDERS: [(&str, &str, Codec); 2] = [
-    ("ollama", "ndjson", Codec::OllamaNdjson),
-    ("openai", "sse", Codec::OpenaiSse),
+const FOLDERS: [(&str, &str, Protocol); 2] = [
+    ("ollama", "ndjson", Protocol::OllamaNdjson),
+    ("openai", "sse", Protocol::OpenaiSse),
 ];
 
 pub fn conformance(dir: &Utf8Path) -> Result<u8, MendError> {
-    let mut files: Vec<(Utf8PathBuf, Codec)> = Vec::new();
-    for (name, extension, codec) in FOLDERS {
+    let mut files: Vec<(Utf8PathBuf, Protocol)> = Vec::new();
+    for (name, extension, protocol) in FOLDERS {
         let folder = dir.join(name);
         if !folder.is_dir() {
             continue;
@@ -53,7 +53,7 @@ pub fn conformance(dir: &Utf8Path) -> Result<u8, MendError> {
             .filter(|path| path.extension() == Some(extension) || is_error_body(path))
             .collect();
         found.sort();
-        files.extend(found.into_iter().map(|path| (path, codec)));
+        files.extend(found.into_iter().map(|path| (path, protocol)));
     }
     if files.is_empty() {
         return Err(MendError::usage(format!(
@@ -61,11 +61,11 @@ pub fn conformance(dir: &Utf8Path) -> Result<u8, MendError> {
         )));
     }
     let mut failures = 0;
-    for (path, codec) in &files {
+    for (path, protocol) in &files {
         let name = path.strip_prefix(dir).unwrap_or(path);
         let bytes = fs::read(path)
             .map_err(|err| MendError::harness(format!("cannot read {path}: {err}")))?;
-        let (verdict, summary) = match check(path, *codec, &bytes) {
+        let (verdict, summary) = match check(path, *protocol, &bytes) {
             Ok(summary) => ("ok  ", summary),
             Err(problem) => {
                 failures += 1;
@@ -91,13 +91,13 @@ fn is_error_body(path: &Utf8Path) -> bool {
     path.extension() == Some("json") && !path.as_str().ends_with(".request.json")
 }
 
-fn check(path: &Utf8Path, codec: Codec, bytes: &[u8]) -> Result<String, String> {
-    let meant = match (is_error_body(path), codec) {
+fn check(path: &Utf8Path, protocol: Protocol, bytes: &[u8]) -> Result<String, String> {
+    let meant = match (is_error_body(path), protocol) {
         (true, _) => error_meaning(bytes)?,
-        (false, Codec::OllamaNdjson) => stream_meaning(bytes)?,
+        (false, Protocol::OllamaNdjson) => stream_meaning(bytes)?,
         (false, _) => sse_meaning(bytes)?,
     };
-    let got = through_mend(path, codec, bytes, &meant)?;
+    let got = through_mend(path, protocol, bytes, &meant)?;
     let summary = format!(
         "content {} chars, thinking {} chars, calls [{}], stop {}",
         got.content.chars().count(),
@@ -197,13 +197,13 @@ fn error_meaning(bytes: &[u8]) -> Result<Meaning, String> {
 /// arguments), answers each dispatched call, and reads back what the session assembled.
 fn through_mend(
     path: &Utf8Path,
-    codec: Codec,
+    protocol: Protocol,
     bytes: &[u8],
     meant: &Meaning,
 ) -> Result<Meaning, String> {
     let config = Config {
         max_turns: 1,
-        codec,
+        protocol,
         ..Config::new("capture", "system", "task", tools_named(&meant.calls))
     };
     let (mut session, _) = Session::new(config).map_err(|err| err.to_string())?;

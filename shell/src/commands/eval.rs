@@ -50,7 +50,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         jobs: args.jobs as usize,
         shard,
         model: args.model,
-        provider: args.provider,
+        protocol: args.protocol,
         host: args.host,
         python: args.python,
         sandbox: args.sandbox,

@@ -58,7 +58,7 @@ pub fn command(args: &ResumeArgs) -> Result<u8, MendError> {
     )?;
     let resolved = args.common.setup.resolve(Recorded::of(&record.settings))?;
     let out = record_target(args.out.as_deref(), &resolved.repo, "")?;
-    let codec = record.settings.config("", &resolved.task)?.codec;
+    let protocol = record.settings.protocol;
     let options = ResumeOptions {
         record_path: &args.record,
         record,
@@ -66,7 +66,7 @@ pub fn command(args: &ResumeArgs) -> Result<u8, MendError> {
         max_turns: args.max_turns,
         deadline: deadline(args.deadline),
         out,
-        base: server_base(args.server.host.as_deref(), codec),
+        base: server_base(args.server.host.as_deref(), protocol),
         read_timeout: Duration::from_secs(args.server.read_timeout),
         print_diff: args.diff,
         setup: resolved.setup(args.common.setup.keep_workspace),
@@ -173,14 +173,14 @@ fn connect_and_announce(
     render: &mut dyn Render,
 ) -> Result<Client, MendError> {
     let record = &options.record;
-    let codec = record.settings.config("", options.setup.task)?.codec;
+    let protocol = record.settings.protocol;
     let Connection {
         client, described, ..
     } = connect(
         &options.base,
         options.read_timeout,
-        codec,
-        api_key(codec),
+        protocol,
+        api_key(protocol),
         &record.settings.model,
     )?;
     render.run_event(&RunEvent::RunStart {

@@ -22,7 +22,7 @@ use crate::workspace::changes::file_digests;
 use crate::workspace::sandbox::SandboxChoice;
 
 pub struct RunOptions<'a> {
-    /// The session to run: model, provider, prompts, tools, budgets.
+    /// The session to run: model, protocol, prompts, tools, budgets.
     pub config: Config,
     pub base: BaseUrl,
     pub api_key: Option<Secret>,
@@ -49,8 +49,8 @@ pub fn command(args: &RunArgs) -> Result<u8, MendError> {
         ..args.model.session_config(task, repo, prompt)
     };
     let options = RunOptions {
-        base: server_base(args.model.server.host.as_deref(), config.codec),
-        api_key: api_key(config.codec),
+        base: server_base(args.model.server.host.as_deref(), config.protocol),
+        api_key: api_key(config.protocol),
         config,
         record: record_target(args.record.as_deref(), repo, "")?,
         read_timeout: Duration::from_secs(args.model.server.read_timeout),
@@ -77,7 +77,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     let connection = connect(
         &options.base,
         options.read_timeout,
-        options.config.codec,
+        options.config.protocol,
         options.api_key.clone(),
         &options.config.model,
     )?;

@@ -39,14 +39,14 @@ pub fn summary(shown: &Shown, source: &str) -> String {
         "mend {} of {} ({}{digest}) on {} — {source}\n",
         shown.kind,
         settings.model,
-        settings.provider,
+        settings.protocol.name(),
         settings
             .repo
             .as_deref()
             .unwrap_or(crate::record::settings::LEGACY_REPO)
     );
     let timeline = Timeline::of(shown);
-    let codec = mend_core::Codec::from_provider(&settings.provider).unwrap_or_default();
+    let protocol = settings.protocol;
     if let Some(run) = shown.tests_before {
         out.push_str(&format!(
             "Tests before: {} ({} ms)\n",
@@ -62,7 +62,7 @@ pub fn summary(shown: &Shown, source: &str) -> String {
                 first_line(session.prompt)
             ));
         }
-        out.push_str(&session_lines(session, number + 1, &timeline, codec));
+        out.push_str(&session_lines(session, number + 1, &timeline, protocol));
     }
     out.push_str(&verdict_lines(shown));
     let split = timeline.split();
@@ -81,7 +81,7 @@ fn session_lines(
     session: &SessionView,
     number: usize,
     timeline: &Timeline,
-    codec: mend_core::Codec,
+    protocol: mend_core::Protocol,
 ) -> String {
     let counts = |status: ToolStatus| {
         session
@@ -110,7 +110,7 @@ fn session_lines(
             for trim in &recorded.trimmed {
                 out.push_str(&format!("    ✂ {}\n", trim.describe()));
             }
-            let content = crate::page::conversation::decode(codec, recorded);
+            let content = crate::page::conversation::decode(protocol, recorded);
             if let Some(usage) = crate::page::conversation::usage_line(recorded, &content) {
                 out.push_str(&format!("    {usage}\n"));
             }

@@ -22,9 +22,9 @@ pub fn command(
 fn print_task(task: &Task, json: bool) {
     let tools = crate::tools::table::offered_tools(task, false);
     let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
-    let codec = crate::cli::Provider::chosen(None, task);
-    let base = crate::provider::connect::server_base(None, codec);
-    let (window, _) = crate::provider::window::for_task(task, codec, base);
+    let protocol = crate::cli::args::chosen_protocol(None, task);
+    let base = crate::provider::connect::server_base(None, protocol);
+    let (window, _) = crate::provider::window::for_task(task, protocol, base);
     let first = crate::provider::window::first_request_tokens(task, &tools);
     if json {
         let task = serde_json::json!({

@@ -9,7 +9,7 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::{Config, Millis, StopReason};
 
-use crate::cli::args::{Provider, Recorded, RepoArgs, Resolved};
+use crate::cli::args::{chosen_protocol, Recorded, RepoArgs, Resolved};
 use crate::error::{exit, MendError};
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
@@ -33,7 +33,7 @@ pub struct EvalOptions {
     pub jobs: usize,
     pub shard: Shard,
     pub model: Option<String>,
-    pub provider: Option<Provider>,
+    pub protocol: Option<mend_core::Protocol>,
     pub host: Option<String>,
     pub python: Option<Utf8PathBuf>,
     pub sandbox: Option<SandboxChoice>,
@@ -94,7 +94,7 @@ pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
     let shared = Shared {
         tasks: &tasks,
         model: &server.model,
-        codec: server.codec,
+        protocol: server.protocol,
         connection: &server.connection,
         model_digest: &server.model_digest,
         options,
@@ -116,9 +116,9 @@ pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
 /// The one server and model every attempt talks to, checked before any attempt starts.
 struct Server {
     model: String,
-    codec: mend_core::Codec,
+    protocol: mend_core::Protocol,
     connection: Connection,
-    /// The server's digest of the model, else `provider:model`.
+    /// The server's digest of the model, else `protocol:model`.
     model_digest: String,
 }
 
@@ -132,21 +132,23 @@ impl Server {
             .or_else(|| suite.model.clone())
             .or_else(|| first.model.clone())
             .unwrap_or_else(|| crate::task::DEFAULT_MODEL.to_owned());
-        let codec = match (options.provider, suite.provider.as_deref()) {
-            (Some(flag), _) => flag.codec(),
-            (None, Some(name)) => mend_core::Codec::from_provider(name).unwrap_or_default(),
-            (None, None) => Provider::chosen(None, first),
-        };
+        let protocol = chosen_protocol(options.protocol.or(suite.protocol), first);
         let host = options.host.clone().or_else(|| suite.host.clone());
-        let base = server_base(host.as_deref(), codec);
-        let connection = connect(&base, options.read_timeout, codec, api_key(codec), &model)?;
+        let base = server_base(host.as_deref(), protocol);
+        let connection = connect(
+            &base,
+            options.read_timeout,
+            protocol,
+            api_key(protocol),
+            &model,
+        )?;
         let model_digest = connection
             .model_digest
             .clone()
-            .unwrap_or_else(|| format!("{}:{model}", codec.provider()));
+            .unwrap_or_else(|| format!("{}:{model}", protocol.name()));
         Ok(Server {
             model,
-            codec,
+            protocol,
             connection,
             model_digest,
         })
@@ -256,7 +258,7 @@ fn prepare(name: &str, folder: &Utf8Path, options: &EvalOptions) -> Result<Prepa
 struct Shared<'a> {
     tasks: &'a [Prepared],
     model: &'a str,
-    codec: mend_core::Codec,
+    protocol: mend_core::Protocol,
     connection: &'a Connection,
     model_digest: &'a str,
     options: &'a EvalOptions,
@@ -318,7 +320,7 @@ impl Shared<'_> {
     fn config(&self, prepared: &Prepared, seed: i64) -> Config {
         let (suite, task) = (&self.options.suite, &prepared.resolved.task);
         let mut config = Config {
-            codec: self.codec,
+            protocol: self.protocol,
             max_turns: suite
                 .max_turns
                 .or(task.max_turns)

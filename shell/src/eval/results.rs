@@ -35,7 +35,7 @@ pub struct Row {
     /// written before it was kept.
     #[serde(default)]
     pub model: String,
-    /// The server's digest of the model (Ollama), else `provider:name`.
+    /// The server's digest of the model (Ollama), else `protocol:name`.
     pub model_digest: String,
     pub k: u32,
     /// `mend eval check` found the task flaky (absent: it did not).

@@ -31,6 +31,8 @@ struct SuiteFile {
 #[serde(deny_unknown_fields)]
 struct ModelTable {
     name: Option<String>,
+    protocol: Option<Spanned<String>>,
+    /// The older name of `protocol`.
     provider: Option<Spanned<String>>,
     host: Option<String>,
 }
@@ -51,7 +53,8 @@ pub struct Suite {
     /// Attempt i is sampled with seed + i.
     pub seed: i64,
     pub model: Option<String>,
-    pub provider: Option<String>,
+    /// `model.protocol` (or `model.provider`), when the suite names one.
+    pub protocol: Option<mend_core::Protocol>,
     pub host: Option<String>,
 }
 
@@ -105,17 +108,8 @@ impl Suite {
                 ));
             }
         }
-        if let Some(provider) = &raw.model.provider {
-            if mend_core::Codec::from_provider(provider.get_ref()).is_none() {
-                return Err(at(
-                    Some(provider.span()),
-                    &format!(
-                        "model.provider: `{}` is not one of ollama, openai, anthropic",
-                        provider.get_ref()
-                    ),
-                ));
-            }
-        }
+        let protocol =
+            crate::task::protocol::of_table(raw.model.protocol, raw.model.provider, &at)?;
         let tasks = task_folders(origin, &raw.tasks, &at)?;
         Ok(Suite {
             origin: origin.to_path_buf(),
@@ -128,7 +122,7 @@ impl Suite {
             temperature: raw.temperature.map(Spanned::into_inner),
             seed: raw.seed,
             model: raw.model.name,
-            provider: raw.model.provider.map(Spanned::into_inner),
+            protocol,
             host: raw.model.host,
         })
     }
@@ -267,7 +261,7 @@ mod tests {
     fn a_suite_expands_its_globs_in_order_and_keeps_its_budgets() {
         let dir = folder_with_tasks(&["tasks/b", "tasks/a", "one"]);
         let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).expect("utf-8");
-        let text = "tasks = [\"one\", \"tasks/*\"]\nk = 3\nmax_turns = 6\ndeadline_seconds = 60\ntoken_budget = 9000\ntemperature = 0.7\nseed = 100\n[model]\nname = \"qwen3:8b\"\nprovider = \"openai\"\nhost = \"http://127.0.0.1:1\"\n";
+        let text = "tasks = [\"one\", \"tasks/*\"]\nk = 3\nmax_turns = 6\ndeadline_seconds = 60\ntoken_budget = 9000\ntemperature = 0.7\nseed = 100\n[model]\nname = \"qwen3:8b\"\nprotocol = \"openai\"\nhost = \"http://127.0.0.1:1\"\n";
         let suite = parse_in(&dir, text).expect("parses");
         assert_eq!(
             suite,
@@ -286,7 +280,7 @@ mod tests {
                 temperature: Some(0.7),
                 seed: 100,
                 model: Some("qwen3:8b".to_owned()),
-                provider: Some("openai".to_owned()),
+                protocol: Some(mend_core::Protocol::OpenaiSse),
                 host: Some("http://127.0.0.1:1".to_owned()),
             }
         );
@@ -324,8 +318,12 @@ mod tests {
                 ":3: temperature: must be between 0 and 2",
             ),
             (
+                "k = 2\ntasks = [\"tasks/a\"]\n[model]\nprotocol = \"x\"\n",
+                ":4: model.protocol: unknown protocol `x`; use ollama, openai or anthropic",
+            ),
+            (
                 "k = 2\ntasks = [\"tasks/a\"]\n[model]\nprovider = \"x\"\n",
-                ":4: model.provider: `x`",
+                ":4: model.provider: unknown protocol `x`",
             ),
         ];
         let got: Vec<(u8, bool)> = cases

@@ -1,8 +1,8 @@
 //! The conversation as the model saw it: each turn's thinking (folded), text and calls, decoded
-//! from the recorded lines with the same codec the run used, and each call's result.
+//! from the recorded lines with the same protocol the run used, and each call's result.
 
 use mend_core::decode::{CallArguments, LineDecoded, ModelCall};
-use mend_core::{Codec, ToolStatus};
+use mend_core::{Protocol, ToolStatus};
 use serde_json::Value;
 
 use super::html::Html;
@@ -18,12 +18,12 @@ pub struct TurnContent {
     pub done_reason: Option<String>,
     /// The figures of the `done` chunk.
     pub metrics: Option<mend_core::TurnMetrics>,
-    /// A server error line, or a line the codec could not read: the turn ended there.
+    /// A server error line, or a line the protocol could not read: the turn ended there.
     pub problem: Option<String>,
 }
 
-pub fn decode(codec: Codec, turn: &RecordedTurn) -> TurnContent {
-    let mut decoder = codec.decoder();
+pub fn decode(protocol: Protocol, turn: &RecordedTurn) -> TurnContent {
+    let mut decoder = protocol.decoder();
     let mut content = TurnContent::default();
     for line in turn.lines.iter() {
         let bytes = match line
@@ -69,10 +69,10 @@ pub fn decode(codec: Codec, turn: &RecordedTurn) -> TurnContent {
 /// Turns are open when there are few of them; a long run starts folded.
 const OPEN_TURNS: usize = 12;
 
-pub fn draw(codec: Codec, session: &SessionView, page: &mut Html) {
+pub fn draw(protocol: Protocol, session: &SessionView, page: &mut Html) {
     let open = session.turns.len() <= OPEN_TURNS;
     for turn in session.turns {
-        let content = decode(codec, turn);
+        let content = decode(protocol, turn);
         let calls: Vec<&RecordedCall> = session
             .calls
             .iter()

@@ -13,7 +13,7 @@ use crate::verdict::verify::TestRun;
 const DIGEST_CHARS: usize = 12;
 
 /// A model digest as people are shown it: a hex digest (an optional `sha256:` before it) cut to
-/// its first 12 digits; anything else (`provider:name`, where the server gave none) whole.
+/// its first 12 digits; anything else (`protocol:name`, where the server gave none) whole.
 pub fn short_digest(digest: &str) -> &str {
     let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
     if hex.len() > DIGEST_CHARS && hex.chars().all(|digit| digit.is_ascii_hexdigit()) {
@@ -169,7 +169,7 @@ pub fn settings(shown: &Shown, page: &mut Html) {
     page.raw("<table class=\"facts\">")
         .row("model", &settings.model)
         .row("model digest", &missing(settings.model_digest.as_ref()))
-        .row("provider", &settings.provider)
+        .row("protocol", settings.protocol.name())
         .row("server version", &missing(settings.server_version.as_ref()))
         .row("sandbox", &missing(settings.sandbox.as_ref()))
         .row(

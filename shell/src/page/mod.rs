@@ -16,7 +16,6 @@ pub mod view;
 
 use camino::Utf8Path;
 use html::Html;
-use mend_core::Codec;
 use sha2::{Digest, Sha256};
 use timeline::Timeline;
 use view::Shown;
@@ -110,7 +109,7 @@ fn page_of(shown: &Shown, source: &str, back: Option<Back>) -> String {
         }
     }
     page.raw("</section><section><h2>Conversation</h2>");
-    let codec = Codec::from_provider(&shown.settings.provider).unwrap_or_default();
+    let protocol = shown.settings.protocol;
     for (number, session) in shown.sessions.iter().enumerate() {
         page.raw("<div class=\"session\">").element(
             "h3",
@@ -124,7 +123,7 @@ fn page_of(shown: &Shown, source: &str, back: Option<Back>) -> String {
         page.raw("<div class=\"said user\">")
             .value(session.prompt)
             .raw("</div>");
-        conversation::draw(codec, session, &mut page);
+        conversation::draw(protocol, session, &mut page);
         page.raw("</div>");
     }
     page.raw("</section><section><h2>Settings</h2>");

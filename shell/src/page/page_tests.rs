@@ -175,7 +175,10 @@ fn a_turn_decodes_to_its_thinking_text_and_calls() {
         vec![],
         "",
     );
-    let content = decode(mend_core::Codec::OllamaNdjson, &record.messages[0].turns[0]);
+    let content = decode(
+        mend_core::Protocol::OllamaNdjson,
+        &record.messages[0].turns[0],
+    );
     assert_eq!(
         (
             content.thinking.as_str(),

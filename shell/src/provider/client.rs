@@ -5,7 +5,7 @@
 use std::io::{BufReader, Read};
 use std::time::Duration;
 
-use mend_core::{ChatRequest, Codec, HttpRequest, TransportError};
+use mend_core::{ChatRequest, HttpRequest, Protocol, TransportError};
 use serde::Deserialize;
 
 use super::host::BaseUrl;
@@ -263,9 +263,9 @@ impl ModelSource for LiveSource<'_> {
         &mut self,
         _turn: u32,
         body: &ChatRequest,
-        codec: Codec,
+        protocol: Protocol,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
-        self.client.send(&codec.http_request(body))
+        self.client.send(&protocol.http_request(body))
     }
 }
 

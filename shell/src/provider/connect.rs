@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use mend_core::{Codec, Config};
+use mend_core::{Config, Protocol};
 
 use super::client::{Client, Secret};
 use super::host::BaseUrl;
@@ -13,11 +13,11 @@ use crate::error::MendError;
 /// `--host`, else the provider's usual variable (`OLLAMA_HOST`, `OPENAI_BASE_URL`,
 /// `ANTHROPIC_BASE_URL`), else its usual address; always connectable. A protocol added to the
 /// core after this shell has neither: `--host` or the local default.
-pub fn server_base(host: Option<&str>, codec: Codec) -> BaseUrl {
-    let (variable, default) = match codec {
-        Codec::OllamaNdjson => (Some("OLLAMA_HOST"), ""),
-        Codec::OpenaiSse => (Some("OPENAI_BASE_URL"), "https://api.openai.com/v1"),
-        Codec::AnthropicSse => (Some("ANTHROPIC_BASE_URL"), "https://api.anthropic.com"),
+pub fn server_base(host: Option<&str>, protocol: Protocol) -> BaseUrl {
+    let (variable, default) = match protocol {
+        Protocol::OllamaNdjson => (Some("OLLAMA_HOST"), ""),
+        Protocol::OpenaiSse => (Some("OPENAI_BASE_URL"), "https://api.openai.com/v1"),
+        Protocol::AnthropicSse => (Some("ANTHROPIC_BASE_URL"), "https://api.anthropic.com"),
         _ => (None, ""),
     };
     let from_env = variable.and_then(|variable| std::env::var(variable).ok());
@@ -25,11 +25,11 @@ pub fn server_base(host: Option<&str>, codec: Codec) -> BaseUrl {
 }
 
 /// The provider's API key from its usual variable, if set. Only ever sent as a header.
-pub fn api_key(codec: Codec) -> Option<Secret> {
-    let variable = match codec {
-        Codec::OllamaNdjson => return None,
-        Codec::OpenaiSse => "OPENAI_API_KEY",
-        Codec::AnthropicSse => "ANTHROPIC_API_KEY",
+pub fn api_key(protocol: Protocol) -> Option<Secret> {
+    let variable = match protocol {
+        Protocol::OllamaNdjson => return None,
+        Protocol::OpenaiSse => "OPENAI_API_KEY",
+        Protocol::AnthropicSse => "ANTHROPIC_API_KEY",
         // A protocol added to the core after this shell: no key variable known.
         _ => return None,
     };
@@ -53,7 +53,7 @@ impl Connection {
     /// `num_ctx`), else the one chosen from what the server says of the model.
     pub fn settle_window(&self, config: Config) -> (Config, WindowChoice) {
         let requested = config.window.map(|window| window.tokens);
-        let choice = window::choose(requested, config.codec, self.model_length);
+        let choice = window::choose(requested, config.protocol, self.model_length);
         (window::with_window(config, choice.tokens), choice)
     }
 }
@@ -61,19 +61,19 @@ impl Connection {
 pub fn connect(
     base: &BaseUrl,
     read_timeout: Duration,
-    codec: Codec,
+    protocol: Protocol,
     api_key: Option<Secret>,
     model: &str,
 ) -> Result<Connection, MendError> {
     let client = Client::new(base.clone(), read_timeout, api_key);
-    let (server_version, model_digest) = match codec {
-        Codec::OllamaNdjson => (Some(client.version()?), Some(client.digest(model)?)),
+    let (server_version, model_digest) = match protocol {
+        Protocol::OllamaNdjson => (Some(client.version()?), Some(client.digest(model)?)),
         _ => (None, None),
     };
-    let model_length = window::model_length(&client, codec, model);
+    let model_length = window::model_length(&client, protocol, model);
     let described = match &server_version {
         Some(version) => format!("Ollama {version} at {}", client.base()),
-        None => format!("{} server at {}", codec.provider(), client.base()),
+        None => format!("{} server at {}", protocol.name(), client.base()),
     };
     Ok(Connection {
         client,

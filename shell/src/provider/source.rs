@@ -1,7 +1,7 @@
 //! Where the loop's model turns come from: a live server ([`super::client::LiveSource`]) or a
 //! record being replayed. The loop sends a request and reads back the body as items.
 
-use mend_core::{CallId, ChatRequest, Codec, TransportError};
+use mend_core::{CallId, ChatRequest, Protocol, TransportError};
 
 use crate::interrupt::Cut;
 
@@ -19,12 +19,12 @@ pub enum StreamItem {
 pub trait ModelSource {
     /// Sends `body` and returns its response body as items. A failure to even get a response
     /// (connection refused, HTTP error status) is the first item.
-    /// `codec` says how to send it: [`mend_core::Codec::http_request`] gives the whole request.
+    /// `protocol` says how to send it: [`mend_core::Protocol::http_request`] gives the whole request.
     fn open(
         &mut self,
         turn: u32,
         body: &ChatRequest,
-        codec: Codec,
+        protocol: Protocol,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send>;
 
     /// Whether the call must be cut instead of run, and how: a replay reproduces a Ctrl-C or a

@@ -8,7 +8,7 @@
 //! Anthropic, [`ANTHROPIC_DEFAULT_WINDOW`]. One value for the whole run: Ollama reloads the model
 //! whenever `num_ctx` changes.
 
-use mend_core::{Codec, Config, Window};
+use mend_core::{Config, Protocol, Window};
 use serde_json::{json, Value};
 
 use super::client::Client;
@@ -32,14 +32,14 @@ pub struct WindowChoice {
 }
 
 /// The model's context length as the server states it, if it does.
-pub fn model_length(client: &Client, codec: Codec, model: &str) -> Option<u64> {
-    match codec {
-        Codec::OllamaNdjson => {
+pub fn model_length(client: &Client, protocol: Protocol, model: &str) -> Option<u64> {
+    match protocol {
+        Protocol::OllamaNdjson => {
             let url = client.base().join_api("/api/show");
             let show = client.metadata(&url, Some(&json!({"model": model})))?;
             ollama_length(&show)
         }
-        Codec::OpenaiSse => {
+        Protocol::OpenaiSse => {
             // llama.cpp's server answers at its root, whatever path the API base has.
             let props = client.metadata(&format!("{}/props", client.base()), None);
             props
@@ -79,22 +79,26 @@ fn openai_listed_length(models: &Value, model: &str) -> Option<u64> {
 
 /// The window of a run: `requested` (the flag, else the task file) when given, else what the
 /// server says of the model within the provider's default.
-pub fn choose(requested: Option<u32>, codec: Codec, model_length: Option<u64>) -> WindowChoice {
+pub fn choose(
+    requested: Option<u32>,
+    protocol: Protocol,
+    model_length: Option<u64>,
+) -> WindowChoice {
     let stated = model_length.map(|length| u32::try_from(length).unwrap_or(u32::MAX));
-    match (requested, codec, stated) {
+    match (requested, protocol, stated) {
         (Some(tokens), _, _) => WindowChoice {
             tokens,
             why: "num_ctx, as set".to_owned(),
         },
-        (None, Codec::OllamaNdjson, Some(length)) if length < DEFAULT_NUM_CTX => WindowChoice {
+        (None, Protocol::OllamaNdjson, Some(length)) if length < DEFAULT_NUM_CTX => WindowChoice {
             tokens: length,
             why: format!("the model's own length, under mend's default of {DEFAULT_NUM_CTX}"),
         },
-        (None, Codec::OllamaNdjson, Some(length)) => WindowChoice {
+        (None, Protocol::OllamaNdjson, Some(length)) => WindowChoice {
             tokens: DEFAULT_NUM_CTX,
             why: format!("mend's default for small machines; the model holds {length}"),
         },
-        (None, Codec::OllamaNdjson, None) => WindowChoice {
+        (None, Protocol::OllamaNdjson, None) => WindowChoice {
             tokens: DEFAULT_NUM_CTX,
             why: "mend's default for small machines; the server did not say the model's length"
                 .to_owned(),
@@ -103,7 +107,7 @@ pub fn choose(requested: Option<u32>, codec: Codec, model_length: Option<u64>) -
             tokens: length,
             why: "the window the server states".to_owned(),
         },
-        (None, Codec::AnthropicSse, None) => WindowChoice {
+        (None, Protocol::AnthropicSse, None) => WindowChoice {
             tokens: ANTHROPIC_DEFAULT_WINDOW,
             why: "the window of every current Claude model".to_owned(),
         },
@@ -119,16 +123,16 @@ pub fn choose(requested: Option<u32>, codec: Codec, model_length: Option<u64>) -
 /// when it was stated.
 pub fn for_task(
     task: &crate::task::Task,
-    codec: Codec,
+    protocol: Protocol,
     base: super::host::BaseUrl,
 ) -> (WindowChoice, Option<u64>) {
     if let Some(tokens) = task.num_ctx {
-        return (choose(Some(tokens), codec, None), None);
+        return (choose(Some(tokens), protocol, None), None);
     }
     let model = task.model.as_deref().unwrap_or(crate::task::DEFAULT_MODEL);
     let client = Client::new(base, std::time::Duration::from_secs(3), None);
-    let length = model_length(&client, codec, model);
-    (choose(None, codec, length), length)
+    let length = model_length(&client, protocol, model);
+    (choose(None, protocol, length), length)
 }
 
 /// The conservative estimate of the first request's prompt, in tokens.
@@ -165,16 +169,16 @@ mod tests {
 
     #[test]
     fn the_window_is_the_setting_else_the_model_within_the_default() {
-        let tokens = |requested, codec, length| choose(requested, codec, length).tokens;
+        let tokens = |requested, protocol, length| choose(requested, protocol, length).tokens;
         assert_eq!(
             [
-                tokens(Some(4096), Codec::OllamaNdjson, Some(131_072)),
-                tokens(None, Codec::OllamaNdjson, Some(131_072)),
-                tokens(None, Codec::OllamaNdjson, Some(2048)),
-                tokens(None, Codec::OllamaNdjson, None),
-                tokens(None, Codec::OpenaiSse, Some(65_536)),
-                tokens(None, Codec::OpenaiSse, None),
-                tokens(None, Codec::AnthropicSse, None),
+                tokens(Some(4096), Protocol::OllamaNdjson, Some(131_072)),
+                tokens(None, Protocol::OllamaNdjson, Some(131_072)),
+                tokens(None, Protocol::OllamaNdjson, Some(2048)),
+                tokens(None, Protocol::OllamaNdjson, None),
+                tokens(None, Protocol::OpenaiSse, Some(65_536)),
+                tokens(None, Protocol::OpenaiSse, None),
+                tokens(None, Protocol::AnthropicSse, None),
             ],
             [4096, 16_384, 2048, 16_384, 65_536, 8192, 200_000]
         );

@@ -171,7 +171,7 @@ mod tests {
             format: RECORD_FORMAT.to_owned(),
             description: None,
             settings: SessionSettings {
-                provider: "ollama".to_owned(),
+                protocol: mend_core::Protocol::OllamaNdjson,
                 model: "m".to_owned(),
                 model_digest: None,
                 server_version: None,

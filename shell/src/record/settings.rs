@@ -3,10 +3,9 @@
 
 use camino::Utf8Path;
 use clap::ValueEnum;
-use mend_core::{Codec, Config, ContextConfig, Millis, ModelOptions, Window};
+use mend_core::{Config, ContextConfig, Millis, ModelOptions, Protocol, Window};
 use serde::{Deserialize, Serialize};
 
-use crate::error::MendError;
 use crate::task::Task;
 use crate::workspace::sandbox::SandboxChoice;
 
@@ -18,7 +17,9 @@ pub const LEGACY_REPO: &str = "sample-repo";
 /// rebuilds its sessions from these.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionSettings {
-    pub provider: String,
+    /// The protocol the server spoke (`provider` in records made before the word was settled).
+    #[serde(alias = "provider")]
+    pub protocol: Protocol,
     pub model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_digest: Option<String>,
@@ -77,7 +78,7 @@ impl SessionSettings {
     /// The settings of a session about to start.
     pub fn of(config: &Config, server: &ServerFacts, origin: &Origin) -> SessionSettings {
         SessionSettings {
-            provider: config.codec.provider().to_owned(),
+            protocol: config.protocol,
             model: config.model.clone(),
             model_digest: server.model_digest.clone(),
             server_version: server.server_version.clone(),
@@ -104,15 +105,9 @@ impl SessionSettings {
     }
 
     /// The session config these settings describe, for `task` with the task file's tools.
-    pub fn config(&self, task: &str, tools: &Task) -> Result<Config, MendError> {
-        let codec = Codec::from_provider(&self.provider).ok_or_else(|| {
-            MendError::refused(format!(
-                "the record's provider `{}` is not one mend knows (ollama, openai, anthropic)",
-                self.provider
-            ))
-        })?;
-        Ok(Config {
-            codec,
+    pub fn config(&self, task: &str, tools: &Task) -> Config {
+        Config {
+            protocol: self.protocol,
             context: self.context.clone(),
             max_turns: self.max_turns,
             deadline: self.deadline_ms.map(Millis),
@@ -129,7 +124,7 @@ impl SessionSettings {
                 task,
                 crate::tools::table::offered_tools(tools, self.context.is_some()),
             )
-        })
+        }
     }
 }
 

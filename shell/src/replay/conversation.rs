@@ -68,7 +68,7 @@ pub fn replay_conversation(
         .first()
         .and_then(|message| message.text.as_deref())
         .unwrap_or_default();
-    let config = record.settings.config(first_text, setup.task)?;
+    let config = record.settings.config(first_text, setup.task);
     for (number, message) in record.messages.iter().enumerate() {
         let place = if record.messages.len() > 1 {
             format!("message {}, ", number + 1)

@@ -1,6 +1,6 @@
 //! A record's model turns served back to the loop, in place of a model server.
 
-use mend_core::{CallId, ChatRequest, Codec, Stop, StopReason, TransportError};
+use mend_core::{CallId, ChatRequest, Protocol, Stop, StopReason, TransportError};
 use serde_json::json;
 
 use crate::interrupt::Cut;
@@ -60,7 +60,7 @@ impl ModelSource for ReplaySource<'_> {
         &mut self,
         turn: u32,
         _body: &ChatRequest,
-        _codec: Codec,
+        _protocol: Protocol,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let Some(recorded) = self.turns.iter().find(|recorded| recorded.turn == turn) else {
             let message = format!("the record has no turn {turn}");

@@ -213,9 +213,13 @@ impl Driver<'_> {
                 self.recorder.event(&event);
                 self.observer.event(&event);
             }
-            Action::SendRequest { turn, body, codec } => {
+            Action::SendRequest {
+                turn,
+                body,
+                protocol,
+            } => {
                 self.recorder.request_sent(turn, &body);
-                self.stream = Some(OpenStream::start(self.source.open(turn, &body, codec)));
+                self.stream = Some(OpenStream::start(self.source.open(turn, &body, protocol)));
             }
             Action::DispatchTool {
                 call_id,

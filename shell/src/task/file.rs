@@ -98,6 +98,8 @@ pub struct ToolsTable {
 #[serde(deny_unknown_fields)]
 pub struct ModelTable {
     pub name: Option<String>,
+    pub protocol: Option<Spanned<String>>,
+    /// The older name of `protocol`.
     pub provider: Option<Spanned<String>>,
     pub max_turns: Option<Spanned<u32>>,
     pub num_ctx: Option<Spanned<u32>>,
@@ -134,6 +136,7 @@ impl Default for ModelTable {
     fn default() -> Self {
         ModelTable {
             name: None,
+            protocol: None,
             provider: None,
             max_turns: None,
             num_ctx: None,

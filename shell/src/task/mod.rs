@@ -7,6 +7,7 @@ pub mod environment;
 mod file;
 pub mod instructions;
 pub mod paths;
+pub mod protocol;
 mod tool_name;
 
 use std::fs;
@@ -55,7 +56,8 @@ pub struct Task {
     pub prompt: Option<String>,
     pub system_prompt: String,
     pub model: Option<String>,
-    pub provider: Option<String>,
+    /// `model.protocol` (or `model.provider`), when the file names one.
+    pub protocol: Option<mend_core::Protocol>,
     pub max_turns: Option<u32>,
     /// `model.num_ctx`: the context window of every request, instead of the one mend chooses.
     pub num_ctx: Option<u32>,
@@ -200,7 +202,7 @@ impl Task {
 
         let tools = tools(raw.tools.enabled, &at)?;
         let shell = shell_limits(&raw.shell, &at)?;
-        let provider = provider(raw.model.provider, &at)?;
+        let protocol = protocol::of_table(raw.model.protocol, raw.model.provider, &at)?;
         let max_turns = max_turns(raw.model.max_turns, &at)?;
         let num_ctx = num_ctx(raw.model.num_ctx, &at)?;
         let instructions_source = match raw.task.instructions {
@@ -221,7 +223,7 @@ impl Task {
                 .system
                 .unwrap_or_else(|| DEFAULT_SYSTEM_PROMPT.to_owned()),
             model: raw.model.name,
-            provider,
+            protocol,
             max_turns,
             num_ctx,
             text_tool_calls: raw.model.text_tool_calls,
@@ -388,22 +390,6 @@ fn shell_limits(raw: &file::ShellTable, at: At) -> Result<ShellLimits, MendError
             Some(chars) => *chars.get_ref(),
             None => SHELL_OUTPUT_CHARS_DEFAULT,
         },
-    })
-}
-
-/// `model.provider`, checked to be a protocol mend speaks.
-fn provider(provider: Option<Spanned<String>>, at: At) -> Result<Option<String>, MendError> {
-    Ok(match provider {
-        Some(provider) if mend_core::Codec::from_provider(provider.get_ref()).is_none() => {
-            return Err(at(
-                Some(provider.span()),
-                &format!(
-                    "model.provider: unknown provider `{}`; use ollama, openai or anthropic",
-                    provider.get_ref()
-                ),
-            ))
-        }
-        provider => provider.map(Spanned::into_inner),
     })
 }
 

@@ -1,6 +1,7 @@
 use std::time::Duration;
 
 use camino::Utf8Path;
+use mend_core::Protocol;
 use serde_json::json;
 
 use super::*;
@@ -39,7 +40,7 @@ fn the_sample_task_file_keeps_the_original_task() {
         task.tools.clone(),
         task.read_file_line_range,
         task.model.clone(),
-        task.provider.clone(),
+        task.protocol,
         task.max_turns,
     );
     assert_eq!(
@@ -60,7 +61,7 @@ fn the_sample_task_file_keeps_the_original_task() {
             ],
             false,
             Some("gemma4:e2b".to_owned()),
-            Some("ollama".to_owned()),
+            Some(Protocol::OllamaNdjson),
             Some(8),
         )
     );
@@ -216,7 +217,9 @@ fn a_malformed_task_file_is_named_by_line_and_field() {
         ("\"tests/*.py\"]\neditable", "\"tests/[*.py\"]\neditable", "mend.toml:6: paths.readable: `tests/[*.py` is not a valid glob: error parsing glob 'tests/[*.py': unclosed character class; missing ']' (see docs/task-file.md)"),
         ("command = [\"python\", \"-m\", \"pytest\", \"-q\"]", "command = []", "mend.toml:10: test.command: must name a program and its arguments, e.g. [\"python\", \"-m\", \"pytest\", \"-q\"] (see docs/task-file.md)"),
         ("editable = [\"src/**/*.py\"]", "editable = [\"../elsewhere/*.py\"]", "mend.toml:7: paths.editable: `../elsewhere/*.py` must be relative to the repository, without `..` (see docs/task-file.md)"),
-        ("\"run_tests\"]\n", "\"run_tests\"]\n\n[model]\nprovider = \"gemini\"\n", "mend.toml:18: model.provider: unknown provider `gemini`; use ollama, openai or anthropic (see docs/task-file.md)"),
+        ("\"run_tests\"]\n", "\"run_tests\"]\n\n[model]\nprotocol = \"gemini\"\n", "mend.toml:18: model.protocol: unknown protocol `gemini`; use ollama, openai or anthropic (see docs/task-file.md)"),
+        ("\"run_tests\"]\n", "\"run_tests\"]\n\n[model]\nprovider = \"gemini\"\n", "mend.toml:18: model.provider: unknown protocol `gemini`; use ollama, openai or anthropic (see docs/task-file.md)"),
+        ("\"run_tests\"]\n", "\"run_tests\"]\n\n[model]\nprotocol = \"openai\"\nprovider = \"openai\"\n", "mend.toml:19: model.provider is the older name of model.protocol: keep only model.protocol (see docs/task-file.md)"),
         ("[tools]", "[tools\n", "mend.toml:14: unclosed table, expected `]` (see docs/task-file.md)"),
     ];
     for (old, new, expected) in cases {
@@ -351,5 +354,23 @@ fn the_test_environment_fields_are_read_and_checked_by_line() {
     assert_eq!(
         with("", "[sandbox]\nread_only = [\"opt\"]").unwrap_err(),
         "mend.toml:15: sandbox.read_only: `opt` must be an absolute path or start with ~/ (the repository itself is always there) (see docs/task-file.md)"
+    );
+}
+
+#[test]
+fn the_protocol_reads_under_its_name_or_its_older_one() {
+    let with =
+        |table: &str| parse(&format!("{MINIMAL}\n[model]\n{table}\n")).map(|task| task.protocol);
+    assert_eq!(
+        [
+            with(""),
+            with("protocol = \"anthropic\""),
+            with("provider = \"openai\""),
+        ],
+        [
+            Ok(None),
+            Ok(Some(Protocol::AnthropicSse)),
+            Ok(Some(Protocol::OpenaiSse)),
+        ]
     );
 }

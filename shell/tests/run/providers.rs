@@ -1,4 +1,4 @@
-//! `mend run --provider openai|anthropic` against the scripted server: real SSE framing, history
+//! `mend run --protocol openai|anthropic` against the scripted server: real SSE framing, history
 //! in each protocol's shape, keys sent as headers and nowhere else, and records that replay.
 
 use crate::common::server::{Ending, Reply, Script, Server};
@@ -99,7 +99,7 @@ struct Run {
     _dir: tempfile::TempDir,
 }
 
-fn run(provider: &str, turns: Vec<Vec<String>>, key_variable: &str) -> Run {
+fn run(protocol: &str, turns: Vec<Vec<String>>, key_variable: &str) -> Run {
     let server = Server::start(Script {
         models: vec![],
         chats: turns.iter().map(|lines| Reply::lines(lines)).collect(),
@@ -111,8 +111,8 @@ fn run(provider: &str, turns: Vec<Vec<String>>, key_variable: &str) -> Run {
         "--repo",
         "sample-repo",
         "--json",
-        "--provider",
-        provider,
+        "--protocol",
+        protocol,
         "--model",
         "m",
         "--host",
@@ -152,7 +152,7 @@ fn header(headers: &[(String, String)], name: &str) -> Option<String> {
         .map(|(_, value)| value.clone())
 }
 
-/// What every provider run must show: the finished exchange, the endpoint used for both
+/// What every protocol's run must show: the finished exchange, the endpoint used for both
 /// requests, and the key nowhere but in the headers.
 fn assert_finished_at(run: &Run, path: &str) {
     assert_eq!(
@@ -206,7 +206,7 @@ fn openai_streams_run_end_to_end_and_the_history_has_openai_shape() {
         ]
     );
     assert_eq!(second["stream_options"], json!({"include_usage": true}));
-    assert_eq!(run.record["provider"], "openai");
+    assert_eq!(run.record["protocol"], "openai");
     assert!(replays(&run.record_path), "the openai record replays");
 }
 
@@ -235,7 +235,7 @@ fn anthropic_streams_run_end_to_end_and_the_history_has_anthropic_shape() {
                 "content": json!({"path": "path_rules.py", "text": source}).to_string()}]}),
         ]
     );
-    assert_eq!(run.record["provider"], "anthropic");
+    assert_eq!(run.record["protocol"], "anthropic");
     assert!(replays(&run.record_path), "the anthropic record replays");
 }
 
@@ -260,6 +260,7 @@ fn an_openai_stream_without_done_is_incomplete() {
         "--repo",
         "sample-repo",
         "--json",
+        // The flag's older name.
         "--provider",
         "openai",
         "--host",

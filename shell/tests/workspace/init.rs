@@ -99,7 +99,7 @@ fn init_writes_a_task_file_that_verify_runs_with_the_repository_venv() {
         enabled = ["list_files", "grep", "read_file", "write_file", "replace_text", "run_tests"]
         [model]
         name = "gemma4:e2b"
-        provider = "ollama"
+        protocol = "ollama"
         max_turns = 12
     "#
     .parse()

@@ -73,7 +73,7 @@ enabled = [\"list_files\", \"grep\", \"read_file\", \"write_file\", \"replace_te
 [model]
 # Each is overridden by its flag on `mend run` and `mend chat`.
 name = \"{model}\"
-provider = \"ollama\"   # or \"openai\" / \"anthropic\" for compatible servers
+protocol = \"ollama\"   # or \"openai\" / \"anthropic\" for compatible servers
 max_turns = 12
 ",
         kind = guess.kind.describe(),

@@ -1,0 +1,54 @@
+//! The protocol a model server speaks, as users write it: `--protocol`, and `model.protocol` in
+//! a task file or an eval suite (`model.provider`, its older name, still reads). Every name is
+//! turned into a [`Protocol`] here, once, as the file or the command line is read.
+
+use std::ops::Range;
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use mend_core::Protocol;
+use toml::Spanned;
+
+use crate::error::MendError;
+
+/// The protocol `name` names, or why it names none.
+pub fn parse(name: &str) -> Result<Protocol, String> {
+    Protocol::from_name(name).ok_or_else(|| {
+        let mut names: Vec<&str> = Protocol::ALL
+            .iter()
+            .map(|protocol| protocol.name())
+            .collect();
+        let last = names.pop().unwrap_or_default();
+        format!(
+            "unknown protocol `{name}`; use {} or {last}",
+            names.join(", ")
+        )
+    })
+}
+
+/// `--protocol`: one of the names, listed in `--help` and in the error for any other.
+pub fn flag() -> impl TypedValueParser<Value = Protocol> {
+    PossibleValuesParser::new(Protocol::ALL.map(Protocol::name)).try_map(|name| parse(&name))
+}
+
+/// A `[model]` table's protocol: `protocol`, or `provider` from before the key had that name;
+/// not both. Errors name the key the file used, at its line.
+pub fn of_table(
+    protocol: Option<Spanned<String>>,
+    provider: Option<Spanned<String>>,
+    at: &dyn Fn(Option<Range<usize>>, &str) -> MendError,
+) -> Result<Option<Protocol>, MendError> {
+    let (key, value) = match (protocol, provider) {
+        (Some(_), Some(older)) => {
+            return Err(at(
+                Some(older.span()),
+                "model.provider is the older name of model.protocol: keep only model.protocol",
+            ))
+        }
+        (Some(value), None) => ("model.protocol", value),
+        (None, Some(value)) => ("model.provider", value),
+        (None, None) => return Ok(None),
+    };
+    parse(value.get_ref())
+        .map(Some)
+        .map_err(|message| at(Some(value.span()), &format!("{key}: {message}")))
+}
