@@ -103,6 +103,7 @@ fn init_writes_a_task_file_that_verify_runs_with_the_repository_venv() {
         name = "gemma4:e2b"
         provider = "ollama"
         max_turns = 12
+        text_tool_calls = true
     "#
     .parse()
     .unwrap();
