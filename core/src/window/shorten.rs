@@ -63,14 +63,32 @@ pub(super) fn shorten_value(value: &mut Value, max: usize, length: usize) {
 
 /// The length of `text` inside a JSON string, quotes left out: as serde_json escapes it.
 pub(super) fn escaped_len(text: &str) -> usize {
-    text.bytes()
-        .map(|byte| match byte {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
-            0..=0x1f => 6,
-            _ => 1,
-        })
-        .sum()
+    // Read a byte at a time through a table: a `match` per byte made this the slowest part of
+    // shortening a result, slower than parsing it.
+    text.len()
+        + text
+            .bytes()
+            .map(|byte| usize::from(ESCAPE_EXTRA[usize::from(byte)]))
+            .sum::<usize>()
 }
+
+/// The bytes serde_json's escape of each byte adds: `\"`, `\\`, `\n` and the other short
+/// escapes one, the other control characters five (`\u001f`).
+const ESCAPE_EXTRA: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = 5;
+        byte += 1;
+    }
+    let short = [b'"', b'\\', b'\n', b'\r', b'\t', 0x08, 0x0c];
+    let mut at = 0;
+    while at < short.len() {
+        table[short[at] as usize] = 1;
+        at += 1;
+    }
+    table
+};
 
 fn longest_string(value: &mut Value) -> Option<&mut String> {
     match value {

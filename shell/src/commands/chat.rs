@@ -20,6 +20,7 @@ use crate::interrupt;
 use crate::mend_folder::record_target;
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
+use crate::provider::window::{first_request_estimate, WindowChoice};
 use crate::record::stop::explain_stop;
 use crate::record::target::{RecordFile, RecordTarget};
 use crate::record::{Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
@@ -42,6 +43,8 @@ pub struct ChatSetup<'a> {
     pub connection: &'a Connection,
     /// The settings of each message's session; its `task` is replaced by what the user types.
     pub config: Config,
+    /// The window of every request, and why.
+    pub window: WindowChoice,
     pub keep_workspace: bool,
     /// Where the conversation is recorded, after every message.
     pub record: RecordTarget,
@@ -64,13 +67,14 @@ pub fn command(args: &ChatArgs) -> Result<u8, MendError> {
         api_key(config.protocol),
         &config.model,
     )?;
-    let (config, _) = connection.settle_window(config);
+    let (config, window) = connection.settle_window(config);
     let setup = ChatSetup {
         repo,
         task,
         runner: &resolved.runner,
         connection: &connection,
         config,
+        window,
         keep_workspace: args.setup.keep_workspace,
         record: record_target(args.record.as_deref(), repo, "chat-")?,
         sandbox_choice: resolved.sandbox_choice,
@@ -119,6 +123,13 @@ impl<'s> Conversation<'s> {
             command: "chat".to_owned(),
             model: setup.config.model.clone(),
             source: setup.connection.described.clone(),
+        });
+        render.run_event(&RunEvent::ContextWindow {
+            tokens: setup.window.tokens,
+            why: setup.window.why.clone(),
+            model_length: setup.connection.model_length,
+            first_request_tokens: first_request_estimate(&setup.config),
+            before_message: true,
         });
         render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
         say(&format!(

@@ -99,6 +99,8 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         tokens: window.tokens,
         why: window.why,
         model_length,
+        first_request_tokens: crate::provider::window::first_request_estimate(config),
+        before_message: false,
     });
     let setup = &options.setup;
     let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;

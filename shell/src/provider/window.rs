@@ -135,15 +135,31 @@ pub fn for_task(
     (choose(None, protocol, length), length)
 }
 
-/// The conservative estimate of the first request's prompt, in tokens.
+/// The conservative estimate of the first request's prompt, in tokens, for `mend task`: the
+/// system prompt, the project's instructions, the task and the tools.
 pub fn first_request_tokens(task: &crate::task::Task, tools: &[mend_core::ToolSpec]) -> u64 {
-    let messages = [
-        std::sync::Arc::new(mend_core::Message::system(task.system_prompt.clone())),
-        std::sync::Arc::new(mend_core::Message::user(
-            task.prompt.clone().unwrap_or_default(),
-        )),
-    ];
+    use std::sync::Arc;
+    let instructions = task.instructions.as_ref().map(|found| found.message());
+    let messages: Vec<Arc<mend_core::Message>> =
+        std::iter::once(mend_core::Message::system(task.system_prompt.clone()))
+            .chain(instructions.map(mend_core::Message::system))
+            .chain([mend_core::Message::user(
+                task.prompt.clone().unwrap_or_default(),
+            )])
+            .map(Arc::new)
+            .collect();
     mend_core::estimate_prompt_tokens(&messages, tools)
+}
+
+/// The session's own estimate of its first request under `config`, in tokens: what `mend run`
+/// and `mend chat` print beside the window (for `mend chat`, whose task is what the user types,
+/// the opening before it). `None` without a window, or for a config the session refuses.
+pub fn first_request_estimate(config: &Config) -> Option<u64> {
+    let (_, actions) = mend_core::Session::new(config.clone()).ok()?;
+    actions.iter().find_map(|action| match action {
+        mend_core::Action::Emit(mend_core::Event::PromptEstimate { tokens, .. }) => Some(*tokens),
+        _ => None,
+    })
 }
 
 /// `config` keeping within `tokens`: the window, and Ollama's `num_ctx` with it.

@@ -37,6 +37,13 @@ pub enum RunEvent {
         why: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         model_length: Option<u64>,
+        /// The session's estimate of its first request, in tokens.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        first_request_tokens: Option<u64>,
+        /// `mend chat` (text only): that estimate is of the opening, before the message the
+        /// user types.
+        #[serde(skip)]
+        before_message: bool,
     },
     /// A turn's accounting (after its `model_done`): the server's counts and speeds, mend's
     /// estimate.
@@ -335,9 +342,18 @@ impl Render for Human {
                 }
                 None => self.line(&format!("Sandbox: {name}")),
             },
-            RunEvent::ContextWindow { tokens, why, .. } => {
-                self.line(&format!("Context window: {tokens} tokens ({why})"))
-            }
+            RunEvent::ContextWindow {
+                tokens,
+                why,
+                first_request_tokens,
+                before_message,
+                ..
+            } => self.line(&window_text(
+                *tokens,
+                why,
+                *first_request_tokens,
+                *before_message,
+            )),
             RunEvent::TurnUsage { usage, .. } => self.line(&format!("  ({})", usage.describe())),
             RunEvent::TestsBefore { run } => self.line(&tests_text("Starting tests", run, false)),
             RunEvent::TestsAfter { run } => {
@@ -405,6 +421,27 @@ const MESSAGE_SHOWN: usize = 100;
 
 /// The heading of a message of a conversation: its first line, cut, so that a replayed or
 /// resumed transcript says what each session was asked.
+/// The window of every request, why, and what the first one costs: the lines `mend run` and
+/// `mend chat` print before the first turn, worded as `mend task` words them.
+fn window_text(tokens: u32, why: &str, first: Option<u64>, before_message: bool) -> String {
+    let window = format!("Context window: {tokens} tokens, the num_ctx of every request ({why})");
+    let Some(first) = first else {
+        return window;
+    };
+    let share = first * 100 / u64::from(tokens.max(1));
+    if before_message {
+        format!(
+            "{window}\nBefore your first message: about {first} tokens (the system prompt, the \
+             instructions and the tools: {share} % of the window; a conservative estimate)"
+        )
+    } else {
+        format!(
+            "{window}\nFirst request: about {first} tokens ({share} % of the window; a conservative \
+             estimate)"
+        )
+    }
+}
+
 fn message_line(number: usize, text: Option<&str>, live: bool) -> String {
     let live = if live { ", live" } else { "" };
     let Some(text) = text else {

@@ -37,6 +37,14 @@ fn repair_then_answer(repair: &Value) -> Server {
     Server::start(script(chats))
 }
 
+/// The `num_ctx` each request carried.
+fn num_ctx_of(bodies: &[Value]) -> Vec<Value> {
+    bodies
+        .iter()
+        .map(|body| body["options"]["num_ctx"].clone())
+        .collect()
+}
+
 fn spawn_chat(base: &str, repo: &std::path::Path, record: &std::path::Path) -> Child {
     mend_command(&repo_root())
         .args(live_args("chat", base, repo, record))
@@ -154,6 +162,31 @@ fn a_conversation_repairs_the_sample_and_goes_on_in_the_same_history() {
 
     let bodies = server.chat_bodies();
     assert_eq!(bodies.len(), 6, "five turns, then one for the follow-up");
+    // Before the first message: the window, why, and the opening's estimate, which is the
+    // first request measured from scratch without what the user typed.
+    let mut opening: Vec<mend_core::Message> =
+        serde_json::from_value(bodies[0]["messages"].clone()).unwrap();
+    for message in &mut opening {
+        if message.content == "Fix the Windows paths." {
+            message.content.clear();
+        }
+    }
+    let opening: Vec<Arc<mend_core::Message>> = opening.into_iter().map(Arc::new).collect();
+    let tools: Vec<mend_core::ToolSpec> =
+        serde_json::from_value(bodies[0]["tools"].clone()).unwrap();
+    let tokens = mend_core::estimate_prompt_tokens(&opening, &tools);
+    let window_line = format!(
+        "Context window: 16384 tokens, the num_ctx of every request (mend's default for small \
+         machines; the server did not say the model's length)\nBefore your first message: about \
+         {tokens} tokens (the system prompt, the instructions and the tools: {} % of the window; \
+         a conservative estimate)\n",
+        tokens * 100 / 16384
+    );
+    assert!(
+        stdout.contains(&window_line),
+        "{window_line:?} missing from:\n{stdout}"
+    );
+    assert_eq!(num_ctx_of(&bodies), vec![json!(16384); 6]);
     assert_eq!(
         bodies[0]["messages"][1],
         json!({"role": "user", "content": "Fix the Windows paths."})

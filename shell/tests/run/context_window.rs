@@ -187,10 +187,12 @@ fn a_run_in_a_small_window_shortens_older_results_and_the_server_never_cuts() {
         ],
         &[],
     );
+    // The first request's estimate, announced before it is sent, is the one its turn reports.
+    let first = of_type(&ran.events, "turn_usage")[0]["usage"]["estimated_prompt_tokens"].clone();
     assert_eq!(
         of_type(&ran.events, "context_window"),
         vec![
-            &json!({"type": "context_window", "tokens": 4096, "why": "the model's own length, under mend's default of 16384", "model_length": 4096})
+            &json!({"type": "context_window", "tokens": 4096, "why": "the model's own length, under mend's default of 16384", "model_length": 4096, "first_request_tokens": first})
         ]
     );
     let stopped = of_type(&ran.events, "stopped");

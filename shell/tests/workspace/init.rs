@@ -101,6 +101,7 @@ fn init_writes_a_task_file_that_verify_runs_with_the_repository_venv() {
         name = "gemma4:e2b"
         protocol = "ollama"
         max_turns = 12
+        text_tool_calls = true
     "#
     .parse()
     .unwrap();

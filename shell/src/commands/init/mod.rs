@@ -136,7 +136,46 @@ fn write_checked(path: &Utf8Path, text: &str, force: bool) -> Result<(), MendErr
 #[cfg(test)]
 mod tests {
     use super::init;
+    use crate::task::Task;
     use crate::test_support::project;
+
+    #[test]
+    fn init_shows_the_window_and_the_text_calls_knobs_in_the_model_table() {
+        let (_dir, root) = project(&[
+            ("src/pkg/__init__.py", ""),
+            ("tests/test_pkg.py", "def test_it():\n    pass\n"),
+        ]);
+        init(&root, false).unwrap();
+        let path = root.join("mend.toml");
+        let written = std::fs::read_to_string(&path).unwrap();
+        let model = &written[written.find("[model]").unwrap()..];
+        assert_eq!(
+            model,
+            "[model]\n\
+             # Each is overridden by its flag on `mend run` and `mend chat`.\n\
+             name = \"gemma4:e2b\"\n\
+             provider = \"ollama\"   # or \"openai\" / \"anthropic\" for compatible servers\n\
+             max_turns = 12\n\
+             # The context window of every request, in tokens (--num-ctx; at least 1024). Left out, mend\n\
+             # takes the model's own length up to 16384 with Ollama (what an 8 GB machine holds), the\n\
+             # window an OpenAI-compatible server states (else 8192), 200000 with Anthropic;\n\
+             # `mend task` prints the one it will use. Raise it when your machine and model allow.\n\
+             # num_ctx = 16384\n\
+             # Read tool calls a model writes into its text (`<tool_call>...`, `<function=...>`, a fenced or\n\
+             # bare call object) as calls; false leaves such text as the model's answer.\n\
+             text_tool_calls = true\n"
+        );
+        // As written, mend chooses the window; uncommented, the line is a valid setting.
+        let knobs = |text: &str| {
+            let task = Task::parse(&path, text).unwrap();
+            (task.num_ctx, task.text_tool_calls)
+        };
+        let uncommented = written.replace("# num_ctx = 16384", "num_ctx = 16384");
+        assert_eq!(
+            (knobs(&written), knobs(&uncommented)),
+            ((None, true), (Some(16_384), true))
+        );
+    }
 
     #[test]
     fn init_in_a_folder_inside_a_project_names_the_project() {

@@ -2,6 +2,7 @@
 //! so the file teaches its own format; docs/task-file.md has the rest.
 
 use super::detect::{Guess, Kind};
+use crate::provider::window;
 
 /// The task file for `guess`; `interpreter` is a comment on which Python runs the tests (Python
 /// projects only); `share` is `copy.share`, of which `found` are in the repository.
@@ -75,6 +76,14 @@ enabled = [\"list_files\", \"grep\", \"read_file\", \"write_file\", \"replace_te
 name = \"{model}\"
 protocol = \"ollama\"   # or \"openai\" / \"anthropic\" for compatible servers
 max_turns = 12
+# The context window of every request, in tokens (--num-ctx; at least 1024). Left out, mend
+# takes the model's own length up to {num_ctx} with Ollama (what an 8 GB machine holds), the
+# window an OpenAI-compatible server states (else {openai}), {anthropic} with Anthropic;
+# `mend task` prints the one it will use. Raise it when your machine and model allow.
+# num_ctx = {num_ctx}
+# Read tool calls a model writes into its text (`<tool_call>...`, `<function=...>`, a fenced or
+# bare call object) as calls; false leaves such text as the model's answer.
+text_tool_calls = true
 ",
         kind = guess.kind.describe(),
         readable = list(&guess.readable),
@@ -84,6 +93,9 @@ max_turns = 12
         tests = list(&guess.tests),
         report = guess.report,
         model = crate::task::DEFAULT_MODEL,
+        num_ctx = window::DEFAULT_NUM_CTX,
+        openai = window::OPENAI_DEFAULT_WINDOW,
+        anthropic = window::ANTHROPIC_DEFAULT_WINDOW,
         share = list(share),
     )
 }

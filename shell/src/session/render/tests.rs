@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::{message_line, short_arguments, short_result, tests_text, verdict_line};
+use super::{message_line, short_arguments, short_result, tests_text, verdict_line, window_text};
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
 
@@ -127,6 +127,29 @@ fn a_message_heading_says_what_was_asked_on_one_line() {
             "══ message 3, live: now also check countby ══".to_owned(),
             "══ message 4: fix it… ══".to_owned(),
             format!("══ message 5, live: {}… ══", "x".repeat(100)),
+        ]
+    );
+}
+
+#[test]
+fn the_window_line_says_what_the_first_request_costs() {
+    let why = "the window the server states";
+    assert_eq!(
+        [
+            window_text(8192, why, Some(1229), false),
+            window_text(8192, why, Some(1229), true),
+            window_text(8192, why, None, false),
+        ],
+        [
+            "Context window: 8192 tokens, the num_ctx of every request (the window the server states)\n\
+             First request: about 1229 tokens (15 % of the window; a conservative estimate)"
+                .to_owned(),
+            "Context window: 8192 tokens, the num_ctx of every request (the window the server states)\n\
+             Before your first message: about 1229 tokens (the system prompt, the instructions and \
+             the tools: 15 % of the window; a conservative estimate)"
+                .to_owned(),
+            "Context window: 8192 tokens, the num_ctx of every request (the window the server states)"
+                .to_owned(),
         ]
     );
 }
