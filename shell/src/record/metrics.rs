@@ -16,6 +16,17 @@ pub struct RunMetrics {
     #[serde(default)]
     pub run_tests_ms: u64,
     pub verify_ms: u64,
+    /// What the command spent outside the tests and the model: making the throwaway copy and
+    /// putting it back for the final tests,
+    #[serde(default)]
+    pub copy_ms: u64,
+    /// starting the sandbox (bubblewrap on `true`, the probe every command makes before its
+    /// first test run; each test run pays about as much again),
+    #[serde(default)]
+    pub sandbox_start_ms: u64,
+    /// and deleting the copy (0 when it was kept).
+    #[serde(default)]
+    pub cleanup_ms: u64,
     pub prompt_tokens: u64,
     pub eval_tokens: u64,
 }
@@ -30,6 +41,9 @@ impl RunMetrics {
         self.tool_ms += later.tool_ms;
         self.run_tests_ms += later.run_tests_ms;
         self.verify_ms += later.verify_ms;
+        self.copy_ms += later.copy_ms;
+        self.sandbox_start_ms += later.sandbox_start_ms;
+        self.cleanup_ms += later.cleanup_ms;
         self.prompt_tokens += later.prompt_tokens;
         self.eval_tokens += later.eval_tokens;
     }
