@@ -71,9 +71,9 @@ pub fn run_attempt(
     )?;
     let metrics = &mut transcript.metrics;
     metrics.verify_ms = tests_before.duration_ms + ending.tests_after.duration_ms;
-    metrics.copy_ms = millis(copy_time + tree.copy_time);
-    metrics.sandbox_start_ms = millis(setup.runner.sandbox_start);
-    metrics.cleanup_ms = finish_with(setup, tree.workspace, render)?;
+    metrics.copy_ms = Some(millis(copy_time + tree.copy_time));
+    metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
+    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render)?);
     let checks = Checks {
         tests_before,
         tests_after: ending.tests_after,

@@ -388,15 +388,13 @@ impl Render for Human {
                     self.line(&format!("  ! warning: {warning}"));
                 }
                 self.line(&format!(
-                    "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms, copy {} ms, sandbox start {} ms, cleanup {} ms, tokens {} prompt / {} eval",
+                    "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms{}, tokens {} prompt / {} eval",
                     metrics.model_requests,
                     metrics.streamed_bytes,
                     metrics.model_ms,
                     metrics.tool_ms,
                     metrics.verify_ms,
-                    metrics.copy_ms,
-                    metrics.sandbox_start_ms,
-                    metrics.cleanup_ms,
+                    metrics.outside_the_tests().map_or(String::new(), |text| format!(", {text}")),
                     metrics.prompt_tokens,
                     metrics.eval_tokens
                 ));
