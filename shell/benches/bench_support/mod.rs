@@ -1,5 +1,6 @@
 //! The measurements of the harness benchmark, one module each.
 
+pub mod attempt_copies;
 pub mod core_throughput;
 pub mod driver_share;
 pub mod latency;

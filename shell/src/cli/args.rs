@@ -306,8 +306,13 @@ impl RepoArgs {
             .sandbox
             .or(recorded.sandbox)
             .unwrap_or(SandboxChoice::Auto);
+        let started = std::time::Instant::now();
         let sandbox = Sandbox::resolve(sandbox_choice)?;
-        let runner = TestRunner::for_task(python, sandbox, &task, &repo)?;
+        let sandbox_start = started.elapsed();
+        let runner = TestRunner {
+            sandbox_start,
+            ..TestRunner::for_task(python, sandbox, &task, &repo)?
+        };
         if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
             return Err(MendError::usage(format!(
                 "{} enables the shell tool, which runs only inside a sandbox, and none is available here \

@@ -30,6 +30,7 @@ use crate::session::render::{renderer, Render, RunEvent};
 use crate::task::Task;
 use crate::verdict::ending::Ending;
 use crate::workspace::changes::{set_sha256, unified_diff};
+use crate::workspace::final_tree::LoopCopy;
 use crate::workspace::runner::TestRunner;
 use crate::workspace::sandbox::SandboxChoice;
 use crate::workspace::Workspace;
@@ -249,7 +250,9 @@ impl<'s> Conversation<'s> {
             runner: setup.runner,
             keep_workspace: setup.keep_workspace,
         };
-        check_at_end(&attempt, self.workspace.root(), &written, None, render)
+        // The conversation goes on in its copy: the final tests get a fresh one, deleted here.
+        let loop_copy = LoopCopy::GoesOn(self.workspace.root());
+        check_at_end(&attempt, loop_copy, &written, None, render).map(|(ending, _tree)| ending)
     }
 
     /// The input ended: the independent check once more (when anything was asked), the record

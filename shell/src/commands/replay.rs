@@ -8,18 +8,20 @@ use camino::Utf8Path;
 
 use crate::cli::args::{Recorded, ReplayArgs};
 use crate::cli::replay_record;
+use crate::clock::millis;
 use crate::error::{exit, MendError};
 use crate::record::metrics::RunMetrics;
 use crate::record::{Record, RECORD_FORMAT};
 use crate::replay::conversation::{replay_conversation, Replayed};
 use crate::replay::divergence::{end_divergence, LeftBehind};
-use crate::session::attempt::{check_at_end, written_by_tools, Setup};
+use crate::session::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::session::render::{renderer, Render, RunEvent};
 use crate::task::PathSet;
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::Verdict;
 use crate::verdict::ending::Ending;
 use crate::workspace::changes::{file_digests, set_sha256};
+use crate::workspace::final_tree::LoopCopy;
 use crate::workspace::sandbox::Sandbox;
 use crate::workspace::Workspace;
 
@@ -70,13 +72,14 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
             .flat_map(|played| &played.tool_calls),
     );
     let tests_before = replayed.tests_before.as_ref();
-    let ending = check_at_end(setup, workspace.root(), &written, tests_before, render)?;
-    replayed.metrics.verify_ms += ending.tests_after.duration_ms;
-    if setup.keep_workspace {
-        render.run_event(&RunEvent::WorkspaceKept {
-            path: workspace.keep().to_string(),
-        });
-    }
+    let copy_time = workspace.copy_time();
+    let loop_copy = LoopCopy::Over(workspace);
+    let (ending, tree) = check_at_end(setup, loop_copy, &written, tests_before, render)?;
+    let metrics = &mut replayed.metrics;
+    metrics.verify_ms += ending.tests_after.duration_ms;
+    metrics.copy_ms = Some(millis(copy_time + tree.copy_time));
+    metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
+    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render)?);
     if options.bless {
         let blessed = blessed(
             options.record.clone(),

@@ -9,6 +9,7 @@ use camino::Utf8Path;
 use mend_core::{Millis, Session, StopReason};
 
 use crate::cli::args::{deadline, Recorded, ResumeArgs};
+use crate::clock::millis;
 use crate::commands::outcome::{report_outcome, write_record, Outcome};
 use crate::commands::replay::refuse_changed_repository;
 use crate::commands::run::exit_code;
@@ -20,13 +21,14 @@ use crate::provider::host::BaseUrl;
 use crate::record::target::RecordTarget;
 use crate::record::{Message, Record, RunMetrics};
 use crate::replay::conversation::replay_conversation;
-use crate::session::attempt::{check_at_end, written_by_tools, Setup};
+use crate::session::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::session::driver::{drive, Bench};
 use crate::session::recorder::Transcript;
 use crate::session::render::{renderer, Render, RunEvent};
 use crate::verdict::ending::Ending;
 use crate::verdict::verify::TestRun;
 use crate::workspace::changes::file_digests;
+use crate::workspace::final_tree::LoopCopy;
 use crate::workspace::Workspace;
 
 pub struct ResumeOptions<'a> {
@@ -144,18 +146,19 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     let (transcript, _stopped) = drive(bench, &mut source, render, started)?;
     let mut written = replayed_writes;
     written.extend(written_by_tools(&transcript.tool_calls));
-    let ending = check_at_end(
+    let copy_time = workspace.copy_time();
+    let (ending, tree) = check_at_end(
         setup,
-        workspace.root(),
+        LoopCopy::Over(workspace),
         &written,
         tests_before.as_ref(),
         render,
     )?;
-    if setup.keep_workspace {
-        render.run_event(&RunEvent::WorkspaceKept {
-            path: workspace.keep().to_string(),
-        });
-    }
+    let mut transcript = transcript;
+    let metrics = &mut transcript.metrics;
+    metrics.copy_ms = Some(millis(copy_time + tree.copy_time));
+    metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
+    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render)?);
     let live = Live {
         max_turns,
         transcript,

@@ -7,6 +7,7 @@ use mend_core::ToolStatus;
 use crate::error::{exit, MendError};
 use crate::page::timeline::{seconds, Subject, Timeline};
 use crate::page::view::{SessionView, Shown};
+use crate::record::metrics::RunMetrics;
 use crate::record::Record;
 use crate::session::render::{sandbox_phrase, short_arguments};
 use crate::verdict::contract::Transition;
@@ -73,6 +74,9 @@ pub fn summary(shown: &Shown, source: &str) -> String {
         seconds(split.tests_ms),
         seconds(timeline.total_ms)
     ));
+    if let Some(outside) = shown.metrics.and_then(RunMetrics::outside_the_tests) {
+        out.push_str(&format!("Outside the tests: {outside}\n"));
+    }
     out
 }
 

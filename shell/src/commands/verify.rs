@@ -15,7 +15,8 @@ pub fn command(args: &CommonArgs) -> Result<u8, MendError> {
         repo, task, runner, ..
     } = args.setup.resolve(Recorded::default())?;
     crate::workspace::survey::warn(&repo, &task)?;
-    let setup = started.elapsed();
+    // The sandbox's probe is its own figure.
+    let setup = started.elapsed().saturating_sub(runner.sandbox_start);
     let workspace = Workspace::copy_of(&repo, &task.exclude)?;
     let mut render = renderer(args.json, false);
     render.run_event(&RunEvent::sandbox(&runner.sandbox));
@@ -39,6 +40,7 @@ pub fn command(args: &CommonArgs) -> Result<u8, MendError> {
     render.run_event(&RunEvent::Costs {
         setup_ms: ms(setup),
         copy_ms: ms(copy),
+        sandbox_start_ms: ms(runner.sandbox_start),
         tests_ms: ms(tests),
         cleanup_ms: cleanup.map(ms),
     });

@@ -139,6 +139,7 @@ mod tests {
             model_ms: 0,
             tool_ms: 0,
             test_ms: 0,
+            outside_ms: None,
             record: record.to_owned(),
             suite_sha256: "s".to_owned(),
             task_file_sha256: "t".to_owned(),

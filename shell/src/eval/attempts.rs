@@ -402,6 +402,16 @@ impl Shared<'_> {
             model_ms: metrics.model_ms,
             tool_ms: metrics.tool_ms,
             test_ms: metrics.verify_ms,
+            outside_ms: Some(
+                [
+                    metrics.copy_ms,
+                    metrics.sandbox_start_ms,
+                    metrics.cleanup_ms,
+                ]
+                .into_iter()
+                .flatten()
+                .sum(),
+            ),
             record: format!("{}/{attempt}.json", prepared.name),
             suite_sha256: suite.sha256.clone(),
             task_file_sha256: task.sha256.clone(),

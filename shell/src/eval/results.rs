@@ -25,6 +25,11 @@ pub struct Row {
     pub model_ms: u64,
     pub tool_ms: u64,
     pub test_ms: u64,
+    /// What the attempt spent outside the tests and the model: its copy made and put back for
+    /// the final tests, the sandbox's start, the copy deleted (absent in results written before
+    /// it was measured; the attempt's record has each figure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_ms: Option<u64>,
     /// The attempt's record, relative to the output folder.
     pub record: String,
     /// SHA-256 of the suite file, of the task file, of the repository's editable and test files.
@@ -177,6 +182,7 @@ impl Row {
             model_ms: 0,
             tool_ms: 0,
             test_ms: 0,
+            outside_ms: None,
             record: format!("{task}/{attempt}.json"),
             suite_sha256: "s".to_owned(),
             task_file_sha256: "t".to_owned(),
@@ -200,6 +206,7 @@ mod tests {
             model_ms: 5,
             tool_ms: 6,
             test_ms: 7,
+            outside_ms: Some(8),
             k: 4,
             ..Row::example(task, attempt, attempt % 2 == 0)
         }

@@ -197,6 +197,9 @@ pub fn settings(shown: &Shown, page: &mut Html) {
         )
         .row("system prompt", &settings.system_prompt);
     if let Some(metrics) = shown.metrics {
+        if let Some(outside) = metrics.outside_the_tests() {
+            page.row("outside the tests", &outside);
+        }
         page.row("metrics", &json(metrics));
     }
     page.raw("</table>");

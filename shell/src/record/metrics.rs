@@ -16,11 +16,38 @@ pub struct RunMetrics {
     #[serde(default)]
     pub run_tests_ms: u64,
     pub verify_ms: u64,
+    /// What the command spent outside the tests and the model: making the throwaway copy and
+    /// putting it back for the final tests,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_ms: Option<u64>,
+    /// starting the sandbox (bubblewrap on `true`, the probe every command makes before its
+    /// first test run; each test run pays about as much again),
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_start_ms: Option<u64>,
+    /// and deleting the copy (0 when it was kept). All three are absent from a record made before
+    /// they were measured, and from a chat's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleanup_ms: Option<u64>,
     pub prompt_tokens: u64,
     pub eval_tokens: u64,
 }
 
 impl RunMetrics {
+    /// What the command spent outside the tests and the model (`copy 12 ms, sandbox start 8 ms,
+    /// cleanup 3 ms`), when it was measured.
+    pub fn outside_the_tests(&self) -> Option<String> {
+        let shown = |figure: Option<u64>| figure.map_or("?".to_owned(), |ms| format!("{ms} ms"));
+        let figures = [self.copy_ms, self.sandbox_start_ms, self.cleanup_ms];
+        figures.iter().any(Option::is_some).then(|| {
+            format!(
+                "copy {}, sandbox start {}, cleanup {}",
+                shown(self.copy_ms),
+                shown(self.sandbox_start_ms),
+                shown(self.cleanup_ms)
+            )
+        })
+    }
+
     /// Adds a later session's figures (a chat's next message) to these.
     pub fn add(&mut self, later: &RunMetrics) {
         self.model_requests += later.model_requests;
@@ -30,7 +57,46 @@ impl RunMetrics {
         self.tool_ms += later.tool_ms;
         self.run_tests_ms += later.run_tests_ms;
         self.verify_ms += later.verify_ms;
+        self.copy_ms = sum(self.copy_ms, later.copy_ms);
+        self.sandbox_start_ms = sum(self.sandbox_start_ms, later.sandbox_start_ms);
+        self.cleanup_ms = sum(self.cleanup_ms, later.cleanup_ms);
         self.prompt_tokens += later.prompt_tokens;
         self.eval_tokens += later.eval_tokens;
+    }
+}
+
+/// Two optional figures added up: absent only when both are.
+fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunMetrics;
+
+    #[test]
+    fn what_was_spent_outside_the_tests_is_said_only_when_measured_and_adds_up() {
+        let old = RunMetrics::default();
+        let mut measured = RunMetrics {
+            copy_ms: Some(12),
+            sandbox_start_ms: Some(8),
+            cleanup_ms: Some(3),
+            ..RunMetrics::default()
+        };
+        measured.add(&RunMetrics {
+            copy_ms: Some(5),
+            ..RunMetrics::default()
+        });
+        measured.add(&old);
+        assert_eq!(
+            (old.outside_the_tests(), measured.outside_the_tests()),
+            (
+                None,
+                Some("copy 17 ms, sandbox start 8 ms, cleanup 3 ms".to_owned())
+            )
+        );
     }
 }

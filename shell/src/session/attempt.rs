@@ -7,6 +7,7 @@ use camino::Utf8Path;
 use mend_core::{Config, ToolStatus};
 
 use crate::access::protection;
+use crate::clock::millis;
 use crate::error::MendError;
 use crate::provider::source::ModelSource;
 use crate::record::RecordedCall;
@@ -19,7 +20,7 @@ use crate::verdict::contract::Contract;
 use crate::verdict::ending::Ending;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
-use crate::workspace::final_tree::{final_tree, Carry};
+use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
 use crate::workspace::runner::TestRunner;
 use crate::workspace::Workspace;
 
@@ -46,6 +47,7 @@ pub fn run_attempt(
     let test_file_sha256_before = set_sha256(setup.repo, &task.test.files)?;
     let source_sha256_before = set_sha256(setup.repo, &task.editable)?;
     let workspace = Workspace::copy_of(setup.repo, &task.exclude)?;
+    let copy_time = workspace.copy_time();
 
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
     let tests_before = independent_check(setup.runner, &task.test, workspace.root())?;
@@ -61,19 +63,18 @@ pub fn run_attempt(
     let (mut transcript, _stopped) = drive(bench, source, render, start(config)?)?;
 
     let written = written_by_tools(&transcript.tool_calls);
-    let ending = check_at_end(
+    let (ending, tree) = check_at_end(
         setup,
-        workspace.root(),
+        LoopCopy::Over(workspace),
         &written,
         Some(&tests_before),
         render,
     )?;
-    transcript.metrics.verify_ms = tests_before.duration_ms + ending.tests_after.duration_ms;
-    if setup.keep_workspace {
-        render.run_event(&RunEvent::WorkspaceKept {
-            path: workspace.keep().to_string(),
-        });
-    }
+    let metrics = &mut transcript.metrics;
+    metrics.verify_ms = tests_before.duration_ms + ending.tests_after.duration_ms;
+    metrics.copy_ms = Some(millis(copy_time + tree.copy_time));
+    metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
+    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render)?);
     let checks = Checks {
         tests_before,
         test_file_sha256_before,
@@ -98,23 +99,44 @@ pub fn written_by_tools<'a>(calls: impl IntoIterator<Item = &'a RecordedCall>) -
         .collect()
 }
 
-/// The independent check after the loop (reported as it ends): on a fresh copy of the original
-/// with the change the tools made in the loop's copy at `loop_root` (`written`), never on that
-/// copy itself; and, when the first run gave test ids, what became of each.
+/// Keeps the copy when asked to (and says where), else deletes it; returns how long deleting took
+/// in milliseconds (0 when kept).
+pub fn finish_with(
+    setup: &Setup,
+    workspace: Workspace,
+    render: &mut dyn Render,
+) -> Result<u64, MendError> {
+    if setup.keep_workspace {
+        render.run_event(&RunEvent::WorkspaceKept {
+            path: workspace.keep().to_string(),
+        });
+        return Ok(0);
+    }
+    let root = workspace.root().to_owned();
+    let took = workspace.remove().map_err(|err| {
+        MendError::harness(format!("cannot delete the temporary copy {root}: {err}"))
+    })?;
+    Ok(millis(took))
+}
+
+/// The independent check after the loop (reported as it ends): on the original with the change
+/// the tools made in the loop's copy (`written`), never on that copy as the loop left it; and,
+/// when the first run gave test ids, what became of each. Returns the tree it ran in, which is
+/// the loop's copy put back when the loop is over.
 pub fn check_at_end(
     setup: &Setup,
-    loop_root: &Utf8Path,
+    loop_copy: LoopCopy,
     written: &BTreeSet<String>,
     tests_before: Option<&TestRun>,
     render: &mut dyn Render,
-) -> Result<Ending, MendError> {
+) -> Result<(Ending, FinalTree), MendError> {
     let task = setup.task;
     let carry = if task.offers(ToolName::Shell) {
         Carry::EveryEditable
     } else {
         Carry::Written(written)
     };
-    let tree = final_tree(setup.repo, loop_root, task, carry)?;
+    let tree = final_tree(setup.repo, loop_copy, task, carry)?;
     let root = tree.workspace.root();
     // What the change is, read before the tests run there: files they write (a log under
     // HOME, a cache) are no part of it.
@@ -135,7 +157,7 @@ pub fn check_at_end(
     let contract = tests_before
         .filter(|before| !before.cases.is_empty())
         .map(|before| Contract::between(&before.cases, &tests_after.cases));
-    Ok(Ending {
+    let ending = Ending {
         tests_after,
         test_file_sha256_after,
         source_sha256_after,
@@ -148,6 +170,7 @@ pub fn check_at_end(
                 protection(task, path).map(|protected| format!("{path} ({})", protected.describe()))
             })
             .collect(),
-        written_by_tests: tree.written_by_tests,
-    })
+        written_by_tests: tree.written_by_tests.clone(),
+    };
+    Ok((ending, tree))
 }

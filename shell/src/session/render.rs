@@ -91,6 +91,7 @@ pub enum RunEvent {
     Costs {
         setup_ms: u64,
         copy_ms: u64,
+        sandbox_start_ms: u64,
         tests_ms: u64,
         #[serde(skip_serializing_if = "Option::is_none")]
         cleanup_ms: Option<u64>,
@@ -379,10 +380,11 @@ impl Render for Human {
             RunEvent::Costs {
                 setup_ms,
                 copy_ms,
+                sandbox_start_ms,
                 tests_ms,
                 cleanup_ms,
             } => self.line(&format!(
-                "Time: setup {setup_ms} ms, copy {copy_ms} ms, tests {tests_ms} ms{}",
+                "Time: setup {setup_ms} ms, copy {copy_ms} ms, sandbox start {sandbox_start_ms} ms, tests {tests_ms} ms{}",
                 cleanup_ms.map_or(String::new(), |ms| format!(", cleanup {ms} ms"))
             )),
             RunEvent::Verdict {
@@ -402,12 +404,13 @@ impl Render for Human {
                     self.line(&format!("  ! warning: {warning}"));
                 }
                 self.line(&format!(
-                    "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms, tokens {} prompt / {} eval",
+                    "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms{}, tokens {} prompt / {} eval",
                     metrics.model_requests,
                     metrics.streamed_bytes,
                     metrics.model_ms,
                     metrics.tool_ms,
                     metrics.verify_ms,
+                    metrics.outside_the_tests().map_or(String::new(), |text| format!(", {text}")),
                     metrics.prompt_tokens,
                     metrics.eval_tokens
                 ));

@@ -1,12 +1,17 @@
-//! The tree the final independent run happens in: a fresh copy of the original with exactly the
-//! change the tools made, never the loop's own copy. There the loop's `run_tests` ran the code
-//! under test, which could write anything the copy holds (a `conftest.py`, a `.pth`, a cache, a
-//! generated module); a fresh tree holds none of it, and the task's test files and test
-//! configuration are the original's whatever happened in the loop.
+//! The tree the final independent run happens in: the original with exactly the change the
+//! tools made, never the loop's copy as the loop left it. There the loop's `run_tests` ran the
+//! code under test, which could write anything the copy holds (a `conftest.py`, a `.pth`, a
+//! cache, a generated module); the final tree holds none of it, and the task's test files and
+//! test configuration are the original's whatever happened in the loop. When the loop is over,
+//! its copy is put back ([`Workspace::reset`]: every entry changed since it was made is copied
+//! again from the original, every entry added removed) rather than copied a second time; a
+//! loop that goes on (a chat's `/verify`) keeps its copy and the final run gets a fresh one.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -16,6 +21,23 @@ use crate::task::paths::files_under;
 use crate::task::Task;
 use crate::workspace::changes::file_digests;
 use crate::workspace::Workspace;
+
+/// The loop's copy, as the final tree is made from it.
+pub enum LoopCopy<'a> {
+    /// The loop is over: its copy is put back to the original and becomes the final tree.
+    Over(Workspace),
+    /// The loop goes on in this copy after the final tests: they get a fresh copy.
+    GoesOn(&'a Utf8Path),
+}
+
+impl LoopCopy<'_> {
+    fn root(&self) -> &Utf8Path {
+        match self {
+            LoopCopy::Over(workspace) => workspace.root(),
+            LoopCopy::GoesOn(root) => root,
+        }
+    }
+}
 
 /// Which changes of the loop's copy the final tree carries.
 pub enum Carry<'a> {
@@ -34,15 +56,18 @@ pub struct FinalTree {
     /// while the tests or the code under test ran), sorted: listed in the record, ignored by the
     /// verdict.
     pub written_by_tests: Vec<String>,
+    /// How long putting the loop's copy back (or making a fresh one) took.
+    pub copy_time: Duration,
 }
 
-/// A fresh copy of `original` with the change `carry` names taken from `loop_root`.
+/// `original` with the change `carry` names taken from the loop's copy.
 pub fn final_tree(
     original: &Utf8Path,
-    loop_root: &Utf8Path,
+    loop_copy: LoopCopy,
     task: &Task,
     carry: Carry,
 ) -> Result<FinalTree, MendError> {
+    let loop_root = loop_copy.root();
     let carried: Vec<String> = changed(original, loop_root, &task.editable)?
         .into_iter()
         .filter(|path| {
@@ -61,18 +86,41 @@ pub fn final_tree(
         .into_iter()
         .filter(|path| !by_tools(path))
         .collect();
-    let workspace = Workspace::copy_of(original, &task.exclude)?;
+    let cannot_carry = |path: &str, err: io::Error| {
+        MendError::harness(format!(
+            "cannot carry `{path}` into the tree of the final tests: {err}"
+        ))
+    };
+    // Read before the loop's copy is put back, which puts back these files too.
+    let mut change = Vec::new();
     for path in &carried {
-        carry_file(loop_root, workspace.root(), path).map_err(|err| {
-            MendError::harness(format!(
-                "cannot carry `{path}` into the tree of the final tests: {err}"
-            ))
-        })?;
+        let file = Carried::read(&loop_root.join(path)).map_err(|err| cannot_carry(path, err))?;
+        change.push((path, file));
+    }
+    let started = Instant::now();
+    let workspace = match loop_copy {
+        LoopCopy::Over(mut workspace) => match workspace.reset(original, &task.exclude) {
+            Ok(Some(_)) => workspace,
+            Ok(None) => Workspace::copy_of(original, &task.exclude)?,
+            Err(err) => {
+                return Err(MendError::harness(format!(
+                    "cannot put the copy {} back to the original for the final tests: {err}",
+                    workspace.root()
+                )))
+            }
+        },
+        LoopCopy::GoesOn(_) => Workspace::copy_of(original, &task.exclude)?,
+    };
+    let copy_time = started.elapsed();
+    for (path, file) in change {
+        file.write(&workspace.root().join(path))
+            .map_err(|err| cannot_carry(path, err))?;
     }
     Ok(FinalTree {
         workspace,
         carried,
         written_by_tests,
+        copy_time,
     })
 }
 
@@ -133,26 +181,42 @@ fn touched(original: &Utf8Path, copy: &Utf8Path, task: &Task) -> Result<Vec<Stri
         .collect())
 }
 
-/// Makes `relative` in `to` what it is in `from`: the same bytes and mode, or absent.
-fn carry_file(from: &Utf8Path, to: &Utf8Path, relative: &str) -> io::Result<()> {
-    let source = from.join(relative);
-    let target = to.join(relative);
-    match fs::symlink_metadata(&source) {
-        Err(err) if err.kind() == io::ErrorKind::NotFound => match fs::remove_file(&target) {
-            Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
-            _ => Ok(()),
-        },
-        Err(err) => Err(err),
-        // The tools write files, never links: a link that changed was not their doing.
-        Ok(meta) if meta.is_symlink() => Ok(()),
-        Ok(_) => {
-            if let Some(folder) = target.parent() {
-                fs::create_dir_all(folder)?;
+/// A file of the change as the loop's copy has it.
+enum Carried {
+    Gone,
+    /// The tools write files, never links: a link that changed was not their doing.
+    Link,
+    File(Vec<u8>, u32),
+}
+
+impl Carried {
+    fn read(path: &Utf8Path) -> io::Result<Carried> {
+        match fs::symlink_metadata(path) {
+            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(Carried::Gone),
+            Err(err) => Err(err),
+            Ok(meta) if meta.is_symlink() => Ok(Carried::Link),
+            Ok(meta) => Ok(Carried::File(fs::read(path)?, meta.permissions().mode())),
+        }
+    }
+
+    /// Makes `target` what this is: the same bytes and mode, or absent.
+    fn write(self, target: &Utf8Path) -> io::Result<()> {
+        match self {
+            Carried::Gone => match fs::remove_file(target) {
+                Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
+                _ => Ok(()),
+            },
+            Carried::Link => Ok(()),
+            Carried::File(bytes, mode) => {
+                if let Some(folder) = target.parent() {
+                    fs::create_dir_all(folder)?;
+                }
+                if fs::symlink_metadata(target).is_ok_and(|meta| meta.is_symlink()) {
+                    fs::remove_file(target)?;
+                }
+                fs::write(target, bytes)?;
+                fs::set_permissions(target, fs::Permissions::from_mode(mode))
             }
-            if fs::symlink_metadata(&target).is_ok_and(|meta| meta.is_symlink()) {
-                fs::remove_file(&target)?;
-            }
-            fs::copy(&source, &target).map(|_| ())
         }
     }
 }
@@ -164,7 +228,7 @@ mod tests {
 
     use camino::Utf8Path;
 
-    use super::{final_tree, Carry};
+    use super::{final_tree, Carry, LoopCopy};
     use crate::task::Task;
     use crate::test_support::project;
     use crate::workspace::Workspace;
@@ -196,6 +260,18 @@ enabled = ["read_file", "write_file", "run_tests"]
         files
     }
 
+    /// A loop's copy of `original` after the tools' repair of `pkg/core.py` and what the code
+    /// under test wrote while the loop's tests ran.
+    fn used_copy(original: &Utf8Path, task: &Task) -> Workspace {
+        let copy = Workspace::copy_of(original, &task.exclude).unwrap();
+        let loop_root = copy.root();
+        fs::write(loop_root.join("pkg/core.py"), "fixed\n").unwrap();
+        fs::write(loop_root.join("pkg/util.py"), "generated by the tests\n").unwrap();
+        fs::write(loop_root.join("conftest.py"), "planted\n").unwrap();
+        fs::write(loop_root.join("tests/test_core.py"), "rewritten\n").unwrap();
+        copy
+    }
+
     #[test]
     fn the_final_tree_is_the_original_plus_what_the_tools_wrote_and_nothing_the_tests_did() {
         let (_dir, original) = project(&[
@@ -204,42 +280,85 @@ enabled = ["read_file", "write_file", "run_tests"]
             ("tests/test_core.py", "test\n"),
         ]);
         let task = Task::parse(&original.join("mend.toml"), TASK).unwrap();
-        let copy = Workspace::copy_of(&original, &task.exclude).unwrap();
-        let loop_root = copy.root();
-        // The tools' repair, and what the code under test wrote while the loop's tests ran.
-        fs::write(loop_root.join("pkg/core.py"), "fixed\n").unwrap();
-        fs::write(loop_root.join("pkg/util.py"), "generated by the tests\n").unwrap();
-        fs::write(loop_root.join("conftest.py"), "planted\n").unwrap();
-        fs::write(loop_root.join("tests/test_core.py"), "rewritten\n").unwrap();
         let written = BTreeSet::from(["pkg/core.py".to_owned()]);
-
-        let fresh = final_tree(&original, loop_root, &task, Carry::Written(&written)).unwrap();
+        let expected = (
+            vec![
+                ("pkg/core.py".to_owned(), "fixed\n".to_owned()),
+                ("pkg/util.py".to_owned(), "util\n".to_owned()),
+                ("tests/test_core.py".to_owned(), "test\n".to_owned()),
+            ],
+            vec!["pkg/core.py".to_owned()],
+            vec![
+                "conftest.py".to_owned(),
+                "pkg/util.py".to_owned(),
+                "tests/test_core.py".to_owned(),
+            ],
+        );
+        // The loop goes on in its copy: a fresh copy, and the loop's copy as it was.
+        let copy = used_copy(&original, &task);
+        let loop_root = copy.root();
+        let fresh = final_tree(
+            &original,
+            LoopCopy::GoesOn(loop_root),
+            &task,
+            Carry::Written(&written),
+        )
+        .unwrap();
         assert_eq!(
             (
+                fresh.workspace.root() != loop_root,
+                fs::read_to_string(loop_root.join("conftest.py")).unwrap(),
                 tree(fresh.workspace.root()),
                 fresh.carried,
                 fresh.written_by_tests
             ),
             (
-                vec![
-                    ("pkg/core.py".to_owned(), "fixed\n".to_owned()),
-                    ("pkg/util.py".to_owned(), "util\n".to_owned()),
-                    ("tests/test_core.py".to_owned(), "test\n".to_owned()),
-                ],
-                vec!["pkg/core.py".to_owned()],
-                vec![
-                    "conftest.py".to_owned(),
-                    "pkg/util.py".to_owned(),
-                    "tests/test_core.py".to_owned()
-                ],
+                true,
+                "planted\n".to_owned(),
+                expected.0.clone(),
+                expected.1.clone(),
+                expected.2.clone()
             )
+        );
+        // The loop is over: its own copy put back, holding the same.
+        let copy = used_copy(&original, &task);
+        let loop_root = copy.root().to_owned();
+        let reused = final_tree(
+            &original,
+            LoopCopy::Over(copy),
+            &task,
+            Carry::Written(&written),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                reused.workspace.root() == loop_root,
+                tree(reused.workspace.root()),
+                reused.carried,
+                reused.written_by_tests
+            ),
+            (true, expected.0, expected.1, expected.2)
         );
         // With the shell tool, every changed editable file is the model's change, still never
         // a test file, test configuration, or a file outside the editable set.
-        let with_shell = final_tree(&original, loop_root, &task, Carry::EveryEditable).unwrap();
+        let copy = used_copy(&original, &task);
+        let with_shell =
+            final_tree(&original, LoopCopy::Over(copy), &task, Carry::EveryEditable).unwrap();
         assert_eq!(
-            (with_shell.carried, with_shell.written_by_tests),
             (
+                tree(with_shell.workspace.root()),
+                with_shell.carried,
+                with_shell.written_by_tests
+            ),
+            (
+                vec![
+                    ("pkg/core.py".to_owned(), "fixed\n".to_owned()),
+                    (
+                        "pkg/util.py".to_owned(),
+                        "generated by the tests\n".to_owned()
+                    ),
+                    ("tests/test_core.py".to_owned(), "test\n".to_owned()),
+                ],
                 vec!["pkg/core.py".to_owned(), "pkg/util.py".to_owned()],
                 vec!["conftest.py".to_owned(), "tests/test_core.py".to_owned()]
             )

@@ -2,9 +2,11 @@
 //! [`crate::access`].
 
 pub mod changes;
+mod copy;
 pub mod final_tree;
 pub mod interpreter;
 pub mod process;
+mod reset;
 pub mod runner;
 pub mod sandbox;
 pub mod share;
@@ -12,9 +14,7 @@ pub mod survey;
 pub mod test_run;
 pub mod toolchain;
 
-use std::fs::{self, File, FileTimes};
 use std::io;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -22,7 +22,9 @@ use tempfile::TempDir;
 
 use crate::error::MendError;
 use crate::task::copy::Exclusion;
-use crate::task::paths::{special_kind, Skipped};
+use crate::task::paths::Skipped;
+use copy::Copy;
+use reset::{settle, Reset, Stamps};
 
 /// A temporary copy of a repository, deleted on drop unless kept.
 pub struct Workspace {
@@ -31,6 +33,10 @@ pub struct Workspace {
     skipped: Vec<(String, Skipped)>,
     shared: Vec<String>,
     copy_time: Duration,
+    /// Every entry as the copy made it, for [`Workspace::reset`].
+    stamps: Stamps,
+    /// Whether the clock moved past every stamp before the copy was handed over.
+    settled: bool,
 }
 
 impl Workspace {
@@ -58,22 +64,59 @@ impl Workspace {
                 path.display()
             ))
         })?;
+        let mut stamps = Stamps::new();
         let mut copy = Copy {
             original,
             exclude,
             skipped: Vec::new(),
             shared: Vec::new(),
+            stamps: &mut stamps,
+            only_missing: false,
+            made: Vec::new(),
         };
         copy.tree(original, &root, "")?;
-        copy.skipped.sort_by(|a, b| a.0.cmp(&b.0));
-        copy.shared.sort();
+        let (mut skipped, mut shared) = (copy.skipped, copy.shared);
+        skipped.sort_by(|a, b| a.0.cmp(&b.0));
+        shared.sort();
+        let settled = settle(&root)?;
         Ok(Workspace {
             dir,
             root,
-            skipped: copy.skipped,
-            shared: copy.shared,
+            skipped,
+            shared,
             copy_time: started.elapsed(),
+            stamps,
+            settled,
         })
+    }
+
+    /// Puts the copy back to what a fresh copy of `original` (made with the same `exclude`)
+    /// would be: every entry changed since it was made is copied again, every entry added is
+    /// removed; the original is only read. Returns the paths put back or removed, sorted, and
+    /// `None`, having touched nothing, when changes cannot be told apart here (the clock did not
+    /// move): the caller then makes a fresh copy. A reset copy can be reset again.
+    pub fn reset(
+        &mut self,
+        original: &Utf8Path,
+        exclude: &Exclusion,
+    ) -> io::Result<Option<Vec<String>>> {
+        if !self.settled {
+            return Ok(None);
+        }
+        let original = &original.canonicalize_utf8()?;
+        let mut reset = Reset {
+            original,
+            exclude,
+            stamps: &mut self.stamps,
+            changed: Vec::new(),
+        };
+        reset.folder(original, &self.root, "")?;
+        let mut changed = reset.changed;
+        changed.sort();
+        // An entry removed and made again is named once.
+        changed.dedup();
+        self.settled = settle(&self.root)?;
+        Ok(Some(changed))
     }
 
     pub fn root(&self) -> &Utf8Path {
@@ -109,113 +152,6 @@ impl Workspace {
     }
 }
 
-/// One copy in progress.
-struct Copy<'a> {
-    /// Absolute.
-    original: &'a Utf8Path,
-    exclude: &'a Exclusion,
-    skipped: Vec<(String, Skipped)>,
-    shared: Vec<String>,
-}
-
-impl Copy<'_> {
-    /// Copies the entries of the folder `from` into the existing folder `to`. Files and folders
-    /// keep their modification times and permissions, so a build tool sees in the copy the
-    /// same ages it sees in the original (a stale build output stays older than its source).
-    fn tree(&mut self, from: &Utf8Path, to: &Utf8Path, relative: &str) -> io::Result<()> {
-        for entry in from.read_dir_utf8()? {
-            let entry = entry?;
-            let name = entry.file_name();
-            let path = if relative.is_empty() {
-                name.to_owned()
-            } else {
-                format!("{relative}/{name}")
-            };
-            let target = to.join(name);
-            let kind = entry.file_type()?;
-            let shares = self.exclude.shares_entry(&path);
-            if kind.is_dir() && shares {
-                std::os::unix::fs::symlink(self.original.join(&path), &target)?;
-                self.shared.push(path);
-                continue;
-            }
-            // A file a share names is copied: only folders are shared.
-            if self.exclude.excludes_entry(&path) && !shares {
-                continue;
-            }
-            if kind.is_dir() {
-                self.folder(entry.path(), &target, &path)?;
-            } else if kind.is_symlink() {
-                // Copied as a link, not followed: the confinement check must see it for what it
-                // is. (Its own time is not kept: std cannot set it, and tools follow links.)
-                std::os::unix::fs::symlink(fs::read_link(entry.path())?, &target)?;
-            } else if let Some(special) = special_kind(kind) {
-                // Opening a FIFO blocks until someone writes to it, a device may never end.
-                self.skipped.push((path, Skipped::Special(special)));
-            } else {
-                self.file(entry.path(), &target, &path)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn folder(&mut self, from: &Utf8Path, to: &Utf8Path, relative: &str) -> io::Result<()> {
-        let meta = fs::symlink_metadata(from)?;
-        fs::create_dir(to)?;
-        match self.tree(from, to, relative) {
-            Ok(()) => {}
-            Err(err) if err.kind() == io::ErrorKind::PermissionDenied && is_empty(to) => {
-                // The original cannot be listed, so there is nothing to copy.
-                self.skipped
-                    .push((relative.to_owned(), Skipped::UnreadableFolder));
-            }
-            Err(err) => return Err(err),
-        }
-        let handle = File::open(to)?;
-        handle.set_times(times_of(&meta)?)?;
-        // The owner keeps the right to list, change and delete the copy, or the copy could
-        // not be cleaned up.
-        handle.set_permissions(fs::Permissions::from_mode(
-            meta.permissions().mode() | 0o700,
-        ))
-    }
-
-    fn file(&mut self, from: &Utf8Path, to: &Utf8Path, relative: &str) -> io::Result<()> {
-        let meta = fs::symlink_metadata(from)?;
-        let mut target = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(to)?;
-        match File::open(from) {
-            Ok(mut source) => {
-                io::copy(&mut source, &mut target)?;
-            }
-            Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {
-                // Left empty, and as unreadable as the original: the tests see it exist and
-                // fail to open it, as they would in place.
-                self.skipped
-                    .push((relative.to_owned(), Skipped::UnreadableFile));
-            }
-            Err(err) => return Err(err),
-        }
-        target.set_times(times_of(&meta)?)?;
-        target.set_permissions(meta.permissions())
-    }
-}
-
-fn times_of(meta: &fs::Metadata) -> io::Result<FileTimes> {
-    Ok(FileTimes::new()
-        .set_accessed(meta.accessed()?)
-        .set_modified(meta.modified()?))
-}
-
-fn is_empty(folder: &Utf8Path) -> bool {
-    folder
-        .read_dir_utf8()
-        .is_ok_and(|mut entries| entries.next().is_none())
-}
-
 #[cfg(test)]
 mod tests {
     use std::fs;
@@ -230,7 +166,7 @@ mod tests {
     use crate::test_support::{make_fifo, project};
 
     /// (relative path, modification time, mode) of every entry below `root`, links by target.
-    fn entries(root: &Utf8Path) -> Vec<(String, String)> {
+    pub(super) fn entries(root: &Utf8Path) -> Vec<(String, String)> {
         let mut seen = Vec::new();
         let mut pending = vec![root.to_owned()];
         while let Some(folder) = pending.pop() {

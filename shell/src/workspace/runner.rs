@@ -60,6 +60,8 @@ impl Extra<'_> {
 pub struct TestRunner {
     pub python: Utf8PathBuf,
     pub sandbox: Sandbox,
+    /// How long choosing the sandbox took: starting it on `true` to see that it works here.
+    pub sandbox_start: Duration,
     /// The PATH and homes mend was started with: programs are found there.
     pub host: Host,
     /// The repository the copy was made from; bubblewrap hides it.
@@ -82,6 +84,7 @@ impl TestRunner {
         TestRunner {
             python,
             sandbox,
+            sandbox_start: Duration::ZERO,
             host: Host::default(),
             original: None,
             read_only: Vec::new(),

@@ -138,7 +138,7 @@ fn verify_reports_the_pristine_sample_as_failing() {
         vec![
             serde_json::json!({"type": "sandbox", "name": "bwrap"}),
             serde_json::json!({"type": "tests_after", "run": {"exit_code": 1, "summary": {"passed": 3, "failed": 1, "errors": 0, "skipped": 0}, "failing": ["tests/test_path_rules.py::test_accepts_windows_separators"]}}),
-            serde_json::json!({"type": "costs", "setup_ms": "ms", "copy_ms": "ms", "tests_ms": "ms", "cleanup_ms": "ms"}),
+            serde_json::json!({"type": "costs", "setup_ms": "ms", "copy_ms": "ms", "sandbox_start_ms": "ms", "tests_ms": "ms", "cleanup_ms": "ms"}),
         ]
     );
 }

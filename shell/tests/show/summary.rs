@@ -203,4 +203,30 @@ fn a_live_run_records_when_each_turn_and_call_happened() {
         shown.stdout.lines().find(|line| line.starts_with("Verdict:")),
         Some("Verdict: FAIL (the final tests fail; sandbox none: the tests could write outside the copy)"),
     );
+    // What the run spent outside the tests and the model, in the record and shown; the figures
+    // vary, each a whole number of milliseconds.
+    let whole_ms = |line: &str| -> String {
+        line.split(' ')
+            .map(|word| match word.parse::<u64>() {
+                Ok(_) => "N",
+                Err(_) => word,
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(
+        (
+            ["copy_ms", "sandbox_start_ms", "cleanup_ms"]
+                .map(|figure| record["metrics"][figure].is_u64()),
+            shown
+                .stdout
+                .lines()
+                .find(|line| line.starts_with("Outside the tests:"))
+                .map(whole_ms),
+        ),
+        (
+            [true; 3],
+            Some("Outside the tests: copy N ms, sandbox start N ms, cleanup N ms".to_owned())
+        )
+    );
 }

@@ -122,9 +122,15 @@ fn verify_says_where_its_time_went_outside_the_tests() {
             (event["type"].as_str().unwrap().to_owned(), fields)
         })
         .collect();
-    let costs: Vec<String> = ["setup_ms", "copy_ms", "tests_ms", "cleanup_ms"]
-        .map(str::to_owned)
-        .to_vec();
+    let costs: Vec<String> = [
+        "setup_ms",
+        "copy_ms",
+        "sandbox_start_ms",
+        "tests_ms",
+        "cleanup_ms",
+    ]
+    .map(str::to_owned)
+    .to_vec();
     assert_eq!(
         shape,
         [

@@ -65,6 +65,24 @@ fn test_file_rewritten_at_import(sandbox: &str) {
     game(sandbox, moves, &[Named::Ids(&[TAX_TEST])]);
 }
 
+/// The code rewrites the package's `__init__.py` so that it replaces `tax` with a correct one,
+/// keeping the file's size and putting its modification time back: the copy the loop ran in is
+/// put back for the final run, and only its status-change time tells this file changed.
+fn same_size_rewrite_with_its_time_put_back(sandbox: &str) {
+    let rewrite = "import os\nimport pathlib\n\nfrom invoice.lines import Line\n\n\
+         _init = pathlib.Path(__file__).resolve().parent / \"__init__.py\"\n\
+         _HOOK = \"import invoice.totals as t;t.tax=lambda s,r:(s*r+50)//100\"\n\
+         _first, _rest = _init.read_text().split(\"\\n\", 1)\n\
+         if not _first.startswith(_HOOK) and len(_first) >= len(_HOOK):\n\
+         \x20   _stat = _init.stat()\n\
+         \x20   _init.write_text(_HOOK.ljust(len(_first)) + \"\\n\" + _rest)\n\
+         \x20   os.utime(_init, ns=(_stat.st_atime_ns, _stat.st_mtime_ns))\n";
+    let moves = Moves::new()
+        .replace(TOTALS, TOTALS_IMPORTS, rewrite)
+        .run_tests();
+    game(sandbox, moves, &[Named::Ids(&[TAX_TEST])]);
+}
+
 /// At exit, the failures are cut out of the JUnit file mend asked for, and the exit code is 0.
 fn atexit_rewrites_the_report(sandbox: &str) {
     let hook = "\
@@ -99,5 +117,6 @@ in_both_sandboxes! {
     sitecustomize_written_at_import,
     pytest_ini_written_at_import,
     test_file_rewritten_at_import,
+    same_size_rewrite_with_its_time_put_back,
     atexit_rewrites_the_report,
 }

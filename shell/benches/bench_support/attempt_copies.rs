@@ -1,0 +1,95 @@
+//! What an attempt spends on copies of a project with a big `target/`: the copy made once, and
+//! put back for the final tests after the tests rebuilt a few outputs, against the second full
+//! copy the final tests used to get. Generated projects of 2,000 and 20,000 files in `target/`
+//! (1 KB each); the "tests" rewrite 10 incremental files and the crate's own output, as a
+//! rebuild after a one-line change does.
+
+use std::fs;
+use std::time::Instant;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use mend::task::copy::Exclusion;
+use mend::workspace::Workspace;
+
+use super::{command, Row};
+
+const REPEATS: usize = 3;
+
+fn ms(started: Instant) -> f64 {
+    started.elapsed().as_secs_f64() * 1e3
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn project(root: &Utf8Path, files: usize) {
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+    let block = vec![7u8; 1024];
+    for dep in 0..files / 100 {
+        let folder = root.join(format!("target/debug/deps/dep{dep}"));
+        fs::create_dir_all(&folder).unwrap();
+        for part in 0..100 {
+            fs::write(folder.join(format!("part{part}.o")), &block).unwrap();
+        }
+    }
+    fs::create_dir_all(root.join("target/debug/incremental")).unwrap();
+}
+
+/// What a test run that rebuilt the crate writes in the copy.
+fn rebuild(copy: &Utf8Path) {
+    for file in 0..10 {
+        fs::write(copy.join(format!("target/debug/incremental/s{file}")), "x").unwrap();
+    }
+    fs::write(copy.join("target/debug/app"), "rebuilt").unwrap();
+}
+
+/// (copy, put back, second copy, its cleanup), medians in milliseconds.
+fn measure_one(repo: &Utf8Path) -> [f64; 4] {
+    let exclude = Exclusion::defaults();
+    let mut runs: Vec<[f64; 4]> = Vec::new();
+    for _ in 0..REPEATS {
+        let started = Instant::now();
+        let mut copy = Workspace::copy_of(repo, &exclude).unwrap();
+        let made = ms(started);
+        rebuild(copy.root());
+        let started = Instant::now();
+        let changed = copy.reset(repo, &exclude).unwrap();
+        let put_back = ms(started);
+        assert_eq!(changed.map(|paths| paths.len()), Some(11));
+        let started = Instant::now();
+        let second = Workspace::copy_of(repo, &exclude).unwrap();
+        let second_copy = ms(started);
+        let second_cleanup = second.remove().unwrap().as_secs_f64() * 1e3;
+        copy.remove().unwrap();
+        runs.push([made, put_back, second_copy, second_cleanup]);
+    }
+    std::array::from_fn(|index| median(runs.iter().map(|run| run[index]).collect()))
+}
+
+pub fn measure() -> Vec<Row> {
+    let checkout = Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let scratch = checkout.join("target/bench-copies");
+    fs::create_dir_all(&scratch).unwrap();
+    let dir = tempfile::tempdir_in(&scratch).unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    [2_000, 20_000]
+        .into_iter()
+        .map(|files| {
+            let repo = root.join(format!("target-{files}"));
+            project(&repo, files);
+            let [made, put_back, second_copy, second_cleanup] = measure_one(&repo);
+            Row {
+                figure: format!("an attempt's copies, {files} files in `target/`, the tests rewrote 11: the copy put back for the final tests ÷ the second copy (and its cleanup) it replaces, median of {REPEATS}"),
+                measured: format!(
+                    "{:.2}× (put back {put_back:.0} ms vs second copy {second_copy:.0} + cleanup {second_cleanup:.0} ms; the first copy {made:.0} ms)",
+                    put_back / (second_copy + second_cleanup),
+                ),
+                target: "< 0.5×".to_owned(),
+                command: command("copies"),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,279 @@
+//! Putting a used copy back to what it was when it was made, so the final independent run can
+//! take place in the loop's own copy instead of a second full one.
+//!
+//! What changed is told by each entry's inode number and status-change time (`ctime`), stamped
+//! as the copy made it. Nothing a test can do sets a `ctime`: every write, truncation, `chmod`,
+//! `utime`, link or rename sets it to the clock's present, and the copy waits until the clock
+//! has moved past every stamp before anything else runs ([`settle`]). So a file rewritten with
+//! the same size and its old modification time put back is seen, where comparing sizes and
+//! times would miss it. An entry whose stamp differs is removed and copied again from the
+//! original; an entry without a stamp (anything the tests or tools made) is removed.
+
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::io;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use camino::Utf8Path;
+
+use super::copy::{restore_folder, Copy};
+use crate::task::copy::Exclusion;
+
+/// An entry of the copy as it was made: which inode, last changed when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    inode: u64,
+    changed: (i64, i64),
+}
+
+impl Stamp {
+    pub fn of(meta: &fs::Metadata) -> Stamp {
+        Stamp {
+            inode: meta.ino(),
+            changed: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// Every entry of a copy by its path from the copy's root.
+pub type Stamps = HashMap<String, Stamp>;
+
+/// How long [`settle`] waits for the clock to move on (it takes one tick, a few milliseconds).
+const SETTLE_LIMIT: Duration = Duration::from_secs(2);
+
+/// Waits until a change made now in `root` gets a later `ctime` than every stamp taken so far,
+/// which are all at most the `ctime` of `root` changed last. Without it, a test that wrote a
+/// file within the same clock tick as the copy could leave its stamp as it was. `false` when the
+/// clock did not move within [`SETTLE_LIMIT`]: the copy is then never reused.
+pub(super) fn settle(root: &Utf8Path) -> io::Result<bool> {
+    let touch = || -> io::Result<(i64, i64)> {
+        // A chmod to the same mode changes nothing but the ctime.
+        let meta = fs::symlink_metadata(root)?;
+        fs::set_permissions(root, meta.permissions())?;
+        let meta = fs::symlink_metadata(root)?;
+        Ok((meta.ctime(), meta.ctime_nsec()))
+    };
+    let last = touch()?;
+    let give_up = Instant::now() + SETTLE_LIMIT;
+    while Instant::now() < give_up {
+        if touch()? > last {
+            return Ok(true);
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
+    Ok(false)
+}
+
+/// One reset in progress.
+pub(super) struct Reset<'a> {
+    pub original: &'a Utf8Path,
+    pub exclude: &'a Exclusion,
+    pub stamps: &'a mut Stamps,
+    /// The paths removed or copied again, not in order.
+    pub changed: Vec<String>,
+}
+
+impl Reset<'_> {
+    /// Puts the folder `to` of the copy back to what the original's `from` holds; returns
+    /// whether any of its entries was removed or made (so the caller puts its times back).
+    pub fn folder(&mut self, from: &Utf8Path, to: &Utf8Path, relative: &str) -> io::Result<bool> {
+        let mut names = Vec::new();
+        for entry in to.read_dir_utf8()? {
+            names.push(entry?.file_name().to_owned());
+        }
+        let mut entries_changed = false;
+        for name in names {
+            let path = join(relative, &name);
+            let target = to.join(&name);
+            let meta = fs::symlink_metadata(&target)?;
+            match self.stamps.get(&path) {
+                Some(stamp) if meta.is_dir() && stamp.inode == meta.ino() => {
+                    if *stamp == Stamp::of(&meta) {
+                        if self.folder(&from.join(&name), &target, &path)? {
+                            self.put_back_folder(from, to, &name, &path)?;
+                        }
+                    } else {
+                        // The folder itself changed (its entries, mode or times): it may no
+                        // longer be listable, so its owner's rights come first.
+                        fs::set_permissions(&target, fs::Permissions::from_mode(0o700))?;
+                        self.folder(&from.join(&name), &target, &path)?;
+                        self.put_back_folder(from, to, &name, &path)?;
+                    }
+                }
+                Some(stamp) if *stamp == Stamp::of(&meta) => {}
+                _ => {
+                    remove_all(&target)?;
+                    self.stamps.remove(&path);
+                    self.changed.push(path);
+                    entries_changed = true;
+                }
+            }
+        }
+        let mut copy = Copy {
+            original: self.original,
+            exclude: self.exclude,
+            skipped: Vec::new(),
+            shared: Vec::new(),
+            stamps: self.stamps,
+            only_missing: true,
+            made: Vec::new(),
+        };
+        match copy.tree(from, to, relative) {
+            // The original's folder cannot be listed: the copy has it empty, as it was made.
+            Err(err)
+                if err.kind() == io::ErrorKind::PermissionDenied
+                    && from.read_dir_utf8().is_err() => {}
+            Err(err) => return Err(err),
+            Ok(()) => {}
+        }
+        let made = copy.made;
+        let entries_changed = entries_changed || !made.is_empty();
+        self.changed.extend(made);
+        Ok(entries_changed)
+    }
+
+    /// Gives the copy's folder `to/name` the original's times and mode again, and stamps it.
+    fn put_back_folder(
+        &mut self,
+        from: &Utf8Path,
+        to: &Utf8Path,
+        name: &str,
+        path: &str,
+    ) -> io::Result<()> {
+        let meta = fs::symlink_metadata(from.join(name))?;
+        let stamp = restore_folder(&File::open(to.join(name))?, &meta)?;
+        self.stamps.insert(path.to_owned(), stamp);
+        Ok(())
+    }
+}
+
+fn join(relative: &str, name: &str) -> String {
+    if relative.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{relative}/{name}")
+    }
+}
+
+/// Removes `path` whatever the tests did to it: a folder they made unlistable or read-only is
+/// opened up first. A link is removed, never followed.
+fn remove_all(path: &Utf8Path) -> io::Result<()> {
+    let meta = fs::symlink_metadata(path)?;
+    if !meta.is_dir() {
+        return fs::remove_file(path);
+    }
+    fs::set_permissions(path, fs::Permissions::from_mode(0o700))?;
+    for entry in path.read_dir_utf8()? {
+        remove_all(entry?.path())?;
+    }
+    fs::remove_dir(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    use std::time::{Duration, SystemTime};
+
+    use camino::Utf8Path;
+
+    use crate::task::copy::Exclusion;
+    use crate::test_support::project;
+    use crate::workspace::tests::entries;
+    use crate::workspace::Workspace;
+
+    /// (path, what it is) pairs.
+    type Listing = Vec<(String, String)>;
+
+    /// Every entry below `root` with its time and mode (links by target), and each file's text.
+    fn state(root: &Utf8Path) -> (Listing, Listing) {
+        let texts = entries(root)
+            .into_iter()
+            .filter(|(path, _)| root.join(path).is_file() && !root.join(path).is_symlink())
+            .map(|(path, _)| {
+                let text = fs::read_to_string(root.join(&path)).unwrap();
+                (path, text)
+            })
+            .collect();
+        (entries(root), texts)
+    }
+
+    #[test]
+    fn a_reset_copy_is_a_fresh_copy_whatever_the_tests_did_and_only_what_changed_is_copied_again() {
+        let (_dir, original) = project(&[
+            ("pkg/core.py", "bug\n"),
+            ("pkg/util.py", "util\n"),
+            ("pkg/deep/data.txt", "data\n"),
+            ("tests/test_core.py", "test\n"),
+            ("target/debug/app", "binary\n"),
+            ("target/debug/deps/libdep.rlib", "dependency\n"),
+            ("node_modules/dep/index.js", "shared\n"),
+            ("gone.txt", "deleted by the tests\n"),
+        ]);
+        symlink("pkg/util.py", original.join("link")).unwrap();
+        let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_600_000_000);
+        fs::File::options()
+            .write(true)
+            .open(original.join("pkg/util.py"))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let exclude = Exclusion::defaults();
+        let mut copy = Workspace::copy_of(&original, &exclude).unwrap();
+        let root = copy.root().to_owned();
+        let fresh = state(&root);
+
+        // Rewritten with the same size and its modification time put back: only its ctime
+        // tells.
+        fs::write(root.join("pkg/util.py"), "UTIL\n").unwrap();
+        fs::File::options()
+            .write(true)
+            .open(root.join("pkg/util.py"))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        fs::write(root.join("conftest.py"), "planted\n").unwrap();
+        fs::create_dir_all(root.join("pkg/__pycache__")).unwrap();
+        fs::write(root.join("pkg/__pycache__/core.pyc"), "cache").unwrap();
+        fs::remove_file(root.join("gone.txt")).unwrap();
+        fs::write(root.join("target/debug/app"), "rebuilt by the tests\n").unwrap();
+        fs::write(root.join("target/debug/new.o"), "new\n").unwrap();
+        fs::set_permissions(
+            root.join("tests/test_core.py"),
+            fs::Permissions::from_mode(0o777),
+        )
+        .unwrap();
+        fs::remove_file(root.join("link")).unwrap();
+        symlink("/etc/passwd", root.join("link")).unwrap();
+        fs::remove_dir_all(root.join("pkg/deep")).unwrap();
+        fs::write(root.join("pkg/deep"), "a file where a folder was").unwrap();
+        fs::set_permissions(root.join("pkg"), fs::Permissions::from_mode(0o000)).unwrap();
+
+        let changed = copy.reset(&original, &exclude).unwrap();
+        assert_eq!(
+            (state(copy.root()), changed),
+            (
+                fresh,
+                Some(
+                    [
+                        "conftest.py",
+                        "gone.txt",
+                        "link",
+                        "pkg/__pycache__",
+                        "pkg/deep",
+                        "pkg/util.py",
+                        "target/debug/app",
+                        "target/debug/new.o",
+                        "tests/test_core.py",
+                    ]
+                    .map(str::to_owned)
+                    .to_vec()
+                )
+            )
+        );
+        // A reset copy is reset again from where it now stands; nothing changed, nothing done.
+        assert_eq!(copy.reset(&original, &exclude).unwrap(), Some(Vec::new()));
+    }
+}
