@@ -84,8 +84,8 @@ for provider in openai anthropic; do
     record="$CACHE/run-$provider.json"
     echo "== mend run --provider $provider"
     code=0
-    "$MEND" run --provider "$provider" --model smollm2-135m --host "http://127.0.0.1:$PORT" \
-        --max-turns 4 --record "$record" || code=$?
+    "$MEND" run --repo sample-repo --provider "$provider" --model smollm2-135m \
+        --host "http://127.0.0.1:$PORT" --max-turns 4 --record "$record" || code=$?
     echo "== exit $code"
     if [ ! -f "$record" ]; then
         echo "live-local: no record from the $provider run" >&2

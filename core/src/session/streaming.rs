@@ -117,8 +117,11 @@ impl Session {
             );
             match fitted {
                 Ok(fit) => {
-                    if !fit.trimmed.is_empty() {
-                        body = self.request(turn);
+                    // Only the shortened messages change: rebuilding the whole request would
+                    // cost more than the shortening itself in a long conversation.
+                    for trimmed in &fit.trimmed {
+                        let at = trimmed.message as usize;
+                        body.messages[at] = Arc::clone(&self.conversation[at]);
                     }
                     for trimmed in fit.trimmed {
                         actions.push(trimmed_event(turn, TrimReason::Window, trimmed));

@@ -63,13 +63,32 @@ pub(super) fn shorten_value(value: &mut Value, max: usize, length: usize) {
 
 /// The length of `text` inside a JSON string, quotes left out: as serde_json escapes it.
 pub(super) fn escaped_len(text: &str) -> usize {
-    // Read a byte at a time through a table: a `match` per byte made this the slowest part of
-    // shortening a result, slower than parsing it.
-    text.len()
-        + text
-            .bytes()
-            .map(|byte| usize::from(ESCAPE_EXTRA[usize::from(byte)]))
-            .sum::<usize>()
+    // Eight bytes at a time, and byte by byte through a table only where a word holds one that
+    // is escaped: measuring a result byte by byte made it slower to shorten than to parse.
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS != 0;
+    let extra = |bytes: &[u8]| -> usize {
+        bytes
+            .iter()
+            .map(|byte| usize::from(ESCAPE_EXTRA[usize::from(*byte)]))
+            .sum()
+    };
+    let mut words = text.as_bytes().chunks_exact(8);
+    let mut length = text.len();
+    for word in &mut words {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        let value = u64::from_le_bytes(bytes);
+        // A byte under 0x20 (a control character), a quote or a backslash.
+        let escaped = value.wrapping_sub(ONES * 0x20) & !value & HIGHS != 0
+            || has_zero(value ^ (ONES * u64::from(b'"')))
+            || has_zero(value ^ (ONES * u64::from(b'\\')));
+        if escaped {
+            length += extra(word);
+        }
+    }
+    length + extra(words.remainder())
 }
 
 /// The bytes serde_json's escape of each byte adds: `\"`, `\\`, `\n` and the other short

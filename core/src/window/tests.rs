@@ -247,6 +247,9 @@ fn escaped_lengths_are_serde_json_s() {
         "plain",
         "a \"quoted\" \\ path\n\ttab\r",
         "\u{1}\u{8}\u{c}\u{1f} é✓",
+        // Longer than a word, with escapes at every offset within one.
+        &(0..=127u8).map(char::from).collect::<String>().repeat(3),
+        &"abcdefgh\"ijklmno\\pq\n✓é".repeat(9),
     ] {
         assert_eq!(
             escaped_len(text) + 2,

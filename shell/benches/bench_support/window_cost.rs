@@ -136,7 +136,7 @@ fn with_and_without(turns: u32, window: u32) -> (Duration, Duration, usize) {
 pub fn measure() -> Vec<Row> {
     let per_line = core_per_line();
     let turn_time = per_line * LINES_PER_TURN;
-    [(10, 8_192), (100, 131_072)]
+    [(10, 8_192), (100, 131_072), (100, 2_097_152)]
         .into_iter()
         .map(|(turns, window)| {
             let (with, without, trimmed) = with_and_without(turns, window);

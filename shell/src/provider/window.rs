@@ -5,7 +5,8 @@
 //! the smaller of the model's length (`POST /api/show`, `model_info["<arch>.context_length"]`)
 //! and [`DEFAULT_NUM_CTX`]; with an OpenAI-compatible server, the window it states (llama.cpp's
 //! `GET /props`, vLLM's or LM Studio's model list), else [`OPENAI_DEFAULT_WINDOW`]; with
-//! Anthropic, [`ANTHROPIC_DEFAULT_WINDOW`]. One value for the whole run: Ollama reloads the model
+//! Anthropic's API, [`ANTHROPIC_DEFAULT_WINDOW`] (another server of its protocol is asked as
+//! llama.cpp's is). One value for the whole run: Ollama reloads the model
 //! whenever `num_ctx` changes.
 
 use mend_core::{Config, Protocol, Window};
@@ -39,20 +40,27 @@ pub fn model_length(client: &Client, protocol: Protocol, model: &str) -> Option<
             let show = client.metadata(&url, Some(&json!({"model": model})))?;
             ollama_length(&show)
         }
-        Protocol::OpenaiSse => {
-            // llama.cpp's server answers at its root, whatever path the API base has.
-            let props = client.metadata(&format!("{}/props", client.base()), None);
-            props
-                .as_ref()
-                .and_then(|props| props.pointer("/default_generation_settings/n_ctx"))
-                .and_then(Value::as_u64)
-                .or_else(|| {
-                    let url = client.base().join_api("/v1/models");
-                    openai_listed_length(&client.metadata(&url, None)?, model)
-                })
-        }
+        Protocol::OpenaiSse => llama_cpp_window(client).or_else(|| {
+            let url = client.base().join_api("/v1/models");
+            openai_listed_length(&client.metadata(&url, None)?, model)
+        }),
+        // A local server speaking Anthropic's protocol (llama.cpp's does) says its window where
+        // llama.cpp says it; Anthropic's own API states none, and is not asked.
+        Protocol::AnthropicSse if client.base().host != ANTHROPIC_HOST => llama_cpp_window(client),
         _ => None,
     }
+}
+
+/// Where Anthropic's API is served.
+const ANTHROPIC_HOST: &str = "api.anthropic.com";
+
+/// The window llama.cpp's server was started with (`GET /props`,
+/// `default_generation_settings.n_ctx`): it answers at its root, whatever path the API base has.
+fn llama_cpp_window(client: &Client) -> Option<u64> {
+    let props = client.metadata(&format!("{}/props", client.base()), None)?;
+    props
+        .pointer("/default_generation_settings/n_ctx")
+        .and_then(Value::as_u64)
 }
 
 /// `model_info["<arch>.context_length"]` of an `/api/show` answer.

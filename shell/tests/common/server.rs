@@ -60,7 +60,8 @@ pub struct Server {
     chat_requests: Arc<Mutex<Vec<(String, Headers)>>>,
 }
 
-/// An Ollama at the edge of its context window: it states the model's length on `/api/show`,
+/// An Ollama at the edge of its context window: it states the model's length on `/api/show`
+/// (and, as llama.cpp's server would, its window on `/props`),
 /// counts a prompt at 4 bytes of message text a token, and when a prompt is over `window` it
 /// does what Ollama does: drops the oldest messages after the system prompt until the rest fits,
 /// answers 200, reports the smaller count, and (having lost the task) writes off-task text.
@@ -180,6 +181,12 @@ fn handle(
             let length = edge.map(|edge| edge.context_length);
             let show = json!({"details": {"family": "test"}, "model_info": {"general.architecture": "test", "test.context_length": length}});
             respond(&mut stream, 200, &show.to_string())
+        }
+        // llama.cpp's server states the window it was started with.
+        ("GET", "/props") if edge.is_some() => {
+            let props =
+                json!({"default_generation_settings": {"n_ctx": edge.map(|edge| edge.window)}});
+            respond(&mut stream, 200, &props.to_string())
         }
         ("POST", "/api/chat" | "/v1/chat/completions" | "/v1/messages") => {
             seen.lock().unwrap().push((path.clone(), headers));

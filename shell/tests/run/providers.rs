@@ -1,7 +1,7 @@
 //! `mend run --protocol openai|anthropic` against the scripted server: real SSE framing, history
 //! in each protocol's shape, keys sent as headers and nowhere else, and records that replay.
 
-use crate::common::server::{Ending, Reply, Script, Server};
+use crate::common::server::{Edge, Ending, Reply, Script, Server};
 use crate::common::{mend_with_env, repo_root};
 use serde_json::{json, Value};
 
@@ -89,6 +89,7 @@ fn anthropic_turns() -> Vec<Vec<String>> {
 }
 
 struct Run {
+    events: Vec<Value>,
     code: i32,
     stop: String,
     text: String,
@@ -100,10 +101,16 @@ struct Run {
 }
 
 fn run(protocol: &str, turns: Vec<Vec<String>>, key_variable: &str) -> Run {
-    let server = Server::start(Script {
+    run_at(protocol, turns, key_variable, None)
+}
+
+/// A run against a server that, at an `edge`, states its window as llama.cpp's does.
+fn run_at(protocol: &str, turns: Vec<Vec<String>>, key_variable: &str, edge: Option<Edge>) -> Run {
+    let script = Script {
         models: vec![],
         chats: turns.iter().map(|lines| Reply::lines(lines)).collect(),
-    });
+    };
+    let server = Server::start_at_edge(script, edge);
     let dir = tempfile::tempdir().unwrap();
     let record_path = dir.path().join("run.json");
     let args = [
@@ -134,6 +141,7 @@ fn run(protocol: &str, turns: Vec<Vec<String>>, key_variable: &str) -> Run {
         .collect();
     let record_text = std::fs::read_to_string(&record_path).unwrap_or_default();
     Run {
+        events: events.clone(),
         code: outcome.code,
         stop,
         text,
@@ -237,6 +245,52 @@ fn anthropic_streams_run_end_to_end_and_the_history_has_anthropic_shape() {
     );
     assert_eq!(run.record["protocol"], "anthropic");
     assert!(replays(&run.record_path), "the anthropic record replays");
+}
+
+#[test]
+fn a_local_server_of_either_protocol_is_asked_for_its_window() {
+    let edge = Edge {
+        context_length: 6144,
+        window: 6144,
+    };
+    for (protocol, turns, key, path) in [
+        (
+            "openai",
+            openai_turns(),
+            "OPENAI_API_KEY",
+            "/v1/chat/completions",
+        ),
+        (
+            "anthropic",
+            anthropic_turns(),
+            "ANTHROPIC_API_KEY",
+            "/v1/messages",
+        ),
+    ] {
+        let run = run_at(protocol, turns, key, Some(edge));
+        assert_finished_at(&run, path);
+        let of_type = |kind: &str| -> Vec<&Value> {
+            run.events
+                .iter()
+                .filter(|event| event["type"] == kind)
+                .collect()
+        };
+        // Announced before the first request; the same figure its turn reports.
+        let first = of_type("turn_usage")[0]["usage"]["estimated_prompt_tokens"].clone();
+        assert_eq!(
+            of_type("context_window"),
+            vec![
+                &json!({"type": "context_window", "tokens": 6144, "why": "the window the server states",
+                         "model_length": 6144, "first_request_tokens": first})
+            ],
+            "{protocol}"
+        );
+        assert_eq!(
+            of_type("turn_usage")[0]["usage"]["window"],
+            json!(6144),
+            "{protocol}"
+        );
+    }
 }
 
 #[test]
