@@ -97,7 +97,7 @@ proptest-deep: venv
 
 # The README's picture of `mend show --html fixtures/repair.json`, taken by headless chromium.
 screenshot: venv
-	MEND_SHOW_SCREENSHOT=docs/show.png $(CARGO) test --locked -p mend --test show_browser the_sample_page_renders_to_a_picture
+	MEND_SHOW_SCREENSHOT=docs/show.png $(CARGO) test --locked -p mend --test show page::the_sample_page_renders_to_a_picture
 
 # Recorded responses of real servers (other projects' data: read in place, never copied here).
 # Without CAPTURES=DIR, the folder where this project's machines keep them, beside the checkout.

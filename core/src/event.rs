@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::codec::TurnMetrics;
 use crate::input::{CallId, InputKind};
+use crate::rejection::Rejection;
 use crate::stop::Stop;
 use crate::text_calls::TextCall;
 use crate::window::TrimReason;
@@ -119,8 +120,9 @@ pub enum Event {
     InputRejected {
         /// Which kind of input it was.
         input: InputKind,
-        /// Why it made no sense now.
-        reason: String,
+        /// Why it made no sense now: the case's name as `reason`, its fields beside it.
+        #[serde(flatten)]
+        reason: Rejection,
     },
     /// The session ended; [`crate::Action::Stop`] follows.
     Stopped(Stop),

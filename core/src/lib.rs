@@ -25,6 +25,7 @@ mod follow_up;
 mod http;
 mod input;
 mod instructions;
+mod rejection;
 mod repeat;
 mod schema;
 mod session;
@@ -43,6 +44,7 @@ pub use follow_up::FollowUpError;
 pub use http::{ApiKeyHeader, HttpRequest};
 pub use input::{CallId, Input, InputKind, Millis, ToolOutcome, TransportError};
 pub use instructions::pinned_messages;
+pub use rejection::Rejection;
 pub use repeat::RepeatLimits;
 pub use schema::{
     FunctionSpec, JsonType, ObjectKind, ObjectSchema, PropertySchema, ToolKind, ToolSpec,

@@ -32,6 +32,14 @@ use serde_json::Value;
 use crate::schema::ToolSpec;
 use crate::wire::{Message, Role};
 
+mod measure;
+mod shorten;
+
+use measure::{kept_from, Measured, Size};
+#[cfg(test)]
+use shorten::{cut_middle, escaped_len};
+use shorten::{shorten_message, shorten_value, MIN_CUT_BYTES};
+
 /// The share of the window a prompt may fill before older tool results are shortened.
 pub const DEFAULT_TRIM_PERCENT: u8 = 75;
 /// The smallest window a session accepts: below it, the tool schemas alone would not fit.
@@ -41,13 +49,9 @@ pub const MIN_WINDOW_TOKENS: u32 = 1024;
 const DEFAULT_BYTES_PER_TOKEN_MILLI: u64 = 3000;
 /// The most bytes per token any tokenizer averages on code and prose: the floor of a count.
 const MAX_BYTES_PER_TOKEN: u64 = 6;
-/// What a message costs besides its text: the template's role markers and separators.
-const MESSAGE_OVERHEAD_BYTES: u64 = 12;
 /// What a tool result keeps of its text when the window needs the room: head and tail (a
 /// second pass keeps [`MIN_CUT_BYTES`] when that is not enough).
 const TRIMMED_KEEP_BYTES: usize = 1024;
-/// A string shorter than this is never cut: the marker would be longer than the gain.
-const MIN_CUT_BYTES: usize = 256;
 
 /// The context window a session keeps within (for Ollama, the `num_ctx` of every request).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,7 +102,7 @@ impl Window {
 /// The conservative estimate of a request's prompt tokens before the server has counted any:
 /// what `mend task` prints for the first request.
 pub fn estimate_prompt_tokens(messages: &[Arc<Message>], tools: &[ToolSpec]) -> u64 {
-    let bytes = conversation_bytes(messages, true) + tools_bytes(tools);
+    let bytes = Size::of(messages).all + measure::tools_bytes(tools);
     tokens_of(bytes, DEFAULT_BYTES_PER_TOKEN_MILLI)
 }
 
@@ -130,6 +134,9 @@ pub(crate) struct Budget {
     observed_milli: Option<u64>,
     /// The bytes of the tool schemas, measured once.
     tools_bytes: Option<u64>,
+    /// The conversation's size so far, and how far shortening has looked.
+    #[serde(default)]
+    measured: Measured,
     /// The request in flight.
     sent: Option<Sent>,
     /// The last counted request, while the conversation has only grown since.
@@ -146,6 +153,9 @@ struct Sent {
     estimate: u64,
     /// Where the session's own conversation ends; the rest is the per-turn hint.
     conversation_len: usize,
+    /// The conversation's own plain bytes, the hint and the tools left out.
+    #[serde(default)]
+    conversation_plain: u64,
     hint_bytes: u64,
     /// The count of the request before, when this one only appended to it, and the plain bytes
     /// appended.
@@ -156,6 +166,10 @@ struct Sent {
 struct Counted {
     tokens: u64,
     conversation_len: usize,
+    /// The conversation's plain bytes then (absent from a session saved by an older mend: the
+    /// next request is then checked as if it had no comparable turn before it).
+    #[serde(default)]
+    conversation_plain: Option<u64>,
     hint_bytes: u64,
 }
 
@@ -166,13 +180,12 @@ pub(crate) struct Fit {
 }
 
 impl Budget {
-    /// The calibration of an earlier session of the same conversation, without its turns.
+    /// The calibration of an earlier session of the same conversation, without its turns (its
+    /// tools may differ, so they are measured again).
     pub(crate) fn continued(&self) -> Budget {
         Budget {
             observed_milli: self.observed_milli,
-            tools_bytes: self.tools_bytes,
-            sent: None,
-            counted: None,
+            ..Budget::default()
         }
     }
 
@@ -193,48 +206,21 @@ impl Budget {
         hint: &[Arc<Message>],
         tools: &[ToolSpec],
     ) -> Result<Fit, String> {
-        let tools_bytes = *self.tools_bytes.get_or_insert_with(|| tools_bytes(tools));
+        let tools_bytes = *self
+            .tools_bytes
+            .get_or_insert_with(|| measure::tools_bytes(tools));
         let ratio = self.bytes_per_token_milli();
-        let (hint_all, hint_plain) = conversation_sizes(hint);
-        let (all, plain) = conversation_sizes(conversation);
-        let mut bytes = tools_bytes + hint_all + all;
-        let mut plain_bytes = tools_bytes + hint_plain + plain;
+        let hint = Size::of(hint);
+        let fixed = tools_bytes + hint.all;
         let limit = window.trim_above(num_predict);
+        let mut size = self.measured.catch_up(conversation);
         let mut trimmed = Vec::new();
-        // A first pass keeps a kilobyte of each old result; a long run in a small window may
-        // need a second, down to a glimpse of each.
-        for keep in [TRIMMED_KEEP_BYTES, MIN_CUT_BYTES] {
-            if tokens_of(bytes, ratio) <= limit {
-                break;
-            }
-            for index in trimmable(conversation) {
-                let Some(shortened) = shorten_message(&conversation[index], keep) else {
-                    continue;
-                };
-                let (before, after) = (conversation[index].content.len(), shortened.content.len());
-                bytes -= (before - after) as u64;
-                plain_bytes -= (before - after) as u64;
-                let message = u32::try_from(index).unwrap_or(u32::MAX);
-                // Shortened twice for one request: one shortening, from its size before either.
-                match trimmed
-                    .iter_mut()
-                    .find(|trim: &&mut Trimmed| trim.message == message)
-                {
-                    Some(earlier) => earlier.bytes_after = after as u64,
-                    None => trimmed.push(Trimmed {
-                        message,
-                        name: shortened.tool_name.clone().unwrap_or_default(),
-                        bytes_before: before as u64,
-                        bytes_after: after as u64,
-                    }),
-                }
-                conversation[index] = Arc::new(shortened);
-                if tokens_of(bytes, ratio) <= limit {
-                    break;
-                }
-            }
+        if tokens_of(fixed + size.all, ratio) > limit {
+            (size, trimmed) = self.shorten_oldest(conversation, |size| {
+                tokens_of(fixed + size.all, ratio) <= limit
+            });
         }
-        let estimate = tokens_of(bytes, ratio);
+        let estimate = tokens_of(fixed + size.all, ratio);
         if estimate > u64::from(window.tokens) {
             self.sent = None;
             return Err(format!(
@@ -244,25 +230,72 @@ impl Budget {
                 window.tokens
             ));
         }
-        let grew_from = match &self.counted {
-            Some(counted)
-                if trimmed.is_empty() && counted.conversation_len <= conversation.len() =>
-            {
-                let appended = conversation_bytes(&conversation[counted.conversation_len..], false);
+        let grew_from = self.counted.as_ref().and_then(|counted| {
+            let before = counted.conversation_plain?;
+            (counted.conversation_len <= conversation.len()).then(|| {
                 let floor = (counted.tokens - counted.tokens.min(counted.hint_bytes)) * 7 / 8;
-                Some((floor, appended + hint_plain))
-            }
-            _ => None,
-        };
+                (floor, size.plain.saturating_sub(before) + hint.plain)
+            })
+        });
         self.sent = Some(Sent {
-            bytes,
-            plain_bytes,
+            bytes: fixed + size.all,
+            plain_bytes: tools_bytes + hint.plain + size.plain,
             estimate,
             conversation_len: conversation.len(),
-            hint_bytes: hint_plain,
+            conversation_plain: size.plain,
+            hint_bytes: hint.plain,
             grew_from,
         });
         Ok(Fit { estimate, trimmed })
+    }
+
+    /// Shortens tool results, oldest first, until `fits` says the conversation's size is enough:
+    /// a first pass keeps a kilobyte of each, and a long run in a small window may need a
+    /// second, down to a glimpse of each. Never before the model's first turn, never in its last
+    /// two. Returns the size after, and what was shortened.
+    fn shorten_oldest(
+        &mut self,
+        conversation: &mut [Arc<Message>],
+        fits: impl Fn(Size) -> bool,
+    ) -> (Size, Vec<Trimmed>) {
+        let mut size = self.measured.catch_up(conversation);
+        let mut trimmed: Vec<Trimmed> = Vec::new();
+        let Some(kept_from) = kept_from(conversation) else {
+            return (size, trimmed);
+        };
+        for (pass, keep) in [TRIMMED_KEEP_BYTES, MIN_CUT_BYTES].into_iter().enumerate() {
+            let mut index = self.measured.trim_from(conversation, pass);
+            while index < kept_from && !fits(size) {
+                let shortened = match conversation[index].role {
+                    Role::Tool => shorten_message(&conversation[index], keep),
+                    _ => None,
+                };
+                if let Some(shortened) = shortened {
+                    let (before, after) =
+                        (conversation[index].content.len(), shortened.content.len());
+                    size = self.measured.shortened((before - after) as u64);
+                    let message = u32::try_from(index).unwrap_or(u32::MAX);
+                    // Shortened twice for one request: one shortening, from its size before either.
+                    match trimmed.iter_mut().find(|trim| trim.message == message) {
+                        Some(earlier) => earlier.bytes_after = after as u64,
+                        None => trimmed.push(Trimmed {
+                            message,
+                            name: shortened.tool_name.clone().unwrap_or_default(),
+                            bytes_before: before as u64,
+                            bytes_after: after as u64,
+                        }),
+                    }
+                    conversation[index] = Arc::new(shortened);
+                }
+                index += 1;
+            }
+            self.measured.looked_at(pass, index);
+        }
+        if !trimmed.is_empty() {
+            // What was counted is no longer a prefix of what is sent.
+            self.counted = None;
+        }
+        (size, trimmed)
     }
 
     /// The server counted `tokens` for the request in flight: an error when it clearly read less
@@ -298,6 +331,7 @@ impl Budget {
         self.counted = Some(Counted {
             tokens,
             conversation_len: sent.conversation_len,
+            conversation_plain: Some(sent.conversation_plain),
             hint_bytes: sent.hint_bytes,
         });
         Ok(())
@@ -338,187 +372,7 @@ fn tokens_of(bytes: u64, milli: u64) -> u64 {
     (bytes * 1000).div_ceil(milli.max(1))
 }
 
-fn tools_bytes(tools: &[ToolSpec]) -> u64 {
-    tools
-        .iter()
-        .map(|tool| serde_json::to_vec(&tool.function).map_or(0, |bytes| bytes.len() as u64))
-        .sum()
-}
-
-/// The bytes of `messages` with their reasoning, and without, in one pass.
-fn conversation_sizes(messages: &[Arc<Message>]) -> (u64, u64) {
-    messages.iter().fold((0, 0), |(all, plain), message| {
-        let without = message_bytes(message, false);
-        let thinking = message
-            .thinking
-            .as_ref()
-            .map_or(0, |text| text.len() as u64);
-        (all + without + thinking, plain + without)
-    })
-}
-
-fn conversation_bytes(messages: &[Arc<Message>], with_thinking: bool) -> u64 {
-    messages
-        .iter()
-        .map(|message| message_bytes(message, with_thinking))
-        .sum()
-}
-
-fn message_bytes(message: &Message, with_thinking: bool) -> u64 {
-    let thinking = match &message.thinking {
-        Some(thinking) if with_thinking => thinking.len(),
-        _ => 0,
-    };
-    let calls: usize = message
-        .tool_calls
-        .iter()
-        .map(|call| {
-            call.function.name.len()
-                + call
-                    .function
-                    .arguments
-                    .iter()
-                    .map(|(key, value)| key.len() + value_bytes(value))
-                    .sum::<usize>()
-        })
-        .sum();
-    (message.content.len() + thinking + calls) as u64 + MESSAGE_OVERHEAD_BYTES
-}
-
-/// About the bytes of a value as JSON text, without serializing it.
-fn value_bytes(value: &Value) -> usize {
-    match value {
-        Value::String(text) => text.len() + 2,
-        Value::Array(items) => {
-            2 + items
-                .iter()
-                .map(|item| value_bytes(item) + 1)
-                .sum::<usize>()
-        }
-        Value::Object(map) => {
-            2 + map
-                .iter()
-                .map(|(key, value)| key.len() + 4 + value_bytes(value))
-                .sum::<usize>()
-        }
-        Value::Null | Value::Bool(_) | Value::Number(_) => 5,
-    }
-}
-
-/// The tool results that may be shortened, oldest first: after the model's first turn (what
-/// comes before it is pinned) and before its last two turns.
-fn trimmable(conversation: &[Arc<Message>]) -> Vec<usize> {
-    let assistants: Vec<usize> = conversation
-        .iter()
-        .enumerate()
-        .filter(|(_, message)| message.role == Role::Assistant)
-        .map(|(index, _)| index)
-        .collect();
-    let (Some(first), Some(kept_from)) = (
-        assistants.first(),
-        assistants.len().checked_sub(2).map(|at| assistants[at]),
-    ) else {
-        return Vec::new();
-    };
-    (*first..kept_from)
-        .filter(|index| conversation[*index].role == Role::Tool)
-        .collect()
-}
-
-/// A tool result shortened to about `keep` bytes, or `None` when it is short already.
-fn shorten_message(message: &Message, keep: usize) -> Option<Message> {
-    if message.content.len() <= keep + MIN_CUT_BYTES {
-        return None;
-    }
-    let content = match serde_json::from_str::<Value>(&message.content) {
-        Ok(mut value) => {
-            shorten_value(&mut value, keep, message.content.len());
-            value.to_string()
-        }
-        Err(_) => cut_middle(&message.content, message.content.len() - keep),
-    };
-    (content.len() < message.content.len()).then(|| Message {
-        content,
-        ..message.clone()
-    })
-}
-
-/// Cuts the middle of the longest strings of `value` until its JSON text is at most `max` bytes
-/// (or no string is long enough to cut).
-fn shorten_value(value: &mut Value, max: usize, length: usize) {
-    // Each pass cuts the longest string by at least the excess; a few passes settle any value.
-    // The JSON length is kept up to date from the strings' escaped lengths, never re-serialized.
-    let mut length = length;
-    for _ in 0..8 {
-        if length <= max {
-            return;
-        }
-        let Some(longest) = longest_string(value) else {
-            return;
-        };
-        if longest.len() < MIN_CUT_BYTES {
-            return;
-        }
-        // The excess is in JSON text, where escapes make a string longer than its bytes.
-        let escaped = escaped_len(longest).max(1);
-        let cut = ((length - max + MARKER_BYTES) * longest.len()).div_ceil(escaped);
-        let cut = cut.min(longest.len() - MIN_CUT_BYTES / 2);
-        *longest = cut_middle(longest, cut);
-        length = length - escaped + escaped_len(longest);
-    }
-}
-
-/// The length of `text` inside a JSON string, quotes left out: as serde_json escapes it.
-fn escaped_len(text: &str) -> usize {
-    text.bytes()
-        .map(|byte| match byte {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
-            0..=0x1f => 6,
-            _ => 1,
-        })
-        .sum()
-}
-
-/// At least the length of the marker [`cut_middle`] writes, as JSON text.
-const MARKER_BYTES: usize = 160;
-
-fn longest_string(value: &mut Value) -> Option<&mut String> {
-    match value {
-        Value::String(text) => Some(text),
-        Value::Array(items) => items
-            .iter_mut()
-            .filter_map(longest_string)
-            .max_by_key(|text| text.len()),
-        Value::Object(map) => map
-            .values_mut()
-            .filter_map(longest_string)
-            .max_by_key(|text| text.len()),
-        _ => None,
-    }
-}
-
-/// `text` with about `cut` bytes taken from its middle (on character boundaries) and a marker
-/// in their place that says how much went and how to see it.
-fn cut_middle(text: &str, cut: usize) -> String {
-    let keep = text.len().saturating_sub(cut);
-    let mut head = keep / 2;
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - (keep - keep / 2);
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    if tail <= head {
-        return text.to_owned();
-    }
-    format!(
-        "{}\n[… {} bytes cut here by mend to fit the context window; call the tool again (a narrower range) to see them …]\n{}",
-        &text[..head],
-        tail - head,
-        &text[tail..]
-    )
-}
-
+#[cfg(test)]
+mod properties;
 #[cfg(test)]
 mod tests;

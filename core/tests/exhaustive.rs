@@ -105,9 +105,10 @@ fn apply(
     let mut current = session.clone();
     for fed in resolve_for(codec, step, checker.running.as_ref(), serial) {
         let before = current.clone();
-        let actions = current.handle(Millis(u64::from(depth)), fed.input.clone());
+        let now = Millis(u64::from(depth));
+        let actions = current.handle(now, fed.input.clone());
         checker
-            .step(&before, &fed, &actions, &current)
+            .step(&before, &fed, now, &actions, &current)
             .unwrap_or_else(|error| panic!("{codec:?}, depth {depth}, {step:?}: {error}"));
     }
     current

@@ -206,9 +206,10 @@ fn run(script: &Script) -> Result<Run, String> {
     for (now, step) in script.steps.iter().chain(&closing).enumerate() {
         for fed in resolve_for(script.codec, step, checker.running.as_ref(), &mut serial) {
             let before = session.clone();
-            let actions = session.handle(Millis(now as u64), fed.input.clone());
+            let at = Millis(now as u64);
+            let actions = session.handle(at, fed.input.clone());
             checker
-                .step(&before, &fed, &actions, &session)
+                .step(&before, &fed, at, &actions, &session)
                 .map_err(|err| format!("step {now} {step:?}: {err}"))?;
             log.push(actions);
         }

@@ -306,7 +306,10 @@ fn two_calls_run_one_at_a_time_and_return_in_order() {
         early,
         vec![Action::Emit(Event::InputRejected {
             input: mend_core::InputKind::ToolFinished,
-            reason: "a result for `call_b` arrived while `call_a` was running".to_owned(),
+            reason: mend_core::Rejection::OtherToolRunning {
+                call_id: CallId("call_b".to_owned()),
+                running: CallId("call_a".to_owned()),
+            },
         })]
     );
     let actions = finish(&mut session, "call_a", success(json!({"text": "a"})));
@@ -609,7 +612,10 @@ fn cancel_and_deadline_stop_the_session() {
         early,
         vec![Action::Emit(Event::InputRejected {
             input: mend_core::InputKind::DeadlinePassed,
-            reason: "the deadline is at 1000 ms, not yet reached at 999 ms".to_owned(),
+            reason: mend_core::Rejection::DeadlineNotReached {
+                deadline: Millis(1_000),
+                now: Millis(999),
+            },
         })]
     );
     assert_eq!(

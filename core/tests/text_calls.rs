@@ -142,9 +142,10 @@ fn run(codec: Codec, text_tool_calls: bool, steps: &[Step]) -> (Vec<Seen>, usize
     for (now, step) in steps.iter().enumerate() {
         for fed in resolve_for(codec, step, checker.running.as_ref(), &mut serial) {
             let before = session.clone();
-            let actions = session.handle(Millis(now as u64), fed.input.clone());
+            let at = Millis(now as u64);
+            let actions = session.handle(at, fed.input.clone());
             checker
-                .step(&before, &fed, &actions, &session)
+                .step(&before, &fed, at, &actions, &session)
                 .unwrap_or_else(|err| panic!("{step:?}: {err}"));
             for action in actions {
                 match action {

@@ -289,6 +289,27 @@ proptest! {
         }
     }
 
+    /// Without a count to calibrate on, each request's estimate is that of the whole request
+    /// measured from scratch, shortened or not: the session's running totals never drift.
+    #[test]
+    fn each_estimate_is_that_of_the_whole_request(sizes in sizes(), hint in any::<bool>()) {
+        let mut config = windowed(8192, 12);
+        if hint {
+            config.context = Some(ContextConfig { workdir: "repo".to_owned(), os: "linux".to_owned() });
+        }
+        let (mut session, mut actions) = start(config);
+        for (turn, bytes) in sizes.iter().enumerate() {
+            let Some(request) = sent(&actions) else { break };
+            let estimates: Vec<u64> = events(&actions).iter().filter_map(|event| match event {
+                Event::PromptEstimate { tokens, .. } => Some(*tokens),
+                _ => None,
+            }).collect();
+            prop_assert_eq!(estimates, vec![mend_core::estimate_prompt_tokens(&request.messages, &request.tools)]);
+            // A count of 0 is no count: the estimate stays at its first ratio.
+            actions = read_turn(&mut session, turn as u32 + 1, 0, *bytes);
+        }
+    }
+
     /// Shortening touches only tool results between the model's first turn and its last two,
     /// oldest first, and each shortened one keeps its head and tail around a marker; an honest
     /// server's counts never end the run, and the requests stay within the window.

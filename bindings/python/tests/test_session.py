@@ -91,7 +91,7 @@ def test_the_deadline_is_the_callers_to_keep():
     assert session.next_deadline() == 500
     early = session.handle(100, {"type": "deadline_passed"})
     assert early == [{"action": "emit", "type": "input_rejected", "input": "deadline_passed",
-                      "reason": "the deadline is at 500 ms, not yet reached at 100 ms"}]
+                      "reason": "deadline_not_reached", "deadline": 500, "now": 100}]
     late = session.handle(500, {"type": "deadline_passed"})
     assert late[-1] == {"action": "stop", "reason": "deadline_exceeded", "detail": "the run passed its deadline at 500 ms"}
     assert session.next_deadline() is None

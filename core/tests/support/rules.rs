@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use mend_core::{Action, CallId, Event, Input, Message, Role, Session, StopReason};
+use mend_core::{
+    Action, CallId, Event, Input, Message, Millis, Rejection, Role, Session, StopReason,
+};
 
 use super::steps::{expected_recovery, CallTool, Fed, TextForm};
 
@@ -78,11 +80,12 @@ impl Checker {
         self.requests
     }
 
-    /// Checks one transition: `before` fed with `fed` gave `actions` and became `after`.
+    /// Checks one transition: `before` fed with `fed` at `now` gave `actions` and became `after`.
     pub fn step(
         &mut self,
         before: &Session,
         fed: &Fed,
+        now: Millis,
         actions: &[Action],
         after: &Session,
     ) -> Result<(), String> {
@@ -97,19 +100,26 @@ impl Checker {
                 ))
             };
         }
-        // Rule 8: a rejected input changes nothing.
-        if actions
-            .iter()
-            .any(|action| matches!(action, Action::Emit(Event::InputRejected { .. })))
-        {
-            return if actions.len() == 1 && before == after {
+        // Rule 8: an input that makes no sense now is rejected, for its reason, and changes
+        // nothing; any other input is not rejected.
+        if let Some(reason) = self.rejection(before, &fed.input, now) {
+            let expected = [Action::Emit(Event::InputRejected {
+                input: fed.input.kind(),
+                reason,
+            })];
+            return if actions == expected && before == after {
                 Ok(())
             } else {
                 Err(format!(
-                    "a rejected {:?} changed the session or did more: {actions:?}",
-                    fed.input.kind()
+                    "expected {expected:?} and no change, got {actions:?}"
                 ))
             };
+        }
+        if let Some(rejected) = actions
+            .iter()
+            .find(|action| matches!(action, Action::Emit(Event::InputRejected { .. })))
+        {
+            return Err(format!("{rejected:?} for an input that fits its phase"));
         }
         let was_streaming = before.is_streaming();
         if was_streaming && matches!(fed.input, Input::StreamLine { .. }) {
@@ -183,6 +193,33 @@ impl Checker {
             }
         }
         Ok(())
+    }
+
+    /// Why `input` makes no sense to `before`, a running session, if it does not.
+    fn rejection(&self, before: &Session, input: &Input, now: Millis) -> Option<Rejection> {
+        match input {
+            Input::StreamLine { .. } | Input::StreamEnd | Input::TransportFailed { .. } => {
+                (!before.is_streaming()).then_some(Rejection::NoResponseOpen)
+            }
+            Input::ToolFinished { call_id, .. } => match &self.running {
+                None => Some(Rejection::NoToolRunning {
+                    call_id: call_id.clone(),
+                }),
+                Some(running) if running != call_id => Some(Rejection::OtherToolRunning {
+                    call_id: call_id.clone(),
+                    running: running.clone(),
+                }),
+                Some(_) => None,
+            },
+            Input::DeadlinePassed => match before.next_deadline() {
+                None => Some(Rejection::NoDeadline),
+                Some(deadline) if now < deadline => {
+                    Some(Rejection::DeadlineNotReached { deadline, now })
+                }
+                Some(_) => None,
+            },
+            _ => None,
+        }
     }
 
     fn action(&mut self, action: &Action, was_streaming: bool) -> Result<(), String> {

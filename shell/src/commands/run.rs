@@ -119,14 +119,14 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     };
     let record = record_of(config, &server, &origin, &attempt, file_sha256_before);
     // The names actually written: a new record never replaces another run's.
-    let written = write_record(&options.record, &record, &attempt.checks.diff)?;
+    let written = write_record(&options.record, &record, &attempt.checks.after.diff)?;
     let verdict = attempt.checks.verdict();
     let exit_code = exit_code(&attempt.transcript.stop, verdict.passed);
     render.run_event(&RunEvent::Verdict {
         tests_pass: verdict.passed,
         reasons: verdict.reasons,
         warnings: verdict.warnings,
-        contract: attempt.checks.contract.clone(),
+        contract: attempt.checks.after.contract.clone(),
         sandbox: options.setup.runner.sandbox.name().to_owned(),
         replay_matched: None,
         stop_reason: attempt.transcript.stop.reason.to_string(),
@@ -140,7 +140,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
             written: &written,
             test_files_changed: attempt.checks.test_files_changed(),
             task: options.setup.task,
-            diff: &attempt.checks.diff,
+            diff: &attempt.checks.after.diff,
             print_diff: options.print_diff,
             stop: &attempt.transcript.stop,
             model: &config.model,

@@ -148,7 +148,7 @@ fn verdict_lines(shown: &Shown) -> String {
         return "Verdict: none (the chat did not end)\n".to_owned();
     };
     let judged = ending.verdict();
-    let verdict = match (judged.passed, ending.test_files_changed) {
+    let verdict = match (judged.passed, ending.test_files_changed()) {
         (true, _) => "PASS (the final tests pass, with the tests the run started with",
         (false, true) => "FAIL (the run changed the test files",
         (false, false) => "FAIL (the final tests fail",
@@ -161,8 +161,8 @@ fn verdict_lines(shown: &Shown) -> String {
         .map_or_else(String::new, |name| format!("; {}", sandbox_phrase(name)));
     let mut out = format!(
         "Tests after: {} ({} ms)\nVerdict: {verdict}{sandbox})\n",
-        ending.tests_after.describe(),
-        ending.tests_after.duration_ms
+        ending.after.tests_after.describe(),
+        ending.after.tests_after.duration_ms
     );
     for reason in &judged.reasons {
         out.push_str(&format!("  - {reason}\n"));
@@ -170,7 +170,7 @@ fn verdict_lines(shown: &Shown) -> String {
     for warning in &judged.warnings {
         out.push_str(&format!("  ! warning: {warning}\n"));
     }
-    if let Some(contract) = ending.contract {
+    if let Some(contract) = &ending.after.contract {
         let kept = |list: &[Transition]| list.iter().filter(|t| t.kept()).count();
         out.push_str(&format!(
             "Tests by id: {} of {} failing before now pass, {} of {} passing before still pass\n",

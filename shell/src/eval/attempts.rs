@@ -382,10 +382,10 @@ impl Shared<'_> {
         let origin = prepared.resolved.origin();
         let record = record_of(&config, &server, &origin, &outcome, file_sha256_before);
         record.write_atomically(&record_path)?;
-        if !outcome.checks.diff.is_empty() {
+        if !outcome.checks.after.diff.is_empty() {
             crate::record::patch::write_atomically(
                 &record_path.with_extension("patch"),
-                &outcome.checks.diff,
+                &outcome.checks.after.diff,
             )?;
         }
         let metrics = &outcome.transcript.metrics;

@@ -93,21 +93,21 @@ pub fn tests(shown: &Shown, page: &mut Html) {
     };
     match &shown.ending {
         Some(ending) => {
-            test_rows("tests after", ending.tests_after, page).row(
+            test_rows("tests after", &ending.after.tests_after, page).row(
                 "test files",
-                if ending.test_files_changed {
+                if ending.test_files_changed() {
                     "CHANGED by the run"
                 } else {
                     "unchanged"
                 },
             );
-            if let Some(contract) = ending.contract {
+            if let Some(contract) = &ending.after.contract {
                 contract_rows(contract, page);
             }
-            if !ending.written_by_tests.is_empty() {
+            if !ending.after.written_by_tests.is_empty() {
                 page.row(
                     "written while the tests ran (left out)",
-                    &ending.written_by_tests.join("\n"),
+                    &ending.after.written_by_tests.join("\n"),
                 );
             }
         }

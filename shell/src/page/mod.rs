@@ -104,7 +104,7 @@ fn page_of(shown: &Shown, source: &str, back: Option<Back>) -> String {
     facts::tests(shown, &mut page);
     page.raw("</section><section><h2>Change</h2>");
     match &shown.ending {
-        Some(ending) => diff::draw(ending.diff, &mut page),
+        Some(ending) => diff::draw(&ending.after.diff, &mut page),
         None => {
             page.element("p", "dim", "No diff: the conversation never ended.");
         }

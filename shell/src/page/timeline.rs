@@ -96,9 +96,9 @@ impl Timeline {
                 Subject::TestsAfter,
                 "tests after (the verdict)",
                 cursor,
-                ending.tests_after,
+                &ending.after.tests_after,
             ));
-            cursor += ending.tests_after.duration_ms;
+            cursor += ending.after.tests_after.duration_ms;
         }
         Timeline {
             spans,

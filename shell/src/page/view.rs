@@ -4,8 +4,8 @@ use mend_core::Stop;
 
 use crate::record::metrics::RunMetrics;
 use crate::record::{Record, RecordedCall, RecordedTurn, SessionSettings};
-use crate::verdict::contract::Contract;
-use crate::verdict::decide::{decide, Evidence, Verdict};
+use crate::verdict::decide::Verdict;
+use crate::verdict::ending::Ending;
 use crate::verdict::verify::TestRun;
 
 pub struct Shown<'a> {
@@ -17,7 +17,7 @@ pub struct Shown<'a> {
     /// A chat has no independent check before it starts.
     pub tests_before: Option<&'a TestRun>,
     /// Absent for a chat that never ended.
-    pub ending: Option<Ending<'a>>,
+    pub ending: Option<Ended<'a>>,
     pub metrics: Option<&'a RunMetrics>,
 }
 
@@ -43,32 +43,24 @@ impl SessionView<'_> {
     }
 }
 
-/// What the run left behind.
-pub struct Ending<'a> {
-    pub tests_after: &'a TestRun,
-    pub test_files_changed: bool,
-    pub diff: &'a str,
-    pub contract: Option<&'a Contract>,
-    pub written_by_tests: &'a [String],
-    pub protected_written_by_tests: &'a [String],
+/// What the run left behind, with the digest of the test files it started from.
+pub struct Ended<'a> {
+    pub after: &'a Ending,
     pub test_file_sha256_before: &'a str,
 }
 
-impl Ending<'_> {
+impl Ended<'_> {
     /// The verdict (see [`crate::verdict::decide`]).
     pub fn verdict(&self) -> Verdict {
-        decide(&Evidence {
-            tests_after: self.tests_after,
-            contract: self.contract,
-            test_files_changed: self.test_files_changed,
-            diff: self.diff,
-            test_file_sha256_before: self.test_file_sha256_before,
-            protected_written_by_tests: self.protected_written_by_tests,
-        })
+        self.after.verdict(self.test_file_sha256_before)
     }
 
     pub fn passes(&self) -> bool {
         self.verdict().passed
+    }
+
+    pub fn test_files_changed(&self) -> bool {
+        self.after.test_files_changed(self.test_file_sha256_before)
     }
 }
 
@@ -94,13 +86,8 @@ impl<'a> Shown<'a> {
                 })
                 .collect(),
             tests_before: record.tests_before.as_ref(),
-            ending: record.ending.as_ref().map(|ending| Ending {
-                tests_after: &ending.tests_after,
-                test_files_changed: record.test_files_changed(),
-                diff: &ending.diff,
-                contract: ending.contract.as_ref(),
-                written_by_tests: &ending.written_by_tests,
-                protected_written_by_tests: &ending.protected_written_by_tests,
+            ending: record.ending.as_ref().map(|after| Ended {
+                after,
                 test_file_sha256_before: &record.test_file_sha256_before,
             }),
             metrics: record.metrics.as_ref(),

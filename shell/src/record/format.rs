@@ -10,11 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::atomic;
 use crate::error::MendError;
-use crate::record::message::{Ending, Message};
+use crate::record::message::Message;
 use crate::record::metrics::RunMetrics;
 use crate::record::settings::SessionSettings;
-use crate::verdict::checks::Checks;
-use crate::verdict::decide::{decide, Evidence, Verdict};
+use crate::verdict::ending::Ending;
 use crate::verdict::verify::TestRun;
 
 /// Written into every record; a reader also takes the older formats `record::legacy` names,
@@ -72,35 +71,7 @@ impl Record {
     pub fn test_files_changed(&self) -> bool {
         self.ending
             .as_ref()
-            .is_some_and(|ending| ending.test_file_sha256_after != self.test_file_sha256_before)
-    }
-}
-
-impl Ending {
-    /// The verdict on this ending, for a conversation that started with test files of
-    /// `test_file_sha256_before`.
-    pub fn verdict(&self, test_file_sha256_before: &str) -> Verdict {
-        decide(&Evidence {
-            tests_after: &self.tests_after,
-            contract: self.contract.as_ref(),
-            test_files_changed: self.test_file_sha256_after != test_file_sha256_before,
-            diff: &self.diff,
-            test_file_sha256_before,
-            protected_written_by_tests: &self.protected_written_by_tests,
-        })
-    }
-
-    /// What `checks` found after the loop.
-    pub fn of(checks: &Checks) -> Ending {
-        Ending {
-            tests_after: checks.tests_after.clone(),
-            test_file_sha256_after: checks.test_file_sha256_after.clone(),
-            source_sha256_after: checks.source_sha256_after.clone(),
-            diff: checks.diff.clone(),
-            contract: checks.contract.clone(),
-            written_by_tests: checks.written_by_tests.clone(),
-            protected_written_by_tests: checks.protected_written_by_tests.clone(),
-        }
+            .is_some_and(|ending| ending.test_files_changed(&self.test_file_sha256_before))
     }
 }
 

@@ -8,11 +8,12 @@ use mend_core::Stop;
 use serde::Deserialize;
 
 use crate::record::format::{Record, RECORD_FORMAT};
-use crate::record::message::{Ending, Message};
+use crate::record::message::Message;
 use crate::record::metrics::RunMetrics;
 use crate::record::settings::SessionSettings;
 use crate::record::turn::{RecordedCall, RecordedTurn};
 use crate::verdict::checks::Checks;
+use crate::verdict::ending::Ending;
 
 /// `mend run`'s record before runs and chats shared one format.
 pub const RUN_FORMAT_1: &str = "mend-record/1";
@@ -75,15 +76,7 @@ impl From<RunRecord1> for Record {
             test_file_sha256_before: checks.test_file_sha256_before,
             source_sha256_before: checks.source_sha256_before,
             tests_before: Some(checks.tests_before),
-            ending: Some(Ending {
-                tests_after: checks.tests_after,
-                test_file_sha256_after: checks.test_file_sha256_after,
-                source_sha256_after: checks.source_sha256_after,
-                diff: checks.diff,
-                contract: None,
-                written_by_tests: Vec::new(),
-                protected_written_by_tests: Vec::new(),
-            }),
+            ending: Some(checks.after),
             file_sha256_before: run.file_sha256_before,
             metrics: run.metrics,
             resumed_from: None,
@@ -127,7 +120,8 @@ mod tests {
     use mend_core::{ModelOptions, Stop, StopReason};
     use serde_json::json;
 
-    use crate::record::{Ending, Message, Record, SessionSettings, RECORD_FORMAT};
+    use crate::record::{Message, Record, SessionSettings, RECORD_FORMAT};
+    use crate::verdict::ending::Ending;
     use crate::verdict::verify::TestRun;
 
     fn settings() -> serde_json::Value {

@@ -1,13 +1,11 @@
 //! One message of a record's conversation — what the user said, the model turns and tool calls
-//! it led to, and why its session stopped — and what the whole conversation left behind.
+//! it led to, and why its session stopped.
 
 use serde::{Deserialize, Serialize};
 
 use mend_core::Stop;
 
 use crate::record::turn::{RecordedCall, RecordedTurn};
-use crate::verdict::contract::Contract;
-use crate::verdict::verify::TestRun;
 
 /// One session of the conversation: a run has one, a chat one per typed line, and `mend resume`
 /// adds one to the conversation it continues.
@@ -28,29 +26,4 @@ pub struct Message {
     pub turns: Vec<RecordedTurn>,
     pub tool_calls: Vec<RecordedCall>,
     pub stop: Stop,
-}
-
-/// The independent check after the conversation, and what it had changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Ending {
-    /// The verdict.
-    pub tests_after: TestRun,
-    pub test_file_sha256_after: String,
-    pub source_sha256_after: String,
-    /// The unified diff of the editable files, original against the copy at the end (empty when
-    /// nothing changed).
-    #[serde(default)]
-    pub diff: String,
-    /// The first run's tests by id and what became of each: `fail_to_pass`, `pass_to_pass`,
-    /// `added` (absent without test ids, and in older records).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contract: Option<Contract>,
-    /// Files that changed in the loop's copy but are not the tools' change (written while the
-    /// tests ran): left out of the final tests and of the patch.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub written_by_tests: Vec<String>,
-    /// Of those, the ones the verdict rests on (test files, test configuration), with what each
-    /// is: the final tests ran with the originals, and the verdict names them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub protected_written_by_tests: Vec<String>,
 }

@@ -18,7 +18,7 @@ pub mod usage;
 
 pub use format::{write_json_atomically, Record, RECORD_FORMAT};
 pub use line::{LineBytes, RecordedLine};
-pub use message::{Ending, Message};
+pub use message::Message;
 pub use metrics::RunMetrics;
 pub use settings::{Origin, ServerFacts, SessionSettings};
 pub use turn::{RecordedCall, RecordedTurn, TurnEnd};

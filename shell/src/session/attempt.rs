@@ -10,13 +10,14 @@ use crate::access::protection;
 use crate::clock::millis;
 use crate::error::MendError;
 use crate::provider::source::ModelSource;
-use crate::record::{Ending, RecordedCall};
+use crate::record::RecordedCall;
 use crate::session::driver::{drive, start, Bench};
 use crate::session::recorder::Transcript;
 use crate::session::render::{Render, RunEvent};
 use crate::task::{Task, ToolName};
 use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
+use crate::verdict::ending::Ending;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
@@ -76,15 +77,9 @@ pub fn run_attempt(
     metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render)?);
     let checks = Checks {
         tests_before,
-        tests_after: ending.tests_after,
         test_file_sha256_before,
-        test_file_sha256_after: ending.test_file_sha256_after,
         source_sha256_before,
-        source_sha256_after: ending.source_sha256_after,
-        diff: ending.diff,
-        contract: ending.contract,
-        written_by_tests: ending.written_by_tests,
-        protected_written_by_tests: ending.protected_written_by_tests,
+        after: ending,
     };
     Ok(Attempt { transcript, checks })
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use mend_core::Config;
 
-use crate::record::{Ending, Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::{Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::session::attempt::Attempt;
 
 /// The record of a finished attempt (`mend run`, and each attempt of `mend eval`): a
@@ -32,7 +32,7 @@ pub fn record_of(
         test_file_sha256_before: checks.test_file_sha256_before.clone(),
         source_sha256_before: checks.source_sha256_before.clone(),
         tests_before: Some(checks.tests_before.clone()),
-        ending: Some(Ending::of(checks)),
+        ending: Some(checks.after.clone()),
         file_sha256_before,
         metrics: Some(attempt.transcript.metrics.clone()),
         resumed_from: None,

@@ -2,50 +2,30 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::contract::Contract;
-use crate::verdict::decide::{decide, Evidence, Verdict};
+use crate::verdict::decide::Verdict;
+use crate::verdict::ending::Ending;
 use crate::verdict::verify::TestRun;
 
-/// What the independent check saw around the loop: the tests and the hashes before and after,
-/// and the diff. A record stores these as they are.
+/// What the independent check saw around the loop: the tests and the digests before it, and
+/// what the check after it saw ([`Ending`]). A record stores these as they are, the ending's
+/// fields beside the others.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Checks {
     pub tests_before: TestRun,
-    /// The verdict.
-    pub tests_after: TestRun,
-    /// SHA-256 of the task's test files (see [`set_sha256`]); before and after must be equal.
+    /// SHA-256 of the task's test files (see [`set_sha256`]); the ending's must be equal.
+    ///
+    /// [`set_sha256`]: crate::workspace::changes::set_sha256
     pub test_file_sha256_before: String,
-    pub test_file_sha256_after: String,
     /// SHA-256 of the editable files.
     pub source_sha256_before: String,
-    pub source_sha256_after: String,
-    /// The unified diff of the editable files, original against the copy after the run (empty
-    /// when nothing changed).
-    #[serde(default)]
-    pub diff: String,
-    /// The first run's tests by id, and what became of each (absent without test ids).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub contract: Option<Contract>,
-    /// Files that changed in the loop's copy but are not the tools' change: ignored.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub written_by_tests: Vec<String>,
-    /// Of those, the ones the verdict rests on (test files, test configuration), with what each
-    /// is: the final tests ran with the originals, and the verdict names them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub protected_written_by_tests: Vec<String>,
+    #[serde(flatten)]
+    pub after: Ending,
 }
 
 impl Checks {
     /// The verdict on what the checks saw (see [`crate::verdict::decide`]).
     pub fn verdict(&self) -> Verdict {
-        decide(&Evidence {
-            tests_after: &self.tests_after,
-            contract: self.contract.as_ref(),
-            test_files_changed: self.test_files_changed(),
-            diff: &self.diff,
-            test_file_sha256_before: &self.test_file_sha256_before,
-            protected_written_by_tests: &self.protected_written_by_tests,
-        })
+        self.after.verdict(&self.test_file_sha256_before)
     }
 
     pub fn passed(&self) -> bool {
@@ -53,13 +33,14 @@ impl Checks {
     }
 
     pub fn test_files_changed(&self) -> bool {
-        self.test_file_sha256_before != self.test_file_sha256_after
+        self.after.test_files_changed(&self.test_file_sha256_before)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::Checks;
+    use crate::verdict::ending::Ending;
     use crate::verdict::summary::Summary;
     use crate::verdict::verify::TestRun;
 
@@ -76,15 +57,17 @@ mod tests {
         };
         let checks = |test_file_sha256_after: &str| Checks {
             tests_before: passing.clone(),
-            tests_after: passing.clone(),
             test_file_sha256_before: "aa".to_owned(),
-            test_file_sha256_after: test_file_sha256_after.to_owned(),
             source_sha256_before: "bb".to_owned(),
-            source_sha256_after: "cc".to_owned(),
-            diff: String::new(),
-            contract: None,
-            written_by_tests: Vec::new(),
-            protected_written_by_tests: Vec::new(),
+            after: Ending {
+                tests_after: passing.clone(),
+                test_file_sha256_after: test_file_sha256_after.to_owned(),
+                source_sha256_after: "cc".to_owned(),
+                diff: String::new(),
+                contract: None,
+                written_by_tests: Vec::new(),
+                protected_written_by_tests: Vec::new(),
+            },
         };
         assert_eq!(
             (checks("aa").passed(), checks("ff").passed()),

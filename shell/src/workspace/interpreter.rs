@@ -164,7 +164,7 @@ mod tests {
     }
 
     // $VIRTUAL_ENV is read from the test process's environment, so only the repository's own
-    // venvs are checked here; tests/cli.rs covers the variable with a child process.
+    // venvs are checked here; tests/house/cli.rs covers the variable with a child process.
     #[test]
     fn the_repository_venv_is_found_in_the_repository_dot_venv_first() {
         let (_dir, repo) = project(&[]);

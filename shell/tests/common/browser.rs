@@ -4,6 +4,7 @@
 //! every console call, exception and log entry (a policy violation is one), and evaluates
 //! expressions in the loaded page even when its policy forbids scripts.
 
+use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -244,5 +245,61 @@ impl Devtools {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The markup every page mend writes is made of: a document of sections, headings, paragraphs
+/// and tables, with SVG charts.
+const ELEMENTS: [&str; 21] = [
+    "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "section", "div",
+    "table", "tbody", "tr", "th", "td", "svg", "text", "line", "rect",
+];
+const ATTRIBUTES: [&str; 17] = [
+    "charset",
+    "http-equiv",
+    "content",
+    "name",
+    "lang",
+    "class",
+    "role",
+    "width",
+    "height",
+    "viewBox",
+    "x",
+    "y",
+    "x1",
+    "x2",
+    "y1",
+    "y2",
+    "tabindex",
+];
+
+/// The names a loaded page showed under `kind`: "elements" or "attributes", as the inspection
+/// expression lists them.
+pub fn names(loaded: &Loaded, kind: &str) -> BTreeSet<String> {
+    loaded.inspected[kind]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// `page` loaded nothing but itself, logged nothing, and holds only the markup of every page of
+/// mend's and the `elements` and `attributes` of its own kind of page.
+pub fn assert_inert(loaded: &Loaded, page: &Path, elements: &[&str], attributes: &[&str]) {
+    assert_eq!(loaded.requests, vec![format!("file://{}", page.display())]);
+    assert_eq!(loaded.problems, Vec::<String>::new());
+    for (kind, every_page, this_page) in [
+        ("elements", &ELEMENTS[..], elements),
+        ("attributes", &ATTRIBUTES[..], attributes),
+    ] {
+        let allowed: BTreeSet<String> = every_page
+            .iter()
+            .chain(this_page)
+            .map(|name| name.to_string())
+            .collect();
+        let unexpected: Vec<String> = names(loaded, kind).difference(&allowed).cloned().collect();
+        assert_eq!(unexpected, Vec::<String>::new(), "{kind} mend never writes");
     }
 }

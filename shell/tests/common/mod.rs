@@ -1,16 +1,16 @@
 //! Running the real `mend` binary from the repository root, and fingerprinting directories.
+// Every area's binary compiles all of common and uses a part of it: what one area leaves unused
+// another uses.
 #![allow(dead_code)]
 
 pub mod browser;
-pub mod eval_page;
-pub mod gaming;
-pub mod resume;
 pub mod server;
 pub mod turns;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -99,14 +99,62 @@ pub fn umask() -> u32 {
 
 /// Runs mend with extra variables in its own environment.
 pub fn mend_with_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
-    let output = Command::new(env!("CARGO_BIN_EXE_mend"))
+    let output = mend_command(dir)
         .args(args)
-        .current_dir(dir)
-        .env("MEND_PYTHON", python())
         .envs(env.iter().copied())
         .output()
         .expect("the mend binary runs");
     Outcome::from(output)
+}
+
+/// The mend binary as a command to start in `dir` with the test interpreter, for a test that
+/// talks to it while it runs.
+pub fn mend_command(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mend"));
+    command.current_dir(dir).env("MEND_PYTHON", python());
+    command
+}
+
+/// The arguments of `mend COMMAND` (`run` or `chat`) on `repo` against the loopback server at
+/// `base`, without a sandbox, recorded to `record`.
+pub fn live_args<'a>(
+    command: &'a str,
+    base: &'a str,
+    repo: &'a Path,
+    record: &'a Path,
+) -> Vec<&'a str> {
+    vec![
+        command,
+        "--sandbox",
+        "none",
+        "--host",
+        base,
+        "--repo",
+        repo.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+    ]
+}
+
+/// `mend run` as `live_args` says, with `extra` arguments, to its end.
+pub fn live_run(base: &str, repo: &Path, record: &Path, extra: &[&str]) -> Outcome {
+    mend(&[live_args("run", base, repo, record).as_slice(), extra].concat())
+}
+
+/// Waits (bounded) until `ready` holds; the bound only keeps a broken test from hanging.
+pub fn wait_until(what: &str, ready: impl Fn() -> bool) {
+    let give_up = Instant::now() + Duration::from_secs(30);
+    while !ready() {
+        assert!(Instant::now() < give_up, "gave up waiting until {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Ctrl-C for a mend the test started.
+pub fn sigint(child: &Child) {
+    let pid = i32::try_from(child.id()).unwrap();
+    // SAFETY: kill only sends a signal, to our own child.
+    unsafe { libc::kill(pid, libc::SIGINT) };
 }
 
 /// Every file below `root` (relative path → SHA-256 of its bytes, or of a link's target).

@@ -6,6 +6,8 @@ mod check;
 #[path = "../common/mod.rs"]
 mod common;
 mod page;
+mod page_layout;
+mod report_html;
 mod server;
 mod slurm;
 
@@ -22,8 +24,8 @@ pub fn fixes() -> Vec<Fix> {
     vec![
         Fix {
             prompt_contains: "python_sources",
-            old: "        path = PurePosixPath(name)",
-            new: "        path = PurePosixPath(name.replace('\\\\', '/'))",
+            old: common::turns::OLD,
+            new: common::turns::NEW,
             every: 2,
         },
         Fix {

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::common::eval_page::{expected_bars, text_table, EvalPage};
+use crate::page_layout::{expected_bars, text_table, EvalPage};
 use crate::server::{SeededServer, TURN_TOKENS};
 use crate::{fixes, suite_folder};
 

@@ -1,0 +1,306 @@
+//! `mend chat` with scripted input against a scripted Ollama on 127.0.0.1: a conversation that
+//! repairs the sample, the commands on its copy, a follow-up in the same conversation, and a
+//! Ctrl-C that ends one turn but not the session.
+
+use std::io::{Read, Write};
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::common;
+use crate::common::server::{Ending, Reply, Server};
+use crate::common::turns::{recorded_replies, script, MODEL};
+use crate::common::{fixture, live_args, mend_command, repo_root, sigint, tree_digest};
+use serde_json::{json, Value};
+
+/// A one-chunk answer without tool calls.
+fn answer(text: &str) -> Reply {
+    let line = |message: Value, done: bool| {
+        json!({"model": MODEL, "created_at": "2026-12-02T10:00:00Z", "message": message, "done": done})
+            .to_string()
+    };
+    let mut done =
+        serde_json::from_str::<Value>(&line(json!({"role": "assistant", "content": ""}), true))
+            .unwrap();
+    done["done_reason"] = json!("stop");
+    Reply::lines(&[
+        line(json!({"role": "assistant", "content": text}), false),
+        done.to_string(),
+    ])
+}
+
+/// A server that plays the recorded repair's turns, then answers one follow-up.
+fn repair_then_answer(repair: &Value) -> Server {
+    let mut chats = recorded_replies(repair);
+    chats.push(answer("Nothing else: the four tests pass."));
+    Server::start(script(chats))
+}
+
+fn spawn_chat(base: &str, repo: &std::path::Path, record: &std::path::Path) -> Child {
+    mend_command(&repo_root())
+        .args(live_args("chat", base, repo, record))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mend starts")
+}
+
+/// Everything the child has written to stdout so far, collected on a thread.
+fn collect_stdout(child: &mut Child) -> Arc<Mutex<String>> {
+    let seen = Arc::new(Mutex::new(String::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let sink = Arc::clone(&seen);
+    thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(read) = stdout.read(&mut buffer) {
+            if read == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buffer[..read]));
+        }
+    });
+    seen
+}
+
+fn wait_for(seen: &Mutex<String>, text: &str) {
+    let give_up = Instant::now() + Duration::from_secs(30);
+    while !seen.lock().unwrap().contains(text) {
+        assert!(
+            Instant::now() < give_up,
+            "gave up waiting for {text:?} in:\n{}",
+            seen.lock().unwrap()
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn finish(mut child: Child, seen: &Mutex<String>) -> (i32, String, String) {
+    let code = child.wait().unwrap().code().unwrap_or(-1);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    // The reader thread ends at the pipe's end; give it a moment to hand over the last bytes.
+    thread::sleep(Duration::from_millis(100));
+    (code, seen.lock().unwrap().clone(), stderr)
+}
+
+#[test]
+fn a_conversation_repairs_the_sample_and_goes_on_in_the_same_history() {
+    let repair = fixture("repair");
+    let server = repair_then_answer(&repair);
+    let sample = repo_root().join("sample-repo");
+    let sample_before = tree_digest(&sample);
+    let dir = tempfile::tempdir().unwrap();
+    let patch = dir.path().join("fix.patch");
+    let record = dir.path().join("chat.json");
+
+    let mut child = spawn_chat(&server.base, &sample, &record);
+    let seen = collect_stdout(&mut child);
+    let nowhere = dir.path().join("no/such/folder/fix.patch");
+    let script = format!(
+        "Fix the Windows paths.\n/diff\n/verify\n/save\n/save {}\n/save {}\n/frobnicate\nAnything else?\n",
+        nowhere.display(),
+        patch.display()
+    );
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap(); // dropped here: the end of input ends the session
+    let (code, stdout, stderr) = finish(child, &seen);
+
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert_eq!(tree_digest(&sample), sample_before, "the original changed");
+    let diff = repair["diff"].as_str().unwrap();
+    assert_eq!(std::fs::read_to_string(&patch).unwrap(), diff);
+    assert!(!dir.path().join("no").exists(), "/save created a folder");
+    let wrote = format!("Wrote the change to {}.", patch.display());
+    let refused = format!(
+        "mend: cannot write {}: the folder {} does not exist (mend creates no folders) — create it or choose another path; nothing was written",
+        nowhere.display(),
+        nowhere.parent().unwrap().display()
+    );
+    let saved = format!(
+        "The copy is discarded; its change is saved in {}.",
+        patch.display()
+    );
+    let commands_said: Vec<&str> = [
+        diff,
+        "Independent final tests: 4 passed",
+        "/save PATH writes the change as a patch file, e.g. `/save fix.patch`; the folder must exist (mend creates none)",
+        &refused,
+        &wrote,
+        "`/frobnicate` is not a command of mend chat; type /help for the list",
+        "Nothing else: the four tests pass.",
+        "Independent final tests: 4 passed",
+        &saved,
+    ]
+    .into_iter()
+    .filter(|said| !stdout.contains(said))
+    .collect();
+    assert_eq!(commands_said, Vec::<&str>::new(), "missing from:\n{stdout}");
+    assert_eq!(stdout.matches("Stopped: assistant_finished").count(), 2);
+    assert!(!stdout.contains("not saved"), "{stdout}");
+    assert!(!stdout.contains("`/save` is not a command"), "{stdout}");
+
+    let bodies = server.chat_bodies();
+    assert_eq!(bodies.len(), 6, "five turns, then one for the follow-up");
+    assert_eq!(
+        bodies[0]["messages"][1],
+        json!({"role": "user", "content": "Fix the Windows paths."})
+    );
+    let before: &Vec<Value> = bodies[4]["messages"].as_array().unwrap();
+    let after: &Vec<Value> = bodies[5]["messages"].as_array().unwrap();
+    let summary = repair["turns"][4]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|line| {
+            serde_json::from_str::<Value>(line["text"].as_str().unwrap()).ok()?["message"]
+                ["content"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect::<String>();
+    let mut expected = before.clone();
+    expected.push(after[before.len()].clone());
+    expected.push(json!({"role": "user", "content": "Anything else?"}));
+    assert_eq!(after, &expected);
+    assert_eq!(
+        (
+            after[before.len()]["role"].as_str(),
+            after[before.len()]["content"].as_str()
+        ),
+        (Some("assistant"), Some(summary.as_str()))
+    );
+}
+
+#[test]
+fn ctrl_c_interrupts_the_turn_and_the_conversation_goes_on() {
+    let line = json!({"model": MODEL, "created_at": "2026-12-02T10:00:00Z", "message": {"role": "assistant", "content": "Let me think"}, "done": false});
+    let server = Server::start(script(vec![
+        Reply::Stream {
+            writes: vec![(Duration::ZERO, format!("{line}\n").into_bytes())],
+            ending: Ending::Stall(Duration::from_secs(5)),
+        },
+        answer("Still here."),
+    ]));
+    let sample = repo_root().join("sample-repo");
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("chat.json");
+    let mut child = spawn_chat(&server.base, &sample, &record);
+    let seen = collect_stdout(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"Read the source.\n").unwrap();
+    wait_for(&seen, "Let me think");
+    sigint(&child);
+    wait_for(&seen, "Stopped: cancelled");
+    stdin.write_all(b"Are you there?\n").unwrap();
+    drop(stdin);
+    let (code, stdout, stderr) = finish(child, &seen);
+
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("Still here."), "{stdout}");
+    let bodies = server.chat_bodies();
+    let last: Vec<Value> = bodies[1]["messages"].as_array().unwrap().clone();
+    // The cut turn left no assistant message: the history is the first question, then the second.
+    assert_eq!(
+        last[1..].to_vec(),
+        vec![
+            json!({"role": "user", "content": "Read the source."}),
+            json!({"role": "user", "content": "Are you there?"}),
+        ]
+    );
+
+    // The recorded conversation replays, the Ctrl-C included.
+    let replayed = common::mend(&["replay", "--json", record.to_str().unwrap()]);
+    let stops: Vec<Value> = replayed
+        .events()
+        .into_iter()
+        .filter(|event| event["type"] == "stopped")
+        .map(|event| event["reason"].clone())
+        .collect();
+    let matched = replayed
+        .events()
+        .into_iter()
+        .find(|event| event["type"] == "verdict")
+        .map(|verdict| verdict["replay_matched"].clone());
+    assert_eq!(
+        (replayed.code, stops, matched),
+        (
+            1,
+            vec![json!("cancelled"), json!("assistant_finished")],
+            Some(json!(true))
+        ),
+        "{}",
+        replayed.stderr
+    );
+}
+
+#[test]
+fn a_recorded_conversation_replays_offline_and_a_changed_answer_diverges() {
+    let repair = fixture("repair");
+    let server = repair_then_answer(&repair);
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("chat.json");
+    let mut child = spawn_chat(&server.base, &repo_root().join("sample-repo"), &record);
+    let seen = collect_stdout(&mut child);
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"Fix the Windows paths.\nAnything else?\n")
+        .unwrap();
+    let (code, stdout, stderr) = finish(child, &seen);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+
+    let replayed = common::mend(&["replay", "--json", record.to_str().unwrap()]);
+    let verdict = replayed
+        .events()
+        .into_iter()
+        .find(|event| event["type"] == "verdict")
+        .map(|mut verdict| {
+            verdict.as_object_mut().unwrap().remove("metrics");
+            verdict
+        });
+    assert_eq!(
+        (replayed.code, verdict),
+        (
+            0,
+            Some(
+                json!({"type": "verdict", "tests_pass": true, "sandbox": "none", "replay_matched": true, "stop_reason": "assistant_finished", "exit_code": 0})
+            )
+        ),
+        "{}",
+        replayed.stderr
+    );
+
+    // A recorded tool result no longer matches what the tools do: the replay says where.
+    let mut tampered: Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    tampered["messages"][0]["tool_calls"][2]["result"]["replaced"] = json!(2);
+    std::fs::write(&record, tampered.to_string()).unwrap();
+    let diverged = common::mend(&["replay", "--json", record.to_str().unwrap()]);
+    let what: Vec<Value> = diverged
+        .events()
+        .into_iter()
+        .filter(|event| event["type"] == "divergence")
+        .map(|event| event["what"].clone())
+        .collect();
+    assert_eq!(
+        (diverged.code, what),
+        (
+            3,
+            vec![json!("message 1, turn 3, tool call 0 (`replace_text`)")]
+        )
+    );
+}

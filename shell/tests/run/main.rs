@@ -1,0 +1,24 @@
+//! The agent loop end to end, as a user runs it: `mend run`, `replay`, `resume` and `chat`
+//! against the loopback model server (each protocol, every way a server fails, the context
+//! window's edge, calls written as text), what a run records and where, its exit codes, Ctrl-C
+//! and the deadline, and `mend conformance` on captured streams.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod chat;
+mod conformance;
+mod context_window;
+mod exit_codes;
+mod interrupt;
+mod live;
+mod providers;
+mod record_names;
+mod records;
+mod replay;
+mod resume;
+mod resume_refused;
+mod support;
+mod text_calls;
+mod torn_record;

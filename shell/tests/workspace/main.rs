@@ -1,0 +1,17 @@
+//! The copy a run works on and the sandbox it runs in, on projects in the shape of real ones:
+//! what the sandbox hides, installed dependencies shared rather than copied, editable installs,
+//! files no copy should choke on, other toolchains, stale builds, `mend init` guessing a task
+//! file, and `mend apply` bringing a run's change back to the original.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod apply;
+mod editable;
+mod init;
+mod sandbox;
+mod share;
+mod stale_build;
+mod survivable;
+mod toolchains;
