@@ -79,7 +79,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     metrics.verify_ms += ending.tests_after.duration_ms;
     metrics.copy_ms = Some(millis(copy_time + tree.copy_time));
     metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
-    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render)?);
+    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render));
     if options.bless {
         let blessed = blessed(
             options.record.clone(),

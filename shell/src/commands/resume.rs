@@ -158,7 +158,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     let metrics = &mut transcript.metrics;
     metrics.copy_ms = Some(millis(copy_time + tree.copy_time));
     metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
-    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render)?);
+    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render));
     let live = Live {
         max_turns,
         transcript,

@@ -101,13 +101,10 @@ pub fn final_tree(
     let workspace = match loop_copy {
         LoopCopy::Over(mut workspace) => match workspace.reset(original, &task.exclude) {
             Ok(Some(_)) => workspace,
-            Ok(None) => Workspace::copy_of(original, &task.exclude)?,
-            Err(err) => {
-                return Err(MendError::harness(format!(
-                    "cannot put the copy {} back to the original for the final tests: {err}",
-                    workspace.root()
-                )))
-            }
+            // The clock did not move, or the original changed under the copy (a folder gone):
+            // a fresh copy is right whatever state the used one was left in, and that one is
+            // deleted.
+            Ok(None) | Err(_) => Workspace::copy_of(original, &task.exclude)?,
         },
         LoopCopy::GoesOn(_) => Workspace::copy_of(original, &task.exclude)?,
     };
@@ -338,6 +335,36 @@ enabled = ["read_file", "write_file", "run_tests"]
                 reused.written_by_tests
             ),
             (true, expected.0, expected.1, expected.2)
+        );
+        // A folder of the original gone while the loop ran: the copy cannot be put back, and a
+        // fresh copy takes its place.
+        fs::create_dir_all(original.join("docs")).unwrap();
+        fs::write(original.join("docs/notes.txt"), "notes\n").unwrap();
+        let copy = used_copy(&original, &task);
+        let loop_root = copy.root().to_owned();
+        fs::remove_dir_all(original.join("docs")).unwrap();
+        let fresh_instead = final_tree(
+            &original,
+            LoopCopy::Over(copy),
+            &task,
+            Carry::Written(&written),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                fresh_instead.workspace.root() != loop_root,
+                loop_root.exists(),
+                tree(fresh_instead.workspace.root())
+            ),
+            (
+                true,
+                false,
+                vec![
+                    ("pkg/core.py".to_owned(), "fixed\n".to_owned()),
+                    ("pkg/util.py".to_owned(), "util\n".to_owned()),
+                    ("tests/test_core.py".to_owned(), "test\n".to_owned()),
+                ]
+            )
         );
         // With the shell tool, every changed editable file is the model's change, still never
         // a test file, test configuration, or a file outside the editable set.

@@ -154,7 +154,7 @@ mod tests {
             "[model]\n\
              # Each is overridden by its flag on `mend run` and `mend chat`.\n\
              name = \"gemma4:e2b\"\n\
-             provider = \"ollama\"   # or \"openai\" / \"anthropic\" for compatible servers\n\
+             protocol = \"ollama\"   # or \"openai\" / \"anthropic\" for compatible servers\n\
              max_turns = 12\n\
              # The context window of every request, in tokens (--num-ctx; at least 1024). Left out, mend\n\
              # takes the model's own length up to 16384 with Ollama (what an 8 GB machine holds), the\n\
