@@ -21,7 +21,7 @@ use crate::atomic;
 use crate::error::MendError;
 use copy::Exclusion;
 pub use environment::{EnvEntry, PythonPath, ReadOnly};
-use file::{InstructionsSetting, ReportKind, TaskFile};
+use file::{InstructionsSetting, ReportKind, TaskFile, TestTable};
 use instructions::{Instructions, InstructionsSource};
 pub use paths::PathSet;
 pub use tool_name::ToolName;
@@ -162,7 +162,7 @@ impl Task {
             });
             MendError::usage(format!("{origin}{line}: {message} (see docs/task-file.md)"))
         };
-        let raw: TaskFile = toml::from_str(text).map_err(|err| {
+        let mut raw: TaskFile = toml::from_str(text).map_err(|err| {
             let message = err.message().trim_end();
             at(
                 err.span(),
@@ -178,42 +178,22 @@ impl Task {
         let exclude = exclusion(raw.copy.exclude, raw.copy.share, &at)?;
         let readable = set("paths.readable", raw.paths.readable)?.excluding(&exclude);
         let editable = set("paths.editable", raw.paths.editable)?.excluding(&exclude);
-        let files = set("test.files", raw.test.files)?.excluding(&exclude);
-        let config_editable =
-            set("test.config_editable", raw.test.config_editable)?.excluding(&exclude);
+        let files = set("test.files", std::mem::take(&mut raw.test.files))?.excluding(&exclude);
+        let config_editable = set(
+            "test.config_editable",
+            std::mem::take(&mut raw.test.config_editable),
+        )?
+        .excluding(&exclude);
 
-        let command_span = raw.test.command.span();
-        let argv = raw.test.command.into_inner();
-        if argv.first().is_none_or(|program| program.trim().is_empty()) {
-            return Err(at(
-                Some(command_span),
-                "test.command: must name a program and its arguments, e.g. [\"python\", \"-m\", \"pytest\", \"-q\"]",
-            ));
-        }
-        let env = each_checked(raw.test.env, environment::env_entry, &at)?;
-        let pythonpath = match raw.test.pythonpath {
-            Some(roots) => PythonPath::Roots(each_checked(roots, environment::import_root, &at)?),
-            None => PythonPath::Guessed,
-        };
+        let test = test_command(raw.test, files, &at)?;
         let read_only = each_checked(raw.sandbox.read_only, environment::read_only, &at)?;
-        let timeout = positive_seconds(&raw.test.timeout_seconds, "test.timeout_seconds")
-            .map_err(|message| at(Some(raw.test.timeout_seconds.span()), &message))?;
-        let report = report(raw.test.report, raw.test.junit_path, command_span, &at)?;
 
         let tools = tools(raw.tools.enabled, &at)?;
         let shell = shell_limits(&raw.shell, &at)?;
         let protocol = protocol::of_table(raw.model.protocol, raw.model.provider, &at)?;
         let max_turns = max_turns(raw.model.max_turns, &at)?;
         let num_ctx = num_ctx(raw.model.num_ctx, &at)?;
-        let instructions_source = match raw.task.instructions {
-            None => InstructionsSource::Default,
-            Some(setting) => match setting.get_ref() {
-                InstructionsSetting::On(true) => InstructionsSource::Default,
-                InstructionsSetting::On(false) => InstructionsSource::Off,
-                InstructionsSetting::File(name) => instructions::source_file(name)
-                    .map_err(|message| at(Some(setting.span()), &message))?,
-            },
-        };
+        let instructions_source = instructions_source(raw.task.instructions, &at)?;
         Ok(Task {
             origin: origin.to_owned(),
             sha256: atomic::sha256_hex(text.as_bytes()),
@@ -232,15 +212,7 @@ impl Task {
             readable,
             editable,
             config_editable,
-            test: TestCommand {
-                argv,
-                timeout,
-                files,
-                report,
-                plugins: raw.test.plugins,
-                env,
-                pythonpath,
-            },
+            test,
             tools,
             read_file_line_range: raw.tools.read_file_line_range,
             shell,
@@ -254,7 +226,51 @@ impl Task {
     }
 }
 
-/// Checks every item of a list field; the first bad one is named with its line.
+/// The `[test]` table: the command, its environment, limit and report.
+fn test_command(raw: TestTable, files: PathSet, at: At) -> Result<TestCommand, MendError> {
+    let command_span = raw.command.span();
+    let argv = raw.command.into_inner();
+    if argv.first().is_none_or(|program| program.trim().is_empty()) {
+        return Err(at(
+            Some(command_span),
+            "test.command: must name a program and its arguments, e.g. [\"python\", \"-m\", \"pytest\", \"-q\"]",
+        ));
+    }
+    let env = each_checked(raw.env, environment::env_entry, at)?;
+    let pythonpath = match raw.pythonpath {
+        Some(roots) => PythonPath::Roots(each_checked(roots, environment::import_root, at)?),
+        None => PythonPath::Guessed,
+    };
+    let timeout = positive_seconds(&raw.timeout_seconds, "test.timeout_seconds")
+        .map_err(|message| at(Some(raw.timeout_seconds.span()), &message))?;
+    let report = report(raw.report, raw.junit_path, command_span, at)?;
+    Ok(TestCommand {
+        argv,
+        timeout,
+        files,
+        report,
+        plugins: raw.plugins,
+        env,
+        pythonpath,
+    })
+}
+
+/// `task.instructions`: the project's instructions file, another one, or none.
+fn instructions_source(
+    setting: Option<Spanned<InstructionsSetting>>,
+    at: At,
+) -> Result<InstructionsSource, MendError> {
+    Ok(match setting {
+        None => InstructionsSource::Default,
+        Some(setting) => match setting.get_ref() {
+            InstructionsSetting::On(true) => InstructionsSource::Default,
+            InstructionsSetting::On(false) => InstructionsSource::Off,
+            InstructionsSetting::File(name) => instructions::source_file(name)
+                .map_err(|message| at(Some(setting.span()), &message))?,
+        },
+    })
+}
+
 /// Where a message about the task file points: a span of it, when there is one.
 type At<'a> = &'a dyn Fn(Option<Range<usize>>, &str) -> MendError;
 
@@ -406,6 +422,7 @@ fn max_turns(turns: Option<Spanned<u32>>, at: At) -> Result<Option<u32>, MendErr
     })
 }
 
+/// Checks every item of a list field; the first bad one is named with its line.
 fn each_checked<T>(
     items: Vec<Spanned<String>>,
     check: fn(&str) -> Result<T, String>,

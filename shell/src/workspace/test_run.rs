@@ -195,14 +195,18 @@ impl Witness {
         let accepting = thread::spawn(move || {
             let mut readers = Vec::new();
             for stream in listener.incoming() {
-                if stop.lock().map(|done| *done).unwrap_or(true) {
-                    break;
-                }
                 if let Ok(stream) = stream {
-                    readers.push(Connection {
-                        socket: stream.try_clone().ok(),
-                        reader: thread::spawn(move || read_lines(stream)),
-                    });
+                    readers.push(Connection::reading(stream));
+                }
+                if stop.lock().map(|done| *done).unwrap_or(true) {
+                    // pytest may have connected just before it ended, its connection still
+                    // queued behind the one that woke this thread: every queued one is kept.
+                    if listener.set_nonblocking(true).is_ok() {
+                        while let Ok((stream, _)) = listener.accept() {
+                            readers.push(Connection::reading(stream));
+                        }
+                    }
+                    break;
                 }
             }
             readers
@@ -220,8 +224,10 @@ impl Witness {
             *done = true;
         }
         // Wakes the accepting thread, which then sees it is done.
-        let _woken = UnixStream::connect(&self.socket);
+        let woken = UnixStream::connect(&self.socket);
         let connections = self.accepting.join().unwrap_or_default();
+        // The wake-up connection ends here, having said nothing.
+        drop(woken);
         let give_up = Instant::now() + WITNESS_DRAIN;
         connections
             .into_iter()
@@ -236,7 +242,19 @@ impl Witness {
                 }
                 connection.reader.join().unwrap_or_default()
             })
+            // A connection that said nothing tells nothing: the wake-up one. mend's plugin says
+            // `start` as it connects, before any code under test runs.
+            .filter(|lines| !lines.is_empty())
             .collect()
+    }
+}
+
+impl Connection {
+    fn reading(stream: UnixStream) -> Connection {
+        Connection {
+            socket: stream.try_clone().ok(),
+            reader: thread::spawn(move || read_lines(stream)),
+        }
     }
 }
 
