@@ -7,7 +7,7 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 
 use camino::Utf8Path;
 
-use super::reset::{Stamp, Stamps};
+use super::stamp::{Stamp, Stamps};
 use crate::task::copy::Exclusion;
 use crate::task::paths::{special_kind, Skipped};
 

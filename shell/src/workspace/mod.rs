@@ -10,6 +10,7 @@ mod reset;
 pub mod runner;
 pub mod sandbox;
 pub mod share;
+mod stamp;
 pub mod survey;
 pub mod test_run;
 pub mod toolchain;
@@ -24,7 +25,8 @@ use crate::error::MendError;
 use crate::task::copy::Exclusion;
 use crate::task::paths::Skipped;
 use copy::Copy;
-use reset::{settle, Reset, Stamps};
+use reset::Reset;
+use stamp::{settle, Stamps};
 
 /// A temporary copy of a repository, deleted on drop unless kept.
 pub struct Workspace {

@@ -1,70 +1,19 @@
 //! Putting a used copy back to what it was when it was made, so the final independent run can
 //! take place in the loop's own copy instead of a second full one.
 //!
-//! What changed is told by each entry's inode number and status-change time (`ctime`), stamped
-//! as the copy made it. Nothing a test can do sets a `ctime`: every write, truncation, `chmod`,
-//! `utime`, link or rename sets it to the clock's present, and the copy waits until the clock
-//! has moved past every stamp before anything else runs ([`settle`]). So a file rewritten with
-//! the same size and its old modification time put back is seen, where comparing sizes and
-//! times would miss it. An entry whose stamp differs is removed and copied again from the
-//! original; an entry without a stamp (anything the tests or tools made) is removed.
+//! What changed is told by the entries' stamps ([`super::stamp`]): an entry whose stamp differs
+//! is removed and copied again from the original; an entry without a stamp (anything the tests
+//! or tools made) is removed.
 
-use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::os::unix::fs::PermissionsExt;
 
 use camino::Utf8Path;
 
 use super::copy::{restore_folder, Copy};
+use super::stamp::{Stamp, Stamps};
 use crate::task::copy::Exclusion;
-
-/// An entry of the copy as it was made: which inode, last changed when.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    inode: u64,
-    changed: (i64, i64),
-}
-
-impl Stamp {
-    pub fn of(meta: &fs::Metadata) -> Stamp {
-        Stamp {
-            inode: meta.ino(),
-            changed: (meta.ctime(), meta.ctime_nsec()),
-        }
-    }
-}
-
-/// Every entry of a copy by its path from the copy's root.
-pub type Stamps = HashMap<String, Stamp>;
-
-/// How long [`settle`] waits for the clock to move on (it takes one tick, a few milliseconds).
-const SETTLE_LIMIT: Duration = Duration::from_secs(2);
-
-/// Waits until a change made now in `root` gets a later `ctime` than every stamp taken so far,
-/// which are all at most the `ctime` of `root` changed last. Without it, a test that wrote a
-/// file within the same clock tick as the copy could leave its stamp as it was. `false` when the
-/// clock did not move within [`SETTLE_LIMIT`]: the copy is then never reused.
-pub(super) fn settle(root: &Utf8Path) -> io::Result<bool> {
-    let touch = || -> io::Result<(i64, i64)> {
-        // A chmod to the same mode changes nothing but the ctime.
-        let meta = fs::symlink_metadata(root)?;
-        fs::set_permissions(root, meta.permissions())?;
-        let meta = fs::symlink_metadata(root)?;
-        Ok((meta.ctime(), meta.ctime_nsec()))
-    };
-    let last = touch()?;
-    let give_up = Instant::now() + SETTLE_LIMIT;
-    while Instant::now() < give_up {
-        if touch()? > last {
-            return Ok(true);
-        }
-        thread::sleep(Duration::from_millis(1));
-    }
-    Ok(false)
-}
 
 /// One reset in progress.
 pub(super) struct Reset<'a> {
@@ -89,7 +38,7 @@ impl Reset<'_> {
             let target = to.join(&name);
             let meta = fs::symlink_metadata(&target)?;
             match self.stamps.get(&path) {
-                Some(stamp) if meta.is_dir() && stamp.inode == meta.ino() => {
+                Some(stamp) if meta.is_dir() && stamp.same_entry(&meta) => {
                     if *stamp == Stamp::of(&meta) {
                         if self.folder(&from.join(&name), &target, &path)? {
                             self.put_back_folder(from, to, &name, &path)?;
