@@ -14,8 +14,6 @@ use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::json;
 
-use crate::wire::{ToolCall, ToolCallFunction};
-
 fn proptest_config() -> ProptestConfig {
     ProptestConfig {
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
@@ -67,21 +65,11 @@ fn assistant(turn: &Turn, index: usize) -> Arc<Message> {
     let Value::Object(arguments) = json!({"path": format!("f{index}.py"), "limit": index}) else {
         unreachable!("an object literal")
     };
-    Arc::new(Message {
-        role: Role::Assistant,
-        content: "t".repeat(turn.text),
-        thinking: turn.thinking.map(|bytes| "r".repeat(bytes)),
-        tool_calls: vec![ToolCall {
-            id: None,
-            function: ToolCallFunction {
-                index: None,
-                name: "read_file".to_owned(),
-                arguments,
-            },
-        }],
-        tool_name: None,
-        tool_call_id: None,
-    })
+    super::tests::assistant_reading(
+        "t".repeat(turn.text),
+        turn.thinking.map(|bytes| "r".repeat(bytes)),
+        arguments,
+    )
 }
 
 fn result(bytes: usize) -> Arc<Message> {

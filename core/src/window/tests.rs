@@ -7,10 +7,19 @@ fn assistant(text: &str) -> Arc<Message> {
     let Value::Object(arguments) = json!({"path": "a.py"}) else {
         unreachable!()
     };
+    assistant_reading(text.to_owned(), None, arguments)
+}
+
+/// An assistant message that calls `read_file` with `arguments`.
+pub(super) fn assistant_reading(
+    content: String,
+    thinking: Option<String>,
+    arguments: serde_json::Map<String, Value>,
+) -> Arc<Message> {
     Arc::new(Message {
         role: Role::Assistant,
-        content: text.to_owned(),
-        thinking: None,
+        content,
+        thinking,
         tool_calls: vec![ToolCall {
             id: None,
             function: ToolCallFunction {
