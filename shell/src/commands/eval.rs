@@ -12,6 +12,7 @@ use crate::eval::attempt_pages::{write_attempt_pages, ATTEMPTS_FOLDER};
 use crate::eval::attempts::{eval, EvalOptions};
 use crate::eval::check_run::{check_suite, CheckOptions};
 use crate::eval::cost::Costs;
+use crate::eval::import::{import, Fallback, ImportOptions};
 use crate::eval::page::{eval_page, EvalPage};
 use crate::eval::report::{merge_located, render, report};
 use crate::eval::results::Row;
@@ -30,6 +31,27 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
             suite: Suite::load(suite)?,
             python: python.clone(),
             sandbox: *sandbox,
+        });
+    }
+    if let Some(EvalCommand::Import {
+        file,
+        out,
+        repos,
+        test_command,
+        test_report,
+        image_template,
+    }) = &args.report
+    {
+        crate::interrupt::install();
+        return import(&ImportOptions {
+            file: file.clone(),
+            out: out.clone(),
+            repos: repos.clone(),
+            fallback: Fallback {
+                command: test_command.clone(),
+                report: test_report.clone(),
+            },
+            image_template: image_template.clone(),
         });
     }
     if let Some(EvalCommand::Report { dirs, json, html }) = &args.report {

@@ -8,6 +8,7 @@ pub mod check;
 pub mod check_file;
 pub mod check_run;
 pub mod cost;
+pub mod import;
 pub mod page;
 pub mod page_names;
 pub mod passk;
