@@ -14,6 +14,7 @@ pub mod eval;
 pub mod interrupt;
 pub mod mend_folder;
 pub mod page;
+pub mod patch;
 pub mod provider;
 pub mod record;
 pub mod replay;
