@@ -24,6 +24,5 @@ pub mod task;
 pub(crate) mod test_support;
 pub mod tools;
 pub mod truncate;
-pub mod unidiff;
 pub mod verdict;
 pub mod workspace;

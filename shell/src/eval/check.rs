@@ -40,8 +40,10 @@ pub enum Ran {
         has_ids: bool,
         described: String,
     },
-    /// The tests gave no verdict, or the gold patch did not apply: why.
+    /// The tests gave no verdict: why.
     NoVerdict(String),
+    /// The gold patch did not apply, so the tests did not run: why.
+    NotApplied(String),
 }
 
 impl Ran {
@@ -140,6 +142,15 @@ fn judge_empty(empty: &[Ran], problems: &mut Vec<String>, flaky: &mut Vec<String
 }
 
 fn judge_gold(gold: &[Ran], problems: &mut Vec<String>, flaky: &mut Vec<String>) {
+    if let Some(reason) = gold.iter().find_map(|ran| match ran {
+        Ran::NotApplied(reason) => Some(reason),
+        _ => None,
+    }) {
+        problems.push(format!(
+            "the gold patch does not apply, so its tests did not run: {reason}"
+        ));
+        return;
+    }
     if let Some(reason) = no_verdict(gold) {
         problems.push(format!(
             "with the gold patch the tests give no verdict: {reason}"
@@ -170,14 +181,14 @@ fn judge_gold(gold: &[Ran], problems: &mut Vec<String>, flaky: &mut Vec<String>)
 fn no_verdict(runs: &[Ran]) -> Option<&str> {
     runs.iter().find_map(|ran| match ran {
         Ran::NoVerdict(reason) => Some(reason.as_str()),
-        Ran::Tests { .. } => None,
+        Ran::Tests { .. } | Ran::NotApplied(_) => None,
     })
 }
 
 fn described(ran: &Ran) -> &str {
     match ran {
         Ran::Tests { described, .. } => described,
-        Ran::NoVerdict(reason) => reason,
+        Ran::NoVerdict(reason) | Ran::NotApplied(reason) => reason,
     }
 }
 
@@ -247,8 +258,8 @@ mod tests {
             ),
             (
                 vec![failing(&[BUG]); 3],
-                Some(vec![Ran::NoVerdict("the gold patch does not apply".to_owned())]),
-                "with the gold patch the tests give no verdict: the gold patch does not apply",
+                Some(vec![Ran::NotApplied("calc.py: the hunk at line 1 matches nowhere in the file".to_owned())]),
+                "the gold patch does not apply, so its tests did not run: calc.py: the hunk at line 1 matches nowhere in the file",
             ),
             (
                 vec![Ran::NoVerdict("pytest is not installed".to_owned())],

@@ -134,10 +134,8 @@ fn check_task(
 fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> {
     let workspace = Workspace::copy_of(&resolved.repo, &resolved.task.exclude)?;
     if let Some(patch) = patch {
-        if let Err(problem) = apply(workspace.root(), patch) {
-            return Ok(Ran::NoVerdict(format!(
-                "the gold patch does not apply: {problem}"
-            )));
+        if let Err(problem) = crate::patch::apply_to_tree(workspace.root(), patch) {
+            return Ok(Ran::NotApplied(problem));
         }
     }
     Ok(
@@ -148,44 +146,10 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
     )
 }
 
-/// Applies a unified diff (`--- a/FILE` / `+++ b/FILE` sections, as mend writes its patches)
-/// exactly to the files under `root`.
-fn apply(root: &Utf8Path, patch: &str) -> Result<(), String> {
-    let sections =
-        crate::record::patch::file_sections(patch).map_err(|error| error.message.clone())?;
-    if sections.is_empty() {
-        return Err("it has no `--- a/FILE` / `+++ b/FILE` section".to_owned());
-    }
-    for (file, section) in sections {
-        let relative = Utf8Path::new(&file);
-        if relative.is_absolute()
-            || relative
-                .components()
-                .any(|part| part.as_str() == ".." || part.as_str() == "/")
-        {
-            return Err(format!("`{file}` is not a path inside the repository"));
-        }
-        let path = root.join(relative);
-        let original = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(err) => return Err(format!("cannot read {file}: {err}")),
-        };
-        let patched = crate::record::patch::apply_unified(&original, section)
-            .map_err(|problem| format!("{file}: {problem}"))?;
-        if let Some(folder) = path.parent() {
-            std::fs::create_dir_all(folder).map_err(|err| format!("{file}: {err}"))?;
-        }
-        std::fs::write(&path, patched).map_err(|err| format!("cannot write {file}: {err}"))?;
-    }
-    Ok(())
-}
-
 /// The first file of the task's `test.files` the patch changes.
 fn touched_test_file(resolved: &Resolved, patch: &str) -> Option<String> {
-    crate::record::patch::file_sections(patch)
+    crate::patch::touched_paths(patch)
         .ok()?
         .into_iter()
-        .map(|(file, _)| file)
         .find(|file| resolved.task.test.files.contains(file))
 }

@@ -228,20 +228,13 @@ fn patch_files(patch: Option<&str>, field: &str) -> Result<Vec<String>, String> 
     let Some(patch) = patch else {
         return Ok(Vec::new());
     };
-    let files = crate::unidiff::parse(patch)
+    let paths = crate::patch::touched_paths(patch)
         .map_err(|why| format!("`{field}` is not a diff mend can apply: {why}"))?;
-    if files.is_empty() {
+    if paths.is_empty() {
         return Err(format!(
             "`{field}` holds no `diff --git` or `--- a/FILE` section"
         ));
     }
-    let mut paths: Vec<String> = files
-        .iter()
-        .flat_map(|file| file.paths())
-        .map(str::to_owned)
-        .collect();
-    paths.sort();
-    paths.dedup();
     Ok(paths)
 }
 
