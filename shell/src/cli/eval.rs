@@ -100,8 +100,13 @@ pub enum EvalCommand {
     /// the suite's mean, and the cost per passing attempt.
     Report {
         /// The --out folders of `mend eval` runs of one suite and model (shards, machines).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "compare")]
         dirs: Vec<Utf8PathBuf>,
+        /// Set two runs side by side per task (two models, or one model under two settings):
+        /// pass@1, pass@k, tokens, and B's mean pass@1 less A's with a 95 % interval over tasks
+        /// (normal approximation of the paired per-task differences).
+        #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"], conflicts_with_all = ["dirs", "html"])]
+        compare: Option<Vec<Utf8PathBuf>>,
         /// Print the report as one JSON object.
         #[arg(long, conflicts_with = "html")]
         json: bool,

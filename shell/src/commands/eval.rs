@@ -54,7 +54,16 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
             image_template: image_template.clone(),
         });
     }
-    if let Some(EvalCommand::Report { dirs, json, html }) = &args.report {
+    if let Some(EvalCommand::Report {
+        dirs,
+        json,
+        html,
+        compare,
+    }) = &args.report
+    {
+        if let Some(pair) = compare {
+            return compare_command(pair, *json);
+        }
         return report_command(dirs, *json, html.as_deref());
     }
     let (Some(suite), Some(out)) = (args.suite, args.out) else {
@@ -80,6 +89,28 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         unchecked: args.unchecked,
     };
     eval(&options)
+}
+
+/// `mend eval report --compare DIR_A DIR_B [--json]`: each side read as one run.
+fn compare_command(pair: &[Utf8PathBuf], json: bool) -> Result<u8, MendError> {
+    let [a, b] = pair else {
+        return Err(MendError::usage("--compare takes two folders: DIR_A DIR_B"));
+    };
+    let side = |dir: &Utf8PathBuf| -> Result<Vec<Row>, MendError> {
+        Ok(merge_located(std::slice::from_ref(dir))?
+            .into_iter()
+            .map(|(_, row)| row)
+            .collect())
+    };
+    let comparison = crate::eval::compare::compare(&side(a)?, &side(b)?, a.as_str(), b.as_str());
+    if json {
+        let text = serde_json::to_string(&comparison)
+            .map_err(|err| MendError::harness(format!("cannot print the comparison: {err}")))?;
+        println!("{text}");
+    } else {
+        print!("{}", crate::eval::compare::render(&comparison));
+    }
+    Ok(exit::PASS)
 }
 
 /// `mend eval report DIR... [--json | --html OUT]`.

@@ -7,6 +7,7 @@ pub mod attempts;
 pub mod check;
 pub mod check_file;
 pub mod check_run;
+pub mod compare;
 pub mod cost;
 pub mod import;
 pub mod page;

@@ -5,6 +5,7 @@
 mod check;
 #[path = "../common/mod.rs"]
 mod common;
+mod compare;
 mod import;
 mod page;
 mod page_layout;
