@@ -225,6 +225,12 @@ impl Task {
             &at,
         )?;
         let history = held_out::history(raw.copy.history.take(), raw.copy.base.take(), &at)?;
+        if given.is_some() && raw.test.report == ReportKind::ExitCode {
+            return Err(at(
+                Some(raw.test.command.span()),
+                "test.fail_to_pass: the given tests are graded by their ids, which test.report = \"exit_code\" does not give: use \"pytest\" or \"junit\"",
+            ));
+        }
         let readable = set("paths.readable", raw.paths.readable)?.excluding(&exclude);
         let editable = set("paths.editable", raw.paths.editable)?.excluding(&exclude);
         let files = set("test.files", std::mem::take(&mut raw.test.files))?.excluding(&exclude);
