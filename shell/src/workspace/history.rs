@@ -217,3 +217,6 @@ fn run_git(command: &mut Command, what: &str) -> Result<(), String> {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests;
