@@ -119,7 +119,7 @@ struct Conversation<'s> {
 
 impl<'s> Conversation<'s> {
     fn start(setup: &'s ChatSetup<'s>, render: &mut dyn Render) -> Result<Self, MendError> {
-        let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
+        let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
         render.run_event(&RunEvent::RunStart {
             command: "chat".to_owned(),
             model: setup.config.model.clone(),

@@ -17,7 +17,6 @@ use crate::replay::divergence::{end_divergence, LeftBehind};
 use crate::session::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::session::render::{renderer, Render, RunEvent};
 use crate::task::PathSet;
-use crate::verdict::contract::Contract;
 use crate::verdict::decide::Verdict;
 use crate::verdict::ending::Ending;
 use crate::workspace::changes::{file_digests, set_sha256};
@@ -62,7 +61,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     });
     let test_files_before = set_sha256(setup.repo, &setup.task.test.files)?;
     let source_before = set_sha256(setup.repo, &setup.task.editable)?;
-    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
+    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
     let mut replayed = replay_conversation(record, setup, workspace.root(), render, options.bless)?;
     let written = written_by_tools(
@@ -103,7 +102,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     Ok(judge(
         render,
         divergence,
-        (verdict, ending.contract.clone()),
+        (verdict, &ending),
         &setup.runner.sandbox,
         stop_reason,
         replayed.metrics,
@@ -123,7 +122,7 @@ fn left_behind(ending: &Ending) -> LeftBehind<'_> {
 pub fn judge(
     render: &mut dyn Render,
     divergence: Option<RunEvent>,
-    (verdict, contract): (Verdict, Option<Contract>),
+    (verdict, ending): (Verdict, &Ending),
     sandbox: &Sandbox,
     stop_reason: String,
     metrics: RunMetrics,
@@ -141,7 +140,9 @@ pub fn judge(
         tests_pass,
         reasons: verdict.reasons,
         warnings: verdict.warnings,
-        contract,
+        contract: ending.contract.clone(),
+        given: ending.given.clone(),
+        held_out: ending.held_out.clone(),
         sandbox: sandbox.name().to_owned(),
         replay_matched: Some(divergence.is_none()),
         stop_reason,

@@ -124,7 +124,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     let client = connect_and_announce(options, render)?;
     let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
     file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
-    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
+    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
     let (stopped, tests_before, replayed_writes) =
         replay_exactly(options, workspace.root(), render)?;
@@ -280,6 +280,8 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
         reasons: verdict.reasons,
         warnings: verdict.warnings,
         contract: ending.contract.clone(),
+        given: ending.given.clone(),
+        held_out: ending.held_out.clone(),
         sandbox: setup.runner.sandbox.name().to_owned(),
         replay_matched: Some(true),
         stop_reason: transcript.stop.reason.to_string(),

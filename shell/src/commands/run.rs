@@ -129,6 +129,8 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         reasons: verdict.reasons,
         warnings: verdict.warnings,
         contract: attempt.checks.after.contract.clone(),
+        given: attempt.checks.after.given.clone(),
+        held_out: attempt.checks.after.held_out.clone(),
         sandbox: options.setup.runner.sandbox.name().to_owned(),
         replay_matched: None,
         stop_reason: attempt.transcript.stop.reason.to_string(),

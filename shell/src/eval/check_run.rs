@@ -132,7 +132,11 @@ fn check_task(
 
 /// The task's tests once, on a fresh copy with `patch` applied.
 fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> {
-    let workspace = Workspace::copy_of(&resolved.repo, &resolved.task.exclude)?;
+    let workspace = Workspace::copy_of(
+        &resolved.repo,
+        &resolved.task.exclude,
+        &resolved.task.history,
+    )?;
     if let Some(patch) = patch {
         if let Err(problem) = crate::patch::apply_to_tree(workspace.root(), patch) {
             return Ok(Ran::NotApplied(problem));

@@ -204,6 +204,8 @@ mod tests {
                 contract: None,
                 written_by_tests: Vec::new(),
                 protected_written_by_tests: Vec::new(),
+                given: None,
+                held_out: Vec::new(),
             }),
             file_sha256_before: BTreeMap::new(),
             metrics: None,

@@ -18,9 +18,11 @@ use crate::task::{Task, ToolName};
 use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
 use crate::verdict::ending::Ending;
+use crate::verdict::given::Graded;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
+use crate::workspace::held_out::put_back;
 use crate::workspace::runner::TestRunner;
 use crate::workspace::Workspace;
 
@@ -46,7 +48,7 @@ pub fn run_attempt(
     let task = setup.task;
     let test_file_sha256_before = set_sha256(setup.repo, &task.test.files)?;
     let source_sha256_before = set_sha256(setup.repo, &task.editable)?;
-    let workspace = Workspace::copy_of(setup.repo, &task.exclude)?;
+    let workspace = Workspace::copy_of(setup.repo, &task.exclude, &task.history)?;
     let copy_time = workspace.copy_time();
 
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
@@ -141,8 +143,17 @@ pub fn check_at_end(
     let test_file_sha256_after = set_sha256(root, &task.test.files)?;
     let source_sha256_after = set_sha256(root, &task.editable)?;
     let diff = unified_diff(setup.repo, root, &task.editable)?;
-    let mut tests_after = final_check(setup.runner, &task.test, root)?;
-    let planted = tree.protected_written(setup.repo, task)?;
+    let held_out = put_back(setup.repo, root, task)?;
+    let mut tests_after = match &held_out.refused {
+        // No run: the change and the held-out tests cannot stand together.
+        Some(problem) => TestRun {
+            not_trusted: Some(problem.clone()),
+            ..TestRun::default()
+        },
+        None => final_check(setup.runner, &task.test, root)?,
+    };
+    let mut planted = tree.protected_written(setup.repo, task, &held_out.files)?;
+    planted.extend(held_out.changed_since(root));
     if !planted.is_empty() && tests_after.not_trusted.is_none() {
         tests_after.not_trusted = Some(format!(
             "the test run wrote files the verdict rests on while it ran: {}",
@@ -152,8 +163,13 @@ pub fn check_at_end(
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),
     });
+    // Given tests replace the contract of the run before the change.
+    let given = task
+        .given
+        .as_ref()
+        .map(|given| Graded::grade(given, &tests_after.cases));
     let contract = tests_before
-        .filter(|before| !before.cases.is_empty())
+        .filter(|before| !before.cases.is_empty() && given.is_none())
         .map(|before| Contract::between(&before.cases, &tests_after.cases));
     let ending = Ending {
         tests_after,
@@ -169,6 +185,8 @@ pub fn check_at_end(
             })
             .collect(),
         written_by_tests: tree.written_by_tests.clone(),
+        given,
+        held_out: held_out.files,
     };
     Ok((ending, tree))
 }

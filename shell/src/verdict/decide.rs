@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::verdict::contract::{Contract, Transition};
+use crate::verdict::given::Graded;
 use crate::verdict::reach::reaches_into_tests;
 use crate::verdict::verify::TestRun;
 
@@ -23,6 +24,9 @@ pub struct Evidence<'a> {
     pub test_file_sha256_before: &'a str,
     /// Protected files the code under test wrote while the loop's tests ran, with what each is.
     pub protected_written_by_tests: &'a [String],
+    /// The given tests' grade (`test.fail_to_pass`, `test.pass_to_pass`): with it, the
+    /// resolved rule replaces "the final tests pass" and the derived contract.
+    pub given: Option<&'a Graded>,
 }
 
 /// What the digest of no file at all is (see `workspace::changes::set_sha256`): SHA-256 of the
@@ -71,7 +75,14 @@ pub fn decide(evidence: &Evidence) -> Verdict {
 fn judge(evidence: &Evidence) -> Verdict {
     let after = evidence.tests_after;
     let mut reasons = Vec::new();
-    if !after.passed() {
+    if let Some(graded) = evidence.given {
+        // Other tests may fail, as SWE-bench allows; a report mend does not trust, or a run
+        // stopped before its end, grades nothing.
+        if after.not_trusted.is_some() || after.exit_code.is_none() {
+            reasons.push(format!("the independent final tests: {}", after.describe()));
+        }
+        reasons.extend(graded.reasons());
+    } else if !after.passed() {
         reasons.push(format!("the independent final tests: {}", after.describe()));
     }
     if evidence.test_files_changed {
@@ -80,6 +91,7 @@ fn judge(evidence: &Evidence) -> Verdict {
         );
     }
     match evidence.contract {
+        Some(_) if evidence.given.is_some() => {}
         Some(contract) => reasons.extend(broken_contract(contract)),
         None if after.by_exit_code && after.passed() => {
             let weaker = "judged by the exit code alone (test.report = \"exit_code\"): the weaker rule, with no test ids to hold the change to";
@@ -172,6 +184,7 @@ mod tests {
             diff: "",
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
+            given: None,
         });
         assert_eq!(
             verdict,
@@ -197,6 +210,7 @@ mod tests {
             diff: "",
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
+            given: None,
         });
         assert_eq!(
             (verdict.passed, verdict.reasons.len()),
@@ -216,6 +230,7 @@ mod tests {
             diff: "",
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
+            given: None,
         });
         assert_eq!(
             verdict,

@@ -5,6 +5,7 @@ pub mod checks;
 pub mod contract;
 pub mod decide;
 pub mod ending;
+pub mod given;
 pub mod junit;
 pub mod progress;
 pub mod reach;
