@@ -18,6 +18,7 @@ use crate::task::{Task, ToolName};
 use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
 use crate::verdict::ending::Ending;
+use crate::verdict::shrunk::fewer_tests_than_before;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
@@ -149,12 +150,16 @@ pub fn check_at_end(
             planted.join(", ")
         ));
     }
-    render.run_event(&RunEvent::TestsAfter {
-        run: tests_after.clone(),
-    });
     let contract = tests_before
         .filter(|before| !before.cases.is_empty())
         .map(|before| Contract::between(&before.cases, &tests_after.cases));
+    // Without ids, the counts: a suite that shrank is no pass.
+    if let (None, Some(before), None) = (&contract, tests_before, &tests_after.not_trusted) {
+        tests_after.not_trusted = fewer_tests_than_before(before, &tests_after);
+    }
+    render.run_event(&RunEvent::TestsAfter {
+        run: tests_after.clone(),
+    });
     let ending = Ending {
         tests_after,
         test_file_sha256_after,

@@ -8,6 +8,7 @@ pub mod ending;
 pub mod junit;
 pub mod progress;
 pub mod reach;
+pub mod shrunk;
 pub mod readers;
 pub mod summary;
 pub mod verify;
