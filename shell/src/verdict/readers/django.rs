@@ -94,39 +94,7 @@ mod tests {
     /// What `./runtests.py --verbosity 2 --parallel 1 utils_tests.test_text` prints with an
     /// older Python: the header, the tests, printed output between a test and its `ok`, the
     /// failures list.
-    const DJANGO_OLD: &str = "\
-Testing against Django installed in '/testbed/django' with up to 8 processes
-Importing application utils_tests
-Skipping setup of unused database(s): default, other.
-System check identified no issues (0 silenced).
-test_compress_sequence (utils_tests.test_text.TestUtilsText) ... ok
-test_format_lazy (utils_tests.test_text.TestUtilsText) ... FAIL
-test_get_text_list (utils_tests.test_text.TestUtilsText) ... ERROR
-test_normalize_newlines (utils_tests.test_text.TestUtilsText) ... skipped 'needs the C library'
-test_slugify (utils_tests.test_text.TestUtilsText) ... expected failure
-test_truncate_chars (utils_tests.test_text.TestUtilsText) ... Internal Server Error: /slow/
-ok
-test_wrap (utils_tests.test_text.TestUtilsText) ... ok
-
-======================================================================
-ERROR: test_get_text_list (utils_tests.test_text.TestUtilsText)
-----------------------------------------------------------------------
-Traceback (most recent call last):
-  File \"/testbed/tests/utils_tests/test_text.py\", line 40, in test_get_text_list
-    self.assertEqual(text.get_text_list(['a', 'b']), 'a or b')
-TypeError: unsupported operand
-
-======================================================================
-FAIL: test_format_lazy (utils_tests.test_text.TestUtilsText)
-----------------------------------------------------------------------
-Traceback (most recent call last):
-AssertionError: 'a' != 'b'
-
-----------------------------------------------------------------------
-Ran 7 tests in 0.012s
-
-FAILED (failures=1, errors=1, skipped=1, expected failures=1)
-";
+    const DJANGO_OLD: &str = include_str!("../../../../fixtures/readers/django-old.log");
 
     #[test]
     fn reads_each_test_and_the_failures_list() {
@@ -147,20 +115,7 @@ FAILED (failures=1, errors=1, skipped=1, expected failures=1)
 
     /// Python 3.11 and later: the dotted id names the method, and a docstring takes the line
     /// that ends in the outcome.
-    const DJANGO_NEW: &str = "\
-test_both (admin_views.tests.AdminViewBasicTest.test_both) ... ok
-test_change_list (admin_views.tests.AdminViewBasicTest.test_change_list)
-The change list shows every row. ... ok
-test_delete_view (admin_views.tests.AdminViewBasicTest.test_delete_view)
-Deleting asks first. ... FAIL
-test_history (admin_views.tests.AdminViewBasicTest.test_history) ... skipped 'no history backend'
-
-======================================================================
-FAIL: test_delete_view (admin_views.tests.AdminViewBasicTest.test_delete_view)
-Deleting asks first.
-----------------------------------------------------------------------
-AssertionError: 302 != 200
-";
+    const DJANGO_NEW: &str = include_str!("../../../../fixtures/readers/django-new.log");
 
     #[test]
     fn reads_the_dotted_ids_and_docstring_lines() {

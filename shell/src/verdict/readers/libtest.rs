@@ -71,49 +71,7 @@ mod tests {
 
     /// `cargo test` (Rust 1.8x) on a crate with unit tests, an integration test file that fails
     /// and doc-tests.
-    const CARGO_TEST: &str = "\
-   Compiling slugs v0.3.0 (/work/slugs)
-    Finished `test` profile [unoptimized + debuginfo] target(s) in 1.20s
-     Running unittests src/lib.rs (target/debug/deps/slugs-2f1d5a0c9e8b7a61)
-
-running 4 tests
-test tests::dashes ... ok
-test tests::empty - should panic ... ok
-test tests::network ... ignored, needs the network
-test tests::trims ... FAILED
-
-failures:
-
----- tests::trims stdout ----
-thread 'tests::trims' panicked at src/lib.rs:40:9:
-assertion `left == right` failed
-  left: \"a-\"
- right: \"a\"
-
-failures:
-    tests::trims
-
-test result: FAILED. 2 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s
-
-     Running tests/cli.rs (target/debug/deps/cli-9a8b7c6d5e4f3a2b)
-
-running 2 tests
-test tests::trims ... ok
-test prints_usage ... hello from the test
-ok
-
-test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s
-
-   Doc-tests slugs
-
-running 2 tests
-test src/lib.rs - slugify (line 7) ... ok
-test src/lib.rs - Slug::new (line 21) ... ignored
-
-test result: ok. 1 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.30s
-
-error: test failed, to rerun pass `--lib`
-";
+    const CARGO_TEST: &str = include_str!("../../../../fixtures/readers/cargo-test.log");
 
     #[test]
     fn reads_every_binary_and_the_doc_tests() {

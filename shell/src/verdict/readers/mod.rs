@@ -14,6 +14,8 @@ mod django;
 mod libtest;
 mod pytest_ra;
 mod sympy;
+#[cfg(test)]
+mod swebench_tests;
 
 use std::collections::BTreeMap;
 

@@ -75,35 +75,7 @@ mod tests {
 
     /// The end of what pytest 7.4 prints with `-rA` (passes with captured output, a failure,
     /// an error in setup, skips, an xfail and an xpass).
-    const PYTEST_RA: &str = "\
-tests/test_io.py ..F.sxXE                                                [100%]
-
-==================================== ERRORS ====================================
-_______________________ ERROR at setup of test_needs_db ________________________
-    @pytest.fixture
-    def db():
->       raise RuntimeError(\"no database\")
-E       RuntimeError: no database
-=================================== FAILURES ===================================
-___________________________ test_read[a b - c] _________________________________
-    def test_read(name):
->       assert name == \"x\"
-E       AssertionError: assert 'a b - c' == 'x'
-==================================== PASSES ====================================
-_________________________________ test_write ___________________________________
------------------------------ Captured stdout call -----------------------------
-PASSED looks like a result but is what the test printed
-=========================== short test summary info ============================
-PASSED tests/test_io.py::test_write
-PASSED tests/test_io.py::test_read[plain]
-PASSED tests/test_io.py::TestParse::test_sub
-SKIPPED [1] tests/test_io.py:24: posix only
-XFAIL tests/test_io.py::test_later - not yet
-XPASS tests/test_io.py::test_lucky - should fail
-ERROR tests/test_io.py::test_needs_db - RuntimeError: no database
-FAILED tests/test_io.py::test_read[a b - c] - AssertionError: assert 'a b - c' == 'x'
-===== 1 failed, 3 passed, 1 skipped, 1 xfailed, 1 xpassed, 1 error in 0.12s =====
-";
+    const PYTEST_RA: &str = include_str!("../../../../fixtures/readers/pytest-ra.log");
 
     #[test]
     fn reads_the_short_summary_with_whole_ids() {

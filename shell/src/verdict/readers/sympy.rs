@@ -190,45 +190,7 @@ mod tests {
 
     /// `bin/test -C --verbose sympy/core/tests/test_expr.py sympy/core/tests/test_numbers.py`
     /// off a terminal (80 columns), with a failure, an exception, a skip and an expected failure.
-    const SYMPY_VERBOSE: &str = "\
-============================= test process starts ==============================
-executable:         /usr/bin/python3  (3.9.20-final-0) [CPython]
-architecture:       64-bit
-cache:              no
-ground types:       python 
-numpy:              None
-random seed:        41298107
-hash randomization: on (PYTHONHASHSEED=2817741046)
-
-sympy/core/tests/test_expr.py[4] 
-test_basic ok
-test_issue_1234 F
-test_as_leading_term numpy not installed s
-test_round ok                                                               [FAIL]
-
-sympy/core/tests/test_numbers.py[3] 
-test_mod f
-test_powers E
-test_Float ok                                                               [FAIL]
-
-
-________________________________________________________________________________
-____________ sympy/core/tests/test_numbers.py:test_powers _____________________
-Traceback (most recent call last):
-  File \"/testbed/sympy/core/tests/test_numbers.py\", line 40, in test_powers
-    raise ValueError
-ValueError
-________________________________________________________________________________
-______________ sympy/core/tests/test_expr.py::test_issue_1234 __________________
-Traceback (most recent call last):
-  File \"/testbed/sympy/core/tests/test_expr.py\", line 12, in test_issue_1234
-    assert x + 1 == 2
-AssertionError
-
-= tests finished: 3 passed, 1 failed, 1 skipped, 1 expected to fail, 1 exceptions, 
-in 0.41 seconds =
-DO *NOT* COMMIT!
-";
+    const SYMPY_VERBOSE: &str = include_str!("../../../../fixtures/readers/sympy-verbose.log");
 
     #[test]
     fn reads_the_verbose_lines_the_headers_and_the_totals() {
