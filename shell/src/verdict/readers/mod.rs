@@ -70,7 +70,9 @@ impl OutputReader {
             OutputReader::Django => "django's runtests.py with --verbosity 2",
             OutputReader::Sympy => "sympy's bin/test with --verbose",
             OutputReader::PytestRa => "pytest with -rA",
-            OutputReader::Libtest => "cargo test (libtest's `test NAME ... ok` lines)",
+            OutputReader::Libtest => {
+                "cargo test without --quiet (libtest's `test NAME ... ok` lines)"
+            }
         }
     }
 
