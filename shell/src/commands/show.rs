@@ -150,7 +150,7 @@ fn verdict_lines(shown: &Shown) -> String {
     let verdict = match (judged.passed, ending.test_files_changed()) {
         (true, _) => "PASS (the final tests pass, with the tests the run started with",
         (false, true) => "FAIL (the run changed the test files",
-        (false, false) => "FAIL (the final tests fail",
+        (false, false) => "FAIL (for the reasons below",
     };
     // Authored records say nothing of the sandbox; a live one names what the verdict rests on.
     let sandbox = shown
