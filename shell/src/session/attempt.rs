@@ -19,6 +19,7 @@ use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
 use crate::verdict::ending::Ending;
 use crate::verdict::given::Graded;
+use crate::verdict::shrunk::fewer_tests_than_before;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
@@ -160,9 +161,6 @@ pub fn check_at_end(
             planted.join(", ")
         ));
     }
-    render.run_event(&RunEvent::TestsAfter {
-        run: tests_after.clone(),
-    });
     // Given tests replace the contract of the run before the change.
     let given = task
         .given
@@ -171,6 +169,15 @@ pub fn check_at_end(
     let contract = tests_before
         .filter(|before| !before.cases.is_empty() && given.is_none())
         .map(|before| Contract::between(&before.cases, &tests_after.cases));
+    // Without ids, the counts: a suite that shrank is no pass.
+    if let (None, None, Some(before), None) =
+        (&given, &contract, tests_before, &tests_after.not_trusted)
+    {
+        tests_after.not_trusted = fewer_tests_than_before(before, &tests_after);
+    }
+    render.run_event(&RunEvent::TestsAfter {
+        run: tests_after.clone(),
+    });
     let ending = Ending {
         tests_after,
         test_file_sha256_after,

@@ -478,7 +478,7 @@ fn verdict_line(tests_pass: bool, sandbox: &str, replay_matched: Option<bool>) -
     let tests = if tests_pass {
         "PASS (the final tests pass"
     } else {
-        "FAIL (the final tests fail"
+        "FAIL (for the reasons below"
     };
     let replay = match replay_matched {
         Some(true) => "; the replay matched its record",

@@ -92,6 +92,11 @@ pub enum ReportKind {
     Pytest,
     Junit,
     ExitCode,
+    Django,
+    Sympy,
+    #[serde(rename = "pytest-ra")]
+    PytestRa,
+    Libtest,
 }
 
 #[derive(Debug, Deserialize)]

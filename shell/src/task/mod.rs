@@ -20,6 +20,7 @@ use toml::Spanned;
 
 use crate::atomic;
 use crate::error::MendError;
+use crate::verdict::readers::OutputReader;
 use copy::Exclusion;
 pub use environment::{EnvEntry, PythonPath, ReadOnly};
 use file::{InstructionsSetting, ReportKind, TaskFile, TestTable};
@@ -104,6 +105,9 @@ pub enum TestReport {
     Junit { path: String },
     /// The exit code alone: 0 passes. For any other test runner.
     ExitCode,
+    /// The exit code, and each test's outcome read from what the runner printed (django's
+    /// runner, sympy's, pytest's `-rA` summary, libtest).
+    Output(OutputReader),
 }
 
 /// The task's own test command: the `run_tests` tool and the independent check both run it.
@@ -432,6 +436,10 @@ fn report(
         }
         (ReportKind::Pytest, None) => TestReport::Pytest,
         (ReportKind::ExitCode, None) => TestReport::ExitCode,
+        (ReportKind::Django, None) => TestReport::Output(OutputReader::Django),
+        (ReportKind::Sympy, None) => TestReport::Output(OutputReader::Sympy),
+        (ReportKind::PytestRa, None) => TestReport::Output(OutputReader::PytestRa),
+        (ReportKind::Libtest, None) => TestReport::Output(OutputReader::Libtest),
     })
 }
 

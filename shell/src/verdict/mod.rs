@@ -9,6 +9,8 @@ pub mod given;
 pub mod junit;
 pub mod progress;
 pub mod reach;
+pub mod shrunk;
+pub mod readers;
 pub mod summary;
 pub mod verify;
 pub mod witness;

@@ -18,6 +18,7 @@ use crate::truncate::keep_tail;
 use crate::verdict::contract::CaseOutcome;
 use crate::verdict::junit::Report;
 use crate::verdict::progress::shorten_trailing_progress;
+use crate::verdict::readers::{tests_counted, OutputReader};
 use crate::verdict::summary::{without_colours, Summary};
 use crate::verdict::witness::{Doubt, Heard};
 use crate::workspace::process::Finished;
@@ -51,6 +52,10 @@ pub struct TestRun {
     /// test ids to hold the change to.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_exit_code: bool,
+    /// How many tests the output's totals say ran, for a task judged by the exit code (see
+    /// [`tests_counted`]); absent where it prints none mend knows, and in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_counted: Option<u32>,
     /// The end of the output (colours removed) of a run that did not pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
@@ -204,8 +209,10 @@ fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestR
         (TestReport::ExitCode, _) => {
             let mut run = read(&finished, test, None, None);
             run.by_exit_code = true;
+            run.tests_counted = tests_counted(&finished.output);
             Ok(run)
         }
+        (TestReport::Output(reader), _) => judge_output(&finished, test, *reader),
         (TestReport::Junit { path }, report) => {
             let fix = "check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"";
             let reason = match report {
@@ -223,6 +230,38 @@ fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestR
             Err(not_run(&finished, test, reason, fix))
         }
         (TestReport::Pytest, report) => judge_pytest(&finished, test, runner, report, &ran.witness),
+    }
+}
+
+/// A run read from what the runner printed: each test's outcome by id, the counts from those.
+fn judge_output(
+    finished: &Finished,
+    test: &TestCommand,
+    reader: OutputReader,
+) -> Result<TestRun, NotRun> {
+    match reader.read(&finished.output) {
+        Ok(report) => {
+            let run = read(finished, test, Some(report), None);
+            // The kept end of a long output lacks the first tests' lines; -rA's summary is at
+            // the end, whole.
+            if finished.head_dropped && reader != OutputReader::PytestRa {
+                let reason = format!(
+                    "the output was longer than mend keeps, so its first test lines are lost and the {} reader cannot tell which tests ran; run fewer tests per task, or use a runner that writes a JUnit report",
+                    reader.name()
+                );
+                return Ok(untrusted(run, finished, reason));
+            }
+            Ok(run)
+        }
+        Err(reason) => Err(not_run(
+            finished,
+            test,
+            reason,
+            &format!(
+                "check that test.command runs {}, or set test.report = \"exit_code\"",
+                reader.asks()
+            ),
+        )),
     }
 }
 

@@ -26,6 +26,7 @@ pub fn render(
     };
     let report_comment = match guess.report {
         "pytest" => "# counts and failing tests from pytest's own report",
+        "libtest" => "# each test's outcome from cargo test's `test NAME ... ok` lines",
         _ => "# exit code 0 passes; anything else fails",
     };
     // Only pytest has plugins to load; for other runners the field would mean nothing.

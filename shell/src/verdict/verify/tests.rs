@@ -225,6 +225,7 @@ fn a_cargo_suite_that_cannot_fetch_its_dependencies_is_no_verdict_naming_cargo_f
         status: Some(std::os::unix::process::ExitStatusExt::from_raw(101 << 8)),
         cut: None,
         output: "    Updating crates.io index\nerror: failed to get `itoa` as a dependency of package `demo v0.1.0`\n\nCaused by:\n  download of config.json failed".to_owned(),
+        head_dropped: false,
         elapsed: Duration::from_millis(5),
     };
     let argv = ["cargo".to_owned(), "test".to_owned()];
