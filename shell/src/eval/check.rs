@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::verdict::given::Graded;
 use crate::verdict::verify::TestRun;
 
 /// How many times each side is run: the tests without a change, and with the gold patch.
@@ -53,6 +54,24 @@ impl Ran {
             failing: run.failing.clone(),
             has_ids: run.summary.is_some(),
             described: run.describe(),
+        }
+    }
+
+    /// A run graded by its given lists: it passes when it resolves; the failing tests are the
+    /// listed ones that did not succeed.
+    pub fn graded(graded: &Graded) -> Ran {
+        let failing = graded
+            .fail_to_pass
+            .failure
+            .iter()
+            .chain(&graded.pass_to_pass.failure)
+            .map(|missed| missed.id.clone())
+            .collect();
+        Ran::Tests {
+            passed: graded.resolved(),
+            failing,
+            has_ids: true,
+            described: graded.lines().join("; "),
         }
     }
 

@@ -8,7 +8,9 @@ use super::check_file::{gold_patch, gold_patch_path, CheckFile, Digests, TaskChe
 use super::suite::Suite;
 use crate::cli::args::{Recorded, RepoArgs, Resolved};
 use crate::error::{exit, MendError};
+use crate::verdict::given::Graded;
 use crate::verdict::verify::independent_check;
+use crate::workspace::held_out::put_back;
 use crate::workspace::sandbox::SandboxChoice;
 use crate::workspace::Workspace;
 
@@ -130,24 +132,32 @@ fn check_task(
     }))
 }
 
-/// The task's tests once, on a fresh copy with `patch` applied.
+/// The task's tests once as its final run makes them: a fresh copy with `patch` applied, then
+/// the held-out tests put back (the test patch applied after the change); a task that gives its
+/// tests is graded by SWE-bench's resolved rule, as its attempts are.
 fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> {
-    let workspace = Workspace::copy_of(
-        &resolved.repo,
-        &resolved.task.exclude,
-        &resolved.task.history,
-    )?;
+    let task = &resolved.task;
+    let workspace = Workspace::copy_of(&resolved.repo, &task.exclude.for_final_run(), &task.history)?;
     if let Some(patch) = patch {
         if let Err(problem) = crate::patch::apply_to_tree(workspace.root(), patch) {
             return Ok(Ran::NotApplied(problem));
         }
     }
-    Ok(
-        match independent_check(&resolved.runner, &resolved.task.test, workspace.root()) {
-            Ok(run) => Ran::of(&run),
-            Err(error) => Ran::NoVerdict(error.message),
-        },
-    )
+    let held_out = put_back(&resolved.repo, workspace.root(), task)?;
+    if let Some(refused) = held_out.refused {
+        return Ok(match patch {
+            Some(_) => Ran::NotApplied(refused),
+            None => Ran::NoVerdict(refused),
+        });
+    }
+    let run = match independent_check(&resolved.runner, &task.test, workspace.root()) {
+        Ok(run) => run,
+        Err(error) => return Ok(Ran::NoVerdict(error.message)),
+    };
+    Ok(match &task.given {
+        Some(given) => Ran::graded(&Graded::grade(given, &run.cases)),
+        None => Ran::of(&run),
+    })
 }
 
 /// The first file of the task's `test.files` the patch changes.
