@@ -154,9 +154,9 @@ pub fn blocking_transcript(base: &str) -> (Transcript, String) {
     let sample = camino::Utf8PathBuf::from_path_buf(repo_root().join("sample-repo")).unwrap();
     let task = mend::task::Task::locate(&sample, None).unwrap();
     let workspace = mend::workspace::Workspace::copy_of(&sample, &task.exclude).unwrap();
-    let runner = mend::workspace::runner::TestRunner::new(
+    let runner = mend::exec::runner::TestRunner::new(
         "python3".into(),
-        mend::workspace::sandbox::Sandbox::Unsandboxed,
+        mend::exec::sandbox::Sandbox::Unsandboxed,
     );
     let client = mend::provider::client::Client::new(
         mend::provider::host::BaseUrl::parse(base),

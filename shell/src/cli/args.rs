@@ -8,11 +8,11 @@ use mend_core::{Config, ContextConfig, Millis, Protocol};
 
 use super::locate::repository;
 use crate::error::MendError;
+use crate::exec::runner::TestRunner;
+use crate::exec::sandbox::{Sandbox, SandboxChoice};
 use crate::record::settings::LEGACY_REPO;
 use crate::session::attempt::Setup;
 use crate::task::{Task, ToolName};
-use crate::workspace::runner::TestRunner;
-use crate::workspace::sandbox::{Sandbox, SandboxChoice};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -300,8 +300,7 @@ impl RepoArgs {
         let repo = self.repo(recorded.repo)?;
         let task = Task::locate(&repo, self.task_file.as_deref())?;
         let python =
-            crate::workspace::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?
-                .path;
+            crate::exec::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?.path;
         let sandbox_choice = self
             .sandbox
             .or(recorded.sandbox)

@@ -10,6 +10,7 @@ use crate::cli::args::{Recorded, ReplayArgs};
 use crate::cli::replay_record;
 use crate::clock::millis;
 use crate::error::{exit, MendError};
+use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
 use crate::record::{Record, RECORD_FORMAT};
 use crate::replay::conversation::{replay_conversation, Replayed};
@@ -22,7 +23,6 @@ use crate::verdict::decide::Verdict;
 use crate::verdict::ending::Ending;
 use crate::workspace::changes::{file_digests, set_sha256};
 use crate::workspace::final_tree::LoopCopy;
-use crate::workspace::sandbox::Sandbox;
 use crate::workspace::Workspace;
 
 pub struct ReplayOptions<'a> {

@@ -8,6 +8,7 @@ use mend_core::{Config, Stop, StopReason};
 use crate::cli::args::{deadline, Recorded, RunArgs};
 use crate::commands::outcome::{report_outcome, write_record, Outcome};
 use crate::error::{exit, MendError};
+use crate::exec::sandbox::SandboxChoice;
 use crate::mend_folder::record_target;
 use crate::provider::client::{LiveSource, Secret};
 use crate::provider::connect::{api_key, connect, server_base, Connection};
@@ -19,7 +20,6 @@ use crate::session::render::{renderer, Render, RunEvent};
 use crate::session::run_record::record_of;
 use crate::task::Task;
 use crate::workspace::changes::file_digests;
-use crate::workspace::sandbox::SandboxChoice;
 
 pub struct RunOptions<'a> {
     /// The session to run: model, protocol, prompts, tools, budgets.

@@ -11,6 +11,7 @@ use mend_core::{Config, Millis, StopReason};
 
 use crate::cli::args::{chosen_protocol, Recorded, RepoArgs, Resolved};
 use crate::error::{exit, MendError};
+use crate::exec::sandbox::SandboxChoice;
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::record::ServerFacts;
@@ -19,7 +20,6 @@ use crate::session::driver::Observer;
 use crate::session::render::{Render, RunEvent};
 use crate::session::run_record::record_of;
 use crate::workspace::changes::file_digests;
-use crate::workspace::sandbox::SandboxChoice;
 
 use super::check_file::{gate, gold_patch, CheckFile, Digests};
 use super::progress::Progress;

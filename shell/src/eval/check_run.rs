@@ -8,8 +8,8 @@ use super::check_file::{gold_patch, gold_patch_path, CheckFile, Digests, TaskChe
 use super::suite::Suite;
 use crate::cli::args::{Recorded, RepoArgs, Resolved};
 use crate::error::{exit, MendError};
+use crate::exec::sandbox::SandboxChoice;
 use crate::verdict::verify::independent_check;
-use crate::workspace::sandbox::SandboxChoice;
 use crate::workspace::Workspace;
 
 pub struct CheckOptions {

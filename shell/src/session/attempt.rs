@@ -9,6 +9,7 @@ use mend_core::{Config, ToolStatus};
 use crate::access::protection;
 use crate::clock::millis;
 use crate::error::MendError;
+use crate::exec::runner::TestRunner;
 use crate::provider::source::ModelSource;
 use crate::record::RecordedCall;
 use crate::session::driver::{drive, start, Bench};
@@ -21,7 +22,6 @@ use crate::verdict::ending::Ending;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
-use crate::workspace::runner::TestRunner;
 use crate::workspace::Workspace;
 
 pub struct Setup<'a> {

@@ -6,6 +6,7 @@ use mend_core::{Event, ToolStatus};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
 use crate::record::usage::{Trim, TurnUsage};
 use crate::session::driver::Observer;
@@ -13,7 +14,6 @@ use crate::task::ToolName;
 use crate::verdict::contract::Contract;
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
-use crate::workspace::sandbox::Sandbox;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.
 #[derive(Debug, Clone, Serialize)]
