@@ -7,11 +7,11 @@ use clap::{Args, ValueEnum};
 use mend_core::{Config, ContextConfig, Millis, Protocol};
 
 use super::locate::repository;
+use crate::attempt::Setup;
 use crate::error::MendError;
 use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::{Sandbox, SandboxChoice};
 use crate::record::settings::LEGACY_REPO;
-use crate::session::attempt::Setup;
 use crate::task::{Task, ToolName};
 
 #[derive(Debug, Args)]

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use camino::Utf8Path;
 
+use crate::attempt::render::{renderer, Render, RunEvent};
+use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::cli::args::{Recorded, ReplayArgs};
 use crate::cli::replay_record;
 use crate::clock::millis;
@@ -15,8 +17,6 @@ use crate::record::metrics::RunMetrics;
 use crate::record::{Record, RECORD_FORMAT};
 use crate::replay::conversation::{replay_conversation, Replayed};
 use crate::replay::divergence::{end_divergence, LeftBehind};
-use crate::session::attempt::{check_at_end, finish_with, written_by_tools, Setup};
-use crate::session::render::{renderer, Render, RunEvent};
 use crate::task::PathSet;
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::Verdict;

@@ -5,6 +5,9 @@ use std::time::Duration;
 
 use mend_core::{Config, Stop, StopReason};
 
+use crate::attempt::render::{renderer, Render, RunEvent};
+use crate::attempt::run_record::record_of;
+use crate::attempt::{run_attempt, Setup};
 use crate::cli::args::{deadline, Recorded, RunArgs};
 use crate::commands::outcome::{report_outcome, write_record, Outcome};
 use crate::error::{exit, MendError};
@@ -15,9 +18,6 @@ use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::host::BaseUrl;
 use crate::record::target::RecordTarget;
 use crate::record::{Origin, ServerFacts};
-use crate::session::attempt::{run_attempt, Setup};
-use crate::session::render::{renderer, Render, RunEvent};
-use crate::session::run_record::record_of;
 use crate::task::Task;
 use crate::workspace::changes::file_digests;
 

@@ -3,9 +3,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::attempt::render::{renderer, RunEvent};
 use crate::cli::args::{CommonArgs, Recorded, Resolved};
 use crate::error::{exit, MendError};
-use crate::session::render::{renderer, RunEvent};
 use crate::verdict::verify::independent_check;
 use crate::workspace::Workspace;
 

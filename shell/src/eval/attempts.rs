@@ -9,16 +9,16 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::{Config, Millis, StopReason};
 
+use crate::attempt::driver::Observer;
+use crate::attempt::render::{Render, RunEvent};
+use crate::attempt::run_attempt;
+use crate::attempt::run_record::record_of;
 use crate::cli::args::{chosen_protocol, Recorded, RepoArgs, Resolved};
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::record::ServerFacts;
-use crate::session::attempt::run_attempt;
-use crate::session::driver::Observer;
-use crate::session::render::{Render, RunEvent};
-use crate::session::run_record::record_of;
 use crate::workspace::changes::file_digests;
 
 use super::check_file::{gate, gold_patch, CheckFile, Digests};

@@ -6,10 +6,10 @@ use mend_core::{Event, ToolStatus};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::attempt::driver::Observer;
 use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
 use crate::record::usage::{Trim, TurnUsage};
-use crate::session::driver::Observer;
 use crate::task::ToolName;
 use crate::verdict::contract::Contract;
 use crate::verdict::summary::Summary;
