@@ -5,7 +5,8 @@ use std::time::Instant;
 
 use camino::Utf8PathBuf;
 use mend::attempt::driver::Observer;
-use mend::attempt::render::{Render, RunEvent};
+use mend::attempt::render::Render;
+use mend::attempt::run_event::RunEvent;
 use mend::attempt::Setup;
 use mend::commands::replay::{replay, ReplayOptions};
 use mend::exec::runner::TestRunner;

@@ -2,13 +2,15 @@
 //! `mend run` and `mend replay`, which differ only in where the model's turns come from.
 //!
 //! The loop that feeds the core its inputs and performs its actions is [`driver`]; what it
-//! records, [`recorder`]; what a person or a program sees of it, [`render`]. (The core's
-//! `mend_core::Session` is the state machine one attempt drives; this folder is the shell's side.)
+//! records, [`recorder`]; the shell's own events around the core's, [`run_event`]; what a person
+//! or a program sees of both, [`render`]. (The core's `mend_core::Session` is the state machine
+//! one attempt drives; this folder is the shell's side.)
 
 pub mod driver;
 mod handoff;
 pub mod recorder;
 pub mod render;
+pub mod run_event;
 pub mod run_record;
 
 use std::collections::BTreeSet;
@@ -19,7 +21,8 @@ use mend_core::{Config, ToolStatus};
 use crate::access::protection;
 use crate::attempt::driver::{drive, start, Bench};
 use crate::attempt::recorder::Transcript;
-use crate::attempt::render::{Render, RunEvent};
+use crate::attempt::render::Render;
+use crate::attempt::run_event::RunEvent;
 use crate::clock::millis;
 use crate::error::MendError;
 use crate::exec::runner::TestRunner;

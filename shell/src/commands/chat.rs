@@ -14,7 +14,8 @@ use camino::Utf8Path;
 use mend_core::{Config, Session, StopReason};
 
 use crate::attempt::driver::{drive, start, Bench, Started};
-use crate::attempt::render::{renderer, Render, RunEvent};
+use crate::attempt::render::{renderer, Render};
+use crate::attempt::run_event::RunEvent;
 use crate::attempt::{check_at_end, written_by_tools, Setup};
 use crate::cli::args::{ChatArgs, Recorded};
 use crate::cli::CHAT_HELP;

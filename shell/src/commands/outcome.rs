@@ -4,7 +4,8 @@
 use camino::Utf8PathBuf;
 use mend_core::Stop;
 
-use crate::attempt::render::{Render, RunEvent};
+use crate::attempt::render::Render;
+use crate::attempt::run_event::RunEvent;
 use crate::error::{exit, MendError};
 use crate::record::stop::explain_stop;
 use crate::record::target::{RecordFile, RecordTarget};

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use camino::Utf8Path;
 
-use crate::attempt::render::{renderer, Render, RunEvent};
+use crate::attempt::render::{renderer, Render};
+use crate::attempt::run_event::RunEvent;
 use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::cli::args::{Recorded, ReplayArgs};
 use crate::cli::replay_record;

@@ -10,7 +10,8 @@ use mend_core::{Millis, Session, StopReason};
 
 use crate::attempt::driver::{drive, Bench};
 use crate::attempt::recorder::Transcript;
-use crate::attempt::render::{renderer, Render, RunEvent};
+use crate::attempt::render::{renderer, Render};
+use crate::attempt::run_event::RunEvent;
 use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::cli::args::{deadline, Recorded, ResumeArgs};
 use crate::clock::millis;

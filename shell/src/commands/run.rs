@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use mend_core::{Config, Stop, StopReason};
 
-use crate::attempt::render::{renderer, Render, RunEvent};
+use crate::attempt::render::{renderer, Render};
+use crate::attempt::run_event::RunEvent;
 use crate::attempt::run_record::record_of;
 use crate::attempt::{run_attempt, Setup};
 use crate::cli::args::{deadline, Recorded, RunArgs};

@@ -3,7 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::attempt::render::{renderer, RunEvent};
+use crate::attempt::render::renderer;
+use crate::attempt::run_event::RunEvent;
 use crate::cli::args::{CommonArgs, Recorded, Resolved};
 use crate::error::{exit, MendError};
 use crate::verdict::verify::independent_check;

@@ -10,8 +10,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::{Config, Millis, StopReason};
 
 use crate::attempt::driver::Observer;
-use crate::attempt::render::{Render, RunEvent};
+use crate::attempt::render::Render;
 use crate::attempt::run_attempt;
+use crate::attempt::run_event::RunEvent;
 use crate::attempt::run_record::record_of;
 use crate::cli::args::{chosen_protocol, Recorded, RepoArgs, Resolved};
 use crate::error::{exit, MendError};

@@ -9,7 +9,8 @@ use serde_json::json;
 
 use crate::attempt::driver::{drive, start, Bench, Started};
 use crate::attempt::recorder::Transcript;
-use crate::attempt::render::{Render, RunEvent};
+use crate::attempt::render::Render;
+use crate::attempt::run_event::RunEvent;
 use crate::attempt::Setup;
 use crate::error::MendError;
 use crate::record::metrics::RunMetrics;

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::attempt::render::RunEvent;
+use crate::attempt::run_event::RunEvent;
 use crate::record::{RecordedCall, RecordedTurn};
 use crate::task::{Task, ToolName};
 use crate::verdict::summary::Summary;

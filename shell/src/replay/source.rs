@@ -3,7 +3,7 @@
 use mend_core::{CallId, ChatRequest, Protocol, Stop, StopReason, TransportError};
 use serde_json::json;
 
-use crate::attempt::render::RunEvent;
+use crate::attempt::run_event::RunEvent;
 use crate::interrupt::Cut;
 use crate::provider::source::{ModelSource, StreamItem};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
