@@ -19,6 +19,7 @@ pub mod page;
 pub mod provider;
 pub mod record;
 pub mod replay;
+pub mod setup;
 pub mod task;
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -9,7 +9,7 @@ use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::run_record::record_of;
 use crate::attempt::{run_attempt, Setup};
-use crate::cli::args::{deadline, Recorded, RunArgs};
+use crate::cli::args::RunArgs;
 use crate::commands::outcome::{report_outcome, write_record, Outcome};
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
@@ -19,6 +19,8 @@ use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::host::BaseUrl;
 use crate::record::target::RecordTarget;
 use crate::record::{Origin, ServerFacts};
+use crate::setup::config::deadline;
+use crate::setup::Recorded;
 use crate::task::Task;
 use crate::workspace::changes::file_digests;
 
