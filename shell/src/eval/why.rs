@@ -8,7 +8,7 @@ use mend_core::{StopReason, ToolStatus};
 use serde::{Deserialize, Serialize};
 
 use super::results::Row;
-use crate::session::attempt::Attempt;
+use crate::attempt::Attempt;
 
 /// What one attempt's line keeps of why (absent in results written before it was kept).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
