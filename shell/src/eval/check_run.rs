@@ -136,7 +136,8 @@ fn check_task(
 /// tests is graded by SWE-bench's resolved rule, as its attempts are.
 fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> {
     let task = &resolved.task;
-    let workspace = Workspace::copy_of(&resolved.repo, &task.exclude.for_final_run(), &task.history)?;
+    let workspace =
+        Workspace::copy_of(&resolved.repo, &task.exclude.for_final_run(), &task.history)?;
     if let Some(patch) = patch {
         if let Err(problem) = crate::patch::apply_to_tree(workspace.root(), patch) {
             return Ok(Ran::NotApplied(problem));

@@ -13,9 +13,9 @@ mod counts;
 mod django;
 mod libtest;
 mod pytest_ra;
-mod sympy;
 #[cfg(test)]
 mod swebench_tests;
+mod sympy;
 
 use std::collections::BTreeMap;
 
