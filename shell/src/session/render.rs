@@ -11,7 +11,7 @@ use crate::record::usage::{Trim, TurnUsage};
 use crate::session::driver::Observer;
 use crate::task::ToolName;
 use crate::verdict::contract::Contract;
-use crate::verdict::given::Graded;
+use crate::verdict::given::{Graded, HeldAndGiven};
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
 use crate::workspace::sandbox::Sandbox;
@@ -109,12 +109,11 @@ pub enum RunEvent {
         /// `added`), when the runs gave test ids.
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         contract: Option<Contract>,
-        /// The given tests' four groups (`test.fail_to_pass`, `test.pass_to_pass`).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        given: Option<Graded>,
-        /// The files held out of the attempt and put back for the final run.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        held_out: Vec<String>,
+        /// The given tests' four groups (`given`: `test.fail_to_pass`, `test.pass_to_pass`)
+        /// and the files held out of the attempt (`held_out`), each when there are any (boxed:
+        /// the rare case).
+        #[serde(flatten)]
+        benchmark: Box<HeldAndGiven>,
         /// The sandbox the final tests ran in (`bwrap`, `network-namespace`, `none`): a PASS
         /// outside bwrap came from tests that could write outside the copy.
         sandbox: String,
@@ -401,16 +400,18 @@ impl Render for Human {
                 sandbox,
                 replay_matched,
                 metrics,
-                given,
-                held_out,
+                benchmark,
                 ..
             } => {
                 self.line(&verdict_line(*tests_pass, sandbox, *replay_matched));
-                for line in given.iter().flat_map(Graded::lines) {
+                for line in benchmark.given.iter().flat_map(Graded::lines) {
                     self.line(&format!("  {line}"));
                 }
-                if !held_out.is_empty() {
-                    self.line(&format!("  held out of the attempt: {}", held_out.join(", ")));
+                if !benchmark.held_out.is_empty() {
+                    self.line(&format!(
+                        "  held out of the attempt: {}",
+                        benchmark.held_out.join(", ")
+                    ));
                 }
                 for reason in reasons {
                     self.line(&format!("  - {reason}"));

@@ -13,6 +13,16 @@ use crate::task::GivenTests;
 use crate::verdict::contract::CaseOutcome;
 use crate::verdict::decide::NAMED_IDS;
 
+/// What the verdict of a benchmark-style task adds: the given tests' four groups and the files
+/// held out of the attempt and put back for the final run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldAndGiven {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<Graded>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_out: Vec<String>,
+}
+
 /// A listed test that did not succeed, with what it came to (`None`: it did not run).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Missed {
