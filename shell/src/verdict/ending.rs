@@ -40,6 +40,10 @@ pub struct Ending {
     /// and those `test.patch` writes), sorted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub held_out: Vec<String>,
+    /// What the `.git` of the copy the final tests ran in held (`copy.history`): "only what
+    /// BASE (COMMIT) reaches", or none. Absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<String>,
 }
 
 impl Ending {

@@ -22,6 +22,20 @@ pub struct CleanHistory {
     _dir: TempDir,
     /// The `.git` folder itself.
     pub git: Utf8PathBuf,
+    /// The base's commit (`None`: the repository has no commit yet).
+    pub commit: Option<String>,
+    /// The revision the task names as its base.
+    pub base: String,
+}
+
+impl CleanHistory {
+    /// What the copy's `.git` holds, for the record.
+    pub fn describe(&self) -> String {
+        match &self.commit {
+            Some(commit) => format!("only what {} ({commit}) reaches", self.base),
+            None => "a repository without commits".to_owned(),
+        }
+    }
 }
 
 /// Variables that would point a git command at another repository than the one named.
@@ -61,8 +75,8 @@ pub fn clean_history(original: &Utf8Path, base: &str) -> Result<Option<CleanHist
     layout
         .write(&git, commit.as_deref())
         .map_err(|err| format!("cannot write the copy's .git in {git}: {err}"))?;
-    if let Some(commit) = commit {
-        pack_reachable(original, &git, &commit)?;
+    if let Some(commit) = &commit {
+        pack_reachable(original, &git, commit)?;
         let shallow = git_out(original, &["rev-parse", "--git-path", "shallow"])
             .map(|path| original.join(path))
             .ok()
@@ -74,11 +88,16 @@ pub fn clean_history(original: &Utf8Path, base: &str) -> Result<Option<CleanHist
         run_git(
             Command::new("git")
                 .arg(format!("--git-dir={git}"))
-                .args(["read-tree", &commit]),
+                .args(["read-tree", commit]),
             "read the base's tree into the copy's index",
         )?;
     }
-    Ok(Some(CleanHistory { _dir: dir, git }))
+    Ok(Some(CleanHistory {
+        _dir: dir,
+        git,
+        commit,
+        base: base.to_owned(),
+    }))
 }
 
 /// The commit `base` names, checked to be the one the original's files are at (`HEAD`);
