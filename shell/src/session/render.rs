@@ -11,7 +11,7 @@ use crate::record::usage::{Trim, TurnUsage};
 use crate::session::driver::Observer;
 use crate::task::ToolName;
 use crate::verdict::contract::Contract;
-use crate::verdict::given::{Graded, HeldAndGiven};
+use crate::verdict::given::HeldAndGiven;
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
 use crate::workspace::sandbox::Sandbox;
@@ -404,14 +404,8 @@ impl Render for Human {
                 ..
             } => {
                 self.line(&verdict_line(*tests_pass, sandbox, *replay_matched));
-                for line in benchmark.given.iter().flat_map(Graded::lines) {
+                for line in benchmark.lines() {
                     self.line(&format!("  {line}"));
-                }
-                if !benchmark.held_out.is_empty() {
-                    self.line(&format!(
-                        "  held out of the attempt: {}",
-                        benchmark.held_out.join(", ")
-                    ));
                 }
                 for reason in reasons {
                     self.line(&format!("  - {reason}"));

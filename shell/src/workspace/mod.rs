@@ -60,7 +60,7 @@ impl Workspace {
     ) -> Result<Workspace, MendError> {
         let started = Instant::now();
         let clean = match history {
-            History::Base(base) => clean_history(original, base)
+            History::Base(base) => clean_history(original, base, exclude)
                 .map_err(MendError::usage)?
                 .map(Box::new),
             History::None => None,
