@@ -217,6 +217,7 @@ pub fn check_at_end(
         written_by_tests: tree.written_by_tests.clone(),
         given,
         held_out: held_out.files,
+        history: Some(tree.workspace.history()),
     };
     Ok((ending, tree))
 }

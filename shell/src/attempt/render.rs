@@ -10,7 +10,6 @@ use crate::attempt::driver::Observer;
 use crate::attempt::run_event::RunEvent;
 use crate::record::usage::{Trim, TurnUsage};
 use crate::task::ToolName;
-use crate::verdict::given::Graded;
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
 
@@ -272,16 +271,12 @@ impl Render for Human {
                 sandbox,
                 replay_matched,
                 metrics,
-                given,
-                held_out,
+                benchmark,
                 ..
             } => {
                 self.line(&verdict_line(*tests_pass, sandbox, *replay_matched));
-                for line in given.iter().flat_map(Graded::lines) {
+                for line in benchmark.lines() {
                     self.line(&format!("  {line}"));
-                }
-                if !held_out.is_empty() {
-                    self.line(&format!("  held out of the attempt: {}", held_out.join(", ")));
                 }
                 for reason in reasons {
                     self.line(&format!("  - {reason}"));

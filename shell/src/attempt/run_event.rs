@@ -8,7 +8,7 @@ use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
 use crate::record::usage::TurnUsage;
 use crate::verdict::contract::Contract;
-use crate::verdict::given::Graded;
+use crate::verdict::given::HeldAndGiven;
 use crate::verdict::verify::TestRun;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.
@@ -104,12 +104,11 @@ pub enum RunEvent {
         /// `added`), when the runs gave test ids.
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         contract: Option<Contract>,
-        /// The given tests' four groups (`test.fail_to_pass`, `test.pass_to_pass`).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        given: Option<Graded>,
-        /// The files held out of the attempt and put back for the final run.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        held_out: Vec<String>,
+        /// The given tests' four groups (`given`: `test.fail_to_pass`, `test.pass_to_pass`)
+        /// and the files held out of the attempt (`held_out`), each when there are any (boxed:
+        /// the rare case).
+        #[serde(flatten)]
+        benchmark: Box<HeldAndGiven>,
         /// The sandbox the final tests ran in (`bwrap`, `network-namespace`, `none`): a PASS
         /// outside bwrap came from tests that could write outside the copy.
         sandbox: String,

@@ -206,6 +206,7 @@ mod tests {
                 protected_written_by_tests: Vec::new(),
                 given: None,
                 held_out: Vec::new(),
+                history: None,
             }),
             file_sha256_before: BTreeMap::new(),
             metrics: None,

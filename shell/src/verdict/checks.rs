@@ -69,6 +69,7 @@ mod tests {
                 protected_written_by_tests: Vec::new(),
                 given: None,
                 held_out: Vec::new(),
+                history: None,
             },
         };
         assert_eq!(

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::{decide, Evidence, Verdict};
-use crate::verdict::given::Graded;
+use crate::verdict::given::{Graded, HeldAndGiven};
 use crate::verdict::verify::TestRun;
 
 /// The independent check after the conversation, and what it had changed.
@@ -40,6 +40,10 @@ pub struct Ending {
     /// and those `test.patch` writes), sorted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub held_out: Vec<String>,
+    /// What the `.git` of the copy the final tests ran in held (`copy.history`): "only what
+    /// BASE (COMMIT) reaches", or none. Absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<String>,
 }
 
 impl Ending {
@@ -55,6 +59,14 @@ impl Ending {
             protected_written_by_tests: &self.protected_written_by_tests,
             given: self.given.as_ref(),
         })
+    }
+
+    /// The given tests' grade and the held-out files, as the verdict event shows them.
+    pub fn held_and_given(&self) -> HeldAndGiven {
+        HeldAndGiven {
+            given: self.given.clone(),
+            held_out: self.held_out.clone(),
+        }
     }
 
     /// Whether the test files the final run used differ from those of before the loop (then its

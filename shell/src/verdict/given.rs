@@ -13,6 +13,30 @@ use crate::task::GivenTests;
 use crate::verdict::contract::CaseOutcome;
 use crate::verdict::decide::NAMED_IDS;
 
+/// What the verdict of a benchmark-style task adds: the given tests' four groups and the files
+/// held out of the attempt and put back for the final run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldAndGiven {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<Graded>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_out: Vec<String>,
+}
+
+impl HeldAndGiven {
+    /// The verdict's lines about them, as text output shows them under the verdict.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self.given.iter().flat_map(Graded::lines).collect();
+        if !self.held_out.is_empty() {
+            lines.push(format!(
+                "held out of the attempt, put back for the final run: {}",
+                self.held_out.join(", ")
+            ));
+        }
+        lines
+    }
+}
+
 /// A listed test that did not succeed, with what it came to (`None`: it did not run).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Missed {
@@ -127,7 +151,7 @@ impl Graded {
 mod tests {
     use std::collections::BTreeMap;
 
-    use super::{Graded, Group, Missed};
+    use super::{Graded, Group, HeldAndGiven, Missed};
     use crate::task::GivenTests;
     use crate::verdict::contract::CaseOutcome::{self, Error, Failed, Passed, Skipped, Xfailed};
 
@@ -207,13 +231,18 @@ mod tests {
         };
         let cases = BTreeMap::from([("a".to_owned(), Passed), ("other".to_owned(), Failed)]);
         let graded = Graded::grade(&given, &cases);
+        let shown = HeldAndGiven {
+            given: Some(graded.clone()),
+            held_out: ids(&["tests/test_new.py", "tests/test_x.py"]),
+        };
         assert_eq!(
-            (graded.resolved(), graded.lines()),
+            (graded.resolved(), shown.lines()),
             (
                 true,
-                [
+                vec![
                     "FAIL_TO_PASS: 1 success, 0 failure".to_owned(),
-                    "PASS_TO_PASS: 0 success, 0 failure".to_owned()
+                    "PASS_TO_PASS: 0 success, 0 failure".to_owned(),
+                    "held out of the attempt, put back for the final run: tests/test_new.py, tests/test_x.py".to_owned(),
                 ]
             )
         );

@@ -17,11 +17,27 @@ use std::process::{Command, Stdio};
 use camino::{Utf8Path, Utf8PathBuf};
 use tempfile::TempDir;
 
+use crate::task::copy::Exclusion;
+
 /// A clean `.git` made for one copy; deleted with it.
 pub struct CleanHistory {
     _dir: TempDir,
     /// The `.git` folder itself.
     pub git: Utf8PathBuf,
+    /// The base's commit (`None`: the repository has no commit yet).
+    pub commit: Option<String>,
+    /// The revision the task names as its base.
+    pub base: String,
+}
+
+impl CleanHistory {
+    /// What the copy's `.git` holds, for the record.
+    pub fn describe(&self) -> String {
+        match &self.commit {
+            Some(commit) => format!("only what {} ({commit}) reaches", self.base),
+            None => "a repository without commits".to_owned(),
+        }
+    }
 }
 
 /// Variables that would point a git command at another repository than the one named.
@@ -36,7 +52,11 @@ const GIT_LOCATION_VARIABLES: [&str; 6] = [
 
 /// The clean `.git` of `original` at `base`, or `None` when `original` has no `.git` (a
 /// folder that is no repository: nothing to copy). An error is a sentence naming the fix.
-pub fn clean_history(original: &Utf8Path, base: &str) -> Result<Option<CleanHistory>, String> {
+pub fn clean_history(
+    original: &Utf8Path,
+    base: &str,
+    exclude: &Exclusion,
+) -> Result<Option<CleanHistory>, String> {
     if fs::symlink_metadata(original.join(".git")).is_err() {
         return if base == "HEAD" {
             Ok(None)
@@ -53,6 +73,9 @@ pub fn clean_history(original: &Utf8Path, base: &str) -> Result<Option<CleanHist
     let git = Utf8PathBuf::from_path_buf(dir.path().join(".git"))
         .map_err(|path| format!("the temporary folder {} is not UTF-8", path.display()))?;
     let commit = base_commit(original, base)?;
+    if let Some(commit) = &commit {
+        refuse_tracked_held_out(original, commit, exclude)?;
+    }
     let layout = Layout {
         object_format: git_out(original, &["rev-parse", "--show-object-format"])
             .unwrap_or_else(|_| "sha1".to_owned()),
@@ -61,8 +84,8 @@ pub fn clean_history(original: &Utf8Path, base: &str) -> Result<Option<CleanHist
     layout
         .write(&git, commit.as_deref())
         .map_err(|err| format!("cannot write the copy's .git in {git}: {err}"))?;
-    if let Some(commit) = commit {
-        pack_reachable(original, &git, &commit)?;
+    if let Some(commit) = &commit {
+        pack_reachable(original, &git, commit)?;
         let shallow = git_out(original, &["rev-parse", "--git-path", "shallow"])
             .map(|path| original.join(path))
             .ok()
@@ -74,11 +97,16 @@ pub fn clean_history(original: &Utf8Path, base: &str) -> Result<Option<CleanHist
         run_git(
             Command::new("git")
                 .arg(format!("--git-dir={git}"))
-                .args(["read-tree", &commit]),
+                .args(["read-tree", commit]),
             "read the base's tree into the copy's index",
         )?;
     }
-    Ok(Some(CleanHistory { _dir: dir, git }))
+    Ok(Some(CleanHistory {
+        _dir: dir,
+        git,
+        commit,
+        base: base.to_owned(),
+    }))
 }
 
 /// The commit `base` names, checked to be the one the original's files are at (`HEAD`);
@@ -107,6 +135,35 @@ fn base_commit(original: &Utf8Path, base: &str) -> Result<Option<String>, String
         _ => Err(format!(
             "copy.base: `{base}` is commit {commit}, but the files of {original} are at HEAD {}: check the base out there (`git checkout {base}`), so that the files are those the attempt starts from",
             head.as_deref().unwrap_or("(no commit)")
+        )),
+    }
+}
+
+/// A held-out file the base commit tracks would be one `git show` away from the model: such a
+/// task is refused, with the two ways out.
+fn refuse_tracked_held_out(
+    original: &Utf8Path,
+    commit: &str,
+    exclude: &Exclusion,
+) -> Result<(), String> {
+    if exclude.held_out_patterns().is_empty() {
+        return Ok(());
+    }
+    let listed = git_command(original)
+        .args(["ls-tree", "-r", "-z", "--name-only", commit])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|err| format!("cannot run git: {err}"))?;
+    let tracked: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .split('\0')
+        .filter(|path| !path.is_empty() && exclude.holds_out(path))
+        .map(str::to_owned)
+        .collect();
+    match tracked.as_slice() {
+        [] => Ok(()),
+        tracked => Err(format!(
+            "test.held_out: the base commit tracks {}, so the copy's history would hand it to the model (`git show`): give the held-out tests as test.patch or untracked files, or set copy.history = \"none\"",
+            tracked.join(", ")
         )),
     }
 }

@@ -37,8 +37,9 @@ pub struct Workspace {
     stamps: Stamps,
     /// Whether the clock moved past every stamp before the copy was handed over.
     settled: bool,
-    /// The clean `.git` the copy's comes from (`None`: the copy has none).
-    history: Option<CleanHistory>,
+    /// The clean `.git` the copy's comes from (`None`: the copy has none); boxed, so that a
+    /// workspace stays small to move.
+    history: Option<Box<CleanHistory>>,
 }
 
 impl Workspace {
@@ -53,7 +54,9 @@ impl Workspace {
     ) -> Result<Workspace, MendError> {
         let started = Instant::now();
         let clean = match history {
-            History::Base(base) => clean_history(original, base).map_err(MendError::usage)?,
+            History::Base(base) => clean_history(original, base, exclude)
+                .map_err(MendError::usage)?
+                .map(Box::new),
             History::None => None,
         };
         Workspace::try_copy(original, exclude, clean, started).map_err(|err| {
@@ -66,7 +69,7 @@ impl Workspace {
     fn try_copy(
         original: &Utf8Path,
         exclude: &Exclusion,
-        history: Option<CleanHistory>,
+        history: Option<Box<CleanHistory>>,
         started: Instant,
     ) -> io::Result<Workspace> {
         // A shared folder's link names it by its absolute path: it must hold from anywhere.
@@ -89,7 +92,7 @@ impl Workspace {
             stamps: &mut stamps,
             only_missing: false,
             made: Vec::new(),
-            git: git_folder(history.as_ref()),
+            git: git_folder(history.as_deref()),
         };
         copy.tree(original, &root, "")?;
         let (mut skipped, mut shared) = (copy.skipped, copy.shared);
@@ -122,7 +125,7 @@ impl Workspace {
             return Ok(None);
         }
         let original = &original.canonicalize_utf8()?;
-        let git = git_folder(self.history.as_ref());
+        let git = git_folder(self.history.as_deref());
         let mut reset = Reset {
             original,
             exclude,
@@ -151,6 +154,14 @@ impl Workspace {
     /// The folders shared with the original rather than copied, by path.
     pub fn shared(&self) -> &[String] {
         &self.shared
+    }
+
+    /// What the copy's `.git` holds, in words for the record.
+    pub fn history(&self) -> String {
+        self.history.as_deref().map_or_else(
+            || "none (no .git in the copy)".to_owned(),
+            CleanHistory::describe,
+        )
     }
 
     /// How long making the copy took.

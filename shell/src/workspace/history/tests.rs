@@ -239,3 +239,26 @@ fn a_base_other_than_the_checked_out_commit_is_refused_with_the_fix() {
         format!("copy.base: `nope` names no commit of {original}")
     );
 }
+
+#[test]
+fn a_held_out_file_the_base_tracks_is_refused_with_the_fix() {
+    let (_dir, original, _fix) = repository_with_a_later_fix();
+    let exclude = Exclusion::defaults()
+        .holding_out(vec!["tests/**".to_owned()])
+        .unwrap();
+    let error = Workspace::copy_of(&original, &exclude, &History::Base("HEAD".to_owned()))
+        .err()
+        .unwrap();
+    assert_eq!(
+        error.message,
+        "test.held_out: the base commit tracks tests/test_calc.py, so the copy's history would hand it to the model (`git show`): give the held-out tests as test.patch or untracked files, or set copy.history = \"none\""
+    );
+    let without_git = Workspace::copy_of(&original, &exclude, &History::None).unwrap();
+    assert_eq!(
+        (
+            without_git.root().join("tests").exists(),
+            without_git.root().join("calc.py").exists()
+        ),
+        (false, true)
+    );
+}
