@@ -60,7 +60,11 @@ pub fn compare(a_rows: &[Row], b_rows: &[Row], a_name: &str, b_name: &str) -> Co
             n: found.n,
             c: found.c,
             pass_at_1: found.pass_at.first().copied().flatten()?,
-            pass_at_k: found.pass_at.get(k as usize - 1).copied().flatten(),
+            pass_at_k: found
+                .pass_at
+                .get((k as usize).saturating_sub(1))
+                .copied()
+                .flatten(),
             tokens: rows
                 .iter()
                 .filter(|row| row.task == task)

@@ -207,12 +207,22 @@ fn an_import_that_makes_no_task_or_meets_an_existing_folder_writes_nothing() {
         "--image-template",
         "x/{nope}",
     ]);
+    let reader = common::mend(&[
+        "eval",
+        "import",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--test-report",
+        "xunit",
+    ]);
     assert_eq!(
-        [(none.code, none.stderr.lines().last().unwrap_or("").to_owned()), (taken.code, taken.stderr.trim().to_owned()), (template.code, template.stderr.trim().to_owned())],
+        [(none.code, none.stderr.lines().last().unwrap_or("").to_owned()), (taken.code, taken.stderr.trim().to_owned()), (template.code, template.stderr.trim().to_owned()), (reader.code, reader.stderr.trim().to_owned())],
         [
             (4, format!("mend: error: no row of {} became a task (1 refused, named above); nothing was written", file.display())),
             (2, format!("mend: error: {} already exists — name a new folder for the suite (an import never writes into an existing one)", dir.path().join("taken").display())),
             (2, "mend: error: --image-template: unknown field {nope}; use {instance_id}, {docker_id}, {repo}, {owner}, {name}, {version}".to_owned()),
+            (2, "mend: error: --test-report xunit: use one of pytest, pytest-ra, django, sympy, libtest, exit_code".to_owned()),
         ]
     );
     let mut names: Vec<String> = fs::read_dir(dir.path())
@@ -263,7 +273,8 @@ fn five_hundred_instances_import_in_seconds() {
     let seconds = started.elapsed().as_secs_f64();
     eprintln!("imported 500 instances in {seconds:.2} s");
     assert_eq!(done.code, 0, "{}", done.stderr);
-    assert!(seconds < 10.0, "500 instances took {seconds:.1} s");
+    // Seconds, not minutes: about 0.2 s of CPU; the rest is the disk (4 to 8 s on a loaded machine).
+    assert!(seconds < 30.0, "500 instances took {seconds:.1} s");
     let django = fs::read_to_string(out.join("tasks/django__django-0/mend.toml")).expect("task");
     let sympy = fs::read_to_string(out.join("tasks/sympy__sympy-1/mend.toml")).expect("task");
     let pick = |text: &str, key: &str| {

@@ -19,6 +19,16 @@ use crate::error::{exit, MendError};
 pub use command::Fallback;
 use row::Instance;
 
+/// The readers an imported task may name (`junit` needs a report path no row gives).
+const READERS: [&str; 6] = [
+    "pytest",
+    "pytest-ra",
+    "django",
+    "sympy",
+    "libtest",
+    "exit_code",
+];
+
 pub struct ImportOptions {
     pub file: Utf8PathBuf,
     pub out: Utf8PathBuf,
@@ -41,6 +51,14 @@ pub fn import(options: &ImportOptions) -> Result<u8, MendError> {
         return Err(MendError::usage(format!(
             "{out} already exists — name a new folder for the suite (an import never writes into an existing one)"
         )));
+    }
+    if let Some(report) = &options.fallback.report {
+        if !READERS.contains(&report.as_str()) {
+            return Err(MendError::usage(format!(
+                "--test-report {report}: use one of {}",
+                READERS.join(", ")
+            )));
+        }
     }
     if let Some(template) = &options.image_template {
         image::check_template(template).map_err(MendError::usage)?;
