@@ -6,11 +6,13 @@
 
 pub mod access;
 pub mod atomic;
+pub mod attempt;
 pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod error;
 pub mod eval;
+pub mod exec;
 pub mod interrupt;
 pub mod mend_folder;
 pub mod page;
@@ -18,7 +20,7 @@ pub mod patch;
 pub mod provider;
 pub mod record;
 pub mod replay;
-pub mod session;
+pub mod setup;
 pub mod task;
 #[cfg(test)]
 pub(crate) mod test_support;
