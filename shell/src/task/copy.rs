@@ -10,8 +10,9 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// Caches that only ever speed a tool up or hold another machine's paths: leaving them out
 /// cannot change a verdict. `.tox` and `.nox` hold virtualenvs whose scripts point back into
-/// the original, so a copy of them would run the original's code. `.git` is copied: tools such
-/// as setuptools-scm read it, and leaving it out would change what the project sees. `.mend`
+/// the original, so a copy of them would run the original's code. `.git` is not in the list:
+/// the copy gets one of its own, holding only what the base commit reaches (`copy.history`, see
+/// `workspace::history`), since tools such as setuptools-scm read it. `.mend`
 /// holds mend's own records of earlier runs: never the project's, and never the model's to see.
 pub const DEFAULT_EXCLUDE: [&str; 7] = [
     ".mend",

@@ -374,3 +374,92 @@ fn the_protocol_reads_under_its_name_or_its_older_one() {
         ]
     );
 }
+
+#[test]
+fn held_out_tests_given_lists_and_the_history_are_read_and_checked_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Utf8Path::from_path(dir.path()).unwrap();
+    std::fs::write(
+        folder.join("tests.patch"),
+        "diff --git a/tests/test_new.py b/tests/test_new.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/test_new.py\n@@ -0,0 +1 @@\n+def test_new(): pass\n",
+    )
+    .unwrap();
+    std::fs::write(folder.join("empty.patch"), "no diff here\n").unwrap();
+    let with = |test: &str, copy: &str| {
+        let text = MINIMAL.replace(
+            "files = [\"tests/*.py\"]\n",
+            &format!("files = [\"tests/*.py\"]\n{test}\n"),
+        );
+        Task::parse(&folder.join("mend.toml"), &format!("{text}{copy}"))
+            .map_err(|err| err.message.replace(folder.as_str(), "DIR"))
+    };
+    let task = with(
+        "patch = \"tests.patch\"\nheld_out = [\"tests/hidden/**\"]\nfail_to_pass = [\"t::a\"]\npass_to_pass = [\"t::b\", \"t::c\"]",
+        "[copy]\nhistory = \"base\"\nbase = \"v1.0\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            task.test_patch.as_ref().map(|patch| patch.files.clone()),
+            task.exclude.held_out_patterns().to_vec(),
+            task.given.clone(),
+            task.history.clone(),
+            task.holds_tests_out(),
+            [
+                task.readable.contains("tests/hidden/test_x.py"),
+                task.exclude.excludes_entry("tests/hidden"),
+                task.readable.contains("tests/test_x.py"),
+                task.exclude.for_final_run().excludes_entry("tests/hidden"),
+            ],
+        ),
+        (
+            Some(vec!["tests/test_new.py".to_owned()]),
+            vec!["tests/hidden/**".to_owned()],
+            Some(GivenTests {
+                fail_to_pass: vec!["t::a".to_owned()],
+                pass_to_pass: vec!["t::b".to_owned(), "t::c".to_owned()],
+            }),
+            History::Base("v1.0".to_owned()),
+            true,
+            [false, true, true, false],
+        )
+    );
+    let defaults = parse(MINIMAL).unwrap();
+    assert_eq!(
+        (
+            defaults.holds_tests_out(),
+            defaults.test_patch,
+            defaults.given,
+            defaults.history
+        ),
+        (false, None, None, History::Base("HEAD".to_owned()))
+    );
+    assert_eq!(
+        with("", "[copy]\nhistory = \"none\"\n").unwrap().history,
+        History::None
+    );
+    let errors: Vec<String> = [
+        ("patch = \"missing.patch\"", ""),
+        ("patch = \"empty.patch\"", ""),
+        ("held_out = [\"../up\"]", ""),
+        ("fail_to_pass = []", ""),
+        ("fail_to_pass = [\"t::a\"]\nreport = \"exit_code\"", ""),
+        ("", "[copy]\nhistory = \"all\"\n"),
+        ("", "[copy]\nhistory = \"none\"\nbase = \"HEAD\"\n"),
+    ]
+    .into_iter()
+    .map(|(test, copy)| with(test, copy).unwrap_err())
+    .collect();
+    assert_eq!(
+        errors,
+        [
+            "DIR/mend.toml:13: test.patch: cannot read DIR/missing.patch: No such file or directory (os error 2) (the path is relative to the task file's folder) (see docs/task-file.md)",
+            "DIR/mend.toml:13: test.patch: DIR/empty.patch changes no file (a unified diff as `git diff` writes it) (see docs/task-file.md)",
+            "DIR/mend.toml:13: test.held_out: `../up` must be relative to the repository, without `..` (see docs/task-file.md)",
+            "DIR/mend.toml:13: test.fail_to_pass: name at least one test (here or in test.pass_to_pass), or leave both out for the contract of the run before the change (see docs/task-file.md)",
+            "DIR/mend.toml:10: test.fail_to_pass: the given tests are graded by their ids, which test.report = \"exit_code\" does not give: use \"pytest\" or \"junit\" (see docs/task-file.md)",
+            "DIR/mend.toml:18: copy.history: `all` is none of \"base\" (only what copy.base reaches) or \"none\" (no .git) (see docs/task-file.md)",
+            "DIR/mend.toml:19: copy.base: is read only with copy.history = \"base\" (see docs/task-file.md)",
+        ]
+    );
+}

@@ -81,7 +81,7 @@ fn judge(evidence: &Evidence) -> Verdict {
         if after.not_trusted.is_some() || after.exit_code.is_none() {
             reasons.push(format!("the independent final tests: {}", after.describe()));
         }
-        reasons.extend(graded.reasons());
+        reasons.extend(graded.reasons(NAMED_IDS));
     } else if !after.passed() {
         reasons.push(format!("the independent final tests: {}", after.describe()));
     }

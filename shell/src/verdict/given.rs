@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::task::GivenTests;
 use crate::verdict::contract::CaseOutcome;
-use crate::verdict::decide::NAMED_IDS;
 
 /// What the verdict of a benchmark-style task adds: the given tests' four groups and the files
 /// held out of the attempt and put back for the final run.
@@ -101,8 +100,9 @@ impl Graded {
         self.fail_to_pass.failure.is_empty() && self.pass_to_pass.failure.is_empty()
     }
 
-    /// Why it is not resolved, a sentence per group with failures.
-    pub fn reasons(&self) -> Vec<String> {
+    /// Why it is not resolved, a sentence per group with failures, naming its first `named`
+    /// tests.
+    pub fn reasons(&self, named: usize) -> Vec<String> {
         [
             ("FAIL_TO_PASS", &self.fail_to_pass),
             ("PASS_TO_PASS", &self.pass_to_pass),
@@ -110,18 +110,18 @@ impl Graded {
         .into_iter()
         .filter(|(_, group)| !group.failure.is_empty())
         .map(|(name, group)| {
-            let named: Vec<String> = group
+            let shown: Vec<String> = group
                 .failure
                 .iter()
-                .take(NAMED_IDS)
+                .take(named)
                 .map(Missed::describe)
                 .collect();
-            let more = group.failure.len().saturating_sub(NAMED_IDS);
+            let more = group.failure.len().saturating_sub(named);
             let total = group.failure.len() + group.success.len();
             let mut text = format!(
                 "{name}: {} of the {total} given tests did not pass: {}",
                 group.failure.len(),
-                named.join(", ")
+                shown.join(", ")
             );
             if more > 0 {
                 text.push_str(&format!("; and {more} more"));
@@ -212,7 +212,7 @@ mod tests {
             }
         );
         assert_eq!(
-            (graded.resolved(), graded.reasons()),
+            (graded.resolved(), graded.reasons(10)),
             (
                 false,
                 vec![

@@ -237,7 +237,10 @@ fn pack_reachable(original: &Utf8Path, git: &Utf8Path, commit: &str) -> Result<(
 
 fn git_command(repo: &Utf8Path) -> Command {
     let mut command = Command::new("git");
-    command.arg("-C").arg(repo);
+    // The original is only read (rev-parse, symbolic-ref, ls-tree, pack-objects run no program
+    // its config names), so one another user owns (an unpacked archive, a mounted volume) is
+    // read as well, instead of failing as "dubious ownership".
+    command.args(["-c", "safe.directory=*", "-C"]).arg(repo);
     for variable in GIT_LOCATION_VARIABLES {
         command.env_remove(variable);
     }
