@@ -5,6 +5,7 @@ use mend_core::Protocol;
 use serde_json::json;
 
 use super::*;
+use crate::verdict::readers::OutputReader;
 
 const MINIMAL: &str = r#"
 [task]
@@ -82,6 +83,10 @@ fn how_the_verdict_is_read_is_the_tasks_choice() {
             read(with(
                 "report = \"junit\"\njunit_path = \"./target/nextest/default/junit.xml\""
             )),
+            read(with("report = \"libtest\"")),
+            read(with("report = \"django\"")),
+            read(with("report = \"sympy\"")),
+            read(with("report = \"pytest-ra\"")),
             read(parse(include_str!("../../../sample-repo/mend.toml"))),
             read(parse(include_str!(
                 "../../../fixtures/slugify-repo/mend.toml"
@@ -97,6 +102,10 @@ fn how_the_verdict_is_read_is_the_tasks_choice() {
                 },
                 true
             )),
+            Ok((TestReport::Output(OutputReader::Libtest), true)),
+            Ok((TestReport::Output(OutputReader::Django), true)),
+            Ok((TestReport::Output(OutputReader::Sympy), true)),
+            Ok((TestReport::Output(OutputReader::PytestRa), true)),
             Ok((TestReport::Pytest, false)),
             Ok((TestReport::Pytest, false)),
         ]
@@ -212,7 +221,7 @@ fn a_malformed_task_file_is_named_by_line_and_field() {
         ("files = [", "report = \"junit\"\njunit_path = \"../out.xml\"\nfiles = [", "mend.toml:13: test.junit_path: `../out.xml` must be a file inside the repository, relative, without `..` (see docs/task-file.md)"),
         ("files = [", "junit_path = \"out.xml\"\nfiles = [", "mend.toml:12: test.junit_path: is read only with test.report = \"junit\" (see docs/task-file.md)"),
         ("files = [", "config_editable = [\"/etc/pytest.ini\"]\nfiles = [", "mend.toml:12: test.config_editable: `/etc/pytest.ini` must be relative to the repository, without `..` (see docs/task-file.md)"),
-        ("files = [", "report = \"xunit\"\nfiles = [", "mend.toml:12: unknown variant `xunit`, expected one of `pytest`, `junit`, `exit_code` (in test.report) (see docs/task-file.md)"),
+        ("files = [", "report = \"xunit\"\nfiles = [", "mend.toml:12: unknown variant `xunit`, expected one of `pytest`, `junit`, `exit_code`, `django`, `sympy`, `pytest-ra`, `libtest` (in test.report) (see docs/task-file.md)"),
         ("\"grep\",", "\"grpe\",", "mend.toml:15: tools.enabled: unknown tool `grpe`; mend has list_files, grep, read_file, write_file, replace_text, run_tests and shell (see docs/task-file.md)"),
         ("\"tests/*.py\"]\neditable", "\"tests/[*.py\"]\neditable", "mend.toml:6: paths.readable: `tests/[*.py` is not a valid glob: error parsing glob 'tests/[*.py': unclosed character class; missing ']' (see docs/task-file.md)"),
         ("command = [\"python\", \"-m\", \"pytest\", \"-q\"]", "command = []", "mend.toml:10: test.command: must name a program and its arguments, e.g. [\"python\", \"-m\", \"pytest\", \"-q\"] (see docs/task-file.md)"),

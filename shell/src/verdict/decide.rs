@@ -188,11 +188,21 @@ mod tests {
     #[test]
     fn the_reason_counts_as_show_counts() {
         let mut pass_to_pass: Vec<Transition> = (0..179)
-            .map(|at| moved(&format!("t::p{at:03}"), CaseOutcome::Passed, Some(CaseOutcome::Passed)))
+            .map(|at| {
+                moved(
+                    &format!("t::p{at:03}"),
+                    CaseOutcome::Passed,
+                    Some(CaseOutcome::Passed),
+                )
+            })
             .collect();
         pass_to_pass.sort_by(|a, b| a.id.cmp(&b.id));
         let contract = Contract {
-            fail_to_pass: vec![moved("t::bug", CaseOutcome::Failed, Some(CaseOutcome::Failed))],
+            fail_to_pass: vec![moved(
+                "t::bug",
+                CaseOutcome::Failed,
+                Some(CaseOutcome::Failed),
+            )],
             pass_to_pass,
             added: Vec::new(),
         };

@@ -45,7 +45,10 @@ fn libtest(lines: &[&str]) -> Option<u32> {
 }
 
 fn jest(lines: &[&str]) -> Option<u32> {
-    let line = lines.iter().rev().find_map(|line| line.strip_prefix("Tests:"))?;
+    let line = lines
+        .iter()
+        .rev()
+        .find_map(|line| line.strip_prefix("Tests:"))?;
     Some(number_before(line, "passed").unwrap_or(0) + number_before(line, "failed").unwrap_or(0))
 }
 
@@ -102,10 +105,20 @@ mod tests {
             // make: nothing known
             "make: *** [test] Error 1\n",
         ];
-        let counted: Vec<Option<u32>> = outputs.iter().map(|output| tests_counted(output)).collect();
+        let counted: Vec<Option<u32>> =
+            outputs.iter().map(|output| tests_counted(output)).collect();
         assert_eq!(
             counted,
-            [Some(5), Some(6), Some(7), Some(3), Some(6), Some(2), Some(4), None]
+            [
+                Some(5),
+                Some(6),
+                Some(7),
+                Some(3),
+                Some(6),
+                Some(2),
+                Some(4),
+                None
+            ]
         );
     }
 }

@@ -101,11 +101,26 @@ mod tests {
         assert_eq!(
             read(DJANGO_OLD).cases,
             pairs(&[
-                ("test_compress_sequence (utils_tests.test_text.TestUtilsText)", Passed),
-                ("test_format_lazy (utils_tests.test_text.TestUtilsText)", Failed),
-                ("test_get_text_list (utils_tests.test_text.TestUtilsText)", Error),
-                ("test_normalize_newlines (utils_tests.test_text.TestUtilsText)", Skipped),
-                ("test_truncate_chars (utils_tests.test_text.TestUtilsText)", Passed),
+                (
+                    "test_compress_sequence (utils_tests.test_text.TestUtilsText)",
+                    Passed
+                ),
+                (
+                    "test_format_lazy (utils_tests.test_text.TestUtilsText)",
+                    Failed
+                ),
+                (
+                    "test_get_text_list (utils_tests.test_text.TestUtilsText)",
+                    Error
+                ),
+                (
+                    "test_normalize_newlines (utils_tests.test_text.TestUtilsText)",
+                    Skipped
+                ),
+                (
+                    "test_truncate_chars (utils_tests.test_text.TestUtilsText)",
+                    Passed
+                ),
                 ("test_wrap (utils_tests.test_text.TestUtilsText)", Passed),
                 ("test_get_text_list", Error),
                 ("test_format_lazy", Failed),
@@ -122,7 +137,10 @@ mod tests {
         assert_eq!(
             read(DJANGO_NEW).cases,
             pairs(&[
-                ("test_both (admin_views.tests.AdminViewBasicTest.test_both)", Passed),
+                (
+                    "test_both (admin_views.tests.AdminViewBasicTest.test_both)",
+                    Passed
+                ),
                 ("The change list shows every row.", Passed),
                 ("Deleting asks first.", Failed),
                 (

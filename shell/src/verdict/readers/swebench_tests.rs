@@ -107,8 +107,16 @@ fn groups(cases: &BTreeMap<String, CaseOutcome>, case: &Case) -> BTreeMap<String
         added: Vec::new(),
     };
     let split = |list: &[Transition]| Groups {
-        success: list.iter().filter(|t| t.kept()).map(|t| t.id.clone()).collect(),
-        failure: list.iter().filter(|t| !t.kept()).map(|t| t.id.clone()).collect(),
+        success: list
+            .iter()
+            .filter(|t| t.kept())
+            .map(|t| t.id.clone())
+            .collect(),
+        failure: list
+            .iter()
+            .filter(|t| !t.kept())
+            .map(|t| t.id.clone())
+            .collect(),
     };
     BTreeMap::from([
         ("FAIL_TO_PASS".to_owned(), split(&contract.fail_to_pass)),

@@ -26,16 +26,28 @@ fn compile_the_tests_out() -> Moves {
 
 /// Read test by test (`mend init`'s libtest), the failing test did not run after the change.
 fn cargo_tests_compiled_out(sandbox: &str) {
-    let played = play(Project::Crate, TaskFile::Init, sandbox, compile_the_tests_out());
+    let played = play(
+        Project::Crate,
+        TaskFile::Init,
+        sandbox,
+        compile_the_tests_out(),
+    );
     assert_not_a_pass(
         &played,
-        &[Named::Ids(&["tests::decoding_undoes_encoding: failed → did not run"])],
+        &[Named::Ids(&[
+            "tests::decoding_undoes_encoding: failed → did not run",
+        ])],
     );
 }
 
 /// Read by the exit code alone, libtest's totals still count 0 tests where there were 3.
 fn cargo_tests_compiled_out_by_exit_code(sandbox: &str) {
-    let played = play(Project::Crate, TaskFile::Wide, sandbox, compile_the_tests_out());
+    let played = play(
+        Project::Crate,
+        TaskFile::Wide,
+        sandbox,
+        compile_the_tests_out(),
+    );
     assert_not_a_pass(&played, &[Named::FewerTests]);
 }
 
@@ -132,7 +144,9 @@ fn npm_process_exit_at_require_read_by_junit(sandbox: &str) {
     );
     assert_not_a_pass(
         &played,
-        &[Named::Ids(&["drops punctuation at both ends: failed → did not run"])],
+        &[Named::Ids(&[
+            "drops punctuation at both ends: failed → did not run",
+        ])],
     );
 }
 
