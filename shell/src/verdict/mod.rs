@@ -1,5 +1,6 @@
-//! The verdict: the independent test runs before and after the loop ([`verify`]), read from
-//! the runner's JUnit report ([`junit`]) or pytest's summary line ([`summary`]).
+//! The verdict: the independent test runs before and after the loop ([`test_run`] runs one,
+//! [`verify`] reads it), read from the runner's JUnit report ([`junit`]) or pytest's summary
+//! line ([`summary`]) and checked against what mend's pytest plugin heard ([`witness`]).
 
 pub mod checks;
 pub mod contract;
@@ -11,5 +12,6 @@ pub mod reach;
 pub mod readers;
 pub mod shrunk;
 pub mod summary;
+pub mod test_run;
 pub mod verify;
 pub mod witness;
