@@ -37,7 +37,8 @@ pub enum Ran {
     Tests {
         passed: bool,
         failing: Vec<String>,
-        /// The report names tests by id (pytest, JUnit); `false` for `report = "exit_code"`.
+        /// The report names tests by id (pytest, JUnit, the output readers); `false` for
+        /// `report = "exit_code"`.
         has_ids: bool,
         described: String,
     },

@@ -5,6 +5,7 @@ use mend_core::Protocol;
 use serde_json::json;
 
 use super::*;
+use crate::verdict::readers::OutputReader;
 
 const MINIMAL: &str = r#"
 [task]
@@ -82,6 +83,10 @@ fn how_the_verdict_is_read_is_the_tasks_choice() {
             read(with(
                 "report = \"junit\"\njunit_path = \"./target/nextest/default/junit.xml\""
             )),
+            read(with("report = \"libtest\"")),
+            read(with("report = \"django\"")),
+            read(with("report = \"sympy\"")),
+            read(with("report = \"pytest-ra\"")),
             read(parse(include_str!("../../../sample-repo/mend.toml"))),
             read(parse(include_str!(
                 "../../../fixtures/slugify-repo/mend.toml"
@@ -97,6 +102,10 @@ fn how_the_verdict_is_read_is_the_tasks_choice() {
                 },
                 true
             )),
+            Ok((TestReport::Output(OutputReader::Libtest), true)),
+            Ok((TestReport::Output(OutputReader::Django), true)),
+            Ok((TestReport::Output(OutputReader::Sympy), true)),
+            Ok((TestReport::Output(OutputReader::PytestRa), true)),
             Ok((TestReport::Pytest, false)),
             Ok((TestReport::Pytest, false)),
         ]

@@ -258,8 +258,8 @@ fn judge_output(
             test,
             reason,
             &format!(
-                "check that test.command runs {}, or set test.report = \"exit_code\"",
-                reader.asks()
+                "check that test.command prints what the {} reader reads, or set test.report = \"exit_code\"",
+                reader.name()
             ),
         )),
     }

@@ -128,8 +128,8 @@ mod tests {
         );
     }
 
-    /// Python 3.11 and later: the dotted id names the method, and a docstring takes the line
-    /// that ends in the outcome.
+    /// Python 3.11 and later: the dotted id names the method, a docstring takes the line that
+    /// ends in the outcome, and a failing subtest is a line of its own.
     const DJANGO_NEW: &str = include_str!("../../../../fixtures/readers/django-new.log");
 
     #[test]
@@ -146,6 +146,10 @@ mod tests {
                 (
                     "test_history (admin_views.tests.AdminViewBasicTest.test_history)",
                     Skipped
+                ),
+                (
+                    "test_lookups (admin_views.tests.AdminViewBasicTest.test_lookups) (field='name')",
+                    Failed
                 ),
                 ("test_delete_view", Failed),
             ])

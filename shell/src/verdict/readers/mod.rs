@@ -71,7 +71,7 @@ impl OutputReader {
             OutputReader::Sympy => "sympy's bin/test with --verbose",
             OutputReader::PytestRa => "pytest with -rA",
             OutputReader::Libtest => {
-                "cargo test without --quiet (libtest's `test NAME ... ok` lines)"
+                "cargo test without --quiet: libtest's `test NAME ... ok` lines"
             }
         }
     }

@@ -234,8 +234,9 @@ fn sympy_cases() -> Vec<Case> {
             fail_to_pass: &["test_issue_1234"],
             pass_to_pass: &["test_basic"],
             // The last test of a file shares its line with the file's right-aligned [OK] or
-            // [FAIL]: the harness's pattern (a line ending ` ok`) misses it; mend reads it.
-            differ: &["test_round", "test_Float"],
+            // [FAIL], and a test that printed has its `ok` on the next line: the harness's
+            // pattern (a line ending ` ok`) misses both; mend reads them.
+            differ: &["test_round", "test_Float", "test_prints"],
         },
         Case {
             name: "sympy --verbose, resolved",
@@ -268,11 +269,15 @@ fn sympy_cases() -> Vec<Case> {
             reader: OutputReader::Sympy,
             parser: "parse_log_sympy",
             log: "sympy/core/tests/test_expr.py[4] \ntest_a ok\n  /testbed/sympy/core/basic.py:12: SymPyDeprecationWarning: use x instead\ntest_b F\ntest_c hello from the test\nok\ntest_d ".to_owned(),
-            fail_to_pass: &["test_b", "test_c"],
+            fail_to_pass: &["test_b"],
             pass_to_pass: &["test_a"],
             // The harness reads any line with a path, `.py:` and a later space as a failure
-            // header; mend reads a header only as sympy centres it in underscores.
-            differ: &[" /testbed/sympy/core/basic.py:12: SymPyDeprecationWarning: use x"],
+            // header; mend reads a header only as sympy centres it in underscores. A test that
+            // printed has its `ok` on the next line: mend reads it, the harness misses it.
+            differ: &[
+                " /testbed/sympy/core/basic.py:12: SymPyDeprecationWarning: use x",
+                "test_c",
+            ],
         },
     ]
 }

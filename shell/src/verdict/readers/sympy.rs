@@ -10,7 +10,9 @@
 //!
 //! Ids are read as SWE-bench's harness reads them: the bare test name of a `--verbose` line that
 //! ended `ok`, `F` or `E`, and `path.py::name` from a failure header (a failure then counts
-//! under both). The other outcomes are no outcome there, and none here (a skipped test is not
+//! under both). Two lines the harness misses are read here: the last test of a file, whose line
+//! ends in the file's `[OK]`, and a test that printed something, whose `ok` stands on the next
+//! line. The other outcomes are no outcome there, and none here (a skipped test is not
 //! run). Without `--verbose` the passing tests have no names, so the output gives counts only:
 //! its ids would make every fixed test look as if it had vanished.
 
@@ -24,11 +26,26 @@ pub fn read(output: &str) -> Reading {
     let lines: Vec<&str> = output.lines().collect();
     let mut verbose = Vec::new();
     let mut headers = Vec::new();
+    // A test that printed something: its outcome stands on a later line of its own.
+    let mut pending: Option<String> = None;
     for line in &lines {
-        if let Some(case) = verbose_line(line) {
-            verbose.push(case);
-        } else if let Some(id) = failure_header(line) {
-            headers.push((id, CaseOutcome::Failed));
+        match verbose_line(line) {
+            Some(Verbose::Result(name, outcome)) => {
+                verbose.push((name, outcome));
+                pending = None;
+            }
+            Some(Verbose::Started(name)) => pending = Some(name),
+            Some(Verbose::Other) => pending = None,
+            None => match outcome(line) {
+                Some(outcome) if pending.is_some() => {
+                    verbose.extend(pending.take().map(|name| (name, outcome)));
+                }
+                _ => {
+                    if let Some(id) = failure_header(line) {
+                        headers.push((id, CaseOutcome::Failed));
+                    }
+                }
+            },
         }
     }
     let totals = totals(&lines).or_else(|| counted(&lines));
@@ -46,28 +63,39 @@ pub fn read(output: &str) -> Reading {
     }
 }
 
-/// `test_name ok`, `test_name F`, `test_name E`, the file's `[OK]`/`[FAIL]` possibly after it.
-fn verbose_line(line: &str) -> Option<(String, CaseOutcome)> {
-    let line = line.trim();
+/// A `--verbose` line of a test.
+enum Verbose {
+    /// `test_name ok`, `test_name F`, `test_name E`.
+    Result(String, CaseOutcome),
+    /// `test_name ` and what the test printed: the outcome comes on a later line.
+    Started(String),
+    /// An outcome this reader leaves out (`s`, `f`, `X`, …).
+    Other,
+}
+
+/// The line of a test, the file's `[OK]`/`[FAIL]` possibly after it.
+fn verbose_line(line: &str) -> Option<Verbose> {
+    let line = without_verdict(line.trim());
     if !line.starts_with("test_") {
         return None;
     }
-    let line = line
-        .strip_suffix("[OK]")
-        .or_else(|| line.strip_suffix("[FAIL]"))
-        .unwrap_or(line)
-        .trim_end();
-    let outcome = if line.ends_with(" ok") {
-        CaseOutcome::Passed
-    } else if line.ends_with(" F") {
-        CaseOutcome::Failed
-    } else if line.ends_with(" E") {
-        CaseOutcome::Error
-    } else {
-        return None;
-    };
-    let name = line.split_whitespace().next()?;
-    Some((name.to_owned(), outcome))
+    let (name, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let last = rest.rsplit(' ').next().unwrap_or(rest);
+    Some(match outcome(last) {
+        Some(outcome) if !rest.is_empty() => Verbose::Result(name.to_owned(), outcome),
+        _ if ["s", "f", "X", "w", "K", "T"].contains(&last) => Verbose::Other,
+        _ => Verbose::Started(name.to_owned()),
+    })
+}
+
+/// `ok`, `F` or `E`: the outcomes a verbose line ends in that count.
+fn outcome(word: &str) -> Option<CaseOutcome> {
+    match without_verdict(word.trim()) {
+        "ok" => Some(CaseOutcome::Passed),
+        "F" => Some(CaseOutcome::Failed),
+        "E" => Some(CaseOutcome::Error),
+        _ => None,
+    }
 }
 
 /// `_____ sympy/core/tests/test_expr.py::test_foo _____` (centred in underscores; a name too
@@ -202,12 +230,13 @@ mod tests {
                     ("test_issue_1234", Failed),
                     ("test_round", Passed),
                     ("test_powers", Error),
+                    ("test_prints", Passed),
                     ("test_Float", Passed),
                     ("sympy/core/tests/test_numbers.py:test_powers", Failed),
                     ("sympy/core/tests/test_expr.py::test_issue_1234", Failed),
                 ]),
                 totals: Some(Summary {
-                    passed: 3,
+                    passed: 4,
                     failed: 1,
                     errors: 1,
                     skipped: 1,
