@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use camino::Utf8Path;
 use mend_core::{Config, ToolStatus};
 
-use crate::access::protection;
+use crate::access::named_if_protected;
 use crate::attempt::driver::{drive, start, Bench};
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::Render;
@@ -177,9 +177,7 @@ pub fn check_at_end(
         protected_written_by_tests: tree
             .written_by_tests
             .iter()
-            .filter_map(|path| {
-                protection(task, path).map(|protected| format!("{path} ({})", protected.describe()))
-            })
+            .filter_map(|path| named_if_protected(task, path))
             .collect(),
         written_by_tests: tree.written_by_tests.clone(),
     };

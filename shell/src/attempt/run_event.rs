@@ -4,10 +4,12 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::commands::outcome::Written;
 use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
 use crate::record::usage::TurnUsage;
 use crate::verdict::contract::Contract;
+use crate::verdict::decide::Verdict;
 use crate::verdict::verify::TestRun;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.
@@ -128,5 +130,50 @@ impl RunEvent {
             name: sandbox.name().to_owned(),
             warning: sandbox.warning().map(str::to_owned),
         }
+    }
+
+    /// The verdict event of a session (`mend run`, `resume`, `replay`): the one place it is
+    /// built. A run's record and patch are added with [`RunEvent::written_to`], a replay's
+    /// match with [`RunEvent::replayed`].
+    pub fn verdict(
+        verdict: Verdict,
+        contract: Option<Contract>,
+        sandbox: &Sandbox,
+        stop_reason: String,
+        exit_code: u8,
+        metrics: RunMetrics,
+    ) -> RunEvent {
+        RunEvent::Verdict {
+            tests_pass: verdict.passed,
+            reasons: verdict.reasons,
+            warnings: verdict.warnings,
+            contract,
+            sandbox: sandbox.name().to_owned(),
+            replay_matched: None,
+            stop_reason,
+            exit_code,
+            metrics,
+            record: None,
+            patch: None,
+        }
+    }
+
+    /// A verdict event with the files its session was written to.
+    #[must_use]
+    pub fn written_to(mut self, written: &Written) -> RunEvent {
+        if let RunEvent::Verdict { record, patch, .. } = &mut self {
+            *record = Some(written.record.to_string());
+            *patch = written.patch.as_ref().map(ToString::to_string);
+        }
+        self
+    }
+
+    /// A verdict event of a session that (re)played a record: whether it matched.
+    #[must_use]
+    pub fn replayed(mut self, matched: bool) -> RunEvent {
+        if let RunEvent::Verdict { replay_matched, .. } = &mut self {
+            *replay_matched = Some(matched);
+        }
+        self
     }
 }

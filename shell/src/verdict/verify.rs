@@ -154,7 +154,7 @@ fn check(
     if let Some(message) = cargo_offline(&test.argv, &ran.finished) {
         return Err(MendError::harness(message));
     }
-    Ok(judge(ran, test, runner))
+    Ok(read_run(ran, test, runner))
 }
 
 /// What cargo prints when it needs the network to resolve or download dependencies, which the
@@ -185,7 +185,7 @@ fn cargo_offline(argv: &[String], finished: &Finished) -> Option<String> {
 
 /// Reads what one run handed over: the exit code as the runner means it, the report, and for
 /// pytest the witness's account, which the report must agree with.
-fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestRun, NotRun> {
+fn read_run(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestRun, NotRun> {
     let finished = without_report_line(ran.finished, ran.report_path.as_deref());
     if finished.timed_out() {
         // Cut at the limit, the tests said nothing either way: before the loop the limit is
@@ -222,11 +222,11 @@ fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestR
             };
             Err(not_run(&finished, test, reason, fix))
         }
-        (TestReport::Pytest, report) => judge_pytest(&finished, test, runner, report, &ran.witness),
+        (TestReport::Pytest, report) => read_pytest_run(&finished, test, runner, report, &ran.witness),
     }
 }
 
-fn judge_pytest(
+fn read_pytest_run(
     finished: &Finished,
     test: &TestCommand,
     runner: &TestRunner,
