@@ -13,7 +13,7 @@ use std::time::Duration;
 use camino::Utf8Path;
 use mend_core::{Config, Session, StopReason};
 
-use crate::attempt::driver::{drive, start, Bench, Started};
+use crate::attempt::driver::{drive, start, Started};
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::{check_at_end, written_by_tools, Setup};
@@ -32,6 +32,7 @@ use crate::record::target::{RecordFile, RecordTarget};
 use crate::record::{Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::setup::Recorded;
 use crate::task::Task;
+use crate::tools::ToolContext;
 use crate::verdict::ending::Ending;
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::LoopCopy;
@@ -205,11 +206,7 @@ impl<'s> Conversation<'s> {
         let mut source = LiveSource {
             client: &setup.connection.client,
         };
-        let bench = Bench {
-            root: self.workspace.root(),
-            task: setup.task,
-            runner: setup.runner,
-        };
+        let bench = ToolContext::new(self.workspace.root(), setup.task, setup.runner);
         let (transcript, stopped) = drive(bench, &mut source, render, started)?;
         interrupt::reset();
         let stop = &transcript.stop;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use camino::Utf8Path;
 use mend_core::{Millis, Session, StopReason};
 
-use crate::attempt::driver::{drive, Bench};
+use crate::attempt::driver::drive;
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
@@ -27,6 +27,7 @@ use crate::record::{Message, Record, RunMetrics};
 use crate::replay::conversation::replay_conversation;
 use crate::setup::config::deadline;
 use crate::setup::Recorded;
+use crate::tools::ToolContext;
 use crate::verdict::ending::Ending;
 use crate::verdict::verify::TestRun;
 use crate::workspace::changes::file_digests;
@@ -140,11 +141,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
         live: true,
     });
     let mut source = LiveSource { client: &client };
-    let bench = Bench {
-        root: workspace.root(),
-        task: setup.task,
-        runner: setup.runner,
-    };
+    let bench = ToolContext::new(workspace.root(), setup.task, setup.runner);
     let (transcript, _stopped) = drive(bench, &mut source, render, started)?;
     let mut written = replayed_writes;
     written.extend(written_by_tools(&transcript.tool_calls));

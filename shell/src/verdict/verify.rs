@@ -222,7 +222,9 @@ fn read_run(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<Te
             };
             Err(not_run(&finished, test, reason, fix))
         }
-        (TestReport::Pytest, report) => read_pytest_run(&finished, test, runner, report, &ran.witness),
+        (TestReport::Pytest, report) => {
+            read_pytest_run(&finished, test, runner, report, &ran.witness)
+        }
     }
 }
 
