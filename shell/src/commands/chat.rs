@@ -97,8 +97,15 @@ pub fn chat(
     loop {
         prompt();
         let mut line = String::new();
-        match input.read_line(&mut line) {
-            Ok(0) => break,
+        interrupt::at_prompt(true);
+        let read = input.read_line(&mut line);
+        interrupt::at_prompt(false);
+        match read {
+            Ok(0) => {
+                // Ctrl-D leaves the cursor after the prompt: what follows starts its own line.
+                eprintln!();
+                break;
+            }
             Ok(_) => {}
             Err(err) => return Err(MendError::harness(format!("cannot read the input: {err}"))),
         }
@@ -341,6 +348,6 @@ fn say(text: &str) {
 /// The prompt goes to stderr, so that stdout holds only the conversation.
 fn prompt() {
     let mut err = std::io::stderr().lock();
-    let _ = write!(err, "mend> ");
+    let _ = write!(err, "{}", interrupt::PROMPT);
     let _ = err.flush();
 }

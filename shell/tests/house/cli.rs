@@ -315,13 +315,11 @@ enabled = ["read_file", "write_file", "run_tests"]
         (
             0,
             serde_json::json!({"exit_code": 0, "by_exit_code": true}),
-            vec![
-                format!(
-                    "mend: working on the project at {} (the nearest folder above with a mend.toml)",
-                    root.display()
-                )
-                .as_str()
-            ]
+            vec![format!(
+                "mend: working on the project at {} (the nearest folder above with a mend.toml)",
+                root.display()
+            )
+            .as_str()]
         )
     );
 }
