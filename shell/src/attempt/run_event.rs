@@ -4,13 +4,13 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::commands::outcome::Written;
 use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
 use crate::record::usage::TurnUsage;
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::Verdict;
 use crate::verdict::verify::TestRun;
+use camino::Utf8Path;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.
 #[derive(Debug, Clone, Serialize)]
@@ -158,12 +158,13 @@ impl RunEvent {
         }
     }
 
-    /// A verdict event with the files its session was written to.
+    /// A verdict event with the files its session was written to: the record, and the
+    /// patch beside it when the session changed something.
     #[must_use]
-    pub fn written_to(mut self, written: &Written) -> RunEvent {
+    pub fn written_to(mut self, record_file: &Utf8Path, patch_file: Option<&Utf8Path>) -> RunEvent {
         if let RunEvent::Verdict { record, patch, .. } = &mut self {
-            *record = Some(written.record.to_string());
-            *patch = written.patch.as_ref().map(ToString::to_string);
+            *record = Some(record_file.to_string());
+            *patch = patch_file.map(ToString::to_string);
         }
         self
     }

@@ -284,7 +284,7 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
             live_metrics,
         )
         .replayed(true)
-        .written_to(&written),
+        .written_to(&written.record, written.patch.as_deref()),
     );
     report_outcome(
         &Outcome {

@@ -136,7 +136,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
             exit_code,
             attempt.transcript.metrics.clone(),
         )
-        .written_to(&written),
+        .written_to(&written.record, written.patch.as_deref()),
     );
     report_outcome(
         &Outcome {
