@@ -166,11 +166,7 @@ pub fn blocking_transcript(base: &str) -> (Transcript, String) {
     );
     let mut source = mend::provider::client::LiveSource { client: &client };
     let mut observer = Collect(Vec::new());
-    let bench = mend::attempt::driver::Bench {
-        root: workspace.root(),
-        task: &task,
-        runner: &runner,
-    };
+    let bench = mend::tools::ToolContext::new(workspace.root(), &task, &runner);
     let started = mend::attempt::driver::start(sample_config(&task)).unwrap();
     let (transcript, _) =
         mend::attempt::driver::drive(bench, &mut source, &mut observer, started).unwrap();

@@ -18,8 +18,8 @@ use std::collections::BTreeSet;
 use camino::Utf8Path;
 use mend_core::{Config, ToolStatus};
 
-use crate::access::protection;
-use crate::attempt::driver::{drive, start, Bench};
+use crate::access::named_if_protected;
+use crate::attempt::driver::{drive, start};
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
@@ -29,6 +29,7 @@ use crate::exec::runner::TestRunner;
 use crate::provider::source::ModelSource;
 use crate::record::RecordedCall;
 use crate::task::{Task, ToolName};
+use crate::tools::ToolContext;
 use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
 use crate::verdict::ending::Ending;
@@ -81,11 +82,7 @@ pub fn run_attempt(
         run: tests_before.clone(),
     });
 
-    let bench = Bench {
-        root: workspace.root(),
-        task,
-        runner: setup.runner,
-    };
+    let bench = ToolContext::new(workspace.root(), task, setup.runner);
     let (mut transcript, _stopped) = drive(bench, source, render, start(config)?)?;
 
     let written = written_by_tools(&transcript.tool_calls);
@@ -210,9 +207,7 @@ pub fn check_at_end(
         protected_written_by_tests: tree
             .written_by_tests
             .iter()
-            .filter_map(|path| {
-                protection(task, path).map(|protected| format!("{path} ({})", protected.describe()))
-            })
+            .filter_map(|path| named_if_protected(task, path))
             .collect(),
         written_by_tests: tree.written_by_tests.clone(),
         given,

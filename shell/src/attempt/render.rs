@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::attempt::driver::Observer;
 use crate::attempt::run_event::RunEvent;
+use crate::record::metrics::RunMetrics;
 use crate::record::usage::{Trim, TurnUsage};
 use crate::task::ToolName;
 use crate::verdict::summary::Summary;
@@ -284,20 +285,25 @@ impl Render for Human {
                 for warning in warnings {
                     self.line(&format!("  ! warning: {warning}"));
                 }
-                self.line(&format!(
-                    "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms{}, tokens {} prompt / {} eval",
-                    metrics.model_requests,
-                    metrics.streamed_bytes,
-                    metrics.model_ms,
-                    metrics.tool_ms,
-                    metrics.verify_ms,
-                    metrics.outside_the_tests().map_or(String::new(), |text| format!(", {text}")),
-                    metrics.prompt_tokens,
-                    metrics.eval_tokens
-                ));
+                self.line(&metrics_line(metrics));
             }
         }
     }
+}
+
+/// A run's metrics, under its verdict.
+fn metrics_line(metrics: &RunMetrics) -> String {
+    format!(
+        "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms{}, tokens {} prompt / {} eval",
+        metrics.model_requests,
+        metrics.streamed_bytes,
+        metrics.model_ms,
+        metrics.tool_ms,
+        metrics.verify_ms,
+        metrics.outside_the_tests().map_or(String::new(), |text| format!(", {text}")),
+        metrics.prompt_tokens,
+        metrics.eval_tokens
+    )
 }
 
 /// How many characters of a message a person is shown in its heading (the record keeps it all).

@@ -12,6 +12,7 @@ use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::cli::args::ReplayArgs;
 use crate::cli::replay_record;
 use crate::clock::millis;
+use crate::commands::outcome::{exit_code, Ended};
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
@@ -101,7 +102,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
         .transcripts
         .last()
         .map_or_else(|| "none".to_owned(), |last| last.stop.reason.to_string());
-    Ok(judge(
+    Ok(report_verdict(
         render,
         divergence,
         (verdict, &ending),
@@ -121,7 +122,7 @@ fn left_behind(ending: &Ending) -> LeftBehind<'_> {
 
 /// Reports the first divergence, if any, and the verdict; returns the exit code: a divergence
 /// outranks the tests.
-pub fn judge(
+pub fn report_verdict(
     render: &mut dyn Render,
     divergence: Option<RunEvent>,
     (verdict, ending): (Verdict, &Ending),
@@ -132,26 +133,12 @@ pub fn judge(
     if let Some(divergence) = &divergence {
         render.run_event(divergence);
     }
-    let tests_pass = verdict.passed;
-    let exit_code = match (&divergence, tests_pass) {
-        (Some(_), _) => exit::DIVERGED,
-        (None, true) => exit::PASS,
-        (None, false) => exit::TESTS_FAIL,
-    };
-    render.run_event(&RunEvent::Verdict {
-        tests_pass,
-        reasons: verdict.reasons,
-        warnings: verdict.warnings,
-        contract: ending.contract.clone(),
-        benchmark: Box::new(ending.held_and_given()),
-        sandbox: sandbox.name().to_owned(),
-        replay_matched: Some(divergence.is_none()),
-        stop_reason,
-        exit_code,
-        metrics,
-        record: None,
-        patch: None,
-    });
+    let diverged = divergence.is_some();
+    let exit_code = exit_code(Ended::Replayed { diverged }, verdict.passed);
+    render.run_event(
+        &RunEvent::verdict(verdict, ending, sandbox, stop_reason, exit_code, metrics)
+            .replayed(!diverged),
+    );
     exit_code
 }
 

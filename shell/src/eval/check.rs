@@ -93,7 +93,7 @@ pub struct Judged {
 
 /// Judges a task from its runs without a change (`empty`) and with its gold patch (`gold`,
 /// `None` when the task has none).
-pub fn judge(empty: &[Ran], gold: Option<&[Ran]>) -> Judged {
+pub fn judge_task(empty: &[Ran], gold: Option<&[Ran]>) -> Judged {
     let mut problems = Vec::new();
     let mut flaky = Vec::new();
     let failing_before = match empty.first() {
@@ -214,7 +214,7 @@ fn described(ran: &Ran) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{judge, Judged, Ran, Status};
+    use super::{judge_task, Judged, Ran, Status};
 
     fn failing(ids: &[&str]) -> Ran {
         Ran::Tests {
@@ -252,10 +252,10 @@ mod tests {
         let empty = vec![failing(&[BUG]); 3];
         let gold = vec![passing(); 3];
         assert_eq!(
-            judge(&empty, Some(&gold)),
+            judge_task(&empty, Some(&gold)),
             judged(Status::Valid, &[], &[BUG])
         );
-        assert_eq!(judge(&empty, None), judged(Status::Valid, &[], &[BUG]));
+        assert_eq!(judge_task(&empty, None), judged(Status::Valid, &[], &[BUG]));
     }
 
     #[test]
@@ -289,10 +289,10 @@ mod tests {
         ];
         for (empty, gold, problem) in cases {
             assert_eq!(
-                judge(&empty, gold.as_deref()).problems,
+                judge_task(&empty, gold.as_deref()).problems,
                 vec![problem.to_owned()]
             );
-            assert_eq!(judge(&empty, gold.as_deref()).status, Status::Invalid);
+            assert_eq!(judge_task(&empty, gold.as_deref()).status, Status::Invalid);
         }
     }
 
@@ -304,9 +304,9 @@ mod tests {
         let fails = vec![failing(&[BUG]); 3];
         assert_eq!(
             [
-                judge(&flips, None),
-                judge(&other_ids, None),
-                judge(&fails, Some(&gold_flips)),
+                judge_task(&flips, None),
+                judge_task(&other_ids, None),
+                judge_task(&fails, Some(&gold_flips)),
             ],
             [
                 judged(
@@ -338,10 +338,10 @@ mod tests {
         };
         let gold = vec![failing(&[BUG]), failing(&[BUG]), passing()];
         assert_eq!(
-            judge(&vec![no_ids.clone(); 3], None),
+            judge_task(&vec![no_ids.clone(); 3], None),
             judged(Status::Valid, &[], &[])
         );
-        let flaky_and_broken = judge(&[failing(&[BUG]), passing()], Some(&[failing(&[BUG])]));
+        let flaky_and_broken = judge_task(&[failing(&[BUG]), passing()], Some(&[failing(&[BUG])]));
         assert_eq!(
             flaky_and_broken,
             judged(
@@ -353,6 +353,6 @@ mod tests {
                 &[BUG]
             )
         );
-        assert_eq!(judge(&[no_ids], Some(&gold)).status, Status::Flaky);
+        assert_eq!(judge_task(&[no_ids], Some(&gold)).status, Status::Flaky);
     }
 }

@@ -3,7 +3,7 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::check::{judge, Ran, Status, RUNS};
+use super::check::{judge_task, Ran, Status, RUNS};
 use super::check_file::{gold_patch, gold_patch_path, CheckFile, Digests, TaskCheck};
 use super::suite::Suite;
 use crate::error::{exit, MendError};
@@ -109,7 +109,7 @@ fn check_task(
             with_gold.push(run_once(&resolved, Some(patch))?);
         }
     }
-    let mut judged = judge(&empty, gold.as_ref().map(|_| with_gold.as_slice()));
+    let mut judged = judge_task(&empty, gold.as_ref().map(|_| with_gold.as_slice()));
     if let Some(patch) = &gold {
         if let Some(test_file) = touched_test_file(&resolved, patch) {
             judged.status = Status::Invalid;

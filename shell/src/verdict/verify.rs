@@ -159,7 +159,7 @@ fn check(
     if let Some(message) = cargo_offline(&test.argv, &ran.finished) {
         return Err(MendError::harness(message));
     }
-    Ok(judge(ran, test, runner))
+    Ok(read_run(ran, test, runner))
 }
 
 /// What cargo prints when it needs the network to resolve or download dependencies, which the
@@ -190,7 +190,7 @@ fn cargo_offline(argv: &[String], finished: &Finished) -> Option<String> {
 
 /// Reads what one run handed over: the exit code as the runner means it, the report, and for
 /// pytest the witness's account, which the report must agree with.
-fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestRun, NotRun> {
+fn read_run(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestRun, NotRun> {
     let finished = without_report_line(ran.finished, ran.report_path.as_deref());
     if finished.timed_out() {
         // Cut at the limit, the tests said nothing either way: before the loop the limit is
@@ -212,7 +212,7 @@ fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestR
             run.tests_counted = tests_counted(&finished.output);
             Ok(run)
         }
-        (TestReport::Output(reader), _) => judge_output(&finished, test, *reader),
+        (TestReport::Output(reader), _) => read_output_run(&finished, test, *reader),
         (TestReport::Junit { path }, report) => {
             let fix = "check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"";
             let reason = match report {
@@ -229,12 +229,14 @@ fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestR
             };
             Err(not_run(&finished, test, reason, fix))
         }
-        (TestReport::Pytest, report) => judge_pytest(&finished, test, runner, report, &ran.witness),
+        (TestReport::Pytest, report) => {
+            read_pytest_run(&finished, test, runner, report, &ran.witness)
+        }
     }
 }
 
 /// A run read from what the runner printed: each test's outcome by id, the counts from those.
-fn judge_output(
+fn read_output_run(
     finished: &Finished,
     test: &TestCommand,
     reader: OutputReader,
@@ -265,7 +267,7 @@ fn judge_output(
     }
 }
 
-fn judge_pytest(
+fn read_pytest_run(
     finished: &Finished,
     test: &TestCommand,
     runner: &TestRunner,

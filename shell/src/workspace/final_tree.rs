@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::access::protection;
+use crate::access::{named_if_protected, protection};
 use crate::error::MendError;
 use crate::task::paths::files_under;
 use crate::task::Task;
@@ -138,10 +138,7 @@ impl FinalTree {
             .into_iter()
             .filter(|path| self.carried.binary_search(path).is_err())
             .filter(|path| put_back.binary_search(path).is_err())
-            .filter_map(|path| {
-                protection(task, &path)
-                    .map(|protected| format!("{path} ({})", protected.describe()))
-            })
+            .filter_map(|path| named_if_protected(task, &path))
             .collect())
     }
 }
