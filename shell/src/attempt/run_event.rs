@@ -8,9 +8,9 @@ use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
 use crate::record::usage::TurnUsage;
 use crate::verdict::contract::Contract;
+use crate::verdict::decide::Verdict;
 use crate::verdict::ending::Ending;
 use crate::verdict::given::HeldAndGiven;
-use crate::verdict::decide::Verdict;
 use crate::verdict::verify::TestRun;
 use camino::Utf8Path;
 
