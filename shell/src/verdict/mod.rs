@@ -9,5 +9,6 @@ pub mod junit;
 pub mod progress;
 pub mod reach;
 pub mod summary;
+pub mod untrusted;
 pub mod verify;
 pub mod witness;

@@ -19,7 +19,8 @@ use crate::verdict::contract::CaseOutcome;
 use crate::verdict::junit::Report;
 use crate::verdict::progress::shorten_trailing_progress;
 use crate::verdict::summary::{without_colours, Summary};
-use crate::verdict::witness::{Doubt, Heard};
+use crate::verdict::untrusted::Untrusted;
+use crate::verdict::witness::Heard;
 use crate::workspace::process::Finished;
 use crate::workspace::runner::TestRunner;
 use crate::workspace::test_run::{RanTests, ReportFile};
@@ -292,17 +293,40 @@ fn judge_pytest(
         Some(5) => Some("pytest collected no tests (exit 5)".to_owned()),
         _ => None,
     };
-    let mut run = read(finished, test, Some(report.clone()), note);
-    match heard.and_then(|heard| heard.check(&text, &report.cases, code).map(|()| heard)) {
-        Ok(heard) => run.cases = heard.cases,
-        Err(Doubt::Silent) => {
-            let reason = Doubt::Silent.describe();
+    // mend's canaries are no part of the project's tests: no count, id or contract shows them.
+    let canaries: Vec<String> = heard
+        .as_ref()
+        .map(|heard| heard.canary_ids().cloned().collect())
+        .unwrap_or_default();
+    let run = read(finished, test, Some(report.without(&canaries)), note);
+    let heard = heard.and_then(|heard| heard.check(&text, &report.cases, code).map(|()| heard));
+    trust(run, heard, &canaries, finished, runner)
+}
+
+/// `run` as the witness's account leaves it: its cases are the ones the witness heard, or it
+/// is untrusted for the reason the witness gives.
+fn trust(
+    mut run: TestRun,
+    heard: Result<Heard, Untrusted>,
+    canaries: &[String],
+    finished: &Finished,
+    runner: &TestRunner,
+) -> Result<TestRun, NotRun> {
+    match heard {
+        Ok(mut heard) => {
+            for id in canaries {
+                heard.cases.remove(id);
+            }
+            run.cases = heard.cases;
+        }
+        Err(Untrusted::Silent) => {
+            let reason = Untrusted::Silent.describe();
             return Err(NotRun {
                 run: Box::new(untrusted(run, finished, reason)),
                 fix: no_report_fix(runner),
             });
         }
-        Err(doubt) => run = untrusted(run, finished, doubt.describe()),
+        Err(reason) => run = untrusted(run, finished, reason.describe()),
     }
     Ok(run)
 }
