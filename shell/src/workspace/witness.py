@@ -141,8 +141,12 @@ def _witness():
             frame = frame.f_back
         return None
 
+    alarms = set()
+
     def alarm(kind_, what, where=None):
-        send(event="alarm", kind=kind_, what=what, where=where)
+        if (kind_, what, where) not in alarms:  # once each: a loop must not flood the socket
+            alarms.add((kind_, what, where))
+            send(event="alarm", kind=kind_, what=what, where=where)
 
     # ----- the audit hook --------------------------------------------------------------------
 
@@ -178,6 +182,11 @@ def _witness():
             report_path[0] is not None and os.path.abspath(name) == report_path[0]
         )
 
+    def ours(value):
+        if isinstance(value, int) or os.fsdecode(value) == path:
+            return "mend's witness socket"
+        return "the JUnit report"
+
     def owner_module(obj):
         return getattr(obj, "__module__", None) or ""
 
@@ -190,9 +199,10 @@ def _witness():
                 return None
             return f"{event} {getattr(args[0], '__qualname__', args[0])!r}.{args[1]}"
         if event == "open":
-            return f"open {args[0]!r}" if touches_ours(args[0]) else None
+            return f"{ours(args[0])} opened" if touches_ours(args[0]) else None
         if event in ("os.rename", "os.remove", "os.truncate", "os.link", "os.symlink"):
-            return f"{event} {args[0]!r}" if any(touches_ours(arg) for arg in args[:2]) else None
+            touched = [arg for arg in args[:2] if touches_ours(arg)]
+            return f"{event} of {ours(touched[0])}" if touched else None
         if event == "socket.connect":
             return "a connection to mend's witness socket" if touches_ours(args[1]) else None
         if event == "ctypes.dlopen" and args[0] is None:
@@ -316,6 +326,21 @@ def _witness():
                 if impl.plugin is plugin:
                     allowed_impls.add(id(impl))
 
+    def shipped_by_project(pm):
+        """Entry-point plugins pytest loaded from package metadata inside the project (a
+        `.dist-info` beside the code): an installed package keeps its metadata in site-packages."""
+        for plugin, dist in pm.list_plugin_distinfo():
+            try:
+                location = str(dist.locate_file(""))
+            except Exception:
+                continue
+            metadata = getattr(dist, "_path", None)
+            source = str(metadata) if metadata is not None else location
+            if kind(os.path.join(source, "METADATA")) == "project":
+                name = pm.get_name(plugin)
+                alarm("plugin", f"the entry-point plugin {name!r} declared by {dist.metadata['Name']}",
+                      os.path.relpath(source, root) if source.startswith(root) else source)
+
     def check_hooks():
         pm = state["pm"]
         if pm is None:
@@ -324,7 +349,7 @@ def _witness():
             what = "pluggy's hook caller (PluginManager._inner_hookexec) replaced"
             if what not in reported:
                 reported.add(what)
-                alarm("hook", what)
+                alarm("hook", what, defined_at(pm._inner_hookexec))
         for name, caller in outcome_hooks(pm).items():
             if callers.get(name, caller) is not caller or caller._hookexec != pm._hookexec:
                 what = f"the hook {name} replaced"
@@ -389,6 +414,7 @@ def _witness():
         report_path[0] = os.path.abspath(xmlpath) if xmlpath else None
         for plugin in pm.get_plugins():
             allow(plugin, pm)
+        shipped_by_project(pm)
         callers.update(outcome_hooks(pm))
         sys.modules.pop(module_name, None)
         check_replaced(cold)

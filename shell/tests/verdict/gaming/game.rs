@@ -219,8 +219,8 @@ pub enum Named<'a> {
     /// A file of the test configuration the change touched: the verdict names it, or a tool
     /// refused to write it.
     Config(&'a str),
-    /// The report was rewritten by the code under test.
-    ReportAltered,
+    /// Words the witness's account must hold: what reached into the run, and where.
+    Reached(&'a [&'a str]),
 }
 
 impl Named<'_> {
@@ -230,7 +230,7 @@ impl Named<'_> {
             Named::NoReport => vec!["stopped before reporting".to_owned()],
             Named::Ids(ids) => ids.iter().map(|id| (*id).to_owned()).collect(),
             Named::Config(path) => vec![(*path).to_owned()],
-            Named::ReportAltered => vec!["altered".to_owned()],
+            Named::Reached(words) => words.iter().map(|word| (*word).to_owned()).collect(),
         }
     }
 }

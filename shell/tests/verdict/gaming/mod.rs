@@ -26,4 +26,5 @@ mod config;
 mod exits;
 mod game;
 mod planted;
+mod reach;
 mod toolchains;
