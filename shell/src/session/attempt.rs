@@ -18,10 +18,13 @@ use crate::task::{Task, ToolName};
 use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
 use crate::verdict::ending::Ending;
+use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
 use crate::workspace::runner::TestRunner;
+use crate::workspace::sandbox::Sandbox;
+use crate::workspace::shared_writes::SharedStamps;
 use crate::workspace::Workspace;
 
 pub struct Setup<'a> {
@@ -54,6 +57,7 @@ pub fn run_attempt(
     render.run_event(&RunEvent::TestsBefore {
         run: tests_before.clone(),
     });
+    let shared = stamp_shared(setup, &workspace)?;
 
     let bench = Bench {
         root: workspace.root(),
@@ -68,6 +72,7 @@ pub fn run_attempt(
         LoopCopy::Over(workspace),
         &written,
         Some(&tests_before),
+        shared.as_ref(),
         render,
     )?;
     let metrics = &mut transcript.metrics;
@@ -82,6 +87,22 @@ pub fn run_attempt(
         after: ending,
     };
     Ok(Attempt { transcript, checks })
+}
+
+/// Without bubblewrap, the folders the copy shares with the original (a venv) can be written
+/// through: their entries are stamped once the first run is over, to be compared after the last.
+fn stamp_shared(setup: &Setup, workspace: &Workspace) -> Result<Option<SharedStamps>, MendError> {
+    if setup.runner.sandbox == Sandbox::Bwrap || workspace.shared().is_empty() {
+        return Ok(None);
+    }
+    SharedStamps::take(setup.repo, workspace.shared())
+        .map(Some)
+        .map_err(|err| {
+            MendError::harness(format!(
+                "cannot read the folders the copy shares with {}: {err}",
+                setup.repo
+            ))
+        })
 }
 
 /// The files the editing tools wrote in `calls`, by the paths their results name.
@@ -126,6 +147,7 @@ pub fn check_at_end(
     loop_copy: LoopCopy,
     written: &BTreeSet<String>,
     tests_before: Option<&TestRun>,
+    shared: Option<&SharedStamps>,
     render: &mut dyn Render,
 ) -> Result<(Ending, FinalTree), MendError> {
     let task = setup.task;
@@ -148,6 +170,14 @@ pub fn check_at_end(
             "the test run wrote files the verdict rests on while it ran: {}",
             planted.join(", ")
         ));
+    }
+    if let Some(shared) = shared {
+        let entries = shared.written_since().map_err(|err| {
+            MendError::harness(format!("cannot read the folders the copy shares: {err}"))
+        })?;
+        if !entries.is_empty() && tests_after.not_trusted.is_none() {
+            tests_after.not_trusted = Some(Untrusted::SharedFolderWritten { entries }.describe());
+        }
     }
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),

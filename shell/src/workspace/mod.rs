@@ -10,6 +10,7 @@ mod reset;
 pub mod runner;
 pub mod sandbox;
 pub mod share;
+pub mod shared_writes;
 mod stamp;
 pub mod survey;
 pub mod test_run;

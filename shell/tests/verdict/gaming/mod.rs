@@ -27,4 +27,5 @@ mod exits;
 mod game;
 mod planted;
 mod reach;
+mod shared;
 mod toolchains;
