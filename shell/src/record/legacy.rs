@@ -204,6 +204,7 @@ mod tests {
                 contract: None,
                 written_by_tests: Vec::new(),
                 protected_written_by_tests: Vec::new(),
+                python_reaches: None,
             }),
             file_sha256_before: BTreeMap::new(),
             metrics: None,

@@ -18,6 +18,7 @@ use crate::task::{Task, ToolName};
 use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
 use crate::verdict::ending::Ending;
+use crate::verdict::python_reach::read_added_python;
 use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
@@ -185,6 +186,9 @@ pub fn check_at_end(
     let contract = tests_before
         .filter(|before| !before.cases.is_empty())
         .map(|before| Contract::between(&before.cases, &tests_after.cases));
+    let python_reaches = read_added_python(&setup.runner.python, root, &diff, |path| {
+        task.test.files.contains(path)
+    });
     let ending = Ending {
         tests_after,
         test_file_sha256_after,
@@ -199,6 +203,7 @@ pub fn check_at_end(
             })
             .collect(),
         written_by_tests: tree.written_by_tests.clone(),
+        python_reaches,
     };
     Ok((ending, tree))
 }

@@ -67,6 +67,7 @@ mod tests {
                 contract: None,
                 written_by_tests: Vec::new(),
                 protected_written_by_tests: Vec::new(),
+                python_reaches: None,
             },
         };
         assert_eq!(

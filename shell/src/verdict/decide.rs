@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::verdict::contract::{Contract, Transition};
+use crate::verdict::python_reach::PythonReach;
 use crate::verdict::reach::reaches_into_tests;
 use crate::verdict::verify::TestRun;
 
@@ -23,6 +24,9 @@ pub struct Evidence<'a> {
     pub test_file_sha256_before: &'a str,
     /// Protected files the code under test wrote while the loop's tests ran, with what each is.
     pub protected_written_by_tests: &'a [String],
+    /// The added Python read as a syntax tree (see [`crate::verdict::python_reach`]); `None`:
+    /// the diff's words are read instead, Python files too.
+    pub python_reaches: Option<&'a [PythonReach]>,
 }
 
 /// What the digest of no file at all is (see `workspace::changes::set_sha256`): SHA-256 of the
@@ -61,7 +65,17 @@ pub fn decide(evidence: &Evidence) -> Verdict {
             evidence.protected_written_by_tests.join(", ")
         ));
     }
-    warnings.extend(reaches_into_tests(evidence.diff));
+    warnings.extend(reaches_into_tests(
+        evidence.diff,
+        evidence.python_reaches.is_some(),
+    ));
+    warnings.extend(
+        evidence
+            .python_reaches
+            .unwrap_or_default()
+            .iter()
+            .map(PythonReach::describe),
+    );
     Verdict {
         warnings,
         ..judge(evidence)
@@ -172,6 +186,7 @@ mod tests {
             diff: "",
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
+            python_reaches: None,
         });
         assert_eq!(
             verdict,
@@ -197,6 +212,7 @@ mod tests {
             diff: "",
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
+            python_reaches: None,
         });
         assert_eq!(
             (verdict.passed, verdict.reasons.len()),
@@ -216,6 +232,7 @@ mod tests {
             diff: "",
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
+            python_reaches: None,
         });
         assert_eq!(
             verdict,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::{decide, Evidence, Verdict};
+use crate::verdict::python_reach::PythonReach;
 use crate::verdict::verify::TestRun;
 
 /// The independent check after the conversation, and what it had changed.
@@ -31,6 +32,10 @@ pub struct Ending {
     /// is: the final tests ran with the originals, and the verdict names them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub protected_written_by_tests: Vec<String>,
+    /// The added Python that reaches into the test run, read as a syntax tree (absent in older
+    /// records, and when the reader could not run: then the diff's words are read instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python_reaches: Option<Vec<PythonReach>>,
 }
 
 impl Ending {
@@ -44,6 +49,7 @@ impl Ending {
             diff: &self.diff,
             test_file_sha256_before,
             protected_written_by_tests: &self.protected_written_by_tests,
+            python_reaches: self.python_reaches.as_deref(),
         })
     }
 

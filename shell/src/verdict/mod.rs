@@ -7,6 +7,7 @@ pub mod decide;
 pub mod ending;
 pub mod junit;
 pub mod progress;
+pub mod python_reach;
 pub mod reach;
 pub mod summary;
 pub mod untrusted;
