@@ -46,6 +46,10 @@ pub struct Row {
     /// `mend eval check` found the task flaky (absent: it did not).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
+    /// The attempt passed, but its change reaches into the test run (the verdict's warnings
+    /// from reading its added Python): counted apart, never as a pass (absent: it does not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub suspect: bool,
 }
 
 /// The rows of every results file in `dir` (`results*.jsonl`), in file then line order.
@@ -191,6 +195,7 @@ impl Row {
             model_digest: "m".to_owned(),
             k: 2,
             flaky: false,
+            suspect: false,
         }
     }
 }
