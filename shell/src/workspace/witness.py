@@ -250,17 +250,21 @@ def _witness():
         _pytest.config.PytestPluginManager, pluggy.PluginManager, pluggy.HookCaller,
         pluggy.HookImpl, _pytest.outcomes.OutcomeException,
     ]
-    hot_modules = [_pytest.runner, _pytest.python, _pytest.skipping, _pytest.outcomes,
-                   pluggy._callers, pluggy._hooks]
-    cold_modules = [builtins, _pytest.reports, _pytest.main, _pytest.junitxml, pluggy._manager]
+    # Checked as each test starts: what runs a test and makes and carries its report. The rest
+    # is checked once collection is over and when the session ends.
+    per_test = [_pytest.python.Function, _pytest.reports.TestReport, _pytest.runner.CallInfo,
+                pluggy.HookCaller, pluggy.HookImpl, _pytest.runner, pluggy._callers]
+    modules = [builtins, _pytest.python, _pytest.skipping, _pytest.outcomes, _pytest.reports,
+               _pytest.main, _pytest.junitxml, pluggy._hooks, pluggy._manager]
 
     def entries(holders):
         return [(holder, vars(holder), name, value)
                 for holder in holders for name, value in list(vars(holder).items())]
 
-    hot = entries(classes + hot_modules)
-    cold = entries(cold_modules)
+    hot = entries(per_test)
+    cold = entries([holder for holder in classes + modules if holder not in per_test])
     class_sizes = [(cls, len(vars(cls))) for cls in classes]
+    known_names = {id(cls): set(vars(cls)) for cls in classes}
     reported = set()
 
     scalars = (bool, int, float, str, bytes, type(None))
@@ -295,9 +299,8 @@ def _witness():
                     alarm("replaced", what, defined_at(now))
         for cls, size in class_sizes:
             if len(vars(cls)) > size:
-                known = {name for holder, _, name, _ in hot if holder is cls}
                 added = sorted(name for name, value in vars(cls).items()
-                               if name not in known and not pytests_own(value))
+                               if name not in known_names[id(cls)] and not pytests_own(value))
                 what = f"{cls.__module__}.{cls.__qualname__}: {', '.join(added)} added"
                 if added and what not in reported:
                     reported.add(what)
@@ -350,8 +353,8 @@ def _witness():
             if what not in reported:
                 reported.add(what)
                 alarm("hook", what, defined_at(pm._inner_hookexec))
-        for name, caller in outcome_hooks(pm).items():
-            if callers.get(name, caller) is not caller or caller._hookexec != pm._hookexec:
+        for name, caller in callers.items():
+            if getattr(pm.hook, name, None) is not caller or caller._hookexec != pm._hookexec:
                 what = f"the hook {name} replaced"
                 if what not in reported:
                     reported.add(what)
@@ -366,12 +369,28 @@ def _witness():
         check_replaced(hot)
         check_hooks()
 
+    def check_all():
+        check()
+        check_replaced(cold)
+
     # ----- canaries --------------------------------------------------------------------------
 
     chance = random.Random(secrets.randbits(64))
 
     def canary_name():
         return "test_" + "".join(chance.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(10))
+
+    class Canary(pytest.Function):
+        """A test of mend's: its failure is not worth pytest's traceback formatting, which reads
+        source and lists fixtures."""
+
+        def repr_failure(self, excinfo):
+            return "failed"
+
+        def _repr_failure_py(self, excinfo, style=None):
+            return "failed"
+
+    Canary.__name__ = Canary.__qualname__ = "Function"
 
     def place_canaries(items):
         modules = []
@@ -394,7 +413,7 @@ def _witness():
         exec(compile(source, str(module.path), "exec"), namespace)
         ids = {}
         for expected, name in names.items():
-            canary = pytest.Function.from_parent(module, name=name, callobj=namespace[name])
+            canary = Canary.from_parent(module, name=name, callobj=namespace[name])
             items.insert(chance.randint(0, len(items)), canary)
             ids[expected] = canary.nodeid
         state["canaries"] = {nodeid: expected for expected, nodeid in ids.items()}
@@ -417,8 +436,7 @@ def _witness():
         shipped_by_project(pm)
         callers.update(outcome_hooks(pm))
         sys.modules.pop(module_name, None)
-        check_replaced(cold)
-        check()
+        check_all()
 
     def pytest_plugin_registered(plugin, plugin_name, manager):
         if manager is not state["pm"]:
@@ -435,7 +453,9 @@ def _witness():
         if config is not state["config"]:
             return
         state["session"] = session
-        check()
+        for name, caller in outcome_hooks(state["pm"]).items():
+            callers.setdefault(name, caller)  # hooks that plugins loaded since declared
+        check_all()
         place_canaries(items)
 
     def pytest_collection_finish(session):
@@ -473,8 +493,7 @@ def _witness():
     def pytest_sessionfinish(session, exitstatus):
         if session.config is not state["config"]:
             return
-        check()
-        check_replaced(cold)
+        check_all()
         send(event="finished", exitstatus=int(exitstatus))
 
     @pytest.hookimpl(trylast=True)
