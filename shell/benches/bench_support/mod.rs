@@ -11,6 +11,7 @@ pub mod show_page;
 pub mod synthetic;
 pub mod text_calls;
 pub mod verify_share;
+pub mod witness_cost;
 pub mod window_cost;
 
 /// One line of the BENCHMARKS.md table.
