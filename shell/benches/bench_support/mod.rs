@@ -11,8 +11,8 @@ pub mod show_page;
 pub mod synthetic;
 pub mod text_calls;
 pub mod verify_share;
-pub mod witness_cost;
 pub mod window_cost;
+pub mod witness_cost;
 
 /// One line of the BENCHMARKS.md table.
 pub struct Row {

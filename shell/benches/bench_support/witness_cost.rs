@@ -87,7 +87,12 @@ fn generate_suite(repo: &Utf8Path) {
     std::fs::create_dir_all(repo.join("tests")).unwrap();
     for module in 0..20 {
         let tests: String = (0..50)
-            .map(|test| format!("def test_{test}():\n    assert {test} + 1 == {}\n\n", test + 1))
+            .map(|test| {
+                format!(
+                    "def test_{test}():\n    assert {test} + 1 == {}\n\n",
+                    test + 1
+                )
+            })
             .collect();
         std::fs::write(repo.join(format!("tests/test_m{module}.py")), tests).unwrap();
     }

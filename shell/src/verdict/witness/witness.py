@@ -316,6 +316,7 @@ def _witness():
                         "pytest_deselected", "pytest_itemcollected", "pytest_unconfigure",
                         "pytest_make_collect_report", "pytest_pycollect_makeitem")
     callers = {}
+    seen_impls = {}
     through_registration = frozenset({"stdlib", "pytest", "witness"})
 
     def outcome_hooks(pm):
@@ -353,13 +354,18 @@ def _witness():
             if what not in reported:
                 reported.add(what)
                 alarm("hook", what, defined_at(pm._inner_hookexec))
+        hook_calling = state["hook_calling"]
         for name, caller in callers.items():
-            if getattr(pm.hook, name, None) is not caller or caller._hookexec != pm._hookexec:
+            if getattr(pm.hook, name, None) is not caller or caller._hookexec != hook_calling:
                 what = f"the hook {name} replaced"
                 if what not in reported:
                     reported.add(what)
                     alarm("hook", what)
-            for impl in caller.get_hookimpls():
+            impls = caller.get_hookimpls()
+            if impls == seen_impls.get(name):
+                continue  # the same implementations as last time, compared at C speed
+            seen_impls[name] = impls
+            for impl in impls:
                 if id(impl) not in allowed_impls:
                     allowed_impls.add(id(impl))
                     alarm("hook", f"a new implementation of {name} ({impl.plugin_name})",
@@ -429,6 +435,7 @@ def _witness():
         pm = config.pluginmanager
         state["pm"] = pm
         state["hookexec"] = pm._inner_hookexec
+        state["hook_calling"] = pm._hookexec
         xmlpath = getattr(config.option, "xmlpath", None)
         report_path[0] = os.path.abspath(xmlpath) if xmlpath else None
         for plugin in pm.get_plugins():
