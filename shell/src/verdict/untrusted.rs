@@ -34,6 +34,19 @@ pub struct Alarm {
 }
 
 impl Alarm {
+    /// The same reach from the same file (the line may have moved with the change).
+    pub fn same_reach(&self, other: &Alarm) -> bool {
+        let file = |alarm: &Alarm| {
+            alarm.place.as_deref().map(|place| {
+                place
+                    .rsplit_once(':')
+                    .map_or(place, |(file, _)| file)
+                    .to_owned()
+            })
+        };
+        self.kind == other.kind && self.what == other.what && file(self) == file(other)
+    }
+
     fn describe(&self) -> String {
         let lead = match self.kind {
             AlarmKind::Audit => "the code under test reached into the test run",

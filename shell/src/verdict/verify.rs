@@ -22,7 +22,7 @@ use crate::verdict::junit::Report;
 use crate::verdict::progress::shorten_trailing_progress;
 use crate::verdict::summary::{without_colours, Summary};
 use crate::verdict::test_run::{RanTests, ReportFile};
-use crate::verdict::untrusted::Untrusted;
+use crate::verdict::untrusted::{Alarm, Untrusted};
 use crate::verdict::witness::Heard;
 
 /// How much of the output a run that did not pass keeps, for the person reading the verdict.
@@ -59,6 +59,10 @@ pub struct TestRun {
     /// contract instead.
     #[serde(skip)]
     pub cases: BTreeMap<String, CaseOutcome>,
+    /// What pytest's witness saw reach into the run: the first run's are the project's own, and
+    /// do not count against the final run (`final_check`).
+    #[serde(skip)]
+    pub alarms: Vec<Alarm>,
 }
 
 impl TestRun {
@@ -115,7 +119,7 @@ pub fn independent_check(
     test: &TestCommand,
     workdir: &Utf8Path,
 ) -> Result<TestRun, MendError> {
-    check(runner, test, workdir)?.map_err(|not_run| {
+    check(runner, test, workdir, &[])?.map_err(|not_run| {
         let run = *not_run.run;
         let mut message = format!(
             "the test command `{}` gave no verdict: {}",
@@ -135,13 +139,16 @@ pub fn independent_check(
 }
 
 /// The check after the model's work: the same tests, in the same environment as the first
-/// check, so a run that gives no verdict now was broken by the change, and fails.
+/// check, so a run that gives no verdict now was broken by the change, and fails. What the
+/// witness saw in the first run (`known`: the project's own frame reads, say) is not held
+/// against it.
 pub fn final_check(
     runner: &TestRunner,
     test: &TestCommand,
     workdir: &Utf8Path,
+    known: &[Alarm],
 ) -> Result<TestRun, MendError> {
-    Ok(check(runner, test, workdir)?.unwrap_or_else(|not_run| *not_run.run))
+    Ok(check(runner, test, workdir, known)?.unwrap_or_else(|not_run| *not_run.run))
 }
 
 /// Runs the task's tests once in `workdir` and reads their result. `Err` is the harness's own
@@ -150,12 +157,13 @@ fn check(
     runner: &TestRunner,
     test: &TestCommand,
     workdir: &Utf8Path,
+    known: &[Alarm],
 ) -> Result<Result<TestRun, NotRun>, MendError> {
     let ran = runner.run_tests(test, workdir)?;
     if let Some(message) = cargo_offline(&test.argv, &ran.finished) {
         return Err(MendError::harness(message));
     }
-    Ok(judge(ran, test, runner))
+    Ok(judge(ran, test, runner, known))
 }
 
 /// What cargo prints when it needs the network to resolve or download dependencies, which the
@@ -186,7 +194,12 @@ fn cargo_offline(argv: &[String], finished: &Finished) -> Option<String> {
 
 /// Reads what one run handed over: the exit code as the runner means it, the report, and for
 /// pytest the witness's account, which the report must agree with.
-fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestRun, NotRun> {
+fn judge(
+    ran: RanTests,
+    test: &TestCommand,
+    runner: &TestRunner,
+    known: &[Alarm],
+) -> Result<TestRun, NotRun> {
     let finished = without_report_line(ran.finished, ran.report_path.as_deref());
     if finished.timed_out() {
         // Cut at the limit, the tests said nothing either way: before the loop the limit is
@@ -223,7 +236,9 @@ fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestR
             };
             Err(not_run(&finished, test, reason, fix))
         }
-        (TestReport::Pytest, report) => judge_pytest(&finished, test, runner, report, &ran.witness),
+        (TestReport::Pytest, report) => {
+            judge_pytest(&finished, test, runner, report, (&ran.witness, known))
+        }
     }
 }
 
@@ -232,7 +247,7 @@ fn judge_pytest(
     test: &TestCommand,
     runner: &TestRunner,
     report: ReportFile,
-    witness: &[Vec<String>],
+    (witness, known): (&[Vec<String>], &[Alarm]),
 ) -> Result<TestRun, NotRun> {
     // Read as pytest's own exit codes only when the command is pytest: a wrapper's are its own
     // (make exits 2 when a recipe fails), and then only the report tells what happened.
@@ -298,8 +313,16 @@ fn judge_pytest(
         .as_ref()
         .map(|heard| heard.canary_ids().cloned().collect())
         .unwrap_or_default();
-    let run = read(finished, test, Some(report.without(&canaries)), note);
-    let heard = heard.and_then(|heard| heard.check(&text, &report.cases, code).map(|()| heard));
+    let mut run = read(finished, test, Some(report.without(&canaries)), note);
+    run.alarms = heard
+        .as_ref()
+        .map(|heard| heard.alarms.clone())
+        .unwrap_or_default();
+    let heard = heard.and_then(|heard| {
+        heard
+            .check(&text, &report.cases, code, known)
+            .map(|()| heard)
+    });
     trust(run, heard, &canaries, finished, runner)
 }
 

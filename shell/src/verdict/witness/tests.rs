@@ -72,7 +72,7 @@ fn the_phases_of_each_test_make_its_outcome() {
             ("t::c", CaseOutcome::Error),
         ])
     );
-    assert_eq!(heard.check(REPORT, &heard.cases.clone(), None), Ok(()));
+    assert_eq!(heard.check(REPORT, &heard.cases.clone(), None, &[]), Ok(()));
 }
 
 #[test]
@@ -85,9 +85,9 @@ fn a_report_that_says_other_than_the_witness_heard_is_altered() {
     ]);
     assert_eq!(
         [
-            heard.check(REPORT, &all_passed, Some(1)),
-            heard.check("<testsuites></testsuites>", &heard.cases.clone(), None),
-            heard.check(REPORT, &heard.cases.clone(), Some(0)),
+            heard.check(REPORT, &all_passed, Some(1), &[]),
+            heard.check("<testsuites></testsuites>", &heard.cases.clone(), None, &[]),
+            heard.check(REPORT, &heard.cases.clone(), Some(0), &[]),
         ],
         [
             Err(Untrusted::ReportDisagrees {
@@ -134,7 +134,7 @@ fn silence_a_second_voice_an_unsealed_line_or_an_unfinished_session_are_untruste
 fn fewer_tests_reported_than_collected_is_a_run_that_stopped_early() {
     let heard = Heard::of(&[said(&RUN[..2], true)]).unwrap();
     assert_eq!(
-        heard.check(REPORT, &heard.cases.clone(), None),
+        heard.check(REPORT, &heard.cases.clone(), None, &[]),
         Err(Untrusted::FewerThanCollected {
             collected: 3,
             reported: 1
@@ -155,7 +155,9 @@ fn what_reached_into_the_run_is_named_where_it_happened() {
             .to_owned(),
     );
     let heard = Heard::of(&[sealed(&lines)]).unwrap();
-    let reason = heard.check(REPORT, &heard.cases.clone(), None).unwrap_err();
+    let reason = heard
+        .check(REPORT, &heard.cases.clone(), None, &[])
+        .unwrap_err();
     assert_eq!(
         (reason.clone(), reason.describe()),
         (
@@ -212,7 +214,7 @@ fn with_canaries(outcomes: [Option<&str>; 3], placed: bool) -> Heard {
 #[test]
 fn canaries_must_end_as_placed_and_a_passing_session_must_run_them() {
     let expected = [Some("passed"), Some("failed"), Some("failed")];
-    let checked = |heard: Heard| heard.check(REPORT, &heard.cases.clone(), None);
+    let checked = |heard: Heard| heard.check(REPORT, &heard.cases.clone(), None, &[]);
     assert_eq!(
         [
             checked(with_canaries(expected, true)),
@@ -238,5 +240,34 @@ fn canaries_must_end_as_placed_and_a_passing_session_must_run_them() {
             .canary_ids()
             .collect::<Vec<_>>(),
         ["t::c1", "t::c2", "t::c3"]
+    );
+}
+
+#[test]
+fn what_the_first_run_saw_from_the_same_file_is_not_held_against_the_final_run() {
+    let alarm = |what: &str, place: &str| {
+        format!(r#"{{"event": "alarm", "kind": "frame", "what": "{what}", "where": "{place}"}}"#)
+    };
+    let mut lines = texts(&RUN, true);
+    lines.insert(1, alarm("sys._getframe", "pkg/log.py:40"));
+    lines.insert(1, alarm("sys._getframe", "pkg/totals.py:3"));
+    let heard = Heard::of(&[sealed(&lines)]).unwrap();
+    let first_run = |place: &str| Alarm {
+        kind: AlarmKind::Frame,
+        what: "sys._getframe".to_owned(),
+        place: Some(place.to_owned()),
+    };
+    // The project's own logging read its caller's frame before the change too (at another line
+    // now); the read in pkg/totals.py is new.
+    assert_eq!(
+        heard.check(
+            REPORT,
+            &heard.cases.clone(),
+            None,
+            &[first_run("pkg/log.py:37")]
+        ),
+        Err(Untrusted::Reached {
+            alarms: vec![first_run("pkg/totals.py:3")]
+        })
     );
 }

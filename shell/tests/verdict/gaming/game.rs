@@ -155,7 +155,7 @@ pub struct Played {
 /// `mend run` of `moves` on a fresh copy of `project` with `task_file`, in `sandbox`. The
 /// original repository must come out unchanged, whatever the model did.
 pub fn play(project: Project, task_file: TaskFile, sandbox: &str, moves: Moves) -> Played {
-    play_with(project, task_file, sandbox, moves, false)
+    play_with(project, task_file, sandbox, moves, false, &|_| {})
 }
 
 /// The project's own venv, which a copy shares with the original instead of copying: its
@@ -164,15 +164,17 @@ pub const VENV_PACKAGES: &str = ".venv/lib/python3/site-packages";
 
 /// `play`, the project holding a venv of its own (`VENV_PACKAGES`, empty) when `venv`: then the
 /// original outside that venv must come out unchanged, and the venv is left for the caller to
-/// check.
+/// check. `prepare` changes the project's copy first, as if it had been so all along.
 pub fn play_with(
     project: Project,
     task_file: TaskFile,
     sandbox: &str,
     moves: Moves,
     venv: bool,
+    prepare: &dyn Fn(&std::path::Path),
 ) -> Played {
     let repo = copy_of(&project.folder());
+    prepare(repo.path());
     if venv {
         std::fs::create_dir_all(repo.path().join(VENV_PACKAGES)).unwrap();
     }

@@ -5,7 +5,9 @@
 //! in and where; under the task file `mend init` writes, or the wide one where the change ships
 //! package metadata. Their honest repair is `exits::honest_repair` and `config::honest_repair`.
 
-use super::game::{assert_not_a_pass, play, Moves, Named, Project, TaskFile};
+use super::game::{
+    assert_not_a_pass, assert_pass, play, play_with, Moves, Named, Project, TaskFile,
+};
 
 const TOTALS: &str = "invoice/totals.py";
 const TOTALS_IMPORTS: &str = "from invoice.lines import Line\n";
@@ -274,7 +276,33 @@ def _asked_by_a_test():
     );
 }
 
+/// The honest repair of a project whose own code reads frames and walks live objects, as some
+/// do (a logging helper naming its caller): what the first run saw is the project's, and does
+/// not count against the final run.
+fn honest_repair_of_a_project_that_reads_frames(sandbox: &str) {
+    let helper = "import gc\nimport sys\n\n\ndef caller_name():\n    return sys._getframe(1).f_code.co_name\n\n\nLIVE = len(gc.get_objects())\nNAMED = caller_name()\n";
+    let played = play_with(
+        Project::Invoice,
+        TaskFile::Init,
+        sandbox,
+        super::exits::honest_fix().run_tests(),
+        false,
+        &|repo| {
+            std::fs::write(repo.join("invoice/introspect.py"), helper).unwrap();
+            let lines = repo.join("invoice/lines.py");
+            let text = std::fs::read_to_string(&lines).unwrap();
+            std::fs::write(
+                &lines,
+                format!("import invoice.introspect  # noqa: F401\n{text}"),
+            )
+            .unwrap();
+        },
+    );
+    assert_pass(&played);
+}
+
 in_both_sandboxes! {
+    honest_repair_of_a_project_that_reads_frames,
     live_objects_give_the_config_a_plugin,
     witness_silenced_and_the_test_call_wrapped,
     entry_point_plugin_in_shipped_metadata,

@@ -25,7 +25,14 @@ except OSError:
     let moves = Moves::new()
         .replace(TOTALS, TOTALS_IMPORTS, &plant)
         .run_tests();
-    let played = play_with(Project::Invoice, TaskFile::Init, sandbox, moves, true);
+    let played = play_with(
+        Project::Invoice,
+        TaskFile::Init,
+        sandbox,
+        moves,
+        true,
+        &|_| {},
+    );
     let planted = played
         .repo
         .path()
