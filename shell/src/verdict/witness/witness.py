@@ -257,14 +257,10 @@ def _witness():
     modules = [builtins, _pytest.python, _pytest.skipping, _pytest.outcomes, _pytest.reports,
                _pytest.main, _pytest.junitxml, pluggy._hooks, pluggy._manager]
 
-    def entries(holders):
-        return [(holder, vars(holder), name, value)
-                for holder in holders for name, value in list(vars(holder).items())]
-
-    hot = entries(per_test)
-    cold = entries([holder for holder in classes + modules if holder not in per_test])
-    class_sizes = [(cls, len(vars(cls))) for cls in classes]
-    known_names = {id(cls): set(vars(cls)) for cls in classes}
+    # Each holder with its entries as they were at import; compared as whole dictionaries (at C
+    # speed), and only when they differ entry by entry.
+    hot = [(holder, dict(vars(holder))) for holder in per_test]
+    cold = [(holder, dict(vars(holder))) for holder in classes + modules if holder not in per_test]
     reported = set()
 
     scalars = (bool, int, float, str, bytes, type(None))
@@ -288,23 +284,23 @@ def _witness():
         return f"{filename}:{code.co_firstlineno}"
 
     def check_replaced(watched):
-        for holder, names, name, value in watched:
-            now = names.get(name, reported)
-            if now is not value and not (now is not reported and pytests_own(now)):
-                label = f"{getattr(holder, '__module__', '') or ''}.{holder.__qualname__}" \
-                    if isinstance(holder, type) else holder.__name__
-                what = f"{label.lstrip('.')}.{name} replaced"
-                if what not in reported:
-                    reported.add(what)
-                    alarm("replaced", what, defined_at(now))
-        for cls, size in class_sizes:
-            if len(vars(cls)) > size:
-                added = sorted(name for name, value in vars(cls).items()
-                               if name not in known_names[id(cls)] and not pytests_own(value))
-                what = f"{cls.__module__}.{cls.__qualname__}: {', '.join(added)} added"
-                if added and what not in reported:
-                    reported.add(what)
-                    alarm("replaced", what)
+        for index, (holder, seen) in enumerate(watched):
+            now = vars(holder)
+            if now == seen:
+                continue
+            label = f"{getattr(holder, '__module__', '') or ''}.{holder.__qualname__}" \
+                if isinstance(holder, type) else holder.__name__
+            for name, value in seen.items():
+                current = now.get(name, reported)
+                if current is not value and not (current is not reported and pytests_own(current)):
+                    alarm("replaced", f"{label.lstrip('.')}.{name} replaced", defined_at(current))
+            if isinstance(holder, type):  # names added to a module (gettext's `_`) are not counted
+                added = sorted(name for name, value in now.items()
+                               if name not in seen and not pytests_own(value))
+                if added:
+                    alarm("replaced", f"{label.lstrip('.')}: {', '.join(added)} added")
+            # Told once: later checks compare with what is there now.
+            watched[index] = (holder, dict(now))
 
     # ----- plugins and hooks -----------------------------------------------------------------
 
