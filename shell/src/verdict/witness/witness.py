@@ -357,10 +357,11 @@ def _witness():
                 if what not in reported:
                     reported.add(what)
                     alarm("hook", what)
-            impls = caller.get_hookimpls()
+            # pluggy's own list where it has one (1.1 and later), else a copy of it.
+            impls = getattr(caller, "_hookimpls", None) or caller.get_hookimpls()
             if impls == seen_impls.get(name):
                 continue  # the same implementations as last time, compared at C speed
-            seen_impls[name] = impls
+            seen_impls[name] = list(impls)
             for impl in impls:
                 if id(impl) not in allowed_impls:
                     allowed_impls.add(id(impl))
