@@ -12,6 +12,7 @@ pub mod synthetic;
 pub mod text_calls;
 pub mod verify_share;
 pub mod window_cost;
+pub mod witness_cost;
 
 /// One line of the BENCHMARKS.md table.
 pub struct Row {

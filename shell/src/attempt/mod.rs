@@ -26,6 +26,7 @@ use crate::attempt::run_event::RunEvent;
 use crate::clock::millis;
 use crate::error::{exit, MendError};
 use crate::exec::runner::TestRunner;
+use crate::exec::sandbox::Sandbox;
 use crate::provider::source::ModelSource;
 use crate::record::RecordedCall;
 use crate::task::{Task, ToolName};
@@ -34,11 +35,14 @@ use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
 use crate::verdict::ending::Ending;
 use crate::verdict::given::Graded;
+use crate::verdict::python_reach::read_added_python;
 use crate::verdict::shrunk::fewer_tests_than_before;
+use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
 use crate::workspace::held_out::put_back;
+use crate::workspace::shared_writes::SharedStamps;
 use crate::workspace::Workspace;
 
 pub struct Setup<'a> {
@@ -81,6 +85,7 @@ pub fn run_attempt(
     render.run_event(&RunEvent::TestsBefore {
         run: tests_before.clone(),
     });
+    let shared = stamp_shared(setup, &workspace)?;
 
     let bench = ToolContext::new(workspace.root(), task, setup.runner);
     let (mut transcript, _stopped) = drive(bench, source, render, start(config)?)?;
@@ -91,6 +96,7 @@ pub fn run_attempt(
         LoopCopy::Over(workspace),
         &written,
         Some(&tests_before),
+        shared.as_ref(),
         render,
     )?;
     let metrics = &mut transcript.metrics;
@@ -105,6 +111,22 @@ pub fn run_attempt(
         after: ending,
     };
     Ok(Attempt { transcript, checks })
+}
+
+/// Without bubblewrap, the folders the copy shares with the original (a venv) can be written
+/// through: their entries are stamped once the first run is over, to be compared after the last.
+fn stamp_shared(setup: &Setup, workspace: &Workspace) -> Result<Option<SharedStamps>, MendError> {
+    if setup.runner.sandbox == Sandbox::Bwrap || workspace.shared().is_empty() {
+        return Ok(None);
+    }
+    SharedStamps::take(setup.repo, workspace.shared())
+        .map(Some)
+        .map_err(|err| {
+            MendError::harness(format!(
+                "cannot read the folders the copy shares with {}: {err}",
+                setup.repo
+            ))
+        })
 }
 
 /// The files the editing tools wrote in `calls`, by the paths their results name.
@@ -149,6 +171,7 @@ pub fn check_at_end(
     loop_copy: LoopCopy,
     written: &BTreeSet<String>,
     tests_before: Option<&TestRun>,
+    shared: Option<&SharedStamps>,
     render: &mut dyn Render,
 ) -> Result<(Ending, FinalTree), MendError> {
     let task = setup.task;
@@ -164,6 +187,7 @@ pub fn check_at_end(
     let test_file_sha256_after = set_sha256(root, &task.test.files)?;
     let source_sha256_after = set_sha256(root, &task.editable)?;
     let diff = unified_diff(setup.repo, root, &task.editable)?;
+    let known = tests_before.map_or(&[][..], |before| before.alarms.as_slice());
     let held_out = put_back(setup.repo, root, task)?;
     let mut tests_after = match &held_out.refused {
         // No run: the change and the held-out tests cannot stand together.
@@ -171,7 +195,7 @@ pub fn check_at_end(
             not_trusted: Some(problem.clone()),
             ..TestRun::default()
         },
-        None => final_check(setup.runner, &task.test, root)?,
+        None => final_check(setup.runner, &task.test, root, known)?,
     };
     let mut planted = tree.protected_written(setup.repo, task, &held_out.files)?;
     planted.extend(held_out.changed_since(root));
@@ -180,6 +204,14 @@ pub fn check_at_end(
             "the test run wrote files the verdict rests on while it ran: {}",
             planted.join(", ")
         ));
+    }
+    if let Some(shared) = shared {
+        let entries = shared.written_since().map_err(|err| {
+            MendError::harness(format!("cannot read the folders the copy shares: {err}"))
+        })?;
+        if !entries.is_empty() && tests_after.not_trusted.is_none() {
+            tests_after.not_trusted = Some(Untrusted::SharedFolderWritten { entries }.describe());
+        }
     }
     // Given tests replace the contract of the run before the change.
     let given = task
@@ -198,6 +230,9 @@ pub fn check_at_end(
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),
     });
+    let python_reaches = read_added_python(&setup.runner.python, root, &diff, |path| {
+        task.test.files.contains(path)
+    });
     let ending = Ending {
         tests_after,
         test_file_sha256_after,
@@ -213,6 +248,7 @@ pub fn check_at_end(
         given,
         held_out: held_out.files,
         history: Some(tree.workspace.history()),
+        python_reaches,
     };
     Ok((ending, tree))
 }

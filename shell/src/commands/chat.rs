@@ -258,7 +258,8 @@ impl<'s> Conversation<'s> {
         };
         // The conversation goes on in its copy: the final tests get a fresh one, deleted here.
         let loop_copy = LoopCopy::GoesOn(self.workspace.root());
-        check_at_end(&attempt, loop_copy, &written, None, render).map(|(ending, _tree)| ending)
+        check_at_end(&attempt, loop_copy, &written, None, None, render)
+            .map(|(ending, _tree)| ending)
     }
 
     /// The input ended: the independent check once more (when anything was asked), the record

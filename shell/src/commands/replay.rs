@@ -76,7 +76,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     let tests_before = replayed.tests_before.as_ref();
     let copy_time = workspace.copy_time();
     let loop_copy = LoopCopy::Over(workspace);
-    let (ending, tree) = check_at_end(setup, loop_copy, &written, tests_before, render)?;
+    let (ending, tree) = check_at_end(setup, loop_copy, &written, tests_before, None, render)?;
     let metrics = &mut replayed.metrics;
     metrics.verify_ms += ending.tests_after.duration_ms;
     metrics.copy_ms = Some(millis(copy_time + tree.copy_time));

@@ -151,6 +151,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
         LoopCopy::Over(workspace),
         &written,
         tests_before.as_ref(),
+        None,
         render,
     )?;
     let mut transcript = transcript;

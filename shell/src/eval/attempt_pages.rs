@@ -25,6 +25,8 @@ pub struct AttemptLink {
     pub task: String,
     pub attempt: u32,
     pub passed: bool,
+    /// Passed with a change that reaches into the test run: shown apart, not as a pass.
+    pub suspect: bool,
     pub stop: String,
     pub turns: u32,
     pub tokens: u64,
@@ -101,6 +103,7 @@ pub fn write_attempt_pages(
             task: row.task.clone(),
             attempt: row.attempt,
             passed: row.passed,
+            suspect: row.suspect,
             stop: row.stop.clone(),
             turns: row.turns,
             tokens: row.tokens,
@@ -149,6 +152,7 @@ mod tests {
             k: 1,
             flaky: false,
             why: crate::eval::why::Why::default(),
+            suspect: false,
         };
         let dir = Utf8Path::new("out");
         let found: Vec<Result<Utf8PathBuf, String>> =

@@ -398,6 +398,13 @@ impl Shared<'_> {
             seed,
             stop: stop.to_string(),
             passed: outcome.checks.passed(),
+            suspect: outcome.checks.passed()
+                && outcome
+                    .checks
+                    .after
+                    .python_reaches
+                    .as_ref()
+                    .is_some_and(|reaches| !reaches.is_empty()),
             turns: u32::try_from(outcome.transcript.turns.len()).unwrap_or(u32::MAX),
             tokens: metrics.prompt_tokens + metrics.eval_tokens,
             model_ms: metrics.model_ms,

@@ -158,13 +158,17 @@ fn card(name: &str, pass_at: &[Option<f64>], attempts: &[&AttemptLink], page: &m
 }
 
 fn link(attempt: &AttemptLink, page: &mut Html) {
-    let outcome = if attempt.passed { "pass" } else { "fail" };
+    let outcome = match (attempt.passed, attempt.suspect) {
+        (true, true) => "suspect",
+        (true, false) => "pass",
+        (false, _) => "fail",
+    };
     let label = format!("#{} {outcome}", attempt.attempt);
     let about = format!(
         "{} attempt {}: {outcome}, stop {}, {} turn(s), {} tokens",
         attempt.task, attempt.attempt, attempt.stop, attempt.turns, attempt.tokens
     );
-    let class = if attempt.passed {
+    let class = if attempt.passed && !attempt.suspect {
         "attempt pass"
     } else {
         "attempt fail"

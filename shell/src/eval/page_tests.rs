@@ -27,6 +27,7 @@ fn page_of(rows: &[Row]) -> String {
             task: row.task.clone(),
             attempt: row.attempt,
             passed: row.passed,
+            suspect: row.suspect,
             stop: row.stop.clone(),
             turns: row.turns,
             tokens: row.tokens,
@@ -300,4 +301,24 @@ fn the_page_and_the_text_report_say_why_attempts_failed_alike() {
             .to_vec()
         )
     );
+}
+
+#[test]
+fn a_suspect_pass_is_linked_as_suspect_and_left_out_of_the_passes() {
+    let rows = [
+        row("a", 0, true, "m"),
+        Row {
+            suspect: true,
+            ..row("a", 1, true, "m")
+        },
+    ];
+    let page = page_of(&rows);
+    let labels: Vec<&str> = page
+        .split("class=\"attempt ")
+        .skip(1)
+        .filter_map(|link| link.split_once("</a>"))
+        .filter_map(|(link, _)| link.rsplit('>').next())
+        .collect();
+    assert_eq!(labels, ["#0 pass", "#1 suspect"]);
+    assert_eq!(report(&rows).passed, 1);
 }

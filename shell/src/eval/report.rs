@@ -22,6 +22,13 @@ pub struct TaskReport {
     pub pass_at: Vec<Option<f64>>,
     /// Why its attempts failed, and its suspect passes.
     pub why: WhyCounts,
+    /// Attempts that passed with a change that reaches into the test run: not in `c`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub suspect: u64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -102,22 +109,24 @@ pub fn merge_located(dirs: &[Utf8PathBuf]) -> Result<Vec<(Utf8PathBuf, Row)>, Me
 
 pub fn report(rows: &[Row]) -> Report {
     let k = rows.iter().map(|row| row.k).max().unwrap_or(1);
-    let mut per_task: BTreeMap<&str, (u64, u64, bool)> = BTreeMap::new();
+    let mut per_task: BTreeMap<&str, (u64, u64, bool, u64)> = BTreeMap::new();
     for row in rows {
         let entry = per_task.entry(&row.task).or_default();
         entry.0 += 1;
-        entry.1 += u64::from(row.passed);
+        entry.1 += u64::from(row.passed && !row.suspect);
         entry.2 |= row.flaky;
+        entry.3 += u64::from(row.passed && row.suspect);
     }
     let (flaky, steady): (Vec<_>, Vec<_>) = per_task
         .into_iter()
-        .map(|(task, (n, c, flaky))| {
+        .map(|(task, (n, c, flaky, suspect))| {
             let report = TaskReport {
                 task: task.to_owned(),
                 n,
                 c,
                 pass_at: (1..=u64::from(k)).map(|j| pass_at_k(n, c, j)).collect(),
                 why: WhyCounts::of(rows.iter().filter(|row| row.task == task)),
+                suspect,
             };
             (report, flaky)
         })
@@ -130,7 +139,7 @@ pub fn report(rows: &[Row]) -> Report {
             values.map(|values| values.iter().sum::<f64>() / values.len() as f64)
         })
         .collect();
-    let passed = rows.iter().filter(|row| row.passed).count() as u64;
+    let passed = rows.iter().filter(|row| row.passed && !row.suspect).count() as u64;
     let tokens: u64 = rows.iter().map(|row| row.tokens).sum();
     let ms: u64 = rows
         .iter()
@@ -237,6 +246,19 @@ pub fn render(report: &Report) -> String {
             out.push_str(&format!("  {:<22} {}\n", task.task, task.why.line()));
         }
     }
+    let suspect: Vec<String> = report
+        .tasks
+        .iter()
+        .chain(&report.flaky_tasks)
+        .filter(|task| task.suspect > 0)
+        .map(|task| format!("{} {}", task.task, task.suspect))
+        .collect();
+    if !suspect.is_empty() {
+        out.push_str(&format!(
+            "suspect passes (the change reaches into the test run; not counted in c): {}\n",
+            suspect.join(", ")
+        ));
+    }
     let cost = match (report.tokens_per_solved, report.minutes_per_solved) {
         (Some(tokens), Some(minutes)) => {
             format!("{tokens:.0} tokens and {minutes:.2} minutes per passing attempt")
@@ -294,7 +316,11 @@ mod tests {
             row("a", 0, true),
             row("a", 1, false),
             row("b", 0, false),
-            row("b", 1, false),
+            // Passed, but its change reaches into the test run: counted apart.
+            Row {
+                suspect: true,
+                ..row("b", 1, true)
+            },
             Row {
                 flaky: true,
                 ..row("c", 0, true)
@@ -318,6 +344,7 @@ mod tests {
                         c: 1,
                         pass_at: vec![Some(0.5), Some(1.0)],
                         why: failed(1),
+                        suspect: 0,
                     },
                     TaskReport {
                         task: "b".to_owned(),
@@ -325,6 +352,7 @@ mod tests {
                         c: 0,
                         pass_at: vec![Some(0.0), Some(0.0)],
                         why: failed(2),
+                        suspect: 1,
                     },
                 ],
                 flaky_tasks: vec![TaskReport {
@@ -333,6 +361,7 @@ mod tests {
                     c: 2,
                     pass_at: vec![Some(1.0), Some(1.0)],
                     why: failed(0),
+                    suspect: 0,
                 }],
                 mean_pass_at: vec![Some(0.25), Some(0.5)],
                 attempts: 6,
@@ -353,6 +382,10 @@ mod tests {
         assert_eq!(
             apart.as_deref(),
             Some("c                           2    2     1.000   1.000")
+        );
+        assert_eq!(
+            text.lines().find(|line| line.starts_with("suspect")),
+            Some("suspect passes (the change reaches into the test run; not counted in c): b 1")
         );
     }
 

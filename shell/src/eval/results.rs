@@ -49,6 +49,10 @@ pub struct Row {
     /// Why it ended as it did, beyond pass or fail.
     #[serde(flatten, default)]
     pub why: super::why::Why,
+    /// The attempt passed, but its change reaches into the test run (the verdict's warnings
+    /// from reading its added Python): counted apart, never as a pass (absent: it does not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub suspect: bool,
 }
 
 /// The rows of every results file in `dir` (`results*.jsonl`), in file then line order.
@@ -195,6 +199,7 @@ impl Row {
             k: 2,
             flaky: false,
             why: super::why::Why::default(),
+            suspect: false,
         }
     }
 }

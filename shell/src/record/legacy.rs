@@ -207,6 +207,7 @@ mod tests {
                 given: None,
                 held_out: Vec::new(),
                 history: None,
+                python_reaches: None,
             }),
             file_sha256_before: BTreeMap::new(),
             metrics: None,

@@ -70,6 +70,7 @@ mod tests {
                 given: None,
                 held_out: Vec::new(),
                 history: None,
+                python_reaches: None,
             },
         };
         assert_eq!(

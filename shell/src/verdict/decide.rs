@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::verdict::contract::{Contract, Transition};
 use crate::verdict::given::Graded;
+use crate::verdict::python_reach::PythonReach;
 use crate::verdict::reach::reaches_into_tests;
 use crate::verdict::verify::TestRun;
 
@@ -27,6 +28,9 @@ pub struct Evidence<'a> {
     /// The given tests' grade (`test.fail_to_pass`, `test.pass_to_pass`): with it, the
     /// resolved rule replaces "the final tests pass" and the derived contract.
     pub given: Option<&'a Graded>,
+    /// The added Python read as a syntax tree (see [`crate::verdict::python_reach`]); `None`:
+    /// the diff's words are read instead, Python files too.
+    pub python_reaches: Option<&'a [PythonReach]>,
 }
 
 /// What the digest of no file at all is (see `workspace::changes::set_sha256`): SHA-256 of the
@@ -65,7 +69,17 @@ pub fn decide(evidence: &Evidence) -> Verdict {
             evidence.protected_written_by_tests.join(", ")
         ));
     }
-    warnings.extend(reaches_into_tests(evidence.diff));
+    warnings.extend(reaches_into_tests(
+        evidence.diff,
+        evidence.python_reaches.is_some(),
+    ));
+    warnings.extend(
+        evidence
+            .python_reaches
+            .unwrap_or_default()
+            .iter()
+            .map(PythonReach::describe),
+    );
     Verdict {
         warnings,
         ..judge(evidence)
@@ -185,6 +199,7 @@ mod tests {
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
             given: None,
+            python_reaches: None,
         });
         assert_eq!(
             verdict,
@@ -232,6 +247,7 @@ mod tests {
             tests_after: &after,
             contract: Some(&contract),
             given: None,
+            python_reaches: None,
             test_files_changed: false,
             diff: "",
             test_file_sha256_before: "aa",
@@ -265,6 +281,7 @@ mod tests {
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
             given: None,
+            python_reaches: None,
         });
         assert_eq!(
             (verdict.passed, verdict.reasons.len()),
@@ -285,6 +302,7 @@ mod tests {
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
             given: None,
+            python_reaches: None,
         });
         assert_eq!(
             verdict,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::{decide, Evidence, Verdict};
 use crate::verdict::given::{Graded, HeldAndGiven};
+use crate::verdict::python_reach::PythonReach;
 use crate::verdict::verify::TestRun;
 
 /// The independent check after the conversation, and what it had changed.
@@ -44,6 +45,10 @@ pub struct Ending {
     /// BASE (COMMIT) reaches", or none. Absent in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<String>,
+    /// The added Python that reaches into the test run, read as a syntax tree (absent in older
+    /// records, and when the reader could not run: then the diff's words are read instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python_reaches: Option<Vec<PythonReach>>,
 }
 
 impl Ending {
@@ -58,6 +63,7 @@ impl Ending {
             test_file_sha256_before,
             protected_written_by_tests: &self.protected_written_by_tests,
             given: self.given.as_ref(),
+            python_reaches: self.python_reaches.as_deref(),
         })
     }
 

@@ -23,7 +23,8 @@ use crate::verdict::progress::shorten_trailing_progress;
 use crate::verdict::readers::{tests_counted, OutputReader};
 use crate::verdict::summary::{without_colours, Summary};
 use crate::verdict::test_run::{RanTests, ReportFile};
-use crate::verdict::witness::{Doubt, Heard};
+use crate::verdict::untrusted::{Alarm, Untrusted};
+use crate::verdict::witness::Heard;
 
 /// How much of the output a run that did not pass keeps, for the person reading the verdict.
 const OUTPUT_TAIL_CHARS: usize = 2_000;
@@ -63,6 +64,10 @@ pub struct TestRun {
     /// contract instead.
     #[serde(skip)]
     pub cases: BTreeMap<String, CaseOutcome>,
+    /// What pytest's witness saw reach into the run: the first run's are the project's own, and
+    /// do not count against the final run (`final_check`).
+    #[serde(skip)]
+    pub alarms: Vec<Alarm>,
 }
 
 impl TestRun {
@@ -119,7 +124,7 @@ pub fn independent_check(
     test: &TestCommand,
     workdir: &Utf8Path,
 ) -> Result<TestRun, MendError> {
-    check(runner, test, workdir)?.map_err(|not_run| {
+    check(runner, test, workdir, &[])?.map_err(|not_run| {
         let run = *not_run.run;
         let mut message = format!(
             "the test command `{}` gave no verdict: {}",
@@ -139,13 +144,16 @@ pub fn independent_check(
 }
 
 /// The check after the model's work: the same tests, in the same environment as the first
-/// check, so a run that gives no verdict now was broken by the change, and fails.
+/// check, so a run that gives no verdict now was broken by the change, and fails. What the
+/// witness saw in the first run (`known`: the project's own frame reads, say) is not held
+/// against it.
 pub fn final_check(
     runner: &TestRunner,
     test: &TestCommand,
     workdir: &Utf8Path,
+    known: &[Alarm],
 ) -> Result<TestRun, MendError> {
-    Ok(check(runner, test, workdir)?.unwrap_or_else(|not_run| *not_run.run))
+    Ok(check(runner, test, workdir, known)?.unwrap_or_else(|not_run| *not_run.run))
 }
 
 /// Runs the task's tests once in `workdir` and reads their result. `Err` is the harness's own
@@ -154,12 +162,13 @@ fn check(
     runner: &TestRunner,
     test: &TestCommand,
     workdir: &Utf8Path,
+    known: &[Alarm],
 ) -> Result<Result<TestRun, NotRun>, MendError> {
     let ran = runner.run_tests(test, workdir)?;
     if let Some(message) = cargo_offline(&test.argv, &ran.finished) {
         return Err(MendError::harness(message));
     }
-    Ok(read_run(ran, test, runner))
+    Ok(read_run(ran, test, runner, known))
 }
 
 /// What cargo prints when it needs the network to resolve or download dependencies, which the
@@ -190,7 +199,12 @@ fn cargo_offline(argv: &[String], finished: &Finished) -> Option<String> {
 
 /// Reads what one run handed over: the exit code as the runner means it, the report, and for
 /// pytest the witness's account, which the report must agree with.
-fn read_run(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestRun, NotRun> {
+fn read_run(
+    ran: RanTests,
+    test: &TestCommand,
+    runner: &TestRunner,
+    known: &[Alarm],
+) -> Result<TestRun, NotRun> {
     let finished = without_report_line(ran.finished, ran.report_path.as_deref());
     if finished.timed_out() {
         // Cut at the limit, the tests said nothing either way: before the loop the limit is
@@ -230,7 +244,7 @@ fn read_run(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<Te
             Err(not_run(&finished, test, reason, fix))
         }
         (TestReport::Pytest, report) => {
-            read_pytest_run(&finished, test, runner, report, &ran.witness)
+            read_pytest_run(&finished, test, runner, report, (&ran.witness, known))
         }
     }
 }
@@ -272,7 +286,7 @@ fn read_pytest_run(
     test: &TestCommand,
     runner: &TestRunner,
     report: ReportFile,
-    witness: &[Vec<String>],
+    (witness, known): (&[Vec<String>], &[Alarm]),
 ) -> Result<TestRun, NotRun> {
     // Read as pytest's own exit codes only when the command is pytest: a wrapper's are its own
     // (make exits 2 when a recipe fails), and then only the report tells what happened.
@@ -333,17 +347,48 @@ fn read_pytest_run(
         Some(5) => Some("pytest collected no tests (exit 5)".to_owned()),
         _ => None,
     };
-    let mut run = read(finished, test, Some(report.clone()), note);
-    match heard.and_then(|heard| heard.check(&text, &report.cases, code).map(|()| heard)) {
-        Ok(heard) => run.cases = heard.cases,
-        Err(Doubt::Silent) => {
-            let reason = Doubt::Silent.describe();
+    // mend's canaries are no part of the project's tests: no count, id or contract shows them.
+    let canaries: Vec<String> = heard
+        .as_ref()
+        .map(|heard| heard.canary_ids().cloned().collect())
+        .unwrap_or_default();
+    let mut run = read(finished, test, Some(report.without(&canaries)), note);
+    run.alarms = heard
+        .as_ref()
+        .map(|heard| heard.alarms.clone())
+        .unwrap_or_default();
+    let heard = heard.and_then(|heard| {
+        heard
+            .check(&text, &report.cases, code, known)
+            .map(|()| heard)
+    });
+    trust(run, heard, &canaries, finished, runner)
+}
+
+/// `run` as the witness's account leaves it: its cases are the ones the witness heard, or it
+/// is untrusted for the reason the witness gives.
+fn trust(
+    mut run: TestRun,
+    heard: Result<Heard, Untrusted>,
+    canaries: &[String],
+    finished: &Finished,
+    runner: &TestRunner,
+) -> Result<TestRun, NotRun> {
+    match heard {
+        Ok(mut heard) => {
+            for id in canaries {
+                heard.cases.remove(id);
+            }
+            run.cases = heard.cases;
+        }
+        Err(Untrusted::Silent) => {
+            let reason = Untrusted::Silent.describe();
             return Err(NotRun {
                 run: Box::new(untrusted(run, finished, reason)),
                 fix: no_report_fix(runner),
             });
         }
-        Err(doubt) => run = untrusted(run, finished, doubt.describe()),
+        Err(reason) => run = untrusted(run, finished, reason.describe()),
     }
     Ok(run)
 }

@@ -8,14 +8,29 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::verdict::contract::CaseOutcome;
+use crate::verdict::untrusted::{Alarm, Untrusted};
+use crate::verdict::witness::seal::Key;
 
-/// One line the plugin sends.
+mod seal;
+
+/// The witness's first line, unsealed: the key its later lines are sealed with.
+#[derive(Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+enum Opening {
+    Start { key: String },
+}
+
+/// One sealed line the plugin sends.
 #[derive(Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 enum Said {
-    Start,
     Collected {
         count: u64,
+    },
+    Canaries {
+        pass: Option<String>,
+        fail: Option<String>,
+        error: Option<String>,
     },
     Test {
         id: String,
@@ -27,9 +42,7 @@ enum Said {
     Uncollected {
         id: String,
     },
-    Tampered {
-        names: Vec<String>,
-    },
+    Alarm(Alarm),
     Finished {
         exitstatus: i64,
     },
@@ -42,104 +55,84 @@ enum Said {
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Heard {
     pub collected: Option<u64>,
-    /// Each test's outcome by pytest's node id, its phases combined (the worse wins).
+    /// Each test's outcome by pytest's node id, its phases combined (the worse wins); mend's
+    /// canaries among them.
     pub cases: BTreeMap<String, CaseOutcome>,
+    /// mend's canary tests by id, each with the outcome it must have: `None` when the witness
+    /// never placed them, empty when there was no Python test module to place them in.
+    pub canaries: Option<BTreeMap<String, CaseOutcome>>,
     pub finished: bool,
     /// The exit status pytest ended its session with.
     pub exit_status: Option<i64>,
-    /// What of pytest and the builtins was replaced during the run.
-    pub tampered: Vec<String>,
+    /// What reached into the run, in the order the witness saw it.
+    pub alarms: Vec<Alarm>,
     /// The report's digest as pytest left it; `Some(None)` when pytest wrote none.
     pub report_sha256: Option<Option<String>>,
     /// Lines that were not the plugin's.
     pub garbled: usize,
 }
 
-/// Why the witness makes a run untrustworthy.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Doubt {
-    /// Nothing connected: the plugin did not load, or its variable did not reach it.
-    Silent,
-    /// More than one connection, or lines that are not the plugin's.
-    SecondVoice,
-    /// The plugin started but pytest never finished its session (`os._exit`, a crash).
-    StoppedEarly,
-    /// The report file is not the one pytest wrote (rewritten after the session ended).
-    ReportRewritten,
-    /// The report's outcomes are not the ones the witness heard.
-    ReportDisagrees { heard: String, reported: String },
-    /// The process exited with another code than pytest ended its session with (an `atexit`
-    /// hook calling `os._exit`).
-    ExitAltered { session: i64, process: i32 },
-    /// Code replaced part of pytest, or a builtin, while the tests ran.
-    Tampered { names: Vec<String> },
-    /// pytest collected more tests than it reported on.
-    FewerThanCollected { collected: u64, reported: u64 },
-}
-
-impl Doubt {
-    pub fn describe(&self) -> String {
-        match self {
-            Doubt::Silent => "the test run was not witnessed: mend's pytest plugin never reported (a wrapper that does not pass on PYTHONPATH and MEND_WITNESS, or code that stopped it)".to_owned(),
-            Doubt::SecondVoice => "the report was altered: something besides mend's pytest plugin wrote to its channel".to_owned(),
-            Doubt::StoppedEarly => "the tests stopped before reporting: pytest never finished its session".to_owned(),
-            Doubt::ReportRewritten => "the report was altered: the JUnit file is not the one pytest wrote at the end of its session".to_owned(),
-            Doubt::ReportDisagrees { heard, reported } => format!(
-                "the report was altered: it says {reported}, but pytest reported {heard} as the tests ran"
-            ),
-            Doubt::ExitAltered { session, process } => format!(
-                "the exit code was altered: pytest ended its session with {session}, but the process exited with {process}"
-            ),
-            Doubt::Tampered { names } => format!(
-                "pytest was altered while the tests ran: {} replaced",
-                names.join(", ")
-            ),
-            Doubt::FewerThanCollected { collected, reported } => format!(
-                "pytest collected {collected} tests but reported on {reported}: the run stopped early"
-            ),
-        }
-    }
-}
-
 impl Heard {
     /// Puts together what the connections said; `Err` when it cannot be trusted at all.
-    pub fn of(connections: &[Vec<String>]) -> Result<Heard, Doubt> {
+    pub fn of(connections: &[Vec<String>]) -> Result<Heard, Untrusted> {
         let [lines] = connections else {
             return Err(if connections.is_empty() {
-                Doubt::Silent
+                Untrusted::Silent
             } else {
-                Doubt::SecondVoice
+                Untrusted::SecondVoice
             });
         };
+        let Some(Ok(Opening::Start { key })) = lines.first().map(|line| serde_json::from_str(line))
+        else {
+            return Err(Untrusted::SecondVoice);
+        };
+        let key = Key::from_hex(&key).ok_or(Untrusted::SecondVoice)?;
         let mut heard = Heard::default();
-        let mut started = false;
-        for line in lines {
-            match serde_json::from_str::<Said>(line) {
-                Ok(Said::Start) => started = true,
-                Ok(Said::Collected { count }) => heard.collected = Some(count),
-                Ok(Said::Test {
-                    id,
-                    when,
-                    outcome,
-                    xfail,
-                }) => heard.phase(id, &when, &outcome, xfail),
-                Ok(Said::Uncollected { id }) => heard.worse(id, CaseOutcome::Error),
-                Ok(Said::Tampered { names }) => heard.tampered = names,
-                Ok(Said::Finished { exitstatus }) => {
-                    heard.finished = true;
-                    heard.exit_status = Some(exitstatus);
-                }
-                Ok(Said::Report { sha256 }) => heard.report_sha256 = Some(sha256),
-                Err(_) => heard.garbled += 1,
+        for (number, line) in (1u64..).zip(&lines[1..]) {
+            match key.open(number, line).map(serde_json::from_str::<Said>) {
+                Some(Ok(said)) => heard.take(said),
+                _ => heard.garbled += 1,
             }
         }
-        if !started || heard.garbled > 0 {
-            return Err(Doubt::SecondVoice);
+        if heard.garbled > 0 {
+            return Err(Untrusted::SecondVoice);
         }
         if !heard.finished {
-            return Err(Doubt::StoppedEarly);
+            return Err(Untrusted::StoppedEarly);
         }
         Ok(heard)
+    }
+
+    fn take(&mut self, said: Said) {
+        match said {
+            Said::Collected { count } => self.collected = Some(count),
+            Said::Canaries { pass, fail, error } => {
+                let placed = [
+                    (pass, CaseOutcome::Passed),
+                    (fail, CaseOutcome::Failed),
+                    (error, CaseOutcome::Error),
+                ];
+                self.canaries = Some(
+                    placed
+                        .into_iter()
+                        .filter_map(|(id, outcome)| Some((id?, outcome)))
+                        .collect(),
+                );
+            }
+            Said::Test {
+                id,
+                when,
+                outcome,
+                xfail,
+            } => self.phase(id, &when, &outcome, xfail),
+            Said::Uncollected { id } => self.worse(id, CaseOutcome::Error),
+            Said::Alarm(alarm) => self.alarms.push(alarm),
+            Said::Finished { exitstatus } => {
+                self.finished = true;
+                self.exit_status = Some(exitstatus);
+            }
+            Said::Report { sha256 } => self.report_sha256 = Some(sha256),
+        }
     }
 
     fn phase(&mut self, id: String, when: &str, outcome: &str, xfail: bool) {
@@ -167,36 +160,82 @@ impl Heard {
         report_text: &str,
         reported: &BTreeMap<String, CaseOutcome>,
         pytest_exit: Option<i32>,
-    ) -> Result<(), Doubt> {
-        if !self.tampered.is_empty() {
-            return Err(Doubt::Tampered {
-                names: self.tampered.clone(),
-            });
+        known: &[Alarm],
+    ) -> Result<(), Untrusted> {
+        let alarms: Vec<Alarm> = self
+            .alarms
+            .iter()
+            .filter(|alarm| !known.iter().any(|seen| seen.same_reach(alarm)))
+            .cloned()
+            .collect();
+        if !alarms.is_empty() {
+            return Err(Untrusted::Reached { alarms });
         }
         if let (Some(process), Some(session)) = (pytest_exit, self.exit_status) {
             if i64::from(process) != session {
-                return Err(Doubt::ExitAltered { session, process });
+                return Err(Untrusted::ExitAltered { session, process });
             }
         }
         let digest = format!("{:x}", Sha256::digest(report_text.as_bytes()));
         if self.report_sha256 != Some(Some(digest)) {
-            return Err(Doubt::ReportRewritten);
+            return Err(Untrusted::ReportRewritten);
         }
         let (heard, written) = (tally(&self.cases), tally(reported));
         if heard != written {
-            return Err(Doubt::ReportDisagrees {
+            return Err(Untrusted::ReportDisagrees {
                 heard: describe_tally(&heard),
                 reported: describe_tally(&written),
             });
         }
+        self.check_canaries()?;
         let ran = self.cases.len() as u64;
         match self.collected {
-            Some(collected) if collected > ran => Err(Doubt::FewerThanCollected {
+            Some(collected) if collected > ran => Err(Untrusted::FewerThanCollected {
                 collected,
                 reported: ran,
             }),
             _ => Ok(()),
         }
+    }
+
+    /// Each canary that ran ended as it must; a session that passed ran them all. (One that
+    /// failed may have stopped before them, with `-x`; it is no pass either way.)
+    fn check_canaries(&self) -> Result<(), Untrusted> {
+        let passed = self.exit_status == Some(0);
+        let Some(canaries) = &self.canaries else {
+            return if passed && !self.cases.is_empty() {
+                Err(Untrusted::CanariesMissing)
+            } else {
+                Ok(())
+            };
+        };
+        for (id, expected) in canaries {
+            match self.cases.get(id) {
+                Some(got) if got != expected => {
+                    return Err(Untrusted::CanaryAltered {
+                        expected: must(*expected).to_owned(),
+                        got: got.word().to_owned(),
+                    })
+                }
+                None if passed => return Err(Untrusted::CanariesMissing),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The ids of mend's canaries, which no count, id list or contract shows.
+    pub fn canary_ids(&self) -> impl Iterator<Item = &String> {
+        self.canaries.iter().flat_map(BTreeMap::keys)
+    }
+}
+
+/// What a canary with `outcome` must do, in words.
+fn must(outcome: CaseOutcome) -> &'static str {
+    match outcome {
+        CaseOutcome::Passed => "pass",
+        CaseOutcome::Failed => "fail",
+        _ => "error",
     }
 }
 

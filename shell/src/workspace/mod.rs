@@ -8,6 +8,7 @@ pub mod held_out;
 pub mod history;
 mod reset;
 pub mod share;
+pub mod shared_writes;
 mod stamp;
 pub mod survey;
 

@@ -1,7 +1,9 @@
 use std::collections::BTreeMap;
 
-use super::{Doubt, Heard};
+use super::seal::Key;
+use super::Heard;
 use crate::verdict::contract::CaseOutcome;
+use crate::verdict::untrusted::{Alarm, AlarmKind, Untrusted};
 
 const REPORT: &str = "<testsuites/>";
 /// SHA-256 of `REPORT`.
@@ -9,12 +11,21 @@ fn report_digest() -> String {
     crate::atomic::sha256_hex(REPORT.as_bytes())
 }
 
-/// What the plugin sends for a run of `tests` (id, phase, outcome, xfail).
-fn said(tests: &[(&str, &str, &str, bool)], finished: bool) -> Vec<String> {
-    let mut lines = vec![
-        r#"{"event": "start"}"#.to_owned(),
-        format!(r#"{{"event": "collected", "count": {}}}"#, 3),
-    ];
+const KEY: &str = "5eed0fca11ab1e";
+
+/// `texts` as the witness sends them: its opening with the key, then each sealed in turn.
+fn sealed(texts: &[String]) -> Vec<String> {
+    let key = Key::from_hex(KEY).unwrap();
+    let mut lines = vec![format!(r#"{{"event": "start", "key": "{KEY}"}}"#)];
+    for (number, text) in (1u64..).zip(texts) {
+        lines.push(format!("{} {text}", key.seal(number, text)));
+    }
+    lines
+}
+
+/// What the plugin says for a run of `tests` (id, phase, outcome, xfail), unsealed.
+fn texts(tests: &[(&str, &str, &str, bool)], finished: bool) -> Vec<String> {
+    let mut lines = vec![format!(r#"{{"event": "collected", "count": {}}}"#, 3)];
     for (id, when, outcome, xfail) in tests {
         lines.push(format!(
             r#"{{"event": "test", "id": "{id}", "when": "{when}", "outcome": "{outcome}", "xfail": {xfail}}}"#
@@ -28,6 +39,11 @@ fn said(tests: &[(&str, &str, &str, bool)], finished: bool) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// What the plugin sends for a run of `tests`, sealed.
+fn said(tests: &[(&str, &str, &str, bool)], finished: bool) -> Vec<String> {
+    sealed(&texts(tests, finished))
 }
 
 fn cases(list: &[(&str, CaseOutcome)]) -> BTreeMap<String, CaseOutcome> {
@@ -56,7 +72,7 @@ fn the_phases_of_each_test_make_its_outcome() {
             ("t::c", CaseOutcome::Error),
         ])
     );
-    assert_eq!(heard.check(REPORT, &heard.cases.clone(), None), Ok(()));
+    assert_eq!(heard.check(REPORT, &heard.cases.clone(), None, &[]), Ok(()));
 }
 
 #[test]
@@ -69,17 +85,17 @@ fn a_report_that_says_other_than_the_witness_heard_is_altered() {
     ]);
     assert_eq!(
         [
-            heard.check(REPORT, &all_passed, Some(1)),
-            heard.check("<testsuites></testsuites>", &heard.cases.clone(), None),
-            heard.check(REPORT, &heard.cases.clone(), Some(0)),
+            heard.check(REPORT, &all_passed, Some(1), &[]),
+            heard.check("<testsuites></testsuites>", &heard.cases.clone(), None, &[]),
+            heard.check(REPORT, &heard.cases.clone(), Some(0), &[]),
         ],
         [
-            Err(Doubt::ReportDisagrees {
+            Err(Untrusted::ReportDisagrees {
                 heard: "1 xfailed, 1 failed, 1 error".to_owned(),
                 reported: "3 passed".to_owned(),
             }),
-            Err(Doubt::ReportRewritten),
-            Err(Doubt::ExitAltered {
+            Err(Untrusted::ReportRewritten),
+            Err(Untrusted::ExitAltered {
                 session: 1,
                 process: 0
             }),
@@ -88,24 +104,28 @@ fn a_report_that_says_other_than_the_witness_heard_is_altered() {
 }
 
 #[test]
-fn silence_a_second_voice_or_an_unfinished_session_are_doubts() {
+fn silence_a_second_voice_an_unsealed_line_or_an_unfinished_session_are_untrusted() {
     let forged = vec![r#"{"event": "finished", "exitstatus": 0}"#.to_owned()];
+    let mut with_unsealed = said(&RUN, true);
+    with_unsealed.insert(3, format!("{} {}", "0".repeat(32), forged[0]));
     let outcomes = [
         Heard::of(&[]),
         Heard::of(&[said(&RUN, true), forged.clone()]),
         Heard::of(&[forged]),
         Heard::of(&[said(&RUN, false)]),
         Heard::of(&[[said(&RUN, true), vec!["not json".to_owned()]].concat()]),
+        Heard::of(&[with_unsealed]),
     ];
-    let doubts: Vec<Option<Doubt>> = outcomes.into_iter().map(Result::err).collect();
+    let reasons: Vec<Option<Untrusted>> = outcomes.into_iter().map(Result::err).collect();
     assert_eq!(
-        doubts,
+        reasons,
         [
-            Some(Doubt::Silent),
-            Some(Doubt::SecondVoice),
-            Some(Doubt::SecondVoice),
-            Some(Doubt::StoppedEarly),
-            Some(Doubt::SecondVoice),
+            Some(Untrusted::Silent),
+            Some(Untrusted::SecondVoice),
+            Some(Untrusted::SecondVoice),
+            Some(Untrusted::StoppedEarly),
+            Some(Untrusted::SecondVoice),
+            Some(Untrusted::SecondVoice),
         ]
     );
 }
@@ -114,8 +134,8 @@ fn silence_a_second_voice_or_an_unfinished_session_are_doubts() {
 fn fewer_tests_reported_than_collected_is_a_run_that_stopped_early() {
     let heard = Heard::of(&[said(&RUN[..2], true)]).unwrap();
     assert_eq!(
-        heard.check(REPORT, &heard.cases.clone(), None),
-        Err(Doubt::FewerThanCollected {
+        heard.check(REPORT, &heard.cases.clone(), None, &[]),
+        Err(Untrusted::FewerThanCollected {
             collected: 3,
             reported: 1
         })
@@ -123,22 +143,131 @@ fn fewer_tests_reported_than_collected_is_a_run_that_stopped_early() {
 }
 
 #[test]
-fn pytest_altered_during_the_run_is_named() {
-    let mut lines = said(&RUN, true);
+fn what_reached_into_the_run_is_named_where_it_happened() {
+    let mut lines = texts(&RUN, true);
     lines.insert(
-        2,
-        r#"{"event": "tampered", "names": ["_pytest.python.Function.runtest"]}"#.to_owned(),
+        1,
+        r#"{"event": "alarm", "kind": "replaced", "what": "_pytest.python.Function.runtest replaced", "where": "pkg/totals.py:12"}"#.to_owned(),
     );
-    let heard = Heard::of(&[lines]).unwrap();
-    let doubt = heard.check(REPORT, &heard.cases.clone(), None).unwrap_err();
+    lines.insert(
+        1,
+        r#"{"event": "alarm", "kind": "audit", "what": "gc.get_objects", "where": null}"#
+            .to_owned(),
+    );
+    let heard = Heard::of(&[sealed(&lines)]).unwrap();
+    let reason = heard
+        .check(REPORT, &heard.cases.clone(), None, &[])
+        .unwrap_err();
     assert_eq!(
-        (doubt.clone(), doubt.describe()),
+        (reason.clone(), reason.describe()),
         (
-            Doubt::Tampered {
-                names: vec!["_pytest.python.Function.runtest".to_owned()]
+            Untrusted::Reached {
+                alarms: vec![
+                    Alarm {
+                        kind: AlarmKind::Audit,
+                        what: "gc.get_objects".to_owned(),
+                        place: None,
+                    },
+                    Alarm {
+                        kind: AlarmKind::Replaced,
+                        what: "_pytest.python.Function.runtest replaced".to_owned(),
+                        place: Some("pkg/totals.py:12".to_owned()),
+                    },
+                ]
             },
-            "pytest was altered while the tests ran: _pytest.python.Function.runtest replaced"
+            "the code under test reached into the test run: gc.get_objects; pytest was altered while the tests ran: _pytest.python.Function.runtest replaced at pkg/totals.py:12"
                 .to_owned()
         )
+    );
+}
+
+/// A passing session with canaries: `t::a` passes, and the three canaries end as `outcomes`
+/// say (`None`: it did not run).
+fn with_canaries(outcomes: [Option<&str>; 3], placed: bool) -> Heard {
+    let mut lines = vec![r#"{"event": "collected", "count": 1}"#.to_owned()];
+    if placed {
+        lines.push(
+            r#"{"event": "canaries", "pass": "t::c1", "fail": "t::c2", "error": "t::c3"}"#
+                .to_owned(),
+        );
+    }
+    let mut run = vec![("t::a", "call", "passed")];
+    for (id, outcome) in ["t::c1", "t::c2", "t::c3"].into_iter().zip(outcomes) {
+        if let Some(outcome) = outcome {
+            let when = if id == "t::c3" { "setup" } else { "call" };
+            run.push((id, when, outcome));
+        }
+    }
+    for (id, when, outcome) in run {
+        lines.push(format!(
+            r#"{{"event": "test", "id": "{id}", "when": "{when}", "outcome": "{outcome}", "xfail": false}}"#
+        ));
+    }
+    lines.push(r#"{"event": "finished", "exitstatus": 0}"#.to_owned());
+    lines.push(format!(
+        r#"{{"event": "report", "sha256": "{}"}}"#,
+        report_digest()
+    ));
+    Heard::of(&[sealed(&lines)]).unwrap()
+}
+
+#[test]
+fn canaries_must_end_as_placed_and_a_passing_session_must_run_them() {
+    let expected = [Some("passed"), Some("failed"), Some("failed")];
+    let checked = |heard: Heard| heard.check(REPORT, &heard.cases.clone(), None, &[]);
+    assert_eq!(
+        [
+            checked(with_canaries(expected, true)),
+            checked(with_canaries(
+                [Some("passed"), Some("passed"), Some("failed")],
+                true
+            )),
+            checked(with_canaries([Some("passed"), None, Some("failed")], true)),
+            checked(with_canaries([None, None, None], false)),
+        ],
+        [
+            Ok(()),
+            Err(Untrusted::CanaryAltered {
+                expected: "fail".to_owned(),
+                got: "passed".to_owned()
+            }),
+            Err(Untrusted::CanariesMissing),
+            Err(Untrusted::CanariesMissing),
+        ]
+    );
+    assert_eq!(
+        with_canaries(expected, true)
+            .canary_ids()
+            .collect::<Vec<_>>(),
+        ["t::c1", "t::c2", "t::c3"]
+    );
+}
+
+#[test]
+fn what_the_first_run_saw_from_the_same_file_is_not_held_against_the_final_run() {
+    let alarm = |what: &str, place: &str| {
+        format!(r#"{{"event": "alarm", "kind": "frame", "what": "{what}", "where": "{place}"}}"#)
+    };
+    let mut lines = texts(&RUN, true);
+    lines.insert(1, alarm("sys._getframe", "pkg/log.py:40"));
+    lines.insert(1, alarm("sys._getframe", "pkg/totals.py:3"));
+    let heard = Heard::of(&[sealed(&lines)]).unwrap();
+    let first_run = |place: &str| Alarm {
+        kind: AlarmKind::Frame,
+        what: "sys._getframe".to_owned(),
+        place: Some(place.to_owned()),
+    };
+    // The project's own logging read its caller's frame before the change too (at another line
+    // now); the read in pkg/totals.py is new.
+    assert_eq!(
+        heard.check(
+            REPORT,
+            &heard.cases.clone(),
+            None,
+            &[first_run("pkg/log.py:37")]
+        ),
+        Err(Untrusted::Reached {
+            alarms: vec![first_run("pkg/totals.py:3")]
+        })
     );
 }

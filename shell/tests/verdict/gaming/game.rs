@@ -2,7 +2,7 @@
 //! projects and task files they play on, one `mend run` of each against the loopback server,
 //! and what the verdict must say about it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
@@ -148,14 +148,36 @@ pub struct Played {
     pub record: PathBuf,
     /// The files the model asked the tools to write.
     pub written: BTreeSet<String>,
-    _repo: tempfile::TempDir,
+    pub repo: tempfile::TempDir,
     _records: tempfile::TempDir,
 }
 
 /// `mend run` of `moves` on a fresh copy of `project` with `task_file`, in `sandbox`. The
 /// original repository must come out unchanged, whatever the model did.
 pub fn play(project: Project, task_file: TaskFile, sandbox: &str, moves: Moves) -> Played {
+    play_with(project, task_file, sandbox, moves, false, &|_| {})
+}
+
+/// The project's own venv, which a copy shares with the original instead of copying: its
+/// packages folder.
+pub const VENV_PACKAGES: &str = ".venv/lib/python3/site-packages";
+
+/// `play`, the project holding a venv of its own (`VENV_PACKAGES`, empty) when `venv`: then the
+/// original outside that venv must come out unchanged, and the venv is left for the caller to
+/// check. `prepare` changes the project's copy first, as if it had been so all along.
+pub fn play_with(
+    project: Project,
+    task_file: TaskFile,
+    sandbox: &str,
+    moves: Moves,
+    venv: bool,
+    prepare: &dyn Fn(&std::path::Path),
+) -> Played {
     let repo = copy_of(&project.folder());
+    prepare(repo.path());
+    if venv {
+        std::fs::create_dir_all(repo.path().join(VENV_PACKAGES)).unwrap();
+    }
     let repo_arg = repo.path().to_str().unwrap();
     match task_file {
         TaskFile::Init => {
@@ -173,7 +195,13 @@ pub fn play(project: Project, task_file: TaskFile, sandbox: &str, moves: Moves) 
             std::fs::write(repo.path().join("mend.toml"), NODE_JUNIT_TASK_FILE).unwrap()
         }
     }
-    let before = tree_digest(repo.path());
+    let outside_venv = |digest: BTreeMap<String, String>| -> BTreeMap<String, String> {
+        digest
+            .into_iter()
+            .filter(|(path, _)| !venv || !path.starts_with(".venv/"))
+            .collect()
+    };
+    let before = outside_venv(tree_digest(repo.path()));
     let records = tempfile::tempdir().unwrap();
     let record = records.path().join("run.json");
     let Moves {
@@ -197,7 +225,7 @@ pub fn play(project: Project, task_file: TaskFile, sandbox: &str, moves: Moves) 
         project.prompt(),
     ]);
     assert_eq!(
-        tree_digest(repo.path()),
+        outside_venv(tree_digest(repo.path())),
         before,
         "the original repository changed"
     );
@@ -205,7 +233,7 @@ pub fn play(project: Project, task_file: TaskFile, sandbox: &str, moves: Moves) 
         outcome,
         record,
         written,
-        _repo: repo,
+        repo,
         _records: records,
     }
 }
@@ -219,10 +247,10 @@ pub enum Named<'a> {
     /// A file of the test configuration the change touched: the verdict names it, or a tool
     /// refused to write it.
     Config(&'a str),
-    /// The report was rewritten by the code under test.
-    ReportAltered,
     /// The final run counted fewer tests than the first (a task read by its exit code).
     FewerTests,
+    /// Words the witness's account must hold: what reached into the run, and where.
+    Reached(&'a [&'a str]),
 }
 
 impl Named<'_> {
@@ -232,8 +260,8 @@ impl Named<'_> {
             Named::NoReport => vec!["stopped before reporting".to_owned()],
             Named::Ids(ids) => ids.iter().map(|id| (*id).to_owned()).collect(),
             Named::Config(path) => vec![(*path).to_owned()],
-            Named::ReportAltered => vec!["altered".to_owned()],
             Named::FewerTests => vec!["fewer than the".to_owned()],
+            Named::Reached(words) => words.iter().map(|word| (*word).to_owned()).collect(),
         }
     }
 }

@@ -26,4 +26,6 @@ mod config;
 mod exits;
 mod game;
 mod planted;
+mod reach;
+mod shared;
 mod toolchains;

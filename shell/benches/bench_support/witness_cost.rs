@@ -1,0 +1,137 @@
+//! What the witness's guards cost a pytest run: its audit hook, the per-test checks of pytest and
+//! pluggy, and the canary tests, next to the same witness without them (it still reports every
+//! test over its socket), on the sample and on a generated 1,000-test suite. Rounds alternate,
+//! and each figure is the child's CPU time (user + system, as `getrusage` counts it), which other
+//! work on a shared machine disturbs far less than wall time; the median of each.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::net::UnixListener;
+use std::process::{Command, Stdio};
+use std::thread;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use super::{command, Row};
+
+const ROUNDS: usize = 9;
+const WITNESS: &str = include_str!("../../src/verdict/witness/witness.py");
+
+/// The witness with its guards taken out: no audit hook, no per-test check, no canaries.
+fn unguarded() -> String {
+    let cuts = [
+        ("    sys.addaudithook(audit)\n", ""),
+        (
+            "    def pytest_runtest_logstart(nodeid, location):\n        check()\n",
+            "",
+        ),
+        (
+            "        place_canaries(items)\n",
+            "        send(event=\"canaries\", **{\"pass\": None, \"fail\": None, \"error\": None})\n",
+        ),
+    ];
+    let mut text = WITNESS.to_owned();
+    for (guard, without) in cuts {
+        assert!(text.contains(guard), "the witness no longer has {guard:?}");
+        text = text.replace(guard, without);
+    }
+    text
+}
+
+pub fn measure() -> Vec<Row> {
+    let root = Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let python = std::env::var("MEND_PYTHON")
+        .map(Utf8PathBuf::from)
+        .unwrap_or_else(|_| root.join(".venv/bin/python"));
+    let scratch = tempfile::tempdir().unwrap();
+    let scratch = Utf8Path::from_path(scratch.path()).unwrap().to_owned();
+    let generated = scratch.join("generated");
+    generate_suite(&generated);
+    let plugins = [("guarded", WITNESS.to_owned()), ("plain", unguarded())].map(|(name, text)| {
+        let folder = scratch.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("mend_witness.py"), text).unwrap();
+        folder
+    });
+    let socket = scratch.join("witness.sock");
+    let listener = UnixListener::bind(&socket).unwrap();
+    thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            thread::spawn(move || BufReader::new(stream).lines().map_while(Result::ok).count());
+        }
+    });
+    [
+        ("the sample", root.join("sample-repo")),
+        ("1,000 generated tests", generated),
+    ]
+    .into_iter()
+    .map(|(name, repo)| {
+        let mut cpu = [Vec::new(), Vec::new()];
+        for _ in 0..ROUNDS {
+            for (index, plugin) in plugins.iter().enumerate() {
+                cpu[index].push(pytest_cpu_ms(&python, &repo, plugin, &socket));
+            }
+        }
+        let [guarded, plain] = cpu.map(median);
+        Row {
+            figure: format!("the witness's audit hook, checks and canaries: a pytest run of {name} with them ÷ without (CPU time, median of {ROUNDS})"),
+            measured: format!("{:.3}× ({guarded:.0} / {plain:.0} ms)", guarded / plain),
+            target: "≤ 1.05×".to_owned(),
+            command: command("witness"),
+        }
+    })
+    .collect()
+}
+
+/// 20 modules of 50 tests each.
+fn generate_suite(repo: &Utf8Path) {
+    std::fs::create_dir_all(repo.join("tests")).unwrap();
+    for module in 0..20 {
+        let tests: String = (0..50)
+            .map(|test| {
+                format!(
+                    "def test_{test}():\n    assert {test} + 1 == {}\n\n",
+                    test + 1
+                )
+            })
+            .collect();
+        std::fs::write(repo.join(format!("tests/test_m{module}.py")), tests).unwrap();
+    }
+}
+
+/// One pytest run of `repo` with the witness in `plugin`, its CPU time in milliseconds.
+fn pytest_cpu_ms(python: &Utf8Path, repo: &Utf8Path, plugin: &Utf8Path, socket: &Utf8Path) -> f64 {
+    let before = children_cpu_ms();
+    let status = Command::new(python)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .current_dir(repo)
+        .env("PYTHONPATH", plugin)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("MEND_WITNESS", socket)
+        .env(
+            "PYTEST_ADDOPTS",
+            format!("--junitxml={plugin}/junit.xml -p mend_witness"),
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.code().is_some(), "pytest was killed: {status}");
+    children_cpu_ms() - before
+}
+
+/// The CPU time of every child waited for so far.
+fn children_cpu_ms() -> f64 {
+    // SAFETY: getrusage writes into the zeroed struct it is given and keeps no pointer to it.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let ms = |time: libc::timeval| time.tv_sec as f64 * 1000.0 + time.tv_usec as f64 / 1000.0;
+    ms(usage.ru_utime) + ms(usage.ru_stime)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}

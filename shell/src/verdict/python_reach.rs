@@ -1,0 +1,185 @@
+//! Added Python read as a syntax tree: which added lines reach into the test run (pytest's
+//! internals imported outside the tests, `sys.modules` looked through, live objects walked,
+//! frames read, tracing set, imported modules or classes patched, built strings run). Python's
+//! own `ast`, run with the interpreter the tests use, reads it: it knows exactly the grammar of
+//! the project's Python version, where a reader of our own would lag behind each release. It is
+//! run isolated (`-I -S`: no `.pth`, no sitecustomize, no environment), and it only parses.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use camino::Utf8Path;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// The reader, run with `-c`.
+const READER: &str = include_str!("reach.py");
+
+/// One added node that reaches into the test run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PythonReach {
+    pub path: String,
+    pub line: u64,
+    pub what: String,
+}
+
+impl PythonReach {
+    pub fn describe(&self) -> String {
+        format!(
+            "the change {} at {}:{}: check it does not game the test run",
+            self.what, self.path, self.line
+        )
+    }
+}
+
+/// The added Python of `diff` (a unified diff of the tree at `root`), read with `python`; `None`
+/// when the reader could not run (then the verdict falls back to reading words).
+pub fn read_added_python(
+    python: &Utf8Path,
+    root: &Utf8Path,
+    diff: &str,
+    is_test: impl Fn(&str) -> bool,
+) -> Option<Vec<PythonReach>> {
+    let added = added_lines(diff);
+    if added.is_empty() {
+        return Some(Vec::new());
+    }
+    let files: Vec<_> = added
+        .iter()
+        .map(|(path, ranges)| json!({"path": path, "added": ranges, "test": is_test(path)}))
+        .collect();
+    let asked = json!({"root": root.as_str(), "files": files}).to_string();
+    let mut child = Command::new(python)
+        .args(["-I", "-S", "-c", READER])
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(asked.as_bytes()).ok()?;
+    let output = child.wait_with_output().ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    serde_json::from_slice(&output.stdout).ok()
+}
+
+/// The lines each Python file of `diff` gained, as ranges of line numbers in the new file.
+fn added_lines(diff: &str) -> BTreeMap<String, Vec<[u64; 2]>> {
+    let mut added: BTreeMap<String, Vec<[u64; 2]>> = BTreeMap::new();
+    let mut file: Option<String> = None;
+    let mut line = 0u64;
+    for text in diff.lines() {
+        if let Some(path) = text.strip_prefix("+++ ") {
+            let path = path.strip_prefix("b/").unwrap_or(path);
+            file = path.ends_with(".py").then(|| path.to_owned());
+        } else if let Some(hunk) = text.strip_prefix("@@ ") {
+            line = hunk_start(hunk).unwrap_or(0);
+        } else if text.starts_with("--- ") {
+        } else if let Some(path) = &file {
+            if text.starts_with('+') {
+                let ranges = added.entry(path.clone()).or_default();
+                match ranges.last_mut() {
+                    Some(range) if range[1] + 1 == line => range[1] = line,
+                    _ => ranges.push([line, line]),
+                }
+                line += 1;
+            } else if !text.starts_with('-') && !text.starts_with('\\') {
+                line += 1;
+            }
+        }
+    }
+    added
+}
+
+/// The first new line of a hunk header's `+START,COUNT`.
+fn hunk_start(hunk: &str) -> Option<u64> {
+    let new = hunk.split(' ').find_map(|part| part.strip_prefix('+'))?;
+    new.split(',').next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{added_lines, read_added_python, PythonReach};
+    use crate::test_support::{project, python};
+
+    #[test]
+    fn the_added_lines_of_each_python_file_are_ranges_in_the_new_file() {
+        let diff = "\
+--- a/pkg/a.py
++++ b/pkg/a.py
+@@ -1,3 +1,5 @@
+ import os
++import gc
++import sys
+ x = 1
+-y = 2
++y = 3
+--- a/notes.md
++++ b/notes.md
+@@ -1 +1 @@
++text
+";
+        assert_eq!(
+            added_lines(diff).into_iter().collect::<Vec<_>>(),
+            [("pkg/a.py".to_owned(), vec![[2, 3], [5, 5]])]
+        );
+    }
+
+    #[test]
+    fn added_python_that_reaches_into_the_test_run_is_named_by_file_and_line() {
+        let source = "\
+import sys
+from _pytest import python as _python
+import gc
+
+
+def tax(cents):
+    return cents
+
+
+for module in list(sys.modules.values()):
+    pass
+_python.Function.runtest = lambda self: None
+objects = gc.get_objects()
+frame = sys._getframe(1).f_back
+exec(\"x = \" + str(1))
+setattr(gc, 'x', 1)
+print(getattr(tax, '__name__'))
+";
+        let (_dir, root) = project(&[
+            ("pkg/totals.py", source),
+            ("tests/test_x.py", "import pytest\n"),
+        ]);
+        let lines = source.lines().count();
+        let diff = format!(
+            "--- a/pkg/totals.py\n+++ b/pkg/totals.py\n@@ -0,0 +1,{lines} @@\n{}\
+             --- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -0,0 +1 @@\n+import pytest\n",
+            source
+                .lines()
+                .map(|line| format!("+{line}\n"))
+                .collect::<String>()
+        );
+        let found = read_added_python(&python(), &root, &diff, |path| path.starts_with("tests/"));
+        let at = |line: u64, what: &str| PythonReach {
+            path: "pkg/totals.py".to_owned(),
+            line,
+            what: what.to_owned(),
+        };
+        assert_eq!(
+            found,
+            Some(vec![
+                at(2, "imports from _pytest outside the tests"),
+                at(10, "looks through sys.modules"),
+                at(12, "sets _python.Function.runtest, which it imported"),
+                at(13, "walks live objects (gc.get_objects)"),
+                at(14, "frame access or tracing (sys._getframe)"),
+                at(14, "reads a frame (f_back)"),
+                at(15, "exec of a built string"),
+                at(16, "setattr on gc, which it imported"),
+            ])
+        );
+    }
+}

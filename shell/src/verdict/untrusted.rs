@@ -1,0 +1,132 @@
+//! Why a test run's result cannot count as a pass whatever its exit code says: what the witness
+//! heard, or failed to hear, and what the shared folders show. Each reason says it in a sentence
+//! (`describe`), which is what a record keeps.
+
+use serde::Deserialize;
+
+/// What kind of reach into the test run the witness saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlarmKind {
+    /// An audited event (PEP 578) owed to project code: `gc` over live objects, tracing,
+    /// `ctypes`, an open of the report file or the witness's socket.
+    Audit,
+    /// Frame access from project code (`sys._getframe`, a traceback's frame).
+    Frame,
+    /// A plugin registered after pytest was configured, by other code than pytest's.
+    Plugin,
+    /// A new implementation of a hook that decides or reports outcomes, or pluggy's hook
+    /// calling replaced.
+    Hook,
+    /// Part of pytest, pluggy or the builtins replaced.
+    Replaced,
+}
+
+/// One thing the witness saw reach into the test run, as it happened.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Alarm {
+    pub kind: AlarmKind,
+    pub what: String,
+    /// The file and line it is owed to; `None` when no project frame was on the stack (a
+    /// thread, an exit hook) or the value replaced has no code.
+    #[serde(rename = "where")]
+    pub place: Option<String>,
+}
+
+impl Alarm {
+    /// The same reach from the same file (the line may have moved with the change).
+    pub fn same_reach(&self, other: &Alarm) -> bool {
+        let file = |alarm: &Alarm| {
+            alarm.place.as_deref().map(|place| {
+                place
+                    .rsplit_once(':')
+                    .map_or(place, |(file, _)| file)
+                    .to_owned()
+            })
+        };
+        self.kind == other.kind && self.what == other.what && file(self) == file(other)
+    }
+
+    fn describe(&self) -> String {
+        let lead = match self.kind {
+            AlarmKind::Audit => "the code under test reached into the test run",
+            AlarmKind::Frame => "the code under test read the test run's frames",
+            AlarmKind::Plugin => "a plugin was registered while the tests ran",
+            AlarmKind::Hook => "pytest's hooks were altered",
+            AlarmKind::Replaced => "pytest was altered while the tests ran",
+        };
+        match &self.place {
+            Some(place) => format!("{lead}: {} at {place}", self.what),
+            None => format!("{lead}: {}", self.what),
+        }
+    }
+}
+
+/// How many alarms a reason names; the count says how many more there were.
+const NAMED_ALARMS: usize = 5;
+
+/// Why a run is not trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Untrusted {
+    /// Nothing connected: the plugin did not load, or its variable did not reach it.
+    Silent,
+    /// More than one connection, or lines that do not carry the witness's seal.
+    SecondVoice,
+    /// The plugin started but pytest never finished its session (`os._exit`, a crash).
+    StoppedEarly,
+    /// The report file is not the one pytest wrote (rewritten after the session ended).
+    ReportRewritten,
+    /// The report's outcomes are not the ones the witness heard.
+    ReportDisagrees { heard: String, reported: String },
+    /// The process exited with another code than pytest ended its session with (an `atexit`
+    /// hook calling `os._exit`).
+    ExitAltered { session: i64, process: i32 },
+    /// The witness saw code reach into the run (see [`Alarm`]), in the order it happened.
+    Reached { alarms: Vec<Alarm> },
+    /// One of mend's canary tests ended otherwise than it must.
+    CanaryAltered { expected: String, got: String },
+    /// The session passed, but mend's canary tests were never placed or never ran.
+    CanariesMissing,
+    /// pytest collected more tests than it reported on.
+    FewerThanCollected { collected: u64, reported: u64 },
+    /// Under `--sandbox none`, the tests wrote into a folder mend shares with the original
+    /// instead of copying (the project's `.venv`).
+    SharedFolderWritten { entries: Vec<String> },
+}
+
+impl Untrusted {
+    pub fn describe(&self) -> String {
+        match self {
+            Untrusted::Silent => "the test run was not witnessed: mend's pytest plugin never reported (a wrapper that does not pass on PYTHONPATH and MEND_WITNESS, or code that stopped it)".to_owned(),
+            Untrusted::SecondVoice => "the report was altered: something besides mend's pytest plugin wrote to its channel".to_owned(),
+            Untrusted::StoppedEarly => "the tests stopped before reporting: pytest never finished its session".to_owned(),
+            Untrusted::ReportRewritten => "the report was altered: the JUnit file is not the one pytest wrote at the end of its session".to_owned(),
+            Untrusted::ReportDisagrees { heard, reported } => format!(
+                "the report was altered: it says {reported}, but pytest reported {heard} as the tests ran"
+            ),
+            Untrusted::ExitAltered { session, process } => format!(
+                "the exit code was altered: pytest ended its session with {session}, but the process exited with {process}"
+            ),
+            Untrusted::Reached { alarms } => {
+                let mut named: Vec<String> =
+                    alarms.iter().take(NAMED_ALARMS).map(Alarm::describe).collect();
+                let more = alarms.len().saturating_sub(NAMED_ALARMS);
+                if more > 0 {
+                    named.push(format!("and {more} more"));
+                }
+                named.join("; ")
+            }
+            Untrusted::CanaryAltered { expected, got } => format!(
+                "the test outcomes were altered: a test mend placed among the project's, which must {expected}, {got}"
+            ),
+            Untrusted::CanariesMissing => "the test outcomes were altered: the tests mend placed among the project's never ran, yet the session passed".to_owned(),
+            Untrusted::FewerThanCollected { collected, reported } => format!(
+                "pytest collected {collected} tests but reported on {reported}: the run stopped early"
+            ),
+            Untrusted::SharedFolderWritten { entries } => format!(
+                "the tests wrote into the original repository, in a folder mend shares instead of copying: {}",
+                entries.join(", ")
+            ),
+        }
+    }
+}
