@@ -351,7 +351,10 @@ mod tests {
                         n: 2,
                         c: 0,
                         pass_at: vec![Some(0.0), Some(0.0)],
-                        why: failed(2),
+                        why: WhyCounts {
+                            suspect_passes: 1,
+                            ..failed(1)
+                        },
                         suspect: 1,
                     },
                 ],
@@ -370,7 +373,10 @@ mod tests {
                 minutes: 3.0,
                 tokens_per_solved: Some(200.0),
                 minutes_per_solved: Some(1.0),
-                why: failed(3),
+                why: WhyCounts {
+                    suspect_passes: 1,
+                    ..failed(2)
+                },
             }
         );
         let text = render(&report(&rows));

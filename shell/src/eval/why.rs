@@ -76,7 +76,9 @@ impl WhyCounts {
             counts.with_invalid_calls += u64::from(row.why.invalid_calls > 0);
             counts.with_failed_calls += u64::from(row.why.failed_calls > 0);
             if row.passed {
-                counts.suspect_passes += u64::from(row.why.suspect.is_some());
+                // Either warning makes a pass suspect: the verdict's words, or the parse of the added
+                // Python (`row.suspect`).
+                counts.suspect_passes += u64::from(row.why.suspect.is_some() || row.suspect);
                 continue;
             }
             counts.failed += 1;
