@@ -153,7 +153,8 @@ impl mend::attempt::driver::Observer for Collect {
 pub fn blocking_transcript(base: &str) -> (Transcript, String) {
     let sample = camino::Utf8PathBuf::from_path_buf(repo_root().join("sample-repo")).unwrap();
     let task = mend::task::Task::locate(&sample, None).unwrap();
-    let workspace = mend::workspace::Workspace::copy_of(&sample, &task.exclude).unwrap();
+    let workspace =
+        mend::workspace::Workspace::copy_of(&sample, &task.exclude, &task.history).unwrap();
     let runner = mend::exec::runner::TestRunner::new(
         "python3".into(),
         mend::exec::sandbox::Sandbox::Unsandboxed,
