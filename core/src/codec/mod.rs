@@ -259,6 +259,10 @@ pub struct TurnMetrics {
     /// Tokens generated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_count: Option<u64>,
+    /// Of the tokens generated, those of the model's reasoning, where the server says
+    /// (`usage.completion_tokens_details.reasoning_tokens`); the answer's are the rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_eval_count: Option<u64>,
     /// Time spent generating, in nanoseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_duration_ns: Option<u64>,

@@ -31,6 +31,7 @@ impl Session {
             .saturating_add(done.metrics.eval_count.unwrap_or(0));
         self.tokens_used = self.tokens_used.saturating_add(turn_tokens);
         let counted = done.metrics.prompt_eval_count;
+        let cached = done.metrics.prompt_eval_cached_count;
         actions.push(Action::Emit(Event::ModelDone {
             turn,
             done_reason: done.reason.clone(),
@@ -39,9 +40,18 @@ impl Session {
         }));
         // A prompt the server cut: the turn answered a conversation without its start.
         if let Some(window) = self.config.window {
-            if let Err(detail) = self.budget.counted(&window, counted) {
-                self.stop(StopReason::ContextExceeded, Some(detail), actions);
-                return;
+            match self.budget.counted(&window, counted, cached) {
+                Err(detail) => {
+                    self.stop(StopReason::ContextExceeded, Some(detail), actions);
+                    return;
+                }
+                Ok(Some(partial)) => actions.push(Action::Emit(Event::PromptCountPartial {
+                    turn,
+                    tokens: partial.tokens,
+                    cached: partial.cached,
+                    at_least: partial.at_least,
+                })),
+                Ok(None) => {}
             }
         }
         if done.cut_off {
