@@ -91,7 +91,10 @@ fn each_servers_count_of_a_cached_prompt_is_read_as_it_means() {
     let finished = Some(StopReason::AssistantFinished);
     let floor = {
         // What the first request holds at least: its plain bytes at 6 bytes a token.
-        let (events, _) = first_turn(Protocol::OllamaNdjson, &ollama(json!({"prompt_eval_count": 1})));
+        let (events, _) = first_turn(
+            Protocol::OllamaNdjson,
+            &ollama(json!({"prompt_eval_count": 1})),
+        );
         let Some(Event::PromptCountPartial { at_least, .. }) = events.first() else {
             panic!("{events:?}")
         };
@@ -100,29 +103,77 @@ fn each_servers_count_of_a_cached_prompt_is_read_as_it_means() {
     let whole = floor * 3 / 2;
     let cases: Vec<(&str, Protocol, Vec<String>, Vec<Event>)> = vec![
         // Ollama since the cached count: the count holds the cached tokens.
-        ("ollama, whole count with cached", Protocol::OllamaNdjson,
-         ollama(json!({"prompt_eval_count": whole, "prompt_eval_cached_count": whole - 20})), vec![]),
+        (
+            "ollama, whole count with cached",
+            Protocol::OllamaNdjson,
+            ollama(json!({"prompt_eval_count": whole, "prompt_eval_cached_count": whole - 20})),
+            vec![],
+        ),
         // Ollama 0.30 on the llama-server path: only the new tokens, no cached count.
-        ("ollama 0.30, new tokens only", Protocol::OllamaNdjson,
-         ollama(json!({"prompt_eval_count": 20})), partial(20, 0, floor)),
+        (
+            "ollama 0.30, new tokens only",
+            Protocol::OllamaNdjson,
+            ollama(json!({"prompt_eval_count": 20})),
+            partial(20, 0, floor),
+        ),
         // Ollama that counts the new tokens beside the cached ones.
-        ("ollama, new beside cached", Protocol::OllamaNdjson,
-         ollama(json!({"prompt_eval_count": 20, "prompt_eval_cached_count": whole - 20})), vec![]),
+        (
+            "ollama, new beside cached",
+            Protocol::OllamaNdjson,
+            ollama(json!({"prompt_eval_count": 20, "prompt_eval_cached_count": whole - 20})),
+            vec![],
+        ),
         // Older Ollama: a cache hit leaves the count out; nothing to judge.
-        ("ollama, count left out", Protocol::OllamaNdjson, ollama(json!({})), vec![]),
+        (
+            "ollama, count left out",
+            Protocol::OllamaNdjson,
+            ollama(json!({})),
+            vec![],
+        ),
         // OpenAI-compatible: prompt_tokens holds the cached ones.
-        ("openai, whole with cached", Protocol::OpenaiSse,
-         openai(json!({"prompt_tokens": whole, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": whole - 20}}), None), vec![]),
+        (
+            "openai, whole with cached",
+            Protocol::OpenaiSse,
+            openai(
+                json!({"prompt_tokens": whole, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": whole - 20}}),
+                None,
+            ),
+            vec![],
+        ),
         // llama-server: timings split the prompt into processed and cached.
-        ("llama-server timings", Protocol::OpenaiSse,
-         openai(json!({"prompt_tokens": 20, "completion_tokens": 3}), Some(json!({"prompt_n": 20, "cache_n": whole - 20}))), vec![]),
-        ("llama-server, no cache figure", Protocol::OpenaiSse,
-         openai(json!({"prompt_tokens": 20, "completion_tokens": 3}), Some(json!({"prompt_n": 20}))), partial(20, 0, floor)),
+        (
+            "llama-server timings",
+            Protocol::OpenaiSse,
+            openai(
+                json!({"prompt_tokens": 20, "completion_tokens": 3}),
+                Some(json!({"prompt_n": 20, "cache_n": whole - 20})),
+            ),
+            vec![],
+        ),
+        (
+            "llama-server, no cache figure",
+            Protocol::OpenaiSse,
+            openai(
+                json!({"prompt_tokens": 20, "completion_tokens": 3}),
+                Some(json!({"prompt_n": 20})),
+            ),
+            partial(20, 0, floor),
+        ),
         // Anthropic: input_tokens leaves out what was read from or written to the cache.
-        ("anthropic cache read", Protocol::AnthropicSse,
-         anthropic(json!({"input_tokens": 20, "cache_read_input_tokens": whole - 40, "cache_creation_input_tokens": 20})), vec![]),
-        ("anthropic, new tokens only", Protocol::AnthropicSse,
-         anthropic(json!({"input_tokens": 20})), partial(20, 0, floor)),
+        (
+            "anthropic cache read",
+            Protocol::AnthropicSse,
+            anthropic(
+                json!({"input_tokens": 20, "cache_read_input_tokens": whole - 40, "cache_creation_input_tokens": 20}),
+            ),
+            vec![],
+        ),
+        (
+            "anthropic, new tokens only",
+            Protocol::AnthropicSse,
+            anthropic(json!({"input_tokens": 20})),
+            partial(20, 0, floor),
+        ),
     ];
     for (name, protocol, lines, expected) in cases {
         assert_eq!(first_turn(protocol, &lines), (expected, finished), "{name}");

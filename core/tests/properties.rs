@@ -70,6 +70,13 @@ fn text_call_step() -> impl Strategy<Value = Step> {
         any::<bool>().prop_map(|wrapped| TextForm::Qwen3Coder { wrapped }),
         Just(TextForm::Fenced),
         Just(TextForm::Bare),
+        Just(TextForm::Mistral),
+        Just(TextForm::MistralJson),
+        Just(TextForm::Llama),
+        Just(TextForm::Harmony),
+        Just(TextForm::GemmaToolCode),
+        Just(TextForm::Deepseek),
+        Just(TextForm::ToolCallList),
     ];
     let tool = prop_oneof![
         3 => Just(CallTool::ReadFile),

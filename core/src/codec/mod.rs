@@ -171,6 +171,9 @@ const ERROR_PREVIEW_BYTES: usize = 120;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
+// One value per line, moved into the session at once and never stored in bulk: boxing the chunk
+// would cost an allocation a line for nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum LineDecoded {
     /// A blank line: framing only, nothing to do.
     Blank,

@@ -325,7 +325,8 @@ fn a_count_a_truncating_server_keeps_is_a_cut_even_when_the_request_might_have_f
     budget.sent.as_mut().unwrap().plain_bytes = 14_000;
     let error = budget.counted(&window, Some(2100), None).unwrap_err();
     assert!(
-        error.starts_with("the server read 2100 prompt tokens where the request held at least 2333"),
+        error
+            .starts_with("the server read 2100 prompt tokens where the request held at least 2333"),
         "{error}"
     );
 }
