@@ -69,7 +69,13 @@ pub struct ModelArgs {
     /// OpenAI-compatible server states (else 8192), 200000 with Anthropic].
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(i64::from(mend_core::MIN_WINDOW_TOKENS)..))]
     pub num_ctx: Option<u32>,
-    /// Ask the model not to think (for models without thinking support).
+    /// Whether and how hard the model thinks: on, off, or a level for models that take one
+    /// (low, medium, high, as gpt-oss does) [default: the task file's model.think, else on].
+    /// Sent as Ollama's think, an OpenAI-compatible server's reasoning_effort and
+    /// chat_template_kwargs, Anthropic's thinking budget.
+    #[arg(long, value_name = "LEVEL", value_parser = think_level, conflicts_with = "no_think")]
+    pub think: Option<mend_core::Think>,
+    /// Ask the model not to think (the same as --think off).
     #[arg(long)]
     pub no_think: bool,
     /// End each request with a short system hint (folder, OS, turn, tool results so far, the
@@ -90,6 +96,14 @@ impl ModelArgs {
             .unwrap_or_else(|| crate::task::DEFAULT_MODEL.to_owned())
     }
 
+    /// Thinking: the flags, else the task file's, else on.
+    pub fn think(&self, task: &Task) -> mend_core::Think {
+        if self.no_think {
+            return mend_core::Think::Off;
+        }
+        self.think.or(task.think).unwrap_or_default()
+    }
+
     pub fn max_turns(&self, task: &Task) -> u32 {
         self.max_turns
             .or(task.max_turns)
@@ -101,7 +115,7 @@ impl ModelArgs {
         let config = Config {
             protocol: chosen_protocol(self.protocol, task),
             max_turns: self.max_turns(task),
-            think: !self.no_think,
+            think: self.think(task),
             context: self.context.then(|| context_config(repo)),
             text_tool_calls: task.text_tool_calls,
             instructions: task.instructions.as_ref().map(|found| found.message()),
@@ -327,4 +341,11 @@ impl RepoArgs {
             sandbox_choice,
         })
     }
+}
+
+/// `--think`'s value: one of the names [`mend_core::Think::name`] gives.
+fn think_level(value: &str) -> Result<mend_core::Think, String> {
+    mend_core::Think::from_name(value).ok_or_else(|| {
+        format!("`{value}` is not a thinking level: use on, off, low, medium or high")
+    })
 }

@@ -289,7 +289,7 @@ mod tests {
             messages: Vec::new(),
             tools: Arc::from(Vec::new()),
             stream: true,
-            think: false,
+            think: mend_core::Think::Off,
             keep_alive: 0,
             options: ModelOptions::default(),
         }
