@@ -6,18 +6,20 @@
 
 pub mod access;
 pub mod atomic;
+pub mod attempt;
 pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod error;
 pub mod eval;
+pub mod exec;
 pub mod interrupt;
 pub mod mend_folder;
 pub mod page;
 pub mod provider;
 pub mod record;
 pub mod replay;
-pub mod session;
+pub mod setup;
 pub mod task;
 #[cfg(test)]
 pub(crate) mod test_support;

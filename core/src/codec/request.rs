@@ -274,7 +274,6 @@ mod tests {
 #[cfg(test)]
 mod think_tests {
     use super::*;
-    use crate::prelude::*;
     use alloc::sync::Arc;
 
     use crate::wire::ModelOptions;
