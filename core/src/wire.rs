@@ -32,6 +32,10 @@ pub struct ChatRequest {
     pub keep_alive: u64,
     /// Sampling options.
     pub options: ModelOptions,
+    /// The JSON schema the answer must keep to (Ollama's `format`), for a request that repairs
+    /// a broken call; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<Value>,
 }
 
 /// The sampling options of a request. Unknown keys are ignored by the server, so

@@ -30,6 +30,7 @@ fn body(messages: Vec<Message>) -> ChatRequest {
         think: mend_core::Think::On,
         keep_alive: 0,
         options: ModelOptions::default(),
+        format: None,
     }
 }
 

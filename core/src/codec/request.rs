@@ -40,6 +40,16 @@ pub(super) fn openai(request: &ChatRequest) -> Vec<u8> {
         "max_tokens": request.options.num_predict,
     });
     openai_think(&mut body, request.think);
+    if let Some(schema) = &request.format {
+        // llama-server and vLLM enforce the schema as a grammar; the call is the answer itself.
+        body["response_format"] = json!({
+            "type": "json_schema",
+            "json_schema": {"name": "tool_call", "strict": true, "schema": schema},
+        });
+        if let Some(object) = body.as_object_mut() {
+            object.remove("tools");
+        }
+    }
     serde_json::to_vec(&body).unwrap_or_default()
 }
 
@@ -224,6 +234,7 @@ mod tests {
             think: Think::On,
             keep_alive: 0,
             options: ModelOptions::default(),
+            format: None,
         }
     }
 
@@ -287,6 +298,7 @@ mod think_tests {
             think,
             keep_alive: 0,
             options: ModelOptions::default(),
+            format: None,
         }
     }
 
@@ -332,6 +344,45 @@ mod think_tests {
                 level("medium", 1024),
                 level("high", 1024),
             ]
+        );
+    }
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::*;
+    use alloc::sync::Arc;
+
+    use crate::wire::ModelOptions;
+
+    #[test]
+    fn a_repair_request_carries_its_schema_as_each_server_enforces_it() {
+        let schema = json!({"oneOf": [{"type": "object"}]});
+        let request = ChatRequest {
+            model: "m".to_owned(),
+            messages: vec![Arc::new(Message::user("again"))],
+            tools: Arc::from(Vec::new()),
+            stream: true,
+            think: Think::Off,
+            keep_alive: 0,
+            options: ModelOptions::default(),
+            format: Some(schema.clone()),
+        };
+        let read = |bytes: Vec<u8>| serde_json::from_slice::<Value>(&bytes).unwrap_or_default();
+        let (ollama, openai) = (read(super::ollama(&request)), read(super::openai(&request)));
+        assert_eq!(
+            (
+                &ollama["format"],
+                &ollama["think"],
+                &openai["response_format"],
+                openai.get("tools")
+            ),
+            (
+                &schema,
+                &json!(false),
+                &json!({"type": "json_schema", "json_schema": {"name": "tool_call", "strict": true, "schema": schema}}),
+                None
+            )
         );
     }
 }

@@ -54,6 +54,12 @@ impl Session {
                 Ok(None) => {}
             }
         }
+        if let Some(repairing) = self.repairing.take() {
+            // A cut-off repair is no answer: the broken turn's text stays its answer.
+            let answer = (!done.cut_off).then_some(assembly);
+            self.finish_repair(turn, repairing, answer, actions);
+            return;
+        }
         if done.cut_off {
             let reason = done.reason.as_deref().unwrap_or("length");
             let mut detail = format!(
@@ -88,6 +94,14 @@ impl Session {
                 actions.push(Action::Emit(Event::RecoveredFromText { turn, calls }));
             }
         }
+        let Err(assembly) = self.try_repair(turn, assembly, actions) else {
+            return;
+        };
+        self.decide(turn, assembly, actions);
+    }
+
+    /// The turn's calls, as they now stand, are checked and run; without any, the session stops.
+    pub(super) fn decide(&mut self, turn: u32, assembly: TurnAssembly, actions: &mut Vec<Action>) {
         let blank = assembly.content.trim().is_empty();
         let mut waiting = VecDeque::with_capacity(assembly.calls.len());
         for (index, call) in assembly.calls.iter().enumerate() {

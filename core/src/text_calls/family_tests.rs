@@ -376,7 +376,7 @@ mod properties {
             ),
             TextCallFormat::ToolCallList => format!("<|tool_call|>[{object}]<|/tool_call|>"),
             // Its parameters are typed by the schema: the session-level properties cover it.
-            TextCallFormat::Qwen3Coder => String::new(),
+            TextCallFormat::Qwen3Coder | TextCallFormat::RepairedByGrammar => String::new(),
         }
     }
 

@@ -26,6 +26,7 @@ mod llama;
 mod mistral;
 mod phi;
 mod python;
+pub(crate) mod repair;
 mod scan;
 mod tagged;
 #[cfg(test)]
@@ -63,6 +64,9 @@ pub enum TextCallFormat {
     Deepseek,
     /// Phi-4-mini's and Granite's `<|tool_call|>[{"name": …, "arguments": …}]`.
     ToolCallList,
+    /// Written in no form a reader accepts, then asked for again under a grammar (the call
+    /// comes from that answer; `text` is the broken turn's).
+    RepairedByGrammar,
 }
 
 impl TextCallFormat {
@@ -80,6 +84,7 @@ impl TextCallFormat {
             TextCallFormat::GemmaToolCode => "gemma_tool_code",
             TextCallFormat::Deepseek => "deepseek",
             TextCallFormat::ToolCallList => "tool_call_list",
+            TextCallFormat::RepairedByGrammar => "repaired_by_grammar",
         }
     }
 }

@@ -292,6 +292,7 @@ mod tests {
             think: mend_core::Think::Off,
             keep_alive: 0,
             options: ModelOptions::default(),
+            format: None,
         }
     }
 
