@@ -13,7 +13,7 @@ use super::{
 };
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct State {
+pub(super) struct State {
     framer: SseFramer,
     /// Tool-use blocks being built, by content-block index.
     tools: Vec<ToolBlock>,
@@ -32,7 +32,7 @@ struct ToolBlock {
 }
 
 impl State {
-    pub fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
+    pub(super) fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
         let Some(event) = self.framer.push(line)? else {
             return Ok(LineDecoded::Blank);
         };

@@ -14,7 +14,7 @@ use super::{
 
 /// One turn's decoding state: the event being framed and the calls being built.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct State {
+pub(super) struct State {
     framer: SseFramer,
     calls: Vec<PartialCall>,
     finish_reason: Option<String>,
@@ -31,7 +31,7 @@ struct PartialCall {
 }
 
 impl State {
-    pub fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
+    pub(super) fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
         match self.framer.push(line)? {
             None => Ok(LineDecoded::Blank),
             Some(event) => self.event(event),
