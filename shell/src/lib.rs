@@ -16,6 +16,7 @@ pub mod exec;
 pub mod interrupt;
 pub mod mend_folder;
 pub mod page;
+pub mod patch;
 pub mod provider;
 pub mod record;
 pub mod replay;

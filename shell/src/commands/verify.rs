@@ -19,7 +19,7 @@ pub fn command(args: &CommonArgs) -> Result<u8, MendError> {
     crate::workspace::survey::warn(&repo, &task)?;
     // The sandbox's probe is its own figure.
     let setup = started.elapsed().saturating_sub(runner.sandbox_start);
-    let workspace = Workspace::copy_of(&repo, &task.exclude)?;
+    let workspace = Workspace::copy_of(&repo, &task.exclude, &task.history)?;
     let mut render = renderer(args.json, false);
     render.run_event(&RunEvent::sandbox(&runner.sandbox));
     let started = Instant::now();
