@@ -9,6 +9,7 @@ use crate::context::ContextConfig;
 use crate::input::Millis;
 use crate::repeat::RepeatLimits;
 use crate::schema::ToolSpec;
+use crate::think::Think;
 use crate::window::Window;
 use crate::wire::ModelOptions;
 
@@ -40,8 +41,10 @@ pub struct Config {
     /// `budget_exceeded` instead of sending another request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_budget: Option<u64>,
-    /// Ask the model to think (`think: true`); only Ollama's protocol sends it.
-    pub think: bool,
+    /// Whether and how hard the model is asked to think: Ollama's `think`, an OpenAI-compatible
+    /// server's `reasoning_effort` and `chat_template_kwargs`, Anthropic's `thinking` (see
+    /// [`Think`]). Older configs' `true` and `false` still read.
+    pub think: Think,
     /// Seconds the server keeps the model loaded after each request.
     pub keep_alive: u64,
     /// Sampling options sent with every request.
@@ -85,7 +88,7 @@ impl Config {
             max_turns: DEFAULT_MAX_TURNS,
             deadline: None,
             token_budget: None,
-            think: true,
+            think: Think::On,
             keep_alive: 0,
             options: ModelOptions::default(),
             protocol: Protocol::default(),

@@ -100,6 +100,20 @@ pub enum Event {
         /// The context window, in tokens.
         window: u32,
     },
+    /// The server counted fewer prompt tokens than the request held, yet the request fitted its
+    /// window, so nothing was cut: the count is of the tokens it processed anew (a prompt-cache
+    /// hit, or a server that leaves the cached ones out). Noted, never a stop; the count does not
+    /// calibrate the estimate. Only when the config has a [`crate::Window`].
+    PromptCountPartial {
+        /// The turn whose request it was.
+        turn: u32,
+        /// The prompt tokens the server counted.
+        tokens: u64,
+        /// The tokens it said came from its cache (0 when it said none).
+        cached: u64,
+        /// What the request held at least, by its bytes.
+        at_least: u64,
+    },
     /// A tool result was shortened to fit the context window: its head and tail kept, a marker
     /// in the middle saying how much was cut and that the tool can be called again.
     ContextTrimmed {

@@ -31,6 +31,7 @@ mod schema;
 mod session;
 mod stop;
 mod text_calls;
+mod think;
 mod validate;
 mod window;
 mod wire;
@@ -52,6 +53,7 @@ pub use schema::{
 pub use session::Session;
 pub use stop::{Stop, StopCause, StopReason};
 pub use text_calls::{TextCall, TextCallFormat};
+pub use think::Think;
 pub use window::{
     estimate_prompt_tokens, TrimReason, Window, DEFAULT_TRIM_PERCENT, MIN_WINDOW_TOKENS,
 };

@@ -49,6 +49,9 @@ pub const MIN_WINDOW_TOKENS: u32 = 1024;
 const DEFAULT_BYTES_PER_TOKEN_MILLI: u64 = 3000;
 /// The most bytes per token any tokenizer averages on code and prose: the floor of a count.
 const MAX_BYTES_PER_TOKEN: u64 = 6;
+/// The fewest bytes per token any tokenizer averages on code, JSON and prose (byte-level
+/// tokenizers reach 1 only on random bytes): a request's largest possible size.
+const MIN_BYTES_PER_TOKEN: u64 = 2;
 /// What a tool result keeps of its text when the window needs the room: head and tail (a
 /// second pass keeps [`MIN_CUT_BYTES`] when that is not enough).
 const TRIMMED_KEEP_BYTES: usize = 1024;
@@ -298,43 +301,55 @@ impl Budget {
         (size, trimmed)
     }
 
-    /// The server counted `tokens` for the request in flight: an error when it clearly read less
-    /// than was sent (it cut the prompt to fit its window). A turn without a count checks nothing.
-    pub(crate) fn counted(&mut self, window: &Window, tokens: Option<u64>) -> Result<(), String> {
+    /// The server counted `tokens` for the request in flight, `cached` of them (or besides them)
+    /// from its prompt cache: an error when it clearly cut the prompt to fit its window, a
+    /// [`PartialCount`] when the count is below what was sent but nothing can have been cut (a
+    /// server that counts only the tokens it processed anew). A turn without a count checks
+    /// nothing.
+    pub(crate) fn counted(
+        &mut self,
+        window: &Window,
+        tokens: Option<u64>,
+        cached: Option<u64>,
+    ) -> Result<Option<PartialCount>, String> {
         let Some(sent) = self.sent.take() else {
-            return Ok(());
+            return Ok(None);
         };
-        let Some(tokens) = tokens.filter(|tokens| *tokens > 0) else {
+        let tokens = tokens.unwrap_or(0);
+        let cached = cached.unwrap_or(0);
+        if tokens == 0 && cached == 0 {
             self.counted = None;
-            return Ok(());
-        };
+            return Ok(None);
+        }
         let floor = match sent.grew_from {
             Some((before, appended)) => before + appended / MAX_BYTES_PER_TOKEN,
             None => sent.plain_bytes / MAX_BYTES_PER_TOKEN,
         };
         let whole = u64::from(window.tokens);
-        if tokens >= whole || tokens < floor {
-            self.counted = None;
-            let read = if tokens >= whole {
-                format!("the server read {tokens} prompt tokens, its whole context window")
-            } else {
-                format!("the server read {tokens} prompt tokens where the request held at least {floor}")
-            };
-            return Err(format!(
-                "{read} (mend estimated {}): it dropped the front of the prompt to fit, so the \
-                 model no longer saw the task; mend assumed a window of {whole} tokens: set \
-                 num_ctx (or --num-ctx) to what the server really holds",
-                sent.estimate
-            ));
-        }
-        self.observed_milli = Some(sent.bytes * 1000 / tokens);
+        let whole_count = match judge(&sent, whole, floor, tokens, cached) {
+            Count::Whole(count) => count,
+            Count::Cut => {
+                self.counted = None;
+                return Err(cut_detail(&sent, whole, floor, tokens));
+            }
+            Count::New => {
+                // Not the request's size: neither a calibration nor a base for the next floor.
+                self.counted = None;
+                return Ok(Some(PartialCount {
+                    tokens,
+                    cached,
+                    at_least: floor,
+                }));
+            }
+        };
+        self.observed_milli = Some(sent.bytes * 1000 / whole_count);
         self.counted = Some(Counted {
-            tokens,
+            tokens: whole_count,
             conversation_len: sent.conversation_len,
             conversation_plain: Some(sent.conversation_plain),
             hint_bytes: sent.hint_bytes,
         });
-        Ok(())
+        Ok(None)
     }
 
     /// A result about to enter the conversation (`text`: its JSON), cut to a quarter of the
@@ -366,6 +381,67 @@ pub(crate) fn is_context_error(message: &str) -> bool {
     ];
     let message = message.to_ascii_lowercase();
     PHRASES.iter().any(|phrase| message.contains(phrase))
+}
+
+/// A prompt count below the request's size, which cannot be a cut: the server counted the
+/// tokens it processed anew (a prompt-cache hit, or a server that leaves the cached ones out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PartialCount {
+    /// The prompt tokens the server counted.
+    pub tokens: u64,
+    /// The tokens it said came from its cache (0 when it said none).
+    pub cached: u64,
+    /// What the request held at least.
+    pub at_least: u64,
+}
+
+/// What a server's prompt count means.
+enum Count {
+    /// The request's size, in the server's tokens.
+    Whole(u64),
+    /// The server dropped the front of the prompt.
+    Cut,
+    /// Only the tokens processed anew: the request fitted.
+    New,
+}
+
+/// Reads a count (`tokens`, and `cached` as the server gave it beside them) against a request
+/// that held at least `floor` tokens, in a window of `whole`.
+///
+/// A count of the whole window, or a low one for a request that could not have fitted (its
+/// largest possible size reaches the window, or the count is what a truncating server keeps: more
+/// than half the window), is a cut. A count that reaches the floor with the cached tokens added
+/// is the whole prompt counted in two parts. Any other low count is of new tokens only.
+fn judge(sent: &Sent, whole: u64, floor: u64, tokens: u64, cached: u64) -> Count {
+    if tokens >= whole {
+        return Count::Cut;
+    }
+    if tokens >= floor {
+        return Count::Whole(tokens);
+    }
+    let largest = sent.bytes / MIN_BYTES_PER_TOKEN;
+    if largest >= whole || tokens > whole / 2 {
+        return Count::Cut;
+    }
+    let together = tokens.saturating_add(cached);
+    if together >= floor && together < whole {
+        return Count::Whole(together);
+    }
+    Count::New
+}
+
+fn cut_detail(sent: &Sent, whole: u64, floor: u64, tokens: u64) -> String {
+    let read = if tokens >= whole {
+        format!("the server read {tokens} prompt tokens, its whole context window")
+    } else {
+        format!("the server read {tokens} prompt tokens where the request held at least {floor}")
+    };
+    format!(
+        "{read} (mend estimated {}): it dropped the front of the prompt to fit, so the model no \
+         longer saw the task; mend assumed a window of {whole} tokens: set num_ctx (or \
+         --num-ctx) to what the server really holds",
+        sent.estimate
+    )
 }
 
 fn tokens_of(bytes: u64, milli: u64) -> u64 {

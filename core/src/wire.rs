@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::schema::ToolSpec;
+use crate::think::Think;
 
 /// The body of one `POST /api/chat`. Messages and tools are shared with the session, so building
 /// the next request costs a pointer per message, not a copy of the conversation.
@@ -24,12 +25,17 @@ pub struct ChatRequest {
     pub tools: Arc<[ToolSpec]>,
     /// Always `true`: mend reads every turn as a stream (Ollama's default, but sent explicitly).
     pub stream: bool,
-    /// Whether the model is asked to think.
-    pub think: bool,
+    /// Whether, and how hard, the model is asked to think: `true`, `false` or a level, as
+    /// Ollama reads it.
+    pub think: Think,
     /// Seconds the server keeps the model loaded after the request; `0` unloads it at once.
     pub keep_alive: u64,
     /// Sampling options.
     pub options: ModelOptions,
+    /// The JSON schema the answer must keep to (Ollama's `format`), for a request that repairs
+    /// a broken call; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<Value>,
 }
 
 /// The sampling options of a request. Unknown keys are ignored by the server, so

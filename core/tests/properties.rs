@@ -70,6 +70,13 @@ fn text_call_step() -> impl Strategy<Value = Step> {
         any::<bool>().prop_map(|wrapped| TextForm::Qwen3Coder { wrapped }),
         Just(TextForm::Fenced),
         Just(TextForm::Bare),
+        Just(TextForm::Mistral),
+        Just(TextForm::MistralJson),
+        Just(TextForm::Llama),
+        Just(TextForm::Harmony),
+        Just(TextForm::GemmaToolCode),
+        Just(TextForm::Deepseek),
+        Just(TextForm::ToolCallList),
     ];
     let tool = prop_oneof![
         3 => Just(CallTool::ReadFile),
@@ -559,6 +566,8 @@ fn every_request_ends_with_the_hint_of_its_turn() {
                                 ),
                             }
                         }
+                        // A repair asks for a broken call again: its request ends with the ask.
+                        Action::SendRequest { body, .. } if body.format.is_some() => {}
                         Action::SendRequest { turn, body, .. } => {
                             let expected = hint(&context, *turn, script.max_turns, &stats, &[]);
                             prop_assert_eq!(

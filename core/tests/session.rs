@@ -27,9 +27,10 @@ fn body(messages: Vec<Message>) -> ChatRequest {
         messages: messages.into_iter().map(Arc::new).collect(),
         tools: tools().into(),
         stream: true,
-        think: true,
+        think: mend_core::Think::On,
         keep_alive: 0,
         options: ModelOptions::default(),
+        format: None,
     }
 }
 

@@ -43,6 +43,13 @@ fn turn() -> impl Strategy<Value = Turn> {
         any::<bool>().prop_map(|wrapped| TextForm::Qwen3Coder { wrapped }),
         Just(TextForm::Fenced),
         Just(TextForm::Bare),
+        Just(TextForm::Mistral),
+        Just(TextForm::MistralJson),
+        Just(TextForm::Llama),
+        Just(TextForm::Harmony),
+        Just(TextForm::GemmaToolCode),
+        Just(TextForm::Deepseek),
+        Just(TextForm::ToolCallList),
     ];
     (
         prop::collection::vec(tool, 1..4),

@@ -13,7 +13,7 @@ use super::{
 };
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct State {
+pub(super) struct State {
     framer: SseFramer,
     /// Tool-use blocks being built, by content-block index.
     tools: Vec<ToolBlock>,
@@ -32,7 +32,7 @@ struct ToolBlock {
 }
 
 impl State {
-    pub fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
+    pub(super) fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
         let Some(event) = self.framer.push(line)? else {
             return Ok(LineDecoded::Blank);
         };
@@ -57,50 +57,8 @@ impl State {
                     .map(|tokens| tokens + written + cached.unwrap_or(0));
                 self.metrics.prompt_eval_cached_count = cached;
             }
-            "content_block_start" => {
-                let block = &data["content_block"];
-                match block["type"].as_str() {
-                    Some("text") => {
-                        deltas.content = block["text"].as_str().unwrap_or_default().to_owned()
-                    }
-                    Some("thinking") => {
-                        deltas.thinking = block["thinking"].as_str().unwrap_or_default().to_owned()
-                    }
-                    Some("tool_use") => self.tools.push(ToolBlock {
-                        index: data["index"].as_u64().unwrap_or(0),
-                        id: block["id"].as_str().unwrap_or_default().to_owned(),
-                        name: block["name"].as_str().unwrap_or_default().to_owned(),
-                        start_input: block["input"].clone(),
-                        json: String::new(),
-                    }),
-                    _ => {}
-                }
-            }
-            "content_block_delta" => {
-                let delta = &data["delta"];
-                match delta["type"].as_str() {
-                    Some("text_delta") => {
-                        deltas.content = delta["text"].as_str().unwrap_or_default().to_owned()
-                    }
-                    Some("thinking_delta") => {
-                        deltas.thinking = delta["thinking"].as_str().unwrap_or_default().to_owned()
-                    }
-                    Some("input_json_delta") => {
-                        let index = data["index"].as_u64().unwrap_or(0);
-                        if let Some(block) = self
-                            .tools
-                            .iter_mut()
-                            .rev()
-                            .find(|block| block.index == index)
-                        {
-                            block
-                                .json
-                                .push_str(delta["partial_json"].as_str().unwrap_or_default());
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            "content_block_start" => self.block_start(&data, &mut deltas),
+            "content_block_delta" => self.block_delta(&data, &mut deltas),
             "content_block_stop" => {
                 let index = data["index"].as_u64().unwrap_or(0);
                 if let Some(at) = self.tools.iter().rposition(|block| block.index == index) {
@@ -129,6 +87,52 @@ impl State {
             _ => {} // ping, and event types added later
         }
         Ok(LineDecoded::Chunk(deltas))
+    }
+
+    /// A content block opens: text and thinking may start in it; a tool call starts here.
+    fn block_start(&mut self, data: &Value, deltas: &mut Deltas) {
+        let block = &data["content_block"];
+        match block["type"].as_str() {
+            Some("text") => deltas.content = block["text"].as_str().unwrap_or_default().to_owned(),
+            Some("thinking") => {
+                deltas.thinking = block["thinking"].as_str().unwrap_or_default().to_owned()
+            }
+            Some("tool_use") => self.tools.push(ToolBlock {
+                index: data["index"].as_u64().unwrap_or(0),
+                id: block["id"].as_str().unwrap_or_default().to_owned(),
+                name: block["name"].as_str().unwrap_or_default().to_owned(),
+                start_input: block["input"].clone(),
+                json: String::new(),
+            }),
+            _ => {}
+        }
+    }
+
+    /// A fragment of the open block: text, thinking, or a piece of a call's input JSON.
+    fn block_delta(&mut self, data: &Value, deltas: &mut Deltas) {
+        let delta = &data["delta"];
+        match delta["type"].as_str() {
+            Some("text_delta") => {
+                deltas.content = delta["text"].as_str().unwrap_or_default().to_owned()
+            }
+            Some("thinking_delta") => {
+                deltas.thinking = delta["thinking"].as_str().unwrap_or_default().to_owned()
+            }
+            Some("input_json_delta") => {
+                let index = data["index"].as_u64().unwrap_or(0);
+                if let Some(block) = self
+                    .tools
+                    .iter_mut()
+                    .rev()
+                    .find(|block| block.index == index)
+                {
+                    block
+                        .json
+                        .push_str(delta["partial_json"].as_str().unwrap_or_default());
+                }
+            }
+            _ => {}
+        }
     }
 }
 

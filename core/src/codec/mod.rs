@@ -44,11 +44,12 @@ impl Protocol {
     /// A fresh decoder for one turn's stream. For fuzz targets: the session owns its decoders.
     #[doc(hidden)]
     pub fn decoder(self) -> Decoder {
-        match self {
-            Protocol::OllamaNdjson => Decoder::Ollama,
-            Protocol::OpenaiSse => Decoder::Openai(openai::State::default()),
-            Protocol::AnthropicSse => Decoder::Anthropic(anthropic::State::default()),
-        }
+        let state = match self {
+            Protocol::OllamaNdjson => DecoderState::Ollama,
+            Protocol::OpenaiSse => DecoderState::Openai(openai::State::default()),
+            Protocol::AnthropicSse => DecoderState::Anthropic(anthropic::State::default()),
+        };
+        Decoder { state }
     }
 
     /// The request body in this protocol's shape, ready to send.
@@ -84,11 +85,18 @@ impl Protocol {
     }
 }
 
-/// The decoding state of one turn. Serializable, like the session that holds it.
+/// The decoding state of one turn: opaque, serializable like the session that holds it (its JSON
+/// is the protocol's state, tagged `codec`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Decoder {
+    state: DecoderState,
+}
+
+/// Each protocol's state between lines.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "codec", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Decoder {
+enum DecoderState {
     /// Ollama's NDJSON needs no state between lines.
     Ollama,
     /// OpenAI's SSE: the event being framed and the calls being joined.
@@ -100,10 +108,10 @@ pub enum Decoder {
 impl Decoder {
     /// Decodes one line of the current turn. Never panics, whatever the bytes.
     pub fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
-        match self {
-            Decoder::Ollama => ollama::decode_line(line),
-            Decoder::Openai(state) => state.decode_line(line),
-            Decoder::Anthropic(state) => state.decode_line(line),
+        match &mut self.state {
+            DecoderState::Ollama => ollama::decode_line(line),
+            DecoderState::Openai(state) => state.decode_line(line),
+            DecoderState::Anthropic(state) => state.decode_line(line),
         }
     }
 }
@@ -171,6 +179,9 @@ const ERROR_PREVIEW_BYTES: usize = 120;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
+// One value per line, moved into the session at once and never stored in bulk: boxing the chunk
+// would cost an allocation a line for nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum LineDecoded {
     /// A blank line: framing only, nothing to do.
     Blank,
@@ -259,6 +270,10 @@ pub struct TurnMetrics {
     /// Tokens generated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_count: Option<u64>,
+    /// Of the tokens generated, those of the model's reasoning, where the server says
+    /// (`usage.completion_tokens_details.reasoning_tokens`); the answer's are the rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_eval_count: Option<u64>,
     /// Time spent generating, in nanoseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_duration_ns: Option<u64>,

@@ -90,6 +90,7 @@ pub(super) fn decode_line(line: &[u8]) -> Result<LineDecoded, DecodeError> {
                 prompt_eval_duration_ns: chunk.prompt_eval_duration,
                 eval_count: chunk.eval_count,
                 eval_duration_ns: chunk.eval_duration,
+                thinking_eval_count: None,
             },
         }
     });

@@ -14,7 +14,7 @@ use super::{
 
 /// One turn's decoding state: the event being framed and the calls being built.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct State {
+pub(super) struct State {
     framer: SseFramer,
     calls: Vec<PartialCall>,
     finish_reason: Option<String>,
@@ -31,7 +31,7 @@ struct PartialCall {
 }
 
 impl State {
-    pub fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
+    pub(super) fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
         match self.framer.push(line)? {
             None => Ok(LineDecoded::Blank),
             Some(event) => self.event(event),
@@ -53,10 +53,14 @@ impl State {
             });
         }
         if let Some(usage) = chunk.get("usage").filter(|usage| usage.is_object()) {
-            self.metrics.prompt_eval_count = usage.get("prompt_tokens").and_then(Value::as_u64);
+            let prompt = usage.get("prompt_tokens").and_then(Value::as_u64);
+            raise(&mut self.metrics.prompt_eval_count, prompt);
             self.metrics.eval_count = usage.get("completion_tokens").and_then(Value::as_u64);
             self.metrics.prompt_eval_cached_count = usage
                 .pointer("/prompt_tokens_details/cached_tokens")
+                .and_then(Value::as_u64);
+            self.metrics.thinking_eval_count = usage
+                .pointer("/completion_tokens_details/reasoning_tokens")
                 .and_then(Value::as_u64);
         }
         // llama.cpp's server adds its own timings to the last chunk: the only durations an
@@ -71,8 +75,15 @@ impl State {
             };
             self.metrics.prompt_eval_duration_ns = nanos("prompt_ms");
             self.metrics.eval_duration_ns = nanos("predicted_ms");
-            if let Some(cached) = timings.get("cache_n").and_then(Value::as_u64) {
-                self.metrics.prompt_eval_cached_count = Some(cached);
+            let cached = timings.get("cache_n").and_then(Value::as_u64);
+            if cached.is_some() {
+                self.metrics.prompt_eval_cached_count = cached;
+            }
+            // `prompt_n` is only what was processed anew: the prompt is both.
+            let processed = timings.get("prompt_n").and_then(Value::as_u64);
+            if let Some(processed) = processed {
+                let whole = processed.saturating_add(cached.unwrap_or(0));
+                raise(&mut self.metrics.prompt_eval_count, Some(whole));
             }
         }
         let mut deltas = Deltas::default();
@@ -164,6 +175,14 @@ impl State {
             }),
             ..Deltas::default()
         }
+    }
+}
+
+/// Keeps the larger of two readings of the same count: `usage` and llama.cpp's `timings` may
+/// both give the prompt's size, and either may leave out the cached tokens.
+fn raise(slot: &mut Option<u64>, reading: Option<u64>) {
+    if let Some(reading) = reading {
+        *slot = Some(slot.map_or(reading, |held| held.max(reading)));
     }
 }
 

@@ -5,6 +5,7 @@ use crate::prelude::*;
 
 use serde_json::{json, Map, Value};
 
+use crate::think::Think;
 use crate::wire::{ChatRequest, Message, Role};
 
 // Serializing these bodies cannot fail: every map has string keys and no type has a fallible
@@ -28,7 +29,7 @@ pub(super) fn openai(request: &ChatRequest) -> Vec<u8> {
         .iter()
         .map(|tool| json!({"type": "function", "function": tool.function}))
         .collect();
-    let body = json!({
+    let mut body = json!({
         "model": request.model,
         "messages": messages,
         "tools": tools,
@@ -38,7 +39,34 @@ pub(super) fn openai(request: &ChatRequest) -> Vec<u8> {
         "seed": request.options.seed,
         "max_tokens": request.options.num_predict,
     });
+    openai_think(&mut body, request.think);
+    if let Some(schema) = &request.format {
+        // llama-server and vLLM enforce the schema as a grammar; the call is the answer itself.
+        body["response_format"] = json!({
+            "type": "json_schema",
+            "json_schema": {"name": "tool_call", "strict": true, "schema": schema},
+        });
+        if let Some(object) = body.as_object_mut() {
+            object.remove("tools");
+        }
+    }
     serde_json::to_vec(&body).unwrap_or_default()
+}
+
+/// Thinking as OpenAI-compatible servers take it: a level as `reasoning_effort` (OpenAI, vLLM,
+/// Ollama's /v1) and in `chat_template_kwargs` (llama-server hands those to the template, as
+/// gpt-oss's reads it); off as the template's `enable_thinking: false` (Qwen3's templates, on
+/// llama-server and vLLM). `on` leaves the server's default.
+fn openai_think(body: &mut Value, think: Think) {
+    match (think, think.level()) {
+        (_, Some(level)) => {
+            body["reasoning_effort"] = json!(level);
+            body["chat_template_kwargs"] =
+                json!({"enable_thinking": true, "reasoning_effort": level});
+        }
+        (Think::Off, None) => body["chat_template_kwargs"] = json!({"enable_thinking": false}),
+        _ => {}
+    }
 }
 
 fn openai_message(message: &Message) -> Value {
@@ -128,7 +156,7 @@ pub(super) fn anthropic(request: &ChatRequest) -> Vec<u8> {
         .iter()
         .map(|tool| json!({"name": tool.function.name, "description": tool.function.description, "input_schema": tool.function.parameters}))
         .collect();
-    let body = json!({
+    let mut body = json!({
         "model": request.model,
         "system": system,
         "messages": messages,
@@ -137,6 +165,13 @@ pub(super) fn anthropic(request: &ChatRequest) -> Vec<u8> {
         "temperature": request.options.temperature,
         "max_tokens": request.options.num_predict,
     });
+    // A level is a budget of thinking tokens; Anthropic takes no temperature beside it.
+    if let Some(budget) = request.think.anthropic_budget(request.options.num_predict) {
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+        if let Some(object) = body.as_object_mut() {
+            object.remove("temperature");
+        }
+    }
     serde_json::to_vec(&body).unwrap_or_default()
 }
 
@@ -196,9 +231,10 @@ mod tests {
             )]
             .into(),
             stream: true,
-            think: true,
+            think: Think::On,
             keep_alive: 0,
             options: ModelOptions::default(),
+            format: None,
         }
     }
 
@@ -242,6 +278,111 @@ mod tests {
         assert_eq!(
             body["tools"][0]["input_schema"]["required"],
             json!(["path"])
+        );
+    }
+}
+
+#[cfg(test)]
+mod think_tests {
+    use super::*;
+    use alloc::sync::Arc;
+
+    use crate::wire::ModelOptions;
+
+    fn request(think: Think) -> ChatRequest {
+        ChatRequest {
+            model: "m".to_owned(),
+            messages: vec![Arc::new(Message::user("hi"))],
+            tools: Arc::from(Vec::new()),
+            stream: true,
+            think,
+            keep_alive: 0,
+            options: ModelOptions::default(),
+            format: None,
+        }
+    }
+
+    /// The thinking fields of each protocol's body, for each setting.
+    fn fields(think: Think) -> [Value; 3] {
+        let read = |bytes: Vec<u8>| serde_json::from_slice::<Value>(&bytes).unwrap_or_default();
+        let (ollama, openai, anthropic) = (
+            read(super::ollama(&request(think))),
+            read(super::openai(&request(think))),
+            read(super::anthropic(&request(think))),
+        );
+        [
+            ollama["think"].clone(),
+            json!({"reasoning_effort": openai["reasoning_effort"], "chat_template_kwargs": openai["chat_template_kwargs"]}),
+            json!({"thinking": anthropic["thinking"], "temperature": anthropic["temperature"]}),
+        ]
+    }
+
+    #[test]
+    fn each_protocol_is_told_the_way_it_takes_it() {
+        let all: Vec<[Value; 3]> = Think::ALL.into_iter().map(fields).collect();
+        let level = |name: &str, budget: i64| {
+            [
+                json!(name),
+                json!({"reasoning_effort": name, "chat_template_kwargs": {"enable_thinking": true, "reasoning_effort": name}}),
+                json!({"thinking": {"type": "enabled", "budget_tokens": budget}, "temperature": null}),
+            ]
+        };
+        assert_eq!(
+            all,
+            vec![
+                [
+                    json!(false),
+                    json!({"reasoning_effort": null, "chat_template_kwargs": {"enable_thinking": false}}),
+                    json!({"thinking": null, "temperature": 0.0}),
+                ],
+                [
+                    json!(true),
+                    json!({"reasoning_effort": null, "chat_template_kwargs": null}),
+                    json!({"thinking": null, "temperature": 0.0}),
+                ],
+                level("low", 1024),
+                level("medium", 1024),
+                level("high", 1024),
+            ]
+        );
+    }
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::*;
+    use alloc::sync::Arc;
+
+    use crate::wire::ModelOptions;
+
+    #[test]
+    fn a_repair_request_carries_its_schema_as_each_server_enforces_it() {
+        let schema = json!({"oneOf": [{"type": "object"}]});
+        let request = ChatRequest {
+            model: "m".to_owned(),
+            messages: vec![Arc::new(Message::user("again"))],
+            tools: Arc::from(Vec::new()),
+            stream: true,
+            think: Think::Off,
+            keep_alive: 0,
+            options: ModelOptions::default(),
+            format: Some(schema.clone()),
+        };
+        let read = |bytes: Vec<u8>| serde_json::from_slice::<Value>(&bytes).unwrap_or_default();
+        let (ollama, openai) = (read(super::ollama(&request)), read(super::openai(&request)));
+        assert_eq!(
+            (
+                &ollama["format"],
+                &ollama["think"],
+                &openai["response_format"],
+                openai.get("tools")
+            ),
+            (
+                &schema,
+                &json!(false),
+                &json!({"type": "json_schema", "json_schema": {"name": "tool_call", "strict": true, "schema": schema}}),
+                None
+            )
         );
     }
 }

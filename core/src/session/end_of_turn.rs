@@ -31,6 +31,7 @@ impl Session {
             .saturating_add(done.metrics.eval_count.unwrap_or(0));
         self.tokens_used = self.tokens_used.saturating_add(turn_tokens);
         let counted = done.metrics.prompt_eval_count;
+        let cached = done.metrics.prompt_eval_cached_count;
         actions.push(Action::Emit(Event::ModelDone {
             turn,
             done_reason: done.reason.clone(),
@@ -39,10 +40,25 @@ impl Session {
         }));
         // A prompt the server cut: the turn answered a conversation without its start.
         if let Some(window) = self.config.window {
-            if let Err(detail) = self.budget.counted(&window, counted) {
-                self.stop(StopReason::ContextExceeded, Some(detail), actions);
-                return;
+            match self.budget.counted(&window, counted, cached) {
+                Err(detail) => {
+                    self.stop(StopReason::ContextExceeded, Some(detail), actions);
+                    return;
+                }
+                Ok(Some(partial)) => actions.push(Action::Emit(Event::PromptCountPartial {
+                    turn,
+                    tokens: partial.tokens,
+                    cached: partial.cached,
+                    at_least: partial.at_least,
+                })),
+                Ok(None) => {}
             }
+        }
+        if let Some(repairing) = self.repairing.take() {
+            // A cut-off repair is no answer: the broken turn's text stays its answer.
+            let answer = (!done.cut_off).then_some(assembly);
+            self.finish_repair(turn, repairing, answer, actions);
+            return;
         }
         if done.cut_off {
             let reason = done.reason.as_deref().unwrap_or("length");
@@ -78,6 +94,14 @@ impl Session {
                 actions.push(Action::Emit(Event::RecoveredFromText { turn, calls }));
             }
         }
+        let Err(assembly) = self.try_repair(turn, assembly, actions) else {
+            return;
+        };
+        self.decide(turn, assembly, actions);
+    }
+
+    /// The turn's calls, as they now stand, are checked and run; without any, the session stops.
+    pub(super) fn decide(&mut self, turn: u32, assembly: TurnAssembly, actions: &mut Vec<Action>) {
         let blank = assembly.content.trim().is_empty();
         let mut waiting = VecDeque::with_capacity(assembly.calls.len());
         for (index, call) in assembly.calls.iter().enumerate() {

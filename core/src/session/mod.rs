@@ -6,6 +6,7 @@
 //! (`stops`).
 
 mod end_of_turn;
+mod repair;
 mod stops;
 mod streaming;
 mod tools;
@@ -70,6 +71,9 @@ pub struct Session {
     conversation: Vec<Arc<Message>>,
     /// The offered tools, shared by every request.
     tools: Arc<[ToolSpec]>,
+    /// A turn whose broken call is being asked for again under a grammar.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    repairing: Option<repair::Repairing>,
     phase: Phase,
 }
 
@@ -133,6 +137,7 @@ impl Session {
             budget: Budget::default(),
             conversation,
             tools,
+            repairing: None,
             phase: Phase::Streaming {
                 turn: 1,
                 assembly: TurnAssembly::default(),
@@ -162,6 +167,7 @@ impl Session {
             budget: self.budget.continued(),
             conversation,
             tools: Arc::clone(&self.tools),
+            repairing: None,
             phase: Phase::Streaming {
                 turn: 1,
                 assembly: TurnAssembly::default(),

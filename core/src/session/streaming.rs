@@ -104,7 +104,13 @@ impl Session {
     }
 
     pub(super) fn start_turn(&mut self, turn: u32, actions: &mut Vec<Action>) {
-        let mut body = self.request(turn);
+        let body = self.request(turn);
+        self.send(turn, body, actions);
+    }
+
+    /// Fits `body` to the window (what it carries after the conversation counts as its hint),
+    /// then sends it as the request of `turn`.
+    pub(super) fn send(&mut self, turn: u32, mut body: ChatRequest, actions: &mut Vec<Action>) {
         let mut estimate = None;
         if let Some(window) = self.config.window {
             let hint = &body.messages[self.conversation.len()..];
@@ -152,7 +158,7 @@ impl Session {
         });
     }
 
-    fn request(&self, turn: u32) -> ChatRequest {
+    pub(super) fn request(&self, turn: u32) -> ChatRequest {
         let mut messages = self.conversation.clone();
         if let Some(context) = &self.config.context {
             // After the conversation, never in it: each request gets the hint of its own turn.
@@ -172,6 +178,7 @@ impl Session {
             think: self.config.think,
             keep_alive: self.config.keep_alive,
             options: self.config.options.clone(),
+            format: None,
         }
     }
 }

@@ -1,10 +1,12 @@
 //! Tool calls a model wrote into its text instead of `tool_calls`.
 //!
-//! A small model whose chat template the server does not parse for calls writes them as text:
-//! Hermes-style `<tool_call>{"name": …, "arguments": …}</tool_call>`, Qwen3-Coder's
-//! `<function=NAME><parameter=KEY>…</parameter></function>` (usually inside `<tool_call>`), a
-//! fenced ```` ```json ```` block holding `{"name": …, "arguments": …}`, or that object alone as the
-//! whole text. Read as a final answer, such a turn would end the run with nothing done. When a
+//! A small model whose chat template the server does not parse for calls writes them as text, in
+//! its family's form: Hermes-style `<tool_call>{"name": …, "arguments": …}</tool_call>`,
+//! Qwen3-Coder's `<function=NAME><parameter=KEY>…</parameter></function>`, a fenced
+//! ```` ```json ```` block or the bare call object, Mistral's `[TOOL_CALLS]`, Llama 3.x's
+//! `<|python_tag|>`, gpt-oss's harmony `to=functions.NAME`, Gemma's ```` ```tool_code ````,
+//! DeepSeek's `<｜tool▁calls▁begin｜>`, Phi-4's and Granite's `<|tool_call|>[…]`. Each family has
+//! one small reader behind the table in `scan`. Read as a final answer, such a turn would end the run with nothing done. When a
 //! completed turn has no native call, its text is read here; the calls found go through the same
 //! validation, repetition guard and ordering as native ones.
 //!
@@ -13,7 +15,20 @@
 
 use crate::prelude::*;
 
+mod deepseek;
+#[cfg(test)]
+mod family_tests;
+mod fenced;
+mod gemma;
+mod harmony;
+mod json;
+mod llama;
+mod mistral;
+mod phi;
+mod python;
+pub(crate) mod repair;
 mod scan;
+mod tagged;
 #[cfg(test)]
 mod tests;
 
@@ -35,6 +50,23 @@ pub enum TextCallFormat {
     FencedJson,
     /// The call object as the whole text.
     BareJson,
+    /// Mistral's `[TOOL_CALLS]NAME[ARGS]{…}` (an optional `[CALL_ID]ID` before `[ARGS]`).
+    Mistral,
+    /// Mistral's `[TOOL_CALLS][{"name": …, "arguments": …}, …]`.
+    MistralJson,
+    /// Llama 3.x's `<|python_tag|>{"name": …, "parameters": …}`, several separated by `;`.
+    Llama,
+    /// gpt-oss's harmony: `… to=functions.NAME … <|message|>{…}<|call|>`.
+    Harmony,
+    /// Gemma's ```` ```tool_code ```` block of Python calls with keyword arguments.
+    GemmaToolCode,
+    /// DeepSeek's `<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>` (V3, R1 and V3.1 shapes).
+    Deepseek,
+    /// Phi-4-mini's and Granite's `<|tool_call|>[{"name": …, "arguments": …}]`.
+    ToolCallList,
+    /// Written in no form a reader accepts, then asked for again under a grammar (the call
+    /// comes from that answer; `text` is the broken turn's).
+    RepairedByGrammar,
 }
 
 impl TextCallFormat {
@@ -45,6 +77,14 @@ impl TextCallFormat {
             TextCallFormat::Qwen3Coder => "qwen3_coder",
             TextCallFormat::FencedJson => "fenced_json",
             TextCallFormat::BareJson => "bare_json",
+            TextCallFormat::Mistral => "mistral",
+            TextCallFormat::MistralJson => "mistral_json",
+            TextCallFormat::Llama => "llama",
+            TextCallFormat::Harmony => "harmony",
+            TextCallFormat::GemmaToolCode => "gemma_tool_code",
+            TextCallFormat::Deepseek => "deepseek",
+            TextCallFormat::ToolCallList => "tool_call_list",
+            TextCallFormat::RepairedByGrammar => "repaired_by_grammar",
         }
     }
 }

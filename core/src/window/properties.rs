@@ -190,7 +190,7 @@ proptest! {
             prop_assert_eq!(fit.estimate, estimate);
             prop_assert_eq!(budget.sent.as_ref(), Some(&expected));
             let count = turn.bytes_per_token.map(|per| expected.bytes / per);
-            if budget.counted(&window, count).is_err() {
+            if budget.counted(&window, count, None).is_err() {
                 return Ok(());
             }
         }

@@ -126,31 +126,29 @@ fn send_and_count(
     window: &Window,
     messages: &mut [Arc<Message>],
     tokens: u64,
-) -> Result<(), String> {
+) -> Result<Option<PartialCount>, String> {
     budget.fit(window, 2048, messages, &[], &[])?;
-    budget.counted(window, Some(tokens))
+    budget.counted(window, Some(tokens), None)
 }
 
 #[test]
 fn a_count_that_fell_after_the_prompt_grew_is_a_cut_prompt() {
-    let window = Window::new(16384);
+    let window = Window::new(8192);
     let mut budget = Budget::default();
     let mut messages = conversation(1, 3000);
     // About 3.3 kB at 4 bytes a token: an honest count.
     send_and_count(&mut budget, &window, &mut messages, 830).unwrap();
     messages.push(assistant("Again."));
-    messages.push(result(&"y".repeat(12_000)));
-    // The prompt grew by 12 kB (at least 2000 tokens): 900 means the front was dropped.
+    messages.push(result(&"y".repeat(14_000)));
+    // The prompt grew by 14 kB (at least 2300 tokens) to 17.5 kB, which could not have fitted
+    // 8192 tokens at 2 bytes a token: 900 means the front was dropped.
     let error = send_and_count(&mut budget, &window, &mut messages, 900).unwrap_err();
-    assert!(
-        error.starts_with(
-            "the server read 900 prompt tokens where the request held at least 2738 (mend estimated"
-        ),
-        "{error}"
-    );
-    assert!(
-        error.contains("assumed a window of 16384 tokens"),
-        "{error}"
+    assert_eq!(
+        error,
+        "the server read 900 prompt tokens where the request held at least 3071 (mend estimated \
+         4499): it dropped the front of the prompt to fit, so the model no longer saw the task; \
+         mend assumed a window of 8192 tokens: set num_ctx (or --num-ctx) to what the server \
+         really holds"
     );
 }
 
@@ -160,7 +158,7 @@ fn honest_counts_pass_and_calibrate_the_estimate() {
     let mut budget = Budget::default();
     let mut messages = conversation(1, 3000);
     let first = budget.fit(&window, 2048, &mut messages, &[], &[]).unwrap();
-    budget.counted(&window, Some(830)).unwrap();
+    budget.counted(&window, Some(830), None).unwrap();
     let second = budget.fit(&window, 2048, &mut messages, &[], &[]).unwrap();
     // Calibrated: the count showed ~4.4 bytes a token; the estimate keeps a tenth in hand.
     assert_eq!(
@@ -170,7 +168,7 @@ fn honest_counts_pass_and_calibrate_the_estimate() {
         first = first.estimate,
         second = second.estimate
     );
-    budget.counted(&window, Some(830)).unwrap();
+    budget.counted(&window, Some(830), None).unwrap();
 }
 
 #[test]
@@ -190,7 +188,7 @@ fn a_turn_without_a_count_checks_nothing() {
     let mut messages = conversation(1, 300);
     assert_eq!(
         send_and_count(&mut Budget::default(), &window, &mut messages, 0),
-        Ok(())
+        Ok(None)
     );
 }
 
@@ -266,4 +264,69 @@ fn escaped_lengths_are_serde_json_s() {
             "{text:?}"
         );
     }
+}
+
+#[test]
+fn a_low_count_for_a_request_that_fitted_is_a_count_of_new_tokens() {
+    // 3.3 kB against 16384 tokens: at 2 bytes a token it is 1.7 k at most; nothing was cut.
+    let window = Window::new(16384);
+    let mut budget = Budget::default();
+    let mut messages = conversation(1, 3000);
+    let partial = send_and_count(&mut budget, &window, &mut messages, 100);
+    assert_eq!(
+        (partial, budget.observed_milli, budget.counted.clone()),
+        (
+            Ok(Some(PartialCount {
+                tokens: 100,
+                cached: 0,
+                at_least: 605
+            })),
+            None,
+            None
+        )
+    );
+    // The next turn is judged on its own bytes again, and an honest count calibrates.
+    assert_eq!(
+        send_and_count(&mut budget, &window, &mut messages, 830),
+        Ok(None)
+    );
+    assert!(budget.observed_milli.is_some());
+}
+
+#[test]
+fn cached_tokens_given_beside_a_low_count_make_the_whole_prompt() {
+    let window = Window::new(16384);
+    let mut budget = Budget::default();
+    let mut messages = conversation(1, 3000);
+    budget.fit(&window, 2048, &mut messages, &[], &[]).unwrap();
+    // llama-server's and older Ollama's split: 30 processed anew, 800 from the cache.
+    assert_eq!(budget.counted(&window, Some(30), Some(800)), Ok(None));
+    assert_eq!(
+        budget.counted.as_ref().map(|counted| counted.tokens),
+        Some(830)
+    );
+    // A count that already holds its cached part is read as it is.
+    budget.fit(&window, 2048, &mut messages, &[], &[]).unwrap();
+    assert_eq!(budget.counted(&window, Some(830), Some(800)), Ok(None));
+    assert_eq!(
+        budget.counted.as_ref().map(|counted| counted.tokens),
+        Some(830)
+    );
+}
+
+#[test]
+fn a_count_a_truncating_server_keeps_is_a_cut_even_when_the_request_might_have_fitted() {
+    // 2.5 kB that a 4096-token window holds; a count of 2100 (over half the window) below the
+    // floor is what a server keeps of a prompt it cut, not a count of new tokens.
+    let window = Window::new(4096);
+    let mut budget = Budget::default();
+    let mut messages = conversation(1, 2000);
+    budget.fit(&window, 1024, &mut messages, &[], &[]).unwrap();
+    budget.sent.as_mut().unwrap().plain_bytes = 14_000;
+    let error = budget.counted(&window, Some(2100), None).unwrap_err();
+    assert!(
+        error
+            .starts_with("the server read 2100 prompt tokens where the request held at least 2333"),
+        "{error}"
+    );
 }

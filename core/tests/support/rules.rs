@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use mend_core::{
     Action, CallId, Event, Input, Message, Millis, Rejection, Role, Session, StopReason,
+    TextCallFormat,
 };
 
 use super::steps::{expected_recovery, CallTool, Fed, TextForm};
@@ -29,6 +30,8 @@ pub struct Checker {
     turn_prose: bool,
     /// The current turn's text calls must be recovered, and have not been yet.
     recovery_due: bool,
+    /// A repair request is out: its answer is read as one call, not as text calls.
+    repairing: bool,
     /// Index of the last call of this turn that got a result event, if any.
     last_result: Option<u32>,
     /// How many messages the previous request carried.
@@ -59,6 +62,7 @@ impl Checker {
             turn_written: Vec::new(),
             turn_prose: false,
             recovery_due: false,
+            repairing: false,
             last_result: None,
             previous_messages: 0,
             dispatches: 0,
@@ -130,6 +134,7 @@ impl Checker {
             if fed.done == Some(false)
                 && self.turn_calls.is_empty()
                 && before.config().text_tool_calls
+                && !self.repairing
             {
                 self.turn_calls = expected_recovery(&self.turn_written, self.turn_prose);
                 self.recovery_due = !self.turn_calls.is_empty();
@@ -247,9 +252,26 @@ impl Checker {
                         self.requests, self.tokens
                     ));
                 }
+                if body.format.is_some() {
+                    // A repair: the broken turn (no calls), then the ask; the next request's
+                    // return path is checked against the broken turn's request.
+                    let tail = &body.messages[self.previous_messages.min(body.messages.len())..];
+                    let broken = tail.first().is_some_and(|message| {
+                        message.role == Role::Assistant && message.tool_calls.is_empty()
+                    });
+                    if self.repairing || tail.len() != 2 || !broken {
+                        return Err(format!("a repair request that adds {tail:?}"));
+                    }
+                    self.repairing = true;
+                    self.turn_calls.clear();
+                    self.turn_written.clear();
+                    self.turn_prose = false;
+                    return Ok(());
+                }
                 if self.requests > 1 {
                     self.check_return_path(&body.messages)?;
                 }
+                self.repairing = false;
                 self.previous_messages = body.messages.len();
                 self.turn_calls.clear();
                 self.turn_written.clear();
@@ -283,6 +305,23 @@ impl Checker {
                         ));
                     }
                     self.last_result = Some(*index);
+                }
+            }
+            Action::Emit(Event::RecoveredFromText { calls, .. })
+                if calls
+                    .iter()
+                    .any(|call| call.format == TextCallFormat::RepairedByGrammar) =>
+            {
+                // The repair's answer is the broken turn's one call.
+                let [call] = calls.as_slice() else {
+                    return Err(format!("a repair gave {calls:?}"));
+                };
+                let name = ["read_file", "run_tests", "replace_text"]
+                    .into_iter()
+                    .find(|name| *name == call.name);
+                match name {
+                    Some(name) if self.repairing => self.turn_calls = vec![name],
+                    _ => return Err(format!("a repair's call {call:?} out of place")),
                 }
             }
             Action::Emit(Event::RecoveredFromText { calls, .. }) => {

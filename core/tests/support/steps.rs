@@ -52,6 +52,13 @@ pub enum TextForm {
     Qwen3Coder { wrapped: bool },
     Fenced,
     Bare,
+    Mistral,
+    MistralJson,
+    Llama,
+    Harmony,
+    GemmaToolCode,
+    Deepseek,
+    ToolCallList,
 }
 
 impl TextForm {
@@ -78,6 +85,30 @@ impl TextForm {
             }
             TextForm::Fenced => format!("\n```json\n{object}\n```\n"),
             TextForm::Bare => format!("\n{object}\n"),
+            TextForm::Mistral => format!("[TOOL_CALLS]{}[ARGS]{arguments}", tool.name()),
+            TextForm::MistralJson => format!("[TOOL_CALLS][{object}]"),
+            TextForm::Llama => format!(
+                "\n<|python_tag|>{}<|eom_id|>",
+                json!({"name": tool.name(), "parameters": arguments})
+            ),
+            TextForm::Harmony => format!(
+                "<|start|>assistant<|channel|>commentary to=functions.{} <|constrain|>json<|message|>{arguments}<|call|>",
+                tool.name()
+            ),
+            TextForm::GemmaToolCode => {
+                let keywords: Vec<String> = arguments
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(key, value)| format!("{key}={value}"))
+                    .collect();
+                format!("\n```tool_code\n{}({})\n```\n", tool.name(), keywords.join(", "))
+            }
+            TextForm::Deepseek => format!(
+                "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{}<｜tool▁sep｜>{arguments}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+                tool.name()
+            ),
+            TextForm::ToolCallList => format!("\n<|tool_call|>[{object}]<|/tool_call|>"),
         }
     }
 
@@ -87,6 +118,12 @@ impl TextForm {
             TextForm::Hermes | TextForm::Qwen3Coder { .. } => 0,
             TextForm::Fenced => 1,
             TextForm::Bare => 2,
+            TextForm::Mistral | TextForm::MistralJson => 3,
+            TextForm::Llama => 4,
+            TextForm::Harmony => 5,
+            TextForm::GemmaToolCode => 6,
+            TextForm::Deepseek => 7,
+            TextForm::ToolCallList => 8,
         }
     }
 }

@@ -289,9 +289,10 @@ mod tests {
             messages: Vec::new(),
             tools: Arc::from(Vec::new()),
             stream: true,
-            think: false,
+            think: mend_core::Think::Off,
             keep_alive: 0,
             options: ModelOptions::default(),
+            format: None,
         }
     }
 

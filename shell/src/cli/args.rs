@@ -67,7 +67,13 @@ pub struct ModelArgs {
     /// OpenAI-compatible server states (else 8192), 200000 with Anthropic].
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(i64::from(mend_core::MIN_WINDOW_TOKENS)..))]
     pub num_ctx: Option<u32>,
-    /// Ask the model not to think (for models without thinking support).
+    /// Whether and how hard the model thinks: on, off, or a level for models that take one
+    /// (low, medium, high, as gpt-oss does) [default: the task file's model.think, else on].
+    /// Sent as Ollama's think, an OpenAI-compatible server's reasoning_effort and
+    /// chat_template_kwargs, Anthropic's thinking budget.
+    #[arg(long, value_name = "LEVEL", value_parser = think_level, conflicts_with = "no_think")]
+    pub think: Option<mend_core::Think>,
+    /// Ask the model not to think (the same as --think off).
     #[arg(long)]
     pub no_think: bool,
     /// End each request with a short system hint (folder, OS, turn, tool results so far, the
@@ -87,7 +93,11 @@ impl ModelArgs {
             model: self.model.clone(),
             max_turns: self.max_turns,
             num_ctx: self.num_ctx,
-            no_think: self.no_think,
+            think: if self.no_think {
+                Some(mend_core::Think::Off)
+            } else {
+                self.think
+            },
             context: self.context,
         }
     }
@@ -211,4 +221,11 @@ impl RepoArgs {
     pub fn resolve(&self, recorded: Recorded) -> Result<Resolved, MendError> {
         self.choice().resolve(recorded)
     }
+}
+
+/// `--think`'s value: one of the names [`mend_core::Think::name`] gives.
+fn think_level(value: &str) -> Result<mend_core::Think, String> {
+    mend_core::Think::from_name(value).ok_or_else(|| {
+        format!("`{value}` is not a thinking level: use on, off, low, medium or high")
+    })
 }

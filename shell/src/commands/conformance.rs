@@ -11,11 +11,14 @@ use std::fs;
 use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::{
     Action, Config, Event, Input, Millis, Protocol, Session, StopReason, ToolOutcome, ToolSpec,
-    TransportError,
+    TransportError, Window,
 };
 use serde_json::{json, Value};
 
 use crate::error::{exit, MendError};
+
+/// The window the captures are read in: the most `mend run` assumes without a task file's.
+const CAPTURE_WINDOW: u32 = 16384;
 
 /// What a capture means, read without mend's decoder.
 #[derive(Debug, PartialEq)]
@@ -201,11 +204,14 @@ fn through_mend(
     bytes: &[u8],
     meant: &Meaning,
 ) -> Result<Meaning, String> {
-    let config = Config {
+    let mut config = Config {
         max_turns: 1,
         protocol,
+        // The window `mend run` keeps by default: each capture's count is judged against it.
+        window: Some(Window::new(CAPTURE_WINDOW)),
         ..Config::new("capture", "system", "task", tools_named(&meant.calls))
     };
+    config.options.num_ctx = CAPTURE_WINDOW;
     let (mut session, _) = Session::new(config).map_err(|err| err.to_string())?;
     let actions = feed(&mut session, path, bytes);
     // The stop is read from the session once every action is in.

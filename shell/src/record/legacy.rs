@@ -182,7 +182,7 @@ mod tests {
                 max_turns: 3,
                 deadline_ms: None,
                 token_budget: None,
-                think: false,
+                think: mend_core::Think::Off,
                 keep_alive: 0,
                 options: ModelOptions::default(),
                 system_prompt: "s".to_owned(),

@@ -48,7 +48,8 @@ pub struct SessionSettings {
     /// The session's token budget (`mend eval`'s `token_budget`), when it had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_budget: Option<u64>,
-    pub think: bool,
+    /// `true`, `false`, or the level asked for (older records hold a bool).
+    pub think: mend_core::Think,
     pub keep_alive: u64,
     pub options: ModelOptions,
     pub system_prompt: String,

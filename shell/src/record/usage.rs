@@ -19,6 +19,9 @@ pub struct TurnUsage {
     pub cached_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
+    /// The part of the output that was the model's reasoning, where the server says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_tokens: Option<u64>,
     /// Time spent loading the model before this turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_ms: Option<u64>,
@@ -41,6 +44,7 @@ impl TurnUsage {
             prompt_tokens: metrics.prompt_eval_count,
             cached_tokens: metrics.prompt_eval_cached_count,
             output_tokens: metrics.eval_count,
+            thinking_tokens: metrics.thinking_eval_count,
             load_ms: metrics.load_duration_ns.map(|ns| ns / 1_000_000),
             prompt_tokens_per_s: per_second(read, metrics.prompt_eval_duration_ns),
             output_tokens_per_s: per_second(metrics.eval_count, metrics.eval_duration_ns),
@@ -67,7 +71,10 @@ impl TurnUsage {
             parts.push(format!("prompt {prompt} tokens{notes}"));
         }
         if let Some(output) = self.output_tokens {
-            parts.push(format!("output {output}"));
+            match self.thinking_tokens {
+                Some(thinking) => parts.push(format!("output {output} ({thinking} thinking)")),
+                None => parts.push(format!("output {output}")),
+            }
         }
         if let Some(load) = self.load_ms {
             parts.push(format!("load {load} ms"));
@@ -126,6 +133,7 @@ mod tests {
             prompt_eval_cached_count: Some(2900),
             prompt_eval_duration_ns: Some(250_000_000),
             eval_count: Some(85),
+            thinking_eval_count: Some(60),
             eval_duration_ns: Some(2_750_000_000),
         };
         let usage = TurnUsage::of(&metrics, Some((3400, 16384)));
@@ -137,6 +145,7 @@ mod tests {
                 prompt_tokens: Some(3120),
                 cached_tokens: Some(2900),
                 output_tokens: Some(85),
+                thinking_tokens: Some(60),
                 load_ms: Some(210),
                 prompt_tokens_per_s: Some(880.0),
                 output_tokens_per_s: Some(30.9),
@@ -144,7 +153,7 @@ mod tests {
         );
         assert_eq!(
             usage.describe(),
-            "prompt 3120 tokens (2900 cached; estimated 3400 of 16384) · output 85 · load 210 ms · reading 880 tokens/s · writing 30.9 tokens/s"
+            "prompt 3120 tokens (2900 cached; estimated 3400 of 16384) · output 85 (60 thinking) · load 210 ms · reading 880 tokens/s · writing 30.9 tokens/s"
         );
         assert_eq!(TurnUsage::of(&TurnMetrics::default(), None).describe(), "");
     }

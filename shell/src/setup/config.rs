@@ -12,7 +12,8 @@ pub struct ModelChoice {
     pub model: Option<String>,
     pub max_turns: Option<u32>,
     pub num_ctx: Option<u32>,
-    pub no_think: bool,
+    /// `--think` (or `--no-think`), when given.
+    pub think: Option<mend_core::Think>,
     pub context: bool,
 }
 
@@ -36,7 +37,7 @@ impl ModelChoice {
         let config = Config {
             protocol: chosen_protocol(self.protocol, task),
             max_turns: self.max_turns(task),
-            think: !self.no_think,
+            think: self.think.or(task.think).unwrap_or_default(),
             context: self.context.then(|| context_config(repo)),
             text_tool_calls: task.text_tool_calls,
             instructions: task.instructions.as_ref().map(|found| found.message()),

@@ -120,6 +120,8 @@ pub struct ModelTable {
     /// Read calls a model writes into its text as calls (on unless `false`).
     #[serde(default = "yes")]
     pub text_tool_calls: bool,
+    /// `true`, `false`, or a level (`"low"`, `"medium"`, `"high"`).
+    pub think: Option<mend_core::Think>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -159,6 +161,7 @@ impl Default for ModelTable {
             max_turns: None,
             num_ctx: None,
             text_tool_calls: true,
+            think: None,
         }
     }
 }

@@ -66,6 +66,8 @@ pub struct Task {
     pub num_ctx: Option<u32>,
     /// `model.text_tool_calls`: read calls a model writes into its text as calls.
     pub text_tool_calls: bool,
+    /// `model.think`: whether and how hard the model thinks, when the file says.
+    pub think: Option<mend_core::Think>,
     /// `task.instructions`: where the project's instructions come from.
     pub instructions_source: InstructionsSource,
     /// The instructions read from the repository by [`Task::locate`] (none from [`Task::parse`]).
@@ -266,6 +268,7 @@ impl Task {
             max_turns,
             num_ctx,
             text_tool_calls: raw.model.text_tool_calls,
+            think: raw.model.think,
             instructions_source,
             instructions: None,
             readable,

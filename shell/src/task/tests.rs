@@ -385,6 +385,31 @@ fn the_protocol_reads_under_its_name_or_its_older_one() {
 }
 
 #[test]
+fn model_think_is_on_off_or_a_level_and_anything_else_is_named() {
+    let with = |value: &str| parse(&format!("{MINIMAL}\n[model]\nthink = {value}\n"));
+    let read: Vec<Option<mend_core::Think>> = ["true", "false", "\"low\"", "\"high\""]
+        .iter()
+        .map(|value| with(value).map(|task| task.think).unwrap_or_default())
+        .collect();
+    use mend_core::Think;
+    assert_eq!(
+        read,
+        [
+            Some(Think::On),
+            Some(Think::Off),
+            Some(Think::Low),
+            Some(Think::High)
+        ]
+    );
+    assert_eq!(parse(MINIMAL).map(|task| task.think), Ok(None));
+    let error = with("\"max\"").unwrap_err();
+    assert!(
+        error.contains("true, false, \"low\", \"medium\" or \"high\""),
+        "{error}"
+    );
+}
+
+#[test]
 fn held_out_tests_given_lists_and_the_history_are_read_and_checked_by_line() {
     let dir = tempfile::tempdir().unwrap();
     let folder = Utf8Path::from_path(dir.path()).unwrap();

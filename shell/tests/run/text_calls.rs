@@ -278,3 +278,64 @@ fn agents_md_goes_after_the_system_prompt_is_shown_recorded_and_replayed() {
         )
     );
 }
+
+#[test]
+fn a_broken_call_is_repaired_under_the_tools_schema_recorded_and_replayed() {
+    let arguments = json!({"old": OLD, "new": NEW});
+    // The model means replace_text but leaves its JSON unclosed: no reader accepts it.
+    let broken = format!(
+        "I'll fix the path: {{\"name\": \"replace_text\", \"arguments\": {}",
+        &arguments.to_string()[..20]
+    );
+    let answer = json!({"name": "replace_text", "arguments": arguments}).to_string();
+    let repo = sample_copy();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("run.json");
+    let server = Server::start(script(vec![
+        written(&broken),
+        written(&answer),
+        say("Fixed."),
+    ]));
+    let outcome = run(&server.base, repo.path(), &record, &[]);
+    assert_eq!(ended(&outcome), repaired_live(), "{}", outcome.stderr);
+    assert_eq!(
+        of_types(&outcome.events(), &["recovered_from_text", "tool_start"]),
+        vec![
+            json!({"type": "recovered_from_text", "turn": 2, "calls": [
+                {"index": 0, "name": "replace_text", "format": "repaired_by_grammar", "text": broken}]}),
+            json!({"type": "tool_start", "turn": 2, "index": 0, "call_id": "repair_1_0",
+                   "name": "replace_text", "arguments": arguments}),
+        ]
+    );
+    // The repair asked under the schema with thinking off; the next request carries the broken
+    // text with the repaired call, and no schema.
+    let bodies = server.chat_bodies();
+    let names: Vec<Value> = bodies[1]["format"]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|branch| branch["properties"]["name"]["enum"][0].clone())
+        .collect();
+    assert!(names.contains(&json!("replace_text")), "{names:?}");
+    assert_eq!(
+        (
+            &bodies[1]["think"],
+            &bodies[2]["messages"][2]["content"],
+            &bodies[2]["messages"][2]["tool_calls"][0]["id"],
+            bodies[2].get("format")
+        ),
+        (&json!(false), &json!(broken), &json!("repair_1_0"), None)
+    );
+    let recorded = read(&record);
+    assert_eq!(
+        &recorded["messages"][0]["tool_calls"][0]["recovered_from_text"],
+        &json!({"format": "repaired_by_grammar", "text": broken})
+    );
+    let replayed = mend(&["replay", "--json", record.to_str().unwrap()]);
+    assert_eq!(
+        ended(&replayed),
+        repaired_as_recorded(),
+        "{}",
+        replayed.stderr
+    );
+}
