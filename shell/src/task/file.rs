@@ -20,6 +20,9 @@ pub struct TaskFile {
     pub copy: CopyTable,
     #[serde(default)]
     pub sandbox: SandboxTable,
+    /// Commands run around each call, in Claude Code's shape (see [`crate::hooks`]).
+    #[serde(default)]
+    pub hooks: crate::hooks::config::HooksTable,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -82,6 +82,8 @@ pub struct Task {
     pub exclude: Exclusion,
     /// `sandbox.read_only`: more folders the tests may read inside bubblewrap.
     pub read_only: Vec<ReadOnly>,
+    /// `[hooks]`: commands run before and after each call and when the model is done.
+    pub hooks: crate::hooks::Hooks,
 }
 
 /// How the independent check reads the test command's result.
@@ -194,6 +196,8 @@ impl Task {
         let max_turns = max_turns(raw.model.max_turns, &at)?;
         let num_ctx = num_ctx(raw.model.num_ctx, &at)?;
         let instructions_source = instructions_source(raw.task.instructions, &at)?;
+        let hooks =
+            crate::hooks::config::check(raw.hooks).map_err(|(span, message)| at(span, &message))?;
         Ok(Task {
             origin: origin.to_owned(),
             sha256: atomic::sha256_hex(text.as_bytes()),
@@ -218,6 +222,7 @@ impl Task {
             shell,
             exclude,
             read_only,
+            hooks,
         })
     }
 
