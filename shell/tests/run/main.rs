@@ -11,6 +11,7 @@ mod chat;
 mod conformance;
 mod context_window;
 mod exit_codes;
+mod hooks;
 mod interrupt;
 mod live;
 mod providers;
