@@ -7,6 +7,8 @@ VENV_STAMP := $(VENV)/.installed
 REQUIREMENTS := sample-repo/requirements.txt
 # pytest plugins only mend's own tests use (fixtures/projects/ledger), in the same venv.
 TEST_PLUGINS := fixtures/projects/requirements-plugins.txt
+# The clients of mend's interoperability tests (the MCP Python SDK for `mend mcp`), same venv.
+INTEROP := shell/tests/interop/requirements.txt
 # The tests and the replay run pytest with this interpreter.
 export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
@@ -29,10 +31,10 @@ install:
 # A project-local venv with the pinned, hash-checked pytest and the test plugins; rebuilt when
 # the pins change. The sample's tasks keep plugin autoload off (test.plugins), so the plugins
 # do not touch them.
-$(VENV_STAMP): $(REQUIREMENTS) $(TEST_PLUGINS)
+$(VENV_STAMP): $(REQUIREMENTS) $(TEST_PLUGINS) $(INTEROP)
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $(REQUIREMENTS) -r $(TEST_PLUGINS)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $(REQUIREMENTS) -r $(TEST_PLUGINS) -r $(INTEROP)
 	touch $@
 
 venv: $(VENV_STAMP)

@@ -13,6 +13,7 @@ pub mod error;
 pub mod eval;
 pub mod hooks;
 pub mod interrupt;
+pub mod mcp;
 pub mod mend_folder;
 pub mod page;
 pub mod provider;

@@ -122,7 +122,12 @@ pub enum Command {
     },
     /// Run the repository's tests once on a fresh copy and report the result.
     #[command(after_help = VERIFY_EXIT_CODES_HELP)]
-    Verify(CommonArgs),
+    Verify(VerifyArgs),
+    /// Serve mend's verification to other agents: an MCP server on stdin/stdout (JSON-RPC, one
+    /// message per line) with the tools `verify` (a repository and a patch, or its current
+    /// change → the verdict by test id) and `task` (what a task allows). See the README for the
+    /// configuration of Claude Code, Codex and opencode.
+    Mcp,
     /// Feed every recorded response in CAPTURES/ollama (NDJSON) and CAPTURES/openai (SSE)
     /// through mend's codecs and session, and check each against what the server meant.
     Conformance {
@@ -142,6 +147,17 @@ pub enum Command {
         #[arg(long)]
         task_file: Option<Utf8PathBuf>,
     },
+}
+
+/// `mend verify`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// A unified diff (`--- a/FILE` / `+++ b/FILE`, as `git diff` or the .patch beside a record)
+    /// applied to the copy before the tests run; the repository itself is never written.
+    #[arg(long, value_name = "FILE")]
+    pub patch: Option<Utf8PathBuf>,
 }
 
 #[cfg(test)]

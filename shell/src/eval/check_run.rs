@@ -150,7 +150,7 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
 
 /// Applies a unified diff (`--- a/FILE` / `+++ b/FILE` sections, as mend writes its patches)
 /// exactly to the files under `root`.
-fn apply(root: &Utf8Path, patch: &str) -> Result<(), String> {
+pub fn apply(root: &Utf8Path, patch: &str) -> Result<(), String> {
     let sections =
         crate::record::patch::file_sections(patch).map_err(|error| error.message.clone())?;
     if sections.is_empty() {

@@ -6,4 +6,5 @@
 mod common;
 
 mod gaming;
+mod mcp;
 mod projects;
