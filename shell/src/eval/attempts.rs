@@ -397,7 +397,14 @@ impl Shared<'_> {
             seed,
             stop: stop.to_string(),
             passed: outcome.checks.passed(),
-            turns: u32::try_from(outcome.transcript.turns.len()).unwrap_or(u32::MAX),
+            turns: u32::try_from(
+                outcome
+                    .messages
+                    .iter()
+                    .map(|message| message.turns.len())
+                    .sum::<usize>(),
+            )
+            .unwrap_or(u32::MAX),
             tokens: metrics.prompt_tokens + metrics.eval_tokens,
             model_ms: metrics.model_ms,
             tool_ms: metrics.tool_ms,

@@ -128,14 +128,6 @@ pub type Problem = (Option<std::ops::Range<usize>>, String);
 
 /// Checks `[hooks]`: known hook types, matchers that compile, positive timeouts.
 pub fn check(table: HooksTable) -> Result<Hooks, Problem> {
-    // A Stop hook that blocks must send the model back to work: a follow-up session inside one
-    // run, which the run's record cannot hold yet. Refused rather than silently never run.
-    if let Some(first) = table.stop.first() {
-        return Err((
-            first.matcher.as_ref().map(Spanned::span),
-            "hooks.Stop: mend does not run Stop hooks yet; remove them (PreToolUse and PostToolUse run)".to_owned(),
-        ));
-    }
     Ok(Hooks {
         pre_tool_use: matchers("PreToolUse", table.pre_tool_use)?,
         post_tool_use: matchers("PostToolUse", table.post_tool_use)?,

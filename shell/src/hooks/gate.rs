@@ -39,8 +39,9 @@ impl Gate<'_> {
         &self,
         commands: &[&HookCommand],
         last_message: Option<&str>,
+        active: bool,
     ) -> Result<Vec<HookRun>, Cut> {
-        let stdin = input::stop_event(&self.common(), last_message);
+        let stdin = input::stop_event(&self.common(), last_message, active);
         self.run_all(HookEvent::Stop, commands, &stdin)
     }
 
@@ -73,4 +74,12 @@ impl Gate<'_> {
         }
         Ok(runs)
     }
+}
+
+/// A name for a session that no other on this machine has: the process and the time.
+pub fn session_id() -> String {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    format!("mend-{}-{}", std::process::id(), since_epoch.as_millis())
 }

@@ -52,10 +52,11 @@ pub fn tool_event(shared: &Common, event: HookEvent, call: &Call) -> Vec<u8> {
     to_bytes(map)
 }
 
-pub fn stop_event(shared: &Common, last_message: Option<&str>) -> Vec<u8> {
+/// `active`: the model is already at work again because a Stop hook blocked its last stop (a
+/// hook that sees it can let the run end rather than send it back forever).
+pub fn stop_event(shared: &Common, last_message: Option<&str>, active: bool) -> Vec<u8> {
     let mut map = common(shared, HookEvent::Stop);
-    // mend runs Stop hooks once per session end; a hook's block never loops back into itself.
-    map.insert("stop_hook_active".to_owned(), json!(false));
+    map.insert("stop_hook_active".to_owned(), json!(active));
     if let Some(text) = last_message {
         map.insert("last_assistant_message".to_owned(), json!(text));
     }

@@ -12,6 +12,7 @@ pub mod gate;
 pub mod input;
 pub mod record;
 pub mod spawn;
+pub mod stop;
 
 pub use config::{HookCommand, Hooks};
 pub use record::{Decision, HookEvent, HookRun};

@@ -69,7 +69,7 @@ pub fn drive(
         observer,
         clock,
         recorder: Recorder::new(clock)?,
-        session_id: session_id(),
+        session_id: crate::hooks::gate::session_id(),
         stream: None,
         queue: first.into(),
     };
@@ -157,14 +157,6 @@ impl OpenStream {
         }
         self.taken.pop_front()
     }
-}
-
-/// A name for this session that no other on this machine has: the process and the time.
-fn session_id() -> String {
-    let since_epoch = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    format!("mend-{}-{}", std::process::id(), since_epoch.as_millis())
 }
 
 fn cut_input(cut: Cut) -> Input {
