@@ -118,6 +118,24 @@ impl Hooks {
             .collect()
     }
 
+    /// Whether a hook's command names the file at `relative` (a word of the command, or one
+    /// under `$CLAUDE_PROJECT_DIR/`): the tools must not rewrite what decides about them.
+    pub fn names(&self, relative: &str) -> bool {
+        [&self.pre_tool_use, &self.post_tool_use, &self.stop]
+            .into_iter()
+            .flatten()
+            .flat_map(|matched| &matched.commands)
+            .flat_map(|command| command.command.split_whitespace())
+            .map(|word| word.trim_matches(|c| c == '"' || c == '\''))
+            .map(|word| {
+                ["$CLAUDE_PROJECT_DIR/", "${CLAUDE_PROJECT_DIR}/", "./"]
+                    .iter()
+                    .find_map(|prefix| word.strip_prefix(prefix))
+                    .unwrap_or(word)
+            })
+            .any(|word| crate::task::paths::normalize(word).is_ok_and(|word| word == relative))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.pre_tool_use.is_empty() && self.post_tool_use.is_empty() && self.stop.is_empty()
     }

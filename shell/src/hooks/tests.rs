@@ -212,3 +212,65 @@ fn every_failure_of_a_hook_blocks_the_call_with_its_reason() {
         .collect();
     assert_eq!(starts, vec![true; 10], "{reasons:#?}");
 }
+
+#[test]
+fn the_scripts_a_hook_runs_are_protected_from_the_tools() {
+    let task = crate::task::Task::parse(
+        Utf8Path::new("mend.toml"),
+        r#"
+[paths]
+readable = ["**"]
+editable = ["**"]
+[test]
+command = ["python", "-m", "pytest"]
+timeout_seconds = 5
+[tools]
+enabled = ["read_file", "write_file"]
+[[hooks.PreToolUse]]
+matcher = "write_file"
+hooks = [{ type = "command", command = "python3 \"$CLAUDE_PROJECT_DIR/.claude/hooks/guard.py\" --strict" }]
+[[hooks.PostToolUse]]
+hooks = [{ type = "command", command = "sh ./hooks/after.sh" }]
+"#,
+    )
+    .unwrap();
+    let protected: Vec<bool> = [
+        ".claude/hooks/guard.py",
+        "hooks/after.sh",
+        "hooks/other.sh",
+        "src/app.py",
+    ]
+    .iter()
+    .map(|path| crate::access::protection(&task, path).is_some())
+    .collect();
+    assert_eq!(protected, vec![true, true, false, false]);
+}
+
+#[test]
+fn a_malformed_hooks_table_is_refused_with_its_line() {
+    let base = "[paths]\nreadable = [\"a.py\"]\neditable = [\"a.py\"]\n[test]\ncommand = [\"true\"]\ntimeout_seconds = 5\n[tools]\nenabled = [\"read_file\"]\n";
+    let problems: Vec<String> = [
+        "[[hooks.PreToolUse]]\nmatcher = \"(bad\"\nhooks = []\n",
+        "[[hooks.PreToolUse]]\nhooks = [{ type = \"prompt\", command = \"x\" }]\n",
+        "[[hooks.PostToolUse]]\nhooks = [{ type = \"command\", command = \"x\", timeout = 0 }]\n",
+        "[[hooks.SessionStart]]\nhooks = []\n",
+    ]
+    .iter()
+    .map(|hooks| {
+        crate::task::Task::parse(Utf8Path::new("mend.toml"), &format!("{base}{hooks}"))
+            .err()
+            .map(|error| error.message.lines().next().unwrap_or_default().to_owned())
+            .unwrap_or_default()
+    })
+    .map(|message| message.split(" (see").next().unwrap_or_default().to_owned())
+    .collect();
+    assert_eq!(
+        problems,
+        vec![
+            "mend.toml:10: hooks.PreToolUse: matcher `(bad` is not a regular expression: regex parse error:".to_owned(),
+            "mend.toml:10: hooks.PreToolUse: type `prompt` is not one mend runs; only `command` hooks are".to_owned(),
+            "mend.toml:10: hooks.PostToolUse: timeout must be at least 1 second".to_owned(),
+            "mend.toml:9: unknown field `SessionStart`, expected one of `PreToolUse`, `PostToolUse`, `Stop`".to_owned(),
+        ]
+    );
+}
