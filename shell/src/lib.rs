@@ -11,6 +11,7 @@ pub mod clock;
 pub mod commands;
 pub mod error;
 pub mod eval;
+pub mod export;
 pub mod hooks;
 pub mod interrupt;
 pub mod mcp;

@@ -128,6 +128,16 @@ pub enum Command {
     /// change → the verdict by test id) and `task` (what a task allows). See the README for the
     /// configuration of Claude Code, Codex and opencode.
     Mcp,
+    /// Write a record in a format other tools read: `--atif` (the Agent Trajectory Interchange
+    /// Format of Harbor and the `atif` package), with mend's verdict by test id in its `extra`.
+    Export {
+        /// The record to export as an ATIF trajectory.
+        #[arg(long, value_name = "RECORD")]
+        atif: Utf8PathBuf,
+        /// Where to write it [default: stdout].
+        #[arg(short = 'o', long = "out", value_name = "FILE")]
+        out: Option<Utf8PathBuf>,
+    },
     /// Feed every recorded response in CAPTURES/ollama (NDJSON) and CAPTURES/openai (SSE)
     /// through mend's codecs and session, and check each against what the server meant.
     Conformance {
