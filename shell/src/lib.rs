@@ -6,11 +6,13 @@
 
 pub mod access;
 pub mod atomic;
+pub mod attempt;
 pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod error;
 pub mod eval;
+pub mod exec;
 pub mod export;
 pub mod hooks;
 pub mod interrupt;
@@ -20,7 +22,7 @@ pub mod page;
 pub mod provider;
 pub mod record;
 pub mod replay;
-pub mod session;
+pub mod setup;
 pub mod task;
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -7,10 +7,11 @@ use std::time::{Duration, Instant};
 
 use camino::Utf8Path;
 
-use crate::cli::args::{Recorded, RepoArgs, Resolved};
+use crate::attempt::render::{renderer, Render};
+use crate::attempt::run_event::RunEvent;
 use crate::cli::VerifyArgs;
 use crate::error::{exit, MendError};
-use crate::session::render::{renderer, Render, RunEvent};
+use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::verify::{independent_check, TestRun};
 use crate::workspace::Workspace;
 
@@ -33,7 +34,12 @@ pub fn command(args: &VerifyArgs) -> Result<u8, MendError> {
         ),
     };
     let mut render = renderer(args.common.json, false);
-    let verified = verify(&args.common.setup, patch.as_deref(), render.as_mut())?;
+    let verified = verify(
+        &args.common.setup.choice(),
+        args.common.setup.keep_workspace,
+        patch.as_deref(),
+        render.as_mut(),
+    )?;
     Ok(if verified.run.passed() {
         exit::PASS
     } else {
@@ -43,9 +49,11 @@ pub fn command(args: &VerifyArgs) -> Result<u8, MendError> {
 
 /// Runs the task's tests once on a fresh copy of the repository `setup` names, with `patch` (a
 /// unified diff, as mend writes beside a record) applied to the copy first. The original is
-/// never written. `render` hears the sandbox, the run and the costs.
+/// never written; the copy is kept when `keep_workspace`. `render` hears the sandbox, the run
+/// and the costs.
 pub fn verify(
-    setup: &RepoArgs,
+    setup: &RepoChoice,
+    keep_workspace: bool,
     patch: Option<&str>,
     render: &mut dyn Render,
 ) -> Result<Verified, MendError> {
@@ -68,7 +76,7 @@ pub fn verify(
     let tests = started.elapsed();
     render.run_event(&RunEvent::TestsOnly { run: run.clone() });
     let copy = workspace.copy_time();
-    let cleanup = if setup.keep_workspace {
+    let cleanup = if keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
             path: workspace.keep().to_string(),
         });

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use camino::Utf8Path;
 
+use crate::exec::runner::{Extra, TestRunner};
 use crate::hooks::answer::Ending;
 use crate::interrupt::{self, Cut, Watch, WATCH_TICK};
-use crate::workspace::runner::{Extra, TestRunner};
 
 /// How much of each stream is kept; a hook's answer is short.
 const CAPTURE_CAP_BYTES: usize = 256 * 1024;

@@ -6,14 +6,14 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{json, Map, Value};
 
+use crate::exec::runner::TestRunner;
+use crate::exec::sandbox::Sandbox;
 use crate::hooks::config::HookCommand;
 use crate::hooks::gate::Gate;
 use crate::hooks::input::Call;
 use crate::hooks::record::{Decision, HookEvent};
 use crate::hooks::spawn::Place;
 use crate::interrupt::Watch;
-use crate::workspace::runner::TestRunner;
-use crate::workspace::sandbox::Sandbox;
 
 struct Copy {
     _dir: tempfile::TempDir,

@@ -5,13 +5,14 @@
 use camino::Utf8PathBuf;
 use serde_json::{json, Map, Value};
 
-use crate::cli::args::RepoArgs;
+use crate::attempt::driver::Observer;
+use crate::attempt::render::Render;
+use crate::attempt::run_event::RunEvent;
 use crate::commands::verify::{verify, Verified};
 use crate::error::MendError;
-use crate::session::driver::Observer;
-use crate::session::render::{Render, RunEvent};
+use crate::exec::sandbox::SandboxChoice;
+use crate::setup::RepoChoice;
 use crate::task::Task;
-use crate::workspace::sandbox::SandboxChoice;
 
 pub fn list() -> Value {
     let repo = json!({"type": "string", "description": "The repository's folder (absolute, or relative to where the server runs); its mend.toml says how its tests run."});
@@ -75,7 +76,7 @@ fn text(arguments: &Map<String, Value>, key: &str) -> Result<Option<String>, Str
     }
 }
 
-fn repo_args(arguments: &Map<String, Value>) -> Result<RepoArgs, String> {
+fn repo_args(arguments: &Map<String, Value>) -> Result<RepoChoice, String> {
     let repo = text(arguments, "repo")?.ok_or("`repo` is required: the repository's folder")?;
     let sandbox = match text(arguments, "sandbox")?.as_deref() {
         None | Some("auto") => None,
@@ -87,11 +88,10 @@ fn repo_args(arguments: &Map<String, Value>) -> Result<RepoArgs, String> {
             ))
         }
     };
-    Ok(RepoArgs {
+    Ok(RepoChoice {
         repo: Some(Utf8PathBuf::from(repo)),
         task_file: text(arguments, "task_file")?.map(Utf8PathBuf::from),
         python: text(arguments, "python")?.map(Utf8PathBuf::from),
-        keep_workspace: false,
         sandbox,
     })
 }
@@ -107,7 +107,7 @@ fn call_verify(arguments: &Map<String, Value>) -> Result<Value, String> {
         run,
         warnings,
         sandbox,
-    } = verify(&setup, patch.as_deref(), &mut Silent).map_err(failed)?;
+    } = verify(&setup, false, patch.as_deref(), &mut Silent).map_err(failed)?;
     let tests: Map<String, Value> = run
         .cases
         .iter()
@@ -130,7 +130,7 @@ fn call_verify(arguments: &Map<String, Value>) -> Result<Value, String> {
 
 fn call_task(arguments: &Map<String, Value>) -> Result<Value, String> {
     let setup = repo_args(arguments)?;
-    let repo = crate::cli::repository(setup.repo.as_deref(), None).map_err(failed)?;
+    let repo = crate::setup::repository::repository(setup.repo.as_deref(), None).map_err(failed)?;
     let task = Task::locate(&repo, setup.task_file.as_deref()).map_err(failed)?;
     Ok(crate::commands::task::task_json(&task))
 }

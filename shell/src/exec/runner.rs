@@ -8,13 +8,13 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::MendError;
+use crate::exec::process::{run_bounded, Finished};
+use crate::exec::sandbox::{Sandbox, View};
+use crate::exec::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 use crate::interrupt::Watch;
 use crate::task::{EnvEntry, PythonPath, ReadOnly, Task, TestCommand};
 use crate::truncate::keep_tail;
-use crate::workspace::process::{run_bounded, Finished};
-use crate::workspace::sandbox::{Sandbox, View};
 use crate::workspace::share;
-use crate::workspace::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 
 /// A command's first word that stands for the interpreter mend was given.
 const PYTHON_WORD: &str = "python";

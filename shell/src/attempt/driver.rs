@@ -12,8 +12,11 @@ use camino::Utf8Path;
 use mend_core::{Action, CallId, Config, Event, Input, Millis, Session, TransportError};
 use serde_json::{Map, Value};
 
+use crate::attempt::handoff::{handoff, Reader, Taken};
+use crate::attempt::recorder::{Recorder, Transcript};
 use crate::clock::millis;
 use crate::error::MendError;
+use crate::exec::runner::TestRunner;
 use crate::hooks::call::{around, Deciders, Pending};
 use crate::hooks::gate::Gate;
 use crate::hooks::spawn::Place;
@@ -21,11 +24,8 @@ use crate::hooks::HookRun;
 use crate::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::provider::source::{ModelSource, StreamItem};
 use crate::record::TurnEnd;
-use crate::session::handoff::{handoff, Reader, Taken};
-use crate::session::recorder::{Recorder, Transcript};
 use crate::task::Task;
 use crate::tools::{self, ToolContext, ToolRun};
-use crate::workspace::runner::TestRunner;
 
 /// Receives every event, in order, as it happens.
 pub trait Observer {
