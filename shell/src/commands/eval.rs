@@ -32,8 +32,20 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
             sandbox: *sandbox,
         });
     }
-    if let Some(EvalCommand::Report { dirs, json, html }) = &args.report {
-        return report_command(dirs, *json, html.as_deref());
+    if let Some(EvalCommand::Report {
+        dirs,
+        json,
+        html,
+        atif,
+    }) = &args.report
+    {
+        let code = report_command(dirs, *json, html.as_deref())?;
+        if let Some(out) = atif {
+            let rows = merge_located(dirs)?;
+            let (written, missing) = crate::export::eval_atif::write_trajectories(&rows, out)?;
+            eprintln!("mend: wrote {written} ATIF trajectories in {out} ({missing} attempt(s) without a record)");
+        }
+        return Ok(code);
     }
     let (Some(suite), Some(out)) = (args.suite, args.out) else {
         return Err(MendError::usage(

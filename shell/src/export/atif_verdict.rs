@@ -34,7 +34,7 @@ pub fn verdict(record: &Record) -> Value {
         "tests": tests,
         "failing": after.failing,
         "summary_after": after.summary,
-        "summary_before": record.tests_before.as_ref().and_then(|run| run.summary.clone()),
+        "summary_before": record.tests_before.as_ref().and_then(|run| run.summary),
         "not_trusted": after.not_trusted,
         "test_files_changed": record.test_files_changed(),
         "contract": ending.contract,

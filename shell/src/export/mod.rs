@@ -6,3 +6,4 @@ pub mod atif;
 pub mod atif_steps;
 pub mod atif_verdict;
 pub mod command;
+pub mod eval_atif;

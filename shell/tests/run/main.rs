@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod atif;
 mod chat;
 mod conformance;
 mod context_window;
