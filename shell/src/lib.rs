@@ -24,6 +24,7 @@ pub mod record;
 pub mod replay;
 pub mod setup;
 pub mod task;
+pub mod telemetry;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod tools;

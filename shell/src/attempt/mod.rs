@@ -56,6 +56,8 @@ pub struct Attempt {
     /// sent the model back to work.
     pub messages: Vec<Message>,
     pub checks: Checks,
+    /// When the loop started: the record's `started_ms` count from here (the run's trace).
+    pub loop_started_at: std::time::SystemTime,
 }
 
 pub fn run_attempt(
@@ -82,6 +84,7 @@ pub fn run_attempt(
         runner: setup.runner,
     };
     let task_text = config.task.clone();
+    let loop_started_at = std::time::SystemTime::now();
     let first = drive(bench, source, render, start(config)?)?;
     let (mut transcript, messages) =
         until_stop_hooks_agree(bench, source, render, task_text, first)?;
@@ -109,6 +112,7 @@ pub fn run_attempt(
         transcript,
         messages,
         checks,
+        loop_started_at,
     })
 }
 

@@ -84,6 +84,8 @@ pub struct Task {
     pub read_only: Vec<ReadOnly>,
     /// `[hooks]`: commands run before and after each call and when the model is done.
     pub hooks: crate::hooks::Hooks,
+    /// `[telemetry]`: where a run's trace goes, if anywhere (`--otel` overrides it).
+    pub telemetry: crate::telemetry::config::TelemetryTable,
 }
 
 /// How the independent check reads the test command's result.
@@ -223,6 +225,7 @@ impl Task {
             exclude,
             read_only,
             hooks,
+            telemetry: raw.telemetry,
         })
     }
 

@@ -15,6 +15,7 @@ mod exit_codes;
 mod hooks;
 mod interrupt;
 mod live;
+mod otel;
 mod providers;
 mod record_names;
 mod records;
