@@ -72,3 +72,33 @@ impl Sender {
         let _sent_or_given_up = self.done.recv_timeout(FINISH_GRACE);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+    use std::time::{Duration, Instant};
+
+    use super::{Sender, FINISH_GRACE};
+
+    #[test]
+    fn a_collector_that_never_answers_holds_the_end_of_a_run_no_longer_than_the_grace() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1/traces", listener.local_addr().unwrap());
+        let holder = std::thread::spawn(move || {
+            let held = listener.accept();
+            std::thread::sleep(Duration::from_secs(5));
+            drop(held);
+        });
+        let mut sender = Sender::start(&url);
+        sender.send(vec![1, 2, 3]);
+        let started = Instant::now();
+        sender.finish();
+        let waited = started.elapsed();
+        // The post itself may take two seconds; the run waits for it only this long.
+        assert!(
+            waited < FINISH_GRACE + Duration::from_millis(700),
+            "{waited:?}"
+        );
+        drop(holder);
+    }
+}
