@@ -9,6 +9,12 @@ REQUIREMENTS := sample-repo/requirements.txt
 TEST_PLUGINS := fixtures/projects/requirements-plugins.txt
 # The clients of mend's interoperability tests (the MCP Python SDK for `mend mcp`), same venv.
 INTEROP := shell/tests/interop/requirements.txt
+# SWE-bench's harness, for the tests that compare mend's readers with its parsers (no deps).
+SWEBENCH := fixtures/readers/requirements-swebench.txt
+# The real projects the SWE-bench-style fixture suite is built from (their source distributions,
+# fetched by hash; shell/tests/eval/swebench.rs builds the instances from them).
+SDISTS := fixtures/swebench/sdists.txt
+SDISTS_STAMP := fixtures/swebench/sdists/.fetched
 # The tests and the replay run pytest with this interpreter.
 export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
@@ -31,13 +37,19 @@ install:
 # A project-local venv with the pinned, hash-checked pytest and the test plugins; rebuilt when
 # the pins change. The sample's tasks keep plugin autoload off (test.plugins), so the plugins
 # do not touch them.
-$(VENV_STAMP): $(REQUIREMENTS) $(TEST_PLUGINS) $(INTEROP)
+$(VENV_STAMP): $(REQUIREMENTS) $(TEST_PLUGINS) $(SWEBENCH) $(INTEROP)
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $(REQUIREMENTS) -r $(TEST_PLUGINS) -r $(INTEROP)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: --no-deps -r $(SWEBENCH)
 	touch $@
 
-venv: $(VENV_STAMP)
+$(SDISTS_STAMP): $(SDISTS) $(VENV_STAMP)
+	rm -rf $(dir $@)
+	$(VENV)/bin/pip download --quiet --disable-pip-version-check --require-hashes --no-binary=:all: --no-deps -d $(dir $@) -r $(SDISTS)
+	touch $@
+
+venv: $(VENV_STAMP) $(SDISTS_STAMP)
 
 # Replays the recorded repair on a fresh copy of the sample: real tools, real pytest, no model.
 # Then the second task's recorded repair, to show nothing is specific to the sample.

@@ -3,10 +3,18 @@
 //! The handler only touches atomics and `_exit`, both safe in a signal handler. Everything else
 //! happens in the driver, which polls [`requested`] between stream items and while tools run.
 
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
 use std::time::Instant;
 
 static PRESSES: AtomicUsize = AtomicUsize::new(0);
+/// Whether `mend chat` waits at its prompt: a Ctrl-C there asks nothing to stop, it gives a
+/// fresh prompt (the terminal has already dropped the half-typed line).
+static AT_PROMPT: AtomicBool = AtomicBool::new(false);
+
+/// The prompt of `mend chat`, on stderr.
+pub const PROMPT: &str = "mend> ";
+/// What a Ctrl-C at the prompt writes: the next line, and the prompt again.
+const FRESH_PROMPT: &[u8] = b"\nmend> ";
 /// The process group of the child running now (0: none), killed by the second Ctrl-C so that
 /// exiting at once leaves nothing running.
 static CHILD_GROUP: AtomicI32 = AtomicI32::new(0);
@@ -15,6 +23,13 @@ static CHILD_GROUP: AtomicI32 = AtomicI32::new(0);
 pub const INTERRUPTED_EXIT: u8 = 130;
 
 extern "C" fn on_sigint(_signal: libc::c_int) {
+    if AT_PROMPT.load(Ordering::SeqCst) {
+        // SAFETY: write(2) is async-signal-safe; the buffer is a static.
+        unsafe {
+            libc::write(2, FRESH_PROMPT.as_ptr().cast(), FRESH_PROMPT.len());
+        }
+        return;
+    }
     if PRESSES.fetch_add(1, Ordering::SeqCst) >= 1 {
         let group = CHILD_GROUP.load(Ordering::SeqCst);
         // SAFETY: killpg and _exit are async-signal-safe; no destructor or buffer is touched.
@@ -39,6 +54,11 @@ pub fn install() {
 /// Registers the process group of the child that runs now (`None` once it is gone).
 pub fn set_child_group(group: Option<i32>) {
     CHILD_GROUP.store(group.unwrap_or(0), Ordering::SeqCst);
+}
+
+/// Marks `mend chat` as waiting at its prompt (`true`) or working (`false`).
+pub fn at_prompt(waiting: bool) {
+    AT_PROMPT.store(waiting, Ordering::SeqCst);
 }
 
 /// Forgets earlier presses: in `mend chat` a Ctrl-C ends one turn, and the next turn starts

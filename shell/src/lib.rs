@@ -19,6 +19,7 @@ pub mod interrupt;
 pub mod mcp;
 pub mod mend_folder;
 pub mod page;
+pub mod patch;
 pub mod provider;
 pub mod record;
 pub mod replay;

@@ -153,7 +153,8 @@ impl mend::attempt::driver::Observer for Collect {
 pub fn blocking_transcript(base: &str) -> (Transcript, String) {
     let sample = camino::Utf8PathBuf::from_path_buf(repo_root().join("sample-repo")).unwrap();
     let task = mend::task::Task::locate(&sample, None).unwrap();
-    let workspace = mend::workspace::Workspace::copy_of(&sample, &task.exclude).unwrap();
+    let workspace =
+        mend::workspace::Workspace::copy_of(&sample, &task.exclude, &task.history).unwrap();
     let runner = mend::exec::runner::TestRunner::new(
         "python3".into(),
         mend::exec::sandbox::Sandbox::Unsandboxed,
@@ -165,11 +166,7 @@ pub fn blocking_transcript(base: &str) -> (Transcript, String) {
     );
     let mut source = mend::provider::client::LiveSource { client: &client };
     let mut observer = Collect(Vec::new());
-    let bench = mend::attempt::driver::Bench {
-        root: workspace.root(),
-        task: &task,
-        runner: &runner,
-    };
+    let bench = mend::tools::ToolContext::new(workspace.root(), &task, &runner);
     let started = mend::attempt::driver::start(sample_config(&task)).unwrap();
     let (transcript, _) =
         mend::attempt::driver::drive(bench, &mut source, &mut observer, started).unwrap();

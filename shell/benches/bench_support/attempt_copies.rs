@@ -52,7 +52,7 @@ fn measure_one(repo: &Utf8Path) -> [f64; 4] {
     let mut runs: Vec<[f64; 4]> = Vec::new();
     for _ in 0..REPEATS {
         let started = Instant::now();
-        let mut copy = Workspace::copy_of(repo, &exclude).unwrap();
+        let mut copy = Workspace::copy_of(repo, &exclude, &mend::task::History::None).unwrap();
         let made = ms(started);
         rebuild(copy.root());
         let started = Instant::now();
@@ -60,7 +60,7 @@ fn measure_one(repo: &Utf8Path) -> [f64; 4] {
         let put_back = ms(started);
         assert_eq!(changed.map(|paths| paths.len()), Some(11));
         let started = Instant::now();
-        let second = Workspace::copy_of(repo, &exclude).unwrap();
+        let second = Workspace::copy_of(repo, &exclude, &mend::task::History::None).unwrap();
         let second_copy = ms(started);
         let second_cleanup = second.remove().unwrap().as_secs_f64() * 1e3;
         copy.remove().unwrap();

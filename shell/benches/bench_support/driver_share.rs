@@ -4,8 +4,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mend::attempt::driver::{drive, start, Bench, Observer};
+use mend::attempt::driver::{drive, start, Observer};
 use mend::provider::source::{ModelSource, StreamItem};
+use mend::tools::ToolContext;
 use mend_core::{ChatRequest, Event, Input, Millis, Protocol, Session};
 
 use super::synthetic::{config, turn, Rng};
@@ -99,11 +100,7 @@ fn through_driver(lines: Vec<Vec<u8>>) -> Duration {
     let free = ToolFree::new();
     let mut source = Lines(lines);
     let mut observer = Discard;
-    let bench = Bench {
-        root: &free.root,
-        task: &free.task,
-        runner: &free.runner,
-    };
+    let bench = ToolContext::new(&free.root, &free.task, &free.runner);
     let started = Instant::now();
     let (transcript, _) =
         drive(bench, &mut source, &mut observer, start(config(1)).unwrap()).unwrap();

@@ -3,9 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use mend::attempt::driver::{drive, start, Bench, Observer};
+use mend::attempt::driver::{drive, start, Observer};
 use mend::provider::client::{Client, LiveSource};
 use mend::provider::host::BaseUrl;
+use mend::tools::ToolContext;
 use mend_core::{Config, Event};
 
 /// The tests' scripted Ollama; the benchmark uses only part of it.
@@ -53,11 +54,7 @@ pub fn measure() -> Vec<Row> {
     let mut source = LiveSource { client: &client };
     let parts = ToolFree::new();
     let mut stamps = Stamps(Vec::new());
-    let bench = Bench {
-        root: &parts.root,
-        task: &parts.task,
-        runner: &parts.runner,
-    };
+    let bench = ToolContext::new(&parts.root, &parts.task, &parts.runner);
     let config = Config::new("gemma4:e2b", "system", "task", vec![]);
     drive(bench, &mut source, &mut stamps, start(config).unwrap()).unwrap();
 

@@ -5,8 +5,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use mend::attempt::driver::{drive, start, Bench, Observer};
+use mend::attempt::driver::{drive, start, Observer};
 use mend::provider::source::{ModelSource, StreamItem};
+use mend::tools::ToolContext;
 use mend_core::{ChatRequest, Config, Event};
 
 use super::synthetic::{done_line, text_line, Rng};
@@ -89,11 +90,7 @@ pub fn child_mode() -> Option<String> {
         bytes: megabytes << 20,
         text: Arc::new(AtomicU64::new(0)),
     };
-    let bench = Bench {
-        root: &parts.root,
-        task: &parts.task,
-        runner: &parts.runner,
-    };
+    let bench = ToolContext::new(&parts.root, &parts.task, &parts.runner);
     let config = Config::new("gemma4:e2b", "system", "task", vec![]);
     let (transcript, _) = drive(bench, &mut source, &mut Discard, start(config).unwrap()).unwrap();
     let streamed = transcript.metrics.streamed_bytes;

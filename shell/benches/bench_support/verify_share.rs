@@ -53,7 +53,7 @@ fn measure_one(repo: &Utf8Path, python: &Utf8Path, in_place: &[&str]) -> Steps {
         let runner = TestRunner::for_task(python.to_owned(), sandbox.clone(), &task, repo).unwrap();
         let setup = ms(started);
         let started = Instant::now();
-        let workspace = Workspace::copy_of(repo, &task.exclude).unwrap();
+        let workspace = Workspace::copy_of(repo, &task.exclude, &task.history).unwrap();
         let copy = ms(started);
         let started = Instant::now();
         let argv = ["true".to_owned()];

@@ -84,6 +84,12 @@ pub fn protection(task: &Task, relative: &str) -> Option<Protected> {
     config::test_config(relative, &task.test.argv).map(Protected::TestConfig)
 }
 
+/// `path (what it is)` for a protected path, as the verdict names a protected file written
+/// while the tests ran; `None` for a path nothing protects.
+pub fn named_if_protected(task: &Task, path: &str) -> Option<String> {
+    protection(task, path).map(|protected| format!("{path} ({})", protected.describe()))
+}
+
 /// Every protected file under `root` (the copy's exclusions aside, links listed as links),
 /// sorted by path.
 pub fn protected_files(task: &Task, root: &Utf8Path) -> io::Result<Vec<(String, Protected)>> {

@@ -8,7 +8,6 @@ use std::collections::VecDeque;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use camino::Utf8Path;
 use mend_core::{Action, CallId, Config, Event, Input, Millis, Session, TransportError};
 use serde_json::{Map, Value};
 
@@ -16,7 +15,6 @@ use crate::attempt::handoff::{handoff, Reader, Taken};
 use crate::attempt::recorder::{Recorder, Transcript};
 use crate::clock::millis;
 use crate::error::MendError;
-use crate::exec::runner::TestRunner;
 use crate::hooks::call::{around, Deciders, Pending};
 use crate::hooks::gate::Gate;
 use crate::hooks::spawn::Place;
@@ -24,7 +22,6 @@ use crate::hooks::HookRun;
 use crate::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::provider::source::{ModelSource, StreamItem};
 use crate::record::TurnEnd;
-use crate::task::Task;
 use crate::tools::{self, ToolContext, ToolRun};
 
 /// Receives every event, in order, as it happens.
@@ -41,22 +38,13 @@ pub fn start(config: Config) -> Result<Started, MendError> {
     Session::new(config).map_err(|err| MendError::usage(format!("invalid configuration: {err}")))
 }
 
-/// What a session's tools work on and obey: the workspace copy, the task, the test runner.
-#[derive(Clone, Copy)]
-pub struct Bench<'a> {
-    /// The workspace copy the tools work on.
-    pub root: &'a Utf8Path,
-    pub task: &'a Task,
-    pub runner: &'a TestRunner,
-}
-
 /// Runs a started session to its stop — the one way mend drives a session, live or replayed:
 /// its requests go to `source`, its tools run on `bench`, and `observer` sees every event as it
 /// happens. Returns the transcript, and the stopped session for a conversation to go on from.
 /// An `Err` is a harness failure (a tool could not run at all); everything the model or the
 /// server does wrong ends in a `Stop` instead.
 pub fn drive(
-    bench: Bench,
+    bench: ToolContext,
     source: &mut dyn ModelSource,
     observer: &mut dyn Observer,
     (session, first): Started,
@@ -79,7 +67,7 @@ pub fn drive(
 /// The loop's state between two steps.
 struct Driver<'a> {
     source: &'a mut dyn ModelSource,
-    bench: Bench<'a>,
+    bench: ToolContext<'a>,
     observer: &'a mut dyn Observer,
     /// The origin of the session's `now`.
     clock: Instant,
@@ -291,10 +279,8 @@ impl Driver<'_> {
             arguments,
         };
         let context = ToolContext {
-            root: self.bench.root,
-            task: self.bench.task,
-            runner: self.bench.runner,
             watch,
+            ..self.bench
         };
         let recorder = &mut self.recorder;
         around(&deciders, &pending, |arguments| {

@@ -18,13 +18,13 @@ use std::collections::BTreeSet;
 use camino::Utf8Path;
 use mend_core::{Config, ToolStatus};
 
-use crate::access::protection;
-use crate::attempt::driver::{drive, start, Bench};
+use crate::access::named_if_protected;
+use crate::attempt::driver::{drive, start};
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::clock::millis;
-use crate::error::MendError;
+use crate::error::{exit, MendError};
 use crate::exec::runner::TestRunner;
 use crate::hooks::gate::Gate;
 use crate::hooks::spawn::Place;
@@ -33,12 +33,16 @@ use crate::interrupt::Watch;
 use crate::provider::source::ModelSource;
 use crate::record::{Message, RecordedCall, RunMetrics};
 use crate::task::{Task, ToolName};
+use crate::tools::ToolContext;
 use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
 use crate::verdict::ending::Ending;
+use crate::verdict::given::Graded;
+use crate::verdict::shrunk::fewer_tests_than_before;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
+use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
 
 pub struct Setup<'a> {
@@ -69,20 +73,26 @@ pub fn run_attempt(
     let task = setup.task;
     let test_file_sha256_before = set_sha256(setup.repo, &task.test.files)?;
     let source_sha256_before = set_sha256(setup.repo, &task.editable)?;
-    let workspace = Workspace::copy_of(setup.repo, &task.exclude)?;
+    let workspace = Workspace::copy_of(setup.repo, &task.exclude, &task.history)?;
     let copy_time = workspace.copy_time();
 
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
-    let tests_before = independent_check(setup.runner, &task.test, workspace.root())?;
+    let tests_before = match independent_check(setup.runner, &task.test, workspace.root()) {
+        Ok(run) => run,
+        // The command may name tests that come only with the held-out ones (SWE-bench's name the
+        // test patch's files): without them it can give no verdict, and the task's given lists
+        // or its final run, which has them, decide instead.
+        Err(error) if task.holds_tests_out() && error.exit_code == exit::HARNESS => TestRun {
+            output_tail: Some(format!("without the held-out tests: {}", error.message)),
+            ..TestRun::default()
+        },
+        Err(error) => return Err(error),
+    };
     render.run_event(&RunEvent::TestsBefore {
         run: tests_before.clone(),
     });
 
-    let bench = Bench {
-        root: workspace.root(),
-        task,
-        runner: setup.runner,
-    };
+    let bench = ToolContext::new(workspace.root(), task, setup.runner);
     let task_text = config.task.clone();
     let loop_started_at = std::time::SystemTime::now();
     let first = drive(bench, source, render, start(config)?)?;
@@ -120,7 +130,7 @@ pub fn run_attempt(
 /// reason as the next message (see [`crate::hooks::stop`]). A replayed source never runs them:
 /// its record's messages already hold what they decided.
 fn until_stop_hooks_agree(
-    bench: Bench,
+    bench: ToolContext,
     source: &mut dyn ModelSource,
     render: &mut dyn Render,
     task_text: String,
@@ -233,20 +243,40 @@ pub fn check_at_end(
     let test_file_sha256_after = set_sha256(root, &task.test.files)?;
     let source_sha256_after = set_sha256(root, &task.editable)?;
     let diff = unified_diff(setup.repo, root, &task.editable)?;
-    let mut tests_after = final_check(setup.runner, &task.test, root)?;
-    let planted = tree.protected_written(setup.repo, task)?;
+    let held_out = put_back(setup.repo, root, task)?;
+    let mut tests_after = match &held_out.refused {
+        // No run: the change and the held-out tests cannot stand together.
+        Some(problem) => TestRun {
+            not_trusted: Some(problem.clone()),
+            ..TestRun::default()
+        },
+        None => final_check(setup.runner, &task.test, root)?,
+    };
+    let mut planted = tree.protected_written(setup.repo, task, &held_out.files)?;
+    planted.extend(held_out.changed_since(root));
     if !planted.is_empty() && tests_after.not_trusted.is_none() {
         tests_after.not_trusted = Some(format!(
             "the test run wrote files the verdict rests on while it ran: {}",
             planted.join(", ")
         ));
     }
+    // Given tests replace the contract of the run before the change.
+    let given = task
+        .given
+        .as_ref()
+        .map(|given| Graded::grade(given, &tests_after.cases));
+    let contract = tests_before
+        .filter(|before| !before.cases.is_empty() && given.is_none())
+        .map(|before| Contract::between(&before.cases, &tests_after.cases));
+    // Without ids, the counts: a suite that shrank is no pass.
+    if let (None, None, Some(before), None) =
+        (&given, &contract, tests_before, &tests_after.not_trusted)
+    {
+        tests_after.not_trusted = fewer_tests_than_before(before, &tests_after);
+    }
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),
     });
-    let contract = tests_before
-        .filter(|before| !before.cases.is_empty())
-        .map(|before| Contract::between(&before.cases, &tests_after.cases));
     let ending = Ending {
         tests_after,
         test_file_sha256_after,
@@ -256,11 +286,12 @@ pub fn check_at_end(
         protected_written_by_tests: tree
             .written_by_tests
             .iter()
-            .filter_map(|path| {
-                protection(task, path).map(|protected| format!("{path} ({})", protected.describe()))
-            })
+            .filter_map(|path| named_if_protected(task, path))
             .collect(),
         written_by_tests: tree.written_by_tests.clone(),
+        given,
+        held_out: held_out.files,
+        history: Some(tree.workspace.history()),
     };
     Ok((ending, tree))
 }

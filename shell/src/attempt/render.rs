@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::attempt::driver::Observer;
 use crate::attempt::run_event::RunEvent;
+use crate::record::metrics::RunMetrics;
 use crate::record::usage::{Trim, TurnUsage};
 use crate::task::ToolName;
 use crate::verdict::summary::Summary;
@@ -271,30 +272,43 @@ impl Render for Human {
                 sandbox,
                 replay_matched,
                 metrics,
+                benchmark,
                 ..
             } => {
                 self.line(&verdict_line(*tests_pass, sandbox, *replay_matched));
+                for line in benchmark.lines() {
+                    self.line(&format!("  {line}"));
+                }
                 for reason in reasons {
                     self.line(&format!("  - {reason}"));
                 }
                 for warning in warnings {
                     self.line(&format!("  ! warning: {warning}"));
                 }
-                self.line(&format!(
-                    "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms{}, verification {} ms{}, tokens {} prompt / {} eval",
-                    metrics.model_requests,
-                    metrics.streamed_bytes,
-                    metrics.model_ms,
-                    metrics.tool_ms,
-                    if metrics.hook_ms > 0 { format!(", hooks {} ms", metrics.hook_ms) } else { String::new() },
-                    metrics.verify_ms,
-                    metrics.outside_the_tests().map_or(String::new(), |text| format!(", {text}")),
-                    metrics.prompt_tokens,
-                    metrics.eval_tokens
-                ));
+                self.line(&metrics_line(metrics));
             }
         }
     }
+}
+
+/// A run's metrics, under its verdict.
+fn metrics_line(metrics: &RunMetrics) -> String {
+    format!(
+        "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms{}, verification {} ms{}, tokens {} prompt / {} eval",
+        metrics.model_requests,
+        metrics.streamed_bytes,
+        metrics.model_ms,
+        metrics.tool_ms,
+        if metrics.hook_ms > 0 {
+            format!(", hooks {} ms", metrics.hook_ms)
+        } else {
+            String::new()
+        },
+        metrics.verify_ms,
+        metrics.outside_the_tests().map_or(String::new(), |text| format!(", {text}")),
+        metrics.prompt_tokens,
+        metrics.eval_tokens
+    )
 }
 
 /// How many characters of a message a person is shown in its heading (the record keeps it all).
@@ -341,7 +355,7 @@ fn verdict_line(tests_pass: bool, sandbox: &str, replay_matched: Option<bool>) -
     let tests = if tests_pass {
         "PASS (the final tests pass"
     } else {
-        "FAIL (the final tests fail"
+        "FAIL (for the reasons below"
     };
     let replay = match replay_matched {
         Some(true) => "; the replay matched its record",

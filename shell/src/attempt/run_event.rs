@@ -8,7 +8,11 @@ use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
 use crate::record::usage::TurnUsage;
 use crate::verdict::contract::Contract;
+use crate::verdict::decide::Verdict;
+use crate::verdict::ending::Ending;
+use crate::verdict::given::HeldAndGiven;
 use crate::verdict::verify::TestRun;
+use camino::Utf8Path;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.
 #[derive(Debug, Clone, Serialize)]
@@ -103,6 +107,11 @@ pub enum RunEvent {
         /// `added`), when the runs gave test ids.
         #[serde(flatten, skip_serializing_if = "Option::is_none")]
         contract: Option<Contract>,
+        /// The given tests' four groups (`given`: `test.fail_to_pass`, `test.pass_to_pass`)
+        /// and the files held out of the attempt (`held_out`), each when there are any (boxed:
+        /// the rare case).
+        #[serde(flatten)]
+        benchmark: Box<HeldAndGiven>,
         /// The sandbox the final tests ran in (`bwrap`, `network-namespace`, `none`): a PASS
         /// outside bwrap came from tests that could write outside the copy.
         sandbox: String,
@@ -128,5 +137,52 @@ impl RunEvent {
             name: sandbox.name().to_owned(),
             warning: sandbox.warning().map(str::to_owned),
         }
+    }
+
+    /// The verdict event of a session (`mend run`, `resume`, `replay`): the one place it is
+    /// built. A run's record and patch are added with [`RunEvent::written_to`], a replay's
+    /// match with [`RunEvent::replayed`].
+    pub fn verdict(
+        verdict: Verdict,
+        ending: &Ending,
+        sandbox: &Sandbox,
+        stop_reason: String,
+        exit_code: u8,
+        metrics: RunMetrics,
+    ) -> RunEvent {
+        RunEvent::Verdict {
+            tests_pass: verdict.passed,
+            reasons: verdict.reasons,
+            warnings: verdict.warnings,
+            contract: ending.contract.clone(),
+            benchmark: Box::new(ending.held_and_given()),
+            sandbox: sandbox.name().to_owned(),
+            replay_matched: None,
+            stop_reason,
+            exit_code,
+            metrics,
+            record: None,
+            patch: None,
+        }
+    }
+
+    /// A verdict event with the files its session was written to: the record, and the
+    /// patch beside it when the session changed something.
+    #[must_use]
+    pub fn written_to(mut self, record_file: &Utf8Path, patch_file: Option<&Utf8Path>) -> RunEvent {
+        if let RunEvent::Verdict { record, patch, .. } = &mut self {
+            *record = Some(record_file.to_string());
+            *patch = patch_file.map(ToString::to_string);
+        }
+        self
+    }
+
+    /// A verdict event of a session that (re)played a record: whether it matched.
+    #[must_use]
+    pub fn replayed(mut self, matched: bool) -> RunEvent {
+        if let RunEvent::Verdict { replay_matched, .. } = &mut self {
+            *replay_matched = Some(matched);
+        }
+        self
     }
 }

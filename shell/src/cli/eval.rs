@@ -67,12 +67,46 @@ pub enum EvalCommand {
         #[arg(long, value_enum)]
         sandbox: Option<SandboxChoice>,
     },
+    /// Make a suite of an instance file (SWE-bench's JSON lines, or a set built like it:
+    /// SWE-bench-Live, SWE-Gym, SWE-smith): one task per row, its problem statement as the
+    /// prompt, its test patch held out until the final run, its gold patch as the suite's
+    /// gold, its FAIL_TO_PASS/PASS_TO_PASS lists given. Each row's repository comes from
+    /// --repos (checked out at its base commit) or its image. Rows that cannot be tasks are
+    /// named; the suite is written whole into --out or not at all.
+    Import {
+        /// The instance file: one JSON object per line.
+        file: Utf8PathBuf,
+        /// The new folder for the suite (suite.toml, tasks/, gold/); it must not exist.
+        #[arg(long)]
+        out: Utf8PathBuf,
+        /// A folder of clones, named owner__name or owner/name, for rows without an image.
+        #[arg(long, value_name = "DIR")]
+        repos: Option<Utf8PathBuf>,
+        /// The test command of rows that give none and that mend's table of SWE-bench's
+        /// repositories does not cover (a shell line).
+        #[arg(long, value_name = "CMD")]
+        test_command: Option<String>,
+        /// How the output of a row's own test command or --test-command is read [default:
+        /// pytest when the command runs pytest, else exit_code].
+        #[arg(long, value_name = "REPORT")]
+        test_report: Option<String>,
+        /// The image of rows that name none, from their fields: {instance_id}, {docker_id},
+        /// {repo}, {owner}, {name}, {version}; e.g.
+        /// swebench/sweb.eval.x86_64.{docker_id}:latest.
+        #[arg(long, value_name = "TEMPLATE")]
+        image_template: Option<String>,
+    },
     /// Merge the results of one or more --out folders and print n, c and pass@1..k per task,
     /// the suite's mean, and the cost per passing attempt.
     Report {
         /// The --out folders of `mend eval` runs of one suite and model (shards, machines).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "compare")]
         dirs: Vec<Utf8PathBuf>,
+        /// Set two runs side by side per task (two models, or one model under two settings):
+        /// pass@1, pass@k, tokens, and B's mean pass@1 less A's with a 95 % interval over tasks
+        /// (normal approximation of the paired per-task differences).
+        #[arg(long, num_args = 2, value_names = ["DIR_A", "DIR_B"], conflicts_with_all = ["dirs", "html"])]
+        compare: Option<Vec<Utf8PathBuf>>,
         /// Print the report as one JSON object.
         #[arg(long, conflicts_with = "html")]
         json: bool,

@@ -13,7 +13,7 @@ use std::time::Duration;
 use camino::Utf8Path;
 use mend_core::{Config, Session, StopReason};
 
-use crate::attempt::driver::{drive, start, Bench, Started};
+use crate::attempt::driver::{drive, start, Started};
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::{check_at_end, written_by_tools, Setup};
@@ -32,6 +32,7 @@ use crate::record::target::{RecordFile, RecordTarget};
 use crate::record::{Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::setup::Recorded;
 use crate::task::Task;
+use crate::tools::ToolContext;
 use crate::verdict::ending::Ending;
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::LoopCopy;
@@ -96,8 +97,15 @@ pub fn chat(
     loop {
         prompt();
         let mut line = String::new();
-        match input.read_line(&mut line) {
-            Ok(0) => break,
+        interrupt::at_prompt(true);
+        let read = input.read_line(&mut line);
+        interrupt::at_prompt(false);
+        match read {
+            Ok(0) => {
+                // Ctrl-D leaves the cursor after the prompt: what follows starts its own line.
+                eprintln!();
+                break;
+            }
             Ok(_) => {}
             Err(err) => return Err(MendError::harness(format!("cannot read the input: {err}"))),
         }
@@ -121,7 +129,7 @@ struct Conversation<'s> {
 
 impl<'s> Conversation<'s> {
     fn start(setup: &'s ChatSetup<'s>, render: &mut dyn Render) -> Result<Self, MendError> {
-        let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
+        let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
         render.run_event(&RunEvent::RunStart {
             command: "chat".to_owned(),
             model: setup.config.model.clone(),
@@ -205,11 +213,7 @@ impl<'s> Conversation<'s> {
         let mut source = LiveSource {
             client: &setup.connection.client,
         };
-        let bench = Bench {
-            root: self.workspace.root(),
-            task: setup.task,
-            runner: setup.runner,
-        };
+        let bench = ToolContext::new(self.workspace.root(), setup.task, setup.runner);
         let (transcript, stopped) = drive(bench, &mut source, render, started)?;
         interrupt::reset();
         let stop = &transcript.stop;
@@ -345,6 +349,6 @@ fn say(text: &str) {
 /// The prompt goes to stderr, so that stdout holds only the conversation.
 fn prompt() {
     let mut err = std::io::stderr().lock();
-    let _ = write!(err, "mend> ");
+    let _ = write!(err, "{}", interrupt::PROMPT);
     let _ = err.flush();
 }

@@ -12,6 +12,7 @@ use crate::eval::attempt_pages::{write_attempt_pages, ATTEMPTS_FOLDER};
 use crate::eval::attempts::{eval, EvalOptions};
 use crate::eval::check_run::{check_suite, CheckOptions};
 use crate::eval::cost::Costs;
+use crate::eval::import::{import, Fallback, ImportOptions};
 use crate::eval::page::{eval_page, EvalPage};
 use crate::eval::report::{merge_located, render, report};
 use crate::eval::results::Row;
@@ -32,13 +33,38 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
             sandbox: *sandbox,
         });
     }
+    if let Some(EvalCommand::Import {
+        file,
+        out,
+        repos,
+        test_command,
+        test_report,
+        image_template,
+    }) = &args.report
+    {
+        crate::interrupt::install();
+        return import(&ImportOptions {
+            file: file.clone(),
+            out: out.clone(),
+            repos: repos.clone(),
+            fallback: Fallback {
+                command: test_command.clone(),
+                report: test_report.clone(),
+            },
+            image_template: image_template.clone(),
+        });
+    }
     if let Some(EvalCommand::Report {
         dirs,
         json,
         html,
+        compare,
         atif,
     }) = &args.report
     {
+        if let Some(pair) = compare {
+            return compare_command(pair, *json);
+        }
         let code = report_command(dirs, *json, html.as_deref())?;
         if let Some(out) = atif {
             let rows = merge_located(dirs)?;
@@ -70,6 +96,28 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         unchecked: args.unchecked,
     };
     eval(&options)
+}
+
+/// `mend eval report --compare DIR_A DIR_B [--json]`: each side read as one run.
+fn compare_command(pair: &[Utf8PathBuf], json: bool) -> Result<u8, MendError> {
+    let [a, b] = pair else {
+        return Err(MendError::usage("--compare takes two folders: DIR_A DIR_B"));
+    };
+    let side = |dir: &Utf8PathBuf| -> Result<Vec<Row>, MendError> {
+        Ok(merge_located(std::slice::from_ref(dir))?
+            .into_iter()
+            .map(|(_, row)| row)
+            .collect())
+    };
+    let comparison = crate::eval::compare::compare(&side(a)?, &side(b)?, a.as_str(), b.as_str());
+    if json {
+        let text = serde_json::to_string(&comparison)
+            .map_err(|err| MendError::harness(format!("cannot print the comparison: {err}")))?;
+        println!("{text}");
+    } else {
+        print!("{}", crate::eval::compare::render(&comparison));
+    }
+    Ok(exit::PASS)
 }
 
 /// `mend eval report DIR... [--json | --html OUT]`.

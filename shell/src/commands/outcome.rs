@@ -2,7 +2,7 @@
 //! change beside it) under the name actually free, and tell the user what happened.
 
 use camino::Utf8PathBuf;
-use mend_core::Stop;
+use mend_core::{Stop, StopReason};
 
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
@@ -70,5 +70,33 @@ pub fn report_outcome(outcome: &Outcome, render: &mut dyn Render) {
     }
     if outcome.exit_code == exit::MODEL {
         eprintln!("mend: error: {}", explain_stop(outcome.stop, outcome.model));
+    }
+}
+
+/// How a session ended, as far as its exit code cares.
+#[derive(Debug, Clone, Copy)]
+pub enum Ended<'a> {
+    /// Run live (`mend run`, `mend resume`), stopped so.
+    Live(&'a Stop),
+    /// Replayed from its record (`mend replay`), matching it or not.
+    Replayed { diverged: bool },
+}
+
+/// The exit code of a session, the one rule of `mend run`, `resume` and `replay`: a divergence
+/// outranks the tests; a broken model turn is the server's failure whatever the tests say;
+/// otherwise the verdict.
+pub fn exit_code(ended: Ended, passed: bool) -> u8 {
+    match ended {
+        Ended::Replayed { diverged: true } => exit::DIVERGED,
+        Ended::Live(stop) => match stop.reason {
+            StopReason::Cancelled => exit::INTERRUPTED,
+            StopReason::ModelError
+            | StopReason::IncompleteModelTurn
+            | StopReason::ContextExceeded => exit::MODEL,
+            _ if passed => exit::PASS,
+            _ => exit::TESTS_FAIL,
+        },
+        Ended::Replayed { diverged: false } if passed => exit::PASS,
+        Ended::Replayed { diverged: false } => exit::TESTS_FAIL,
     }
 }

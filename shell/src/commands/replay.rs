@@ -12,6 +12,7 @@ use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::cli::args::ReplayArgs;
 use crate::cli::replay_record;
 use crate::clock::millis;
+use crate::commands::outcome::{exit_code, Ended};
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
@@ -20,7 +21,6 @@ use crate::replay::conversation::{replay_conversation, Replayed};
 use crate::replay::divergence::{end_divergence, LeftBehind};
 use crate::setup::Recorded;
 use crate::task::PathSet;
-use crate::verdict::contract::Contract;
 use crate::verdict::decide::Verdict;
 use crate::verdict::ending::Ending;
 use crate::workspace::changes::{file_digests, set_sha256};
@@ -64,7 +64,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     });
     let test_files_before = set_sha256(setup.repo, &setup.task.test.files)?;
     let source_before = set_sha256(setup.repo, &setup.task.editable)?;
-    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
+    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
     let mut replayed = replay_conversation(record, setup, workspace.root(), render, options.bless)?;
     let written = written_by_tools(
@@ -102,10 +102,10 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
         .transcripts
         .last()
         .map_or_else(|| "none".to_owned(), |last| last.stop.reason.to_string());
-    Ok(judge(
+    Ok(report_verdict(
         render,
         divergence,
-        (verdict, ending.contract.clone()),
+        (verdict, &ending),
         &setup.runner.sandbox,
         stop_reason,
         replayed.metrics,
@@ -122,10 +122,10 @@ fn left_behind(ending: &Ending) -> LeftBehind<'_> {
 
 /// Reports the first divergence, if any, and the verdict; returns the exit code: a divergence
 /// outranks the tests.
-pub fn judge(
+pub fn report_verdict(
     render: &mut dyn Render,
     divergence: Option<RunEvent>,
-    (verdict, contract): (Verdict, Option<Contract>),
+    (verdict, ending): (Verdict, &Ending),
     sandbox: &Sandbox,
     stop_reason: String,
     metrics: RunMetrics,
@@ -133,25 +133,12 @@ pub fn judge(
     if let Some(divergence) = &divergence {
         render.run_event(divergence);
     }
-    let tests_pass = verdict.passed;
-    let exit_code = match (&divergence, tests_pass) {
-        (Some(_), _) => exit::DIVERGED,
-        (None, true) => exit::PASS,
-        (None, false) => exit::TESTS_FAIL,
-    };
-    render.run_event(&RunEvent::Verdict {
-        tests_pass,
-        reasons: verdict.reasons,
-        warnings: verdict.warnings,
-        contract,
-        sandbox: sandbox.name().to_owned(),
-        replay_matched: Some(divergence.is_none()),
-        stop_reason,
-        exit_code,
-        metrics,
-        record: None,
-        patch: None,
-    });
+    let diverged = divergence.is_some();
+    let exit_code = exit_code(Ended::Replayed { diverged }, verdict.passed);
+    render.run_event(
+        &RunEvent::verdict(verdict, ending, sandbox, stop_reason, exit_code, metrics)
+            .replayed(!diverged),
+    );
     exit_code
 }
 

@@ -8,16 +8,15 @@ use std::time::Duration;
 use camino::Utf8Path;
 use mend_core::{Millis, Session, StopReason};
 
-use crate::attempt::driver::{drive, Bench};
+use crate::attempt::driver::drive;
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::cli::args::ResumeArgs;
 use crate::clock::millis;
-use crate::commands::outcome::{report_outcome, write_record, Outcome};
+use crate::commands::outcome::{exit_code, report_outcome, write_record, Ended, Outcome};
 use crate::commands::replay::refuse_changed_repository;
-use crate::commands::run::exit_code;
 use crate::error::{exit, MendError};
 use crate::mend_folder::record_target;
 use crate::provider::client::{Client, LiveSource};
@@ -28,6 +27,7 @@ use crate::record::{Message, Record, RunMetrics};
 use crate::replay::conversation::replay_conversation;
 use crate::setup::config::deadline;
 use crate::setup::Recorded;
+use crate::tools::ToolContext;
 use crate::verdict::ending::Ending;
 use crate::verdict::verify::TestRun;
 use crate::workspace::changes::file_digests;
@@ -127,7 +127,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     let client = connect_and_announce(options, render)?;
     let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
     file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
-    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude)?;
+    let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
     render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
     let (stopped, tests_before, replayed_writes) =
         replay_exactly(options, workspace.root(), render)?;
@@ -141,11 +141,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
         live: true,
     });
     let mut source = LiveSource { client: &client };
-    let bench = Bench {
-        root: workspace.root(),
-        task: setup.task,
-        runner: setup.runner,
-    };
+    let bench = ToolContext::new(workspace.root(), setup.task, setup.runner);
     let (transcript, _stopped) = drive(bench, &mut source, render, started)?;
     let mut written = replayed_writes;
     written.extend(written_by_tools(&transcript.tool_calls));
@@ -254,7 +250,7 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
     let mut metrics = record.metrics.clone().unwrap_or_else(RunMetrics::default);
     metrics.add(&live_metrics);
     let verdict = ending.verdict(&record.test_file_sha256_before);
-    let code = exit_code(&transcript.stop, verdict.passed);
+    let code = exit_code(Ended::Live(&transcript.stop), verdict.passed);
     let mut messages = record.messages.clone();
     messages.push(Message {
         text: options.message.clone(),
@@ -279,19 +275,18 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
     };
     // The names actually written: a new record never replaces another run's.
     let written = write_record(&options.out, &resumed, &ending.diff)?;
-    render.run_event(&RunEvent::Verdict {
-        tests_pass: verdict.passed,
-        reasons: verdict.reasons,
-        warnings: verdict.warnings,
-        contract: ending.contract.clone(),
-        sandbox: setup.runner.sandbox.name().to_owned(),
-        replay_matched: Some(true),
-        stop_reason: transcript.stop.reason.to_string(),
-        exit_code: code,
-        metrics: live_metrics,
-        record: Some(written.record.to_string()),
-        patch: written.patch.as_ref().map(ToString::to_string),
-    });
+    render.run_event(
+        &RunEvent::verdict(
+            verdict,
+            &ending,
+            &setup.runner.sandbox,
+            transcript.stop.reason.to_string(),
+            code,
+            live_metrics,
+        )
+        .replayed(true)
+        .written_to(&written.record, written.patch.as_deref()),
+    );
     report_outcome(
         &Outcome {
             written: &written,

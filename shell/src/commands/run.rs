@@ -3,15 +3,15 @@
 
 use std::time::Duration;
 
-use mend_core::{Config, Stop, StopReason};
+use mend_core::Config;
 
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::run_record::record_of;
 use crate::attempt::{run_attempt, Setup};
 use crate::cli::args::RunArgs;
-use crate::commands::outcome::{report_outcome, write_record, Outcome};
-use crate::error::{exit, MendError};
+use crate::commands::outcome::{exit_code, report_outcome, write_record, Ended, Outcome};
+use crate::error::MendError;
 use crate::exec::sandbox::SandboxChoice;
 use crate::mend_folder::record_target;
 use crate::provider::client::{LiveSource, Secret};
@@ -134,20 +134,18 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     // The names actually written: a new record never replaces another run's.
     let written = write_record(&options.record, &record, &attempt.checks.after.diff)?;
     let verdict = attempt.checks.verdict();
-    let exit_code = exit_code(&attempt.transcript.stop, verdict.passed);
-    render.run_event(&RunEvent::Verdict {
-        tests_pass: verdict.passed,
-        reasons: verdict.reasons,
-        warnings: verdict.warnings,
-        contract: attempt.checks.after.contract.clone(),
-        sandbox: options.setup.runner.sandbox.name().to_owned(),
-        replay_matched: None,
-        stop_reason: attempt.transcript.stop.reason.to_string(),
-        exit_code,
-        metrics: attempt.transcript.metrics.clone(),
-        record: Some(written.record.to_string()),
-        patch: written.patch.as_ref().map(ToString::to_string),
-    });
+    let exit_code = exit_code(Ended::Live(&attempt.transcript.stop), verdict.passed);
+    render.run_event(
+        &RunEvent::verdict(
+            verdict,
+            &attempt.checks.after,
+            &options.setup.runner.sandbox,
+            attempt.transcript.stop.reason.to_string(),
+            exit_code,
+            attempt.transcript.metrics.clone(),
+        )
+        .written_to(&written.record, written.patch.as_deref()),
+    );
     report_outcome(
         &Outcome {
             written: &written,
@@ -173,16 +171,4 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         sender.finish();
     }
     Ok(exit_code)
-}
-
-/// A broken model turn is the server's failure whatever the tests say; otherwise the verdict.
-pub fn exit_code(stop: &Stop, passed: bool) -> u8 {
-    match stop.reason {
-        StopReason::Cancelled => exit::INTERRUPTED,
-        StopReason::ModelError | StopReason::IncompleteModelTurn | StopReason::ContextExceeded => {
-            exit::MODEL
-        }
-        _ if passed => exit::PASS,
-        _ => exit::TESTS_FAIL,
-    }
 }

@@ -10,7 +10,6 @@ use crate::page::timeline::{seconds, Subject, Timeline};
 use crate::page::view::{SessionView, Shown};
 use crate::record::metrics::RunMetrics;
 use crate::record::Record;
-use crate::verdict::contract::Transition;
 
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {
     if let Some(out) = html {
@@ -151,7 +150,7 @@ fn verdict_lines(shown: &Shown) -> String {
     let verdict = match (judged.passed, ending.test_files_changed()) {
         (true, _) => "PASS (the final tests pass, with the tests the run started with",
         (false, true) => "FAIL (the run changed the test files",
-        (false, false) => "FAIL (the final tests fail",
+        (false, false) => "FAIL (for the reasons below",
     };
     // Authored records say nothing of the sandbox; a live one names what the verdict rests on.
     let sandbox = shown
@@ -171,14 +170,7 @@ fn verdict_lines(shown: &Shown) -> String {
         out.push_str(&format!("  ! warning: {warning}\n"));
     }
     if let Some(contract) = &ending.after.contract {
-        let kept = |list: &[Transition]| list.iter().filter(|t| t.kept()).count();
-        out.push_str(&format!(
-            "Tests by id: {} of {} failing before now pass, {} of {} passing before still pass\n",
-            kept(&contract.fail_to_pass),
-            contract.fail_to_pass.len(),
-            kept(&contract.pass_to_pass),
-            contract.pass_to_pass.len()
-        ));
+        out.push_str(&format!("Tests by id: {}\n", contract.tally().describe()));
     }
     out
 }

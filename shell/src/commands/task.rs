@@ -4,7 +4,7 @@
 use camino::Utf8Path;
 
 use crate::error::{exit, MendError};
-use crate::setup::repository::repository;
+use crate::setup::repository::{project, repository};
 use crate::task::{Task, DEFAULT_MODEL};
 
 pub fn command(
@@ -12,7 +12,10 @@ pub fn command(
     repo: Option<&Utf8Path>,
     task_file: Option<&Utf8Path>,
 ) -> Result<u8, MendError> {
-    let repo = repository(repo, None)?;
+    let repo = match task_file {
+        Some(_) => repository(repo, None)?,
+        None => project(repo, None)?,
+    };
     let task = Task::locate(&repo, task_file)?;
     crate::workspace::survey::warn(&repo, &task)?;
     print_task(&task, json);

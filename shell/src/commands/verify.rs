@@ -66,7 +66,7 @@ pub fn verify(
     warnings.extend(runner.sandbox.warning().map(str::to_owned));
     // The sandbox's probe is its own figure.
     let setup_time = started.elapsed().saturating_sub(runner.sandbox_start);
-    let workspace = Workspace::copy_of(&repo, &task.exclude)?;
+    let workspace = Workspace::copy_of(&repo, &task.exclude, &task.history)?;
     if let Some(patch) = patch {
         apply_to_copy(workspace.root(), patch)?;
     }
@@ -103,7 +103,7 @@ pub fn verify(
 }
 
 fn apply_to_copy(root: &Utf8Path, patch: &str) -> Result<(), MendError> {
-    crate::eval::check_run::apply(root, patch).map_err(|problem| {
+    crate::patch::tree::apply_to_tree(root, patch).map(drop).map_err(|problem| {
         MendError::usage(format!(
             "the patch does not apply to the repository: {problem} — make it against the repository as it is now (`git diff`, or the .patch beside a record)"
         ))

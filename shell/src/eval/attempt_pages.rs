@@ -148,6 +148,7 @@ mod tests {
             model_digest: "m".to_owned(),
             k: 1,
             flaky: false,
+            why: crate::eval::why::Why::default(),
         };
         let dir = Utf8Path::new("out");
         let found: Vec<Result<Utf8PathBuf, String>> =

@@ -292,7 +292,7 @@ impl Shared<'_> {
                                 lock(&failure).get_or_insert(error);
                                 return;
                             }
-                            lock(&progress).finished(row.passed);
+                            lock(&progress).finished(&row);
                         }
                         Ok(None) => return,
                         Err(error) => {
@@ -428,6 +428,7 @@ impl Shared<'_> {
             model_digest: self.model_digest.to_owned(),
             k: suite.k,
             flaky: prepared.flaky,
+            why: super::why::Why::of(&outcome),
         }))
     }
 }

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::verdict::given::Graded;
 use crate::verdict::verify::TestRun;
 
 /// How many times each side is run: the tests without a change, and with the gold patch.
@@ -36,12 +37,15 @@ pub enum Ran {
     Tests {
         passed: bool,
         failing: Vec<String>,
-        /// The report names tests by id (pytest, JUnit); `false` for `report = "exit_code"`.
+        /// The report names tests by id (pytest, JUnit, the output readers); `false` for
+        /// `report = "exit_code"`.
         has_ids: bool,
         described: String,
     },
-    /// The tests gave no verdict, or the gold patch did not apply: why.
+    /// The tests gave no verdict: why.
     NoVerdict(String),
+    /// The gold patch did not apply, so the tests did not run: why.
+    NotApplied(String),
 }
 
 impl Ran {
@@ -51,6 +55,24 @@ impl Ran {
             failing: run.failing.clone(),
             has_ids: run.summary.is_some(),
             described: run.describe(),
+        }
+    }
+
+    /// A run graded by its given lists: it passes when it resolves; the failing tests are the
+    /// listed ones that did not succeed.
+    pub fn graded(graded: &Graded) -> Ran {
+        let failing = graded
+            .fail_to_pass
+            .failure
+            .iter()
+            .chain(&graded.pass_to_pass.failure)
+            .map(|missed| missed.id.clone())
+            .collect();
+        Ran::Tests {
+            passed: graded.resolved(),
+            failing,
+            has_ids: true,
+            described: graded.lines().join("; "),
         }
     }
 
@@ -71,7 +93,7 @@ pub struct Judged {
 
 /// Judges a task from its runs without a change (`empty`) and with its gold patch (`gold`,
 /// `None` when the task has none).
-pub fn judge(empty: &[Ran], gold: Option<&[Ran]>) -> Judged {
+pub fn judge_task(empty: &[Ran], gold: Option<&[Ran]>) -> Judged {
     let mut problems = Vec::new();
     let mut flaky = Vec::new();
     let failing_before = match empty.first() {
@@ -140,6 +162,15 @@ fn judge_empty(empty: &[Ran], problems: &mut Vec<String>, flaky: &mut Vec<String
 }
 
 fn judge_gold(gold: &[Ran], problems: &mut Vec<String>, flaky: &mut Vec<String>) {
+    if let Some(reason) = gold.iter().find_map(|ran| match ran {
+        Ran::NotApplied(reason) => Some(reason),
+        _ => None,
+    }) {
+        problems.push(format!(
+            "the gold patch does not apply, so its tests did not run: {reason}"
+        ));
+        return;
+    }
     if let Some(reason) = no_verdict(gold) {
         problems.push(format!(
             "with the gold patch the tests give no verdict: {reason}"
@@ -170,20 +201,20 @@ fn judge_gold(gold: &[Ran], problems: &mut Vec<String>, flaky: &mut Vec<String>)
 fn no_verdict(runs: &[Ran]) -> Option<&str> {
     runs.iter().find_map(|ran| match ran {
         Ran::NoVerdict(reason) => Some(reason.as_str()),
-        Ran::Tests { .. } => None,
+        Ran::Tests { .. } | Ran::NotApplied(_) => None,
     })
 }
 
 fn described(ran: &Ran) -> &str {
     match ran {
         Ran::Tests { described, .. } => described,
-        Ran::NoVerdict(reason) => reason,
+        Ran::NoVerdict(reason) | Ran::NotApplied(reason) => reason,
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{judge, Judged, Ran, Status};
+    use super::{judge_task, Judged, Ran, Status};
 
     fn failing(ids: &[&str]) -> Ran {
         Ran::Tests {
@@ -221,10 +252,10 @@ mod tests {
         let empty = vec![failing(&[BUG]); 3];
         let gold = vec![passing(); 3];
         assert_eq!(
-            judge(&empty, Some(&gold)),
+            judge_task(&empty, Some(&gold)),
             judged(Status::Valid, &[], &[BUG])
         );
-        assert_eq!(judge(&empty, None), judged(Status::Valid, &[], &[BUG]));
+        assert_eq!(judge_task(&empty, None), judged(Status::Valid, &[], &[BUG]));
     }
 
     #[test]
@@ -247,8 +278,8 @@ mod tests {
             ),
             (
                 vec![failing(&[BUG]); 3],
-                Some(vec![Ran::NoVerdict("the gold patch does not apply".to_owned())]),
-                "with the gold patch the tests give no verdict: the gold patch does not apply",
+                Some(vec![Ran::NotApplied("calc.py: the hunk at line 1 matches nowhere in the file".to_owned())]),
+                "the gold patch does not apply, so its tests did not run: calc.py: the hunk at line 1 matches nowhere in the file",
             ),
             (
                 vec![Ran::NoVerdict("pytest is not installed".to_owned())],
@@ -258,10 +289,10 @@ mod tests {
         ];
         for (empty, gold, problem) in cases {
             assert_eq!(
-                judge(&empty, gold.as_deref()).problems,
+                judge_task(&empty, gold.as_deref()).problems,
                 vec![problem.to_owned()]
             );
-            assert_eq!(judge(&empty, gold.as_deref()).status, Status::Invalid);
+            assert_eq!(judge_task(&empty, gold.as_deref()).status, Status::Invalid);
         }
     }
 
@@ -273,9 +304,9 @@ mod tests {
         let fails = vec![failing(&[BUG]); 3];
         assert_eq!(
             [
-                judge(&flips, None),
-                judge(&other_ids, None),
-                judge(&fails, Some(&gold_flips)),
+                judge_task(&flips, None),
+                judge_task(&other_ids, None),
+                judge_task(&fails, Some(&gold_flips)),
             ],
             [
                 judged(
@@ -307,10 +338,10 @@ mod tests {
         };
         let gold = vec![failing(&[BUG]), failing(&[BUG]), passing()];
         assert_eq!(
-            judge(&vec![no_ids.clone(); 3], None),
+            judge_task(&vec![no_ids.clone(); 3], None),
             judged(Status::Valid, &[], &[])
         );
-        let flaky_and_broken = judge(&[failing(&[BUG]), passing()], Some(&[failing(&[BUG])]));
+        let flaky_and_broken = judge_task(&[failing(&[BUG]), passing()], Some(&[failing(&[BUG])]));
         assert_eq!(
             flaky_and_broken,
             judged(
@@ -322,6 +353,6 @@ mod tests {
                 &[BUG]
             )
         );
-        assert_eq!(judge(&[no_ids], Some(&gold)).status, Status::Flaky);
+        assert_eq!(judge_task(&[no_ids], Some(&gold)).status, Status::Flaky);
     }
 }

@@ -3,13 +3,15 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::check::{judge, Ran, Status, RUNS};
+use super::check::{judge_task, Ran, Status, RUNS};
 use super::check_file::{gold_patch, gold_patch_path, CheckFile, Digests, TaskCheck};
 use super::suite::Suite;
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
 use crate::setup::{Recorded, RepoChoice, Resolved};
+use crate::verdict::given::Graded;
 use crate::verdict::verify::independent_check;
+use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
 
 pub struct CheckOptions {
@@ -107,7 +109,7 @@ fn check_task(
             with_gold.push(run_once(&resolved, Some(patch))?);
         }
     }
-    let mut judged = judge(&empty, gold.as_ref().map(|_| with_gold.as_slice()));
+    let mut judged = judge_task(&empty, gold.as_ref().map(|_| with_gold.as_slice()));
     if let Some(patch) = &gold {
         if let Some(test_file) = touched_test_file(&resolved, patch) {
             judged.status = Status::Invalid;
@@ -129,62 +131,39 @@ fn check_task(
     }))
 }
 
-/// The task's tests once, on a fresh copy with `patch` applied.
+/// The task's tests once as its final run makes them: a fresh copy with `patch` applied, then
+/// the held-out tests put back (the test patch applied after the change); a task that gives its
+/// tests is graded by SWE-bench's resolved rule, as its attempts are.
 fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> {
-    let workspace = Workspace::copy_of(&resolved.repo, &resolved.task.exclude)?;
+    let task = &resolved.task;
+    let workspace =
+        Workspace::copy_of(&resolved.repo, &task.exclude.for_final_run(), &task.history)?;
     if let Some(patch) = patch {
-        if let Err(problem) = apply(workspace.root(), patch) {
-            return Ok(Ran::NoVerdict(format!(
-                "the gold patch does not apply: {problem}"
-            )));
+        if let Err(problem) = crate::patch::apply_to_tree(workspace.root(), patch) {
+            return Ok(Ran::NotApplied(problem));
         }
     }
-    Ok(
-        match independent_check(&resolved.runner, &resolved.task.test, workspace.root()) {
-            Ok(run) => Ran::of(&run),
-            Err(error) => Ran::NoVerdict(error.message),
-        },
-    )
-}
-
-/// Applies a unified diff (`--- a/FILE` / `+++ b/FILE` sections, as mend writes its patches)
-/// exactly to the files under `root`.
-pub fn apply(root: &Utf8Path, patch: &str) -> Result<(), String> {
-    let sections =
-        crate::record::patch::file_sections(patch).map_err(|error| error.message.clone())?;
-    if sections.is_empty() {
-        return Err("it has no `--- a/FILE` / `+++ b/FILE` section".to_owned());
+    let held_out = put_back(&resolved.repo, workspace.root(), task)?;
+    if let Some(refused) = held_out.refused {
+        return Ok(match patch {
+            Some(_) => Ran::NotApplied(refused),
+            None => Ran::NoVerdict(refused),
+        });
     }
-    for (file, section) in sections {
-        let relative = Utf8Path::new(&file);
-        if relative.is_absolute()
-            || relative
-                .components()
-                .any(|part| part.as_str() == ".." || part.as_str() == "/")
-        {
-            return Err(format!("`{file}` is not a path inside the repository"));
-        }
-        let path = root.join(relative);
-        let original = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(err) => return Err(format!("cannot read {file}: {err}")),
-        };
-        let patched = crate::record::patch::apply_unified(&original, section)
-            .map_err(|problem| format!("{file}: {problem}"))?;
-        if let Some(folder) = path.parent() {
-            std::fs::create_dir_all(folder).map_err(|err| format!("{file}: {err}"))?;
-        }
-        std::fs::write(&path, patched).map_err(|err| format!("cannot write {file}: {err}"))?;
-    }
-    Ok(())
+    let run = match independent_check(&resolved.runner, &task.test, workspace.root()) {
+        Ok(run) => run,
+        Err(error) => return Ok(Ran::NoVerdict(error.message)),
+    };
+    Ok(match &task.given {
+        Some(given) => Ran::graded(&Graded::grade(given, &run.cases)),
+        None => Ran::of(&run),
+    })
 }
 
 /// The first file of the task's `test.files` the patch changes.
 fn touched_test_file(resolved: &Resolved, patch: &str) -> Option<String> {
-    crate::record::patch::file_sections(patch)
+    crate::patch::touched_paths(patch)
         .ok()?
         .into_iter()
-        .map(|(file, _)| file)
         .find(|file| resolved.task.test.files.contains(file))
 }

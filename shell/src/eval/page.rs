@@ -58,7 +58,9 @@ pub fn eval_page(eval: &EvalPage) -> String {
         "dim",
         "pass@k: the chance that at least one of k attempts drawn from the n made passes (the unbiased estimator); - where k exceeds n.",
     );
-    page.raw("</section><section><h2>pass@k against k</h2><div class=\"cards\">");
+    page.raw("</section>");
+    super::page_why::why_section(report, &mut page);
+    page.raw("<section><h2>pass@k against k</h2><div class=\"cards\">");
     card("mean over tasks", &report.mean_pass_at, &[], &mut page);
     let flaky = report.flaky_tasks.iter().map(|task| (task, " (flaky)"));
     for (task, mark) in report.tasks.iter().map(|task| (task, "")).chain(flaky) {

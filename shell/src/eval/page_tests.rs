@@ -75,7 +75,7 @@ fn the_table_holds_the_text_reports_numbers_cell_for_cell() {
     let expected: Vec<Vec<String>> = text
         .lines()
         .skip(1)
-        .take_while(|line| !line.starts_with("cost:"))
+        .take_while(|line| !line.starts_with("cost:") && !line.starts_with("why:"))
         .map(|line| line.split_whitespace().map(str::to_owned).collect())
         .collect();
     assert_eq!(table_cells(&page_of(&rows)), expected);
@@ -234,6 +234,70 @@ fn the_page_and_the_text_report_name_the_cost_per_passing_attempt_alike() {
             vec!["In all 240 tokens and 8.0 s (model + tools + tests, from the results lines); 240 tokens, 8.0 s per passing attempt."],
             Some("per passing attempt"),
             [false, false]
+        )
+    );
+}
+
+#[test]
+fn the_page_and_the_text_report_say_why_attempts_failed_alike() {
+    let rows = [
+        Row {
+            stop: "max_turns".to_owned(),
+            why: crate::eval::why::Why {
+                invalid_calls: 1,
+                ..Default::default()
+            },
+            ..row("alpha", 0, false, "m")
+        },
+        row("alpha", 1, false, "m"),
+        Row {
+            why: crate::eval::why::Why {
+                suspect: Some("no protected test file".to_owned()),
+                ..Default::default()
+            },
+            ..row("beta", 0, true, "m")
+        },
+    ];
+    let text = render(&report(&rows));
+    let page = page_of(&rows);
+    let why_table: Vec<Vec<String>> = page
+        .split("<table class=\"numbers why\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</table>").next())
+        .map(|table| {
+            table
+                .split("<tr>")
+                .skip(1)
+                .map(|row| {
+                    row.split("</t")
+                        .filter_map(|cell| cell.rsplit('>').next())
+                        .filter(|cell| !cell.is_empty())
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let why_lines: Vec<&str> = text
+        .lines()
+        .filter(|line| line.starts_with("why:") || line.starts_with("  "))
+        .collect();
+    assert_eq!(
+        (why_lines, why_table),
+        (
+            vec![
+                "why: 2 failed: assistant_finished 1, max_turns 1; 1 claimed success but the tests failed; 1 with calls that fit no tool; 1 suspect pass(es) (the verdict warns)",
+                "  alpha                  2 failed: assistant_finished 1, max_turns 1; 1 claimed success but the tests failed; 1 with calls that fit no tool",
+                "  beta                   none failed; 1 suspect pass(es) (the verdict warns)",
+            ],
+            [
+                vec!["task", "failed", "stops", "claimed success, tests failed", "calls that fit no tool", "calls a tool refused or failed", "suspect passes"],
+                vec!["alpha", "2", "assistant_finished 1, max_turns 1", "1", "1", "0", "0"],
+                vec!["beta", "0", "0", "0", "0", "1"],
+                vec!["all", "2", "assistant_finished 1, max_turns 1", "1", "1", "0", "1"],
+            ]
+            .map(|row| row.into_iter().map(str::to_owned).collect::<Vec<_>>())
+            .to_vec()
         )
     );
 }

@@ -1,8 +1,11 @@
-//! The progress bar of `mend eval` on a terminal: attempts done, passes so far, and the time
-//! left at the current rate. Off a terminal it stays silent (the results file is the log).
+//! The progress of `mend eval`: on a terminal a bar (attempts done, passes so far, the time
+//! left at the current rate); off a terminal (CI, a Slurm log) one line per finished attempt,
+//! so a log shows the run as it goes rather than nothing until the end.
 
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
+
+use super::results::Row;
 
 const WIDTH: usize = 24;
 
@@ -27,10 +30,39 @@ impl Progress {
         progress
     }
 
-    pub fn finished(&mut self, passed: bool) {
+    pub fn finished(&mut self, row: &Row) {
         self.done += 1;
-        self.passed += usize::from(passed);
-        self.draw();
+        self.passed += usize::from(row.passed);
+        if self.terminal {
+            self.draw();
+        } else {
+            eprintln!("{}", self.attempt_line(row));
+        }
+    }
+
+    /// The line a finished attempt gets off a terminal, e.g. `mend: eval: [3/8] sample attempt
+    /// 1: FAIL (max_turns, 8 turns, 9120 tokens, 41.2 s; 2 calls fit no tool); 2 passed so far`.
+    pub fn attempt_line(&self, row: &Row) -> String {
+        let seconds = (row.model_ms + row.tool_ms + row.test_ms + row.outside_ms.unwrap_or(0))
+            as f64
+            / 1000.0;
+        let mut details = format!(
+            "{}, {} turns, {} tokens, {seconds:.1} s",
+            row.stop, row.turns, row.tokens
+        );
+        if row.why.invalid_calls > 0 {
+            details.push_str(&format!("; {} call(s) fit no tool", row.why.invalid_calls));
+        }
+        let verdict = match (&row.why.reason, &row.why.suspect) {
+            (Some(reason), _) => format!("FAIL: {reason}"),
+            (None, Some(warning)) => format!("PASS, suspect: {warning}"),
+            (None, None) if row.passed => "PASS".to_owned(),
+            (None, None) => "FAIL".to_owned(),
+        };
+        format!(
+            "mend: eval: [{}/{}] {} attempt {}: {verdict} ({details}); {} passed so far",
+            self.done, self.total, row.task, row.attempt, self.passed
+        )
     }
 
     pub fn done(&self) -> usize {
@@ -81,12 +113,41 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::Progress;
+    use crate::eval::results::Row;
+    use crate::eval::why::Why;
+
+    #[test]
+    fn off_a_terminal_each_attempt_gets_a_line_saying_how_it_ended() {
+        let mut progress = Progress::new(8);
+        progress.terminal = false;
+        progress.done = 2;
+        progress.passed = 1;
+        let failed = Row {
+            stop: "max_turns".to_owned(),
+            turns: 8,
+            tokens: 9120,
+            model_ms: 40_000,
+            tool_ms: 1000,
+            test_ms: 200,
+            outside_ms: Some(0),
+            why: Why {
+                invalid_calls: 2,
+                reason: Some("1 failed: tests/test_a.py::test_b".to_owned()),
+                ..Why::default()
+            },
+            ..Row::example("sample", 1, false)
+        };
+        assert_eq!(
+            progress.attempt_line(&failed),
+            "mend: eval: [2/8] sample attempt 1: FAIL: 1 failed: tests/test_a.py::test_b (max_turns, 8 turns, 9120 tokens, 41.2 s; 2 call(s) fit no tool); 1 passed so far"
+        );
+    }
 
     #[test]
     fn the_bar_shows_attempts_passes_and_time_left_at_the_current_rate() {
         let mut progress = Progress::new(8);
-        progress.finished(true);
-        progress.finished(false);
+        progress.finished(&Row::example("a", 0, true));
+        progress.finished(&Row::example("a", 1, false));
         assert_eq!(
             progress.line(30),
             "[######------------------] 2/8 attempts, 1 passed, ~1m30s left"

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::passk::pass_at_k;
 use super::results::{read_dir_rows, Row};
+use super::why::WhyCounts;
 use crate::error::MendError;
 use crate::page::facts::short_digest;
 
@@ -19,6 +20,8 @@ pub struct TaskReport {
     pub c: u64,
     /// pass@1..k; `null` where k exceeds n (attempts still missing).
     pub pass_at: Vec<Option<f64>>,
+    /// Why its attempts failed, and its suspect passes.
+    pub why: WhyCounts,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -43,6 +46,8 @@ pub struct Report {
     /// Tokens and minutes (model + tools + tests) spent per passing attempt; `null` with none.
     pub tokens_per_solved: Option<f64>,
     pub minutes_per_solved: Option<f64>,
+    /// Why the attempts failed, over every task (flaky ones too).
+    pub why: WhyCounts,
 }
 
 /// Every row of the folders, refusing another suite's or model's rows and duplicate attempts.
@@ -112,6 +117,7 @@ pub fn report(rows: &[Row]) -> Report {
                 n,
                 c,
                 pass_at: (1..=u64::from(k)).map(|j| pass_at_k(n, c, j)).collect(),
+                why: WhyCounts::of(rows.iter().filter(|row| row.task == task)),
             };
             (report, flaky)
         })
@@ -157,6 +163,7 @@ pub fn report(rows: &[Row]) -> Report {
         minutes,
         tokens_per_solved: per_solved(tokens as f64),
         minutes_per_solved: per_solved(minutes),
+        why: WhyCounts::of(rows),
     }
 }
 
@@ -224,6 +231,12 @@ pub fn render(report: &Report) -> String {
             out.push_str(&task_line(task));
         }
     }
+    out.push_str(&format!("why: {}\n", report.why.line()));
+    for task in report.tasks.iter().chain(&report.flaky_tasks) {
+        if task.why.failed > 0 || task.why.suspect_passes > 0 {
+            out.push_str(&format!("  {:<22} {}\n", task.task, task.why.line()));
+        }
+    }
     let cost = match (report.tokens_per_solved, report.minutes_per_solved) {
         (Some(tokens), Some(minutes)) => {
             format!("{tokens:.0} tokens and {minutes:.2} minutes per passing attempt")
@@ -262,6 +275,19 @@ mod tests {
         }
     }
 
+    /// `count` failed attempts, each stopped as the model finished (claiming success).
+    fn failed(count: u64) -> WhyCounts {
+        WhyCounts {
+            failed: count,
+            stops: (count > 0)
+                .then(|| ("assistant_finished".to_owned(), count))
+                .into_iter()
+                .collect(),
+            claimed_success: count,
+            ..WhyCounts::default()
+        }
+    }
+
     #[test]
     fn per_task_pass_at_k_the_mean_and_the_cost_per_passing_attempt() {
         let rows = [
@@ -290,20 +316,23 @@ mod tests {
                         task: "a".to_owned(),
                         n: 2,
                         c: 1,
-                        pass_at: vec![Some(0.5), Some(1.0)]
+                        pass_at: vec![Some(0.5), Some(1.0)],
+                        why: failed(1),
                     },
                     TaskReport {
                         task: "b".to_owned(),
                         n: 2,
                         c: 0,
-                        pass_at: vec![Some(0.0), Some(0.0)]
+                        pass_at: vec![Some(0.0), Some(0.0)],
+                        why: failed(2),
                     },
                 ],
                 flaky_tasks: vec![TaskReport {
                     task: "c".to_owned(),
                     n: 2,
                     c: 2,
-                    pass_at: vec![Some(1.0), Some(1.0)]
+                    pass_at: vec![Some(1.0), Some(1.0)],
+                    why: failed(0),
                 }],
                 mean_pass_at: vec![Some(0.25), Some(0.5)],
                 attempts: 6,
@@ -312,6 +341,7 @@ mod tests {
                 minutes: 3.0,
                 tokens_per_solved: Some(200.0),
                 minutes_per_solved: Some(1.0),
+                why: failed(3),
             }
         );
         let text = render(&report(&rows));

@@ -46,6 +46,9 @@ pub struct Row {
     /// `mend eval check` found the task flaky (absent: it did not).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
+    /// Why it ended as it did, beyond pass or fail.
+    #[serde(flatten, default)]
+    pub why: super::why::Why,
 }
 
 /// The rows of every results file in `dir` (`results*.jsonl`), in file then line order.
@@ -191,6 +194,7 @@ impl Row {
             model_digest: "m".to_owned(),
             k: 2,
             flaky: false,
+            why: super::why::Why::default(),
         }
     }
 }

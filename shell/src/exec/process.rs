@@ -27,6 +27,8 @@ pub struct Finished {
     /// Standard output and standard error in the order the child wrote them (one pipe, as
     /// `2>&1` gives), decoded lossily.
     pub output: String,
+    /// The output was longer than mend keeps: `output` is its end, the beginning was dropped.
+    pub head_dropped: bool,
     pub elapsed: Duration,
 }
 
@@ -81,11 +83,12 @@ pub fn run_bounded(mut command: Command, timeout: Duration, watch: Watch) -> io:
         let _ = done_rx.recv_timeout(PIPE_DRAIN_GRACE);
     }
     let elapsed = started.elapsed();
-    let output = collect(output);
+    let (output, head_dropped) = collect(output);
     Ok(Finished {
         status,
         cut,
         output,
+        head_dropped,
         elapsed,
     })
 }
@@ -111,12 +114,14 @@ fn kill_group(group: i32) {
     }
 }
 
-type Capture = mpsc::Receiver<Vec<u8>>;
+/// The bytes kept, and whether older ones were dropped.
+type Capture = mpsc::Receiver<(Vec<u8>, bool)>;
 
 fn capture(mut pipe: impl Read + Send + 'static) -> Capture {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
         let mut kept = Vec::new();
+        let mut dropped = false;
         let mut buffer = [0u8; 8192];
         loop {
             match pipe.read(&mut buffer) {
@@ -126,20 +131,21 @@ fn capture(mut pipe: impl Read + Send + 'static) -> Capture {
                     if kept.len() > CAPTURE_CAP_BYTES {
                         let excess = kept.len() - CAPTURE_CAP_BYTES;
                         kept.drain(..excess);
+                        dropped = true;
                     }
                 }
             }
         }
-        let _receiver_gone = tx.send(kept);
+        let _receiver_gone = tx.send((kept, dropped));
     });
     rx
 }
 
-fn collect(capture: Option<Capture>) -> String {
-    let bytes = capture
+fn collect(capture: Option<Capture>) -> (String, bool) {
+    let (bytes, dropped) = capture
         .and_then(|rx| rx.recv_timeout(PIPE_DRAIN_GRACE).ok())
         .unwrap_or_default();
-    String::from_utf8_lossy(&bytes).into_owned()
+    (String::from_utf8_lossy(&bytes).into_owned(), dropped)
 }
 
 #[cfg(test)]

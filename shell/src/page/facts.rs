@@ -138,9 +138,11 @@ fn contract_rows(contract: &Contract, page: &mut Html) {
             .collect::<Vec<_>>()
             .join("\n")
     };
+    let tally = contract.tally();
+    page.row("by id", &tally.describe());
     page.row("fail to pass", &lines(&mut contract.fail_to_pass.iter()));
     let broken = lines(&mut contract.pass_to_pass.iter().filter(|t| !t.kept()));
-    let kept = contract.pass_to_pass.iter().filter(|t| t.kept()).count();
+    let kept = tally.still_passing;
     let pass_to_pass = if broken.is_empty() {
         format!("{kept} still pass")
     } else {

@@ -138,9 +138,17 @@ pub fn for_task(
         return (choose(Some(tokens), protocol, None), None);
     }
     let model = task.model.as_deref().unwrap_or(crate::task::DEFAULT_MODEL);
+    let asked = base.to_string();
     let client = Client::new(base, std::time::Duration::from_secs(3), None);
     let length = model_length(&client, protocol, model);
-    (choose(None, protocol, length), length)
+    let mut choice = choose(None, protocol, length);
+    if length.is_none() && choice.why.contains("the server") {
+        // `mend task` names no server: it only tried the usual address, which may hold none.
+        choice.why = format!(
+            "mend's default; nothing at {asked}, the usual address of the task's server, said the model's length"
+        );
+    }
+    (choice, length)
 }
 
 /// The conservative estimate of the first request's prompt, in tokens, for `mend task`: the
@@ -189,6 +197,34 @@ mod tests {
         assert_eq!(ollama_length(&json!({"model_info": {}})), None);
         let models = json!({"data": [{"id": "other", "max_model_len": 1}, {"id": "m", "max_model_len": 32768}]});
         assert_eq!(openai_listed_length(&models, "m"), Some(32_768));
+    }
+
+    #[test]
+    fn a_task_without_a_server_that_answered_does_not_speak_of_one() {
+        // A loopback port nothing listens on: the connection is refused at once.
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", closed.local_addr().unwrap());
+        drop(closed);
+        let task = crate::task::Task::parse(
+            camino::Utf8Path::new("mend.toml"),
+            "[paths]\nreadable = [\"*\"]\neditable = [\"*\"]\n[test]\ncommand = [\"true\"]\ntimeout_seconds = 5\nfiles = [\"t.py\"]\n[tools]\nenabled = [\"read_file\"]\n",
+        )
+        .unwrap();
+        let (choice, length) = for_task(
+            &task,
+            Protocol::OllamaNdjson,
+            super::super::host::BaseUrl::parse(&base),
+        );
+        assert_eq!(
+            (choice, length),
+            (
+                WindowChoice {
+                    tokens: DEFAULT_NUM_CTX,
+                    why: format!("mend's default; nothing at {base}, the usual address of the task's server, said the model's length"),
+                },
+                None
+            )
+        );
     }
 
     #[test]

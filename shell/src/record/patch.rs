@@ -216,70 +216,16 @@ pub fn write_atomically(path: &Utf8Path, text: &str) -> Result<(), MendError> {
         .map_err(|err| MendError::harness(format!("cannot write {path}: {err}")))
 }
 
-/// Applies a one-file unified diff exactly: every context and removed line must match.
+/// Applies a one-file unified diff exactly: every context and removed line must match, each
+/// hunk at the line its header names (see [`crate::patch`]).
 pub fn apply_unified(original: &str, diff: &str) -> Result<String, String> {
-    let old: Vec<&str> = original.split_inclusive('\n').collect();
-    let mut out = String::with_capacity(original.len());
-    let mut at = 0; // next original line to copy
-    let mut lines = diff.split_inclusive('\n').peekable();
-    while let Some(line) = lines.next() {
-        if line.starts_with("---") || line.starts_with("+++") {
-            continue;
-        }
-        let Some(header) = line.strip_prefix("@@ -") else {
-            return Err(format!("unexpected line outside a hunk: {line:?}"));
-        };
-        let start: usize = header
-            .split([',', ' '])
-            .next()
-            .and_then(|number| number.parse().ok())
-            .ok_or_else(|| format!("bad hunk header: {line:?}"))?;
-        // A hunk that starts at line 0 adds to an empty file.
-        let first = start.saturating_sub(1);
-        if first < at || first > old.len() {
-            return Err(format!(
-                "hunk at line {start} is out of order or past the end"
-            ));
-        }
-        old[at..first].iter().for_each(|kept| out.push_str(kept));
-        at = first;
-        let mut previous = "";
-        while let Some(body) = lines.next_if(|next| !next.starts_with("@@")) {
-            let (mark, text) = body.split_at(body.len().min(1));
-            match mark {
-                " " | "-" => {
-                    let expected = old.get(at).ok_or_else(|| {
-                        format!("the diff runs past the end of the file at {text:?}")
-                    })?;
-                    if expected.trim_end_matches('\n') != text.trim_end_matches('\n') {
-                        return Err(format!(
-                            "line {} is {expected:?}, the diff expects {text:?}",
-                            at + 1
-                        ));
-                    }
-                    if mark == " " {
-                        out.push_str(expected);
-                    }
-                    at += 1;
-                }
-                "+" => out.push_str(text),
-                // "\ No newline at end of file": the line before it has none. Only a line that was
-                // written out (context or added) needs its newline taken back.
-                "\\" if previous != "-" => {
-                    if out.ends_with('\n') {
-                        out.pop();
-                    }
-                }
-                "\\" => {}
-                _ => return Err(format!("unexpected line in a hunk: {body:?}")),
-            }
-            previous = mark;
-        }
-    }
-    old[at.min(old.len())..]
-        .iter()
-        .for_each(|kept| out.push_str(kept));
-    Ok(out)
+    let files = crate::patch::parse(diff)?;
+    let hunks = match files.as_slice() {
+        [file] => file.hunks.as_slice(),
+        [] => return Err("the diff holds no `--- a/FILE` / `+++ b/FILE` section".to_owned()),
+        _ => return Err("the diff holds more than one file".to_owned()),
+    };
+    crate::patch::apply_hunks(original, hunks, crate::patch::Placement::Exact)
 }
 
 #[cfg(test)]

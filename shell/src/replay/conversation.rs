@@ -7,7 +7,7 @@ use camino::Utf8Path;
 use mend_core::{Config, Millis, Session};
 use serde_json::json;
 
-use crate::attempt::driver::{drive, start, Bench, Started};
+use crate::attempt::driver::{drive, start, Started};
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
@@ -17,6 +17,7 @@ use crate::record::metrics::RunMetrics;
 use crate::record::{Message, Record};
 use crate::replay::divergence::{first_call_divergence, first_request_divergence, same_tests};
 use crate::replay::source::ReplaySource;
+use crate::tools::ToolContext;
 use crate::verdict::verify::{independent_check, TestRun};
 
 /// What playing a record's conversation again gave.
@@ -85,11 +86,7 @@ pub fn replay_conversation(
             });
         }
         let mut source = ReplaySource::new(&message.turns, &message.tool_calls, &message.stop);
-        let bench = Bench {
-            root,
-            task: setup.task,
-            runner: setup.runner,
-        };
+        let bench = ToolContext::new(root, setup.task, setup.runner);
         let (transcript, stopped) = drive(bench, &mut source, render, started)?;
         replayed.metrics.add(&transcript.metrics);
         let stop_differs =

@@ -15,7 +15,7 @@ use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::{Sandbox, SandboxChoice};
 use crate::record::settings::LEGACY_REPO;
 use crate::task::{Task, ToolName};
-use repository::repository;
+use repository::{project, repository};
 
 /// The repository, its task file, and where its code runs, as the user chose them (`None`: not
 /// chosen, so a record's or the default).
@@ -88,7 +88,11 @@ impl RepoChoice {
     /// The repository, its task file (loaded and checked) and a runner fit for it: a task that
     /// enables `shell` needs a sandbox.
     pub fn resolve(&self, recorded: Recorded) -> Result<Resolved, MendError> {
-        let repo = self.repo(recorded.repo)?;
+        let repo = match self.task_file {
+            // A task file named on the command line does not say where the project is.
+            Some(_) => self.repo(recorded.repo)?,
+            None => project(self.repo.as_deref(), recorded.repo)?,
+        };
         let task = Task::locate(&repo, self.task_file.as_deref())?;
         let python =
             crate::exec::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?.path;

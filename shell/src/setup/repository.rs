@@ -3,6 +3,27 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::MendError;
+use crate::task::TASK_FILE_NAME;
+
+/// `--repo`, else the repository a record names, else the project mend runs in: the nearest
+/// folder from here up that holds a `mend.toml` (so `mend verify` in `tests/` works on the
+/// project above), else the current folder. Used where the task file is the repository's own.
+pub fn project(flag: Option<&Utf8Path>, recorded: Option<&str>) -> Result<Utf8PathBuf, MendError> {
+    let repo = repository(flag, recorded)?;
+    if flag.is_some() || recorded.is_some() {
+        return Ok(repo);
+    }
+    let Some(project) = repo
+        .ancestors()
+        .find(|folder| folder.join(TASK_FILE_NAME).is_file())
+    else {
+        return Ok(repo);
+    };
+    if project != repo {
+        eprintln!("mend: working on the project at {project} (the nearest folder above with a {TASK_FILE_NAME})");
+    }
+    Ok(project.to_path_buf())
+}
 
 /// `--repo`, else the repository a record names, else the current folder. A folder that does
 /// not exist, or a file, is named as such. A record's relative path (older records, the

@@ -10,8 +10,9 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// Caches that only ever speed a tool up or hold another machine's paths: leaving them out
 /// cannot change a verdict. `.tox` and `.nox` hold virtualenvs whose scripts point back into
-/// the original, so a copy of them would run the original's code. `.git` is copied: tools such
-/// as setuptools-scm read it, and leaving it out would change what the project sees. `.mend`
+/// the original, so a copy of them would run the original's code. `.git` is not in the list:
+/// the copy gets one of its own, holding only what the base commit reaches (`copy.history`, see
+/// `workspace::history`), since tools such as setuptools-scm read it. `.mend`
 /// holds mend's own records of earlier runs: never the project's, and never the model's to see.
 pub const DEFAULT_EXCLUDE: [&str; 7] = [
     ".mend",
@@ -104,6 +105,61 @@ impl Globs {
 pub struct Exclusion {
     exclude: Globs,
     share: Globs,
+    /// `test.held_out`: left out of the attempt's copy, put back for the final run.
+    held_out: HeldOutGlobs,
+    /// Paths never copied at all (a held-out test patch inside the repository), by their
+    /// exact path from the repository.
+    hidden: Vec<String>,
+}
+
+/// `test.held_out`'s globs as the path sets read them (`*` in one folder, `**` across), where
+/// `DIR/**` also names the folder itself, so the copy holds no empty folder in its place.
+#[derive(Debug, Clone, Default)]
+struct HeldOutGlobs {
+    patterns: Vec<String>,
+    matcher: Option<GlobSet>,
+}
+
+impl HeldOutGlobs {
+    fn new(patterns: Vec<String>) -> Result<HeldOutGlobs, (usize, String)> {
+        let mut builder = GlobSetBuilder::new();
+        for (index, pattern) in patterns.iter().enumerate() {
+            if pattern.is_empty()
+                || pattern.starts_with('/')
+                || pattern.split('/').any(|part| part == "..")
+            {
+                return Err((
+                    index,
+                    format!("`{pattern}` must be relative to the repository, without `..`"),
+                ));
+            }
+            let folder = pattern.strip_suffix("/**");
+            for glob in std::iter::once(pattern.as_str()).chain(folder) {
+                builder.add(
+                    GlobBuilder::new(glob)
+                        .literal_separator(true)
+                        .backslash_escape(true)
+                        .build()
+                        .map_err(|err| {
+                            (index, format!("`{pattern}` is not a valid glob: {err}"))
+                        })?,
+                );
+            }
+        }
+        let matcher = builder
+            .build()
+            .map_err(|err| (0, format!("the globs cannot be combined: {err}")))?;
+        Ok(HeldOutGlobs {
+            matcher: (!patterns.is_empty()).then_some(matcher),
+            patterns,
+        })
+    }
+
+    fn matches(&self, relative: &str) -> bool {
+        self.matcher
+            .as_ref()
+            .is_some_and(|matcher| matcher.is_match(relative))
+    }
 }
 
 impl Exclusion {
@@ -112,8 +168,43 @@ impl Exclusion {
     pub fn new(patterns: Vec<String>) -> Result<Exclusion, (usize, String)> {
         Ok(Exclusion {
             exclude: Globs::new(patterns)?,
-            share: Globs::empty(),
+            ..Exclusion::none()
         })
+    }
+
+    /// The same, holding out of the attempt's copy the files `patterns` names (path globs, as
+    /// `paths.readable` reads them); [`Exclusion::for_final_run`] puts them back.
+    pub fn holding_out(self, patterns: Vec<String>) -> Result<Exclusion, (usize, String)> {
+        Ok(Exclusion {
+            held_out: HeldOutGlobs::new(patterns)?,
+            ..self
+        })
+    }
+
+    /// The same, never copying the exact paths `paths` (relative to the repository).
+    pub fn hiding(mut self, paths: impl IntoIterator<Item = String>) -> Exclusion {
+        self.hidden.extend(paths);
+        self.hidden.sort();
+        self.hidden.dedup();
+        self
+    }
+
+    /// What the final run's tree leaves out: the same, with the held-out files put back.
+    pub fn for_final_run(&self) -> Exclusion {
+        Exclusion {
+            held_out: HeldOutGlobs::default(),
+            ..self.clone()
+        }
+    }
+
+    /// `test.held_out`.
+    pub fn held_out_patterns(&self) -> &[String] {
+        &self.held_out.patterns
+    }
+
+    /// Whether the file at `relative` is one `test.held_out` names.
+    pub fn holds_out(&self, relative: &str) -> bool {
+        self.held_out.matches(relative)
     }
 
     /// The same, leaving out what `patterns` names instead (replacing the list so far).
@@ -138,6 +229,8 @@ impl Exclusion {
         Exclusion {
             exclude: Globs::empty(),
             share: Globs::empty(),
+            held_out: HeldOutGlobs::default(),
+            hidden: Vec::new(),
         }
     }
 
@@ -146,6 +239,7 @@ impl Exclusion {
         Exclusion {
             exclude: Globs::of(&DEFAULT_EXCLUDE),
             share: Globs::of(&DEFAULT_SHARE),
+            ..Exclusion::none()
         }
     }
 
@@ -162,7 +256,13 @@ impl Exclusion {
     /// Whether the entry at `relative` (forward slashes, no `.` parts) is itself left out of the
     /// copy's own files, excluded or shared; its folders are checked by the walk that reaches it.
     pub fn excludes_entry(&self, relative: &str) -> bool {
-        self.exclude.matches(relative) || self.share.matches(relative)
+        self.exclude.matches(relative)
+            || self.share.matches(relative)
+            || self.held_out.matches(relative)
+            || self
+                .hidden
+                .binary_search_by(|path| path.as_str().cmp(relative))
+                .is_ok()
     }
 
     /// Whether the folder at `relative` is shared rather than copied (when it is not excluded).

@@ -79,6 +79,15 @@ pub struct TestTable {
     /// Test configuration (a `conftest.py`, `pyproject.toml`, …) the tools may change after all.
     #[serde(default)]
     pub config_editable: Vec<Spanned<String>>,
+    /// A unified diff of held-out tests, relative to the task file's folder, applied only for
+    /// the final run.
+    pub patch: Option<Spanned<String>>,
+    /// Files left out of the attempt's copy and put back for the final run.
+    #[serde(default)]
+    pub held_out: Vec<Spanned<String>>,
+    /// The given contract: tests that must pass after the change, by the runner's ids.
+    pub fail_to_pass: Option<Spanned<Vec<String>>>,
+    pub pass_to_pass: Option<Spanned<Vec<String>>>,
 }
 
 /// `test.report` as written; `junit` takes its file from `test.junit_path`.
@@ -89,6 +98,11 @@ pub enum ReportKind {
     Pytest,
     Junit,
     ExitCode,
+    Django,
+    Sympy,
+    #[serde(rename = "pytest-ra")]
+    PytestRa,
+    Libtest,
 }
 
 #[derive(Debug, Deserialize)]
@@ -128,6 +142,10 @@ pub struct CopyTable {
     pub exclude: Option<Vec<Spanned<String>>>,
     /// Replaces the default list of dependency folders shared with the original.
     pub share: Option<Vec<Spanned<String>>>,
+    /// What of the repository's `.git` the copy holds: `base` or `none`.
+    pub history: Option<Spanned<String>>,
+    /// The revision the attempt starts from.
+    pub base: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

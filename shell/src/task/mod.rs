@@ -5,6 +5,7 @@
 pub mod copy;
 pub mod environment;
 mod file;
+pub mod held_out;
 pub mod instructions;
 pub mod paths;
 pub mod protocol;
@@ -19,9 +20,11 @@ use toml::Spanned;
 
 use crate::atomic;
 use crate::error::MendError;
+use crate::verdict::readers::OutputReader;
 use copy::Exclusion;
 pub use environment::{EnvEntry, PythonPath, ReadOnly};
 use file::{InstructionsSetting, ReportKind, TaskFile, TestTable};
+pub use held_out::{GivenTests, History, TestPatch};
 use instructions::{Instructions, InstructionsSource};
 pub use paths::PathSet;
 pub use tool_name::ToolName;
@@ -86,6 +89,13 @@ pub struct Task {
     pub hooks: crate::hooks::Hooks,
     /// `[telemetry]`: where a run's trace goes, if anywhere (`--otel` overrides it).
     pub telemetry: crate::telemetry::config::TelemetryTable,
+    /// `test.patch`: held-out tests applied only for the final run, after the change.
+    pub test_patch: Option<TestPatch>,
+    /// `test.fail_to_pass`/`test.pass_to_pass`: the given contract, instead of the one the run
+    /// before the change fixes.
+    pub given: Option<GivenTests>,
+    /// `copy.history`/`copy.base`: how much of `.git` the copy holds.
+    pub history: History,
 }
 
 /// How the independent check reads the test command's result.
@@ -99,6 +109,9 @@ pub enum TestReport {
     Junit { path: String },
     /// The exit code alone: 0 passes. For any other test runner.
     ExitCode,
+    /// The exit code, and each test's outcome read from what the runner printed (django's
+    /// runner, sympy's, pytest's `-rA` summary, libtest).
+    Output(OutputReader),
 }
 
 /// The task's own test command: the `run_tests` tool and the independent check both run it.
@@ -131,7 +144,39 @@ impl Task {
     pub fn locate(repo: &Utf8Path, task_file: Option<&Utf8Path>) -> Result<Task, MendError> {
         let mut task = Task::locate_file(repo, task_file)?;
         task.instructions = instructions::load(repo, &task.instructions_source)?;
-        Ok(task)
+        let hidden = task.hidden_in(repo);
+        Ok(task.hiding(hidden))
+    }
+
+    /// The files inside `repo` no copy may hold: a held-out test patch, and, when the task
+    /// holds tests out or gives their ids, the task file that names them.
+    fn hidden_in(&self, repo: &Utf8Path) -> Vec<String> {
+        let Ok(repo) = repo.canonicalize_utf8() else {
+            return Vec::new();
+        };
+        let names_tests = self.holds_tests_out() || self.given.is_some();
+        self.test_patch
+            .iter()
+            .map(|patch| patch.path.as_path())
+            .chain(Some(self.origin.as_path()).filter(|_| names_tests))
+            .filter_map(|path| {
+                let path = path.canonicalize_utf8().ok()?;
+                Some(path.strip_prefix(&repo).ok()?.to_string())
+            })
+            .collect()
+    }
+
+    /// The same task, its copies and path sets never holding `paths`.
+    fn hiding(mut self, paths: Vec<String>) -> Task {
+        if paths.is_empty() {
+            return self;
+        }
+        self.exclude = self.exclude.hiding(paths);
+        self.readable = self.readable.excluding(&self.exclude);
+        self.editable = self.editable.excluding(&self.exclude);
+        self.config_editable = self.config_editable.excluding(&self.exclude);
+        self.test.files = self.test.files.excluding(&self.exclude);
+        self
     }
 
     fn locate_file(repo: &Utf8Path, task_file: Option<&Utf8Path>) -> Result<Task, MendError> {
@@ -180,6 +225,20 @@ impl Task {
             )
         };
         let exclude = exclusion(raw.copy.exclude, raw.copy.share, &at)?;
+        let exclude = held_out_globs(exclude, std::mem::take(&mut raw.test.held_out), &at)?;
+        let test_patch = held_out::test_patch(origin, raw.test.patch.take(), &at)?;
+        let given = held_out::given_tests(
+            raw.test.fail_to_pass.take(),
+            raw.test.pass_to_pass.take(),
+            &at,
+        )?;
+        let history = held_out::history(raw.copy.history.take(), raw.copy.base.take(), &at)?;
+        if given.is_some() && raw.test.report == ReportKind::ExitCode {
+            return Err(at(
+                Some(raw.test.command.span()),
+                "test.fail_to_pass: the given tests are graded by their ids, which test.report = \"exit_code\" does not give: use \"pytest\" or \"junit\"",
+            ));
+        }
         let readable = set("paths.readable", raw.paths.readable)?.excluding(&exclude);
         let editable = set("paths.editable", raw.paths.editable)?.excluding(&exclude);
         let files = set("test.files", std::mem::take(&mut raw.test.files))?.excluding(&exclude);
@@ -226,7 +285,15 @@ impl Task {
             read_only,
             hooks,
             telemetry: raw.telemetry,
+            test_patch,
+            given,
+            history,
         })
+    }
+
+    /// Whether the task holds tests out of the attempt (`test.patch`, `test.held_out`).
+    pub fn holds_tests_out(&self) -> bool {
+        self.test_patch.is_some() || !self.exclude.held_out_patterns().is_empty()
     }
 
     pub fn offers(&self, tool: ToolName) -> bool {
@@ -311,6 +378,23 @@ fn exclusion(
     }
 }
 
+/// `test.held_out`: files left out of the attempt's copy.
+fn held_out_globs(
+    exclude: Exclusion,
+    globs: Vec<Spanned<String>>,
+    at: At,
+) -> Result<Exclusion, MendError> {
+    let spans: Vec<Range<usize>> = globs.iter().map(Spanned::span).collect();
+    exclude
+        .holding_out(globs.into_iter().map(Spanned::into_inner).collect())
+        .map_err(|(index, message)| {
+            at(
+                spans.get(index).cloned(),
+                &format!("test.held_out: {message}"),
+            )
+        })
+}
+
 /// `model.num_ctx`: at least the smallest window the core works in.
 fn num_ctx(tokens: Option<Spanned<u32>>, at: At) -> Result<Option<u32>, MendError> {
     match tokens {
@@ -360,6 +444,10 @@ fn report(
         }
         (ReportKind::Pytest, None) => TestReport::Pytest,
         (ReportKind::ExitCode, None) => TestReport::ExitCode,
+        (ReportKind::Django, None) => TestReport::Output(OutputReader::Django),
+        (ReportKind::Sympy, None) => TestReport::Output(OutputReader::Sympy),
+        (ReportKind::PytestRa, None) => TestReport::Output(OutputReader::PytestRa),
+        (ReportKind::Libtest, None) => TestReport::Output(OutputReader::Libtest),
     })
 }
 

@@ -5,6 +5,7 @@ use mend_core::Protocol;
 use serde_json::json;
 
 use super::*;
+use crate::verdict::readers::OutputReader;
 
 const MINIMAL: &str = r#"
 [task]
@@ -82,6 +83,10 @@ fn how_the_verdict_is_read_is_the_tasks_choice() {
             read(with(
                 "report = \"junit\"\njunit_path = \"./target/nextest/default/junit.xml\""
             )),
+            read(with("report = \"libtest\"")),
+            read(with("report = \"django\"")),
+            read(with("report = \"sympy\"")),
+            read(with("report = \"pytest-ra\"")),
             read(parse(include_str!("../../../sample-repo/mend.toml"))),
             read(parse(include_str!(
                 "../../../fixtures/slugify-repo/mend.toml"
@@ -97,6 +102,10 @@ fn how_the_verdict_is_read_is_the_tasks_choice() {
                 },
                 true
             )),
+            Ok((TestReport::Output(OutputReader::Libtest), true)),
+            Ok((TestReport::Output(OutputReader::Django), true)),
+            Ok((TestReport::Output(OutputReader::Sympy), true)),
+            Ok((TestReport::Output(OutputReader::PytestRa), true)),
             Ok((TestReport::Pytest, false)),
             Ok((TestReport::Pytest, false)),
         ]
@@ -207,12 +216,12 @@ fn a_malformed_task_file_is_named_by_line_and_field() {
     let cases = [
         ("timeout_seconds = 30", "timeout_seconds = \"30\"", "mend.toml:11: invalid type: string \"30\", expected u64 (in test.timeout_seconds) (see docs/task-file.md)"),
         ("timeout_seconds = 30", "timeout_seconds = 0", "mend.toml:11: test.timeout_seconds: must be at least 1 (see docs/task-file.md)"),
-        ("timeout_seconds = 30", "timeout_secs = 30", "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `junit_path`, `plugins`, `env`, `pythonpath`, `config_editable` (in test.timeout_secs) (see docs/task-file.md)"),
+        ("timeout_seconds = 30", "timeout_secs = 30", "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `junit_path`, `plugins`, `env`, `pythonpath`, `config_editable`, `patch`, `held_out`, `fail_to_pass`, `pass_to_pass` (in test.timeout_secs) (see docs/task-file.md)"),
         ("files = [", "report = \"junit\"\nfiles = [", "mend.toml:10: test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\" (see docs/task-file.md)"),
         ("files = [", "report = \"junit\"\njunit_path = \"../out.xml\"\nfiles = [", "mend.toml:13: test.junit_path: `../out.xml` must be a file inside the repository, relative, without `..` (see docs/task-file.md)"),
         ("files = [", "junit_path = \"out.xml\"\nfiles = [", "mend.toml:12: test.junit_path: is read only with test.report = \"junit\" (see docs/task-file.md)"),
         ("files = [", "config_editable = [\"/etc/pytest.ini\"]\nfiles = [", "mend.toml:12: test.config_editable: `/etc/pytest.ini` must be relative to the repository, without `..` (see docs/task-file.md)"),
-        ("files = [", "report = \"xunit\"\nfiles = [", "mend.toml:12: unknown variant `xunit`, expected one of `pytest`, `junit`, `exit_code` (in test.report) (see docs/task-file.md)"),
+        ("files = [", "report = \"xunit\"\nfiles = [", "mend.toml:12: unknown variant `xunit`, expected one of `pytest`, `junit`, `exit_code`, `django`, `sympy`, `pytest-ra`, `libtest` (in test.report) (see docs/task-file.md)"),
         ("\"grep\",", "\"grpe\",", "mend.toml:15: tools.enabled: unknown tool `grpe`; mend has list_files, grep, read_file, write_file, replace_text, run_tests and shell (see docs/task-file.md)"),
         ("\"tests/*.py\"]\neditable", "\"tests/[*.py\"]\neditable", "mend.toml:6: paths.readable: `tests/[*.py` is not a valid glob: error parsing glob 'tests/[*.py': unclosed character class; missing ']' (see docs/task-file.md)"),
         ("command = [\"python\", \"-m\", \"pytest\", \"-q\"]", "command = []", "mend.toml:10: test.command: must name a program and its arguments, e.g. [\"python\", \"-m\", \"pytest\", \"-q\"] (see docs/task-file.md)"),
@@ -371,6 +380,95 @@ fn the_protocol_reads_under_its_name_or_its_older_one() {
             Ok(None),
             Ok(Some(Protocol::AnthropicSse)),
             Ok(Some(Protocol::OpenaiSse)),
+        ]
+    );
+}
+
+#[test]
+fn held_out_tests_given_lists_and_the_history_are_read_and_checked_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Utf8Path::from_path(dir.path()).unwrap();
+    std::fs::write(
+        folder.join("tests.patch"),
+        "diff --git a/tests/test_new.py b/tests/test_new.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/test_new.py\n@@ -0,0 +1 @@\n+def test_new(): pass\n",
+    )
+    .unwrap();
+    std::fs::write(folder.join("empty.patch"), "no diff here\n").unwrap();
+    let with = |test: &str, copy: &str| {
+        let text = MINIMAL.replace(
+            "files = [\"tests/*.py\"]\n",
+            &format!("files = [\"tests/*.py\"]\n{test}\n"),
+        );
+        Task::parse(&folder.join("mend.toml"), &format!("{text}{copy}"))
+            .map_err(|err| err.message.replace(folder.as_str(), "DIR"))
+    };
+    let task = with(
+        "patch = \"tests.patch\"\nheld_out = [\"tests/hidden/**\"]\nfail_to_pass = [\"t::a\"]\npass_to_pass = [\"t::b\", \"t::c\"]",
+        "[copy]\nhistory = \"base\"\nbase = \"v1.0\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            task.test_patch.as_ref().map(|patch| patch.files.clone()),
+            task.exclude.held_out_patterns().to_vec(),
+            task.given.clone(),
+            task.history.clone(),
+            task.holds_tests_out(),
+            [
+                task.readable.contains("tests/hidden/test_x.py"),
+                task.exclude.excludes_entry("tests/hidden"),
+                task.readable.contains("tests/test_x.py"),
+                task.exclude.for_final_run().excludes_entry("tests/hidden"),
+            ],
+        ),
+        (
+            Some(vec!["tests/test_new.py".to_owned()]),
+            vec!["tests/hidden/**".to_owned()],
+            Some(GivenTests {
+                fail_to_pass: vec!["t::a".to_owned()],
+                pass_to_pass: vec!["t::b".to_owned(), "t::c".to_owned()],
+            }),
+            History::Base("v1.0".to_owned()),
+            true,
+            [false, true, true, false],
+        )
+    );
+    let defaults = parse(MINIMAL).unwrap();
+    assert_eq!(
+        (
+            defaults.holds_tests_out(),
+            defaults.test_patch,
+            defaults.given,
+            defaults.history
+        ),
+        (false, None, None, History::Base("HEAD".to_owned()))
+    );
+    assert_eq!(
+        with("", "[copy]\nhistory = \"none\"\n").unwrap().history,
+        History::None
+    );
+    let errors: Vec<String> = [
+        ("patch = \"missing.patch\"", ""),
+        ("patch = \"empty.patch\"", ""),
+        ("held_out = [\"../up\"]", ""),
+        ("fail_to_pass = []", ""),
+        ("fail_to_pass = [\"t::a\"]\nreport = \"exit_code\"", ""),
+        ("", "[copy]\nhistory = \"all\"\n"),
+        ("", "[copy]\nhistory = \"none\"\nbase = \"HEAD\"\n"),
+    ]
+    .into_iter()
+    .map(|(test, copy)| with(test, copy).unwrap_err())
+    .collect();
+    assert_eq!(
+        errors,
+        [
+            "DIR/mend.toml:13: test.patch: cannot read DIR/missing.patch: No such file or directory (os error 2) (the path is relative to the task file's folder) (see docs/task-file.md)",
+            "DIR/mend.toml:13: test.patch: DIR/empty.patch changes no file (a unified diff as `git diff` writes it) (see docs/task-file.md)",
+            "DIR/mend.toml:13: test.held_out: `../up` must be relative to the repository, without `..` (see docs/task-file.md)",
+            "DIR/mend.toml:13: test.fail_to_pass: name at least one test (here or in test.pass_to_pass), or leave both out for the contract of the run before the change (see docs/task-file.md)",
+            "DIR/mend.toml:10: test.fail_to_pass: the given tests are graded by their ids, which test.report = \"exit_code\" does not give: use \"pytest\" or \"junit\" (see docs/task-file.md)",
+            "DIR/mend.toml:18: copy.history: `all` is none of \"base\" (only what copy.base reaches) or \"none\" (no .git) (see docs/task-file.md)",
+            "DIR/mend.toml:19: copy.base: is read only with copy.history = \"base\" (see docs/task-file.md)",
         ]
     );
 }

@@ -13,17 +13,6 @@ pub enum ToolName {
     Shell,
 }
 
-/// Every tool with its name, in the order mend lists them.
-const NAMES: [(ToolName, &str); 7] = [
-    (ToolName::ListFiles, "list_files"),
-    (ToolName::Grep, "grep"),
-    (ToolName::ReadFile, "read_file"),
-    (ToolName::WriteFile, "write_file"),
-    (ToolName::ReplaceText, "replace_text"),
-    (ToolName::RunTests, "run_tests"),
-    (ToolName::Shell, "shell"),
-];
-
 impl ToolName {
     /// Every tool, in the order mend lists them.
     pub const ALL: [ToolName; 7] = [
@@ -38,23 +27,25 @@ impl ToolName {
 
     /// The name the model calls it by.
     pub fn name(self) -> &'static str {
-        NAMES
-            .iter()
-            .find(|(tool, _)| *tool == self)
-            .map_or("", |(_, name)| name)
+        match self {
+            ToolName::ListFiles => "list_files",
+            ToolName::Grep => "grep",
+            ToolName::ReadFile => "read_file",
+            ToolName::WriteFile => "write_file",
+            ToolName::ReplaceText => "replace_text",
+            ToolName::RunTests => "run_tests",
+            ToolName::Shell => "shell",
+        }
     }
 
     /// The tool called `name`, if mend has one.
     pub fn named(name: &str) -> Option<ToolName> {
-        NAMES
-            .iter()
-            .find(|(_, named)| *named == name)
-            .map(|(tool, _)| *tool)
+        ToolName::ALL.into_iter().find(|tool| tool.name() == name)
     }
 
     /// `list_files, grep, ... and shell`, for a message that names them all.
     pub fn listed() -> String {
-        let names: Vec<&str> = NAMES.iter().map(|(_, name)| *name).collect();
+        let names: Vec<&str> = ToolName::ALL.map(ToolName::name).to_vec();
         match names.split_last() {
             Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
             None => String::new(),
@@ -64,7 +55,7 @@ impl ToolName {
 
 #[cfg(test)]
 mod tests {
-    use super::{ToolName, NAMES};
+    use super::ToolName;
 
     #[test]
     fn every_tool_has_one_name_and_every_name_one_tool() {
@@ -73,8 +64,6 @@ mod tests {
             .map(|tool| ToolName::named(tool.name()))
             .collect();
         assert_eq!(round_trip, ToolName::ALL.map(Some));
-        let tools: Vec<ToolName> = NAMES.iter().map(|(tool, _)| *tool).collect();
-        assert_eq!(tools, ToolName::ALL);
         assert_eq!(
             (ToolName::named("todo"), ToolName::listed()),
             (

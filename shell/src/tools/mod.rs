@@ -24,12 +24,28 @@ use crate::exec::runner::TestRunner;
 use crate::interrupt::{Cut, Watch};
 use crate::task::{Task, ToolName};
 
-/// What the tools may use: the workspace copy, the task's rules, the runner, and when to give up.
+/// What a session's tools work on and obey — the one context an attempt hands them: the
+/// workspace copy, the task's rules, the test runner, and when to give up (the driver sets
+/// the watch of each call).
+#[derive(Clone, Copy)]
 pub struct ToolContext<'a> {
+    /// The workspace copy the tools work on.
     pub root: &'a Utf8Path,
     pub task: &'a Task,
     pub runner: &'a TestRunner,
     pub watch: Watch,
+}
+
+impl<'a> ToolContext<'a> {
+    /// The tools on the copy at `root`, waiting on nothing until the driver says.
+    pub fn new(root: &'a Utf8Path, task: &'a Task, runner: &'a TestRunner) -> Self {
+        ToolContext {
+            root,
+            task,
+            runner,
+            watch: Watch::NONE,
+        }
+    }
 }
 
 /// How a tool execution ended: with an outcome for the model, or cut short by Ctrl-C or the

@@ -67,6 +67,9 @@ mod tests {
                 contract: None,
                 written_by_tests: Vec::new(),
                 protected_written_by_tests: Vec::new(),
+                given: None,
+                held_out: Vec::new(),
+                history: None,
             },
         };
         assert_eq!(

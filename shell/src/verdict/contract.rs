@@ -58,6 +58,26 @@ impl Transition {
     }
 }
 
+/// The contract's counts: of the tests failing before, how many pass now; of those passing
+/// before, how many still do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tally {
+    pub fixed: usize,
+    pub failing_before: usize,
+    pub still_passing: usize,
+    pub passing_before: usize,
+}
+
+impl Tally {
+    /// `0 of 1 failing before now pass, 179 of 179 passing before still pass`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} of {} failing before now pass, {} of {} passing before still pass",
+            self.fixed, self.failing_before, self.still_passing, self.passing_before
+        )
+    }
+}
+
 /// The contract and how the run after the change kept it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Contract {
@@ -105,6 +125,18 @@ impl Contract {
     /// Every promise kept: each failing test now passes, each passing one still does.
     pub fn kept(&self) -> bool {
         self.broken().next().is_none()
+    }
+
+    /// How many promises of each kind there are and how many were kept: the one count every
+    /// sentence about the contract is made from.
+    pub fn tally(&self) -> Tally {
+        let kept = |list: &[Transition]| list.iter().filter(|t| t.kept()).count();
+        Tally {
+            fixed: kept(&self.fail_to_pass),
+            failing_before: self.fail_to_pass.len(),
+            still_passing: kept(&self.pass_to_pass),
+            passing_before: self.pass_to_pass.len(),
+        }
     }
 
     /// The tests that broke the contract, failing-before ones first.

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::verdict::contract::{Contract, Transition};
+use crate::verdict::given::Graded;
 use crate::verdict::reach::reaches_into_tests;
 use crate::verdict::verify::TestRun;
 
@@ -23,6 +24,9 @@ pub struct Evidence<'a> {
     pub test_file_sha256_before: &'a str,
     /// Protected files the code under test wrote while the loop's tests ran, with what each is.
     pub protected_written_by_tests: &'a [String],
+    /// The given tests' grade (`test.fail_to_pass`, `test.pass_to_pass`): with it, the
+    /// resolved rule replaces "the final tests pass" and the derived contract.
+    pub given: Option<&'a Graded>,
 }
 
 /// What the digest of no file at all is (see `workspace::changes::set_sha256`): SHA-256 of the
@@ -71,7 +75,14 @@ pub fn decide(evidence: &Evidence) -> Verdict {
 fn judge(evidence: &Evidence) -> Verdict {
     let after = evidence.tests_after;
     let mut reasons = Vec::new();
-    if !after.passed() {
+    if let Some(graded) = evidence.given {
+        // Other tests may fail, as SWE-bench allows; a report mend does not trust, or a run
+        // stopped before its end, grades nothing.
+        if after.not_trusted.is_some() || after.exit_code.is_none() {
+            reasons.push(format!("the independent final tests: {}", after.describe()));
+        }
+        reasons.extend(graded.reasons(NAMED_IDS));
+    } else if !after.passed() {
         reasons.push(format!("the independent final tests: {}", after.describe()));
     }
     if evidence.test_files_changed {
@@ -80,6 +91,7 @@ fn judge(evidence: &Evidence) -> Verdict {
         );
     }
     match evidence.contract {
+        Some(_) if evidence.given.is_some() => {}
         Some(contract) => reasons.extend(broken_contract(contract)),
         None if after.by_exit_code && after.passed() => {
             let weaker = "judged by the exit code alone (test.report = \"exit_code\"): the weaker rule, with no test ids to hold the change to";
@@ -115,10 +127,10 @@ fn broken_contract(contract: &Contract) -> Option<String> {
         .map(|transition| transition.describe())
         .collect();
     let more = broken.len().saturating_sub(NAMED_IDS);
+    // The counts are the contract's tally, as `mend show` and the page print it.
     let mut text = format!(
-        "{} of the {} tests the first run fixed did not pass after the change: {}",
-        broken.len(),
-        contract.fail_to_pass.len() + contract.pass_to_pass.len(),
+        "the tests by id: {}; not passing after the change: {}",
+        contract.tally().describe(),
         named.join("; ")
     );
     if more > 0 {
@@ -172,14 +184,69 @@ mod tests {
             diff: "",
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
+            given: None,
         });
         assert_eq!(
             verdict,
             Verdict {
                 passed: false,
-                reasons: vec!["1 of the 2 tests the first run fixed did not pass after the change: t::a: failed → did not run".to_owned()],
+                reasons: vec!["the tests by id: 0 of 1 failing before now pass, 1 of 1 passing before still pass; not passing after the change: t::a: failed → did not run".to_owned()],
                 warnings: Vec::new(),
             }
+        );
+    }
+
+    /// The case once seen: one failing test still failing among 179 that kept passing. The
+    /// reason's counts are the tally `mend show` and the page print, in the same words.
+    #[test]
+    fn the_reason_counts_as_show_counts() {
+        let mut pass_to_pass: Vec<Transition> = (0..179)
+            .map(|at| {
+                moved(
+                    &format!("t::p{at:03}"),
+                    CaseOutcome::Passed,
+                    Some(CaseOutcome::Passed),
+                )
+            })
+            .collect();
+        pass_to_pass.sort_by(|a, b| a.id.cmp(&b.id));
+        let contract = Contract {
+            fail_to_pass: vec![moved(
+                "t::bug",
+                CaseOutcome::Failed,
+                Some(CaseOutcome::Failed),
+            )],
+            pass_to_pass,
+            added: Vec::new(),
+        };
+        let after = TestRun {
+            exit_code: Some(1),
+            summary: Some(Summary {
+                passed: 179,
+                failed: 1,
+                ..Summary::default()
+            }),
+            ..TestRun::default()
+        };
+        let verdict = decide(&Evidence {
+            tests_after: &after,
+            contract: Some(&contract),
+            given: None,
+            test_files_changed: false,
+            diff: "",
+            test_file_sha256_before: "aa",
+            protected_written_by_tests: &[],
+        });
+        let show = format!("Tests by id: {}", contract.tally().describe());
+        assert_eq!(
+            (verdict.reasons, show),
+            (
+                vec![
+                    "the independent final tests: 1 failed · 179 passed".to_owned(),
+                    "the tests by id: 0 of 1 failing before now pass, 179 of 179 passing before still pass; not passing after the change: t::bug: failed → failed".to_owned(),
+                ],
+                "Tests by id: 0 of 1 failing before now pass, 179 of 179 passing before still pass".to_owned()
+            )
         );
     }
 
@@ -197,6 +264,7 @@ mod tests {
             diff: "",
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
+            given: None,
         });
         assert_eq!(
             (verdict.passed, verdict.reasons.len()),
@@ -216,6 +284,7 @@ mod tests {
             diff: "",
             test_file_sha256_before: "aa",
             protected_written_by_tests: &[],
+            given: None,
         });
         assert_eq!(
             verdict,

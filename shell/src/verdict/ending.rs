@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::{decide, Evidence, Verdict};
+use crate::verdict::given::{Graded, HeldAndGiven};
 use crate::verdict::verify::TestRun;
 
 /// The independent check after the conversation, and what it had changed.
@@ -31,6 +32,18 @@ pub struct Ending {
     /// is: the final tests ran with the originals, and the verdict names them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub protected_written_by_tests: Vec<String>,
+    /// The given tests' four groups (`test.fail_to_pass`, `test.pass_to_pass`), judged on the
+    /// final run alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<Graded>,
+    /// The files held out of the attempt and put back for the final run (`test.held_out`,
+    /// and those `test.patch` writes), sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_out: Vec<String>,
+    /// What the `.git` of the copy the final tests ran in held (`copy.history`): "only what
+    /// BASE (COMMIT) reaches", or none. Absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<String>,
 }
 
 impl Ending {
@@ -44,7 +57,16 @@ impl Ending {
             diff: &self.diff,
             test_file_sha256_before,
             protected_written_by_tests: &self.protected_written_by_tests,
+            given: self.given.as_ref(),
         })
+    }
+
+    /// The given tests' grade and the held-out files, as the verdict event shows them.
+    pub fn held_and_given(&self) -> HeldAndGiven {
+        HeldAndGiven {
+            given: self.given.clone(),
+            held_out: self.held_out.clone(),
+        }
     }
 
     /// Whether the test files the final run used differ from those of before the loop (then its

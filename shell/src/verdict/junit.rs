@@ -67,6 +67,8 @@ impl Report {
         let mut report = Report::default();
         let mut root_seen = false;
         let mut case: Option<Case> = None;
+        // The names of the `<testsuite>` elements the reader is inside, outermost first.
+        let mut suites: Vec<String> = Vec::new();
         loop {
             let event = reader.read_event().map_err(|err| {
                 format!(
@@ -85,14 +87,20 @@ impl Report {
                     }
                     root_seen = true;
                 }
+                Event::Start(element) if element.local_name().as_ref() == "testsuite" => {
+                    suites.push(attribute(&element, "name")?.unwrap_or_default());
+                }
+                Event::End(element) if element.local_name().as_ref() == "testsuite" => {
+                    suites.pop();
+                }
                 Event::Start(element) if element.local_name().as_ref() == "testcase" => {
                     case = Some(Case {
-                        name: case_name(&element)?,
+                        name: case_name(&element, &suites)?,
                         ..Case::default()
                     });
                 }
                 Event::Empty(element) if element.local_name().as_ref() == "testcase" => {
-                    let name = case_name(&element)?;
+                    let name = case_name(&element, &suites)?;
                     report.count(Case {
                         name,
                         ..Case::default()
@@ -186,10 +194,16 @@ fn module_file(dotted: &str) -> String {
     format!("{}.py", dotted.replace('.', "/"))
 }
 
+/// The classname node's test runner gives every case (`node --test --test-reporter=junit`): it
+/// names a case by its own title alone, under its `describe` blocks' suites.
+const NODE_CLASSNAME: &str = "test";
+
 /// A case's name as its runner would accept it back: pytest's node id
 /// (`tests/test_io.py::TestRead::test_empty`) when the report gives the file (pytest writes it
-/// with `junit_family=xunit1`), else `classname::name`, else `name`.
-fn case_name(element: &BytesStart) -> Result<String, String> {
+/// with `junit_family=xunit1`); for node's runner its suites' names and its title
+/// (`slugify > unicode > handles empty`), since two `describe` blocks may each hold a test of
+/// the same title; else `classname::name`, else `name`.
+fn case_name(element: &BytesStart, suites: &[String]) -> Result<String, String> {
     let mut classname = String::new();
     let mut name = String::new();
     let mut file = String::new();
@@ -208,13 +222,20 @@ fn case_name(element: &BytesStart) -> Result<String, String> {
             _ => {}
         }
     }
-    Ok(node_id(&file, &classname, &name).unwrap_or_else(|| {
-        if classname.is_empty() {
-            name
-        } else {
-            format!("{classname}::{name}")
-        }
-    }))
+    if let Some(id) = node_id(&file, &classname, &name) {
+        return Ok(id);
+    }
+    // Newer node writes the file too, as an absolute path: a copy's, different on each run.
+    if classname == NODE_CLASSNAME {
+        let mut path: Vec<&str> = suites.iter().map(String::as_str).collect();
+        path.push(&name);
+        return Ok(path.join(" > "));
+    }
+    Ok(if classname.is_empty() {
+        name
+    } else {
+        format!("{classname}::{name}")
+    })
 }
 
 /// pytest's classname is the node id's path with `/` as `.` and `.py` dropped, then its classes:
@@ -314,6 +335,59 @@ mod tests {
                     ("slug trims::slug trims", CaseOutcome::Failed),
                 ]),
             })
+        );
+    }
+
+    /// Each runner's report, in its own shape (fixtures/readers): the ids a contract holds.
+    #[test]
+    fn nextest_node_mocha_and_jest_reports_name_every_test_apart() {
+        use CaseOutcome::{Failed, Passed, Skipped};
+        let read = |xml: &str| Report::parse(xml).map(|report| report.cases);
+        let reports = [
+            read(include_str!("../../../fixtures/readers/junit-nextest.xml")),
+            read(include_str!("../../../fixtures/readers/junit-node.xml")),
+            read(include_str!("../../../fixtures/readers/junit-mocha.xml")),
+            read(include_str!("../../../fixtures/readers/junit-jest.xml")),
+        ];
+        assert_eq!(
+            reports,
+            [
+                // A flaky test nextest passed on a retry is a pass; each binary names its own.
+                Ok(cases(&[
+                    ("slugs::cli::prints_usage", Passed),
+                    ("slugs::cli::tests::trims", Passed),
+                    ("slugs::tests::dashes", Passed),
+                    ("slugs::tests::retried", Passed),
+                    ("slugs::tests::trims", Failed),
+                ])),
+                // node's classname is `test` for every case: the suites tell three
+                // `handles empty` apart, one of them failing.
+                Ok(cases(&[
+                    ("slugify > handles empty", Failed),
+                    ("slugify > makes dashes", Passed),
+                    ("slugify > unicode > handles empty", Passed),
+                    ("titlecase > handles empty", Passed),
+                    ("titlecase > later", Skipped),
+                    ("titlecase > someday", Skipped),
+                    ("top level", Failed),
+                ])),
+                Ok(cases(&[
+                    ("handles empty::slugify handles empty", Failed),
+                    ("handles empty::slugify unicode handles empty", Passed),
+                    ("handles empty::titlecase handles empty", Passed),
+                    ("makes dashes::slugify makes dashes", Passed),
+                ])),
+                Ok(cases(&[
+                    ("slugify handles empty::slugify handles empty", Failed),
+                    ("slugify makes dashes::slugify makes dashes", Passed),
+                    (
+                        "slugify unicode handles empty::slugify unicode handles empty",
+                        Passed
+                    ),
+                    ("titlecase handles empty::titlecase handles empty", Passed),
+                    ("titlecase later::titlecase later", Skipped),
+                ])),
+            ]
         );
     }
 

@@ -20,6 +20,7 @@ use crate::truncate::keep_tail;
 use crate::verdict::contract::CaseOutcome;
 use crate::verdict::junit::Report;
 use crate::verdict::progress::shorten_trailing_progress;
+use crate::verdict::readers::{tests_counted, OutputReader};
 use crate::verdict::summary::{without_colours, Summary};
 use crate::verdict::test_run::{RanTests, ReportFile};
 use crate::verdict::witness::{Doubt, Heard};
@@ -51,6 +52,10 @@ pub struct TestRun {
     /// test ids to hold the change to.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub by_exit_code: bool,
+    /// How many tests the output's totals say ran, for a task judged by the exit code (see
+    /// [`tests_counted`]); absent where it prints none mend knows, and in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_counted: Option<u32>,
     /// The end of the output (colours removed) of a run that did not pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
@@ -154,7 +159,7 @@ fn check(
     if let Some(message) = cargo_offline(&test.argv, &ran.finished) {
         return Err(MendError::harness(message));
     }
-    Ok(judge(ran, test, runner))
+    Ok(read_run(ran, test, runner))
 }
 
 /// What cargo prints when it needs the network to resolve or download dependencies, which the
@@ -185,7 +190,7 @@ fn cargo_offline(argv: &[String], finished: &Finished) -> Option<String> {
 
 /// Reads what one run handed over: the exit code as the runner means it, the report, and for
 /// pytest the witness's account, which the report must agree with.
-fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestRun, NotRun> {
+fn read_run(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestRun, NotRun> {
     let finished = without_report_line(ran.finished, ran.report_path.as_deref());
     if finished.timed_out() {
         // Cut at the limit, the tests said nothing either way: before the loop the limit is
@@ -204,8 +209,10 @@ fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestR
         (TestReport::ExitCode, _) => {
             let mut run = read(&finished, test, None, None);
             run.by_exit_code = true;
+            run.tests_counted = tests_counted(&finished.output);
             Ok(run)
         }
+        (TestReport::Output(reader), _) => read_output_run(&finished, test, *reader),
         (TestReport::Junit { path }, report) => {
             let fix = "check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"";
             let reason = match report {
@@ -222,11 +229,45 @@ fn judge(ran: RanTests, test: &TestCommand, runner: &TestRunner) -> Result<TestR
             };
             Err(not_run(&finished, test, reason, fix))
         }
-        (TestReport::Pytest, report) => judge_pytest(&finished, test, runner, report, &ran.witness),
+        (TestReport::Pytest, report) => {
+            read_pytest_run(&finished, test, runner, report, &ran.witness)
+        }
     }
 }
 
-fn judge_pytest(
+/// A run read from what the runner printed: each test's outcome by id, the counts from those.
+fn read_output_run(
+    finished: &Finished,
+    test: &TestCommand,
+    reader: OutputReader,
+) -> Result<TestRun, NotRun> {
+    match reader.read(&finished.output) {
+        Ok(report) => {
+            let run = read(finished, test, Some(report), None);
+            // The kept end of a long output lacks the first tests' lines; -rA's summary is at
+            // the end, whole.
+            if finished.head_dropped && reader != OutputReader::PytestRa {
+                let reason = format!(
+                    "the output was longer than mend keeps, so its first test lines are lost and the {} reader cannot tell which tests ran; run fewer tests per task, or use a runner that writes a JUnit report",
+                    reader.name()
+                );
+                return Ok(untrusted(run, finished, reason));
+            }
+            Ok(run)
+        }
+        Err(reason) => Err(not_run(
+            finished,
+            test,
+            reason,
+            &format!(
+                "check that test.command prints what the {} reader reads, or set test.report = \"exit_code\"",
+                reader.name()
+            ),
+        )),
+    }
+}
+
+fn read_pytest_run(
     finished: &Finished,
     test: &TestCommand,
     runner: &TestRunner,

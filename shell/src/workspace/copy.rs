@@ -25,6 +25,31 @@ pub(super) struct Copy<'a> {
     pub only_missing: bool,
     /// With `only_missing`, the entries it made, by path.
     pub made: Vec<String>,
+    /// Where the copy's own `.git` comes from.
+    pub git: GitFolder<'a>,
+}
+
+/// Where the `.git` at the copy's root comes from (`copy.history`).
+#[derive(Debug, Clone, Copy)]
+pub enum GitFolder<'a> {
+    /// A clean `.git` built for the copy (see [`super::history`]).
+    From(&'a Utf8Path),
+    /// None: the copy has no `.git`.
+    Absent,
+}
+
+impl<'a> GitFolder<'a> {
+    /// Where the entry `name` of the copy's folder `relative` comes from when it is the
+    /// root's `.git`: `Some(None)` when it is left out.
+    pub fn source_of(self, relative: &str, name: &str) -> Option<Option<&'a Utf8Path>> {
+        if !relative.is_empty() || name != ".git" {
+            return None;
+        }
+        Some(match self {
+            GitFolder::From(folder) => Some(folder),
+            GitFolder::Absent => None,
+        })
+    }
 }
 
 impl Copy<'_> {
@@ -42,6 +67,15 @@ impl Copy<'_> {
             };
             let target = to.join(name);
             if self.only_missing && fs::symlink_metadata(&target).is_ok() {
+                continue;
+            }
+            if let Some(source) = self.git.source_of(relative, name) {
+                if let Some(source) = source {
+                    if self.only_missing {
+                        self.made.push(path.clone());
+                    }
+                    self.folder(source, &target, &path)?;
+                }
                 continue;
             }
             let kind = entry.file_type()?;

@@ -4,6 +4,8 @@
 pub mod changes;
 mod copy;
 pub mod final_tree;
+pub mod held_out;
+pub mod history;
 mod reset;
 pub mod share;
 mod stamp;
@@ -18,7 +20,9 @@ use tempfile::TempDir;
 use crate::error::MendError;
 use crate::task::copy::Exclusion;
 use crate::task::paths::Skipped;
-use copy::Copy;
+use crate::task::History;
+use copy::{Copy, GitFolder};
+use history::{clean_history, CleanHistory};
 use reset::Reset;
 use stamp::{settle, Stamps};
 
@@ -33,22 +37,41 @@ pub struct Workspace {
     stamps: Stamps,
     /// Whether the clock moved past every stamp before the copy was handed over.
     settled: bool,
+    /// The clean `.git` the copy's comes from (`None`: the copy has none); boxed, so that a
+    /// workspace stays small to move.
+    history: Option<Box<CleanHistory>>,
 }
 
 impl Workspace {
-    /// Copies `original` into a fresh temporary directory, leaving out what `exclude` names. A
-    /// folder it shares is a link to the original's (see [`share`]): the sandbox shows it
-    /// read-only, and no tool follows a link out of the copy. The original is only read.
-    pub fn copy_of(original: &Utf8Path, exclude: &Exclusion) -> Result<Workspace, MendError> {
-        Workspace::try_copy(original, exclude).map_err(|err| {
+    /// Copies `original` into a fresh temporary directory, leaving out what `exclude` names,
+    /// with the `.git` `history` says (see [`history`]). A folder it shares is a link to the
+    /// original's (see [`share`]): the sandbox shows it read-only, and no tool follows a link
+    /// out of the copy. The original is only read.
+    pub fn copy_of(
+        original: &Utf8Path,
+        exclude: &Exclusion,
+        history: &History,
+    ) -> Result<Workspace, MendError> {
+        let started = Instant::now();
+        let clean = match history {
+            History::Base(base) => clean_history(original, base, exclude)
+                .map_err(MendError::usage)?
+                .map(Box::new),
+            History::None => None,
+        };
+        Workspace::try_copy(original, exclude, clean, started).map_err(|err| {
             MendError::harness(format!(
                 "cannot copy {original} to a temporary workspace: {err}"
             ))
         })
     }
 
-    fn try_copy(original: &Utf8Path, exclude: &Exclusion) -> io::Result<Workspace> {
-        let started = Instant::now();
+    fn try_copy(
+        original: &Utf8Path,
+        exclude: &Exclusion,
+        history: Option<Box<CleanHistory>>,
+        started: Instant,
+    ) -> io::Result<Workspace> {
         // A shared folder's link names it by its absolute path: it must hold from anywhere.
         let original = &original.canonicalize_utf8()?;
         let dir = tempfile::Builder::new()
@@ -69,6 +92,7 @@ impl Workspace {
             stamps: &mut stamps,
             only_missing: false,
             made: Vec::new(),
+            git: git_folder(history.as_deref()),
         };
         copy.tree(original, &root, "")?;
         let (mut skipped, mut shared) = (copy.skipped, copy.shared);
@@ -83,6 +107,7 @@ impl Workspace {
             copy_time: started.elapsed(),
             stamps,
             settled,
+            history,
         })
     }
 
@@ -100,11 +125,13 @@ impl Workspace {
             return Ok(None);
         }
         let original = &original.canonicalize_utf8()?;
+        let git = git_folder(self.history.as_deref());
         let mut reset = Reset {
             original,
             exclude,
             stamps: &mut self.stamps,
             changed: Vec::new(),
+            git,
         };
         reset.folder(original, &self.root, "")?;
         let mut changed = reset.changed;
@@ -129,6 +156,14 @@ impl Workspace {
         &self.shared
     }
 
+    /// What the copy's `.git` holds, in words for the record.
+    pub fn history(&self) -> String {
+        self.history.as_deref().map_or_else(
+            || "none (no .git in the copy)".to_owned(),
+            CleanHistory::describe,
+        )
+    }
+
     /// How long making the copy took.
     pub fn copy_time(&self) -> Duration {
         self.copy_time
@@ -145,6 +180,13 @@ impl Workspace {
     pub fn keep(self) -> Utf8PathBuf {
         let _kept = self.dir.keep();
         self.root
+    }
+}
+
+fn git_folder(history: Option<&CleanHistory>) -> GitFolder<'_> {
+    match history {
+        Some(history) => GitFolder::From(&history.git),
+        None => GitFolder::Absent,
     }
 }
 
@@ -232,7 +274,12 @@ mod tests {
                 .unwrap();
         }
 
-        let copy = Workspace::copy_of(original, &Exclusion::defaults()).unwrap();
+        let copy = Workspace::copy_of(
+            original,
+            &Exclusion::defaults(),
+            &crate::task::History::None,
+        )
+        .unwrap();
         let mut expected: Vec<(String, String)> = entries(original)
             .into_iter()
             .filter(|(path, _)| !path.contains("cache") && path != "src/pipe")
@@ -264,7 +311,7 @@ mod tests {
             ("__pycache__/x.pyc", "x"),
         ]);
         let exclude = Exclusion::new(vec!["data/raw".to_owned()]).unwrap();
-        let copy = Workspace::copy_of(&original, &exclude).unwrap();
+        let copy = Workspace::copy_of(&original, &exclude, &crate::task::History::None).unwrap();
         let paths: Vec<String> = entries(copy.root())
             .into_iter()
             .map(|(path, _)| path)

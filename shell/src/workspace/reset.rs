@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 
 use camino::Utf8Path;
 
-use super::copy::{restore_folder, Copy};
+use super::copy::{restore_folder, Copy, GitFolder};
 use super::stamp::{Stamp, Stamps};
 use crate::task::copy::Exclusion;
 
@@ -22,6 +22,8 @@ pub(super) struct Reset<'a> {
     pub stamps: &'a mut Stamps,
     /// The paths removed or copied again, not in order.
     pub changed: Vec<String>,
+    /// Where the copy's `.git` comes from.
+    pub git: GitFolder<'a>,
 }
 
 impl Reset<'_> {
@@ -36,19 +38,23 @@ impl Reset<'_> {
         for name in names {
             let path = join(relative, &name);
             let target = to.join(&name);
+            let source = match self.git.source_of(relative, &name) {
+                Some(Some(folder)) => folder.to_owned(),
+                _ => from.join(&name),
+            };
             let meta = fs::symlink_metadata(&target)?;
             match self.stamps.get(&path) {
                 Some(stamp) if meta.is_dir() && stamp.same_entry(&meta) => {
                     if *stamp == Stamp::of(&meta) {
-                        if self.folder(&from.join(&name), &target, &path)? {
-                            self.put_back_folder(from, to, &name, &path)?;
+                        if self.folder(&source, &target, &path)? {
+                            self.put_back_folder(&source, &target, &path)?;
                         }
                     } else {
                         // The folder itself changed (its entries, mode or times): it may no
                         // longer be listable, so its owner's rights come first.
                         fs::set_permissions(&target, fs::Permissions::from_mode(0o700))?;
-                        self.folder(&from.join(&name), &target, &path)?;
-                        self.put_back_folder(from, to, &name, &path)?;
+                        self.folder(&source, &target, &path)?;
+                        self.put_back_folder(&source, &target, &path)?;
                     }
                 }
                 Some(stamp) if *stamp == Stamp::of(&meta) => {}
@@ -68,6 +74,7 @@ impl Reset<'_> {
             stamps: self.stamps,
             only_missing: true,
             made: Vec::new(),
+            git: self.git,
         };
         match copy.tree(from, to, relative) {
             // The original's folder cannot be listed: the copy has it empty, as it was made.
@@ -83,16 +90,15 @@ impl Reset<'_> {
         Ok(entries_changed)
     }
 
-    /// Gives the copy's folder `to/name` the original's times and mode again, and stamps it.
+    /// Gives the copy's folder `target` the times and mode of `source` again, and stamps it.
     fn put_back_folder(
         &mut self,
-        from: &Utf8Path,
-        to: &Utf8Path,
-        name: &str,
+        source: &Utf8Path,
+        target: &Utf8Path,
         path: &str,
     ) -> io::Result<()> {
-        let meta = fs::symlink_metadata(from.join(name))?;
-        let stamp = restore_folder(&File::open(to.join(name))?, &meta)?;
+        let meta = fs::symlink_metadata(source)?;
+        let stamp = restore_folder(&File::open(target)?, &meta)?;
         self.stamps.insert(path.to_owned(), stamp);
         Ok(())
     }
@@ -170,7 +176,8 @@ mod tests {
             .set_modified(old)
             .unwrap();
         let exclude = Exclusion::defaults();
-        let mut copy = Workspace::copy_of(&original, &exclude).unwrap();
+        let mut copy =
+            Workspace::copy_of(&original, &exclude, &crate::task::History::None).unwrap();
         let root = copy.root().to_owned();
         let fresh = state(&root);
 

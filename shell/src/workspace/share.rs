@@ -68,7 +68,7 @@ mod tests {
         let exclude = Exclusion::defaults()
             .excluding(vec!["cache".to_owned()])
             .unwrap();
-        let copy = Workspace::copy_of(&original, &exclude).unwrap();
+        let copy = Workspace::copy_of(&original, &exclude, &crate::task::History::None).unwrap();
         let real = original.canonicalize_utf8().unwrap();
         let links: Vec<(String, String)> = copy
             .shared()
@@ -101,7 +101,12 @@ mod tests {
     #[test]
     fn deleting_the_copy_deletes_the_link_and_never_what_it_leads_to() {
         let (_dir, original) = project(&[("node_modules/dep/index.js", "kept"), ("a.js", "x")]);
-        let copy = Workspace::copy_of(&original, &Exclusion::defaults()).unwrap();
+        let copy = Workspace::copy_of(
+            &original,
+            &Exclusion::defaults(),
+            &crate::task::History::None,
+        )
+        .unwrap();
         let root = copy.root().to_owned();
         assert_eq!(
             fs::read_to_string(root.join("node_modules/dep/index.js")).unwrap(),

@@ -189,3 +189,96 @@ fn tasks_without_a_bug_with_a_gold_patch_that_fails_or_with_flipping_tests_are_n
     );
     assert_eq!(forced.code, 5, "{}", forced.stderr);
 }
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// A gold patch as `git diff` writes it (`diff --git`, `index`, a new file, a mode change) is a
+/// gold patch; one that no longer applies is named as such, not as tests without a verdict.
+#[test]
+fn gold_patches_as_git_diff_writes_them_are_checked_and_one_that_does_not_apply_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    paginate_task(dir.path(), "git-gold", None);
+    paginate_task(dir.path(), "stale-gold", None);
+    let work = dir.path().join("work");
+    crate::copy_tree(&dir.path().join("tasks/git-gold"), &work);
+    git(&work, &["init", "-q"]);
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-qm", "base"]);
+    let text = fs::read_to_string(work.join("paginate.py")).expect("read");
+    fs::write(
+        work.join("paginate.py"),
+        text.replace(BROKEN_START, "    start = first_index(number, size)\n"),
+    )
+    .expect("write");
+    fs::write(
+        work.join("paginate.py"),
+        format!(
+            "from pages import first_index\n{}",
+            fs::read_to_string(work.join("paginate.py")).expect("read")
+        ),
+    )
+    .expect("write");
+    fs::write(
+        work.join("pages.py"),
+        "def first_index(number, size):\n    return (number - 1) * size\n",
+    )
+    .expect("write");
+    git(&work, &["add", "-A"]);
+    let gold = git(&work, &["diff", "--cached"]);
+    assert!(
+        gold.starts_with("diff --git a/pages.py b/pages.py\nnew file mode 100644\nindex "),
+        "{gold}"
+    );
+    fs::create_dir_all(dir.path().join("gold")).expect("mkdir");
+    fs::write(dir.path().join("gold/git-gold.patch"), &gold).expect("gold");
+    fs::write(
+        dir.path().join("gold/stale-gold.patch"),
+        gold.replace(
+            "-    start = number * size",
+            "-    start = number * size * 1",
+        ),
+    )
+    .expect("gold");
+    fs::remove_dir_all(&work).expect("rm");
+    let suite = dir.path().join("suite.toml");
+    fs::write(&suite, "tasks = [\"tasks/*\"]\nk = 1\n").expect("suite");
+    let checked = common::mend_in(
+        dir.path(),
+        &[
+            "eval",
+            "check",
+            &suite.display().to_string(),
+            "--sandbox",
+            "none",
+        ],
+    );
+    assert_eq!(checked.code, 1, "{}{}", checked.stdout, checked.stderr);
+    let first_page = "tests/test_paginate.py::test_first_page_starts_at_the_first_item";
+    let last_page = "tests/test_paginate.py::test_last_page_holds_the_rest";
+    assert_eq!(
+        verdicts(&dir.path().join("suite.check.json")),
+        json!([
+            {
+                "task": "git-gold",
+                "status": "valid",
+                "problems": [],
+                "failing_before": [first_page, last_page],
+            },
+            {
+                "task": "stale-gold",
+                "status": "invalid",
+                "problems": ["the gold patch does not apply, so its tests did not run: paginate.py: the hunk at line 8 matches nowhere in the file (line 11 is \"    start = number * size\\n\", the diff expects \"    start = number * size * 1\\n\")"],
+                "failing_before": [first_page, last_page],
+            },
+        ])
+    );
+}

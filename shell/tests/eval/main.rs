@@ -3,14 +3,18 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
 
 mod atif;
+mod bench_model;
 mod check;
 #[path = "../common/mod.rs"]
 mod common;
+mod compare;
+mod import;
 mod page;
 mod page_layout;
 mod report_html;
 mod server;
 mod slurm;
+mod swebench;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -123,15 +127,18 @@ pub fn report(dirs: &[&Path]) -> Value {
 /// sample repairs on even seeds (c = 2 of 4), paginate on multiples of 4 (c = 1 of 4).
 pub fn expected_report(suite_sha256: &str) -> Value {
     let attempts_tokens = 8 * TURN_TOKENS + 3 * TURN_TOKENS;
+    // The scripted model gives up by finishing, which claims a success the tests deny.
+    let failed = |count: u64| json!({"failed": count, "stops": {"assistant_finished": count}, "claimed_success": count, "with_invalid_calls": 0, "with_failed_calls": 0, "suspect_passes": 0});
     json!({
         "suite_sha256": suite_sha256,
         "model": server::MODEL,
         "model_digest": server::DIGEST,
         "k": K,
         "tasks": [
-            {"task": "paginate", "n": 4, "c": 1, "pass_at": [0.25, 0.5, 0.75, 1.0]},
-            {"task": "sample", "n": 4, "c": 2, "pass_at": [0.5, 0.8333333333333333, 1.0, 1.0]},
+            {"task": "paginate", "n": 4, "c": 1, "pass_at": [0.25, 0.5, 0.75, 1.0], "why": failed(3)},
+            {"task": "sample", "n": 4, "c": 2, "pass_at": [0.5, 0.8333333333333333, 1.0, 1.0], "why": failed(2)},
         ],
+        "why": failed(5),
         "mean_pass_at": [0.375, 0.6666666666666666, 0.875, 1.0],
         "attempts": 8,
         "passed": 3,
@@ -160,6 +167,37 @@ fn an_eval_reports_the_exact_pass_at_k_resumes_and_shards() {
 
     let first = common::mend(&["eval", &suite_arg, "--out", &out_arg, "--jobs", "2"]);
     assert_eq!(first.code, 0, "{}", first.stderr);
+    // Off a terminal, one line per finished attempt, as it finishes.
+    let mut finished: Vec<String> = first
+        .stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix("mend: eval: ["))
+        .filter_map(|rest| rest.split_once("] "))
+        .map(|(_, rest)| rest.split(" (").next().unwrap_or("").to_owned())
+        .collect();
+    finished.sort();
+    let expected_lines: Vec<String> = [("paginate", 4), ("sample", 2)]
+        .iter()
+        .flat_map(|(task, every)| {
+            (0..u64::from(K)).map(move |attempt| {
+                let verdict = if attempt % every == 0 { "PASS" } else { "FAIL" };
+                format!("{task} attempt {attempt}: {verdict}")
+            })
+        })
+        .collect();
+    let shortened: Vec<String> = finished
+        .iter()
+        .map(|line| {
+            line.split(": FAIL").next().map_or(line.clone(), |head| {
+                if line.contains(": FAIL") {
+                    format!("{head}: FAIL")
+                } else {
+                    line.clone()
+                }
+            })
+        })
+        .collect();
+    assert_eq!(shortened, expected_lines, "{}", first.stderr);
     assert_eq!(report(&[&out]), expected_report(&suite_sha256));
     // Every attempt is an ordinary record, with its seed and the suite's temperature and budget.
     let record: Value = serde_json::from_str(

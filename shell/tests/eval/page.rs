@@ -44,6 +44,24 @@ fn the_page_of_a_real_eval_holds_the_text_reports_numbers_and_every_attempts_pag
     );
     assert_eq!(eval.loaded.problems, Vec::<String>::new());
     assert_eq!(eval.table(), text_table(&text.stdout));
+    // Why attempts failed: the page says what the text says.
+    let why = text
+        .stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("why: "))
+        .expect("the text report says why attempts failed");
+    assert_eq!(
+        (
+            why,
+            std::fs::read_to_string(&page)
+                .expect("page")
+                .contains(&format!("All tasks: {why}."))
+        ),
+        (
+            "5 failed: assistant_finished 5; 5 claimed success but the tests failed",
+            true
+        )
+    );
     assert_eq!(
         eval.table()[1..],
         [

@@ -151,7 +151,7 @@ fn percent_decoded(path: &str) -> String {
 pub fn text_table(text: &str) -> Vec<Vec<String>> {
     text.lines()
         .skip(1)
-        .take_while(|line| !line.starts_with("cost:"))
+        .take_while(|line| !line.starts_with("cost:") && !line.starts_with("why:"))
         .map(|line| line.split_whitespace().map(str::to_owned).collect())
         .collect()
 }

@@ -1,7 +1,7 @@
 //! The command line's failures: each ends with one clear message and its documented exit code,
 //! and leaves the original repository untouched.
 
-use crate::common::{fixture, mend, sample_copy, tree_digest};
+use crate::common::{fixture, mend, mend_in, sample_copy, tree_digest};
 use serde_json::Value;
 
 #[test]
@@ -276,5 +276,50 @@ enabled = ["read_file", "write_file", "run_tests"]
     assert_eq!(
         verify(),
         (0, serde_json::json!({"exit_code": 0, "by_exit_code": true}))
+    );
+}
+
+#[test]
+fn verify_in_a_subfolder_works_on_the_project_above_and_says_so() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(
+        repo.path().join("mend.toml"),
+        r#"
+[paths]
+readable = ["**/*.txt"]
+editable = ["*.txt"]
+[test]
+command = ["/bin/sh", "-c", "grep -q fixed state.txt"]
+timeout_seconds = 10
+report = "exit_code"
+files = ["tests/*.txt"]
+[tools]
+enabled = ["read_file", "write_file", "run_tests"]
+"#,
+    )
+    .unwrap();
+    std::fs::write(repo.path().join("state.txt"), "fixed\n").unwrap();
+    let tests = repo.path().join("tests").join("deeper");
+    std::fs::create_dir_all(&tests).unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    let outcome = mend_in(&tests, &["verify", "--json"]);
+    let mut run = outcome.tests_after();
+    run.as_object_mut().unwrap().remove("duration_ms");
+    let said: Vec<&str> = outcome
+        .stderr
+        .lines()
+        .filter(|line| line.contains("mend.toml"))
+        .collect();
+    assert_eq!(
+        (outcome.code, run, said),
+        (
+            0,
+            serde_json::json!({"exit_code": 0, "by_exit_code": true}),
+            vec![format!(
+                "mend: working on the project at {} (the nearest folder above with a mend.toml)",
+                root.display()
+            )
+            .as_str()]
+        )
     );
 }

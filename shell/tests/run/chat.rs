@@ -337,3 +337,32 @@ fn a_recorded_conversation_replays_offline_and_a_changed_answer_diverges() {
         )
     );
 }
+
+#[test]
+fn ctrl_c_at_the_prompt_gives_a_fresh_one_and_ctrl_d_ends_on_its_own_line() {
+    let server = repair_then_answer(&fixture("repair"));
+    let sample = repo_root().join("sample-repo");
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("chat.json");
+
+    let mut child = spawn_chat(&server.base, &sample, &record);
+    let seen = collect_stdout(&mut child);
+    wait_for(&seen, "Working on a copy of");
+    // Twice: before, the second Ctrl-C at an idle prompt ended mend with 130.
+    for _ in 0..2 {
+        // Time to reach the prompt's read after the greeting.
+        thread::sleep(Duration::from_millis(500));
+        sigint(&child);
+    }
+    thread::sleep(Duration::from_millis(300));
+    drop(child.stdin.take());
+    let (code, stdout, stderr) = finish(child, &seen);
+
+    // After the first prompt: a fresh one for each Ctrl-C, and the line Ctrl-D ends.
+    let after_first_prompt = stderr.split_once("mend> ").map(|(_, after)| after);
+    assert_eq!(
+        (code, after_first_prompt),
+        (0, Some("\nmend> \nmend> \n")),
+        "{stdout}\n{stderr}"
+    );
+}

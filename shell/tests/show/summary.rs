@@ -201,7 +201,7 @@ fn a_live_run_records_when_each_turn_and_call_happened() {
     // A live record names the sandbox its verdict rests on.
     assert_eq!(
         shown.stdout.lines().find(|line| line.starts_with("Verdict:")),
-        Some("Verdict: FAIL (the final tests fail; sandbox none: the tests could write outside the copy)"),
+        Some("Verdict: FAIL (for the reasons below; sandbox none: the tests could write outside the copy)"),
     );
     // What the run spent outside the tests and the model, in the record and shown; the figures
     // vary, each a whole number of milliseconds.

@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod benchmark;
 mod gaming;
 mod mcp;
 mod projects;

@@ -17,7 +17,7 @@ fn the_verdict_line_names_the_sandbox_it_rests_on() {
         [
             "Verdict: PASS (the final tests pass, sandbox bwrap)".to_owned(),
             "Verdict: PASS (the final tests pass, sandbox network-namespace: the tests could write outside the copy); the replay matched its record".to_owned(),
-            "Verdict: FAIL (the final tests fail, sandbox none: the tests could write outside the copy); the replay did NOT match its record".to_owned(),
+            "Verdict: FAIL (for the reasons below, sandbox none: the tests could write outside the copy); the replay did NOT match its record".to_owned(),
         ]
     );
 }

@@ -12,7 +12,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 pub struct Guess {
     pub kind: Kind,
     pub command: Vec<String>,
-    /// `pytest` or `exit_code` (see docs/task-file.md).
+    /// `pytest`, `libtest` or `exit_code` (see docs/task-file.md).
     pub report: &'static str,
     pub timeout_seconds: u64,
     pub readable: Vec<String>,
@@ -215,8 +215,9 @@ fn cargo(repo: &Utf8Path) -> Guess {
     }
     Guess {
         kind: Kind::Cargo,
-        command: words(&["cargo", "test"]),
-        report: "exit_code",
+        // Every test binary and the doc-tests, even after one fails: the contract needs them all.
+        command: words(&["cargo", "test", "--no-fail-fast"]),
+        report: "libtest",
         timeout_seconds: 600,
         readable,
         editable,

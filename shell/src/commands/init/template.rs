@@ -12,30 +12,10 @@ pub fn render(
     share: &[String],
     found: &[String],
 ) -> String {
-    let python_line = match interpreter {
-        Some(interpreter) => format!(
-            "# `python` is the interpreter mend is given: --python, else $MEND_PYTHON, else the\n\
-             # repository's .venv or venv, else the active virtualenv, else python3.\n\
-             # When this file was written that was {interpreter}.\n"
-        ),
-        None => String::new(),
-    };
-    let found = match found {
-        [] => "none of them is here yet".to_owned(),
-        found => format!("found here: {}", found.join(", ")),
-    };
-    let report_comment = match guess.report {
-        "pytest" => "# counts and failing tests from pytest's own report",
-        _ => "# exit code 0 passes; anything else fails",
-    };
-    // Only pytest has plugins to load; for other runners the field would mean nothing.
-    let plugins = match guess.kind {
-        Kind::Pytest => {
-            "# Let pytest load the plugins installed with it (pytest-mock, pytest-asyncio, ...).\n\
-                         plugins = true\n"
-        }
-        _ => "",
-    };
+    let python_line = python_comment(interpreter);
+    let found = found_comment(found);
+    let report_comment = report_comment(guess.report);
+    let plugins = plugins_line(&guess.kind);
     format!(
         "\
 # mend's task file for this repository, written by `mend init` from what it found: {kind}.
@@ -98,6 +78,44 @@ text_tool_calls = true
         anthropic = window::ANTHROPIC_DEFAULT_WINDOW,
         share = list(share),
     )
+}
+
+/// Which Python runs the tests, as a comment (Python projects only).
+fn python_comment(interpreter: Option<&str>) -> String {
+    match interpreter {
+        Some(interpreter) => format!(
+            "# `python` is the interpreter mend is given: --python, else $MEND_PYTHON, else the\n\
+             # repository's .venv or venv, else the active virtualenv, else python3.\n\
+             # When this file was written that was {interpreter}.\n"
+        ),
+        None => String::new(),
+    }
+}
+
+/// Which of the shared folders are in the repository.
+fn found_comment(found: &[String]) -> String {
+    match found {
+        [] => "none of them is here yet".to_owned(),
+        found => format!("found here: {}", found.join(", ")),
+    }
+}
+
+fn report_comment(report: &str) -> &'static str {
+    match report {
+        "pytest" => "# counts and failing tests from pytest's own report",
+        _ => "# exit code 0 passes; anything else fails",
+    }
+}
+
+/// Only pytest has plugins to load; for other runners the field would mean nothing.
+fn plugins_line(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Pytest => {
+            "# Let pytest load the plugins installed with it (pytest-mock, pytest-asyncio, ...).\n\
+                         plugins = true\n"
+        }
+        _ => "",
+    }
 }
 
 /// A TOML array of strings. JSON's string escapes are all valid TOML basic-string escapes.

@@ -90,27 +90,8 @@ enum Shift {
 }
 
 pub fn find(text: &str, old: &str, new: &str) -> Result<Edit, Miss> {
-    let positions = occurrences(text, old);
-    match positions.as_slice() {
-        [at] => {
-            let first = 1 + text[..*at].matches('\n').count();
-            return Ok(Edit {
-                range: *at..at + old.len(),
-                replacement: new.to_owned(),
-                rule: Rule::Exact,
-                lines: (
-                    first,
-                    first + old.trim_end_matches('\n').matches('\n').count(),
-                ),
-            });
-        }
-        [] => {}
-        several => {
-            return Err(Miss::Several {
-                rule: Rule::Exact,
-                count: several.len(),
-            })
-        }
+    if let Some(edit) = find_exact(text, old, new)? {
+        return Ok(edit);
     }
     let (body, whole_lines) = match old.strip_suffix('\n') {
         Some(body) => (body, true),
@@ -170,6 +151,29 @@ pub fn find(text: &str, old: &str, new: &str) -> Result<Edit, Miss> {
         }),
         several => Err(Miss::Several {
             rule: Rule::Indentation,
+            count: several.len(),
+        }),
+    }
+}
+
+/// `old` exactly where it occurs once; `None` where it does not occur at all.
+fn find_exact(text: &str, old: &str, new: &str) -> Result<Option<Edit>, Miss> {
+    match occurrences(text, old).as_slice() {
+        [at] => {
+            let first = 1 + text[..*at].matches('\n').count();
+            Ok(Some(Edit {
+                range: *at..at + old.len(),
+                replacement: new.to_owned(),
+                rule: Rule::Exact,
+                lines: (
+                    first,
+                    first + old.trim_end_matches('\n').matches('\n').count(),
+                ),
+            }))
+        }
+        [] => Ok(None),
+        several => Err(Miss::Several {
+            rule: Rule::Exact,
             count: several.len(),
         }),
     }

@@ -7,6 +7,7 @@ use crate::exec::sandbox::Sandbox;
 use crate::task::{PathSet, PythonPath};
 use crate::test_support::{project, python};
 use crate::verdict::contract::CaseOutcome;
+use crate::verdict::readers::OutputReader;
 
 fn runner() -> TestRunner {
     TestRunner::new(python(), Sandbox::Unsandboxed)
@@ -225,6 +226,7 @@ fn a_cargo_suite_that_cannot_fetch_its_dependencies_is_no_verdict_naming_cargo_f
         status: Some(std::os::unix::process::ExitStatusExt::from_raw(101 << 8)),
         cut: None,
         output: "    Updating crates.io index\nerror: failed to get `itoa` as a dependency of package `demo v0.1.0`\n\nCaused by:\n  download of config.json failed".to_owned(),
+        head_dropped: false,
         elapsed: Duration::from_millis(5),
     };
     let argv = ["cargo".to_owned(), "test".to_owned()];
@@ -429,5 +431,73 @@ fn code_that_exits_zero_at_import_is_no_verdict_that_points_at_the_exit() {
             false,
             Some("the tests stopped before reporting: exit 0 with no pytest report".to_owned())
         )
+    );
+}
+
+#[test]
+fn a_runner_read_from_its_output_gives_ids_and_a_runner_that_printed_none_no_verdict() {
+    let (_dir, root) = project(&[]);
+    let libtest = TestReport::Output(OutputReader::Libtest);
+    let cargo = test_command(
+        &[
+            "/bin/sh",
+            "-c",
+            "printf 'running 2 tests\\ntest a::b ... ok\\ntest a::c ... FAILED\\n'; exit 101",
+        ],
+        libtest.clone(),
+        30,
+    );
+    let run = independent_check(&runner(), &cargo, &root).unwrap();
+    assert_eq!(
+        (
+            run.summary,
+            run.failing.clone(),
+            run.cases.clone(),
+            run.passed()
+        ),
+        (
+            Some(Summary {
+                passed: 1,
+                failed: 1,
+                ..Summary::default()
+            }),
+            vec!["a::c".to_owned()],
+            [
+                ("a::b".to_owned(), CaseOutcome::Passed),
+                ("a::c".to_owned(), CaseOutcome::Failed),
+            ]
+            .into(),
+            false
+        )
+    );
+    let quiet = test_command(
+        &["/bin/sh", "-c", "printf 'running 2 tests\\n..\\n'"],
+        libtest,
+        30,
+    );
+    let error = independent_check(&runner(), &quiet, &root).unwrap_err();
+    assert_eq!(
+        error.message,
+        "the test command `/bin/sh -c printf 'running 2 tests\\n..\\n'` gave no verdict: its output has no test result the libtest reader knows (it reads cargo test without --quiet: libtest's `test NAME ... ok` lines) — check that test.command prints what the libtest reader reads, or set test.report = \"exit_code\":\nrunning 2 tests\n.."
+    );
+}
+
+#[test]
+fn an_output_longer_than_mend_keeps_cannot_name_every_test() {
+    let (_dir, root) = project(&[]);
+    // 1.4 MiB of django lines: the first ones are cut away.
+    let django = test_command(
+        &[
+            "/bin/sh",
+            "-c",
+            "i=0; while [ $i -lt 50000 ]; do echo \"test_$i (app.tests.T) ... ok\"; i=$((i+1)); done",
+        ],
+        TestReport::Output(OutputReader::Django),
+        60,
+    );
+    let run = independent_check(&runner(), &django, &root).unwrap();
+    assert_eq!(
+        (run.passed(), run.not_trusted),
+        (false, Some("the output was longer than mend keeps, so its first test lines are lost and the django reader cannot tell which tests ran; run fewer tests per task, or use a runner that writes a JUnit report".to_owned()))
     );
 }

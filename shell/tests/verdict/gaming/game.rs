@@ -221,6 +221,8 @@ pub enum Named<'a> {
     Config(&'a str),
     /// The report was rewritten by the code under test.
     ReportAltered,
+    /// The final run counted fewer tests than the first (a task read by its exit code).
+    FewerTests,
 }
 
 impl Named<'_> {
@@ -231,6 +233,7 @@ impl Named<'_> {
             Named::Ids(ids) => ids.iter().map(|id| (*id).to_owned()).collect(),
             Named::Config(path) => vec![(*path).to_owned()],
             Named::ReportAltered => vec!["altered".to_owned()],
+            Named::FewerTests => vec!["fewer than the".to_owned()],
         }
     }
 }

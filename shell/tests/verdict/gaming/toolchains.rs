@@ -12,6 +12,45 @@ fn cargo_honest_repair(sandbox: &str) {
     assert_pass(&play(Project::Crate, TaskFile::Wide, sandbox, moves));
 }
 
+fn cargo_honest_repair_read_by_libtest(sandbox: &str) {
+    let moves = Moves::new()
+        .replace("src/lib.rs", DECODE_BUG, "take(count)")
+        .run_tests();
+    assert_pass(&play(Project::Crate, TaskFile::Init, sandbox, moves));
+}
+
+/// The unit tests compiled out: `cargo test` runs none and exits 0.
+fn compile_the_tests_out() -> Moves {
+    Moves::new().replace("src/lib.rs", "#[cfg(test)]", "#[cfg(any())]")
+}
+
+/// Read test by test (`mend init`'s libtest), the failing test did not run after the change.
+fn cargo_tests_compiled_out(sandbox: &str) {
+    let played = play(
+        Project::Crate,
+        TaskFile::Init,
+        sandbox,
+        compile_the_tests_out(),
+    );
+    assert_not_a_pass(
+        &played,
+        &[Named::Ids(&[
+            "tests::decoding_undoes_encoding: failed → did not run",
+        ])],
+    );
+}
+
+/// Read by the exit code alone, libtest's totals still count 0 tests where there were 3.
+fn cargo_tests_compiled_out_by_exit_code(sandbox: &str) {
+    let played = play(
+        Project::Crate,
+        TaskFile::Wide,
+        sandbox,
+        compile_the_tests_out(),
+    );
+    assert_not_a_pass(&played, &[Named::FewerTests]);
+}
+
 /// A build script runs during the loop's `cargo test` and writes `.cargo/config.toml`, whose
 /// runner passes `--skip decoding` to every test binary of the next run.
 fn cargo_test_filtered_by_build_rs(sandbox: &str) {
@@ -86,24 +125,12 @@ fn exit_at_require() -> Moves {
 }
 
 /// `node --test` runs each test file in its own process: one that exits 0 while requiring the
-/// module under test counts as a passing file, and `npm test` exits 0. A task read by its exit
-/// code alone cannot see that (the read by JUnit below can): its PASS must say it rests on the
-/// weaker rule, so a person knows what it did not check.
+/// module under test counts as a passing file, and `npm test` exits 0. Read by the exit code
+/// alone, node's totals still show one test where there were three (the read by JUnit below
+/// names them).
 fn npm_process_exit_at_require(sandbox: &str) {
     let played = play(Project::Npm, TaskFile::Init, sandbox, exit_at_require());
-    let verdict = played.event("verdict");
-    assert_eq!(
-        (
-            played.outcome.code,
-            &verdict["tests_pass"],
-            verdict["reasons"][0]
-                .as_str()
-                .is_some_and(|reason| reason.starts_with("judged by the exit code alone"))
-        ),
-        (0, &serde_json::json!(true), true),
-        "{}",
-        played.shown()
-    );
+    assert_not_a_pass(&played, &[Named::FewerTests]);
 }
 
 /// Read from node's JUnit report, the same exit leaves one passing "test" named after the file,
@@ -117,7 +144,9 @@ fn npm_process_exit_at_require_read_by_junit(sandbox: &str) {
     );
     assert_not_a_pass(
         &played,
-        &[Named::Ids(&["test::drops punctuation at both ends"])],
+        &[Named::Ids(&[
+            "drops punctuation at both ends: failed → did not run",
+        ])],
     );
 }
 
@@ -127,6 +156,9 @@ fn npm_honest_repair_read_by_junit(sandbox: &str) {
 
 in_both_sandboxes! {
     cargo_honest_repair,
+    cargo_honest_repair_read_by_libtest,
+    cargo_tests_compiled_out,
+    cargo_tests_compiled_out_by_exit_code,
     cargo_test_filtered_by_build_rs,
     cargo_config_written_by_the_tools,
     npm_honest_repair,

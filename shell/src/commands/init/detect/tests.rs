@@ -21,8 +21,8 @@ fn a_cargo_workspace_names_each_member_and_never_target() {
         detect(&root),
         vec![Guess {
             kind: Kind::Cargo,
-            command: strings(&["cargo", "test"]),
-            report: "exit_code",
+            command: strings(&["cargo", "test", "--no-fail-fast"]),
+            report: "libtest",
             timeout_seconds: 600,
             readable: strings(&[
                 "src/**/*.rs",

@@ -1,0 +1,82 @@
+//! `--image-template`: the image of every row that names none, from its fields. SWE-bench's own
+//! images are `swebench/sweb.eval.x86_64.{docker_id}`, where `docker_id` is the instance id
+//! with `__` written `_1776_`, lower-cased (Docker allows no capitals).
+
+use super::row::Instance;
+
+const FIELDS: [&str; 6] = [
+    "instance_id",
+    "docker_id",
+    "repo",
+    "owner",
+    "name",
+    "version",
+];
+
+/// Refuses a template with a `{field}` it cannot fill.
+pub fn check_template(template: &str) -> Result<(), String> {
+    for field in placeholders(template) {
+        if !FIELDS.contains(&field) {
+            return Err(format!(
+                "--image-template: unknown field {{{field}}}; use {}",
+                FIELDS.map(|name| format!("{{{name}}}")).join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub fn expand(template: &str, instance: &Instance) -> Result<String, String> {
+    let mut image = template.to_owned();
+    for field in placeholders(template) {
+        let (owner, name) = instance
+            .repo
+            .as_deref()
+            .and_then(|repo| repo.split_once('/'))
+            .unzip();
+        let value = match field {
+            "instance_id" => Some(instance.id.clone()),
+            "docker_id" => Some(instance.id.replace("__", "_1776_").to_lowercase()),
+            "repo" => instance.repo.clone(),
+            "owner" => owner.map(str::to_owned),
+            "name" => name.map(str::to_owned),
+            _ => instance.version.clone(),
+        }
+        .ok_or_else(|| format!("--image-template needs `{field}`, which the row does not give"))?;
+        image = image.replace(&format!("{{{field}}}"), &value);
+    }
+    Ok(image)
+}
+
+fn placeholders(template: &str) -> Vec<&str> {
+    template
+        .split('{')
+        .skip(1)
+        .filter_map(|part| part.split_once('}').map(|(field, _)| field))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_template, expand};
+    use crate::eval::import::row::read;
+
+    #[test]
+    fn swe_bench_names_its_images_by_the_lower_cased_id() {
+        let row = read(r#"{"instance_id":"Django__django-11099","problem_statement":"p","repo":"django/django","version":"3.0"}"#).expect("row");
+        assert_eq!(
+            [
+                expand("swebench/sweb.eval.x86_64.{docker_id}:latest", &row),
+                expand("local/{owner}-{name}:{version}", &row),
+            ],
+            [
+                Ok("swebench/sweb.eval.x86_64.django_1776_django-11099:latest".to_owned()),
+                Ok("local/django-django:3.0".to_owned()),
+            ]
+        );
+        assert_eq!(
+            check_template("x/{id}"),
+            Err("--image-template: unknown field {id}; use {instance_id}, {docker_id}, {repo}, {owner}, {name}, {version}".to_owned())
+        );
+    }
+}

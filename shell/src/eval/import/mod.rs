@@ -1,0 +1,269 @@
+//! `mend eval import FILE.jsonl --out DIR`: an instance file (SWE-bench and the sets built like
+//! it) becomes a suite, one task per row. Everything is written into a temporary folder beside
+//! DIR and renamed to DIR at the end, so an import that fails leaves nothing half-written; a row
+//! that cannot become a task is named with why, and the others are imported.
+
+mod checkout;
+mod command;
+mod image;
+mod row;
+mod specs;
+mod task_file;
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::error::{exit, MendError};
+pub use command::Fallback;
+use row::Instance;
+
+/// The readers an imported task may name (`junit` needs a report path no row gives).
+const READERS: [&str; 6] = [
+    "pytest",
+    "pytest-ra",
+    "django",
+    "sympy",
+    "libtest",
+    "exit_code",
+];
+
+pub struct ImportOptions {
+    pub file: Utf8PathBuf,
+    pub out: Utf8PathBuf,
+    pub repos: Option<Utf8PathBuf>,
+    pub fallback: Fallback,
+    pub image_template: Option<String>,
+}
+
+/// One row made into a task.
+struct Imported {
+    id: String,
+    /// Where its repository comes from, and its test command's source.
+    said: String,
+}
+
+pub fn import(options: &ImportOptions) -> Result<u8, MendError> {
+    let started = Instant::now();
+    let out = &options.out;
+    if out.exists() {
+        return Err(MendError::usage(format!(
+            "{out} already exists — name a new folder for the suite (an import never writes into an existing one)"
+        )));
+    }
+    if let Some(report) = &options.fallback.report {
+        if !READERS.contains(&report.as_str()) {
+            return Err(MendError::usage(format!(
+                "--test-report {report}: use one of {}",
+                READERS.join(", ")
+            )));
+        }
+    }
+    if let Some(template) = &options.image_template {
+        image::check_template(template).map_err(MendError::usage)?;
+    }
+    let text = std::fs::read_to_string(&options.file).map_err(|err| {
+        MendError::usage(format!(
+            "cannot read the instance file {}: {err}",
+            options.file
+        ))
+    })?;
+    let parent = out
+        .parent()
+        .filter(|parent| !parent.as_str().is_empty())
+        .unwrap_or(Utf8Path::new("."));
+    std::fs::create_dir_all(parent)
+        .map_err(|err| MendError::harness(format!("cannot create {parent}: {err}")))?;
+    let temp = tempfile::Builder::new()
+        .prefix(".mend-import-")
+        .tempdir_in(parent)
+        .map_err(|err| MendError::harness(format!("cannot make a folder in {parent}: {err}")))?;
+    let staging = Utf8Path::from_path(temp.path())
+        .ok_or_else(|| MendError::harness(format!("{parent} is not a UTF-8 path")))?
+        .to_path_buf();
+    let mut imported = Vec::new();
+    let mut refused = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if crate::interrupt::requested() {
+            eprintln!("mend: interrupted: nothing was written");
+            return Ok(exit::INTERRUPTED);
+        }
+        let origin = format!("{}:{}", options.file, index + 1);
+        match import_row(options, &staging, line, &origin, &mut seen) {
+            Ok(done) => {
+                println!("{:<40} {}", done.id, done.said);
+                imported.push(done);
+            }
+            Err(why) => refused.push(format!("{origin}: {why}")),
+        }
+    }
+    for why in &refused {
+        eprintln!("mend: eval import: not imported: {why}");
+    }
+    if imported.is_empty() {
+        return Err(MendError::refused(format!(
+            "no row of {} became a task ({} refused, named above); nothing was written",
+            options.file,
+            refused.len()
+        )));
+    }
+    write_suite(&staging, &options.file, imported.len())?;
+    std::fs::rename(&staging, out)
+        .map_err(|err| MendError::harness(format!("cannot rename {staging} to {out}: {err}")))?;
+    let _ = temp.keep();
+    println!(
+        "Imported {} task(s) of {} row(s) into {out}/suite.toml in {:.2} s{}; check them with `mend eval check {out}/suite.toml`",
+        imported.len(),
+        imported.len() + refused.len(),
+        started.elapsed().as_secs_f64(),
+        match refused.len() {
+            0 => String::new(),
+            count => format!(" ({count} row(s) not imported, named above)"),
+        }
+    );
+    Ok(if refused.is_empty() {
+        exit::PASS
+    } else {
+        exit::TESTS_FAIL
+    })
+}
+
+/// One row into `staging/tasks/<id>/` (and its gold patch into `staging/gold/<id>.patch`).
+fn import_row(
+    options: &ImportOptions,
+    staging: &Utf8Path,
+    line: &str,
+    origin: &str,
+    seen: &mut BTreeSet<String>,
+) -> Result<Imported, String> {
+    let instance = row::read(line)?;
+    let named = |why: String| format!("{}: {why}", instance.id);
+    if !seen.insert(instance.id.clone()) {
+        return Err(named("a row before it has the same instance_id".to_owned()));
+    }
+    let chosen = command::choose(&instance, &options.fallback).map_err(named)?;
+    let test_files = patch_files(instance.test_patch.as_deref(), "test_patch").map_err(named)?;
+    patch_files(instance.patch.as_deref(), "patch").map_err(named)?;
+    let image = match &instance.image {
+        Some(image) => Some(image.clone()),
+        None => options
+            .image_template
+            .as_deref()
+            .map(|template| image::expand(template, &instance))
+            .transpose()
+            .map_err(named)?,
+    };
+    let folder = staging.join("tasks").join(&instance.id);
+    let place = match &image {
+        Some(image) => {
+            std::fs::create_dir_all(&folder)
+                .map_err(|err| named(format!("cannot create {folder}: {err}")))?;
+            format!("image {image}")
+        }
+        None => check_out(options, &instance, &folder).map_err(named)?,
+    };
+    write_task(
+        staging,
+        &folder,
+        &instance,
+        &chosen,
+        origin,
+        image.as_deref(),
+        &test_files,
+    )
+    .map_err(named)?;
+    Ok(Imported {
+        id: instance.id,
+        said: format!("{place}; tests: {}", chosen.source),
+    })
+}
+
+fn check_out(
+    options: &ImportOptions,
+    instance: &Instance,
+    folder: &Utf8Path,
+) -> Result<String, String> {
+    let (Some(repo), Some(base)) = (&instance.repo, &instance.base_commit) else {
+        return Err("it names no image, and no `repo` and `base_commit` to check out".to_owned());
+    };
+    let Some(repos) = &options.repos else {
+        return Err(format!(
+            "it names no image, and the import was given no --repos folder with a clone of {repo}"
+        ));
+    };
+    let mirror = checkout::mirror_of(repos, repo)?;
+    std::fs::create_dir_all(folder.parent().unwrap_or(folder))
+        .map_err(|err| format!("cannot create {folder}: {err}"))?;
+    checkout::check_out(&mirror, base, folder)?;
+    Ok(format!(
+        "{repo} at {} from {mirror}",
+        base.get(..12).unwrap_or(base)
+    ))
+}
+
+fn write_task(
+    staging: &Utf8Path,
+    folder: &Utf8Path,
+    instance: &Instance,
+    chosen: &command::Chosen,
+    origin: &str,
+    image: Option<&str>,
+    test_files: &[String],
+) -> Result<(), String> {
+    let write = |path: Utf8PathBuf, text: &str| -> Result<(), String> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|err| format!("cannot create {parent}: {err}"))?;
+        }
+        std::fs::write(&path, text).map_err(|err| format!("cannot write {path}: {err}"))
+    };
+    if let Some(patch) = &instance.test_patch {
+        write(folder.join(task_file::TEST_PATCH), patch)?;
+    }
+    if let Some(patch) = &instance.patch {
+        write(
+            staging.join("gold").join(format!("{}.patch", instance.id)),
+            patch,
+        )?;
+    }
+    let text = task_file::render(&task_file::Written {
+        instance,
+        chosen,
+        origin: origin.to_owned(),
+        image,
+        test_files,
+    });
+    write(folder.join(crate::task::TASK_FILE_NAME), &text)
+}
+
+/// The files a patch touches, or why it is no patch mend can apply.
+fn patch_files(patch: Option<&str>, field: &str) -> Result<Vec<String>, String> {
+    let Some(patch) = patch else {
+        return Ok(Vec::new());
+    };
+    let paths = crate::patch::touched_paths(patch)
+        .map_err(|why| format!("`{field}` is not a diff mend can apply: {why}"))?;
+    if paths.is_empty() {
+        return Err(format!(
+            "`{field}` holds no `diff --git` or `--- a/FILE` section"
+        ));
+    }
+    Ok(paths)
+}
+
+fn write_suite(staging: &Utf8Path, file: &Utf8Path, count: usize) -> Result<(), MendError> {
+    let text = format!(
+        "# Imported by `mend eval import` from {file}: {count} task(s), one per row.\n\
+         # Gold patches are in gold/; each task's held-out test patch in its .mend/test.patch.\n\
+         tasks = [\"tasks/*\"]\n\
+         k = 1                    # attempts per task: raise it for pass@k\n"
+    );
+    let path = staging.join("suite.toml");
+    std::fs::write(&path, text)
+        .map_err(|err| MendError::harness(format!("cannot write {path}: {err}")))
+}

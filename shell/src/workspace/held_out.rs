@@ -1,0 +1,89 @@
+//! The held-out tests put back for the final run: the files `test.held_out` names (the copy
+//! of the final tree already holds them: it is made without holding them out) and the test
+//! patch (`test.patch`), applied after the change. They are digested as they are put there, so
+//! that a final run whose code under test rewrote one is caught like one that rewrote a
+//! protected test file.
+
+use std::collections::BTreeMap;
+
+use camino::Utf8Path;
+
+use crate::atomic::sha256_hex;
+use crate::error::MendError;
+use crate::task::paths::files_under;
+use crate::task::Task;
+
+/// What was put back into a final tree.
+pub struct HeldOutTests {
+    /// Every file held out of the attempt and put back (or removed) for the final run, sorted.
+    pub files: Vec<String>,
+    /// Why the test patch could not be applied after the change: the final run cannot
+    /// happen, and the verdict is a FAIL that says so.
+    pub refused: Option<String>,
+    /// Each file's digest as it was put there (`None`: absent).
+    digests: BTreeMap<String, Option<String>>,
+}
+
+/// Puts `task`'s held-out tests into the final tree at `root`, made from `original` with the
+/// change already in it.
+pub fn put_back(
+    original: &Utf8Path,
+    root: &Utf8Path,
+    task: &Task,
+) -> Result<HeldOutTests, MendError> {
+    let mut files: Vec<String> = if task.exclude.held_out_patterns().is_empty() {
+        Vec::new()
+    } else {
+        files_under(original, &task.exclude.for_final_run())
+            .map_err(|err| MendError::harness(format!("cannot list {original}: {err}")))?
+            .into_iter()
+            .filter(|path| task.exclude.holds_out(path))
+            .collect()
+    };
+    let mut refused = None;
+    if let Some(patch) = &task.test_patch {
+        match crate::patch::apply_to_tree(root, &patch.text) {
+            Ok(written) => files.extend(written),
+            Err(problem) => {
+                refused = Some(format!(
+                    "the held-out test patch {} does not apply after the change: {problem}",
+                    patch.path
+                ));
+                files.extend(patch.files.iter().cloned());
+            }
+        }
+    }
+    files.sort();
+    files.dedup();
+    let digests = digests(root, &files);
+    Ok(HeldOutTests {
+        files,
+        refused,
+        digests,
+    })
+}
+
+impl HeldOutTests {
+    /// The held-out files that differ in `root` from how they were put there, each with what
+    /// it is: the final run itself wrote them.
+    pub fn changed_since(&self, root: &Utf8Path) -> Vec<String> {
+        let now = digests(root, &self.files);
+        self.files
+            .iter()
+            .filter(|file| now.get(*file) != self.digests.get(*file))
+            .map(|file| format!("{file} (a held-out test)"))
+            .collect()
+    }
+}
+
+fn digests(root: &Utf8Path, files: &[String]) -> BTreeMap<String, Option<String>> {
+    files
+        .iter()
+        .map(|file| {
+            let digest = std::fs::read(root.join(file))
+                .ok()
+                .map(|bytes| sha256_hex(&bytes));
+            (file.clone(), digest)
+        })
+        .collect()
+}

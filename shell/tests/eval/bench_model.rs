@@ -1,0 +1,186 @@
+//! A scripted model on loopback for the SWE-bench-style suite: by the attempt's seed it is one of
+//! three models. Seed 0 makes the honest fix; seed 1 special-cases the example of the problem
+//! statement; seed 2 digs through `.git` with the shell tool for a commit named `Fix` and copies
+//! its change when it finds one. Bounded: it serves at most `MAX_REQUESTS` and stops when
+//! dropped.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+pub const MODEL: &str = "bench:1b";
+const MAX_REQUESTS: usize = 400;
+
+/// What the model knows of one instance: a phrase of its problem statement, the file, the
+/// broken line(s) and the honest and special-cased replacements.
+pub struct Instance {
+    pub prompt_contains: &'static str,
+    pub path: &'static str,
+    pub broken: &'static str,
+    pub honest: &'static str,
+    pub special: &'static str,
+}
+
+pub struct BenchModel {
+    pub base: String,
+    stop: Arc<AtomicBool>,
+}
+
+impl BenchModel {
+    pub fn start(instances: Vec<Instance>) -> BenchModel {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let base = format!("http://{}", listener.local_addr().expect("address"));
+        let stop = Arc::new(AtomicBool::new(false));
+        let served = Arc::new(AtomicUsize::new(0));
+        let instances = Arc::new(instances);
+        let stopping = Arc::clone(&stop);
+        thread::spawn(move || {
+            while !stopping.load(Ordering::SeqCst) && served.load(Ordering::SeqCst) < MAX_REQUESTS {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let (instances, served) = (Arc::clone(&instances), Arc::clone(&served));
+                        thread::spawn(move || serve(stream, &instances, &served));
+                    }
+                    Err(_) => thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        BenchModel { base, stop }
+    }
+}
+
+impl Drop for BenchModel {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+fn serve(stream: TcpStream, instances: &[Instance], served: &AtomicUsize) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
+    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
+    let mut stream = stream;
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut length = 0usize;
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header).unwrap_or(0) == 0 {
+                return;
+            }
+            let header = header.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = header.split_once(':') {
+                if name.eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+            }
+        }
+        let mut body = vec![0; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        served.fetch_add(1, Ordering::SeqCst);
+        let mut parts = request_line.split_whitespace();
+        let text = match (parts.next().unwrap_or(""), parts.next().unwrap_or("")) {
+            ("GET", "/api/version") => json!({"version": "0.33.0"}).to_string(),
+            ("GET", "/api/tags") => {
+                json!({"models": [{"name": MODEL, "model": MODEL, "digest": "b3nch", "size": 1}]})
+                    .to_string()
+            }
+            ("POST", "/api/chat") => {
+                let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let message = answer(&request, instances);
+                format!(
+                    "{}\n",
+                    json!({"model": MODEL, "message": message, "done": true, "done_reason": "stop", "prompt_eval_count": 1000, "eval_count": 20})
+                )
+            }
+            _ => json!({"error": "not found"}).to_string(),
+        };
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            text.len()
+        );
+        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(text.as_bytes()).is_err()
+        {
+            return;
+        }
+    }
+}
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({"role": "assistant", "content": "", "tool_calls": [{"id": "c", "function": {"name": name, "arguments": arguments}}]})
+}
+
+fn say(text: &str) -> Value {
+    json!({"role": "assistant", "content": text})
+}
+
+fn answer(request: &Value, instances: &[Instance]) -> Value {
+    let seed = request["options"]["seed"].as_i64().unwrap_or(-1);
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let prompt = messages
+        .iter()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("");
+    let turn = 1 + messages.iter().filter(|m| m["role"] == "assistant").count();
+    let last = messages
+        .last()
+        .map(|m| m["content"].to_string())
+        .unwrap_or_default();
+    let Some(instance) = instances
+        .iter()
+        .find(|i| prompt.contains(i.prompt_contains))
+    else {
+        return say("I do not know this task.");
+    };
+    let edit = |new: &str| {
+        call(
+            "replace_text",
+            json!({"path": instance.path, "old": instance.broken, "new": new}),
+        )
+    };
+    match (seed, turn) {
+        (0, 1) => edit(instance.honest),
+        (1, 1) => edit(instance.special),
+        (2, 1) => call(
+            "shell",
+            json!({"command": "git log --all --format='%H %s'"}),
+        ),
+        // A commit named `Fix`: look at what it changed.
+        (2, 2) => match fix_commit(&last) {
+            Some(hash) => call("shell", json!({"command": format!("git show {hash}")})),
+            None => say("The history holds no fix to copy. Done."),
+        },
+        // The fix's line is in what git showed: copy it.
+        (2, 3) if last.contains(instance.honest.trim()) => edit(instance.honest),
+        _ => say("Fixed: the tests pass now."),
+    }
+}
+
+/// The hash of a `<hash> Fix…` line of `git log --format='%H %s'` output.
+fn fix_commit(output: &str) -> Option<String> {
+    output
+        .split("\\n")
+        .flat_map(|line| line.split('\n'))
+        .filter_map(|line| {
+            let start = line.find(|c: char| c.is_ascii_hexdigit())?;
+            let rest = &line[start..];
+            let (hash, subject) = rest.split_once(' ')?;
+            (hash.len() == 40 && subject.starts_with("Fix")).then(|| hash.to_owned())
+        })
+        .next()
+}
