@@ -7,6 +7,8 @@ VENV_STAMP := $(VENV)/.installed
 REQUIREMENTS := sample-repo/requirements.txt
 # pytest plugins only mend's own tests use (fixtures/projects/ledger), in the same venv.
 TEST_PLUGINS := fixtures/projects/requirements-plugins.txt
+# The clients of mend's interoperability tests (the MCP Python SDK for `mend mcp`), same venv.
+INTEROP := shell/tests/interop/requirements.txt
 # SWE-bench's harness, for the tests that compare mend's readers with its parsers (no deps).
 SWEBENCH := fixtures/readers/requirements-swebench.txt
 # The real projects the SWE-bench-style fixture suite is built from (their source distributions,
@@ -35,10 +37,10 @@ install:
 # A project-local venv with the pinned, hash-checked pytest and the test plugins; rebuilt when
 # the pins change. The sample's tasks keep plugin autoload off (test.plugins), so the plugins
 # do not touch them.
-$(VENV_STAMP): $(REQUIREMENTS) $(TEST_PLUGINS) $(SWEBENCH)
+$(VENV_STAMP): $(REQUIREMENTS) $(TEST_PLUGINS) $(SWEBENCH) $(INTEROP)
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $(REQUIREMENTS) -r $(TEST_PLUGINS)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $(REQUIREMENTS) -r $(TEST_PLUGINS) -r $(INTEROP)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: --no-deps -r $(SWEBENCH)
 	touch $@
 

@@ -1,14 +1,14 @@
 //! mend's own costs, each measured as a ratio within one run (`make bench` writes the table into
 //! BENCHMARKS.md). Usage: `cargo bench -p mend --bench harness [-- NAME...]` where NAME is one of
-//! core, driver, requests, window, latency, memory, replay, show, text_calls, verify, copies,
+//! core, driver, requests, window, latency, memory, replay, otel, show, text_calls, verify, copies,
 //! witness.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark may panic on broken invariants
 
 mod bench_support;
 
 use bench_support::{
-    attempt_copies, core_throughput, driver_share, latency, memory, replay_share, request_building,
-    show_page, text_calls, verify_share, window_cost, witness_cost, Row,
+    attempt_copies, core_throughput, driver_share, latency, memory, otel_export, replay_share,
+    request_building, show_page, text_calls, verify_share, window_cost, witness_cost, Row,
 };
 
 fn main() {
@@ -43,6 +43,9 @@ fn main() {
     }
     if run("replay") {
         rows.extend(replay_share::measure());
+    }
+    if run("otel") {
+        rows.extend(otel_export::measure());
     }
     if run("show") {
         rows.extend(show_page::measure());

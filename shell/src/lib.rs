@@ -13,7 +13,10 @@ pub mod commands;
 pub mod error;
 pub mod eval;
 pub mod exec;
+pub mod export;
+pub mod hooks;
 pub mod interrupt;
+pub mod mcp;
 pub mod mend_folder;
 pub mod page;
 pub mod patch;
@@ -22,6 +25,7 @@ pub mod record;
 pub mod replay;
 pub mod setup;
 pub mod task;
+pub mod telemetry;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod tools;

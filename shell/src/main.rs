@@ -28,6 +28,8 @@ fn run(cli: Cli) -> Result<u8, MendError> {
         Command::Replay(args) => commands::replay::command(&args),
         Command::Resume(args) => commands::resume::command(&args),
         Command::Verify(args) => commands::verify::command(&args),
+        Command::Mcp => mend::mcp::command(),
+        Command::Export { atif, out } => mend::export::command::command(&atif, out.as_deref()),
         Command::Eval(args) => commands::eval::command(args),
         Command::Apply {
             record,

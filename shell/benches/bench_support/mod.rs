@@ -5,6 +5,7 @@ pub mod core_throughput;
 pub mod driver_share;
 pub mod latency;
 pub mod memory;
+pub mod otel_export;
 pub mod replay_share;
 pub mod request_building;
 pub mod show_page;

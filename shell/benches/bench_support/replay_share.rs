@@ -34,7 +34,15 @@ impl Render for Quiet {
     }
 }
 
-pub fn measure() -> Vec<Row> {
+/// The median wall time of replaying the recorded repair, in ms.
+pub fn replay_wall_ms() -> f64 {
+    let mut walls: Vec<f64> = replays().into_iter().map(|(_, wall)| wall).collect();
+    walls.sort_by(f64::total_cmp);
+    walls[REPEATS / 2]
+}
+
+/// Each replay's harness share and wall time.
+fn replays() -> Vec<(f64, f64)> {
     let root = Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let python = std::env::var("MEND_PYTHON")
         .map(Utf8PathBuf::from)
@@ -44,12 +52,11 @@ pub fn measure() -> Vec<Row> {
         "no Python with pytest at {python} — run `make venv` or use `make bench`"
     );
     let sandbox = Sandbox::resolve(SandboxChoice::Auto).unwrap();
-    let sandbox_name = sandbox.name();
     let repo = root.join("sample-repo");
     let task = mend::task::Task::locate(&repo, None).unwrap();
     let runner = TestRunner::for_task(python, sandbox, &task, &repo).unwrap();
     let record = root.join("fixtures/repair.json");
-    let mut shares: Vec<(f64, f64)> = (0..REPEATS)
+    (0..REPEATS)
         .map(|_| {
             let mut quiet = Quiet::default();
             let started = Instant::now();
@@ -72,7 +79,12 @@ pub fn measure() -> Vec<Row> {
             let pytest_ms = (metrics.run_tests_ms + metrics.verify_ms) as f64;
             ((wall_ms - pytest_ms) / wall_ms, wall_ms)
         })
-        .collect();
+        .collect()
+}
+
+pub fn measure() -> Vec<Row> {
+    let sandbox_name = Sandbox::resolve(SandboxChoice::Auto).unwrap().name();
+    let mut shares = replays();
     shares.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (share, wall_ms) = shares[REPEATS / 2];
     vec![Row {

@@ -73,6 +73,11 @@ pub fn protection(task: &Task, relative: &str) -> Option<Protected> {
     if task.test.files.contains(relative) {
         return Some(Protected::TestFile);
     }
+    if task.hooks.names(relative) {
+        return Some(Protected::TestConfig(
+            "a hook of the task file runs it, and the hooks' decisions rest on it",
+        ));
+    }
     if task.config_editable.contains(relative) {
         return None;
     }

@@ -8,12 +8,17 @@ use std::collections::VecDeque;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mend_core::{Action, Config, Event, Input, Millis, Session, TransportError};
+use mend_core::{Action, CallId, Config, Event, Input, Millis, Session, TransportError};
+use serde_json::{Map, Value};
 
 use crate::attempt::handoff::{handoff, Reader, Taken};
 use crate::attempt::recorder::{Recorder, Transcript};
 use crate::clock::millis;
 use crate::error::MendError;
+use crate::hooks::call::{around, Deciders, Pending};
+use crate::hooks::gate::Gate;
+use crate::hooks::spawn::Place;
+use crate::hooks::HookRun;
 use crate::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::provider::source::{ModelSource, StreamItem};
 use crate::record::TurnEnd;
@@ -52,6 +57,7 @@ pub fn drive(
         observer,
         clock,
         recorder: Recorder::new(clock)?,
+        session_id: crate::hooks::gate::session_id(),
         stream: None,
         queue: first.into(),
     };
@@ -68,6 +74,8 @@ struct Driver<'a> {
     /// The turns are a record's: the record says where a deadline landed.
     replays: bool,
     recorder: Recorder,
+    /// What the hooks are told this session is called.
+    session_id: String,
     stream: Option<OpenStream>,
     /// Actions returned by the session, not yet performed.
     queue: VecDeque<Action>,
@@ -219,15 +227,8 @@ impl Driver<'_> {
                     self.queue.extend(session.handle(at, cut_input(cut)));
                     return Ok(None);
                 }
-                let context = ToolContext {
-                    watch,
-                    ..self.bench
-                };
-                let started = Instant::now();
-                let run = tools::execute(&context, &name, &arguments)?;
-                let elapsed = millis(started.elapsed());
-                self.recorder
-                    .tool_finished(&call_id, &name, started, elapsed);
+                let (run, runs) = self.hooked_call(&call_id, &name, &arguments, watch)?;
+                self.recorder.hooks_ran(&call_id, &runs);
                 let input = match run {
                     ToolRun::Finished(outcome) => Input::ToolFinished { call_id, outcome },
                     ToolRun::Cut(cut) => cut_input(cut),
@@ -246,6 +247,48 @@ impl Driver<'_> {
             }
         }
         Ok(None)
+    }
+
+    /// Runs one call between its hooks (the record's decisions in a replay), timing the tool
+    /// apart from them.
+    fn hooked_call(
+        &mut self,
+        call_id: &CallId,
+        name: &str,
+        arguments: &Map<String, Value>,
+        watch: Watch,
+    ) -> Result<(ToolRun, Vec<HookRun>), MendError> {
+        let place = Place {
+            runner: self.bench.runner,
+            root: self.bench.root,
+            watch,
+        };
+        let deciders = match self.source.recorded_hooks(call_id) {
+            Some(recorded) => Deciders::Recorded(recorded),
+            None => Deciders::Live {
+                hooks: &self.bench.task.hooks,
+                gate: Gate {
+                    place,
+                    session_id: &self.session_id,
+                },
+            },
+        };
+        let pending = Pending {
+            call_id: &call_id.0,
+            name,
+            arguments,
+        };
+        let context = ToolContext {
+            watch,
+            ..self.bench
+        };
+        let recorder = &mut self.recorder;
+        around(&deciders, &pending, |arguments| {
+            let started = Instant::now();
+            let run = tools::execute(&context, name, arguments)?;
+            recorder.tool_finished(call_id, name, started, millis(started.elapsed()));
+            Ok(run)
+        })
     }
 
     fn close_stream(&mut self) {

@@ -27,8 +27,12 @@ use crate::clock::millis;
 use crate::error::{exit, MendError};
 use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::Sandbox;
+use crate::hooks::gate::Gate;
+use crate::hooks::spawn::Place;
+use crate::hooks::stop::{self, AtStop};
+use crate::interrupt::Watch;
 use crate::provider::source::ModelSource;
-use crate::record::RecordedCall;
+use crate::record::{Message, RecordedCall, RunMetrics};
 use crate::task::{Task, ToolName};
 use crate::tools::ToolContext;
 use crate::verdict::checks::Checks;
@@ -54,8 +58,14 @@ pub struct Setup<'a> {
 }
 
 pub struct Attempt {
+    /// The last session's transcript (how the run stopped), with every session's figures.
     pub transcript: Transcript,
+    /// The sessions as the record keeps them: the task's, then one for each time a Stop hook
+    /// sent the model back to work.
+    pub messages: Vec<Message>,
     pub checks: Checks,
+    /// When the loop started: the record's `started_ms` count from here (the run's trace).
+    pub loop_started_at: std::time::SystemTime,
 }
 
 pub fn run_attempt(
@@ -88,9 +98,13 @@ pub fn run_attempt(
     let shared = stamp_shared(setup, &workspace)?;
 
     let bench = ToolContext::new(workspace.root(), task, setup.runner);
-    let (mut transcript, _stopped) = drive(bench, source, render, start(config)?)?;
+    let task_text = config.task.clone();
+    let loop_started_at = std::time::SystemTime::now();
+    let first = drive(bench, source, render, start(config)?)?;
+    let (mut transcript, messages) =
+        until_stop_hooks_agree(bench, source, render, task_text, first)?;
 
-    let written = written_by_tools(&transcript.tool_calls);
+    let written = written_by_tools(messages.iter().flat_map(|message| &message.tool_calls));
     let (ending, tree) = check_at_end(
         setup,
         LoopCopy::Over(workspace),
@@ -110,7 +124,72 @@ pub fn run_attempt(
         source_sha256_before,
         after: ending,
     };
-    Ok(Attempt { transcript, checks })
+    Ok(Attempt {
+        transcript,
+        messages,
+        checks,
+        loop_started_at,
+    })
+}
+
+/// Runs the Stop hooks each time the model finishes and, while one blocks, goes on with its
+/// reason as the next message (see [`crate::hooks::stop`]). A replayed source never runs them:
+/// its record's messages already hold what they decided.
+fn until_stop_hooks_agree(
+    bench: ToolContext,
+    source: &mut dyn ModelSource,
+    render: &mut dyn Render,
+    task_text: String,
+    (mut transcript, mut stopped): (Transcript, mend_core::Session),
+) -> Result<(Transcript, Vec<Message>), MendError> {
+    let session_id = crate::hooks::gate::session_id();
+    let gate = Gate {
+        place: Place {
+            runner: bench.runner,
+            root: bench.root,
+            watch: Watch {
+                deadline: None,
+                on_interrupt: true,
+            },
+        },
+        session_id: &session_id,
+    };
+    let mut messages = Vec::new();
+    let mut text = Some(task_text);
+    let mut metrics = RunMetrics::default();
+    for round in 0.. {
+        let at_stop = if source.replays() {
+            AtStop::default()
+        } else {
+            stop::at_stop(&bench.task.hooks, &gate, &stopped, round)
+        };
+        metrics.add(&transcript.metrics);
+        metrics.hook_ms += crate::hooks::record::total_ms(&at_stop.runs);
+        messages.push(Message {
+            text: text.take(),
+            max_turns: None,
+            deadline_ms: None,
+            turns: transcript.turns.clone(),
+            tool_calls: transcript.tool_calls.clone(),
+            stop: transcript.stop.clone(),
+            stop_hooks: at_stop.runs,
+        });
+        let Some(reason) = at_stop.go_on_with else {
+            break;
+        };
+        render.run_event(&RunEvent::Message {
+            number: messages.len() + 1,
+            text: Some(reason.clone()),
+            live: true,
+        });
+        let started = stopped
+            .follow_up(&reason)
+            .map_err(|err| MendError::harness(format!("cannot go on after a Stop hook: {err}")))?;
+        (transcript, stopped) = drive(bench, source, render, started)?;
+        text = Some(reason);
+    }
+    transcript.metrics = metrics;
+    Ok((transcript, messages))
 }
 
 /// Without bubblewrap, the folders the copy shares with the original (a venv) can be written

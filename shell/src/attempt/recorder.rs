@@ -217,6 +217,19 @@ impl Recorder {
         }
     }
 
+    /// Hooks ran for `call_id`: their decisions go to its row and their time to the figures.
+    pub fn hooks_ran(&mut self, call_id: &CallId, runs: &[crate::hooks::HookRun]) {
+        self.metrics.hook_ms += crate::hooks::record::total_ms(runs);
+        if let Some(pending) = self
+            .calls
+            .iter_mut()
+            .rev()
+            .find(|pending| pending.call.call_id == *call_id)
+        {
+            pending.call.hooks.extend_from_slice(runs);
+        }
+    }
+
     /// The session stopped: the lines are handed over from the spill file, and a call that
     /// never got a result is recorded with `null`.
     pub fn stop(mut self, stop: Stop) -> Result<Transcript, MendError> {
@@ -264,6 +277,7 @@ fn row(turn: u32, index: u32, call_id: &CallId, name: &str, status: ToolStatus) 
         duration_ms: 0,
         started_ms: None,
         recovered_from_text: None,
+        hooks: Vec::new(),
     }
 }
 

@@ -294,11 +294,16 @@ impl Render for Human {
 /// A run's metrics, under its verdict.
 fn metrics_line(metrics: &RunMetrics) -> String {
     format!(
-        "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms, verification {} ms{}, tokens {} prompt / {} eval",
+        "Metrics: {} model request(s), {} streamed bytes, model {} ms, tools {} ms{}, verification {} ms{}, tokens {} prompt / {} eval",
         metrics.model_requests,
         metrics.streamed_bytes,
         metrics.model_ms,
         metrics.tool_ms,
+        if metrics.hook_ms > 0 {
+            format!(", hooks {} ms", metrics.hook_ms)
+        } else {
+            String::new()
+        },
         metrics.verify_ms,
         metrics.outside_the_tests().map_or(String::new(), |text| format!(", {text}")),
         metrics.prompt_tokens,

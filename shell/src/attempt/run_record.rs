@@ -5,10 +5,11 @@ use std::collections::BTreeMap;
 use mend_core::Config;
 
 use crate::attempt::Attempt;
-use crate::record::{Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 
 /// The record of a finished attempt (`mend run`, and each attempt of `mend eval`): a
-/// conversation of one message, the task.
+/// conversation of one message, the task — and one more each time a Stop hook sent the model
+/// back to work.
 pub fn record_of(
     config: &Config,
     server: &ServerFacts,
@@ -21,14 +22,7 @@ pub fn record_of(
         format: RECORD_FORMAT.to_owned(),
         description: None,
         settings: SessionSettings::of(config, server, origin),
-        messages: vec![Message {
-            text: Some(config.task.clone()),
-            max_turns: None,
-            deadline_ms: None,
-            turns: attempt.transcript.turns.clone(),
-            tool_calls: attempt.transcript.tool_calls.clone(),
-            stop: attempt.transcript.stop.clone(),
-        }],
+        messages: attempt.messages.clone(),
         test_file_sha256_before: checks.test_file_sha256_before.clone(),
         source_sha256_before: checks.source_sha256_before.clone(),
         tests_before: Some(checks.tests_before.clone()),

@@ -29,6 +29,10 @@ pub struct RunArgs {
     /// Print the run's diff at the end (it is always written next to the record as a .patch).
     #[arg(long)]
     pub diff: bool,
+    /// Send the run's OpenTelemetry trace to this OTLP/HTTP endpoint (e.g.
+    /// http://127.0.0.1:4318) [default: the task file's telemetry.otlp_endpoint, else none].
+    #[arg(long, value_name = "ENDPOINT")]
+    pub otel: Option<String>,
     #[command(flatten)]
     pub common: CommonArgs,
 }

@@ -114,5 +114,9 @@ pub enum EvalCommand {
         /// page into an `attempts` folder beside it.
         #[arg(long, value_name = "OUT")]
         html: Option<Utf8PathBuf>,
+        /// Also write each attempt's record as an ATIF trajectory (`TASK-N.json`) into this
+        /// folder (see `mend export --atif`).
+        #[arg(long, value_name = "DIR")]
+        atif: Option<Utf8PathBuf>,
     },
 }

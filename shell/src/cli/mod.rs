@@ -121,7 +121,22 @@ pub enum Command {
     },
     /// Run the repository's tests once on a fresh copy and report the result.
     #[command(after_help = VERIFY_EXIT_CODES_HELP)]
-    Verify(CommonArgs),
+    Verify(VerifyArgs),
+    /// Serve mend's verification to other agents: an MCP server on stdin/stdout (JSON-RPC, one
+    /// message per line) with the tools `verify` (a repository and a patch, or its current
+    /// change → the verdict by test id) and `task` (what a task allows). See the README for the
+    /// configuration of Claude Code, Codex and opencode.
+    Mcp,
+    /// Write a record in a format other tools read: `--atif` (the Agent Trajectory Interchange
+    /// Format of Harbor and the `atif` package), with mend's verdict by test id in its `extra`.
+    Export {
+        /// The record to export as an ATIF trajectory.
+        #[arg(long, value_name = "RECORD")]
+        atif: Utf8PathBuf,
+        /// Where to write it [default: stdout].
+        #[arg(short = 'o', long = "out", value_name = "FILE")]
+        out: Option<Utf8PathBuf>,
+    },
     /// Feed every recorded response in CAPTURES/ollama (NDJSON) and CAPTURES/openai (SSE)
     /// through mend's codecs and session, and check each against what the server meant.
     Conformance {
@@ -141,6 +156,17 @@ pub enum Command {
         #[arg(long)]
         task_file: Option<Utf8PathBuf>,
     },
+}
+
+/// `mend verify`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// A unified diff (`--- a/FILE` / `+++ b/FILE`, as `git diff` or the .patch beside a record)
+    /// applied to the copy before the tests run; the repository itself is never written.
+    #[arg(long, value_name = "FILE")]
+    pub patch: Option<Utf8PathBuf>,
 }
 
 #[cfg(test)]

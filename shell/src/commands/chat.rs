@@ -235,6 +235,7 @@ impl<'s> Conversation<'s> {
             turns: transcript.turns,
             tool_calls: transcript.tool_calls,
             stop: transcript.stop,
+            stop_hooks: Vec::new(),
         });
         self.record_file.write_json(&self.record)?;
         Ok(())

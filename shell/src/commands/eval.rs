@@ -59,12 +59,19 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         json,
         html,
         compare,
+        atif,
     }) = &args.report
     {
         if let Some(pair) = compare {
             return compare_command(pair, *json);
         }
-        return report_command(dirs, *json, html.as_deref());
+        let code = report_command(dirs, *json, html.as_deref())?;
+        if let Some(out) = atif {
+            let rows = merge_located(dirs)?;
+            let (written, missing) = crate::export::eval_atif::write_trajectories(&rows, out)?;
+            eprintln!("mend: wrote {written} ATIF trajectories in {out} ({missing} attempt(s) without a record)");
+        }
+        return Ok(code);
     }
     let (Some(suite), Some(out)) = (args.suite, args.out) else {
         return Err(MendError::usage(

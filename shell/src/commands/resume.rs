@@ -260,6 +260,7 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
         turns: transcript.turns,
         tool_calls: transcript.tool_calls,
         stop: transcript.stop.clone(),
+        stop_hooks: Vec::new(),
     });
     let mut settings = record.settings.clone();
     settings.sandbox = Some(setup.runner.sandbox.name().to_owned());

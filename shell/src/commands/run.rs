@@ -22,6 +22,9 @@ use crate::record::{Origin, ServerFacts};
 use crate::setup::config::deadline;
 use crate::setup::Recorded;
 use crate::task::Task;
+use crate::telemetry::sender::Sender;
+use crate::telemetry::trace::{export_request, Timing};
+use crate::telemetry::Telemetry;
 use crate::workspace::changes::file_digests;
 
 pub struct RunOptions<'a> {
@@ -37,6 +40,9 @@ pub struct RunOptions<'a> {
     pub setup: Setup<'a>,
     /// The `--sandbox` given, kept in the record for replay.
     pub sandbox_choice: SandboxChoice,
+    /// Where the run's trace goes (`--otel`, `[telemetry]`); `None`: nowhere, and nothing of
+    /// telemetry runs.
+    pub telemetry: Option<Telemetry>,
 }
 
 /// `mend run` from the command line: the repository, its task and the session the flags
@@ -60,6 +66,7 @@ pub fn command(args: &RunArgs) -> Result<u8, MendError> {
         print_diff: args.diff,
         setup: resolved.setup(args.common.setup.keep_workspace),
         sandbox_choice: resolved.sandbox_choice,
+        telemetry: crate::telemetry::config::chosen(args.otel.as_deref(), &task.telemetry),
     };
     let mut render = renderer(args.common.json, args.model.thinking);
     run(&options, render.as_mut())
@@ -77,6 +84,7 @@ pub fn prompt<'a>(flag: Option<&'a str>, task: &'a Task) -> Result<&'a str, Mend
 }
 
 pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendError> {
+    let run_start = std::time::SystemTime::now();
     let connection = connect(
         &options.base,
         options.read_timeout,
@@ -151,5 +159,16 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         },
         render,
     );
+    if let Some(telemetry) = &options.telemetry {
+        let timing = Timing {
+            run_start,
+            loop_start: attempt.loop_started_at,
+            run_end: std::time::SystemTime::now(),
+        };
+        let request = export_request(&record, &timing, telemetry.include_content);
+        let mut sender = Sender::start(&telemetry.traces_url);
+        sender.send(prost::Message::encode_to_vec(&request));
+        sender.finish();
+    }
     Ok(exit_code)
 }

@@ -22,28 +22,44 @@ pub fn command(
     Ok(exit::PASS)
 }
 
-fn print_task(task: &Task, json: bool) {
+/// What a task allows and what the model is sent, as one JSON object: `mend task --json` and
+/// the MCP server's `task` tool.
+pub fn task_json(task: &Task) -> serde_json::Value {
     let tools = crate::tools::table::offered_tools(task, false);
     let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
     let protocol = crate::setup::config::chosen_protocol(None, task);
     let base = crate::provider::connect::server_base(None, protocol);
     let (window, _) = crate::provider::window::for_task(task, protocol, base);
     let first = crate::provider::window::first_request_tokens(task, &tools);
+    serde_json::json!({
+        "model": model,
+        "system_prompt": task.system_prompt,
+        "task": task.prompt,
+        "tools": tools,
+        "num_ctx": window.tokens,
+        "num_ctx_why": window.why,
+        "first_request_tokens": first,
+        "instructions": task.instructions.as_ref().map(|found| serde_json::json!({"file": found.file, "text": found.text})),
+        "text_tool_calls": task.text_tool_calls,
+        "readable": task.readable.patterns(),
+        "editable": task.editable.patterns(),
+        "test_files": task.test.files.patterns(),
+        "test_command": task.test.argv,
+        "test_timeout_seconds": task.test.timeout.as_secs(),
+    })
+}
+
+fn print_task(task: &Task, json: bool) {
     if json {
-        let task = serde_json::json!({
-            "model": model,
-            "system_prompt": task.system_prompt,
-            "task": task.prompt,
-            "tools": tools,
-            "num_ctx": window.tokens,
-            "num_ctx_why": window.why,
-            "first_request_tokens": first,
-            "instructions": task.instructions.as_ref().map(|found| serde_json::json!({"file": found.file, "text": found.text})),
-            "text_tool_calls": task.text_tool_calls,
-        });
-        println!("{task}");
+        println!("{}", task_json(task));
         return;
     }
+    let tools = crate::tools::table::offered_tools(task, false);
+    let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
+    let protocol = crate::setup::config::chosen_protocol(None, task);
+    let base = crate::provider::connect::server_base(None, protocol);
+    let (window, _) = crate::provider::window::for_task(task, protocol, base);
+    let first = crate::provider::window::first_request_tokens(task, &tools);
     println!(
         "Task file: {}\nModel: {model}\n\nSystem prompt:\n{}\n\nTask:\n{}\n\nTools:",
         task.origin,

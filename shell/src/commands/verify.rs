@@ -1,33 +1,82 @@
-//! `mend verify`: the repository's tests once, on a fresh copy, judged as a run's are: the
-//! counts, the failing tests, the end of the output.
+//! `mend verify`: the repository's tests once, on a fresh copy (with a patch applied to the
+//! copy when given), judged as a run's are: the counts, the failing tests, the end of the
+//! output. [`verify`] is the one way to do it: the command and the MCP server's `verify` tool
+//! both call it.
 
 use std::time::{Duration, Instant};
 
-use crate::attempt::render::renderer;
+use camino::Utf8Path;
+
+use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
-use crate::cli::args::CommonArgs;
+use crate::cli::VerifyArgs;
 use crate::error::{exit, MendError};
-use crate::setup::{Recorded, Resolved};
-use crate::verdict::verify::independent_check;
+use crate::setup::{Recorded, RepoChoice, Resolved};
+use crate::verdict::verify::{independent_check, TestRun};
 use crate::workspace::Workspace;
 
-pub fn command(args: &CommonArgs) -> Result<u8, MendError> {
+/// What one verification found.
+pub struct Verified {
+    pub run: TestRun,
+    /// The repository's odd files (`mend verify` prints them on stderr) and the sandbox's
+    /// warning, when it has one.
+    pub warnings: Vec<String>,
+    /// The sandbox the tests ran in.
+    pub sandbox: &'static str,
+}
+
+pub fn command(args: &VerifyArgs) -> Result<u8, MendError> {
+    let patch = match &args.patch {
+        None => None,
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|err| MendError::usage(format!("cannot read the patch {path}: {err}")))?,
+        ),
+    };
+    let mut render = renderer(args.common.json, false);
+    let verified = verify(
+        &args.common.setup.choice(),
+        args.common.setup.keep_workspace,
+        patch.as_deref(),
+        render.as_mut(),
+    )?;
+    Ok(if verified.run.passed() {
+        exit::PASS
+    } else {
+        exit::TESTS_FAIL
+    })
+}
+
+/// Runs the task's tests once on a fresh copy of the repository `setup` names, with `patch` (a
+/// unified diff, as mend writes beside a record) applied to the copy first. The original is
+/// never written; the copy is kept when `keep_workspace`. `render` hears the sandbox, the run
+/// and the costs.
+pub fn verify(
+    setup: &RepoChoice,
+    keep_workspace: bool,
+    patch: Option<&str>,
+    render: &mut dyn Render,
+) -> Result<Verified, MendError> {
     let started = Instant::now();
     let Resolved {
         repo, task, runner, ..
-    } = args.setup.resolve(Recorded::default())?;
-    crate::workspace::survey::warn(&repo, &task)?;
+    } = setup.resolve(Recorded::default())?;
+    let mut warnings = crate::workspace::survey::warnings(&repo, &task)?;
+    crate::workspace::survey::print(&warnings);
+    warnings.extend(runner.sandbox.warning().map(str::to_owned));
     // The sandbox's probe is its own figure.
-    let setup = started.elapsed().saturating_sub(runner.sandbox_start);
+    let setup_time = started.elapsed().saturating_sub(runner.sandbox_start);
     let workspace = Workspace::copy_of(&repo, &task.exclude, &task.history)?;
-    let mut render = renderer(args.json, false);
+    if let Some(patch) = patch {
+        apply_to_copy(workspace.root(), patch)?;
+    }
     render.run_event(&RunEvent::sandbox(&runner.sandbox));
     let started = Instant::now();
     let run = independent_check(&runner, &task.test, workspace.root())?;
     let tests = started.elapsed();
     render.run_event(&RunEvent::TestsOnly { run: run.clone() });
     let copy = workspace.copy_time();
-    let cleanup = if args.setup.keep_workspace {
+    let cleanup = if keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
             path: workspace.keep().to_string(),
         });
@@ -40,15 +89,23 @@ pub fn command(args: &CommonArgs) -> Result<u8, MendError> {
     };
     let ms = |time: Duration| u64::try_from(time.as_millis()).unwrap_or(u64::MAX);
     render.run_event(&RunEvent::Costs {
-        setup_ms: ms(setup),
+        setup_ms: ms(setup_time),
         copy_ms: ms(copy),
         sandbox_start_ms: ms(runner.sandbox_start),
         tests_ms: ms(tests),
         cleanup_ms: cleanup.map(ms),
     });
-    Ok(if run.passed() {
-        exit::PASS
-    } else {
-        exit::TESTS_FAIL
+    Ok(Verified {
+        run,
+        warnings,
+        sandbox: runner.sandbox.name(),
+    })
+}
+
+fn apply_to_copy(root: &Utf8Path, patch: &str) -> Result<(), MendError> {
+    crate::patch::tree::apply_to_tree(root, patch).map(drop).map_err(|problem| {
+        MendError::usage(format!(
+            "the patch does not apply to the repository: {problem} — make it against the repository as it is now (`git diff`, or the .patch beside a record)"
+        ))
     })
 }

@@ -405,7 +405,14 @@ impl Shared<'_> {
                     .python_reaches
                     .as_ref()
                     .is_some_and(|reaches| !reaches.is_empty()),
-            turns: u32::try_from(outcome.transcript.turns.len()).unwrap_or(u32::MAX),
+            turns: u32::try_from(
+                outcome
+                    .messages
+                    .iter()
+                    .map(|message| message.turns.len())
+                    .sum::<usize>(),
+            )
+            .unwrap_or(u32::MAX),
             tokens: metrics.prompt_tokens + metrics.eval_tokens,
             model_ms: metrics.model_ms,
             tool_ms: metrics.tool_ms,

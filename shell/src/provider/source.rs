@@ -33,6 +33,12 @@ pub trait ModelSource {
         None
     }
 
+    /// The hooks the record ran for a call, when the turns are a record's: a replay reuses
+    /// their decisions instead of running the hooks again. A live source has none.
+    fn recorded_hooks(&self, _call_id: &CallId) -> Option<&[crate::hooks::HookRun]> {
+        None
+    }
+
     /// Whether the turns are a record's: then the record says where a deadline landed, and the
     /// clock never cuts on its own.
     fn replays(&self) -> bool {

@@ -72,6 +72,7 @@ impl From<RunRecord1> for Record {
                 turns: run.turns,
                 tool_calls: run.tool_calls,
                 stop: run.stop,
+                stop_hooks: Vec::new(),
             }],
             test_file_sha256_before: checks.test_file_sha256_before,
             source_sha256_before: checks.source_sha256_before,
@@ -100,6 +101,7 @@ impl From<ChatRecord1> for Record {
                     turns: message.turns,
                     tool_calls: message.tool_calls,
                     stop: message.stop,
+                    stop_hooks: Vec::new(),
                 })
                 .collect(),
             test_file_sha256_before: chat.test_file_sha256_before,
@@ -155,6 +157,7 @@ mod tests {
             turns: Vec::new(),
             tool_calls: Vec::new(),
             stop: stop(reason),
+            stop_hooks: Vec::new(),
         }
     }
 

@@ -26,4 +26,8 @@ pub struct Message {
     pub turns: Vec<RecordedTurn>,
     pub tool_calls: Vec<RecordedCall>,
     pub stop: Stop,
+    /// The Stop hooks run when the session finished, with their decisions; when one blocked, its
+    /// reason is the next message's text. Absent when none ran, and in older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop_hooks: Vec<crate::hooks::HookRun>,
 }

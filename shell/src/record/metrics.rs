@@ -16,6 +16,9 @@ pub struct RunMetrics {
     #[serde(default)]
     pub run_tests_ms: u64,
     pub verify_ms: u64,
+    /// Time spent in hooks (`[hooks]`), apart from the tools' time; absent when none ran.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hook_ms: u64,
     /// What the command spent outside the tests and the model: making the throwaway copy and
     /// putting it back for the final tests,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -57,12 +60,17 @@ impl RunMetrics {
         self.tool_ms += later.tool_ms;
         self.run_tests_ms += later.run_tests_ms;
         self.verify_ms += later.verify_ms;
+        self.hook_ms += later.hook_ms;
         self.copy_ms = sum(self.copy_ms, later.copy_ms);
         self.sandbox_start_ms = sum(self.sandbox_start_ms, later.sandbox_start_ms);
         self.cleanup_ms = sum(self.cleanup_ms, later.cleanup_ms);
         self.prompt_tokens += later.prompt_tokens;
         self.eval_tokens += later.eval_tokens;
     }
+}
+
+fn is_zero(ms: &u64) -> bool {
+    *ms == 0
 }
 
 /// Two optional figures added up: absent only when both are.

@@ -65,6 +65,10 @@ pub struct RecordedCall {
     /// text it was read from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovered_from_text: Option<RecoveredText>,
+    /// The hooks run for this call (before it, then after it), with their decisions: a replay
+    /// reuses them. Absent when none ran, and in older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<crate::hooks::HookRun>,
 }
 
 /// The text a call was recovered from.

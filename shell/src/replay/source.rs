@@ -4,6 +4,7 @@ use mend_core::{CallId, ChatRequest, Protocol, Stop, StopReason, TransportError}
 use serde_json::json;
 
 use crate::attempt::run_event::RunEvent;
+use crate::hooks::HookRun;
 use crate::interrupt::Cut;
 use crate::provider::source::{ModelSource, StreamItem};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
@@ -16,6 +17,8 @@ pub struct ReplaySource<'r> {
     cut: Option<(CutPoint, Cut)>,
     /// Set when the session asked for a turn the record does not have.
     pub missing_turn: Option<RunEvent>,
+    /// The hooks each recorded call ran, by call.
+    hooks: Vec<(CallId, Vec<HookRun>)>,
 }
 
 /// Where a cut landed in a recorded session: while a call ran (it has no result), else while
@@ -44,6 +47,10 @@ impl<'r> ReplaySource<'r> {
             turns,
             cut,
             missing_turn: None,
+            hooks: calls
+                .iter()
+                .map(|call| (call.call_id.clone(), call.hooks.clone()))
+                .collect(),
         }
     }
 
@@ -99,6 +106,16 @@ impl ModelSource for ReplaySource<'_> {
 
     fn cut_before(&mut self, call_id: &CallId) -> Option<Cut> {
         self.cut_at(&CutPoint::Tool(call_id.clone()))
+    }
+
+    fn recorded_hooks(&self, call_id: &CallId) -> Option<&[HookRun]> {
+        // A call the record has no row for ran no hooks there either.
+        Some(
+            self.hooks
+                .iter()
+                .find(|(id, _)| id == call_id)
+                .map_or(&[][..], |(_, runs)| runs.as_slice()),
+        )
     }
 
     fn replays(&self) -> bool {

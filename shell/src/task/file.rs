@@ -20,6 +20,12 @@ pub struct TaskFile {
     pub copy: CopyTable,
     #[serde(default)]
     pub sandbox: SandboxTable,
+    /// Commands run around each call, in Claude Code's shape (see [`crate::hooks`]).
+    #[serde(default)]
+    pub hooks: crate::hooks::config::HooksTable,
+    /// Where a run's OpenTelemetry trace goes (see [`crate::telemetry`]).
+    #[serde(default)]
+    pub telemetry: crate::telemetry::config::TelemetryTable,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -87,6 +87,10 @@ pub struct Task {
     pub exclude: Exclusion,
     /// `sandbox.read_only`: more folders the tests may read inside bubblewrap.
     pub read_only: Vec<ReadOnly>,
+    /// `[hooks]`: commands run before and after each call and when the model is done.
+    pub hooks: crate::hooks::Hooks,
+    /// `[telemetry]`: where a run's trace goes, if anywhere (`--otel` overrides it).
+    pub telemetry: crate::telemetry::config::TelemetryTable,
     /// `test.patch`: held-out tests applied only for the final run, after the change.
     pub test_patch: Option<TestPatch>,
     /// `test.fail_to_pass`/`test.pass_to_pass`: the given contract, instead of the one the run
@@ -255,6 +259,8 @@ impl Task {
         let max_turns = max_turns(raw.model.max_turns, &at)?;
         let num_ctx = num_ctx(raw.model.num_ctx, &at)?;
         let instructions_source = instructions_source(raw.task.instructions, &at)?;
+        let hooks =
+            crate::hooks::config::check(raw.hooks).map_err(|(span, message)| at(span, &message))?;
         Ok(Task {
             origin: origin.to_owned(),
             sha256: atomic::sha256_hex(text.as_bytes()),
@@ -280,6 +286,8 @@ impl Task {
             shell,
             exclude,
             read_only,
+            hooks,
+            telemetry: raw.telemetry,
             test_patch,
             given,
             history,

@@ -108,7 +108,12 @@ fn oddity(path: &Utf8Path, real_root: &Utf8Path) -> Option<String> {
 
 /// Prints the warnings on stderr, at most [`SHOWN_WARNINGS`] of them.
 pub fn warn(repo: &Utf8Path, task: &Task) -> Result<(), MendError> {
-    let found = warnings(repo, task)?;
+    print(&warnings(repo, task)?);
+    Ok(())
+}
+
+/// Prints `found` on stderr, at most [`SHOWN_WARNINGS`] of them.
+pub fn print(found: &[String]) {
     for warning in found.iter().take(SHOWN_WARNINGS) {
         eprintln!("mend: warning: {warning}");
     }
@@ -118,5 +123,4 @@ pub fn warn(repo: &Utf8Path, task: &Task) -> Result<(), MendError> {
             found.len() - SHOWN_WARNINGS
         );
     }
-    Ok(())
 }

@@ -2,6 +2,7 @@
 //! depend on the seed, so the pass@k of the report is known exactly. Real pytest on copies.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
 
+mod atif;
 mod bench_model;
 mod check;
 #[path = "../common/mod.rs"]

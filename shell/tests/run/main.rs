@@ -7,12 +7,15 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod atif;
 mod chat;
 mod conformance;
 mod context_window;
 mod exit_codes;
+mod hooks;
 mod interrupt;
 mod live;
+mod otel;
 mod providers;
 mod record_names;
 mod records;

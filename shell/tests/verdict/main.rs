@@ -7,4 +7,5 @@ mod common;
 
 mod benchmark;
 mod gaming;
+mod mcp;
 mod projects;

@@ -1,0 +1,21 @@
+//! Hooks in Claude Code's shape: commands the task file names (`[hooks]`) that mend runs before
+//! a call (`PreToolUse`, which may block it or rewrite its arguments), after it (`PostToolUse`,
+//! which may object to its result) and when the model is done (`Stop`). They read Claude Code's
+//! JSON on stdin and answer as Claude Code's hooks answer, so an existing hook works unchanged;
+//! unlike Claude Code, any failure of a hook blocks. They run in the sandbox, as the tests do,
+//! and every decision is kept in the record, which a replay reuses rather than running them again.
+
+pub mod answer;
+pub mod call;
+pub mod config;
+pub mod gate;
+pub mod input;
+pub mod record;
+pub mod spawn;
+pub mod stop;
+
+pub use config::{HookCommand, Hooks};
+pub use record::{Decision, HookEvent, HookRun};
+
+#[cfg(test)]
+mod tests;

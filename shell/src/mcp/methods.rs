@@ -1,0 +1,77 @@
+//! The MCP methods mend answers: `initialize` (agreeing on a protocol version), `ping`,
+//! `tools/list` and `tools/call`; every other request is "method not found".
+
+use serde_json::{json, Map, Value};
+
+use crate::mcp::jsonrpc::{self, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
+use crate::mcp::tools;
+
+/// The protocol versions mend speaks, newest first: a client asking for one of them gets it,
+/// any other client gets the newest, and decides whether it can go on.
+pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+#[derive(Default)]
+pub struct Session {
+    /// The version agreed by `initialize`.
+    pub version: Option<&'static str>,
+}
+
+impl Session {
+    /// The answer to one line: `None` for a notification or a client's response.
+    pub fn handle(&mut self, line: &str) -> Option<Value> {
+        match jsonrpc::read(line) {
+            Err(answer) => Some(answer),
+            Ok(Incoming::Notification { .. } | Incoming::Response) => None,
+            Ok(Incoming::Request { id, method, params }) => {
+                Some(self.request(id, &method, &params))
+            }
+        }
+    }
+
+    fn request(&mut self, id: Value, method: &str, params: &Map<String, Value>) -> Value {
+        match method {
+            "initialize" => {
+                let asked = params.get("protocolVersion").and_then(Value::as_str);
+                let version = PROTOCOL_VERSIONS
+                    .iter()
+                    .find(|known| Some(**known) == asked)
+                    .copied()
+                    .unwrap_or(PROTOCOL_VERSIONS[0]);
+                self.version = Some(version);
+                jsonrpc::result(id, initialized(version))
+            }
+            "ping" => jsonrpc::result(id, json!({})),
+            "tools/list" => jsonrpc::result(id, json!({"tools": tools::list()})),
+            "tools/call" => {
+                let Some(name) = params.get("name").and_then(Value::as_str) else {
+                    return jsonrpc::error(id, INVALID_PARAMS, "tools/call needs a tool `name`");
+                };
+                let arguments = match params.get("arguments") {
+                    None | Some(Value::Null) => Map::new(),
+                    Some(Value::Object(arguments)) => arguments.clone(),
+                    Some(_) => {
+                        return jsonrpc::error(id, INVALID_PARAMS, "`arguments` must be an object")
+                    }
+                };
+                match tools::call(name, &arguments) {
+                    Some(result) => jsonrpc::result(id, result),
+                    None => jsonrpc::error(
+                        id,
+                        INVALID_PARAMS,
+                        &format!("no tool `{name}`: mend offers verify and task"),
+                    ),
+                }
+            }
+            other => jsonrpc::error(id, METHOD_NOT_FOUND, &format!("no method `{other}`")),
+        }
+    }
+}
+
+fn initialized(version: &str) -> Value {
+    json!({
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": {"name": "mend", "version": env!("CARGO_PKG_VERSION")},
+        "instructions": "verify runs a repository's own tests (its mend.toml) on a throwaway copy, with a patch applied or the repository as it is, and returns mend's verdict by test id: a verdict the change under test cannot fake. task says what the repository's task allows.",
+    })
+}

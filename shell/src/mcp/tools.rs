@@ -1,0 +1,147 @@
+//! The two tools of `mend mcp`: `verify` and `task`. A failure the caller can fix (no such
+//! repository, a patch that does not apply) is the tool's error result, named with the fix, as
+//! MCP asks: the conversation goes on.
+
+use camino::Utf8PathBuf;
+use serde_json::{json, Map, Value};
+
+use crate::attempt::driver::Observer;
+use crate::attempt::render::Render;
+use crate::attempt::run_event::RunEvent;
+use crate::commands::verify::{verify, Verified};
+use crate::error::MendError;
+use crate::exec::sandbox::SandboxChoice;
+use crate::setup::RepoChoice;
+use crate::task::Task;
+
+pub fn list() -> Value {
+    let repo = json!({"type": "string", "description": "The repository's folder (absolute, or relative to where the server runs); its mend.toml says how its tests run."});
+    let task_file =
+        json!({"type": "string", "description": "The task file, if not REPO/mend.toml."});
+    json!([
+        {
+            "name": "verify",
+            "title": "Verify a change with the repository's own tests",
+            "description": "Runs the repository's tests once on a throwaway copy — with `patch` (a unified diff, as `git diff` prints) applied, or the repository as it is — inside mend's sandbox, and returns mend's verdict: each test's outcome by id, the failing tests, why a run cannot be trusted, and warnings. The repository is never written. The same run as `mend verify`.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "repo": repo,
+                    "patch": {"type": "string", "description": "A unified diff with `--- a/FILE` / `+++ b/FILE` headers, applied to the copy; omit it to verify the current change."},
+                    "task_file": task_file,
+                    "python": {"type": "string", "description": "The interpreter with pytest, if not the repository's venv."},
+                    "sandbox": {"type": "string", "enum": ["auto", "bwrap", "none"], "description": "Where the tests run (default auto)."}
+                },
+                "required": ["repo"]
+            }
+        },
+        {
+            "name": "task",
+            "title": "What a repository's task allows",
+            "description": "The repository's mend task: the files a change may read and edit, the test files the verdict rests on, the test command, the tools and prompts.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"repo": repo, "task_file": task_file},
+                "required": ["repo"]
+            }
+        }
+    ])
+}
+
+/// The result of calling tool `name`; `None` when mend has no such tool.
+pub fn call(name: &str, arguments: &Map<String, Value>) -> Option<Value> {
+    let outcome = match name {
+        "verify" => call_verify(arguments),
+        "task" => call_task(arguments),
+        _ => return None,
+    };
+    Some(match outcome {
+        Ok(structured) => json!({
+            "content": [{"type": "text", "text": structured.to_string()}],
+            "structuredContent": structured,
+            "isError": false,
+        }),
+        Err(message) => json!({
+            "content": [{"type": "text", "text": message}],
+            "isError": true,
+        }),
+    })
+}
+
+fn text(arguments: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match arguments.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(format!("`{key}` must be a string")),
+    }
+}
+
+fn repo_args(arguments: &Map<String, Value>) -> Result<RepoChoice, String> {
+    let repo = text(arguments, "repo")?.ok_or("`repo` is required: the repository's folder")?;
+    let sandbox = match text(arguments, "sandbox")?.as_deref() {
+        None | Some("auto") => None,
+        Some("bwrap") => Some(SandboxChoice::Bwrap),
+        Some("none") => Some(SandboxChoice::None),
+        Some(other) => {
+            return Err(format!(
+                "`sandbox` is `{other}`; it must be auto, bwrap or none"
+            ))
+        }
+    };
+    Ok(RepoChoice {
+        repo: Some(Utf8PathBuf::from(repo)),
+        task_file: text(arguments, "task_file")?.map(Utf8PathBuf::from),
+        python: text(arguments, "python")?.map(Utf8PathBuf::from),
+        sandbox,
+    })
+}
+
+fn failed(error: MendError) -> String {
+    format!("mend: {}", error.message)
+}
+
+fn call_verify(arguments: &Map<String, Value>) -> Result<Value, String> {
+    let setup = repo_args(arguments)?;
+    let patch = text(arguments, "patch")?;
+    let Verified {
+        run,
+        warnings,
+        sandbox,
+    } = verify(&setup, false, patch.as_deref(), &mut Silent).map_err(failed)?;
+    let tests: Map<String, Value> = run
+        .cases
+        .iter()
+        .map(|(id, outcome)| (id.clone(), json!(outcome)))
+        .collect();
+    let mut verdict = json!({
+        "passed": run.passed(),
+        "tests": tests,
+        "warnings": warnings,
+        "sandbox": sandbox,
+        "patch_applied": patch.is_some(),
+    });
+    if let (Value::Object(verdict), Ok(Value::Object(details))) =
+        (&mut verdict, serde_json::to_value(&run))
+    {
+        verdict.extend(details);
+    }
+    Ok(verdict)
+}
+
+fn call_task(arguments: &Map<String, Value>) -> Result<Value, String> {
+    let setup = repo_args(arguments)?;
+    let repo = crate::setup::repository::repository(setup.repo.as_deref(), None).map_err(failed)?;
+    let task = Task::locate(&repo, setup.task_file.as_deref()).map_err(failed)?;
+    Ok(crate::commands::task::task_json(&task))
+}
+
+/// The server's stdout carries the protocol alone: a verify run reports nothing of its own.
+struct Silent;
+
+impl Observer for Silent {
+    fn event(&mut self, _event: &mend_core::Event) {}
+}
+
+impl Render for Silent {
+    fn run_event(&mut self, _event: &RunEvent) {}
+}
