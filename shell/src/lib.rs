@@ -11,6 +11,7 @@ pub mod clock;
 pub mod commands;
 pub mod error;
 pub mod eval;
+pub mod exec;
 pub mod interrupt;
 pub mod mend_folder;
 pub mod page;

@@ -46,7 +46,7 @@ pub fn measure() -> Vec<Row> {
     let sandbox_name = sandbox.name();
     let repo = root.join("sample-repo");
     let task = mend::task::Task::locate(&repo, None).unwrap();
-    let runner = TestRunner::for_task(python, sandbox, &task, &repo).unwrap();
+    let runner = TestRunner::for_task(python, sandbox, &task, &repo, None).unwrap();
     let record = root.join("fixtures/repair.json");
     let mut shares: Vec<(f64, f64)> = (0..REPEATS)
         .map(|_| {

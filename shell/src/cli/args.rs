@@ -8,9 +8,10 @@ use mend_core::{Config, ContextConfig, Millis, Protocol};
 
 use super::locate::repository;
 use crate::error::MendError;
+use crate::exec::image::{ImageCache, ImageRun};
 use crate::record::settings::LEGACY_REPO;
 use crate::session::attempt::Setup;
-use crate::task::{Task, ToolName};
+use crate::task::{Environment, Task, ToolName};
 use crate::workspace::runner::TestRunner;
 use crate::workspace::sandbox::{Sandbox, SandboxChoice};
 
@@ -234,6 +235,13 @@ pub struct RepoArgs {
     /// resume, the record's; else auto].
     #[arg(long, value_enum)]
     pub sandbox: Option<SandboxChoice>,
+    /// Where images are unpacked, once per machine, and shared by every run and worker
+    /// [default: $XDG_CACHE_HOME/mend/images, else ~/.cache/mend/images].
+    #[arg(long, value_name = "DIR")]
+    pub image_cache: Option<Utf8PathBuf>,
+    /// The suite's `[environment]`, for a task file that names none.
+    #[arg(skip)]
+    pub default_environment: Option<Environment>,
 }
 
 /// What a record says about where it was made; replay reuses each unless a flag overrides it.
@@ -297,8 +305,7 @@ impl RepoArgs {
     /// The repository, its task file (loaded and checked) and a runner fit for it: a task that
     /// enables `shell` needs a sandbox.
     pub fn resolve(&self, recorded: Recorded) -> Result<Resolved, MendError> {
-        let repo = self.repo(recorded.repo)?;
-        let task = Task::locate(&repo, self.task_file.as_deref())?;
+        let (repo, task, image) = self.repo_and_task(recorded)?;
         let python =
             crate::workspace::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?
                 .path;
@@ -311,7 +318,7 @@ impl RepoArgs {
         let sandbox_start = started.elapsed();
         let runner = TestRunner {
             sandbox_start,
-            ..TestRunner::for_task(python, sandbox, &task, &repo)?
+            ..TestRunner::for_task(python, sandbox, &task, &repo, image)?
         };
         if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
             return Err(MendError::usage(format!(
@@ -326,5 +333,48 @@ impl RepoArgs {
             runner,
             sandbox_choice,
         })
+    }
+
+    /// The repository, its task and the image it runs in. A task file given without `--repo`
+    /// whose image holds the repository at its workdir (SWE-bench's `/testbed`) is worked on
+    /// there: the copy is made from the image's folder.
+    fn repo_and_task(
+        &self,
+        recorded: Recorded,
+    ) -> Result<(Utf8PathBuf, Task, Option<ImageRun>), MendError> {
+        if let (None, None, Some(task_file)) = (&self.repo, recorded.repo, &self.task_file) {
+            let task = Task::load(task_file)?;
+            if let Some(environment) = self.environment(&task) {
+                let image = self.image_run(environment)?;
+                if let Some(folder) = crate::exec::image::repository_in(&image) {
+                    let task = Task::locate(&folder, Some(task_file))?;
+                    return Ok((folder, task, Some(image)));
+                }
+            }
+        }
+        let repo = self.repo(recorded.repo)?;
+        let task = Task::locate(&repo, self.task_file.as_deref())?;
+        let image = match self.environment(&task) {
+            Some(environment) => Some(self.image_run(environment)?),
+            None => None,
+        };
+        Ok((repo, task, image))
+    }
+
+    fn environment<'a>(&'a self, task: &'a Task) -> Option<&'a Environment> {
+        task.environment
+            .as_ref()
+            .or(self.default_environment.as_ref())
+    }
+
+    /// The image pulled and unpacked unless this machine has it, ready to run in.
+    fn image_run(&self, environment: &Environment) -> Result<ImageRun, MendError> {
+        let cache = ImageCache::locate(self.image_cache.as_deref())?;
+        let unpacked = cache.ensure(&environment.image)?;
+        ImageRun::new(
+            &environment.image.to_string(),
+            &unpacked,
+            environment.workdir.as_deref(),
+        )
     }
 }

@@ -44,6 +44,10 @@ pub struct EvalArgs {
     /// Where the tests run [default: auto].
     #[arg(long, value_enum)]
     pub sandbox: Option<SandboxChoice>,
+    /// Where the tasks' images are unpacked, once per machine and shared by every worker
+    /// [default: $XDG_CACHE_HOME/mend/images, else ~/.cache/mend/images].
+    #[arg(long, value_name = "DIR")]
+    pub image_cache: Option<Utf8PathBuf>,
     /// Seconds to wait for each piece of the server's answer.
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
     pub read_timeout: u64,
@@ -66,6 +70,9 @@ pub enum EvalCommand {
         /// Where the tests run [default: auto].
         #[arg(long, value_enum)]
         sandbox: Option<SandboxChoice>,
+        /// Where the tasks' images are unpacked [default: as `mend eval`].
+        #[arg(long, value_name = "DIR")]
+        image_cache: Option<Utf8PathBuf>,
     },
     /// Merge the results of one or more --out folders and print n, c and pass@1..k per task,
     /// the suite's mean, and the cost per passing attempt.

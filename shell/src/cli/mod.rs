@@ -129,6 +129,17 @@ pub enum Command {
         /// The captures folder: `ollama/` (.ndjson streams), `openai/` (.sse streams), .json errors.
         captures: Utf8PathBuf,
     },
+    /// List the unpacked images of this machine's cache with their sizes (`mend images`), pull
+    /// and unpack one ahead of a run (`mend images pull REF`, e.g. once per node before a Slurm
+    /// array), or empty the cache (`mend images prune`).
+    #[command(after_help = IMAGES_EXIT_CODES_HELP)]
+    Images {
+        #[command(subcommand)]
+        action: Option<ImagesAction>,
+        /// The cache [default: $XDG_CACHE_HOME/mend/images, else ~/.cache/mend/images].
+        #[arg(long, value_name = "DIR", global = true)]
+        image_cache: Option<Utf8PathBuf>,
+    },
     /// Print what mend sends the model for a repository's task: the system prompt, the task and
     /// the tool schemas.
     Task {
@@ -143,6 +154,23 @@ pub enum Command {
         task_file: Option<Utf8PathBuf>,
     },
 }
+
+#[derive(Debug, Subcommand)]
+pub enum ImagesAction {
+    /// Pull REF (host/name:tag, host/name@sha256:…, oci:PATH, docker-archive:PATH) and unpack it
+    /// into the cache unless it is there already; a tag is asked of the registry again.
+    Pull { reference: String },
+    /// Remove every image, blob and reference from the cache.
+    Prune,
+}
+
+/// `mend images` pulls and unpacks, runs no tests.
+pub const IMAGES_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  done
+  2  usage error: a malformed reference, an image that does not exist, access refused
+  4  refused: an image whose blobs do not match their digests, or whose layers are hostile
+  6  harness error: no network, a cache that cannot be written";
 
 #[cfg(test)]
 mod tests {

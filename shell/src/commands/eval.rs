@@ -23,6 +23,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         suite,
         python,
         sandbox,
+        image_cache,
     }) = &args.report
     {
         crate::interrupt::install();
@@ -30,6 +31,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
             suite: Suite::load(suite)?,
             python: python.clone(),
             sandbox: *sandbox,
+            image_cache: image_cache.clone(),
         });
     }
     if let Some(EvalCommand::Report { dirs, json, html }) = &args.report {
@@ -54,6 +56,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         host: args.host,
         python: args.python,
         sandbox: args.sandbox,
+        image_cache: args.image_cache,
         read_timeout: Duration::from_secs(args.read_timeout),
         unchecked: args.unchecked,
     };

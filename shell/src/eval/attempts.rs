@@ -37,6 +37,8 @@ pub struct EvalOptions {
     pub host: Option<String>,
     pub python: Option<Utf8PathBuf>,
     pub sandbox: Option<SandboxChoice>,
+    /// `--image-cache`: where the tasks' images are unpacked.
+    pub image_cache: Option<Utf8PathBuf>,
     pub read_timeout: Duration,
     /// Run tasks without a current check, or found invalid, too.
     pub unchecked: bool,
@@ -235,6 +237,8 @@ fn prepare(name: &str, folder: &Utf8Path, options: &EvalOptions) -> Result<Prepa
         python: options.python.clone(),
         keep_workspace: false,
         sandbox: options.sandbox,
+        image_cache: options.image_cache.clone(),
+        default_environment: options.suite.environment.clone(),
     };
     let resolved = args.resolve(Recorded::default())?;
     let task = &resolved.task;

@@ -16,6 +16,8 @@ pub struct CheckOptions {
     pub suite: Suite,
     pub python: Option<Utf8PathBuf>,
     pub sandbox: Option<SandboxChoice>,
+    /// `--image-cache`: where the tasks' images are unpacked.
+    pub image_cache: Option<Utf8PathBuf>,
 }
 
 /// Checks every task, prints one line each, writes the check; exit 1 when a task is invalid.
@@ -94,6 +96,8 @@ fn check_task(
         python: options.python.clone(),
         keep_workspace: false,
         sandbox: options.sandbox,
+        image_cache: options.image_cache.clone(),
+        default_environment: options.suite.environment.clone(),
     }
     .resolve(Recorded::default())?;
     let gold = gold_patch(&options.suite.origin, name)?;

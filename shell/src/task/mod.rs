@@ -21,6 +21,7 @@ use crate::atomic;
 use crate::error::MendError;
 use copy::Exclusion;
 pub use environment::{EnvEntry, PythonPath, ReadOnly};
+pub(crate) use file::EnvironmentTable;
 use file::{InstructionsSetting, ReportKind, TaskFile, TestTable};
 use instructions::{Instructions, InstructionsSource};
 pub use paths::PathSet;
@@ -82,6 +83,16 @@ pub struct Task {
     pub exclude: Exclusion,
     /// `sandbox.read_only`: more folders the tests may read inside bubblewrap.
     pub read_only: Vec<ReadOnly>,
+    /// `[environment]`: the image the commands run in, when the task names one.
+    pub environment: Option<Environment>,
+}
+
+/// `[environment]`: an image and where the repository is inside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Environment {
+    pub image: crate::exec::image::ImageRef,
+    /// `environment.workdir`: absolute; absent means the image's own `WorkingDir`.
+    pub workdir: Option<String>,
 }
 
 /// How the independent check reads the test command's result.
@@ -194,6 +205,7 @@ impl Task {
         let max_turns = max_turns(raw.model.max_turns, &at)?;
         let num_ctx = num_ctx(raw.model.num_ctx, &at)?;
         let instructions_source = instructions_source(raw.task.instructions, &at)?;
+        let environment = environment_table(raw.environment, origin, &at)?;
         Ok(Task {
             origin: origin.to_owned(),
             sha256: atomic::sha256_hex(text.as_bytes()),
@@ -218,12 +230,50 @@ impl Task {
             shell,
             exclude,
             read_only,
+            environment,
         })
     }
 
     pub fn offers(&self, tool: ToolName) -> bool {
         self.tools.contains(&tool)
     }
+}
+
+/// `[environment]`: the image reference (a relative `oci:`/`docker-archive:` path is the task
+/// file's folder's) and an absolute workdir without `..`.
+pub(crate) fn environment_table(
+    raw: file::EnvironmentTable,
+    origin: &Utf8Path,
+    at: At,
+) -> Result<Option<Environment>, MendError> {
+    let workdir = match raw.workdir {
+        Some(workdir) => {
+            let span = workdir.span();
+            let workdir = workdir.into_inner();
+            if !workdir.starts_with('/')
+                || workdir.split('/').any(|part| part == "..")
+                || workdir == "/"
+            {
+                return Err(at(
+                    Some(span),
+                    &format!("environment.workdir = \"{workdir}\": give the absolute folder inside the image where the repository lives, e.g. \"/testbed\""),
+                ));
+            }
+            Some(workdir.trim_end_matches('/').to_owned())
+        }
+        None => None,
+    };
+    let Some(image) = raw.image else {
+        return match workdir {
+            Some(_) => Err(at(None, "environment.workdir is given without environment.image: name the image (image = \"host/name:tag\")")),
+            None => Ok(None),
+        };
+    };
+    let span = image.span();
+    let base = origin.parent().unwrap_or(Utf8Path::new("."));
+    let image = crate::exec::image::ImageRef::parse(image.get_ref(), base)
+        .map_err(|message| at(Some(span), &format!("environment.image: {message}")))?;
+    Ok(Some(Environment { image, workdir }))
 }
 
 /// The `[test]` table: the command, its environment, limit and report.

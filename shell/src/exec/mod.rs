@@ -1,0 +1,3 @@
+//! How a command of the repository runs.
+
+pub mod image;
