@@ -239,6 +239,10 @@ pub struct RepoArgs {
     /// [default: $XDG_CACHE_HOME/mend/images, else ~/.cache/mend/images].
     #[arg(long, value_name = "DIR")]
     pub image_cache: Option<Utf8PathBuf>,
+    /// Run the task's commands on this machine's files even when its task file names an image:
+    /// for a pod (or job) started from the task's own image, where mend already is inside it.
+    #[arg(long)]
+    pub on_host: bool,
     /// The suite's `[environment]`, for a task file that names none.
     #[arg(skip)]
     pub default_environment: Option<Environment>,
@@ -269,6 +273,9 @@ impl<'a> Recorded<'a> {
 /// The repository, its task and where its tests run, as the flags (and a record) decided.
 pub struct Resolved {
     pub repo: Utf8PathBuf,
+    /// Where records go when no flag names a file (`.mend/` in it): the repository, or the task
+    /// file's folder when the repository is the image's (the shared cache is never written).
+    pub records: Utf8PathBuf,
     pub task: Task,
     pub runner: TestRunner,
     pub sandbox_choice: SandboxChoice,
@@ -306,6 +313,13 @@ impl RepoArgs {
     /// enables `shell` needs a sandbox.
     pub fn resolve(&self, recorded: Recorded) -> Result<Resolved, MendError> {
         let (repo, task, image) = self.repo_and_task(recorded)?;
+        let records = match (&image, &self.task_file) {
+            (Some(image), Some(task_file)) if repo.starts_with(&image.root) => task_file
+                .parent()
+                .filter(|folder| !folder.as_str().is_empty())
+                .map_or_else(|| Utf8PathBuf::from("."), Utf8Path::to_path_buf),
+            _ => repo.clone(),
+        };
         let python =
             crate::workspace::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?
                 .path;
@@ -329,6 +343,7 @@ impl RepoArgs {
         }
         Ok(Resolved {
             repo,
+            records,
             task,
             runner,
             sandbox_choice,
@@ -362,6 +377,9 @@ impl RepoArgs {
     }
 
     fn environment<'a>(&'a self, task: &'a Task) -> Option<&'a Environment> {
+        if self.on_host {
+            return None;
+        }
         task.environment
             .as_ref()
             .or(self.default_environment.as_ref())

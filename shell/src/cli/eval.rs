@@ -48,6 +48,10 @@ pub struct EvalArgs {
     /// [default: $XDG_CACHE_HOME/mend/images, else ~/.cache/mend/images].
     #[arg(long, value_name = "DIR")]
     pub image_cache: Option<Utf8PathBuf>,
+    /// Run every task's commands on this machine even when it names an image: for a pod started
+    /// from the task's own image (deploy/k8s).
+    #[arg(long)]
+    pub on_host: bool,
     /// Seconds to wait for each piece of the server's answer.
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
     pub read_timeout: u64,
@@ -73,6 +77,9 @@ pub enum EvalCommand {
         /// Where the tasks' images are unpacked [default: as `mend eval`].
         #[arg(long, value_name = "DIR")]
         image_cache: Option<Utf8PathBuf>,
+        /// Run the tasks' commands on this machine even when they name an image.
+        #[arg(long)]
+        on_host: bool,
     },
     /// Merge the results of one or more --out folders and print n, c and pass@1..k per task,
     /// the suite's mean, and the cost per passing attempt.

@@ -158,8 +158,16 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum ImagesAction {
     /// Pull REF (host/name:tag, host/name@sha256:…, oci:PATH, docker-archive:PATH) and unpack it
-    /// into the cache unless it is there already; a tag is asked of the registry again.
-    Pull { reference: String },
+    /// into the cache unless it is there already; a tag is asked of the registry again. With
+    /// --suite, every image the suite's tasks name that this machine lacks (a Slurm node's first
+    /// step: the shards on one node then share one unpack).
+    Pull {
+        #[arg(required_unless_present = "suite", conflicts_with = "suite")]
+        reference: Option<String>,
+        /// A suite file (suite.toml): its tasks' images.
+        #[arg(long, value_name = "SUITE")]
+        suite: Option<Utf8PathBuf>,
+    },
     /// Remove every image, blob and reference from the cache.
     Prune,
 }

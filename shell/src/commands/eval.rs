@@ -24,6 +24,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         python,
         sandbox,
         image_cache,
+        on_host,
     }) = &args.report
     {
         crate::interrupt::install();
@@ -32,6 +33,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
             python: python.clone(),
             sandbox: *sandbox,
             image_cache: image_cache.clone(),
+            on_host: *on_host,
         });
     }
     if let Some(EvalCommand::Report { dirs, json, html }) = &args.report {
@@ -57,6 +59,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         python: args.python,
         sandbox: args.sandbox,
         image_cache: args.image_cache,
+        on_host: args.on_host,
         read_timeout: Duration::from_secs(args.read_timeout),
         unchecked: args.unchecked,
     };

@@ -13,7 +13,19 @@ pub fn command(action: Option<ImagesAction>, cache: Option<&Utf8Path>) -> Result
             print!("{}", listing(&cache)?);
             Ok(0)
         }
-        Some(ImagesAction::Pull { reference }) => {
+        Some(ImagesAction::Pull {
+            suite: Some(suite), ..
+        }) => {
+            for image in suite_images(&suite)? {
+                let unpacked = cache.ensure(&image)?;
+                println!("{image}: {} at {}", unpacked.digest, unpacked.root);
+            }
+            Ok(0)
+        }
+        Some(ImagesAction::Pull {
+            reference: Some(reference),
+            ..
+        }) => {
             let here = std::env::current_dir()
                 .ok()
                 .and_then(|dir| Utf8PathBuf::from_path_buf(dir).ok())
@@ -23,6 +35,9 @@ pub fn command(action: Option<ImagesAction>, cache: Option<&Utf8Path>) -> Result
             println!("{image}: {} at {}", unpacked.digest, unpacked.root);
             Ok(0)
         }
+        Some(ImagesAction::Pull { .. }) => Err(MendError::usage(
+            "name the image: mend images pull REF (or --suite SUITE)",
+        )),
         Some(ImagesAction::Prune) => {
             let (images, bytes) = cache.prune()?;
             println!(
@@ -33,6 +48,22 @@ pub fn command(action: Option<ImagesAction>, cache: Option<&Utf8Path>) -> Result
             Ok(0)
         }
     }
+}
+
+/// Every image the suite's tasks run in (the suite's own for a task that names none), once each.
+fn suite_images(path: &Utf8Path) -> Result<Vec<ImageRef>, MendError> {
+    let suite = crate::eval::suite::Suite::load(path)?;
+    let mut images = Vec::new();
+    for (_, folder) in &suite.tasks {
+        let task = crate::task::Task::load(&folder.join(crate::task::TASK_FILE_NAME))?;
+        let environment = task.environment.or_else(|| suite.environment.clone());
+        if let Some(image) = environment.map(|environment| environment.image) {
+            if !images.contains(&image) {
+                images.push(image);
+            }
+        }
+    }
+    Ok(images)
 }
 
 /// One line per image: digest, size on disk, the references that named it.

@@ -18,6 +18,8 @@ pub struct CheckOptions {
     pub sandbox: Option<SandboxChoice>,
     /// `--image-cache`: where the tasks' images are unpacked.
     pub image_cache: Option<Utf8PathBuf>,
+    /// `--on-host`: the tasks' images are not used.
+    pub on_host: bool,
 }
 
 /// Checks every task, prints one line each, writes the check; exit 1 when a task is invalid.
@@ -97,6 +99,7 @@ fn check_task(
         keep_workspace: false,
         sandbox: options.sandbox,
         image_cache: options.image_cache.clone(),
+        on_host: options.on_host,
         default_environment: options.suite.environment.clone(),
     }
     .resolve(Recorded::default())?;

@@ -314,7 +314,15 @@ fn unpack_into(
     let mut unpacker = Unpacker::new(&rootfs, LIMITS);
     for (index, layer) in resolved.layers.iter().enumerate() {
         let mut stream = blobs.layer(index, layer).map_err(Refusal::Hostile)?;
-        unpacker.apply(&mut stream)?;
+        if let Err(refusal) = unpacker.apply(&mut stream) {
+            // A corrupt blob shows first as a broken gzip or tar: its digest says why.
+            return Err(match std::io::copy(&mut stream, &mut std::io::sink()) {
+                Err(err) if err.kind() == std::io::ErrorKind::InvalidData => {
+                    Refusal::Hostile(err.to_string())
+                }
+                _ => refusal,
+            });
+        }
         // Whatever the tar reader left unread still counts for the digest.
         std::io::copy(&mut stream, &mut std::io::sink())?;
     }

@@ -82,7 +82,7 @@ impl<'a> Unpacker<'a> {
     /// Applies one layer, gzip-compressed or plain, read to its end.
     pub fn apply(&mut self, layer: &mut dyn Read) -> Result<(), Refusal> {
         let mut buffered = BufReader::with_capacity(1 << 16, layer);
-        let head = buffered.fill_buf()?;
+        let head = buffered.fill_buf().map_err(unreadable)?;
         let mut archive: tar::Archive<Box<dyn Read + '_>> = if head.starts_with(&[0x1f, 0x8b]) {
             tar::Archive::new(Box::new(flate2::bufread::MultiGzDecoder::new(buffered)))
         } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
@@ -94,11 +94,11 @@ impl<'a> Unpacker<'a> {
         };
         // What this layer wrote: an opaque marker empties its folder of the lower layers only.
         let mut written = HashSet::new();
-        for entry in archive.entries()? {
-            self.entry(&mut entry?, &mut written)?;
+        for entry in archive.entries().map_err(unreadable)? {
+            self.entry(&mut entry.map_err(unreadable)?, &mut written)?;
         }
         // The rest of the stream (tar padding, the gzip trailer) still counts for the digest.
-        io::copy(&mut archive.into_inner(), &mut io::sink())?;
+        io::copy(&mut archive.into_inner(), &mut io::sink()).map_err(unreadable)?;
         Ok(())
     }
 
@@ -221,7 +221,14 @@ impl<'a> Unpacker<'a> {
                     .create_new(true)
                     .mode(0o600)
                     .open(target)?;
-                io::copy(entry, &mut file)?;
+                let mut buffer = vec![0; 1 << 16];
+                loop {
+                    let count = entry.read(&mut buffer).map_err(unreadable)?;
+                    if count == 0 {
+                        break;
+                    }
+                    io::Write::write_all(&mut file, &buffer[..count])?;
+                }
                 file.set_permissions(fs::Permissions::from_mode(mode))?;
                 // Python's bytecode caches compare their source's time: keeping it keeps them valid.
                 if let Ok(seconds) = entry.header().mtime() {
@@ -232,6 +239,16 @@ impl<'a> Unpacker<'a> {
         }
         Ok(())
     }
+}
+
+/// Reading the layer failed: its gzip, its tar or its digest is broken, whatever this machine
+/// does (errors of writing the root are this machine's, [`Refusal::Io`]).
+fn unreadable(err: io::Error) -> Refusal {
+    Refusal::Hostile(if err.kind() == io::ErrorKind::InvalidData {
+        err.to_string()
+    } else {
+        format!("a layer is not a tar mend can read ({err})")
+    })
 }
 
 /// A layer path's parts; `..` anywhere refuses the image (no tool that builds images writes it).

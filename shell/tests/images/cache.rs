@@ -1,0 +1,128 @@
+//! The cache: one unpack per image, whole or not at all, listed and emptied by `mend images`.
+
+use std::fs;
+
+use crate::support::{layout, layout_copy, mend_images, names_in};
+
+#[test]
+fn a_layout_unpacks_once_its_whiteouts_applied_and_the_cache_lists_and_prunes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let reference = format!("oci:{}:base", layout().display());
+    let first = mend_images(&cache, &["images", "pull", &reference], &[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let roots: Vec<String> = names_in(&cache)
+        .into_iter()
+        .filter(|name| name.starts_with("sha256-"))
+        .collect();
+    assert_eq!(roots.len(), 1, "{:?}", names_in(&cache));
+    let rootfs = cache.join(&roots[0]).join("rootfs");
+    assert_eq!(
+        (
+            rootfs.join("etc/removed-by-upper").exists(),
+            rootfs.join("opt/gone").exists(),
+            fs::read_to_string(rootfs.join("etc/added-by-upper")).unwrap(),
+            rootfs.join("testbed/calc.py").is_file(),
+        ),
+        (false, false, "added by the second layer\n".to_owned(), true)
+    );
+    // The multi-arch index of the same image resolves to its amd64 manifest: the same root.
+    let multi = mend_images(
+        &cache,
+        &[
+            "images",
+            "pull",
+            &format!("oci:{}:multi", layout().display()),
+        ],
+        &[],
+    );
+    assert_eq!(multi.code, 0, "{}", multi.stderr);
+    assert_eq!(
+        multi.stdout.split(": ").nth(1),
+        first.stdout.split(": ").nth(1)
+    );
+    let listed = mend_images(&cache, &["images"], &[]);
+    let lines: Vec<&str> = listed.stdout.lines().collect();
+    assert_eq!(lines[0], format!("1 images in {}", cache.display()));
+    let fields: Vec<&str> = lines[1].split("  ").map(str::trim).collect();
+    assert_eq!(
+        fields[0],
+        format!("sha256:{}", roots[0].trim_start_matches("sha256-"))
+    );
+    assert!(fields[1].ends_with(" MB"), "{}", lines[1]);
+    assert_eq!(
+        fields[2],
+        format!("{reference}, oci:{}:multi", layout().display())
+    );
+    let pruned = mend_images(&cache, &["images", "prune"], &[]);
+    assert_eq!(pruned.code, 0, "{}", pruned.stderr);
+    assert!(
+        pruned.stdout.starts_with("removed 1 images ("),
+        "{}",
+        pruned.stdout
+    );
+    assert_eq!(names_in(&cache), Vec::<String>::new());
+}
+
+#[test]
+fn a_layer_that_does_not_match_its_digest_is_refused_and_nothing_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = layout_copy(dir.path());
+    // The largest blob is a layer: one byte of it changed, its length kept.
+    let blobs = copy.join("blobs/sha256");
+    let largest = names_in(&blobs)
+        .into_iter()
+        .max_by_key(|name| fs::metadata(blobs.join(name)).unwrap().len())
+        .unwrap();
+    let mut bytes = fs::read(blobs.join(&largest)).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x55;
+    fs::write(blobs.join(&largest), bytes).unwrap();
+    let cache = dir.path().join("cache");
+    let refused = mend_images(
+        &cache,
+        &["images", "pull", &format!("oci:{}:base", copy.display())],
+        &[],
+    );
+    assert_eq!(refused.code, 4, "{}", refused.stderr);
+    let message = refused.stderr.trim();
+    assert!(
+        message.starts_with(&format!(
+            "mend: error: refused the image oci:{}:base: ",
+            copy.display()
+        )) && message.ends_with("nothing of it was kept; use an image from a source you trust")
+            && message.lines().count() == 1,
+        "{message}"
+    );
+    // No root, no half-unpacked folder: only the lock and the (empty) stores.
+    assert_eq!(names_in(&cache), ["blobs", "locks", "refs"]);
+    assert_eq!(names_in(&cache.join("refs")), Vec::<String>::new());
+}
+
+#[test]
+fn concurrent_pulls_of_one_image_wait_for_each_other_and_unpack_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let reference = format!("oci:{}:base", layout().display());
+    let pulls: Vec<_> = (0..3)
+        .map(|_| {
+            let (cache, reference) = (cache.clone(), reference.clone());
+            std::thread::spawn(move || mend_images(&cache, &["images", "pull", &reference], &[]))
+        })
+        .collect();
+    let outcomes: Vec<(i32, String)> = pulls
+        .into_iter()
+        .map(|pull| pull.join().unwrap())
+        .map(|o| (o.code, o.stdout))
+        .collect();
+    assert!(
+        outcomes.iter().all(|outcome| *outcome == outcomes[0]) && outcomes[0].0 == 0,
+        "{outcomes:?}"
+    );
+    let entries: Vec<String> = names_in(&cache)
+        .into_iter()
+        .filter(|name| !["blobs", "locks", "refs"].contains(&name.as_str()))
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert!(entries[0].starts_with("sha256-"));
+}
