@@ -1,13 +1,14 @@
 //! mend's own costs, each measured as a ratio within one run (`make bench` writes the table into
 //! BENCHMARKS.md). Usage: `cargo bench -p mend --bench harness [-- NAME...]` where NAME is one of
-//! core, driver, requests, window, latency, memory, replay, show, text_calls, verify, copies.
+//! core, driver, requests, window, latency, memory, replay, show, text_calls, verify, copies,
+//! images.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark may panic on broken invariants
 
 mod bench_support;
 
 use bench_support::{
-    attempt_copies, core_throughput, driver_share, latency, memory, replay_share, request_building,
-    show_page, text_calls, verify_share, window_cost, Row,
+    attempt_copies, core_throughput, driver_share, image_attempts, latency, memory, replay_share,
+    request_building, show_page, text_calls, verify_share, window_cost, Row,
 };
 
 fn main() {
@@ -54,6 +55,9 @@ fn main() {
     }
     if run("copies") {
         rows.extend(attempt_copies::measure());
+    }
+    if run("images") {
+        rows.extend(image_attempts::measure());
     }
     let mut table = String::from("| figure | measured | target | reproduce |\n|---|---|---|---|\n");
     for row in rows {

@@ -50,22 +50,17 @@ fn task_file(image: &str, workdir: &str, files: &str) -> String {
     )
 }
 
-/// The verify run's test summary and verdict, from its JSON events.
-fn verdict(events: &[Value]) -> (Value, Value) {
-    let after = events
-        .iter()
-        .find(|event| event["type"] == "tests_after")
-        .cloned()
-        .unwrap_or(Value::Null);
-    let verdict = events
-        .iter()
-        .find(|event| event["type"] == "verdict")
-        .cloned()
-        .unwrap_or(Value::Null);
-    (
-        after["run"]["summary"].clone(),
-        json!({"tests_pass": verdict["tests_pass"], "sandbox": verdict["sandbox"]}),
-    )
+/// The verify run's sandbox, test summary and failing tests, from its JSON events.
+fn verdict(events: &[Value]) -> Value {
+    let of = |kind: &str| {
+        events
+            .iter()
+            .find(|event| event["type"] == kind)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let (sandbox, after) = (of("sandbox"), of("tests_after"));
+    json!({"sandbox": sandbox["name"], "summary": after["run"]["summary"], "failing": after["run"]["failing"]})
 }
 
 #[test]
@@ -102,10 +97,11 @@ fn the_tests_run_inside_the_image_with_its_config_and_nothing_of_the_host() {
         (outcome.code, verdict(&events)),
         (
             1,
-            (
-                json!({"passed": 3, "failed": 1, "errors": 0, "skipped": 0}),
-                json!({"tests_pass": false, "sandbox": "bwrap"})
-            )
+            json!({
+                "sandbox": "bwrap",
+                "summary": {"passed": 3, "failed": 1, "errors": 0, "skipped": 0},
+                "failing": ["tests/test_inside.py::test_the_bug"],
+            })
         ),
         "{}\n{}",
         outcome.stdout,
@@ -156,10 +152,11 @@ fn a_repository_that_comes_with_the_image_is_copied_out_of_it_and_the_image_stay
         (outcome.code, verdict(&events)),
         (
             1,
-            (
-                json!({"passed": 1, "failed": 1, "errors": 0, "skipped": 0}),
-                json!({"tests_pass": false, "sandbox": "bwrap"})
-            )
+            json!({
+                "sandbox": "bwrap",
+                "summary": {"passed": 1, "failed": 1, "errors": 0, "skipped": 0},
+                "failing": ["tests/test_calc.py::test_half"],
+            })
         ),
         "{}\n{}",
         outcome.stdout,
