@@ -6,6 +6,7 @@
 
 pub mod access;
 pub mod atomic;
+pub mod attempt;
 pub mod cli;
 pub mod clock;
 pub mod commands;
@@ -18,7 +19,7 @@ pub mod page;
 pub mod provider;
 pub mod record;
 pub mod replay;
-pub mod session;
+pub mod setup;
 pub mod task;
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -5,9 +5,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use mend::cli::{repository, Cli, Command};
+use mend::cli::{Cli, Command};
 use mend::commands;
 use mend::error::MendError;
+use mend::setup::repository::repository;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

@@ -143,7 +143,7 @@ pub fn sample_config(task: &mend::task::Task) -> Config {
 
 struct Collect(Vec<Event>);
 
-impl mend::session::driver::Observer for Collect {
+impl mend::attempt::driver::Observer for Collect {
     fn event(&mut self, event: &Event) {
         self.0.push(event.clone());
     }
@@ -154,9 +154,9 @@ pub fn blocking_transcript(base: &str) -> (Transcript, String) {
     let sample = camino::Utf8PathBuf::from_path_buf(repo_root().join("sample-repo")).unwrap();
     let task = mend::task::Task::locate(&sample, None).unwrap();
     let workspace = mend::workspace::Workspace::copy_of(&sample, &task.exclude).unwrap();
-    let runner = mend::workspace::runner::TestRunner::new(
+    let runner = mend::exec::runner::TestRunner::new(
         "python3".into(),
-        mend::workspace::sandbox::Sandbox::Unsandboxed,
+        mend::exec::sandbox::Sandbox::Unsandboxed,
     );
     let client = mend::provider::client::Client::new(
         mend::provider::host::BaseUrl::parse(base),
@@ -165,14 +165,14 @@ pub fn blocking_transcript(base: &str) -> (Transcript, String) {
     );
     let mut source = mend::provider::client::LiveSource { client: &client };
     let mut observer = Collect(Vec::new());
-    let bench = mend::session::driver::Bench {
+    let bench = mend::attempt::driver::Bench {
         root: workspace.root(),
         task: &task,
         runner: &runner,
     };
-    let started = mend::session::driver::start(sample_config(&task)).unwrap();
+    let started = mend::attempt::driver::start(sample_config(&task)).unwrap();
     let (transcript, _) =
-        mend::session::driver::drive(bench, &mut source, &mut observer, started).unwrap();
+        mend::attempt::driver::drive(bench, &mut source, &mut observer, started).unwrap();
     let stop = transcript.stop;
     let repaired = std::fs::read_to_string(workspace.root().join("path_rules.py")).unwrap();
     (

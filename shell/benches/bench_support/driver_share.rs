@@ -4,8 +4,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use mend::attempt::driver::{drive, start, Bench, Observer};
 use mend::provider::source::{ModelSource, StreamItem};
-use mend::session::driver::{drive, start, Bench, Observer};
 use mend_core::{ChatRequest, Event, Input, Millis, Protocol, Session};
 
 use super::synthetic::{config, turn, Rng};

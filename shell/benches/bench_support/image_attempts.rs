@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use mend::exec::image::{ImageCache, ImageRef, ImageRun};
+use mend::exec::runner::TestRunner;
+use mend::exec::sandbox::{Sandbox, SandboxChoice};
 use mend::task::Task;
 use mend::verdict::verify::independent_check;
-use mend::workspace::runner::TestRunner;
-use mend::workspace::sandbox::{Sandbox, SandboxChoice};
 use mend::workspace::Workspace;
 
 use super::{command, Row};

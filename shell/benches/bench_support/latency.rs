@@ -3,9 +3,9 @@
 
 use std::time::{Duration, Instant};
 
+use mend::attempt::driver::{drive, start, Bench, Observer};
 use mend::provider::client::{Client, LiveSource};
 use mend::provider::host::BaseUrl;
-use mend::session::driver::{drive, start, Bench, Observer};
 use mend_core::{Config, Event};
 
 /// The tests' scripted Ollama; the benchmark uses only part of it.

@@ -5,8 +5,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use mend::attempt::driver::{drive, start, Bench, Observer};
 use mend::provider::source::{ModelSource, StreamItem};
-use mend::session::driver::{drive, start, Bench, Observer};
 use mend_core::{ChatRequest, Config, Event};
 
 use super::synthetic::{done_line, text_line, Rng};

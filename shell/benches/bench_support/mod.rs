@@ -30,7 +30,7 @@ pub fn command(name: &str) -> String {
 /// task, a runner that is never started, and an empty workspace (deleted on drop).
 pub struct ToolFree {
     pub task: mend::task::Task,
-    pub runner: mend::workspace::runner::TestRunner,
+    pub runner: mend::exec::runner::TestRunner,
     pub root: camino::Utf8PathBuf,
     _workspace: tempfile::TempDir,
 }
@@ -41,9 +41,9 @@ impl ToolFree {
         let workspace = tempfile::tempdir().unwrap();
         ToolFree {
             task: mend::task::Task::locate(camino::Utf8Path::new(sample), None).unwrap(),
-            runner: mend::workspace::runner::TestRunner::new(
+            runner: mend::exec::runner::TestRunner::new(
                 "python3".into(),
-                mend::workspace::sandbox::Sandbox::Unsandboxed,
+                mend::exec::sandbox::Sandbox::Unsandboxed,
             ),
             root: camino::Utf8PathBuf::from_path_buf(workspace.path().to_path_buf()).unwrap(),
             _workspace: workspace,

@@ -4,13 +4,14 @@
 use std::time::Instant;
 
 use camino::Utf8PathBuf;
+use mend::attempt::driver::Observer;
+use mend::attempt::render::Render;
+use mend::attempt::run_event::RunEvent;
+use mend::attempt::Setup;
 use mend::commands::replay::{replay, ReplayOptions};
+use mend::exec::runner::TestRunner;
+use mend::exec::sandbox::{Sandbox, SandboxChoice};
 use mend::record::metrics::RunMetrics;
-use mend::session::attempt::Setup;
-use mend::session::driver::Observer;
-use mend::session::render::{Render, RunEvent};
-use mend::workspace::runner::TestRunner;
-use mend::workspace::sandbox::{Sandbox, SandboxChoice};
 use mend_core::Event;
 
 use super::{command, Row};

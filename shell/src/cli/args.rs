@@ -1,19 +1,16 @@
-//! The argument groups the commands share (model, repository, replay), and what they resolve
-//! to. Kept apart from the command enum so that `eval.rs` beside it can use them without
-//! importing the file that imports it.
+//! The argument groups the commands share (model, repository, replay), and the choices they
+//! make: what those resolve to is `crate::setup`'s. Kept apart from the command enum so that
+//! `eval.rs` beside it can use them without importing the file that imports it.
 
 use camino::{Utf8Path, Utf8PathBuf};
-use clap::{Args, ValueEnum};
-use mend_core::{Config, ContextConfig, Millis, Protocol};
+use clap::Args;
+use mend_core::{Config, Protocol};
 
-use super::locate::repository;
 use crate::error::MendError;
-use crate::exec::image::{ImageCache, ImageRun};
-use crate::record::settings::LEGACY_REPO;
-use crate::session::attempt::Setup;
-use crate::task::{Environment, Task, ToolName};
-use crate::workspace::runner::TestRunner;
-use crate::workspace::sandbox::{Sandbox, SandboxChoice};
+use crate::exec::sandbox::SandboxChoice;
+use crate::setup::config::ModelChoice;
+use crate::setup::{Recorded, RepoChoice, Resolved};
+use crate::task::Task;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -83,55 +80,22 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
-    /// The model: the flag, else the task file's, else the default.
-    pub fn model_name(&self, task: &Task) -> String {
-        self.model
-            .clone()
-            .or_else(|| task.model.clone())
-            .unwrap_or_else(|| crate::task::DEFAULT_MODEL.to_owned())
-    }
-
-    pub fn max_turns(&self, task: &Task) -> u32 {
-        self.max_turns
-            .or(task.max_turns)
-            .unwrap_or(mend_core::DEFAULT_MAX_TURNS)
+    /// The model choices these flags make.
+    pub fn choice(&self) -> ModelChoice {
+        ModelChoice {
+            protocol: self.protocol,
+            model: self.model.clone(),
+            max_turns: self.max_turns,
+            num_ctx: self.num_ctx,
+            no_think: self.no_think,
+            context: self.context,
+        }
     }
 
     /// The session these flags and the task file describe, asking `prompt` in `repo`.
     pub fn session_config(&self, task: &Task, repo: &Utf8Path, prompt: &str) -> Config {
-        let config = Config {
-            protocol: chosen_protocol(self.protocol, task),
-            max_turns: self.max_turns(task),
-            think: !self.no_think,
-            context: self.context.then(|| context_config(repo)),
-            text_tool_calls: task.text_tool_calls,
-            instructions: task.instructions.as_ref().map(|found| found.message()),
-            ..Config::new(
-                &self.model_name(task),
-                &task.system_prompt,
-                prompt,
-                crate::tools::table::offered_tools(task, self.context),
-            )
-        };
-        // A window given here is final; otherwise the server is asked once connected.
-        match self.num_ctx.or(task.num_ctx) {
-            Some(tokens) => crate::provider::window::with_window(config, tokens),
-            None => config,
-        }
+        self.choice().session_config(task, repo, prompt)
     }
-}
-
-/// What the per-turn hint says about where the run is: the repository's folder name and the OS.
-fn context_config(repo: &Utf8Path) -> ContextConfig {
-    ContextConfig {
-        workdir: repo.file_name().unwrap_or("repository").to_owned(),
-        os: std::env::consts::OS.to_owned(),
-    }
-}
-
-/// `--deadline SECS` as the core counts it.
-pub fn deadline(seconds: Option<u64>) -> Option<Millis> {
-    seconds.map(|seconds| Millis(seconds.saturating_mul(1000)))
 }
 
 /// Where the model server is and how long to wait on it: shared by `run`, `chat` and `resume`.
@@ -178,11 +142,6 @@ pub struct ResumeArgs {
     pub server: ServerArgs,
     #[command(flatten)]
     pub common: CommonArgs,
-}
-
-/// `--protocol`, else the task file's, else Ollama.
-pub fn chosen_protocol(flag: Option<Protocol>, task: &Task) -> Protocol {
-    flag.or(task.protocol).unwrap_or_default()
 }
 
 #[derive(Debug, Args)]
@@ -243,156 +202,24 @@ pub struct RepoArgs {
     /// for a pod (or job) started from the task's own image, where mend already is inside it.
     #[arg(long)]
     pub on_host: bool,
-    /// The suite's `[environment]`, for a task file that names none.
-    #[arg(skip)]
-    pub default_environment: Option<Environment>,
-}
-
-/// What a record says about where it was made; replay reuses each unless a flag overrides it.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Recorded<'a> {
-    pub repo: Option<&'a str>,
-    pub python: Option<&'a str>,
-    pub sandbox: Option<SandboxChoice>,
-}
-
-impl<'a> Recorded<'a> {
-    pub fn of(settings: &'a crate::record::SessionSettings) -> Recorded<'a> {
-        Recorded {
-            // Records made before records named their repository are the sample's.
-            repo: Some(settings.repo.as_deref().unwrap_or(LEGACY_REPO)),
-            python: settings.python.as_deref(),
-            sandbox: settings
-                .sandbox_choice
-                .as_deref()
-                .and_then(|name| SandboxChoice::from_str(name, true).ok()),
-        }
-    }
-}
-
-/// The repository, its task and where its tests run, as the flags (and a record) decided.
-pub struct Resolved {
-    pub repo: Utf8PathBuf,
-    /// Where records go when no flag names a file (`.mend/` in it): the repository, or the task
-    /// file's folder when the repository is the image's (the shared cache is never written).
-    pub records: Utf8PathBuf,
-    pub task: Task,
-    pub runner: TestRunner,
-    pub sandbox_choice: SandboxChoice,
-}
-
-impl Resolved {
-    /// What one attempt on this repository needs.
-    pub fn setup(&self, keep_workspace: bool) -> Setup<'_> {
-        Setup {
-            repo: &self.repo,
-            task: &self.task,
-            runner: &self.runner,
-            keep_workspace,
-        }
-    }
-
-    /// Where this run is made, as a record keeps it.
-    pub fn origin(&self) -> crate::record::Origin<'_> {
-        crate::record::Origin {
-            repo: &self.repo,
-            python: &self.runner.python,
-            sandbox_choice: self.sandbox_choice,
-        }
-    }
 }
 
 impl RepoArgs {
-    /// `--repo`, else the repository a record names, else the current folder; checked to be a
-    /// folder.
-    pub fn repo(&self, recorded: Option<&str>) -> Result<Utf8PathBuf, MendError> {
-        repository(self.repo.as_deref(), recorded)
+    /// The choices these flags make.
+    pub fn choice(&self) -> RepoChoice {
+        RepoChoice {
+            repo: self.repo.clone(),
+            task_file: self.task_file.clone(),
+            python: self.python.clone(),
+            sandbox: self.sandbox,
+            image_cache: self.image_cache.clone(),
+            on_host: self.on_host,
+            default_environment: None,
+        }
     }
 
-    /// The repository, its task file (loaded and checked) and a runner fit for it: a task that
-    /// enables `shell` needs a sandbox.
+    /// The repository, its task file (loaded and checked) and a runner fit for it.
     pub fn resolve(&self, recorded: Recorded) -> Result<Resolved, MendError> {
-        let (repo, task, image) = self.repo_and_task(recorded)?;
-        let records = match (&image, &self.task_file) {
-            (Some(image), Some(task_file)) if repo.starts_with(&image.root) => task_file
-                .parent()
-                .filter(|folder| !folder.as_str().is_empty())
-                .map_or_else(|| Utf8PathBuf::from("."), Utf8Path::to_path_buf),
-            _ => repo.clone(),
-        };
-        let python =
-            crate::workspace::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?
-                .path;
-        let sandbox_choice = self
-            .sandbox
-            .or(recorded.sandbox)
-            .unwrap_or(SandboxChoice::Auto);
-        let started = std::time::Instant::now();
-        let sandbox = Sandbox::resolve(sandbox_choice)?;
-        let sandbox_start = started.elapsed();
-        let runner = TestRunner {
-            sandbox_start,
-            ..TestRunner::for_task(python, sandbox, &task, &repo, image)?
-        };
-        if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
-            return Err(MendError::usage(format!(
-                "{} enables the shell tool, which runs only inside a sandbox, and none is available here \
-                 — install bubblewrap (`apt-get install bubblewrap`) or remove `shell` from tools.enabled",
-                task.origin
-            )));
-        }
-        Ok(Resolved {
-            repo,
-            records,
-            task,
-            runner,
-            sandbox_choice,
-        })
-    }
-
-    /// The repository, its task and the image it runs in. A task file given without `--repo`
-    /// whose image holds the repository at its workdir (SWE-bench's `/testbed`) is worked on
-    /// there: the copy is made from the image's folder.
-    fn repo_and_task(
-        &self,
-        recorded: Recorded,
-    ) -> Result<(Utf8PathBuf, Task, Option<ImageRun>), MendError> {
-        if let (None, None, Some(task_file)) = (&self.repo, recorded.repo, &self.task_file) {
-            let task = Task::load(task_file)?;
-            if let Some(environment) = self.environment(&task) {
-                let image = self.image_run(environment)?;
-                if let Some(folder) = crate::exec::image::repository_in(&image) {
-                    let task = Task::locate(&folder, Some(task_file))?;
-                    return Ok((folder, task, Some(image)));
-                }
-            }
-        }
-        let repo = self.repo(recorded.repo)?;
-        let task = Task::locate(&repo, self.task_file.as_deref())?;
-        let image = match self.environment(&task) {
-            Some(environment) => Some(self.image_run(environment)?),
-            None => None,
-        };
-        Ok((repo, task, image))
-    }
-
-    fn environment<'a>(&'a self, task: &'a Task) -> Option<&'a Environment> {
-        if self.on_host {
-            return None;
-        }
-        task.environment
-            .as_ref()
-            .or(self.default_environment.as_ref())
-    }
-
-    /// The image pulled and unpacked unless this machine has it, ready to run in.
-    fn image_run(&self, environment: &Environment) -> Result<ImageRun, MendError> {
-        let cache = ImageCache::locate(self.image_cache.as_deref())?;
-        let unpacked = cache.ensure(&environment.image)?;
-        ImageRun::new(
-            &environment.image.to_string(),
-            &unpacked,
-            environment.workdir.as_deref(),
-        )
+        self.choice().resolve(recorded)
     }
 }

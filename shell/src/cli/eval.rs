@@ -4,7 +4,7 @@
 use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
 
-use crate::workspace::sandbox::SandboxChoice;
+use crate::exec::sandbox::SandboxChoice;
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]

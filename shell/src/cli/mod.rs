@@ -6,11 +6,10 @@ pub mod eval;
 mod locate;
 
 pub use args::{
-    ChatArgs, CommonArgs, ModelArgs, Recorded, ReplayArgs, RepoArgs, Resolved, ResumeArgs, RunArgs,
-    ServerArgs,
+    ChatArgs, CommonArgs, ModelArgs, ReplayArgs, RepoArgs, ResumeArgs, RunArgs, ServerArgs,
 };
 
-pub use locate::{replay_record, repository, DEMO_RECORD};
+pub use locate::{replay_record, DEMO_RECORD};
 
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};

@@ -4,10 +4,11 @@
 
 use camino::Utf8Path;
 
-use crate::cli::{repository, Recorded};
 use crate::error::{exit, MendError};
 use crate::record::patch::{apply_record, Applied};
 use crate::record::Record;
+use crate::setup::repository::repository;
+use crate::setup::Recorded;
 use crate::task::Task;
 
 pub fn command(

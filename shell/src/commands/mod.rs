@@ -1,5 +1,5 @@
 //! One file (or folder) per command: `command` reads the command's arguments (`cli/`), builds
-//! what it needs over a [`crate::session`] and a [`crate::workspace`], and reports. `outcome`
+//! what it needs over a [`crate::attempt`] and a [`crate::workspace`], and reports. `outcome`
 //! is what `run` and `resume` share at the end.
 
 pub mod apply;

@@ -4,11 +4,12 @@
 use camino::Utf8PathBuf;
 use mend_core::Stop;
 
+use crate::attempt::render::Render;
+use crate::attempt::run_event::RunEvent;
 use crate::error::{exit, MendError};
 use crate::record::stop::explain_stop;
 use crate::record::target::{RecordFile, RecordTarget};
 use crate::record::Record;
-use crate::session::render::{Render, RunEvent};
 use crate::task::Task;
 
 /// The files a finished session was written to.

@@ -6,23 +6,25 @@ use std::collections::BTreeMap;
 
 use camino::Utf8Path;
 
-use crate::cli::args::{Recorded, ReplayArgs};
+use crate::attempt::render::{renderer, Render};
+use crate::attempt::run_event::RunEvent;
+use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
+use crate::cli::args::ReplayArgs;
 use crate::cli::replay_record;
 use crate::clock::millis;
 use crate::error::{exit, MendError};
+use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
 use crate::record::{Record, RECORD_FORMAT};
 use crate::replay::conversation::{replay_conversation, Replayed};
 use crate::replay::divergence::{end_divergence, LeftBehind};
-use crate::session::attempt::{check_at_end, finish_with, written_by_tools, Setup};
-use crate::session::render::{renderer, Render, RunEvent};
+use crate::setup::Recorded;
 use crate::task::PathSet;
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::Verdict;
 use crate::verdict::ending::Ending;
 use crate::workspace::changes::{file_digests, set_sha256};
 use crate::workspace::final_tree::LoopCopy;
-use crate::workspace::sandbox::Sandbox;
 use crate::workspace::Workspace;
 
 pub struct ReplayOptions<'a> {

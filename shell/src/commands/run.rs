@@ -5,21 +5,24 @@ use std::time::Duration;
 
 use mend_core::{Config, Stop, StopReason};
 
-use crate::cli::args::{deadline, Recorded, RunArgs};
+use crate::attempt::render::{renderer, Render};
+use crate::attempt::run_event::RunEvent;
+use crate::attempt::run_record::record_of;
+use crate::attempt::{run_attempt, Setup};
+use crate::cli::args::RunArgs;
 use crate::commands::outcome::{report_outcome, write_record, Outcome};
 use crate::error::{exit, MendError};
+use crate::exec::sandbox::SandboxChoice;
 use crate::mend_folder::record_target;
 use crate::provider::client::{LiveSource, Secret};
 use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::host::BaseUrl;
 use crate::record::target::RecordTarget;
 use crate::record::{Origin, ServerFacts};
-use crate::session::attempt::{run_attempt, Setup};
-use crate::session::render::{renderer, Render, RunEvent};
-use crate::session::run_record::record_of;
+use crate::setup::config::deadline;
+use crate::setup::Recorded;
 use crate::task::Task;
 use crate::workspace::changes::file_digests;
-use crate::workspace::sandbox::SandboxChoice;
 
 pub struct RunOptions<'a> {
     /// The session to run: model, protocol, prompts, tools, budgets.

@@ -4,12 +4,12 @@
 use camino::Utf8Path;
 use mend_core::ToolStatus;
 
+use crate::attempt::render::{sandbox_phrase, short_arguments};
 use crate::error::{exit, MendError};
 use crate::page::timeline::{seconds, Subject, Timeline};
 use crate::page::view::{SessionView, Shown};
 use crate::record::metrics::RunMetrics;
 use crate::record::Record;
-use crate::session::render::{sandbox_phrase, short_arguments};
 use crate::verdict::contract::Transition;
 
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {

@@ -3,8 +3,8 @@
 
 use camino::Utf8Path;
 
-use crate::cli::repository;
 use crate::error::{exit, MendError};
+use crate::setup::repository::repository;
 use crate::task::{Task, DEFAULT_MODEL};
 
 pub fn command(
@@ -22,7 +22,7 @@ pub fn command(
 fn print_task(task: &Task, json: bool) {
     let tools = crate::tools::table::offered_tools(task, false);
     let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
-    let protocol = crate::cli::args::chosen_protocol(None, task);
+    let protocol = crate::setup::config::chosen_protocol(None, task);
     let base = crate::provider::connect::server_base(None, protocol);
     let (window, _) = crate::provider::window::for_task(task, protocol, base);
     let first = crate::provider::window::first_request_tokens(task, &tools);

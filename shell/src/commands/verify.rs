@@ -3,9 +3,11 @@
 
 use std::time::{Duration, Instant};
 
-use crate::cli::args::{CommonArgs, Recorded, Resolved};
+use crate::attempt::render::renderer;
+use crate::attempt::run_event::RunEvent;
+use crate::cli::args::CommonArgs;
 use crate::error::{exit, MendError};
-use crate::session::render::{renderer, RunEvent};
+use crate::setup::{Recorded, Resolved};
 use crate::verdict::verify::independent_check;
 use crate::workspace::Workspace;
 

@@ -9,17 +9,19 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::{Config, Millis, StopReason};
 
-use crate::cli::args::{chosen_protocol, Recorded, RepoArgs, Resolved};
+use crate::attempt::driver::Observer;
+use crate::attempt::render::Render;
+use crate::attempt::run_attempt;
+use crate::attempt::run_event::RunEvent;
+use crate::attempt::run_record::record_of;
 use crate::error::{exit, MendError};
+use crate::exec::sandbox::SandboxChoice;
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::record::ServerFacts;
-use crate::session::attempt::run_attempt;
-use crate::session::driver::Observer;
-use crate::session::render::{Render, RunEvent};
-use crate::session::run_record::record_of;
+use crate::setup::config::chosen_protocol;
+use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::workspace::changes::file_digests;
-use crate::workspace::sandbox::SandboxChoice;
 
 use super::check_file::{gate, gold_patch, CheckFile, Digests};
 use super::progress::Progress;
@@ -233,11 +235,10 @@ fn checked_flaky(options: &EvalOptions, tasks: &[Prepared]) -> Result<Vec<String
 }
 
 fn prepare(name: &str, folder: &Utf8Path, options: &EvalOptions) -> Result<Prepared, MendError> {
-    let args = RepoArgs {
+    let args = RepoChoice {
         repo: Some(folder.to_path_buf()),
         task_file: None,
         python: options.python.clone(),
-        keep_workspace: false,
         sandbox: options.sandbox,
         image_cache: options.image_cache.clone(),
         on_host: options.on_host,

@@ -6,8 +6,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::check::Status;
-use crate::cli::args::Resolved;
 use crate::error::MendError;
+use crate::setup::Resolved;
 use crate::workspace::changes::set_sha256;
 
 const FORMAT: &str = "mend-eval-check/1";

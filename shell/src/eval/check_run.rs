@@ -6,10 +6,10 @@ use camino::{Utf8Path, Utf8PathBuf};
 use super::check::{judge, Ran, Status, RUNS};
 use super::check_file::{gold_patch, gold_patch_path, CheckFile, Digests, TaskCheck};
 use super::suite::Suite;
-use crate::cli::args::{Recorded, RepoArgs, Resolved};
 use crate::error::{exit, MendError};
+use crate::exec::sandbox::SandboxChoice;
+use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::verify::independent_check;
-use crate::workspace::sandbox::SandboxChoice;
 use crate::workspace::Workspace;
 
 pub struct CheckOptions {
@@ -92,11 +92,10 @@ fn check_task(
     name: &str,
     folder: &Utf8Path,
 ) -> Result<Option<TaskCheck>, MendError> {
-    let resolved = RepoArgs {
+    let resolved = RepoChoice {
         repo: Some(folder.to_path_buf()),
         task_file: None,
         python: options.python.clone(),
-        keep_workspace: false,
         sandbox: options.sandbox,
         image_cache: options.image_cache.clone(),
         on_host: options.on_host,

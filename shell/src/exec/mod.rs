@@ -1,3 +1,12 @@
-//! How a command of the repository runs.
+//! The running of a repository's commands: the one runner every command goes through
+//! ([`runner`]), the sandbox it runs in ([`sandbox`]), the user's toolchains shown inside it
+//! ([`toolchain`]), the Python that runs a repository's tests ([`interpreter`]), and the bounded
+//! child process under all of them ([`process`]). What runs here runs in the throwaway copy that
+//! [`crate::workspace`] makes; a task's image, when it names one, is its root ([`image`]).
 
 pub mod image;
+pub mod interpreter;
+pub mod process;
+pub mod runner;
+pub mod sandbox;
+pub mod toolchain;

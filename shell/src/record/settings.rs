@@ -6,8 +6,8 @@ use clap::ValueEnum;
 use mend_core::{Config, ContextConfig, Millis, ModelOptions, Protocol, Window};
 use serde::{Deserialize, Serialize};
 
+use crate::exec::sandbox::SandboxChoice;
 use crate::task::Task;
-use crate::workspace::sandbox::SandboxChoice;
 
 /// The repository of a record that names none: the fixtures of the sample, relative to the mend
 /// checkout.

@@ -7,15 +7,16 @@ use camino::Utf8Path;
 use mend_core::{Config, Millis, Session};
 use serde_json::json;
 
+use crate::attempt::driver::{drive, start, Bench, Started};
+use crate::attempt::recorder::Transcript;
+use crate::attempt::render::Render;
+use crate::attempt::run_event::RunEvent;
+use crate::attempt::Setup;
 use crate::error::MendError;
 use crate::record::metrics::RunMetrics;
 use crate::record::{Message, Record};
 use crate::replay::divergence::{first_call_divergence, first_request_divergence, same_tests};
 use crate::replay::source::ReplaySource;
-use crate::session::attempt::Setup;
-use crate::session::driver::{drive, start, Bench, Started};
-use crate::session::recorder::Transcript;
-use crate::session::render::{Render, RunEvent};
 use crate::verdict::verify::{independent_check, TestRun};
 
 /// What playing a record's conversation again gave.

@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
+use crate::attempt::run_event::RunEvent;
 use crate::record::{RecordedCall, RecordedTurn};
-use crate::session::render::RunEvent;
 use crate::task::{Task, ToolName};
 use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;

@@ -3,10 +3,10 @@
 use mend_core::{CallId, ChatRequest, Protocol, Stop, StopReason, TransportError};
 use serde_json::json;
 
+use crate::attempt::run_event::RunEvent;
 use crate::interrupt::Cut;
 use crate::provider::source::{ModelSource, StreamItem};
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
-use crate::session::render::RunEvent;
 
 /// Serves the recorded lines of each turn. Request bodies are not compared: they carry tool
 /// output (pytest's timings), which differs between runs; the tool results themselves are.

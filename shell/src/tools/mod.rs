@@ -20,9 +20,9 @@ use mend_core::ToolOutcome;
 use serde_json::{Map, Value};
 
 use crate::error::MendError;
+use crate::exec::runner::TestRunner;
 use crate::interrupt::{Cut, Watch};
 use crate::task::{Task, ToolName};
-use crate::workspace::runner::TestRunner;
 
 /// What the tools may use: the workspace copy, the task's rules, the runner, and when to give up.
 pub struct ToolContext<'a> {

@@ -33,11 +33,11 @@ mod tests {
     use mend_core::ToolOutcome;
     use serde_json::Map;
 
+    use crate::exec::runner::TestRunner;
+    use crate::exec::sandbox::Sandbox;
     use crate::interrupt::Watch;
     use crate::task::Task;
     use crate::tools::{execute, ToolContext, ToolRun};
-    use crate::workspace::runner::TestRunner;
-    use crate::workspace::sandbox::Sandbox;
 
     #[test]
     fn a_run_stopped_at_the_limit_tells_the_model_the_limit_and_what_ran() {

@@ -9,8 +9,8 @@ use super::arguments::text_argument;
 use super::{failure, ToolContext, ToolError};
 use crate::access::{Restored, Snapshot};
 use crate::error::MendError;
+use crate::exec::sandbox::Sandbox;
 use crate::truncate::keep_tail;
-use crate::workspace::sandbox::Sandbox;
 
 pub fn shell(context: &ToolContext, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
     let command = text_argument(arguments, "command")?;

@@ -2,8 +2,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{json, Value};
 
 use super::*;
+use crate::exec::sandbox::Sandbox;
 use crate::test_support::project;
-use crate::workspace::sandbox::Sandbox;
 
 fn sample_task() -> Task {
     Task::parse(

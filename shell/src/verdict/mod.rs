@@ -1,5 +1,6 @@
-//! The verdict: the independent test runs before and after the loop ([`verify`]), read from
-//! the runner's JUnit report ([`junit`]) or pytest's summary line ([`summary`]).
+//! The verdict: the independent test runs before and after the loop ([`test_run`] runs one,
+//! [`verify`] reads it), read from the runner's JUnit report ([`junit`]) or pytest's summary
+//! line ([`summary`]) and checked against what mend's pytest plugin heard ([`witness`]).
 
 pub mod checks;
 pub mod contract;
@@ -9,5 +10,6 @@ pub mod junit;
 pub mod progress;
 pub mod reach;
 pub mod summary;
+pub mod test_run;
 pub mod verify;
 pub mod witness;

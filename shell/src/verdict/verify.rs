@@ -13,16 +13,16 @@ use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::MendError;
+use crate::exec::process::Finished;
+use crate::exec::runner::TestRunner;
 use crate::task::{TestCommand, TestReport};
 use crate::truncate::keep_tail;
 use crate::verdict::contract::CaseOutcome;
 use crate::verdict::junit::Report;
 use crate::verdict::progress::shorten_trailing_progress;
 use crate::verdict::summary::{without_colours, Summary};
+use crate::verdict::test_run::{RanTests, ReportFile};
 use crate::verdict::witness::{Doubt, Heard};
-use crate::workspace::process::Finished;
-use crate::workspace::runner::TestRunner;
-use crate::workspace::test_run::{RanTests, ReportFile};
 
 /// How much of the output a run that did not pass keeps, for the person reading the verdict.
 const OUTPUT_TAIL_CHARS: usize = 2_000;

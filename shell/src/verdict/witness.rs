@@ -1,4 +1,4 @@
-//! What mend's pytest plugin said over its socket during a run (see `workspace::test_run`), and
+//! What mend's pytest plugin said over its socket during a run (see `verdict::test_run`), and
 //! the checks of the report against it: a report is trusted only when it says what the witness
 //! heard as each test finished.
 

@@ -4,16 +4,10 @@
 pub mod changes;
 mod copy;
 pub mod final_tree;
-pub mod interpreter;
-pub mod process;
 mod reset;
-pub mod runner;
-pub mod sandbox;
 pub mod share;
 mod stamp;
 pub mod survey;
-pub mod test_run;
-pub mod toolchain;
 
 use std::io;
 use std::time::{Duration, Instant};

@@ -13,7 +13,7 @@ fn repository() -> PathBuf {
 }
 
 /// Folders a path in prose is written from: the document's own, then the places whose paths
-/// the docs use without a prefix (`session/driver.rs` for `shell/src/session/driver.rs`,
+/// the docs use without a prefix (`attempt/driver.rs` for `shell/src/attempt/driver.rs`,
 /// `tests/test_path_rules.py` for the sample's).
 const ROOTS: [&str; 5] = ["", "shell/src", "core/src", "shell", "sample-repo"];
 
@@ -124,7 +124,7 @@ fn a_moved_file_is_found_missing() {
     let named = named_paths(
         &repo,
         &readme,
-        "see `shell/src/driver.rs`, `shell/src/session/driver.rs` and [the core](core/README.md), \
+        "see `shell/src/driver.rs`, `shell/src/attempt/driver.rs` and [the core](core/README.md), \
          [gone](docs/gone.md), `REPO/.mend/`, `a/b`",
     );
     let exists: Vec<(String, bool)> = named
@@ -140,7 +140,7 @@ fn a_moved_file_is_found_missing() {
             ("core/README.md".to_owned(), true),
             ("docs/gone.md".to_owned(), false),
             ("shell/src/driver.rs".to_owned(), false),
-            ("shell/src/session/driver.rs".to_owned(), true),
+            ("shell/src/attempt/driver.rs".to_owned(), true),
         ]
     );
 }

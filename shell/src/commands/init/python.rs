@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::workspace::interpreter::{self, Found, Interpreter};
+use crate::exec::interpreter::{self, Found, Interpreter};
 
 pub struct PythonFacts {
     pub path: Utf8PathBuf,

@@ -7,7 +7,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use super::root::{image_program, ImageRun};
 use crate::error::MendError;
-use crate::workspace::runner::{with_options, Extra, TestRunner, NO_CACHE, PYTEST_ADDOPTS};
+use crate::exec::runner::{with_options, Extra, TestRunner, NO_CACHE, PYTEST_ADDOPTS};
 
 impl TestRunner {
     /// `argv` inside `image`, the copy at `workdir` on this machine bound at the image's workdir.

@@ -3,10 +3,10 @@
 use std::time::Duration;
 
 use super::*;
+use crate::exec::sandbox::Sandbox;
 use crate::task::{PathSet, PythonPath};
 use crate::test_support::{project, python};
 use crate::verdict::contract::CaseOutcome;
-use crate::workspace::sandbox::Sandbox;
 
 fn runner() -> TestRunner {
     TestRunner::new(python(), Sandbox::Unsandboxed)

@@ -1,5 +1,17 @@
 //! One attempt at the task: a fresh copy, the tests before, the loop, the tests after. Shared by
 //! `mend run` and `mend replay`, which differ only in where the model's turns come from.
+//!
+//! The loop that feeds the core its inputs and performs its actions is [`driver`]; what it
+//! records, [`recorder`]; the shell's own events around the core's, [`run_event`]; what a person
+//! or a program sees of both, [`render`]. (The core's `mend_core::Session` is the state machine
+//! one attempt drives; this folder is the shell's side.)
+
+pub mod driver;
+mod handoff;
+pub mod recorder;
+pub mod render;
+pub mod run_event;
+pub mod run_record;
 
 use std::collections::BTreeSet;
 
@@ -7,13 +19,15 @@ use camino::Utf8Path;
 use mend_core::{Config, ToolStatus};
 
 use crate::access::protection;
+use crate::attempt::driver::{drive, start, Bench};
+use crate::attempt::recorder::Transcript;
+use crate::attempt::render::Render;
+use crate::attempt::run_event::RunEvent;
 use crate::clock::millis;
 use crate::error::MendError;
+use crate::exec::runner::TestRunner;
 use crate::provider::source::ModelSource;
 use crate::record::RecordedCall;
-use crate::session::driver::{drive, start, Bench};
-use crate::session::recorder::Transcript;
-use crate::session::render::{Render, RunEvent};
 use crate::task::{Task, ToolName};
 use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
@@ -21,7 +35,6 @@ use crate::verdict::ending::Ending;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
-use crate::workspace::runner::TestRunner;
 use crate::workspace::Workspace;
 
 pub struct Setup<'a> {

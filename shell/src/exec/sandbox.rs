@@ -9,7 +9,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use clap::ValueEnum;
 
 use crate::error::MendError;
-use crate::workspace::toolchain::HOMES;
+use crate::exec::toolchain::HOMES;
 
 /// `--sandbox`: what the user asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -10,13 +10,13 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::error::MendError;
 use crate::exec::image::root::image_program;
 use crate::exec::image::ImageRun;
+use crate::exec::process::{run_bounded, Finished};
+use crate::exec::sandbox::{Sandbox, View};
+use crate::exec::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 use crate::interrupt::Watch;
 use crate::task::{EnvEntry, PythonPath, ReadOnly, Task, TestCommand};
 use crate::truncate::keep_tail;
-use crate::workspace::process::{run_bounded, Finished};
-use crate::workspace::sandbox::{Sandbox, View};
 use crate::workspace::share;
-use crate::workspace::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 
 /// A command's first word that stands for the interpreter mend was given.
 pub(crate) const PYTHON_WORD: &str = "python";

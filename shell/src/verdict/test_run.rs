@@ -22,16 +22,16 @@ use camino::{Utf8Path, Utf8PathBuf};
 use tempfile::TempDir;
 
 use crate::error::MendError;
+use crate::exec::process::Finished;
+use crate::exec::runner::{Extra, TestRunner};
 use crate::interrupt::Watch;
 use crate::task::{TestCommand, TestReport};
-use crate::workspace::process::Finished;
-use crate::workspace::runner::{Extra, TestRunner};
 
 /// The file pytest writes its report to, in the run's report folder.
 const PYTEST_REPORT_FILE: &str = "junit.xml";
 /// The witness plugin's module name, its source, and the socket it reports to.
 const WITNESS_MODULE: &str = "mend_witness";
-const WITNESS_SOURCE: &str = include_str!("witness.py");
+const WITNESS_SOURCE: &str = include_str!("witness/witness.py");
 const WITNESS_SOCKET: &str = "witness.sock";
 /// The variable that tells the witness where to connect; it removes it from its environment
 /// once connected, so a pytest the tests start themselves does not report to mend too.

@@ -11,16 +11,16 @@ use std::time::{Duration, Instant};
 use camino::Utf8Path;
 use mend_core::{Action, Config, Event, Input, Millis, Session, TransportError};
 
+use crate::attempt::handoff::{handoff, Reader, Taken};
+use crate::attempt::recorder::{Recorder, Transcript};
 use crate::clock::millis;
 use crate::error::MendError;
+use crate::exec::runner::TestRunner;
 use crate::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::provider::source::{ModelSource, StreamItem};
 use crate::record::TurnEnd;
-use crate::session::handoff::{handoff, Reader, Taken};
-use crate::session::recorder::{Recorder, Transcript};
 use crate::task::Task;
 use crate::tools::{self, ToolContext, ToolRun};
-use crate::workspace::runner::TestRunner;
 
 /// Receives every event, in order, as it happens.
 pub trait Observer {

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use mend_core::Config;
 
+use crate::attempt::Attempt;
 use crate::record::{Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
-use crate::session::attempt::Attempt;
 
 /// The record of a finished attempt (`mend run`, and each attempt of `mend eval`): a
 /// conversation of one message, the task.

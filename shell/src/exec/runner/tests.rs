@@ -5,9 +5,9 @@ use std::ffi::OsStr;
 use camino::Utf8PathBuf;
 
 use super::{Extra, TestRunner};
+use crate::exec::sandbox::Sandbox;
+use crate::exec::toolchain::Host;
 use crate::task::PythonPath;
-use crate::workspace::sandbox::Sandbox;
-use crate::workspace::toolchain::Host;
 
 fn env_of(command: &std::process::Command) -> Vec<(String, String)> {
     command

@@ -1,0 +1,131 @@
+//! What a run is set up with, from the user's choices (flags, a suite's options, a record): the
+//! repository, its task and the runner its tests go through ([`Resolved`]), and the core's
+//! `Config` ([`config`]). Kept apart from the command line, so that `eval/` and the commands
+//! share it without `eval/` importing `cli/`.
+
+pub mod config;
+mod image;
+pub mod repository;
+
+use camino::Utf8PathBuf;
+use clap::ValueEnum;
+
+use crate::attempt::Setup;
+use crate::error::MendError;
+use crate::exec::runner::TestRunner;
+use crate::exec::sandbox::{Sandbox, SandboxChoice};
+use crate::record::settings::LEGACY_REPO;
+use crate::task::{Task, ToolName};
+use repository::repository;
+
+/// The repository, its task file, and where its code runs, as the user chose them (`None`: not
+/// chosen, so a record's or the default).
+#[derive(Debug, Clone, Default)]
+pub struct RepoChoice {
+    pub repo: Option<Utf8PathBuf>,
+    pub task_file: Option<Utf8PathBuf>,
+    pub python: Option<Utf8PathBuf>,
+    pub sandbox: Option<SandboxChoice>,
+    /// `--image-cache`: where the task's image is unpacked.
+    pub image_cache: Option<Utf8PathBuf>,
+    /// `--on-host`: the task's image is not used (mend runs inside it already).
+    pub on_host: bool,
+    /// The suite's `[environment]`, for a task file that names none.
+    pub default_environment: Option<crate::task::Environment>,
+}
+
+/// What a record says about where it was made; replay reuses each unless a flag overrides it.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Recorded<'a> {
+    pub repo: Option<&'a str>,
+    pub python: Option<&'a str>,
+    pub sandbox: Option<SandboxChoice>,
+}
+
+impl<'a> Recorded<'a> {
+    pub fn of(settings: &'a crate::record::SessionSettings) -> Recorded<'a> {
+        Recorded {
+            // Records made before records named their repository are the sample's.
+            repo: Some(settings.repo.as_deref().unwrap_or(LEGACY_REPO)),
+            python: settings.python.as_deref(),
+            sandbox: settings
+                .sandbox_choice
+                .as_deref()
+                .and_then(|name| SandboxChoice::from_str(name, true).ok()),
+        }
+    }
+}
+
+/// The repository, its task and where its tests run, as the flags (and a record) decided.
+pub struct Resolved {
+    pub repo: Utf8PathBuf,
+    /// Where records go when no flag names a file (`.mend/` in it): the repository, or the task
+    /// file's folder when the repository is the image's (the shared cache is never written).
+    pub records: Utf8PathBuf,
+    pub task: Task,
+    pub runner: TestRunner,
+    pub sandbox_choice: SandboxChoice,
+}
+
+impl Resolved {
+    /// What one attempt on this repository needs.
+    pub fn setup(&self, keep_workspace: bool) -> Setup<'_> {
+        Setup {
+            repo: &self.repo,
+            task: &self.task,
+            runner: &self.runner,
+            keep_workspace,
+        }
+    }
+
+    /// Where this run is made, as a record keeps it.
+    pub fn origin(&self) -> crate::record::Origin<'_> {
+        crate::record::Origin {
+            repo: &self.repo,
+            python: &self.runner.python,
+            sandbox_choice: self.sandbox_choice,
+        }
+    }
+}
+
+impl RepoChoice {
+    /// `--repo`, else the repository a record names, else the current folder; checked to be a
+    /// folder.
+    pub fn repo(&self, recorded: Option<&str>) -> Result<Utf8PathBuf, MendError> {
+        repository(self.repo.as_deref(), recorded)
+    }
+
+    /// The repository, its task file (loaded and checked) and a runner fit for it: a task that
+    /// enables `shell` needs a sandbox.
+    pub fn resolve(&self, recorded: Recorded) -> Result<Resolved, MendError> {
+        let (repo, task, image) = self.repo_and_task(recorded)?;
+        let records = self.records(&repo, image.as_ref());
+        let python =
+            crate::exec::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?.path;
+        let sandbox_choice = self
+            .sandbox
+            .or(recorded.sandbox)
+            .unwrap_or(SandboxChoice::Auto);
+        let started = std::time::Instant::now();
+        let sandbox = Sandbox::resolve(sandbox_choice)?;
+        let sandbox_start = started.elapsed();
+        let runner = TestRunner {
+            sandbox_start,
+            ..TestRunner::for_task(python, sandbox, &task, &repo, image)?
+        };
+        if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
+            return Err(MendError::usage(format!(
+                "{} enables the shell tool, which runs only inside a sandbox, and none is available here \
+                 — install bubblewrap (`apt-get install bubblewrap`) or remove `shell` from tools.enabled",
+                task.origin
+            )));
+        }
+        Ok(Resolved {
+            repo,
+            records,
+            task,
+            runner,
+            sandbox_choice,
+        })
+    }
+}
