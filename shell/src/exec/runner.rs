@@ -14,12 +14,9 @@ use crate::exec::process::{run_bounded, Finished};
 use crate::exec::sandbox::{Sandbox, View};
 use crate::exec::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 use crate::interrupt::Watch;
-use crate::task::{EnvEntry, PythonPath, ReadOnly, Task, TestCommand};
+use crate::task::{EnvEntry, PythonPath, ReadOnly, Task, TestCommand, PYTHON_WORD};
 use crate::truncate::keep_tail;
 use crate::workspace::share;
-
-/// A command's first word that stands for the interpreter mend was given.
-pub(crate) const PYTHON_WORD: &str = "python";
 
 /// The variable pytest adds to its command line, in any process that runs it.
 pub(crate) const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";

@@ -30,6 +30,10 @@ pub use tool_name::ToolName;
 /// Where mend looks for the task when `--task-file` is not given.
 pub const TASK_FILE_NAME: &str = "mend.toml";
 
+/// A test command's first word that stands for the interpreter mend was given (inside an image,
+/// the image's own `python`).
+pub const PYTHON_WORD: &str = "python";
+
 /// The model when neither `--model` nor the task file names one.
 pub const DEFAULT_MODEL: &str = "gemma4:e2b";
 

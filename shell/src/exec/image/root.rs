@@ -164,8 +164,8 @@ impl ImageRun {
 pub fn image_program(image: &ImageRun, argv: &[String]) -> Result<Utf8PathBuf, MendError> {
     let first = argv
         .first()
-        .map_or(crate::exec::runner::PYTHON_WORD, String::as_str);
-    let found = if first == crate::exec::runner::PYTHON_WORD {
+        .map_or(crate::task::PYTHON_WORD, String::as_str);
+    let found = if first == crate::task::PYTHON_WORD {
         image.locate("python").or_else(|| image.locate("python3"))
     } else {
         image.locate(first)
