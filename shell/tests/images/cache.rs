@@ -126,3 +126,60 @@ fn concurrent_pulls_of_one_image_wait_for_each_other_and_unpack_it_once() {
     assert_eq!(entries.len(), 1, "{entries:?}");
     assert!(entries[0].starts_with("sha256-"));
 }
+
+#[test]
+fn a_docker_archive_unpacks_to_the_same_root_as_its_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let archive = dir.path().join("image.tar");
+    let output = std::process::Command::new("skopeo")
+        .args(["--insecure-policy", "copy", "--quiet"])
+        .arg(format!("oci:{}:base", layout().display()))
+        .arg(format!(
+            "docker-archive:{}:mend/python:base",
+            archive.display()
+        ))
+        .output()
+        .expect("skopeo runs (`apt-get install skopeo`)");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let (from_archive, from_layout) = (dir.path().join("archive"), dir.path().join("layout"));
+    let pulled = mend_images(
+        &from_archive,
+        &[
+            "images",
+            "pull",
+            &format!("docker-archive:{}", archive.display()),
+        ],
+        &[],
+    );
+    assert_eq!(pulled.code, 0, "{}", pulled.stderr);
+    let local = mend_images(
+        &from_layout,
+        &[
+            "images",
+            "pull",
+            &format!("oci:{}:base", layout().display()),
+        ],
+        &[],
+    );
+    assert_eq!(local.code, 0, "{}", local.stderr);
+    let root = |cache: &std::path::Path| {
+        let name = names_in(cache)
+            .into_iter()
+            .find(|name| name.starts_with("sha256-"))
+            .unwrap();
+        crate::common::tree_digest(&cache.join(name).join("rootfs"))
+    };
+    assert_eq!(root(&from_archive), root(&from_layout));
+    // Nothing taken out of the archive stays beside the cache.
+    assert_eq!(
+        names_in(&from_archive)
+            .iter()
+            .filter(|name| name.starts_with('.'))
+            .count(),
+        0
+    );
+}
