@@ -54,6 +54,10 @@ fn a_layout_unpacks_once_its_whiteouts_applied_and_the_cache_lists_and_prunes_it
         fields[2],
         format!("{reference}, oci:{}:multi", layout().display())
     );
+    // A killed unpack's folder: never listed, and pruned with the rest.
+    fs::create_dir_all(cache.join(".unpacking-0123-99/rootfs/etc")).unwrap();
+    fs::write(cache.join(".unpacking-0123-99/rootfs/etc/half"), "cut").unwrap();
+    assert_eq!(mend_images(&cache, &["images"], &[]).stdout, listed.stdout);
     let pruned = mend_images(&cache, &["images", "prune"], &[]);
     assert_eq!(pruned.code, 0, "{}", pruned.stderr);
     assert!(

@@ -294,8 +294,24 @@ impl ImageCache {
             fs::remove_dir_all(self.dir.join(format!("{ROOT_PREFIX}{hex}"))).map_err(fail)?;
             bytes += image.bytes;
         }
-        for folder in ["refs", "blobs", "locks"] {
-            match fs::remove_dir_all(self.dir.join(folder)) {
+        // What killed unpacks left (never used, so nothing waits on it) goes too.
+        let leftovers = fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|entry| {
+                entry
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(UNPACKING_PREFIX)
+            });
+        let folders: Vec<PathBuf> = ["refs", "blobs", "locks"]
+            .iter()
+            .map(|folder| self.dir.join(folder).into_std_path_buf())
+            .chain(leftovers.map(|entry| entry.path()))
+            .collect();
+        for folder in folders {
+            match fs::remove_dir_all(folder) {
                 Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(fail(err)),
                 _ => {}
             }
