@@ -6,17 +6,23 @@ use crate::cli::ImagesAction;
 use crate::error::MendError;
 use crate::exec::image::{ImageCache, ImageRef};
 
-pub fn command(action: Option<ImagesAction>, cache: Option<&Utf8Path>) -> Result<u8, MendError> {
-    let cache = ImageCache::locate(cache)?;
+pub fn command(action: Option<ImagesAction>, folder: Option<&Utf8Path>) -> Result<u8, MendError> {
+    // Located only once it is needed: a suite without images needs no cache (nor a HOME).
+    let cache = || ImageCache::locate(folder);
     match action {
         None => {
-            print!("{}", listing(&cache)?);
+            print!("{}", listing(&cache()?)?);
             Ok(0)
         }
         Some(ImagesAction::Pull {
             suite: Some(suite), ..
         }) => {
-            for image in suite_images(&suite)? {
+            let images = suite_images(&suite)?;
+            if images.is_empty() {
+                return Ok(0);
+            }
+            let cache = cache()?;
+            for image in images {
                 let unpacked = cache.ensure(&image)?;
                 println!("{image}: {} at {}", unpacked.digest, unpacked.root);
             }
@@ -31,7 +37,7 @@ pub fn command(action: Option<ImagesAction>, cache: Option<&Utf8Path>) -> Result
                 .and_then(|dir| Utf8PathBuf::from_path_buf(dir).ok())
                 .unwrap_or_else(|| Utf8PathBuf::from("."));
             let image = ImageRef::parse(&reference, &here).map_err(MendError::usage)?;
-            let unpacked = cache.pull(&image)?;
+            let unpacked = cache()?.pull(&image)?;
             println!("{image}: {} at {}", unpacked.digest, unpacked.root);
             Ok(0)
         }
