@@ -45,6 +45,7 @@ pub fn command(action: Option<ImagesAction>, folder: Option<&Utf8Path>) -> Resul
             "name the image: mend images pull REF (or --suite SUITE)",
         )),
         Some(ImagesAction::Prune) => {
+            let cache = cache()?;
             let (images, bytes) = cache.prune()?;
             println!(
                 "removed {images} images ({}) from {}",
