@@ -187,3 +187,48 @@ fn a_docker_archive_unpacks_to_the_same_root_as_its_layout() {
         0
     );
 }
+
+#[test]
+fn a_suite_pulls_the_images_its_tasks_run_in_once_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = format!("oci:{}:base", layout().display());
+    let task = "[task]\nprompt = \"x\"\n[paths]\nreadable = [\"*.py\"]\neditable = [\"*.py\"]\n[test]\ncommand = [\"python\", \"-m\", \"pytest\"]\ntimeout_seconds = 30\n[tools]\nenabled = [\"run_tests\"]\n";
+    for (name, environment) in [
+        ("own", format!("[environment]\nimage = \"{reference}\"\n")),
+        ("default", String::new()),
+    ] {
+        fs::create_dir_all(dir.path().join(name)).unwrap();
+        fs::write(
+            dir.path().join(name).join("mend.toml"),
+            format!("{task}{environment}"),
+        )
+        .unwrap();
+    }
+    let suite = dir.path().join("suite.toml");
+    fs::write(
+        &suite,
+        format!("tasks = [\"own\", \"default\"]\nk = 1\n[environment]\nimage = \"{reference}\"\n"),
+    )
+    .unwrap();
+    let cache = dir.path().join("cache");
+    let pulled = mend_images(
+        &cache,
+        &["images", "pull", "--suite", suite.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(pulled.code, 0, "{}", pulled.stderr);
+    let lines: Vec<&str> = pulled.stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", pulled.stdout);
+    assert!(
+        lines[0].starts_with(&format!("{reference}: sha256:")),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(
+        names_in(&cache)
+            .iter()
+            .filter(|name| name.starts_with("sha256-"))
+            .count(),
+        1
+    );
+}
