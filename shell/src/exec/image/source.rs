@@ -15,13 +15,14 @@ pub struct Resolved {
     pub layers: Vec<Descriptor>,
 }
 
-/// A layer to apply: its stream, and whether mend must still check it (it reads to the end and
-/// the caller calls `finish`), or it was checked already when it was stored.
+/// A layer to apply, as a stream: one read from outside fails with `InvalidData` at its end when
+/// its bytes are not its digest's (the caller reads it to the end); one mend stored itself was
+/// checked as it was stored.
 pub type LayerStream<'a> = Box<dyn Read + 'a>;
 
 /// What every kind of reference offers.
 pub trait Blobs {
-    /// The layer's bytes, failing with `InvalidData` at their end when they are not its digest's.
+    /// The `index`th layer's bytes (see [`LayerStream`]).
     fn layer(&mut self, index: usize, layer: &Descriptor) -> Result<LayerStream<'_>, String>;
     /// Whatever was fetched only to be unpacked, removed once the root is whole.
     fn done(&mut self) {}
