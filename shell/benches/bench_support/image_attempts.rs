@@ -131,6 +131,7 @@ impl Drop for Registry {
 }
 
 fn registry(dir: &Utf8Path) -> Registry {
+    fs::create_dir_all(dir).unwrap();
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
