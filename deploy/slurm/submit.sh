@@ -7,7 +7,8 @@
 # The suite must be checked first (`mend eval check SUITE`): every shard reads its check.
 #
 # Variables: SUITE, OUT (a folder every node sees), SHARDS (default 2), JOBS (attempts at once per
-# shard, default 1), MEND (the binary, default `mend` on PATH), WAIT. The jobs inherit this
+# shard, default 1), MEND (the binary, default `mend` on PATH), IMAGE_CACHE (each node's image
+# cache, see eval-array.sbatch), WAIT. The jobs inherit this
 # environment (MEND_PYTHON, OLLAMA_HOST, ...); extra sbatch flags go in SBATCH_FLAGS.
 set -eu
 : "${SUITE:?set SUITE to the suite.toml}" "${OUT:?set OUT to the results folder}"

@@ -43,6 +43,10 @@ fn run(cli: Cli) -> Result<u8, MendError> {
             repo,
             task_file,
         } => commands::task::command(json, repo.as_deref(), task_file.as_deref()),
+        Command::Images {
+            action,
+            image_cache,
+        } => commands::images::command(action, image_cache.as_deref()),
         Command::Init { repo, force } => {
             commands::init::init(&repository(repo.as_deref(), None)?, force)
         }

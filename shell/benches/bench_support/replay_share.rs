@@ -54,7 +54,7 @@ fn replays() -> Vec<(f64, f64)> {
     let sandbox = Sandbox::resolve(SandboxChoice::Auto).unwrap();
     let repo = root.join("sample-repo");
     let task = mend::task::Task::locate(&repo, None).unwrap();
-    let runner = TestRunner::for_task(python, sandbox, &task, &repo).unwrap();
+    let runner = TestRunner::for_task(python, sandbox, &task, &repo, None).unwrap();
     let record = root.join("fixtures/repair.json");
     (0..REPEATS)
         .map(|_| {

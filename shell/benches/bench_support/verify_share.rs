@@ -50,7 +50,8 @@ fn measure_one(repo: &Utf8Path, python: &Utf8Path, in_place: &[&str]) -> Steps {
     for _ in 0..REPEATS {
         let started = Instant::now();
         let task = Task::locate(repo, None).unwrap();
-        let runner = TestRunner::for_task(python.to_owned(), sandbox.clone(), &task, repo).unwrap();
+        let runner =
+            TestRunner::for_task(python.to_owned(), sandbox.clone(), &task, repo, None).unwrap();
         let setup = ms(started);
         let started = Instant::now();
         let workspace = Workspace::copy_of(repo, &task.exclude, &task.history).unwrap();

@@ -208,6 +208,14 @@ pub struct RepoArgs {
     /// resume, the record's; else auto].
     #[arg(long, value_enum)]
     pub sandbox: Option<SandboxChoice>,
+    /// Where images are unpacked, once per machine, and shared by every run and worker
+    /// [default: $XDG_CACHE_HOME/mend/images, else ~/.cache/mend/images].
+    #[arg(long, value_name = "DIR")]
+    pub image_cache: Option<Utf8PathBuf>,
+    /// Run the task's commands on this machine's files even when its task file names an image:
+    /// for a pod (or job) started from the task's own image, where mend already is inside it.
+    #[arg(long)]
+    pub on_host: bool,
 }
 
 impl RepoArgs {
@@ -218,6 +226,9 @@ impl RepoArgs {
             task_file: self.task_file.clone(),
             python: self.python.clone(),
             sandbox: self.sandbox,
+            image_cache: self.image_cache.clone(),
+            on_host: self.on_host,
+            default_environment: None,
         }
     }
 

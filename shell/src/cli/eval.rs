@@ -44,6 +44,14 @@ pub struct EvalArgs {
     /// Where the tests run [default: auto].
     #[arg(long, value_enum)]
     pub sandbox: Option<SandboxChoice>,
+    /// Where the tasks' images are unpacked, once per machine and shared by every worker
+    /// [default: $XDG_CACHE_HOME/mend/images, else ~/.cache/mend/images].
+    #[arg(long, value_name = "DIR")]
+    pub image_cache: Option<Utf8PathBuf>,
+    /// Run every task's commands on this machine even when it names an image: for a pod started
+    /// from the task's own image (deploy/k8s).
+    #[arg(long)]
+    pub on_host: bool,
     /// Seconds to wait for each piece of the server's answer.
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
     pub read_timeout: u64,
@@ -66,6 +74,12 @@ pub enum EvalCommand {
         /// Where the tests run [default: auto].
         #[arg(long, value_enum)]
         sandbox: Option<SandboxChoice>,
+        /// Where the tasks' images are unpacked [default: as `mend eval`].
+        #[arg(long, value_name = "DIR")]
+        image_cache: Option<Utf8PathBuf>,
+        /// Run the tasks' commands on this machine even when they name an image.
+        #[arg(long)]
+        on_host: bool,
     },
     /// Make a suite of an instance file (SWE-bench's JSON lines, or a set built like it:
     /// SWE-bench-Live, SWE-Gym, SWE-smith): one task per row, its problem statement as the

@@ -143,6 +143,17 @@ pub enum Command {
         /// The captures folder: `ollama/` (.ndjson streams), `openai/` (.sse streams), .json errors.
         captures: Utf8PathBuf,
     },
+    /// List the unpacked images of this machine's cache with their sizes (`mend images`), pull
+    /// and unpack one ahead of a run (`mend images pull REF`, e.g. once per node before a Slurm
+    /// array), or empty the cache (`mend images prune`).
+    #[command(after_help = IMAGES_EXIT_CODES_HELP)]
+    Images {
+        #[command(subcommand)]
+        action: Option<ImagesAction>,
+        /// The cache [default: $XDG_CACHE_HOME/mend/images, else ~/.cache/mend/images].
+        #[arg(long, value_name = "DIR", global = true)]
+        image_cache: Option<Utf8PathBuf>,
+    },
     /// Print what mend sends the model for a repository's task: the system prompt, the task and
     /// the tool schemas.
     Task {
@@ -168,6 +179,31 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "FILE")]
     pub patch: Option<Utf8PathBuf>,
 }
+
+#[derive(Debug, Subcommand)]
+pub enum ImagesAction {
+    /// Pull REF (host/name:tag, host/name@sha256:…, oci:PATH, docker-archive:PATH) and unpack it
+    /// into the cache unless it is there already; a tag is asked of the registry again. With
+    /// --suite, every image the suite's tasks name that this machine lacks (a Slurm node's first
+    /// step: the shards on one node then share one unpack).
+    Pull {
+        #[arg(required_unless_present = "suite", conflicts_with = "suite")]
+        reference: Option<String>,
+        /// A suite file (suite.toml): its tasks' images.
+        #[arg(long, value_name = "SUITE")]
+        suite: Option<Utf8PathBuf>,
+    },
+    /// Remove every image, blob and reference from the cache.
+    Prune,
+}
+
+/// `mend images` pulls and unpacks, runs no tests.
+pub const IMAGES_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  done
+  2  usage error: a malformed reference, an image that does not exist, access refused
+  4  refused: an image whose blobs do not match their digests, or whose layers are hostile
+  6  harness error: no network, a cache that cannot be written";
 
 #[cfg(test)]
 mod tests {

@@ -80,7 +80,7 @@ pub fn command(args: &ChatArgs) -> Result<u8, MendError> {
         config,
         window,
         keep_workspace: args.setup.keep_workspace,
-        record: record_target(args.record.as_deref(), repo, "chat-")?,
+        record: record_target(args.record.as_deref(), &resolved.records, "chat-")?,
         sandbox_choice: resolved.sandbox_choice,
     };
     let mut render = renderer(false, args.model.thinking);

@@ -24,6 +24,8 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         suite,
         python,
         sandbox,
+        image_cache,
+        on_host,
     }) = &args.report
     {
         crate::interrupt::install();
@@ -31,6 +33,8 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
             suite: Suite::load(suite)?,
             python: python.clone(),
             sandbox: *sandbox,
+            image_cache: image_cache.clone(),
+            on_host: *on_host,
         });
     }
     if let Some(EvalCommand::Import {
@@ -92,6 +96,8 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         host: args.host,
         python: args.python,
         sandbox: args.sandbox,
+        image_cache: args.image_cache,
+        on_host: args.on_host,
         read_timeout: Duration::from_secs(args.read_timeout),
         unchecked: args.unchecked,
     };

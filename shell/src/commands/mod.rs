@@ -6,6 +6,7 @@ pub mod apply;
 pub mod chat;
 pub mod conformance;
 pub mod eval;
+pub mod images;
 pub mod init;
 pub mod outcome;
 pub mod replay;

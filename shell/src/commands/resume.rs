@@ -62,7 +62,7 @@ pub fn command(args: &ResumeArgs) -> Result<u8, MendError> {
         args.out.as_deref(),
     )?;
     let resolved = args.common.setup.resolve(Recorded::of(&record.settings))?;
-    let out = record_target(args.out.as_deref(), &resolved.repo, "")?;
+    let out = record_target(args.out.as_deref(), &resolved.records, "")?;
     let protocol = record.settings.protocol;
     let options = ResumeOptions {
         record_path: &args.record,

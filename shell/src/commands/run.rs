@@ -61,7 +61,7 @@ pub fn command(args: &RunArgs) -> Result<u8, MendError> {
         base: server_base(args.model.server.host.as_deref(), config.protocol),
         api_key: api_key(config.protocol),
         config,
-        record: record_target(args.record.as_deref(), repo, "")?,
+        record: record_target(args.record.as_deref(), &resolved.records, "")?,
         read_timeout: Duration::from_secs(args.model.server.read_timeout),
         print_diff: args.diff,
         setup: resolved.setup(args.common.setup.keep_workspace),

@@ -39,6 +39,10 @@ pub struct EvalOptions {
     pub host: Option<String>,
     pub python: Option<Utf8PathBuf>,
     pub sandbox: Option<SandboxChoice>,
+    /// `--image-cache`: where the tasks' images are unpacked.
+    pub image_cache: Option<Utf8PathBuf>,
+    /// `--on-host`: the tasks' images are not used (mend runs inside one already).
+    pub on_host: bool,
     pub read_timeout: Duration,
     /// Run tasks without a current check, or found invalid, too.
     pub unchecked: bool,
@@ -236,6 +240,9 @@ fn prepare(name: &str, folder: &Utf8Path, options: &EvalOptions) -> Result<Prepa
         task_file: None,
         python: options.python.clone(),
         sandbox: options.sandbox,
+        image_cache: options.image_cache.clone(),
+        on_host: options.on_host,
+        default_environment: options.suite.environment.clone(),
     };
     let resolved = args.resolve(Recorded::default())?;
     let task = &resolved.task;

@@ -18,6 +18,10 @@ pub struct CheckOptions {
     pub suite: Suite,
     pub python: Option<Utf8PathBuf>,
     pub sandbox: Option<SandboxChoice>,
+    /// `--image-cache`: where the tasks' images are unpacked.
+    pub image_cache: Option<Utf8PathBuf>,
+    /// `--on-host`: the tasks' images are not used.
+    pub on_host: bool,
 }
 
 /// Checks every task, prints one line each, writes the check; exit 1 when a task is invalid.
@@ -95,6 +99,9 @@ fn check_task(
         task_file: None,
         python: options.python.clone(),
         sandbox: options.sandbox,
+        image_cache: options.image_cache.clone(),
+        on_host: options.on_host,
+        default_environment: options.suite.environment.clone(),
     }
     .resolve(Recorded::default())?;
     let gold = gold_patch(&options.suite.origin, name)?;

@@ -25,6 +25,9 @@ struct SuiteFile {
     seed: i64,
     #[serde(default)]
     model: ModelTable,
+    /// The image of every task whose task file names none.
+    #[serde(default)]
+    environment: crate::task::EnvironmentTable,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -56,6 +59,8 @@ pub struct Suite {
     /// `model.protocol` (or `model.provider`), when the suite names one.
     pub protocol: Option<mend_core::Protocol>,
     pub host: Option<String>,
+    /// `[environment]`: the image of every task whose task file names none.
+    pub environment: Option<crate::task::Environment>,
 }
 
 impl Suite {
@@ -111,6 +116,7 @@ impl Suite {
         let protocol =
             crate::task::protocol::of_table(raw.model.protocol, raw.model.provider, &at)?;
         let tasks = task_folders(origin, &raw.tasks, &at)?;
+        let environment = crate::task::environment_table(raw.environment, origin, &at)?;
         Ok(Suite {
             origin: origin.to_path_buf(),
             sha256: crate::atomic::sha256_hex(text.as_bytes()),
@@ -124,6 +130,7 @@ impl Suite {
             model: raw.model.name,
             protocol,
             host: raw.model.host,
+            environment,
         })
     }
 
@@ -261,7 +268,7 @@ mod tests {
     fn a_suite_expands_its_globs_in_order_and_keeps_its_budgets() {
         let dir = folder_with_tasks(&["tasks/b", "tasks/a", "one"]);
         let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).expect("utf-8");
-        let text = "tasks = [\"one\", \"tasks/*\"]\nk = 3\nmax_turns = 6\ndeadline_seconds = 60\ntoken_budget = 9000\ntemperature = 0.7\nseed = 100\n[model]\nname = \"qwen3:8b\"\nprotocol = \"openai\"\nhost = \"http://127.0.0.1:1\"\n";
+        let text = "tasks = [\"one\", \"tasks/*\"]\nk = 3\nmax_turns = 6\ndeadline_seconds = 60\ntoken_budget = 9000\ntemperature = 0.7\nseed = 100\n[model]\nname = \"qwen3:8b\"\nprotocol = \"openai\"\nhost = \"http://127.0.0.1:1\"\n[environment]\nimage = \"oci:layouts/py:v1\"\nworkdir = \"/work\"\n";
         let suite = parse_in(&dir, text).expect("parses");
         assert_eq!(
             suite,
@@ -282,6 +289,13 @@ mod tests {
                 model: Some("qwen3:8b".to_owned()),
                 protocol: Some(mend_core::Protocol::OpenaiSse),
                 host: Some("http://127.0.0.1:1".to_owned()),
+                environment: Some(crate::task::Environment {
+                    image: crate::exec::image::ImageRef::OciLayout {
+                        path: root.join("layouts/py"),
+                        tag: Some("v1".to_owned()),
+                    },
+                    workdir: Some("/work".to_owned()),
+                }),
             }
         );
         assert_eq!(suite.pairs().len(), 9);

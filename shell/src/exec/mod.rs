@@ -2,8 +2,9 @@
 //! ([`runner`]), the sandbox it runs in ([`sandbox`]), the user's toolchains shown inside it
 //! ([`toolchain`]), the Python that runs a repository's tests ([`interpreter`]), and the bounded
 //! child process under all of them ([`process`]). What runs here runs in the throwaway copy that
-//! [`crate::workspace`] makes.
+//! [`crate::workspace`] makes; a task's image, when it names one, is its root ([`image`]).
 
+pub mod image;
 pub mod interpreter;
 pub mod process;
 pub mod runner;

@@ -8,21 +8,20 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::MendError;
+use crate::exec::image::root::image_program;
+use crate::exec::image::ImageRun;
 use crate::exec::process::{run_bounded, Finished};
 use crate::exec::sandbox::{Sandbox, View};
 use crate::exec::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 use crate::interrupt::Watch;
-use crate::task::{EnvEntry, PythonPath, ReadOnly, Task, TestCommand};
+use crate::task::{EnvEntry, PythonPath, ReadOnly, Task, TestCommand, PYTHON_WORD};
 use crate::truncate::keep_tail;
 use crate::workspace::share;
 
-/// A command's first word that stands for the interpreter mend was given.
-const PYTHON_WORD: &str = "python";
-
 /// The variable pytest adds to its command line, in any process that runs it.
-const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";
+pub(crate) const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";
 /// mend's own `PYTEST_ADDOPTS`: no cache written into the copy.
-const NO_CACHE: &str = "-p no:cacheprovider";
+pub(crate) const NO_CACHE: &str = "-p no:cacheprovider";
 
 /// How much output a "cannot start" message quotes.
 const CANNOT_START_TAIL_CHARS: usize = 600;
@@ -76,6 +75,8 @@ pub struct TestRunner {
     pub pythonpath: PythonPath,
     /// The task's `test.plugins`: whether pytest may load the plugins installed with it.
     pub plugins: bool,
+    /// The task's image: its commands run inside it instead of on this machine's files.
+    pub image: Option<ImageRun>,
 }
 
 impl TestRunner {
@@ -92,17 +93,26 @@ impl TestRunner {
             env: Vec::new(),
             pythonpath: PythonPath::Guessed,
             plugins: false,
+            image: None,
         }
     }
 
-    /// The runner for `task` on a copy of `original`, with mend's own environment. The test
-    /// command's program must be found now, before any copy or model is started.
+    /// The runner for `task` on a copy of `original`, with mend's own environment, inside
+    /// `image` when the task has one. The test command's program must be found now, before any
+    /// copy or model is started.
     pub fn for_task(
         python: Utf8PathBuf,
         sandbox: Sandbox,
         task: &Task,
         original: &Utf8Path,
+        image: Option<ImageRun>,
     ) -> Result<TestRunner, MendError> {
+        if image.is_some() && sandbox != Sandbox::Bwrap {
+            return Err(MendError::usage(format!(
+                "{} runs in an image, which mend runs only under bubblewrap — install it (`apt-get install bubblewrap`) and pass --sandbox auto or bwrap",
+                task.origin
+            )));
+        }
         let host = Host::current();
         let mut read_only = Vec::new();
         for folder in &task.read_only {
@@ -147,9 +157,13 @@ impl TestRunner {
             pythonpath: task.test.pythonpath.clone(),
             plugins: task.test.plugins,
             host,
+            image,
             ..TestRunner::new(python, sandbox)
         };
-        runner.toolchain(&task.test.argv)?;
+        match &runner.image {
+            Some(image) => drop(image_program(image, &task.test.argv)?),
+            None => drop(runner.toolchain(&task.test.argv)?),
+        }
         Ok(runner)
     }
 
@@ -203,6 +217,9 @@ impl TestRunner {
         workdir: &Utf8Path,
         extra: Extra,
     ) -> Result<Command, MendError> {
+        if let Some(image) = &self.image {
+            return self.image_command(image, argv, workdir, extra);
+        }
         let toolchain = self.toolchain(argv)?;
         let view = self.view(&toolchain, extra.writable);
         let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
@@ -272,7 +289,7 @@ impl TestRunner {
 
     /// The copy's import roots, first on PYTHONPATH so the copy is imported even when the
     /// project is installed in its venv in editable mode (which points at the original).
-    fn import_roots(&self, workdir: &Utf8Path) -> Vec<String> {
+    pub(crate) fn import_roots(&self, workdir: &Utf8Path) -> Vec<String> {
         let roots: Vec<Utf8PathBuf> = match &self.pythonpath {
             PythonPath::Guessed => [workdir.join("src"), workdir.to_path_buf()]
                 .into_iter()
@@ -378,7 +395,7 @@ impl TestRunner {
 
 /// `addopts` with `options` after it, each quoted as the POSIX shell (and so pytest, which
 /// splits the variable with `shlex.split`) reads it back as one word.
-fn with_options(addopts: &str, options: &[String]) -> String {
+pub(crate) fn with_options(addopts: &str, options: &[String]) -> String {
     let mut words = vec![addopts.to_owned()];
     words.extend(options.iter().map(|option| shell_word(option)));
     words.retain(|word| !word.is_empty());

@@ -93,6 +93,9 @@ fn repo_args(arguments: &Map<String, Value>) -> Result<RepoChoice, String> {
         task_file: text(arguments, "task_file")?.map(Utf8PathBuf::from),
         python: text(arguments, "python")?.map(Utf8PathBuf::from),
         sandbox,
+        image_cache: None,
+        on_host: false,
+        default_environment: None,
     })
 }
 

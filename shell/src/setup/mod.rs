@@ -4,6 +4,7 @@
 //! share it without `eval/` importing `cli/`.
 
 pub mod config;
+mod image;
 pub mod repository;
 
 use camino::Utf8PathBuf;
@@ -15,7 +16,7 @@ use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::{Sandbox, SandboxChoice};
 use crate::record::settings::LEGACY_REPO;
 use crate::task::{Task, ToolName};
-use repository::{project, repository};
+use repository::repository;
 
 /// The repository, its task file, and where its code runs, as the user chose them (`None`: not
 /// chosen, so a record's or the default).
@@ -25,6 +26,12 @@ pub struct RepoChoice {
     pub task_file: Option<Utf8PathBuf>,
     pub python: Option<Utf8PathBuf>,
     pub sandbox: Option<SandboxChoice>,
+    /// `--image-cache`: where the task's image is unpacked.
+    pub image_cache: Option<Utf8PathBuf>,
+    /// `--on-host`: the task's image is not used (mend runs inside it already).
+    pub on_host: bool,
+    /// The suite's `[environment]`, for a task file that names none.
+    pub default_environment: Option<crate::task::Environment>,
 }
 
 /// What a record says about where it was made; replay reuses each unless a flag overrides it.
@@ -52,6 +59,9 @@ impl<'a> Recorded<'a> {
 /// The repository, its task and where its tests run, as the flags (and a record) decided.
 pub struct Resolved {
     pub repo: Utf8PathBuf,
+    /// Where records go when no flag names a file (`.mend/` in it): the repository, or the task
+    /// file's folder when the repository is the image's (the shared cache is never written).
+    pub records: Utf8PathBuf,
     pub task: Task,
     pub runner: TestRunner,
     pub sandbox_choice: SandboxChoice,
@@ -88,12 +98,8 @@ impl RepoChoice {
     /// The repository, its task file (loaded and checked) and a runner fit for it: a task that
     /// enables `shell` needs a sandbox.
     pub fn resolve(&self, recorded: Recorded) -> Result<Resolved, MendError> {
-        let repo = match self.task_file {
-            // A task file named on the command line does not say where the project is.
-            Some(_) => self.repo(recorded.repo)?,
-            None => project(self.repo.as_deref(), recorded.repo)?,
-        };
-        let task = Task::locate(&repo, self.task_file.as_deref())?;
+        let (repo, task, image) = self.repo_and_task(recorded)?;
+        let records = self.records(&repo, image.as_ref());
         let python =
             crate::exec::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?.path;
         let sandbox_choice = self
@@ -105,7 +111,7 @@ impl RepoChoice {
         let sandbox_start = started.elapsed();
         let runner = TestRunner {
             sandbox_start,
-            ..TestRunner::for_task(python, sandbox, &task, &repo)?
+            ..TestRunner::for_task(python, sandbox, &task, &repo, image)?
         };
         if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
             return Err(MendError::usage(format!(
@@ -116,6 +122,7 @@ impl RepoChoice {
         }
         Ok(Resolved {
             repo,
+            records,
             task,
             runner,
             sandbox_choice,

@@ -26,6 +26,8 @@ pub struct TaskFile {
     /// Where a run's OpenTelemetry trace goes (see [`crate::telemetry`]).
     #[serde(default)]
     pub telemetry: crate::telemetry::config::TelemetryTable,
+    #[serde(default)]
+    pub environment: EnvironmentTable,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -156,6 +158,14 @@ pub struct SandboxTable {
     /// More folders the tests may read inside bubblewrap (absolute, or `~/...`).
     #[serde(default)]
     pub read_only: Vec<Spanned<String>>,
+}
+
+/// `[environment]`: the image the task runs in, and where its repository lives there.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvironmentTable {
+    pub image: Option<Spanned<String>>,
+    pub workdir: Option<Spanned<String>>,
 }
 
 impl Default for ModelTable {

@@ -23,6 +23,7 @@ use crate::error::MendError;
 use crate::verdict::readers::OutputReader;
 use copy::Exclusion;
 pub use environment::{EnvEntry, PythonPath, ReadOnly};
+pub(crate) use file::EnvironmentTable;
 use file::{InstructionsSetting, ReportKind, TaskFile, TestTable};
 pub use held_out::{GivenTests, History, TestPatch};
 use instructions::{Instructions, InstructionsSource};
@@ -31,6 +32,10 @@ pub use tool_name::ToolName;
 
 /// Where mend looks for the task when `--task-file` is not given.
 pub const TASK_FILE_NAME: &str = "mend.toml";
+
+/// A test command's first word that stands for the interpreter mend was given (inside an image,
+/// the image's own `python`).
+pub const PYTHON_WORD: &str = "python";
 
 /// The model when neither `--model` nor the task file names one.
 pub const DEFAULT_MODEL: &str = "gemma4:e2b";
@@ -98,6 +103,16 @@ pub struct Task {
     pub given: Option<GivenTests>,
     /// `copy.history`/`copy.base`: how much of `.git` the copy holds.
     pub history: History,
+    /// `[environment]`: the image the commands run in, when the task names one.
+    pub environment: Option<Environment>,
+}
+
+/// `[environment]`: an image and where the repository is inside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Environment {
+    pub image: crate::exec::image::ImageRef,
+    /// `environment.workdir`: absolute; absent means the image's own `WorkingDir`.
+    pub workdir: Option<String>,
 }
 
 /// How the independent check reads the test command's result.
@@ -261,6 +276,7 @@ impl Task {
         let instructions_source = instructions_source(raw.task.instructions, &at)?;
         let hooks =
             crate::hooks::config::check(raw.hooks).map_err(|(span, message)| at(span, &message))?;
+        let environment = environment_table(raw.environment, origin, &at)?;
         Ok(Task {
             origin: origin.to_owned(),
             sha256: atomic::sha256_hex(text.as_bytes()),
@@ -291,6 +307,7 @@ impl Task {
             test_patch,
             given,
             history,
+            environment,
         })
     }
 
@@ -302,6 +319,43 @@ impl Task {
     pub fn offers(&self, tool: ToolName) -> bool {
         self.tools.contains(&tool)
     }
+}
+
+/// `[environment]`: the image reference (a relative `oci:`/`docker-archive:` path is the task
+/// file's folder's) and an absolute workdir without `..`.
+pub(crate) fn environment_table(
+    raw: file::EnvironmentTable,
+    origin: &Utf8Path,
+    at: At,
+) -> Result<Option<Environment>, MendError> {
+    let workdir = match raw.workdir {
+        Some(workdir) => {
+            let span = workdir.span();
+            let workdir = workdir.into_inner();
+            if !workdir.starts_with('/')
+                || workdir.split('/').any(|part| part == "..")
+                || workdir == "/"
+            {
+                return Err(at(
+                    Some(span),
+                    &format!("environment.workdir = \"{workdir}\": give the absolute folder inside the image where the repository lives, e.g. \"/testbed\""),
+                ));
+            }
+            Some(workdir.trim_end_matches('/').to_owned())
+        }
+        None => None,
+    };
+    let Some(image) = raw.image else {
+        return match workdir {
+            Some(_) => Err(at(None, "environment.workdir is given without environment.image: name the image (image = \"host/name:tag\")")),
+            None => Ok(None),
+        };
+    };
+    let span = image.span();
+    let base = origin.parent().unwrap_or(Utf8Path::new("."));
+    let image = crate::exec::image::ImageRef::parse(image.get_ref(), base)
+        .map_err(|message| at(Some(span), &format!("environment.image: {message}")))?;
+    Ok(Some(Environment { image, workdir }))
 }
 
 /// The `[test]` table: the command, its environment, limit and report.

@@ -497,3 +497,78 @@ fn held_out_tests_given_lists_and_the_history_are_read_and_checked_by_line() {
         ]
     );
 }
+
+#[test]
+fn the_environment_table_names_an_image_and_where_the_repository_is_in_it() {
+    use crate::exec::image::reference::RegistryRef;
+    use crate::exec::image::ImageRef;
+    let with = |table: &str| {
+        Task::parse(
+            Utf8Path::new("/suite/task/mend.toml"),
+            &format!("{MINIMAL}\n[environment]\n{table}"),
+        )
+        .map(|task| task.environment)
+        .map_err(|err| err.message)
+    };
+    assert_eq!(
+        [
+            with("image = \"swebench/sweb.eval.x86_64.astropy__astropy-12907\"\nworkdir = \"/testbed/\""),
+            with("image = \"oci:../layout:v1\""),
+            with("image = \"docker-archive:/images/app.tar\""),
+        ],
+        [
+            Ok(Some(Environment {
+                image: ImageRef::Registry(RegistryRef {
+                    host: "docker.io".into(),
+                    name: "swebench/sweb.eval.x86_64.astropy__astropy-12907".into(),
+                    tag: "latest".into(),
+                    digest: None,
+                }),
+                workdir: Some("/testbed".into()),
+            })),
+            Ok(Some(Environment {
+                image: ImageRef::OciLayout { path: "/suite/task/../layout".into(), tag: Some("v1".into()) },
+                workdir: None,
+            })),
+            Ok(Some(Environment { image: ImageRef::DockerArchive { path: "/images/app.tar".into() }, workdir: None })),
+        ]
+    );
+    assert_eq!(parse(MINIMAL).unwrap().environment, None);
+    let refused = [
+        with("image = \"Bad:Name\""),
+        with("image = \"python\"\nworkdir = \"testbed\""),
+        with("image = \"python\"\nworkdir = \"/a/../b\""),
+        with("workdir = \"/testbed\""),
+        with("image = \"python\"\nimage_tag = \"x\""),
+    ];
+    let lines: Vec<String> = refused
+        .into_iter()
+        .map(|result| result.unwrap_err())
+        .collect();
+    assert_eq!(
+        lines
+            .iter()
+            .map(|line| line.split(": ").next().unwrap_or_default())
+            .collect::<Vec<_>>(),
+        [
+            "/suite/task/mend.toml:18",
+            "/suite/task/mend.toml:19",
+            "/suite/task/mend.toml:19",
+            "/suite/task/mend.toml",
+            "/suite/task/mend.toml:19"
+        ],
+        "{lines:#?}"
+    );
+    assert!(
+        lines[0].contains("environment.image: `Bad:Name`"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].contains("e.g. \"/testbed\""), "{}", lines[1]);
+    assert!(
+        lines[3].contains("without environment.image"),
+        "{}",
+        lines[3]
+    );
+    assert!(lines[4].contains("image_tag"), "{}", lines[4]);
+}

@@ -1,0 +1,86 @@
+//! The runner's command inside an image: the same scrubbed environment as on this machine, with
+//! the image's own `Env` underneath it and every path of the copy seen at the workdir.
+
+use std::process::Command;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use super::root::{image_program, ImageRun};
+use crate::error::MendError;
+use crate::exec::runner::{with_options, Extra, TestRunner, NO_CACHE, PYTEST_ADDOPTS};
+
+impl TestRunner {
+    /// `argv` inside `image`, the copy at `workdir` on this machine bound at the image's workdir.
+    pub(crate) fn image_command(
+        &self,
+        image: &ImageRun,
+        argv: &[String],
+        workdir: &Utf8Path,
+        extra: Extra,
+    ) -> Result<Command, MendError> {
+        let program = image_program(image, argv)?;
+        let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+        let mut command = image.command(&program, &args, workdir, extra.writable);
+        command.env_clear();
+        for (name, value) in &image.env {
+            command.env(name, value);
+        }
+        command
+            .env("HOME", image.workdir.as_str())
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("PYTHONNOUSERSITE", "1")
+            .env("PYTHONHASHSEED", "0");
+        if !self.plugins {
+            command.env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
+        }
+        let mut roots: Vec<String> = self
+            .import_roots(workdir)
+            .iter()
+            .map(|root| image.inside(workdir, Utf8Path::new(root)).to_string())
+            .collect();
+        roots.extend(extra.import_path.map(ToString::to_string));
+        // The image's own import path stays, after the copy's roots.
+        roots.extend(
+            image
+                .env
+                .iter()
+                .filter(|(name, value)| name == "PYTHONPATH" && !value.is_empty())
+                .map(|(_, value)| value.clone()),
+        );
+        if !roots.is_empty() {
+            command.env("PYTHONPATH", roots.join(":"));
+        }
+        for (name, value) in &self.env {
+            command.env(name, value);
+        }
+        let addopts = image
+            .env
+            .iter()
+            .chain(&self.env)
+            .rev()
+            .find(|(name, _)| name == PYTEST_ADDOPTS)
+            .map_or(NO_CACHE, |(_, value)| value.as_str());
+        command.env(PYTEST_ADDOPTS, with_options(addopts, extra.pytest_options));
+        for (name, value) in extra.env {
+            command.env(name, value);
+        }
+        Ok(command)
+    }
+}
+
+/// Where the image's copy of the repository is on this machine, when it has one (SWE-bench's
+/// `/testbed`): read through the image's own symlinks, never the host's.
+pub fn repository_in(image: &ImageRun) -> Option<Utf8PathBuf> {
+    let parts: Vec<std::ffi::OsString> = image
+        .workdir
+        .components()
+        .skip(1)
+        .map(|part| part.as_str().into())
+        .collect();
+    let folder =
+        super::unpack::resolve(image.root.as_std_path(), &parts, image.workdir.as_str()).ok()?;
+    let folder = Utf8PathBuf::from_path_buf(folder).ok()?;
+    folder.read_dir().ok()?.next().is_some().then_some(folder)
+}

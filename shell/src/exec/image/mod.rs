@@ -1,0 +1,21 @@
+//! A task's own environment, without Docker: an OCI image (from a registry, an OCI layout or a
+//! `docker save` tar) pulled and checked blob by blob, unpacked once per machine into a
+//! content-addressed cache, and run under bubblewrap with its root as `/`.
+
+mod archive;
+pub mod cache;
+mod command;
+pub mod digest;
+mod layout;
+mod lock;
+pub mod manifest;
+pub mod reference;
+mod registry;
+pub mod root;
+mod source;
+pub mod unpack;
+
+pub use cache::{ImageCache, Unpacked};
+pub use command::repository_in;
+pub use reference::ImageRef;
+pub use root::ImageRun;

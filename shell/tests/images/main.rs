@@ -1,0 +1,13 @@
+//! Images without Docker, end to end with real parts on this machine: an image built with umoci
+//! from this machine's Python, Debian's distribution registry (alone and behind a token
+//! service), `mend images` pulling, unpacking, listing and pruning, hostile and corrupt images
+//! refused with nothing kept, and a task's tests run inside the image under bubblewrap.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cache;
+mod pull;
+mod run_inside;
+mod support;

@@ -1,0 +1,184 @@
+//! Pulling from Debian's distribution registry on loopback, directly and behind a token
+//! service: the platform chosen from an index, anonymous tokens and the user's Docker login,
+//! one-line errors, and a cut pull continued where it stopped.
+
+use std::fs;
+
+use crate::support::{layout, mend_images, names_in, Registry, TokenFront};
+
+/// The files of the unpacked root that tell the image apart, for comparing two pulls.
+fn marks(cache: &std::path::Path) -> Vec<(String, bool, bool)> {
+    names_in(cache)
+        .into_iter()
+        .filter(|name| name.starts_with("sha256-"))
+        .map(|name| {
+            let rootfs = cache.join(&name).join("rootfs");
+            (
+                name,
+                rootfs.join("etc/added-by-upper").is_file(),
+                rootfs.join("etc/removed-by-upper").exists(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_index_pushed_to_a_registry_is_pulled_as_its_linux_amd64_image() {
+    let registry = Registry::start();
+    registry.push("multi", "mend/python:multi");
+    let dir = tempfile::tempdir().unwrap();
+    let (from_registry, from_layout) = (dir.path().join("registry"), dir.path().join("layout"));
+    let pulled = mend_images(
+        &from_registry,
+        &[
+            "images",
+            "pull",
+            &format!("{}/mend/python:multi", registry.address),
+        ],
+        &[],
+    );
+    assert_eq!(pulled.code, 0, "{}", pulled.stderr);
+    let local = mend_images(
+        &from_layout,
+        &[
+            "images",
+            "pull",
+            &format!("oci:{}:base", layout().display()),
+        ],
+        &[],
+    );
+    assert_eq!(local.code, 0, "{}", local.stderr);
+    let pulled_marks = marks(&from_registry);
+    assert_eq!(pulled_marks, marks(&from_layout));
+    assert_eq!(
+        pulled_marks
+            .iter()
+            .map(|(_, added, removed)| (*added, *removed))
+            .collect::<Vec<_>>(),
+        [(true, false)]
+    );
+    // The layer blobs went once unpacked; no partial file stayed.
+    assert_eq!(
+        names_in(&from_registry.join("blobs/sha256"))
+            .iter()
+            .filter(|name| !name.ends_with(".lock"))
+            .count(),
+        0
+    );
+}
+
+#[test]
+fn behind_a_token_service_a_pull_gets_an_anonymous_token_or_uses_the_docker_login() {
+    let registry = Registry::start();
+    registry.push("base", "mend/python:base");
+    let dir = tempfile::tempdir().unwrap();
+    let open = TokenFront::start(&registry.address, None);
+    let anonymous = mend_images(
+        &dir.path().join("a"),
+        &[
+            "images",
+            "pull",
+            &format!("{}/mend/python:base", open.address),
+        ],
+        &[],
+    );
+    assert_eq!(anonymous.code, 0, "{}", anonymous.stderr);
+    let seen = open.seen.lock().unwrap().clone();
+    assert!(
+        seen.iter().any(|line| line
+            .starts_with("GET /token?scope=repository%3Amend%2Fpython%3Apull&service=mend-test ")),
+        "{seen:#?}"
+    );
+
+    let guarded = TokenFront::start(&registry.address, Some("alice:wonderland"));
+    let reference = format!("{}/mend/python:base", guarded.address);
+    let refused = mend_images(&dir.path().join("b"), &["images", "pull", &reference], &[]);
+    assert_eq!(
+        (refused.code, refused.stderr.trim()),
+        (2, format!("mend: error: cannot pull {}/mend/python:base: {} refused access (401) — check the name; for a private image log in (`docker login {}` writes ~/.docker/config.json, which mend reads)", guarded.address, guarded.address, guarded.address).as_str())
+    );
+    let docker = dir.path().join("docker");
+    fs::create_dir(&docker).unwrap();
+    // base64("alice:wonderland"), as `docker login` writes it.
+    fs::write(
+        docker.join("config.json"),
+        format!(
+            r#"{{"auths":{{"{}":{{"auth":"YWxpY2U6d29uZGVybGFuZA=="}}}}}}"#,
+            guarded.address
+        ),
+    )
+    .unwrap();
+    let logged_in = mend_images(
+        &dir.path().join("c"),
+        &["images", "pull", &reference],
+        &[("DOCKER_CONFIG", docker.to_str().unwrap())],
+    );
+    assert_eq!(logged_in.code, 0, "{}", logged_in.stderr);
+}
+
+#[test]
+fn a_missing_image_and_an_unreachable_registry_each_say_so_in_one_line() {
+    let registry = Registry::start();
+    let dir = tempfile::tempdir().unwrap();
+    let missing = format!("{}/mend/nothing:1", registry.address);
+    let outcome = mend_images(dir.path(), &["images", "pull", &missing], &[]);
+    assert_eq!(
+        (outcome.code, outcome.stderr.trim()),
+        (2, format!("mend: error: cannot pull {missing}: {} has no such image or tag (404) — check the name and the tag", registry.address).as_str())
+    );
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let unreachable = format!("{closed}/mend/python:1");
+    let outcome = mend_images(dir.path(), &["images", "pull", &unreachable], &[]);
+    let message = outcome.stderr.trim();
+    assert_eq!(outcome.code, 6, "{message}");
+    assert!(
+        message.starts_with(&format!("mend: error: cannot pull {unreachable}: cannot reach {closed} ("))
+            && message.ends_with(&format!("— check the network, or pull it where there is one (`mend images pull {unreachable}`) into a cache this machine reads (--image-cache DIR)"))
+            && message.lines().count() == 1,
+        "{message}"
+    );
+}
+
+#[test]
+fn a_pull_cut_short_continues_from_its_partial_blob() {
+    let registry = Registry::start();
+    registry.push("base", "mend/python:base");
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    // The largest layer half there, as a pull killed midway leaves it.
+    let blobs = layout().join("blobs/sha256");
+    let largest = names_in(&blobs)
+        .into_iter()
+        .max_by_key(|name| fs::metadata(blobs.join(name)).unwrap().len())
+        .unwrap();
+    let bytes = fs::read(blobs.join(&largest)).unwrap();
+    let half = bytes.len() / 2;
+    fs::create_dir_all(cache.join("blobs/sha256")).unwrap();
+    fs::write(
+        cache.join(format!("blobs/sha256/{largest}.partial")),
+        &bytes[..half],
+    )
+    .unwrap();
+    let front = TokenFront::start(&registry.address, None);
+    let pulled = mend_images(
+        &cache,
+        &[
+            "images",
+            "pull",
+            &format!("{}/mend/python:base", front.address),
+        ],
+        &[],
+    );
+    assert_eq!(pulled.code, 0, "{}", pulled.stderr);
+    let seen = front.seen.lock().unwrap().clone();
+    assert!(
+        seen.iter().any(
+            |line| line.contains(&largest) && line.ends_with(&format!(" Range: bytes={half}-"))
+        ),
+        "{seen:#?}"
+    );
+    assert_eq!(marks(&cache).len(), 1);
+}
