@@ -39,6 +39,7 @@ use crate::verdict::checks::Checks;
 use crate::verdict::contract::Contract;
 use crate::verdict::ending::Ending;
 use crate::verdict::given::Graded;
+use crate::verdict::known::{written_lines, Known};
 use crate::verdict::python_reach::read_added_python;
 use crate::verdict::shrunk::fewer_tests_than_before;
 use crate::verdict::untrusted::Untrusted;
@@ -266,7 +267,11 @@ pub fn check_at_end(
     let test_file_sha256_after = set_sha256(root, &task.test.files)?;
     let source_sha256_after = set_sha256(root, &task.editable)?;
     let diff = unified_diff(setup.repo, root, &task.editable)?;
-    let known = tests_before.map_or(&[][..], |before| before.alarms.as_slice());
+    let written = written_lines(&diff);
+    let known = Known {
+        first_run: tests_before.map_or(&[][..], |before| before.alarms.as_slice()),
+        written: written.as_ref(),
+    };
     let held_out = put_back(setup.repo, root, task)?;
     let mut tests_after = match &held_out.refused {
         // No run: the change and the held-out tests cannot stand together.

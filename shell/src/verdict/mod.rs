@@ -8,6 +8,7 @@ pub mod decide;
 pub mod ending;
 pub mod given;
 pub mod junit;
+pub mod known;
 pub mod progress;
 pub mod python_reach;
 pub mod reach;

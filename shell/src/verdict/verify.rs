@@ -19,6 +19,7 @@ use crate::task::{TestCommand, TestReport};
 use crate::truncate::keep_tail;
 use crate::verdict::contract::CaseOutcome;
 use crate::verdict::junit::Report;
+use crate::verdict::known::Known;
 use crate::verdict::progress::shorten_trailing_progress;
 use crate::verdict::readers::{tests_counted, OutputReader};
 use crate::verdict::summary::{without_colours, Summary};
@@ -124,7 +125,7 @@ pub fn independent_check(
     test: &TestCommand,
     workdir: &Utf8Path,
 ) -> Result<TestRun, MendError> {
-    check(runner, test, workdir, &[])?.map_err(|not_run| {
+    check(runner, test, workdir, Known::default())?.map_err(|not_run| {
         let run = *not_run.run;
         let mut message = format!(
             "the test command `{}` gave no verdict: {}",
@@ -151,7 +152,7 @@ pub fn final_check(
     runner: &TestRunner,
     test: &TestCommand,
     workdir: &Utf8Path,
-    known: &[Alarm],
+    known: Known<'_>,
 ) -> Result<TestRun, MendError> {
     Ok(check(runner, test, workdir, known)?.unwrap_or_else(|not_run| *not_run.run))
 }
@@ -162,7 +163,7 @@ fn check(
     runner: &TestRunner,
     test: &TestCommand,
     workdir: &Utf8Path,
-    known: &[Alarm],
+    known: Known<'_>,
 ) -> Result<Result<TestRun, NotRun>, MendError> {
     let ran = runner.run_tests(test, workdir)?;
     if let Some(message) = cargo_offline(&test.argv, &ran.finished) {
@@ -203,7 +204,7 @@ fn read_run(
     ran: RanTests,
     test: &TestCommand,
     runner: &TestRunner,
-    known: &[Alarm],
+    known: Known<'_>,
 ) -> Result<TestRun, NotRun> {
     let finished = without_report_line(ran.finished, ran.report_path.as_deref());
     if finished.timed_out() {
@@ -286,7 +287,7 @@ fn read_pytest_run(
     test: &TestCommand,
     runner: &TestRunner,
     report: ReportFile,
-    (witness, known): (&[Vec<String>], &[Alarm]),
+    (witness, known): (&[Vec<String>], Known<'_>),
 ) -> Result<TestRun, NotRun> {
     // Read as pytest's own exit codes only when the command is pytest: a wrapper's are its own
     // (make exits 2 when a recipe fails), and then only the report tells what happened.

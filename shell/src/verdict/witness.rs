@@ -8,6 +8,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::verdict::contract::CaseOutcome;
+use crate::verdict::known::Known;
 use crate::verdict::untrusted::{Alarm, Untrusted};
 use crate::verdict::witness::seal::Key;
 
@@ -160,12 +161,12 @@ impl Heard {
         report_text: &str,
         reported: &BTreeMap<String, CaseOutcome>,
         pytest_exit: Option<i32>,
-        known: &[Alarm],
+        known: Known<'_>,
     ) -> Result<(), Untrusted> {
         let alarms: Vec<Alarm> = self
             .alarms
             .iter()
-            .filter(|alarm| !known.iter().any(|seen| seen.same_reach(alarm)))
+            .filter(|alarm| !known.excuses(alarm))
             .cloned()
             .collect();
         if !alarms.is_empty() {

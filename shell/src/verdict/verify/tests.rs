@@ -153,7 +153,7 @@ fn a_broken_conftest_is_a_harness_error_before_the_loop_and_a_failing_verdict_af
         "{}",
         before.message
     );
-    let after = final_check(&runner(), &pytest(), &root, &[]).unwrap();
+    let after = final_check(&runner(), &pytest(), &root, Known::default()).unwrap();
     assert_eq!(
         (outcome(&after), after.passed()),
         (
@@ -205,7 +205,7 @@ fn a_timed_out_suite_says_the_limit() {
         )
     );
     // After it, the change made the tests hang: a run that is no pass.
-    let run = final_check(&runner(), &command, &root, &[]).unwrap();
+    let run = final_check(&runner(), &command, &root, Known::default()).unwrap();
     assert_eq!(
         (outcome(&run), run.passed(), run.describe()),
         (
@@ -350,7 +350,8 @@ fn pytest_behind_a_wrapper_gives_its_report_and_the_command_line_is_the_tasks() 
             60,
         ),
     ];
-    let runs = wrapped.map(|test| outcome(&final_check(&runner(), &test, &root, &[]).unwrap()));
+    let runs = wrapped
+        .map(|test| outcome(&final_check(&runner(), &test, &root, Known::default()).unwrap()));
     // Run from tests/ with no pytest configuration above, pytest's rootdir is tests/ itself.
     assert_eq!(runs, [ran_in(""), ran_in("tests/")]);
 }
@@ -423,7 +424,7 @@ fn code_that_exits_zero_at_import_is_no_verdict_that_points_at_the_exit() {
             )
         )
     );
-    let after = final_check(&runner(), &pytest(), &root, &[]).unwrap();
+    let after = final_check(&runner(), &pytest(), &root, Known::default()).unwrap();
     assert_eq!(
         (after.exit_code, after.passed(), after.not_trusted),
         (

@@ -3,6 +3,7 @@ use std::collections::BTreeMap;
 use super::seal::Key;
 use super::Heard;
 use crate::verdict::contract::CaseOutcome;
+use crate::verdict::known::Known;
 use crate::verdict::untrusted::{Alarm, AlarmKind, Untrusted};
 
 const REPORT: &str = "<testsuites/>";
@@ -72,7 +73,10 @@ fn the_phases_of_each_test_make_its_outcome() {
             ("t::c", CaseOutcome::Error),
         ])
     );
-    assert_eq!(heard.check(REPORT, &heard.cases.clone(), None, &[]), Ok(()));
+    assert_eq!(
+        heard.check(REPORT, &heard.cases.clone(), None, Known::default()),
+        Ok(())
+    );
 }
 
 #[test]
@@ -85,9 +89,14 @@ fn a_report_that_says_other_than_the_witness_heard_is_altered() {
     ]);
     assert_eq!(
         [
-            heard.check(REPORT, &all_passed, Some(1), &[]),
-            heard.check("<testsuites></testsuites>", &heard.cases.clone(), None, &[]),
-            heard.check(REPORT, &heard.cases.clone(), Some(0), &[]),
+            heard.check(REPORT, &all_passed, Some(1), Known::default()),
+            heard.check(
+                "<testsuites></testsuites>",
+                &heard.cases.clone(),
+                None,
+                Known::default()
+            ),
+            heard.check(REPORT, &heard.cases.clone(), Some(0), Known::default()),
         ],
         [
             Err(Untrusted::ReportDisagrees {
@@ -134,7 +143,7 @@ fn silence_a_second_voice_an_unsealed_line_or_an_unfinished_session_are_untruste
 fn fewer_tests_reported_than_collected_is_a_run_that_stopped_early() {
     let heard = Heard::of(&[said(&RUN[..2], true)]).unwrap();
     assert_eq!(
-        heard.check(REPORT, &heard.cases.clone(), None, &[]),
+        heard.check(REPORT, &heard.cases.clone(), None, Known::default()),
         Err(Untrusted::FewerThanCollected {
             collected: 3,
             reported: 1
@@ -156,7 +165,7 @@ fn what_reached_into_the_run_is_named_where_it_happened() {
     );
     let heard = Heard::of(&[sealed(&lines)]).unwrap();
     let reason = heard
-        .check(REPORT, &heard.cases.clone(), None, &[])
+        .check(REPORT, &heard.cases.clone(), None, Known::default())
         .unwrap_err();
     assert_eq!(
         (reason.clone(), reason.describe()),
@@ -214,7 +223,7 @@ fn with_canaries(outcomes: [Option<&str>; 3], placed: bool) -> Heard {
 #[test]
 fn canaries_must_end_as_placed_and_a_passing_session_must_run_them() {
     let expected = [Some("passed"), Some("failed"), Some("failed")];
-    let checked = |heard: Heard| heard.check(REPORT, &heard.cases.clone(), None, &[]);
+    let checked = |heard: Heard| heard.check(REPORT, &heard.cases.clone(), None, Known::default());
     assert_eq!(
         [
             checked(with_canaries(expected, true)),
@@ -264,7 +273,10 @@ fn what_the_first_run_saw_from_the_same_file_is_not_held_against_the_final_run()
             REPORT,
             &heard.cases.clone(),
             None,
-            &[first_run("pkg/log.py:37")]
+            Known {
+                first_run: &[first_run("pkg/log.py:37")],
+                written: None,
+            }
         ),
         Err(Untrusted::Reached {
             alarms: vec![first_run("pkg/totals.py:3")]
