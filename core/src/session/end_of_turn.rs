@@ -154,7 +154,7 @@ impl Session {
     }
 
     /// The token budget, once the finished turns have gone past it.
-    fn budget_spent(&self) -> Option<u64> {
+    pub(super) fn budget_spent(&self) -> Option<u64> {
         self.config
             .token_budget
             .filter(|budget| self.tokens_used > *budget)

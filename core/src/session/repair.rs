@@ -35,7 +35,8 @@ impl Session {
         actions: &mut Vec<Action>,
     ) -> Result<(), TurnAssembly> {
         // Only servers that enforce a schema (Ollama's `format`, llama-server's and vLLM's
-        // `response_format`) can be asked; one repair a turn, within the turn budget.
+        // `response_format`) can be asked; one repair a turn, within the turn and token budgets
+        // (a repair is a request like any other).
         let grammar = matches!(
             self.config.protocol,
             Protocol::OllamaNdjson | Protocol::OpenaiSse
@@ -44,6 +45,7 @@ impl Session {
             && grammar
             && assembly.calls.is_empty()
             && turn < self.config.max_turns
+            && self.budget_spent().is_none()
             && !self.config.tools.is_empty()
             && repair::attempted(&assembly.content, &self.config.tools);
         if !wanted {
