@@ -31,6 +31,9 @@ pub struct Evidence<'a> {
     /// The added Python read as a syntax tree (see [`crate::verdict::python_reach`]); `None`:
     /// the diff's words are read instead, Python files too.
     pub python_reaches: Option<&'a [PythonReach]>,
+    /// The files held out of the attempt and put back for the final run: tests the change never
+    /// saw, so a verdict that rests on them rests on tests it could not rewrite.
+    pub held_out: &'a [String],
 }
 
 /// What the digest of no file at all is (see `workspace::changes::set_sha256`): SHA-256 of the
@@ -60,7 +63,7 @@ impl Verdict {
 
 pub fn decide(evidence: &Evidence) -> Verdict {
     let mut warnings = Vec::new();
-    if evidence.test_file_sha256_before == NO_FILES_SHA256 {
+    if evidence.test_file_sha256_before == NO_FILES_SHA256 && evidence.held_out.is_empty() {
         warnings.push("the verdict rests on no protected test file: test.files in the task file matches nothing, so a change could have rewritten the tests; name the test files there".to_owned());
     }
     if !evidence.protected_written_by_tests.is_empty() {
@@ -200,6 +203,7 @@ mod tests {
             protected_written_by_tests: &[],
             given: None,
             python_reaches: None,
+            held_out: &[],
         });
         assert_eq!(
             verdict,
@@ -248,6 +252,7 @@ mod tests {
             contract: Some(&contract),
             given: None,
             python_reaches: None,
+            held_out: &[],
             test_files_changed: false,
             diff: "",
             test_file_sha256_before: "aa",
@@ -282,6 +287,7 @@ mod tests {
             protected_written_by_tests: &[],
             given: None,
             python_reaches: None,
+            held_out: &[],
         });
         assert_eq!(
             (verdict.passed, verdict.reasons.len()),
@@ -303,6 +309,7 @@ mod tests {
             protected_written_by_tests: &[],
             given: None,
             python_reaches: None,
+            held_out: &[],
         });
         assert_eq!(
             verdict,
@@ -315,6 +322,32 @@ mod tests {
                 ],
                 warnings: Vec::new(),
             }
+        );
+    }
+
+    #[test]
+    fn no_protected_test_file_is_a_warning_unless_the_tests_were_held_out() {
+        let after = passing();
+        let warnings = |held_out: &[String]| {
+            decide(&Evidence {
+                tests_after: &after,
+                contract: None,
+                test_files_changed: false,
+                diff: "",
+                test_file_sha256_before: super::NO_FILES_SHA256,
+                protected_written_by_tests: &[],
+                given: None,
+                python_reaches: None,
+                held_out,
+            })
+            .warnings
+        };
+        assert_eq!(
+            (warnings(&[]), warnings(&["tests/test_new.py".to_owned()])),
+            (
+                vec!["the verdict rests on no protected test file: test.files in the task file matches nothing, so a change could have rewritten the tests; name the test files there".to_owned()],
+                Vec::new()
+            )
         );
     }
 }

@@ -64,6 +64,7 @@ impl Ending {
             protected_written_by_tests: &self.protected_written_by_tests,
             given: self.given.as_ref(),
             python_reaches: self.python_reaches.as_deref(),
+            held_out: &self.held_out,
         })
     }
 
