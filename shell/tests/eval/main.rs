@@ -331,7 +331,7 @@ fn a_malformed_suite_names_its_line_and_field() {
         (
             2,
             format!(
-                "mend: error: {}:3: unknown field `token_budjet`, expected one of `tasks`, `k`, `max_turns`, `deadline_seconds`, `token_budget`, `temperature`, `seed`, `model` (see evals/README.md)",
+                "mend: error: {}:3: unknown field `token_budjet`, expected one of `tasks`, `k`, `max_turns`, `deadline_seconds`, `token_budget`, `temperature`, `seed`, `model`, `environment` (see evals/README.md)",
                 suite.display()
             )
         )
