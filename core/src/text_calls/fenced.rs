@@ -2,7 +2,7 @@
 
 use crate::prelude::*;
 
-use super::scan::{Family, Read};
+use super::family::{Family, Read};
 use super::{json, Found, TextCallFormat};
 use crate::schema::ToolSpec;
 

@@ -6,9 +6,9 @@ use crate::prelude::*;
 
 use serde_json::Value;
 
+use super::family::{Family, Read};
 use super::json;
 use super::python;
-use super::scan::{Family, Read};
 use super::{Found, TextCallFormat};
 use crate::schema::ToolSpec;
 

@@ -5,9 +5,9 @@
 
 use crate::prelude::*;
 
+use super::family::is_name_char;
+use super::family::{Family, Read};
 use super::json;
-use super::mistral::is_name_char;
-use super::scan::{Family, Read};
 use super::{Found, TextCallFormat};
 use crate::schema::ToolSpec;
 

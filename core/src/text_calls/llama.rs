@@ -4,8 +4,8 @@
 
 use crate::prelude::*;
 
+use super::family::{Family, Read};
 use super::json;
-use super::scan::{Family, Read};
 use super::{Found, TextCallFormat};
 use crate::schema::ToolSpec;
 

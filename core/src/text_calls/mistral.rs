@@ -3,8 +3,8 @@
 
 use crate::prelude::*;
 
+use super::family::{is_name_char, Family, Read};
 use super::json;
-use super::scan::{Family, Read};
 use super::{Found, TextCallFormat};
 use crate::schema::ToolSpec;
 
@@ -66,9 +66,4 @@ fn named_call(text: &str, tools: &[ToolSpec]) -> Option<(crate::codec::ModelCall
     }
     let call = json::named(name.to_owned(), Some(arguments), tools)?;
     Some((call, body + used))
-}
-
-/// The characters of a tool's name (`[a-zA-Z0-9_.-]`): a name with anything else is prose.
-pub(super) fn is_name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }

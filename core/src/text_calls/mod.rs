@@ -16,6 +16,7 @@
 use crate::prelude::*;
 
 mod deepseek;
+mod family;
 #[cfg(test)]
 mod family_tests;
 mod fenced;

@@ -3,8 +3,8 @@
 
 use crate::prelude::*;
 
+use super::family::{Family, Read};
 use super::json;
-use super::scan::{Family, Read};
 use super::TextCallFormat;
 use crate::schema::ToolSpec;
 

@@ -8,19 +8,9 @@
 
 use crate::prelude::*;
 
+use super::family::Family;
 use super::{json, Found, TextCallFormat};
 use crate::schema::ToolSpec;
-
-/// What a reader returns: the calls in order, and the text around them.
-pub(super) type Read = Option<(Vec<Found>, String)>;
-
-/// One family of written calls.
-pub(super) struct Family {
-    /// Any of these in a text means the family may have written it.
-    pub signs: &'static [&'static str],
-    /// Reads every call of the family in the text.
-    pub read: fn(&str, &[ToolSpec]) -> Read,
-}
 
 /// The readers, most specific signs first (Gemma's ```` ```tool_code ```` before the plain
 /// fence).

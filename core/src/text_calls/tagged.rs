@@ -6,7 +6,7 @@ use crate::prelude::*;
 
 use serde_json::{Map, Value};
 
-use super::scan::{Family, Read};
+use super::family::{Family, Read};
 use super::{json, Found, TextCallFormat};
 use crate::codec::{CallArguments, ModelCall};
 use crate::schema::{JsonType, ToolSpec};

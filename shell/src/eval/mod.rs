@@ -20,3 +20,4 @@ pub mod results;
 pub mod shard;
 pub mod suite;
 pub mod why;
+pub mod why_counts;
