@@ -11,12 +11,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::Action;
 use crate::assemble::TurnAssembly;
-use crate::codec::Protocol;
 use crate::event::Event;
+use crate::protocol::Protocol;
 use crate::text_calls::repair;
 use crate::think::Think;
 
-use super::Session;
+use super::{Queue, Session};
 
 /// The broken turn, kept while its repair is out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,7 +32,7 @@ impl Session {
         &mut self,
         turn: u32,
         assembly: TurnAssembly,
-        actions: &mut Vec<Action>,
+        actions: &mut Queue,
     ) -> Result<(), TurnAssembly> {
         // Only servers that enforce a schema (Ollama's `format`, llama-server's and vLLM's
         // `response_format`) can be asked; one repair a turn, within the turn and token budgets
@@ -71,7 +71,7 @@ impl Session {
         turn: u32,
         repairing: Repairing,
         answer: Option<TurnAssembly>,
-        actions: &mut Vec<Action>,
+        actions: &mut Queue,
     ) {
         let Repairing {
             turn: broken,
@@ -84,7 +84,7 @@ impl Session {
             // Every protocol's history needs an id to pair a call with its result.
             call.id = Some(format!("repair_{broken}_0"));
             assembly.calls.push(call);
-            actions.push(Action::Emit(Event::RecoveredFromText {
+            actions.push_back(Action::Emit(Event::RecoveredFromText {
                 turn,
                 calls: vec![recorded],
             }));

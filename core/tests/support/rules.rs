@@ -126,7 +126,7 @@ impl Checker {
             return Err(format!("{rejected:?} for an input that fits its phase"));
         }
         let was_streaming = before.is_streaming();
-        if was_streaming && matches!(fed.input, Input::StreamLine { .. }) {
+        if was_streaming && matches!(fed.input, Input::StreamLine(_)) {
             self.turn_calls.extend(fed.calls.iter().copied());
             self.turn_written.extend(fed.written);
             self.turn_prose |= fed.prose;
@@ -143,7 +143,7 @@ impl Checker {
         // Rule 1: calls are dispatched only by a complete done chunk, or by the result of the
         // previous call of the same turn.
         let may_dispatch = match (&fed.input, fed.done) {
-            (Input::StreamLine { .. }, Some(false)) => was_streaming,
+            (Input::StreamLine(_), Some(false)) => was_streaming,
             (Input::ToolFinished { .. }, _) => !was_streaming,
             _ => false,
         };
@@ -175,6 +175,10 @@ impl Checker {
         if was_streaming {
             let expected = if fed.breaks_stream {
                 Some(StopReason::ModelError)
+            } else if fed.done == Some(true) && self.repairing {
+                // A cut-off repair is no answer: the broken turn's text, never blank since it
+                // holds the broken call, stays the final answer.
+                Some(StopReason::AssistantFinished)
             } else if fed.done == Some(true) || matches!(fed.input, Input::StreamEnd) {
                 Some(StopReason::IncompleteModelTurn)
             } else if let Input::TransportFailed { error } = &fed.input {
@@ -203,7 +207,7 @@ impl Checker {
     /// Why `input` makes no sense to `before`, a running session, if it does not.
     fn rejection(&self, before: &Session, input: &Input, now: Millis) -> Option<Rejection> {
         match input {
-            Input::StreamLine { .. } | Input::StreamEnd | Input::TransportFailed { .. } => {
+            Input::StreamLine(_) | Input::StreamEnd | Input::TransportFailed { .. } => {
                 (!before.is_streaming()).then_some(Rejection::NoResponseOpen)
             }
             Input::ToolFinished { call_id, .. } => match &self.running {

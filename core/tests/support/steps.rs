@@ -4,7 +4,7 @@
 //! the running call"). [`Fed::resolve`] turns it into the concrete [`Input`] plus the facts the
 //! rule checker needs, so the checker never has to decode wire JSON itself.
 
-use mend_core::{CallId, Input, Protocol, ToolOutcome, TransportError};
+use mend_core::{CallId, Input, Millis, Protocol, StreamLine, ToolOutcome, TransportError};
 use serde_json::{json, Value};
 
 use super::{call, chunk, done_with, error_line, line, raw};
@@ -385,7 +385,7 @@ fn framed(lines: Vec<Vec<u8>>, facts: Fed) -> Vec<Fed> {
         .into_iter()
         .enumerate()
         .map(|(at, line)| {
-            let input = Input::StreamLine { line };
+            let input = Input::StreamLine(StreamLine::new(line, Millis(0)));
             if at + 1 == count {
                 Fed {
                     input,

@@ -13,7 +13,7 @@ use std::time::Duration;
 use camino::Utf8Path;
 use mend_core::{Config, Session, StopReason};
 
-use crate::attempt::driver::{drive, start, Started};
+use crate::attempt::driver::{drive, start};
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::{check_at_end, written_by_tools, Setup};
@@ -329,7 +329,7 @@ pub(crate) fn message_session(
     previous: Option<&Session>,
     config: &Config,
     text: &str,
-) -> Result<Started, MendError> {
+) -> Result<Session, MendError> {
     match previous {
         None => start(Config {
             task: text.to_owned(),

@@ -171,11 +171,12 @@ pub fn first_request_tokens(task: &crate::task::Task, tools: &[mend_core::ToolSp
 /// and `mend chat` print beside the window (for `mend chat`, whose task is what the user types,
 /// the opening before it). `None` without a window, or for a config the session refuses.
 pub fn first_request_estimate(config: &Config) -> Option<u64> {
-    let (_, actions) = mend_core::Session::new(config.clone()).ok()?;
-    actions.iter().find_map(|action| match action {
-        mend_core::Action::Emit(mend_core::Event::PromptEstimate { tokens, .. }) => Some(*tokens),
+    let mut session = mend_core::Session::new(config.clone()).ok()?;
+    let estimate = session.drain_actions().find_map(|action| match action {
+        mend_core::Action::Emit(mend_core::Event::PromptEstimate { tokens, .. }) => Some(tokens),
         _ => None,
-    })
+    });
+    estimate
 }
 
 /// `config` keeping within `tokens`: the window, and Ollama's `num_ctx` with it.

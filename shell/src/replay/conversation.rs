@@ -7,7 +7,7 @@ use camino::Utf8Path;
 use mend_core::{Config, Millis, Session};
 use serde_json::json;
 
-use crate::attempt::driver::{drive, start, Started};
+use crate::attempt::driver::{drive, start};
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
@@ -121,7 +121,7 @@ fn message_session(
     previous: Option<&Session>,
     config: &Config,
     message: &Message,
-) -> Result<Started, MendError> {
+) -> Result<Session, MendError> {
     let max_turns = message.max_turns.unwrap_or(config.max_turns);
     let deadline = message.deadline_ms.map(Millis);
     match previous {

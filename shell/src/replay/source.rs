@@ -1,9 +1,10 @@
 //! A record's model turns served back to the loop, in place of a model server.
 
-use mend_core::{CallId, ChatRequest, Protocol, Stop, StopReason, TransportError};
+use mend_core::{CallId, ChatRequest, Protocol, Stop, StopReason, StreamLine, TransportError};
 use serde_json::json;
 
 use crate::attempt::run_event::RunEvent;
+use crate::clock::SessionClock;
 use crate::hooks::HookRun;
 use crate::interrupt::Cut;
 use crate::provider::source::{ModelSource, StreamItem};
@@ -68,6 +69,7 @@ impl ModelSource for ReplaySource<'_> {
         turn: u32,
         _body: &ChatRequest,
         _protocol: Protocol,
+        clock: SessionClock,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let Some(recorded) = self.turns.iter().find(|recorded| recorded.turn == turn) else {
             let message = format!("the record has no turn {turn}");
@@ -83,19 +85,19 @@ impl ModelSource for ReplaySource<'_> {
                 message,
             })));
         };
-        let lines: Vec<StreamItem> = recorded
+        let lines: Vec<Result<Vec<u8>, String>> = recorded
             .lines
             .iter()
             .map(|line| {
-                match line
-                    .map_err(|err| err.to_string())
+                line.map_err(|err| err.to_string())
                     .and_then(|line| line.bytes.to_bytes())
-                {
-                    Ok(bytes) => StreamItem::Line(bytes),
-                    Err(message) => StreamItem::Failed(TransportError::Read { message }),
-                }
             })
             .collect();
+        // Stamped as the reader pulls them, as a live body's lines are.
+        let lines = lines.into_iter().map(move |line| match line {
+            Ok(bytes) => StreamItem::Line(StreamLine::new(bytes, clock.now())),
+            Err(message) => StreamItem::Failed(TransportError::Read { message }),
+        });
         let end = match (&recorded.end, self.cut_at(&CutPoint::Stream(turn))) {
             (_, Some(cut)) => StreamItem::Cut(cut),
             (TurnEnd::SessionEnded | TurnEnd::Eof, None) => StreamItem::End,
