@@ -84,19 +84,28 @@ fn partial(tokens: u64, cached: u64, at_least: u64) -> Vec<Event> {
 #[test]
 fn each_servers_count_of_a_cached_prompt_is_read_as_it_means() {
     let finished = Some(StopReason::AssistantFinished);
-    let floor = {
-        // What the first request holds at least: its plain bytes at 6 bytes a token.
-        let (events, _) = first_turn(
-            Protocol::OllamaNdjson,
-            &ollama(json!({"prompt_eval_count": 1})),
-        );
-        let Some(Event::PromptCountPartial { at_least, .. }) = events.first() else {
-            panic!("{events:?}")
-        };
-        *at_least
+    for (name, protocol, lines, expected) in cached_prompt_cases(first_request_floor()) {
+        assert_eq!(first_turn(protocol, &lines), (expected, finished), "{name}");
+    }
+}
+
+/// What the first request holds at least: its plain bytes at 6 bytes a token.
+fn first_request_floor() -> u64 {
+    let (events, _) = first_turn(
+        Protocol::OllamaNdjson,
+        &ollama(json!({"prompt_eval_count": 1})),
+    );
+    let Some(Event::PromptCountPartial { at_least, .. }) = events.first() else {
+        panic!("{events:?}")
     };
+    *at_least
+}
+
+/// Each server's way of counting a prompt partly served from its cache, named, with the lines
+/// of a first turn that says so and the events the session must make of it.
+fn cached_prompt_cases(floor: u64) -> Vec<(&'static str, Protocol, Vec<String>, Vec<Event>)> {
     let whole = floor * 3 / 2;
-    let cases: Vec<(&str, Protocol, Vec<String>, Vec<Event>)> = vec![
+    vec![
         // Ollama since the cached count: the count holds the cached tokens.
         (
             "ollama, whole count with cached",
@@ -169,10 +178,7 @@ fn each_servers_count_of_a_cached_prompt_is_read_as_it_means() {
             anthropic(json!({"input_tokens": 20})),
             partial(20, 0, floor),
         ),
-    ];
-    for (name, protocol, lines, expected) in cases {
-        assert_eq!(first_turn(protocol, &lines), (expected, finished), "{name}");
-    }
+    ]
 }
 
 #[test]
