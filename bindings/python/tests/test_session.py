@@ -178,3 +178,13 @@ def test_an_input_returns_what_is_queued_behind_the_first_actions_not_yet_taken(
     again = Session(config())
     assert again.handle(0, {"type": "cancel"}) == first + session.handle(0, {"type": "cancel"})
     assert again.stopped() == session.stopped() == {"reason": "cancelled"}
+
+
+def test_a_line_may_say_when_it_arrived_and_a_saved_session_keeps_what_it_still_owes():
+    saved = Session(config()).to_json()
+    restored, fresh = Session.from_json(saved), Session(config())
+    assert restored.drain_actions() == fresh.drain_actions()
+    chunk = line({"content": "Hi."})
+    assert restored.handle(9, {"type": "stream_line", "line": chunk, "at_ms": 4}) == fresh.handle(9, {"type": "stream_line", "line": chunk})
+    with pytest.raises(TypeError):
+        fresh.handle(10, {"type": "stream_line", "line": chunk, "at_ms": "soon"})
