@@ -284,17 +284,14 @@ pub fn check_at_end(
     let mut planted = tree.protected_written(setup.repo, task, &held_out.files)?;
     planted.extend(held_out.changed_since(root));
     if !planted.is_empty() && tests_after.not_trusted.is_none() {
-        tests_after.not_trusted = Some(format!(
-            "the test run wrote files the verdict rests on while it ran: {}",
-            planted.join(", ")
-        ));
+        tests_after.not_trusted = Some(Untrusted::VerdictFilesWritten { files: planted });
     }
     if let Some(shared) = shared {
         let entries = shared.written_since().map_err(|err| {
             MendError::harness(format!("cannot read the folders the copy shares: {err}"))
         })?;
         if !entries.is_empty() && tests_after.not_trusted.is_none() {
-            tests_after.not_trusted = Some(Untrusted::SharedFolderWritten { entries }.describe());
+            tests_after.not_trusted = Some(Untrusted::SharedFolderWritten { entries });
         }
     }
     // Given tests replace the contract of the run before the change.

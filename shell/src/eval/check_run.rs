@@ -153,8 +153,8 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
     let held_out = put_back(&resolved.repo, workspace.root(), task)?;
     if let Some(refused) = held_out.refused {
         return Ok(match patch {
-            Some(_) => Ran::NotApplied(refused),
-            None => Ran::NoVerdict(refused),
+            Some(_) => Ran::NotApplied(refused.describe()),
+            None => Ran::NoVerdict(refused.describe()),
         });
     }
     let run = match independent_check(&resolved.runner, &task.test, workspace.root()) {

@@ -299,7 +299,7 @@ mod tests {
     #[test]
     fn an_untrusted_report_or_changed_test_files_fail() {
         let mut after = passing();
-        after.not_trusted = Some("the report was altered".to_owned());
+        after.not_trusted = Some(crate::verdict::untrusted::Untrusted::ReportRewritten);
         let verdict = decide(&Evidence {
             tests_after: &after,
             contract: None,
@@ -316,7 +316,7 @@ mod tests {
             Verdict {
                 passed: false,
                 reasons: vec![
-                    "the independent final tests: 4 passed — the report was altered".to_owned(),
+                    "the independent final tests: 4 passed — the report was altered: the JUnit file is not the one pytest wrote at the end of its session".to_owned(),
                     "the run changed the task's test files, so its final tests prove nothing"
                         .to_owned(),
                 ],

@@ -12,6 +12,7 @@ use crate::atomic::sha256_hex;
 use crate::error::MendError;
 use crate::task::paths::files_under;
 use crate::task::Task;
+use crate::verdict::untrusted::Untrusted;
 
 /// What was put back into a final tree.
 pub struct HeldOutTests {
@@ -19,7 +20,7 @@ pub struct HeldOutTests {
     pub files: Vec<String>,
     /// Why the test patch could not be applied after the change: the final run cannot
     /// happen, and the verdict is a FAIL that says so.
-    pub refused: Option<String>,
+    pub refused: Option<Untrusted>,
     /// Each file's digest as it was put there (`None`: absent).
     digests: BTreeMap<String, Option<String>>,
 }
@@ -45,10 +46,10 @@ pub fn put_back(
         match crate::patch::apply_to_tree(root, &patch.text) {
             Ok(written) => files.extend(written),
             Err(problem) => {
-                refused = Some(format!(
-                    "the held-out test patch {} does not apply after the change: {problem}",
-                    patch.path
-                ));
+                refused = Some(Untrusted::HeldOutPatchRefused {
+                    patch: patch.path.to_string(),
+                    problem,
+                });
                 files.extend(patch.files.iter().cloned());
             }
         }
