@@ -140,7 +140,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
             verdict,
             &attempt.checks.after,
             &options.setup.runner.sandbox,
-            attempt.transcript.stop.reason.to_string(),
+            Some(attempt.transcript.stop.reason),
             exit_code,
             attempt.transcript.metrics.clone(),
         )
