@@ -284,6 +284,46 @@ fn read_output_run(
     }
 }
 
+/// pytest's report as it wrote it, or why the run gave no verdict: pytest's own failures (exit
+/// 3 and 4, read only when the command is pytest itself), no report, one mend cannot read.
+fn pytest_report(
+    finished: &Finished,
+    test: &TestCommand,
+    runner: &TestRunner,
+    code: Option<i32>,
+    report: ReportFile,
+) -> Result<String, NotRun> {
+    let fail = |reason: Untrusted, fix: &str| Err(not_run(finished, test, reason, fix));
+    match (code, report) {
+        (Some(3), _) => fail(
+            Untrusted::PytestInternalError,
+            "see pytest's output below; a plugin or conftest.py may be failing",
+        ),
+        (Some(4), _) => fail(
+            Untrusted::PytestUsageError,
+            "check test.command, and the project's pytest settings (addopts, conftest.py, plugins: test.plugins)",
+        ),
+        (_, ReportFile::Written(text)) => Ok(text),
+        (_, ReportFile::Missing | ReportFile::NotAsked) => {
+            // Exit 0 with no report: pytest was there, and something it imported ended the
+            // process before the report was written; the setup is not what to fix.
+            let fix = if finished.status.and_then(|status| status.code()) == Some(0) {
+                EXITED_EARLY_FIX.to_owned()
+            } else {
+                no_report_fix(runner)
+            };
+            fail(stopped_before_report(finished, OwedReport::Pytest), &fix)
+        }
+        (_, ReportFile::Unreadable(reason)) => fail(
+            Untrusted::ReportUnreadable {
+                owed: OwedReport::Pytest,
+                reason,
+            },
+            "see pytest's output below",
+        ),
+    }
+}
+
 fn read_pytest_run(
     finished: &Finished,
     test: &TestCommand,
@@ -298,43 +338,7 @@ fn read_pytest_run(
         .and_then(|status| status.code())
         .filter(|_| runs_pytest_itself(&test.argv));
     let heard = Heard::of(witness);
-    let text = match (code, report) {
-        (Some(3), _) => return Err(not_run(
-            finished,
-            test,
-            Untrusted::PytestInternalError,
-            "see pytest's output below; a plugin or conftest.py may be failing",
-        )),
-        (Some(4), _) => return Err(not_run(
-            finished,
-            test,
-            Untrusted::PytestUsageError,
-            "check test.command, and the project's pytest settings (addopts, conftest.py, plugins: test.plugins)",
-        )),
-        (_, ReportFile::Written(text)) => text,
-        (_, ReportFile::Missing | ReportFile::NotAsked) => {
-            let reason = stopped_before_report(finished, OwedReport::Pytest);
-            // Exit 0 with no report: pytest was there, and something it imported ended the
-            // process before the report was written; the setup is not what to fix.
-            let fix = if finished.status.and_then(|status| status.code()) == Some(0) {
-                EXITED_EARLY_FIX.to_owned()
-            } else {
-                no_report_fix(runner)
-            };
-            return Err(not_run(finished, test, reason, &fix));
-        }
-        (_, ReportFile::Unreadable(reason)) => {
-            return Err(not_run(
-                finished,
-                test,
-                Untrusted::ReportUnreadable {
-                    owed: OwedReport::Pytest,
-                    reason,
-                },
-                "see pytest's output below",
-            ))
-        }
-    };
+    let text = pytest_report(finished, test, runner, code, report)?;
     let report = match Report::parse(&text) {
         Ok(report) => report,
         Err(reason) => {
