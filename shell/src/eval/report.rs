@@ -310,9 +310,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn per_task_pass_at_k_the_mean_and_the_cost_per_passing_attempt() {
-        let rows = [
+    /// Two attempts each of three tasks: one passed of `a`, a suspect pass of `b`, flaky `c`.
+    fn rows() -> [Row; 6] {
+        [
             row("a", 0, true),
             row("a", 1, false),
             row("b", 0, false),
@@ -329,7 +329,12 @@ mod tests {
                 flaky: true,
                 ..row("c", 1, true)
             },
-        ];
+        ]
+    }
+
+    #[test]
+    fn per_task_pass_at_k_the_mean_and_the_cost_per_passing_attempt() {
+        let rows = rows();
         assert_eq!(
             report(&rows),
             Report {
@@ -379,6 +384,11 @@ mod tests {
                 },
             }
         );
+    }
+
+    #[test]
+    fn the_text_shows_flaky_tasks_and_suspect_passes_apart() {
+        let rows = rows();
         let text = render(&report(&rows));
         let apart = text
             .split_once(
