@@ -83,9 +83,7 @@ fn assert_decided(cases: &[Case]) {
         .collect();
     let expected: Vec<_> = cases
         .iter()
-        .map(|(_, path, operation, decision)| {
-            (*path, *operation, decision.clone().map(str::to_owned))
-        })
+        .map(|(_, path, operation, decision)| (*path, *operation, decision.map(str::to_owned)))
         .collect();
     assert_eq!(seen, expected);
 }
