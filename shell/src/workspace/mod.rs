@@ -55,9 +55,7 @@ impl Workspace {
     ) -> Result<Workspace, MendError> {
         let started = Instant::now();
         let clean = match history {
-            History::Base(base) => clean_history(original, base, exclude)
-                .map_err(MendError::usage)?
-                .map(Box::new),
+            History::Base(base) => clean_history(original, base, exclude)?.map(Box::new),
             History::None => None,
         };
         Workspace::try_copy(original, exclude, clean, started).map_err(|err| {
