@@ -8,6 +8,7 @@ use super::check_file::{gold_patch, gold_patch_path, CheckFile, Digests, TaskChe
 use super::suite::Suite;
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
+use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::given::Graded;
 use crate::verdict::verify::independent_check;
@@ -146,8 +147,10 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
     let workspace =
         Workspace::copy_of(&resolved.repo, &task.exclude.for_final_run(), &task.history)?;
     if let Some(patch) = patch {
-        if let Err(problem) = crate::patch::apply_to_tree(workspace.root(), patch) {
-            return Ok(Ran::NotApplied(problem));
+        match crate::patch::apply_to_tree(workspace.root(), patch) {
+            Ok(_) => {}
+            Err(TreePatchError::DoesNotApply(problem)) => return Ok(Ran::NotApplied(problem)),
+            Err(TreePatchError::Io(message)) => return Err(MendError::harness(message)),
         }
     }
     let held_out = put_back(&resolved.repo, workspace.root(), task)?;

@@ -13,4 +13,4 @@ pub mod tree;
 
 pub use hunk::{apply_hunks, Placement};
 pub use parse::{parse, FilePatch, Hunk, HunkLine};
-pub use tree::{apply_to_tree, touched_paths};
+pub use tree::{apply_to_tree, touched_paths, TreePatchError};

@@ -10,6 +10,7 @@ use camino::Utf8Path;
 
 use crate::atomic::sha256_hex;
 use crate::error::MendError;
+use crate::patch::TreePatchError;
 use crate::task::paths::files_under;
 use crate::task::Task;
 use crate::verdict::untrusted::Untrusted;
@@ -45,7 +46,8 @@ pub fn put_back(
     if let Some(patch) = &task.test_patch {
         match crate::patch::apply_to_tree(root, &patch.text) {
             Ok(written) => files.extend(written),
-            Err(problem) => {
+            Err(TreePatchError::Io(message)) => return Err(MendError::harness(message)),
+            Err(TreePatchError::DoesNotApply(problem)) => {
                 refused = Some(Untrusted::HeldOutPatchRefused {
                     patch: patch.path.to_string(),
                     problem,
