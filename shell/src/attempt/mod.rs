@@ -8,10 +8,10 @@
 
 pub mod driver;
 mod handoff;
-pub mod recorder;
+pub(crate) mod recorder;
 pub mod render;
 pub mod run_event;
-pub mod run_record;
+pub(crate) mod run_record;
 
 use std::collections::BTreeSet;
 

@@ -58,6 +58,7 @@ pub struct Report {
 }
 
 /// Every row of the folders, refusing another suite's or model's rows and duplicate attempts.
+#[cfg(test)]
 pub fn merge(dirs: &[Utf8PathBuf]) -> Result<Vec<Row>, MendError> {
     Ok(merge_located(dirs)?
         .into_iter()

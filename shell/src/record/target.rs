@@ -2,7 +2,7 @@
 //! `REPO/.mend/` taken when the record is first written, so that two runs started in the same
 //! second each keep their own record.
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8PathBuf;
 use serde::Serialize;
 
 use crate::atomic;
@@ -60,7 +60,8 @@ impl RecordFile {
     }
 
     /// The file the record was written to, once it has been.
-    pub fn written(&self) -> Option<&Utf8Path> {
+    #[cfg(test)]
+    pub fn written(&self) -> Option<&camino::Utf8Path> {
         self.written.as_deref()
     }
 }

@@ -3,12 +3,12 @@
 //! documents every field; the sample's own file is `sample-repo/mend.toml`.
 
 pub mod copy;
-pub mod environment;
+pub(crate) mod environment;
 mod file;
-pub mod held_out;
-pub mod instructions;
-pub mod paths;
-pub mod protocol;
+pub(crate) mod held_out;
+pub(crate) mod instructions;
+pub(crate) mod paths;
+pub(crate) mod protocol;
 mod tool_name;
 
 use std::fs;
