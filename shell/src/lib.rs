@@ -3,6 +3,9 @@
 //! replay, and the client of model servers (Ollama's own API, OpenAI-compatible chat
 //! completions, Anthropic's Messages). `main.rs` parses the command line and hands each command
 //! to its file under `commands/`.
+// `pub` means used outside the crate (by `main.rs`, `tests/`, `benches/`); everything else is
+// `pub(crate)`, so what the library offers reads from this file.
+#![deny(unreachable_pub)]
 
 pub(crate) mod access;
 pub mod atomic;

@@ -29,7 +29,7 @@ use super::results::{read_dir_rows, ResultsFile, Row};
 use super::shard::Shard;
 use super::suite::Suite;
 
-pub struct EvalOptions {
+pub(crate) struct EvalOptions {
     pub suite: Suite,
     pub out: Utf8PathBuf,
     pub jobs: usize,
@@ -59,7 +59,7 @@ struct Prepared {
 }
 
 /// Runs this slice's attempts that have no results line yet.
-pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
+pub(crate) fn eval(options: &EvalOptions) -> Result<u8, MendError> {
     let suite = &options.suite;
     let tasks = suite
         .tasks

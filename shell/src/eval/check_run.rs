@@ -15,7 +15,7 @@ use crate::verdict::verify::independent_check;
 use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
 
-pub struct CheckOptions {
+pub(crate) struct CheckOptions {
     pub suite: Suite,
     pub python: Option<Utf8PathBuf>,
     pub sandbox: Option<SandboxChoice>,
@@ -26,7 +26,7 @@ pub struct CheckOptions {
 }
 
 /// Checks every task, prints one line each, writes the check; exit 1 when a task is invalid.
-pub fn check_suite(options: &CheckOptions) -> Result<u8, MendError> {
+pub(crate) fn check_suite(options: &CheckOptions) -> Result<u8, MendError> {
     let suite = &options.suite;
     let mut checked = Vec::new();
     for (name, folder) in &suite.tasks {

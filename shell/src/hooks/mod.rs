@@ -14,8 +14,8 @@ pub(crate) mod record;
 pub(crate) mod spawn;
 pub(crate) mod stop;
 
-pub use config::Hooks;
-pub use record::HookRun;
+pub(crate) use config::Hooks;
+pub(crate) use record::HookRun;
 
 #[cfg(test)]
 mod tests;

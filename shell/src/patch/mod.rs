@@ -11,6 +11,6 @@ pub(crate) mod hunk;
 pub(crate) mod parse;
 pub(crate) mod tree;
 
-pub use hunk::{apply_hunks, Placement};
-pub use parse::parse;
-pub use tree::{apply_to_tree, touched_paths, TreePatchError};
+pub(crate) use hunk::{apply_hunks, Placement};
+pub(crate) use parse::parse;
+pub(crate) use tree::{apply_to_tree, touched_paths, TreePatchError};

@@ -22,7 +22,7 @@ type Entry = Option<(String, u32)>;
 
 /// Why a diff was not applied to a folder: the diff's fault, or the folder's.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TreePatchError {
+pub(crate) enum TreePatchError {
     /// The diff is none, or does not fit the files (named by file): the patch is what to fix.
     DoesNotApply(String),
     /// The folder could not be read or written: mend's failure, whatever the patch.
@@ -49,7 +49,7 @@ impl From<String> for TreePatchError {
 /// Applies `diff` to the files under `root` (hunks placed as `git apply` places them); returns
 /// the paths it wrote or removed, sorted. On any problem nothing is written, and the message
 /// names the file.
-pub fn apply_to_tree(root: &Utf8Path, diff: &str) -> Result<Vec<String>, TreePatchError> {
+pub(crate) fn apply_to_tree(root: &Utf8Path, diff: &str) -> Result<Vec<String>, TreePatchError> {
     let files = parse(diff)?;
     if files.is_empty() {
         return Err(TreePatchError::DoesNotApply(
@@ -68,7 +68,7 @@ pub fn apply_to_tree(root: &Utf8Path, diff: &str) -> Result<Vec<String>, TreePat
 }
 
 /// The paths `diff` writes or removes, sorted and deduplicated (both sides of a rename).
-pub fn touched_paths(diff: &str) -> Result<Vec<String>, String> {
+pub(crate) fn touched_paths(diff: &str) -> Result<Vec<String>, String> {
     let mut paths: Vec<String> = parse(diff)?
         .into_iter()
         .flat_map(|file| {

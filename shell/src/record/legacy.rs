@@ -16,9 +16,9 @@ use crate::verdict::checks::Checks;
 use crate::verdict::ending::Ending;
 
 /// `mend run`'s record before runs and chats shared one format.
-pub const RUN_FORMAT_1: &str = "mend-record/1";
+pub(crate) const RUN_FORMAT_1: &str = "mend-record/1";
 /// `mend chat`'s record before runs and chats shared one format.
-pub const CHAT_FORMAT_1: &str = "mend-chat/1";
+pub(crate) const CHAT_FORMAT_1: &str = "mend-chat/1";
 
 #[derive(Deserialize)]
 pub struct RunRecord1 {

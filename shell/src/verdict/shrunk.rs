@@ -14,7 +14,7 @@ fn ran(run: &TestRun) -> Option<u32> {
 
 /// Why `after` is no pass when it ran fewer tests than `before`, or printed no totals where
 /// `before` did; `None` when it ran as many or more, or `before` counted nothing.
-pub fn fewer_tests_than_before(before: &TestRun, after: &TestRun) -> Option<Untrusted> {
+pub(crate) fn fewer_tests_than_before(before: &TestRun, after: &TestRun) -> Option<Untrusted> {
     let before = ran(before).filter(|count| *count > 0)?;
     let after = ran(after);
     after

@@ -40,7 +40,7 @@ impl LoopCopy<'_> {
 }
 
 /// Which changes of the loop's copy the final tree carries.
-pub enum Carry<'a> {
+pub(crate) enum Carry<'a> {
     /// Only the files the editing tools wrote (`write_file`, `replace_text`).
     Written(&'a BTreeSet<String>),
     /// Every editable file that changed: the task offers the `shell` tool, whose commands are the
@@ -61,7 +61,7 @@ pub struct FinalTree {
 }
 
 /// `original` with the change `carry` names taken from the loop's copy.
-pub fn final_tree(
+pub(crate) fn final_tree(
     original: &Utf8Path,
     loop_copy: LoopCopy,
     task: &Task,

@@ -16,7 +16,7 @@ use crate::task::Task;
 use crate::verdict::untrusted::Untrusted;
 
 /// What was put back into a final tree.
-pub struct HeldOutTests {
+pub(crate) struct HeldOutTests {
     /// Every file held out of the attempt and put back (or removed) for the final run, sorted.
     pub files: Vec<String>,
     /// Why the test patch could not be applied after the change: the final run cannot
@@ -28,7 +28,7 @@ pub struct HeldOutTests {
 
 /// Puts `task`'s held-out tests into the final tree at `root`, made from `original` with the
 /// change already in it.
-pub fn put_back(
+pub(crate) fn put_back(
     original: &Utf8Path,
     root: &Utf8Path,
     task: &Task,
@@ -69,7 +69,7 @@ pub fn put_back(
 impl HeldOutTests {
     /// The held-out files that differ in `root` from how they were put there, each with what
     /// it is: the final run itself wrote them.
-    pub fn changed_since(&self, root: &Utf8Path) -> Vec<String> {
+    pub(crate) fn changed_since(&self, root: &Utf8Path) -> Vec<String> {
         let now = digests(root, &self.files);
         self.files
             .iter()

@@ -21,7 +21,7 @@ use crate::error::MendError;
 use crate::task::copy::Exclusion;
 
 /// A clean `.git` made for one copy; deleted with it.
-pub struct CleanHistory {
+pub(crate) struct CleanHistory {
     _dir: TempDir,
     /// The `.git` folder itself.
     pub git: Utf8PathBuf,
@@ -33,7 +33,7 @@ pub struct CleanHistory {
 
 impl CleanHistory {
     /// What the copy's `.git` holds, for the record.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match &self.commit {
             Some(commit) => format!("only what {} ({commit}) reaches", self.base),
             None => "a repository without commits".to_owned(),
@@ -55,7 +55,7 @@ const GIT_LOCATION_VARIABLES: [&str; 6] = [
 /// folder that is no repository: nothing to copy). An error names the fix: a usage error for
 /// what the task file asks (a base that is not checked out, held-out files the base tracks), a
 /// harness error for what mend could not do (run git, write the copy's `.git`).
-pub fn clean_history(
+pub(crate) fn clean_history(
     original: &Utf8Path,
     base: &str,
     exclude: &Exclusion,

@@ -16,7 +16,7 @@ use std::time::Instant;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::{exit, MendError};
-pub use command::Fallback;
+pub(crate) use command::Fallback;
 use row::Instance;
 
 /// The readers an imported task may name (`junit` needs a report path no row gives).
@@ -29,7 +29,7 @@ const READERS: [&str; 6] = [
     "exit_code",
 ];
 
-pub struct ImportOptions {
+pub(crate) struct ImportOptions {
     pub file: Utf8PathBuf,
     pub out: Utf8PathBuf,
     pub repos: Option<Utf8PathBuf>,
@@ -44,7 +44,7 @@ struct Imported {
     said: String,
 }
 
-pub fn import(options: &ImportOptions) -> Result<u8, MendError> {
+pub(crate) fn import(options: &ImportOptions) -> Result<u8, MendError> {
     let started = Instant::now();
     let out = &options.out;
     check_options(options)?;
