@@ -11,7 +11,7 @@ mod read_file;
 mod replace_text;
 mod run_tests;
 mod shell;
-pub(crate) mod table;
+pub mod table;
 mod text;
 mod write_file;
 

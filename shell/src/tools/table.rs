@@ -141,7 +141,7 @@ const TABLE: &[ToolRow] = &[
 
 /// The tools a session offers: the task's, and the core-answered `todo` tool when the per-turn
 /// context is on.
-pub(crate) fn offered_tools(task: &Task, context: bool) -> Vec<mend_core::ToolSpec> {
+pub fn offered_tools(task: &Task, context: bool) -> Vec<mend_core::ToolSpec> {
     let mut tools = tool_specs(task);
     if context {
         tools.push(mend_core::todo_tool());
