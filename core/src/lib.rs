@@ -53,7 +53,8 @@ pub use stop::{Stop, StopCause, StopReason};
 pub use text_calls::{TextCall, TextCallFormat};
 pub use think::Think;
 pub use window::{
-    estimate_prompt_tokens, TrimReason, Window, DEFAULT_TRIM_PERCENT, MIN_WINDOW_TOKENS,
+    estimate_prompt_tokens, TrimReason, Window, WindowError, DEFAULT_TRIM_PERCENT,
+    MIN_WINDOW_TOKENS,
 };
 pub use wire::{ChatRequest, Message, ModelOptions, Role, ToolCall, ToolCallFunction};
 

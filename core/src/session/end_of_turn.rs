@@ -41,8 +41,8 @@ impl Session {
         // A prompt the server cut: the turn answered a conversation without its start.
         if let Some(window) = self.config.window {
             match self.budget.counted(&window, counted, cached) {
-                Err(detail) => {
-                    self.stop(StopReason::ContextExceeded, Some(detail), actions);
+                Err(error) => {
+                    self.stop_on_window(error, actions);
                     return;
                 }
                 Ok(Some(partial)) => actions.push_back(Action::Emit(Event::PromptCountPartial {

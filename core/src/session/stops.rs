@@ -7,6 +7,7 @@ use crate::event::Event;
 use crate::input::Millis;
 use crate::rejection::Rejection;
 use crate::stop::{Stop, StopCause, StopReason};
+use crate::window::WindowError;
 
 use super::{Phase, Queue, Session};
 
@@ -48,5 +49,13 @@ impl Session {
         actions.push_back(Action::Emit(Event::Stopped(stop.clone())));
         actions.push_back(Action::Stop(stop.clone()));
         self.phase = Phase::Stopped { turn, stop };
+    }
+
+    /// The conversation no longer fits the window: `context_exceeded`, its error the cause and
+    /// its words the detail.
+    pub(super) fn stop_on_window(&mut self, error: WindowError, actions: &mut Vec<Action>) {
+        let detail = error.to_string();
+        let cause = Some(StopCause::Window(error));
+        self.stop_because(StopReason::ContextExceeded, Some(detail), cause, actions);
     }
 }

@@ -134,8 +134,8 @@ impl Session {
                         window: window.tokens,
                     });
                 }
-                Err(detail) => {
-                    self.stop(StopReason::ContextExceeded, Some(detail), actions);
+                Err(error) => {
+                    self.stop_on_window(error, actions);
                     return;
                 }
             }

@@ -9,6 +9,7 @@ use crate::support::{call, chunk, config, line, start, tool_calls};
 use mend_core::{
     Action, CallId, ChatRequest, Config, ContextConfig, Event, Input, Message, Millis, Role,
     Session, Stop, StopCause, StopReason, ToolOutcome, TransportError, TrimReason, Window,
+    WindowError,
 };
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -161,6 +162,17 @@ fn a_server_that_cut_the_prompt_ends_the_run_before_its_calls_run() {
     assert!(
         detail.contains("mend assumed a window of 8192 tokens"),
         "{detail}"
+    );
+    // The cause is typed, and the detail is its words.
+    let Some(StopCause::Window(cause)) = stop.cause.clone() else {
+        panic!("{stop:?}")
+    };
+    let WindowError::PromptCut { read, window, .. } = cause else {
+        panic!("{cause:?}")
+    };
+    assert_eq!(
+        (read, window, detail),
+        (honest / 3, 8192, cause.to_string())
     );
     let Some(Event::ModelDone { metrics, .. }) = events(&actions).first().cloned() else {
         panic!("{actions:?}")

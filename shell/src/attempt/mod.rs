@@ -8,10 +8,10 @@
 
 pub mod driver;
 mod handoff;
-pub mod recorder;
+pub(crate) mod recorder;
 pub mod render;
 pub mod run_event;
-pub mod run_record;
+pub(crate) mod run_record;
 
 use std::collections::BTreeSet;
 
@@ -46,7 +46,7 @@ use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
-use crate::workspace::held_out::put_back;
+use crate::workspace::held_out::{put_back, HeldOutTests};
 use crate::workspace::shared_writes::SharedStamps;
 use crate::workspace::Workspace;
 
@@ -242,6 +242,30 @@ pub fn finish_with(setup: &Setup, workspace: Workspace, render: &mut dyn Render)
     millis(started.elapsed())
 }
 
+/// Why the final run cannot count whatever it reported: it wrote files the verdict rests on
+/// (protected or held-out tests), or, under `--sandbox none`, into a folder the copy shares with
+/// the original.
+fn written_by_final_run(
+    setup: &Setup,
+    tree: &FinalTree,
+    held_out: &HeldOutTests,
+    shared: Option<&SharedStamps>,
+) -> Result<Option<Untrusted>, MendError> {
+    let root = tree.workspace.root();
+    let mut planted = tree.protected_written(setup.repo, setup.task, &held_out.files)?;
+    planted.extend(held_out.changed_since(root));
+    if !planted.is_empty() {
+        return Ok(Some(Untrusted::VerdictFilesWritten { files: planted }));
+    }
+    let Some(shared) = shared else {
+        return Ok(None);
+    };
+    let entries = shared.written_since().map_err(|err| {
+        MendError::harness(format!("cannot read the folders the copy shares: {err}"))
+    })?;
+    Ok((!entries.is_empty()).then_some(Untrusted::SharedFolderWritten { entries }))
+}
+
 /// The independent check after the loop (reported as it ends): on the original with the change
 /// the tools made in the loop's copy (`written`), never on that copy as the loop left it; and,
 /// when the first run gave test ids, what became of each. Returns the tree it ran in, which is
@@ -281,21 +305,9 @@ pub fn check_at_end(
         },
         None => final_check(setup.runner, &task.test, root, known)?,
     };
-    let mut planted = tree.protected_written(setup.repo, task, &held_out.files)?;
-    planted.extend(held_out.changed_since(root));
-    if !planted.is_empty() && tests_after.not_trusted.is_none() {
-        tests_after.not_trusted = Some(format!(
-            "the test run wrote files the verdict rests on while it ran: {}",
-            planted.join(", ")
-        ));
-    }
-    if let Some(shared) = shared {
-        let entries = shared.written_since().map_err(|err| {
-            MendError::harness(format!("cannot read the folders the copy shares: {err}"))
-        })?;
-        if !entries.is_empty() && tests_after.not_trusted.is_none() {
-            tests_after.not_trusted = Some(Untrusted::SharedFolderWritten { entries }.describe());
-        }
+    let written_by_run = written_by_final_run(setup, &tree, &held_out, shared)?;
+    if tests_after.not_trusted.is_none() {
+        tests_after.not_trusted = written_by_run;
     }
     // Given tests replace the contract of the run before the change.
     let given = task

@@ -265,30 +265,41 @@ impl Render for Human {
                 "Time: setup {setup_ms} ms, copy {copy_ms} ms, sandbox start {sandbox_start_ms} ms, tests {tests_ms} ms{}",
                 cleanup_ms.map_or(String::new(), |ms| format!(", cleanup {ms} ms"))
             )),
-            RunEvent::Verdict {
-                tests_pass,
-                reasons,
-                warnings,
-                sandbox,
-                replay_matched,
-                metrics,
-                benchmark,
-                ..
-            } => {
-                self.line(&verdict_line(*tests_pass, sandbox, *replay_matched));
-                for line in benchmark.lines() {
-                    self.line(&format!("  {line}"));
+            RunEvent::Verdict { .. } => {
+                for line in verdict_lines(event) {
+                    self.line(&line);
                 }
-                for reason in reasons {
-                    self.line(&format!("  - {reason}"));
-                }
-                for warning in warnings {
-                    self.line(&format!("  ! warning: {warning}"));
-                }
-                self.line(&metrics_line(metrics));
             }
         }
     }
+}
+
+/// The verdict as text: the headline, the benchmark's groups, the reasons and warnings, the
+/// metrics; nothing for another event.
+fn verdict_lines(event: &RunEvent) -> Vec<String> {
+    let RunEvent::Verdict {
+        tests_pass,
+        reasons,
+        warnings,
+        sandbox,
+        replay_matched,
+        metrics,
+        benchmark,
+        ..
+    } = event
+    else {
+        return Vec::new();
+    };
+    let mut lines = vec![verdict_line(*tests_pass, sandbox, *replay_matched)];
+    lines.extend(benchmark.lines().iter().map(|line| format!("  {line}")));
+    lines.extend(reasons.iter().map(|reason| format!("  - {reason}")));
+    lines.extend(
+        warnings
+            .iter()
+            .map(|warning| format!("  ! warning: {warning}")),
+    );
+    lines.push(metrics_line(metrics));
+    lines
 }
 
 /// A run's metrics, under its verdict.

@@ -1,7 +1,8 @@
 //! The shell's own events, around the core's: setup, the independent check, the verdict. Shown
 //! by [`super::render`] as text or as one JSON line each (docs/events.md).
 
-use serde::Serialize;
+use mend_core::StopReason;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::exec::sandbox::Sandbox;
@@ -117,7 +118,9 @@ pub enum RunEvent {
         sandbox: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         replay_matched: Option<bool>,
-        stop_reason: String,
+        /// How the last session ended; `none` for a replay of a record without one.
+        #[serde(serialize_with = "stop_reason_or_none")]
+        stop_reason: Option<StopReason>,
         exit_code: u8,
         metrics: RunMetrics,
         /// `mend run`, `mend resume`: the file the record was written to (a new one in `.mend/` may carry a
@@ -128,6 +131,14 @@ pub enum RunEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         patch: Option<String>,
     },
+}
+
+/// A stop reason as its name, `none` where there was no session to stop.
+fn stop_reason_or_none<S: Serializer>(
+    reason: &Option<StopReason>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(reason.map_or("none", StopReason::as_str))
 }
 
 impl RunEvent {
@@ -146,7 +157,7 @@ impl RunEvent {
         verdict: Verdict,
         ending: &Ending,
         sandbox: &Sandbox,
-        stop_reason: String,
+        stop_reason: Option<StopReason>,
         exit_code: u8,
         metrics: RunMetrics,
     ) -> RunEvent {
@@ -184,5 +195,39 @@ impl RunEvent {
             *replay_matched = Some(matched);
         }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mend_core::StopReason;
+    use serde_json::json;
+
+    use super::RunEvent;
+
+    fn verdict(stop_reason: Option<StopReason>) -> serde_json::Value {
+        let event = RunEvent::Verdict {
+            tests_pass: true,
+            reasons: Vec::new(),
+            warnings: Vec::new(),
+            contract: None,
+            benchmark: Box::default(),
+            sandbox: "none".to_owned(),
+            replay_matched: None,
+            stop_reason,
+            exit_code: 0,
+            metrics: Default::default(),
+            record: None,
+            patch: None,
+        };
+        serde_json::to_value(&event).unwrap()["stop_reason"].clone()
+    }
+
+    #[test]
+    fn the_verdicts_stop_reason_is_its_name_or_none() {
+        assert_eq!(
+            [verdict(Some(StopReason::ContextExceeded)), verdict(None)],
+            [json!("context_exceeded"), json!("none")]
+        );
     }
 }

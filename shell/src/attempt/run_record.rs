@@ -10,7 +10,7 @@ use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT}
 /// The record of a finished attempt (`mend run`, and each attempt of `mend eval`): a
 /// conversation of one message, the task — and one more each time a Stop hook sent the model
 /// back to work.
-pub fn record_of(
+pub(crate) fn record_of(
     config: &Config,
     server: &ServerFacts,
     origin: &Origin,

@@ -1,8 +1,8 @@
 //! The command line: every command's arguments and help. `main.rs` parses them and hands each
 //! command to its file under `commands/`.
 
-pub mod args;
-pub mod eval;
+pub(crate) mod args;
+pub(crate) mod eval;
 mod locate;
 
 pub use args::{

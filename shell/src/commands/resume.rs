@@ -281,7 +281,7 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
             verdict,
             &ending,
             &setup.runner.sandbox,
-            transcript.stop.reason.to_string(),
+            Some(transcript.stop.reason),
             code,
             live_metrics,
         )

@@ -11,6 +11,7 @@ use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
 use crate::cli::VerifyArgs;
 use crate::error::{exit, MendError};
+use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::verify::{independent_check, TestRun};
 use crate::workspace::Workspace;
@@ -103,8 +104,9 @@ pub fn verify(
 }
 
 fn apply_to_copy(root: &Utf8Path, patch: &str) -> Result<(), MendError> {
-    crate::patch::tree::apply_to_tree(root, patch).map(drop).map_err(|problem| {
-        MendError::usage(format!(
+    crate::patch::tree::apply_to_tree(root, patch).map(drop).map_err(|error| match error {
+        TreePatchError::Io(message) => MendError::harness(message),
+        TreePatchError::DoesNotApply(problem) => MendError::usage(format!(
             "the patch does not apply to the repository: {problem} — make it against the repository as it is now (`git diff`, or the .patch beside a record)"
         ))
     })

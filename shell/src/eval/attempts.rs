@@ -11,14 +11,14 @@ use mend_core::{Config, Millis, StopReason};
 
 use crate::attempt::driver::Observer;
 use crate::attempt::render::Render;
-use crate::attempt::run_attempt;
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::run_record::record_of;
+use crate::attempt::{run_attempt, Attempt};
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
-use crate::record::ServerFacts;
+use crate::record::{RunMetrics, ServerFacts};
 use crate::setup::config::chosen_protocol;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::workspace::changes::file_digests;
@@ -29,7 +29,7 @@ use super::results::{read_dir_rows, ResultsFile, Row};
 use super::shard::Shard;
 use super::suite::Suite;
 
-pub struct EvalOptions {
+pub(crate) struct EvalOptions {
     pub suite: Suite,
     pub out: Utf8PathBuf,
     pub jobs: usize,
@@ -59,7 +59,7 @@ struct Prepared {
 }
 
 /// Runs this slice's attempts that have no results line yet.
-pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
+pub(crate) fn eval(options: &EvalOptions) -> Result<u8, MendError> {
     let suite = &options.suite;
     let tasks = suite
         .tasks
@@ -405,35 +405,13 @@ impl Shared<'_> {
             seed,
             stop: stop.to_string(),
             passed: outcome.checks.passed(),
-            suspect: outcome.checks.passed()
-                && outcome
-                    .checks
-                    .after
-                    .python_reaches
-                    .as_ref()
-                    .is_some_and(|reaches| !reaches.is_empty()),
-            turns: u32::try_from(
-                outcome
-                    .messages
-                    .iter()
-                    .map(|message| message.turns.len())
-                    .sum::<usize>(),
-            )
-            .unwrap_or(u32::MAX),
+            suspect: suspect(&outcome),
+            turns: turns(&outcome),
             tokens: metrics.prompt_tokens + metrics.eval_tokens,
             model_ms: metrics.model_ms,
             tool_ms: metrics.tool_ms,
             test_ms: metrics.verify_ms,
-            outside_ms: Some(
-                [
-                    metrics.copy_ms,
-                    metrics.sandbox_start_ms,
-                    metrics.cleanup_ms,
-                ]
-                .into_iter()
-                .flatten()
-                .sum(),
-            ),
+            outside_ms: Some(outside_ms(metrics)),
             record: format!("{}/{attempt}.json", prepared.name),
             suite_sha256: suite.sha256.clone(),
             task_file_sha256: task.sha256.clone(),
@@ -445,6 +423,40 @@ impl Shared<'_> {
             why: super::why::Why::of(&outcome),
         }))
     }
+}
+
+/// A pass whose change adds Python that reaches into the test run: not counted as a pass.
+fn suspect(outcome: &Attempt) -> bool {
+    outcome.checks.passed()
+        && outcome
+            .checks
+            .after
+            .python_reaches
+            .as_ref()
+            .is_some_and(|reaches| !reaches.is_empty())
+}
+
+/// The model turns of every message of the attempt.
+fn turns(outcome: &Attempt) -> u32 {
+    let turns: usize = outcome
+        .messages
+        .iter()
+        .map(|message| message.turns.len())
+        .sum();
+    u32::try_from(turns).unwrap_or(u32::MAX)
+}
+
+/// The time neither the model, the tools nor the tests took: the copy, the sandbox's start, the
+/// cleanup.
+fn outside_ms(metrics: &RunMetrics) -> u64 {
+    [
+        metrics.copy_ms,
+        metrics.sandbox_start_ms,
+        metrics.cleanup_ms,
+    ]
+    .into_iter()
+    .flatten()
+    .sum()
 }
 
 /// Attempts print nothing of their own: the progress bar speaks for them.

@@ -14,7 +14,7 @@ use crate::exec::sandbox::SandboxChoice;
 use crate::setup::RepoChoice;
 use crate::task::Task;
 
-pub fn list() -> Value {
+pub(crate) fn list() -> Value {
     let repo = json!({"type": "string", "description": "The repository's folder (absolute, or relative to where the server runs); its mend.toml says how its tests run."});
     let task_file =
         json!({"type": "string", "description": "The task file, if not REPO/mend.toml."});
@@ -49,7 +49,7 @@ pub fn list() -> Value {
 }
 
 /// The result of calling tool `name`; `None` when mend has no such tool.
-pub fn call(name: &str, arguments: &Map<String, Value>) -> Option<Value> {
+pub(crate) fn call(name: &str, arguments: &Map<String, Value>) -> Option<Value> {
     let outcome = match name {
         "verify" => call_verify(arguments),
         "task" => call_task(arguments),

@@ -6,12 +6,12 @@
 //! (escaping and folding), [`timeline`] (the SVG), [`bars`] (a chart of shares),
 //! [`conversation`], [`diff`], [`facts`].
 
-pub mod bars;
-pub mod conversation;
-pub mod diff;
-pub mod facts;
-pub mod html;
-pub mod timeline;
+pub(crate) mod bars;
+pub(crate) mod conversation;
+pub(crate) mod diff;
+pub(crate) mod facts;
+pub(crate) mod html;
+pub(crate) mod timeline;
 pub mod view;
 
 use camino::Utf8Path;

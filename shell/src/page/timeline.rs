@@ -13,16 +13,16 @@ use super::html::Html;
 use super::view::{SessionView, Shown};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lane {
+pub(crate) enum Lane {
     Model,
     Tools,
     Tests,
 }
 
 impl Lane {
-    pub const ALL: [Lane; 3] = [Lane::Model, Lane::Tools, Lane::Tests];
+    pub(crate) const ALL: [Lane; 3] = [Lane::Model, Lane::Tools, Lane::Tests];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Lane::Model => "model",
             Lane::Tools => "tools",
@@ -34,7 +34,7 @@ impl Lane {
 /// What a bar stands for; the page writes it into `data-` attributes, so that a test can find
 /// each bar's duration in the record.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Subject {
+pub(crate) enum Subject {
     TestsBefore,
     TestsAfter,
     /// `session` counts from 1 (a chat's message).
@@ -50,7 +50,7 @@ pub enum Subject {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Span {
+pub(crate) struct Span {
     pub lane: Lane,
     pub subject: Subject,
     pub start_ms: u64,
@@ -67,21 +67,21 @@ pub struct Span {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     pub spans: Vec<Span>,
     pub total_ms: u64,
 }
 
 /// Where the time went, lane by lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Split {
+pub(crate) struct Split {
     pub model_ms: u64,
     pub tools_ms: u64,
     pub tests_ms: u64,
 }
 
 impl Timeline {
-    pub fn of(shown: &Shown) -> Timeline {
+    pub(crate) fn of(shown: &Shown) -> Timeline {
         let mut spans = Vec::new();
         let mut cursor = 0;
         if let Some(run) = shown.tests_before {
@@ -106,7 +106,7 @@ impl Timeline {
         }
     }
 
-    pub fn split(&self) -> Split {
+    pub(crate) fn split(&self) -> Split {
         let mut split = Split::default();
         for span in &self.spans {
             match span.lane {
@@ -229,7 +229,7 @@ fn line_times(turn: &crate::record::RecordedTurn) -> (Option<u64>, Option<u64>) 
 }
 
 /// The chart's width in CSS pixels for the whole run; bars are `duration × WIDTH ÷ total`.
-pub const CHART_WIDTH: f64 = 960.0;
+pub(crate) const CHART_WIDTH: f64 = 960.0;
 const LABEL_WIDTH: f64 = 64.0;
 /// About the width of a digit of a turn number (11 px system-ui), with room to spare.
 const DIGIT_WIDTH: f64 = 7.0;
@@ -238,7 +238,7 @@ const TOP: f64 = 16.0;
 
 /// Draws the timeline: one lane each for the model, the tools and the tests, an axis in seconds,
 /// turn boundaries, first-byte ticks, and a `<title>` on every bar.
-pub fn draw(timeline: &Timeline, page: &mut Html) {
+pub(crate) fn draw(timeline: &Timeline, page: &mut Html) {
     let scale = CHART_WIDTH / timeline.total_ms.max(1) as f64;
     let height = TOP + LANE_HEIGHT * 3.0 + 24.0;
     let width = LABEL_WIDTH + CHART_WIDTH + 16.0;
@@ -359,7 +359,7 @@ fn tick_step(total_ms: u64) -> u64 {
     }
 }
 
-pub fn seconds(ms: u64) -> String {
+pub(crate) fn seconds(ms: u64) -> String {
     if ms < 1000 {
         format!("{ms} ms")
     } else {

@@ -11,7 +11,7 @@ use crate::task::Task;
 
 /// The repository of a record that names none: the fixtures of the sample, relative to the mend
 /// checkout.
-pub const LEGACY_REPO: &str = "sample-repo";
+pub(crate) const LEGACY_REPO: &str = "sample-repo";
 
 /// What a run or a chat was started with, and where: everything but the user's words. A replay
 /// rebuilds its sessions from these.

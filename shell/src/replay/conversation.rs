@@ -21,7 +21,7 @@ use crate::tools::ToolContext;
 use crate::verdict::verify::{independent_check, TestRun};
 
 /// What playing a record's conversation again gave.
-pub struct Replayed {
+pub(crate) struct Replayed {
     /// The stopped session of the last message played, for the conversation to go on from.
     pub session: Option<Session>,
     /// One per message played, in order.
@@ -36,7 +36,7 @@ pub struct Replayed {
 
 /// Plays `record`'s messages on the copy at `root`. Stops after the first message that
 /// diverges, unless `to_the_end` (blessing a record rewrites every message).
-pub fn replay_conversation(
+pub(crate) fn replay_conversation(
     record: &Record,
     setup: &Setup,
     root: &Utf8Path,

@@ -12,7 +12,7 @@ use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
 
 /// Serves the recorded lines of each turn. Request bodies are not compared: they carry tool
 /// output (pytest's timings), which differs between runs; the tool results themselves are.
-pub struct ReplaySource<'r> {
+pub(crate) struct ReplaySource<'r> {
     turns: &'r [RecordedTurn],
     /// Where the recorded session was cut by Ctrl-C or its deadline, if it was.
     cut: Option<(CutPoint, Cut)>,
@@ -31,7 +31,7 @@ enum CutPoint {
 }
 
 impl<'r> ReplaySource<'r> {
-    pub fn new(turns: &'r [RecordedTurn], calls: &[RecordedCall], stop: &Stop) -> Self {
+    pub(crate) fn new(turns: &'r [RecordedTurn], calls: &[RecordedCall], stop: &Stop) -> Self {
         let how = match stop.reason {
             StopReason::Cancelled => Some(Cut::Interrupted),
             StopReason::DeadlineExceeded => Some(Cut::DeadlinePassed),

@@ -11,8 +11,8 @@
 //! `opentelemetry-otlp` would bring the SDK's batch processor and an HTTP client of its own
 //! (reqwest or hyper, on tokio) into a shell that is blocking by design.
 
-pub mod attributes;
-pub mod config;
+pub(crate) mod attributes;
+pub(crate) mod config;
 pub mod sender;
 pub mod trace;
 

@@ -56,8 +56,8 @@ const fn optional(
 }
 
 /// Capped listings keep one call from flooding the model's context.
-pub const LIST_FILES_CAP: usize = 200;
-pub const GREP_MATCH_CAP: usize = 100;
+pub(crate) const LIST_FILES_CAP: usize = 200;
+pub(crate) const GREP_MATCH_CAP: usize = 100;
 
 const TABLE: &[ToolRow] = &[
     ToolRow {
@@ -158,7 +158,7 @@ fn row(tool: ToolName) -> &'static ToolRow {
 }
 
 /// The schemas the task offers, in the task's order.
-pub fn tool_specs(task: &Task) -> Vec<ToolSpec> {
+pub(crate) fn tool_specs(task: &Task) -> Vec<ToolSpec> {
     task.tools
         .iter()
         .map(|tool| spec(row(*tool), task))

@@ -35,7 +35,7 @@ const WITNESS_SOURCE: &str = include_str!("witness/witness.py");
 const WITNESS_SOCKET: &str = "witness.sock";
 /// The variable that tells the witness where to connect; it removes it from its environment
 /// once connected, so a pytest the tests start themselves does not report to mend too.
-pub const WITNESS_VARIABLE: &str = "MEND_WITNESS";
+pub(crate) const WITNESS_VARIABLE: &str = "MEND_WITNESS";
 /// A report larger than this is not read (a JUnit file of a huge suite is a few MiB).
 const REPORT_MAX_BYTES: u64 = 64 << 20;
 /// How long the witness's connections may stay silent once the test process has ended (a

@@ -3,17 +3,17 @@
 //! content-addressed cache, and run under bubblewrap with its root as `/`.
 
 mod archive;
-pub mod cache;
+pub(crate) mod cache;
 mod command;
-pub mod digest;
+pub(crate) mod digest;
 mod layout;
 mod lock;
-pub mod manifest;
-pub mod reference;
+pub(crate) mod manifest;
+pub(crate) mod reference;
 mod registry;
-pub mod root;
+pub(crate) mod root;
 mod source;
-pub mod unpack;
+pub(crate) mod unpack;
 
 pub use cache::{ImageCache, Unpacked};
 pub use command::repository_in;

@@ -161,7 +161,7 @@ impl ImageRun {
 
 /// The program `argv` names, found inside the image: the word `python` is the image's
 /// `python`, else its `python3`.
-pub fn image_program(image: &ImageRun, argv: &[String]) -> Result<Utf8PathBuf, MendError> {
+pub(crate) fn image_program(image: &ImageRun, argv: &[String]) -> Result<Utf8PathBuf, MendError> {
     let first = argv
         .first()
         .map_or(crate::task::PYTHON_WORD, String::as_str);

@@ -8,6 +8,7 @@ use crate::task::{PathSet, PythonPath};
 use crate::test_support::{project, python};
 use crate::verdict::contract::CaseOutcome;
 use crate::verdict::readers::OutputReader;
+use crate::verdict::untrusted::Untrusted;
 
 fn runner() -> TestRunner {
     TestRunner::new(python(), Sandbox::Unsandboxed)
@@ -105,7 +106,7 @@ fn no_tests_collected_is_not_a_pass() {
             TestRun {
                 exit_code: Some(5),
                 summary: Some(Summary::default()),
-                note: Some("pytest collected no tests (exit 5)".to_owned()),
+                note: Some(Note::NoTestsCollected),
                 ..TestRun::default()
             },
             false,
@@ -125,10 +126,7 @@ fn a_collection_error_is_a_failing_run_that_names_the_file_as_pytest_does() {
         outcome(&run),
         TestRun {
             exit_code: Some(2),
-            note: Some(
-                "pytest was interrupted (exit 2), e.g. by errors while collecting the tests"
-                    .to_owned()
-            ),
+            note: Some(Note::PytestInterrupted),
             ..failed_run(
                 counts(0, 0, 1, 0),
                 "tests/test_io.py",
@@ -159,10 +157,7 @@ fn a_broken_conftest_is_a_harness_error_before_the_loop_and_a_failing_verdict_af
         (
             TestRun {
                 exit_code: Some(4),
-                not_trusted: Some(
-                    "pytest refused its command line or configuration (usage error, exit 4)"
-                        .to_owned()
-                ),
+                not_trusted: Some(Untrusted::PytestUsageError),
                 ..TestRun::default()
             },
             false
@@ -211,7 +206,7 @@ fn a_timed_out_suite_says_the_limit() {
         (
             TestRun {
                 exit_code: None,
-                not_trusted: Some(limit.to_owned()),
+                not_trusted: Some(Untrusted::Unfinished(Note::TimedOut { seconds: 1 })),
                 ..TestRun::default()
             },
             false,
@@ -426,7 +421,11 @@ fn code_that_exits_zero_at_import_is_no_verdict_that_points_at_the_exit() {
     );
     let after = final_check(&runner(), &pytest(), &root, Known::default()).unwrap();
     assert_eq!(
-        (after.exit_code, after.passed(), after.not_trusted),
+        (
+            after.exit_code,
+            after.passed(),
+            after.not_trusted.as_ref().map(Untrusted::describe)
+        ),
         (
             Some(0),
             false,
@@ -498,7 +497,16 @@ fn an_output_longer_than_mend_keeps_cannot_name_every_test() {
     );
     let run = independent_check(&runner(), &django, &root).unwrap();
     assert_eq!(
-        (run.passed(), run.not_trusted),
-        (false, Some("the output was longer than mend keeps, so its first test lines are lost and the django reader cannot tell which tests ran; run fewer tests per task, or use a runner that writes a JUnit report".to_owned()))
+        (run.passed(), run.not_trusted.clone()),
+        (
+            false,
+            Some(Untrusted::HeadDropped {
+                reader: OutputReader::Django
+            })
+        )
+    );
+    assert_eq!(
+        run.not_trusted.map(|reason| reason.describe()),
+        Some("the output was longer than mend keeps, so its first test lines are lost and the django reader cannot tell which tests ran; run fewer tests per task, or use a runner that writes a JUnit report".to_owned())
     );
 }

@@ -9,13 +9,13 @@ use serde::Deserialize;
 
 /// A `WWW-Authenticate` challenge: its scheme and parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Challenge {
+pub(super) struct Challenge {
     pub scheme: String,
     pub params: BTreeMap<String, String>,
 }
 
 /// Reads `Bearer realm="…",service="…",scope="…"` (quoted values may hold commas).
-pub fn parse_challenge(header: &str) -> Option<Challenge> {
+pub(super) fn parse_challenge(header: &str) -> Option<Challenge> {
     let header = header.trim();
     let (scheme, mut rest) = header.split_once(' ').unwrap_or((header, ""));
     let mut params = BTreeMap::new();
@@ -71,12 +71,12 @@ fn config_path() -> Option<Utf8PathBuf> {
 }
 
 /// The `Basic …` value for `host` from the user's Docker config, if they logged in there.
-pub fn basic_for(host: &str) -> Option<String> {
+pub(super) fn basic_for(host: &str) -> Option<String> {
     let text = std::fs::read_to_string(config_path()?).ok()?;
     basic_in(&text, host)
 }
 
-pub fn basic_in(config: &str, host: &str) -> Option<String> {
+pub(super) fn basic_in(config: &str, host: &str) -> Option<String> {
     let config: DockerConfig = serde_json::from_str(config).ok()?;
     let same = |key: &str| {
         let bare = key

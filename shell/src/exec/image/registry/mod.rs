@@ -28,7 +28,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 const READ_TIMEOUT: Duration = Duration::from_secs(120);
 const CHUNK: usize = 1 << 16;
 
-pub struct Registry {
+pub(super) struct Registry {
     agent: ureq::Agent,
     reference: RegistryRef,
     /// The reference as the user wrote it, for every message.
@@ -51,7 +51,7 @@ enum Failure {
 
 impl Registry {
     /// Resolves `reference` to one manifest and its config; layers are fetched as they are asked.
-    pub fn open(
+    pub(super) fn open(
         reference: &RegistryRef,
         blobs: &Utf8Path,
     ) -> Result<(Registry, Resolved), MendError> {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 const REDRAW: Duration = Duration::from_millis(100);
 const MB: f64 = 1_000_000.0;
 
-pub struct Progress {
+pub(super) struct Progress {
     label: String,
     total: u64,
     done: u64,
@@ -17,7 +17,7 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn new(label: String, total: u64) -> Progress {
+    pub(super) fn new(label: String, total: u64) -> Progress {
         Progress {
             label,
             total,
@@ -28,7 +28,7 @@ impl Progress {
         }
     }
 
-    pub fn add(&mut self, bytes: u64) {
+    pub(super) fn add(&mut self, bytes: u64) {
         self.done += bytes;
         if self.terminal && self.drawn.is_none_or(|at| at.elapsed() >= REDRAW) {
             self.drawn = Some(Instant::now());
@@ -37,7 +37,7 @@ impl Progress {
         }
     }
 
-    pub fn line(&self) -> String {
+    pub(super) fn line(&self) -> String {
         let seconds = self.started.elapsed().as_secs_f64().max(1e-3);
         format!(
             "pulling {}: {:.1}/{:.1} MB, {:.1} MB/s ",
@@ -48,7 +48,7 @@ impl Progress {
         )
     }
 
-    pub fn finish(&self) {
+    pub(super) fn finish(&self) {
         if self.drawn.is_some() {
             eprintln!("\r{}", self.line());
         }
