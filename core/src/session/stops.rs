@@ -53,7 +53,7 @@ impl Session {
 
     /// The conversation no longer fits the window: `context_exceeded`, its error the cause and
     /// its words the detail.
-    pub(super) fn stop_on_window(&mut self, error: WindowError, actions: &mut Vec<Action>) {
+    pub(super) fn stop_on_window(&mut self, error: WindowError, actions: &mut Queue) {
         let detail = error.to_string();
         let cause = Some(StopCause::Window(error));
         self.stop_because(StopReason::ContextExceeded, Some(detail), cause, actions);
