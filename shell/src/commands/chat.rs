@@ -1,7 +1,8 @@
 //! `mend chat`: an interactive session on one throwaway copy of a repository. Each line the user
 //! types is a message in one ongoing conversation (a new core session per message, continued
 //! with [`Session::follow_up`]); lines starting with `/` are commands for mend itself. The
-//! conversation is recorded after every message, in the one record format ([`crate::record`]).
+//! task's Stop hooks run each time the model finishes, as in a run. The conversation is recorded
+//! after every message, in the one record format ([`crate::record`]).
 
 mod said;
 mod save;
@@ -16,6 +17,7 @@ use mend_core::{Config, Session, StopReason};
 use crate::attempt::driver::{drive, start, Started};
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
+use crate::attempt::stop_rounds::until_stop_hooks_agree;
 use crate::attempt::{check_at_end, written_by_tools, Setup};
 use crate::cli::args::ChatArgs;
 use crate::cli::CHAT_HELP;
@@ -29,7 +31,7 @@ use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::window::{first_request_estimate, WindowChoice};
 use crate::record::stop::explain_stop;
 use crate::record::target::{RecordFile, RecordTarget};
-use crate::record::{Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::setup::Recorded;
 use crate::task::Task;
 use crate::tools::ToolContext;
@@ -214,7 +216,17 @@ impl<'s> Conversation<'s> {
             client: &setup.connection.client,
         };
         let bench = ToolContext::new(self.workspace.root(), setup.task, setup.runner);
-        let (transcript, stopped) = drive(bench, &mut source, render, started)?;
+        let first = drive(bench, &mut source, render, started)?;
+        // The Stop hooks as in a run: one that blocks sends the model back to work.
+        let before = self.record.messages.len();
+        let (transcript, messages, stopped) = until_stop_hooks_agree(
+            bench,
+            &mut source,
+            render,
+            Some(text.to_owned()),
+            first,
+            before,
+        )?;
         interrupt::reset();
         let stop = &transcript.stop;
         let failed = matches!(
@@ -228,15 +240,7 @@ impl<'s> Conversation<'s> {
             ));
         }
         self.session = Some(stopped);
-        self.record.messages.push(Message {
-            text: Some(text.to_owned()),
-            max_turns: None,
-            deadline_ms: None,
-            turns: transcript.turns,
-            tool_calls: transcript.tool_calls,
-            stop: transcript.stop,
-            stop_hooks: Vec::new(),
-        });
+        self.record.messages.extend(messages);
         self.record_file.write_json(&self.record)?;
         Ok(())
     }

@@ -12,6 +12,7 @@ use crate::attempt::driver::drive;
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
+use crate::attempt::stop_rounds::until_stop_hooks_agree;
 use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::cli::args::ResumeArgs;
 use crate::clock::millis;
@@ -142,9 +143,26 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     });
     let mut source = LiveSource { client: &client };
     let bench = ToolContext::new(workspace.root(), setup.task, setup.runner);
-    let (transcript, _stopped) = drive(bench, &mut source, render, started)?;
+    let first = drive(bench, &mut source, render, started)?;
+    // The Stop hooks as in a run: one that blocks sends the model back to work.
+    let (transcript, mut messages, _stopped) = until_stop_hooks_agree(
+        bench,
+        &mut source,
+        render,
+        options.message.clone(),
+        first,
+        record.messages.len(),
+    )?;
+    // Every live message goes on under the limits the resume gave (a follow-up keeps them), so
+    // each is recorded with them and replays the same.
+    for message in &mut messages {
+        message.max_turns = Some(max_turns);
+        message.deadline_ms = options.deadline.map(|deadline| deadline.0);
+    }
     let mut written = replayed_writes;
-    written.extend(written_by_tools(&transcript.tool_calls));
+    written.extend(written_by_tools(
+        messages.iter().flat_map(|message| &message.tool_calls),
+    ));
     let copy_time = workspace.copy_time();
     let (ending, tree) = check_at_end(
         setup,
@@ -160,7 +178,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
     metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render));
     let live = Live {
-        max_turns,
+        messages,
         transcript,
         ending,
         tests_before,
@@ -228,7 +246,9 @@ fn replay_exactly(
 
 /// What the live part gave.
 struct Live {
-    max_turns: u32,
+    /// The live messages: the resumed one, then one per Stop hook that sent the model back.
+    messages: Vec<Message>,
+    /// The last live message's, with the metrics of all of them.
     transcript: Transcript,
     ending: Ending,
     /// The replay's check before the first message, when the record has one.
@@ -240,7 +260,7 @@ struct Live {
 fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Result<u8, MendError> {
     let (record, setup) = (&options.record, &options.setup);
     let Live {
-        max_turns,
+        messages: live_messages,
         transcript,
         ending,
         tests_before,
@@ -253,15 +273,7 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
     let verdict = ending.verdict(&record.test_file_sha256_before);
     let code = exit_code(Ended::Live(&transcript.stop), verdict.passed);
     let mut messages = record.messages.clone();
-    messages.push(Message {
-        text: options.message.clone(),
-        max_turns: Some(max_turns),
-        deadline_ms: options.deadline.map(|deadline| deadline.0),
-        turns: transcript.turns,
-        tool_calls: transcript.tool_calls,
-        stop: transcript.stop.clone(),
-        stop_hooks: Vec::new(),
-    });
+    messages.extend(live_messages);
     let mut settings = record.settings.clone();
     settings.sandbox = Some(setup.runner.sandbox.name().to_owned());
     let resumed = Record {
