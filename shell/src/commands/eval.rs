@@ -100,6 +100,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         on_host: args.on_host,
         read_timeout: Duration::from_secs(args.read_timeout),
         unchecked: args.unchecked,
+        otel: args.otel,
     };
     eval(&options)
 }
