@@ -152,6 +152,11 @@ pub struct ResumeArgs {
     /// Show the model's reasoning as it streams (human output only).
     #[arg(long)]
     pub thinking: bool,
+    /// Send the resumed run's OpenTelemetry trace (the whole new record: its replayed messages
+    /// and the live ones) to this OTLP/HTTP endpoint [default: the task file's
+    /// telemetry.otlp_endpoint, else none].
+    #[arg(long, value_name = "ENDPOINT")]
+    pub otel: Option<String>,
     #[command(flatten)]
     pub server: ServerArgs,
     #[command(flatten)]

@@ -28,6 +28,8 @@ use crate::record::{Message, Record, RunMetrics};
 use crate::replay::conversation::replay_conversation;
 use crate::setup::config::deadline;
 use crate::setup::Recorded;
+use crate::telemetry::config::chosen;
+use crate::telemetry::traces::{ending_now, Traces};
 use crate::tools::ToolContext;
 use crate::verdict::ending::Ending;
 use crate::verdict::verify::TestRun;
@@ -49,6 +51,8 @@ pub struct ResumeOptions<'a> {
     pub read_timeout: Duration,
     pub print_diff: bool,
     pub setup: Setup<'a>,
+    /// `--otel`: where the new record's trace goes [default: the task file's `[telemetry]`].
+    pub otel: Option<String>,
 }
 
 /// `mend resume RECORD` from the command line: the record, checked to be resumable before
@@ -76,6 +80,7 @@ pub fn command(args: &ResumeArgs) -> Result<u8, MendError> {
         read_timeout: Duration::from_secs(args.server.read_timeout),
         print_diff: args.diff,
         setup: resolved.setup(args.common.setup.keep_workspace),
+        otel: args.otel.clone(),
     };
     let mut render = renderer(args.common.json, args.thinking);
     resume(&options, render.as_mut())
@@ -124,6 +129,7 @@ pub fn check_resumable(
 /// does. A record that does not replay is refused with the divergence (exit 3).
 pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, MendError> {
     let (record, setup) = (&options.record, &options.setup);
+    let run_start = std::time::SystemTime::now();
     refuse_changed_repository(record, setup, false)?;
     let client = connect_and_announce(options, render)?;
     let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
@@ -143,6 +149,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     });
     let mut source = LiveSource { client: &client };
     let bench = ToolContext::new(workspace.root(), setup.task, setup.runner);
+    let loop_start = std::time::SystemTime::now();
     let first = drive(bench, &mut source, render, started)?;
     // The Stop hooks as in a run: one that blocks sends the model back to work.
     let (transcript, mut messages, _stopped) = until_stop_hooks_agree(
@@ -178,6 +185,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
     metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render));
     let live = Live {
+        started: (run_start, loop_start),
         messages,
         transcript,
         ending,
@@ -246,6 +254,8 @@ fn replay_exactly(
 
 /// What the live part gave.
 struct Live {
+    /// When the resume began, and when its live part did.
+    started: (std::time::SystemTime, std::time::SystemTime),
     /// The live messages: the resumed one, then one per Stop hook that sent the model back.
     messages: Vec<Message>,
     /// The last live message's, with the metrics of all of them.
@@ -260,6 +270,7 @@ struct Live {
 fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Result<u8, MendError> {
     let (record, setup) = (&options.record, &options.setup);
     let Live {
+        started,
         messages: live_messages,
         transcript,
         ending,
@@ -288,6 +299,11 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
     };
     // The names actually written: a new record never replaces another run's.
     let written = write_record(&options.out, &resumed, &ending.diff)?;
+    if let Some(telemetry) = chosen(options.otel.as_deref(), &setup.task.telemetry) {
+        let traces = Traces::default();
+        traces.send(&telemetry, &resumed, &ending_now(started.0, started.1));
+        traces.finish();
+    }
     render.run_event(
         &RunEvent::verdict(
             verdict,
