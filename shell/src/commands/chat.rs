@@ -9,7 +9,7 @@ mod save;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use camino::Utf8Path;
 use mend_core::{Config, Session, StopReason};
@@ -34,6 +34,8 @@ use crate::record::target::{RecordFile, RecordTarget};
 use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::setup::Recorded;
 use crate::task::Task;
+use crate::telemetry::traces::{ending_now, Traces};
+use crate::telemetry::Telemetry;
 use crate::tools::ToolContext;
 use crate::verdict::ending::Ending;
 use crate::workspace::changes::{set_sha256, unified_diff};
@@ -56,6 +58,8 @@ pub struct ChatSetup<'a> {
     pub record: RecordTarget,
     /// The `--sandbox` given, kept in the record for replay.
     pub sandbox_choice: SandboxChoice,
+    /// Where the conversation's trace goes at its end (`--otel`, `[telemetry]`).
+    pub telemetry: Option<Telemetry>,
 }
 
 /// `mend chat` from the command line: the repository, its task, a checked connection to the
@@ -84,6 +88,7 @@ pub fn command(args: &ChatArgs) -> Result<u8, MendError> {
         keep_workspace: args.setup.keep_workspace,
         record: record_target(args.record.as_deref(), &resolved.records, "chat-")?,
         sandbox_choice: resolved.sandbox_choice,
+        telemetry: crate::telemetry::config::chosen(args.otel.as_deref(), &task.telemetry),
     };
     let mut render = renderer(false, args.model.thinking);
     chat(&setup, &mut std::io::stdin().lock(), render.as_mut())
@@ -127,6 +132,8 @@ struct Conversation<'s> {
     session: Option<Session>,
     /// The last change written by /save, and where: Ctrl-D tells whether the end state is saved.
     saved: Option<(String, String)>,
+    /// When the conversation began, for its trace.
+    started: SystemTime,
 }
 
 impl<'s> Conversation<'s> {
@@ -156,6 +163,7 @@ impl<'s> Conversation<'s> {
             record_file: RecordFile::new(setup.record.clone()),
             session: None,
             saved: None,
+            started: SystemTime::now(),
         })
     }
 
@@ -286,6 +294,12 @@ impl<'s> Conversation<'s> {
             say(&format!(
                 "The conversation is recorded in {path} (replay it with `mend replay {path}`)."
             ));
+            if let Some(telemetry) = &setup.telemetry {
+                let traces = Traces::default();
+                let timing = ending_now(self.started, self.started);
+                traces.send(telemetry, &self.record, &timing);
+                traces.finish();
+            }
         }
         if setup.keep_workspace {
             render.run_event(&RunEvent::WorkspaceKept {

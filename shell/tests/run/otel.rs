@@ -306,3 +306,57 @@ fn a_resumed_run_sends_one_trace_of_the_whole_new_record() {
         )
     );
 }
+
+#[test]
+fn a_chat_sends_one_trace_at_its_end() {
+    let repo = sample_copy();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("chat.json");
+    let (base, rx) = receiver();
+    let server = Server::start(script(vec![fix("c1"), say("done")]));
+    let mut child = crate::common::mend_command(&crate::common::repo_root())
+        .args(crate::common::live_args(
+            "chat",
+            &server.base,
+            repo.path(),
+            &record,
+        ))
+        .args(["--otel", &base])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"Fix the Windows paths.\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let (_, spans) = spans(&rx);
+    let names: Vec<&str> = spans.iter().map(|span| span.name.as_str()).collect();
+    let chat = format!("chat {MODEL}");
+    assert_eq!(
+        (
+            names,
+            attribute(spans.last().unwrap(), "mend.verdict.passed")
+        ),
+        (
+            vec![
+                "invoke_agent mend",
+                &chat,
+                &chat,
+                "execute_tool replace_text",
+                "mend.verdict"
+            ],
+            json!(true)
+        )
+    );
+}
