@@ -98,7 +98,10 @@ pub fn verify(
     };
     let tests = started.elapsed();
     let held = HeldAndGiven {
-        given: task.given.as_ref().map(|given| Graded::grade(given, &run.cases)),
+        given: task
+            .given
+            .as_ref()
+            .map(|given| Graded::grade(given, &run.cases)),
         held_out: held_out.files,
     };
     render.run_event(&RunEvent::TestsOnly {

@@ -18,7 +18,8 @@ pub(crate) const FIXED: &str = "    return (subtotal_cents * rate_percent + 50) 
 /// The visible tax test is held out: the base's test file lacks it.
 pub(crate) const TAX_TEST: &str = "tests/test_totals.py::test_tax_rounds_half_up";
 pub(crate) const HIDDEN_TEST: &str = "tests/test_hidden_tax.py::test_half_a_cent_rounds_up";
-pub(crate) const HIDDEN_FILE_TEST: &str = "tests/held/test_held_file.py::test_held_file_sees_the_fix";
+pub(crate) const HIDDEN_FILE_TEST: &str =
+    "tests/held/test_held_file.py::test_held_file_sees_the_fix";
 pub(crate) const KEPT: [&str; 5] = [
     "tests/test_lines.py::LineTest::test_a_line_costs_quantity_times_price",
     "tests/test_render.py::test_a_credit_keeps_its_sign",

@@ -176,8 +176,14 @@ fn the_python_sdk_verifies_a_patch_over_mcp_as_mend_verify_does() {
 /// The invoice fix as a unified diff against the instance's `invoice/totals.py`.
 fn invoice_fix(repo: &Path) -> String {
     let source = std::fs::read_to_string(repo.join("invoice/totals.py")).unwrap();
-    let line = source.lines().position(|line| format!("{line}\n") == BUGGY).unwrap() + 1;
-    format!("--- a/invoice/totals.py\n+++ b/invoice/totals.py\n@@ -{line} +{line} @@\n-{BUGGY}+{FIXED}")
+    let line = source
+        .lines()
+        .position(|line| format!("{line}\n") == BUGGY)
+        .unwrap()
+        + 1;
+    format!(
+        "--- a/invoice/totals.py\n+++ b/invoice/totals.py\n@@ -{line} +{line} @@\n-{BUGGY}+{FIXED}"
+    )
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::test_support::python;
+use crate::verdict::test_run::{WITNESS_BODY_FILE, WITNESS_LOADER, WITNESS_SOURCE};
 
 /// Imports the witness from `folder` (with its socket set) and prints, as JSON, the names the
 /// module keeps and every global name a function of the witness reads that is no builtin.
@@ -57,7 +58,9 @@ print(json.dumps({"kept": kept, "globals_read": sorted(reads), "functions": len(
 fn the_witness_keeps_only_its_hooks_and_reads_no_global_of_its_module() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path();
-    std::fs::write(folder.join("mend_witness.py"), include_str!("witness.py")).unwrap();
+    // As mend writes it: the loader pytest imports, and the witness's code beside it.
+    std::fs::write(folder.join("mend_witness.py"), WITNESS_LOADER).unwrap();
+    std::fs::write(folder.join(WITNESS_BODY_FILE), WITNESS_SOURCE).unwrap();
     let socket = folder.join("witness.sock");
     let listener = UnixListener::bind(&socket).unwrap();
     let heard = std::thread::spawn(move || {

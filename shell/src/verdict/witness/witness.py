@@ -1,7 +1,8 @@
 """mend's witness: a pytest plugin that tells mend, as things happen, what pytest saw.
 
-mend loads it with `-p mend_witness` for the independent test runs and listens on the socket
-named by MEND_WITNESS. pytest imports `-p` plugins before any conftest.py, entry-point plugin or
+mend loads it with `-p mend_witness` for the independent test runs (that module is loader.py,
+which runs this file's code in itself, so pytest's assert rewriting never walks it) and listens
+on the socket named by MEND_WITNESS. pytest imports `-p` plugins before any conftest.py, entry-point plugin or
 module under test, so what the witness captures at import is pytest's own.
 
 Its state is out of the reach of the code under test. The module-level functions below are
