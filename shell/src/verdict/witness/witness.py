@@ -2,8 +2,8 @@
 
 mend loads it with `-p mend_witness` for the independent test runs (that module is loader.py,
 which runs this file's code in itself, so pytest's assert rewriting never walks it) and listens
-on the socket named by MEND_WITNESS. pytest imports `-p` plugins before any conftest.py, entry-point plugin or
-module under test, so what the witness captures at import is pytest's own.
+on the socket named by MEND_WITNESS. pytest imports `-p` plugins before any conftest.py,
+entry-point plugin or module under test, so what the witness captures at import is pytest's own.
 
 Its state is out of the reach of the code under test. The module-level functions below are
 factories, called once at import by `_install`; everything the witness judges with lives in the
@@ -195,20 +195,10 @@ def _ours(path, channel_fd, report_path):
     return touches, name
 
 
-def _audit_hook(places, alarm, touches, ours, watched_prefixes):
-    """The audit hook: what project code does that reaches into the run (frames, live objects,
-    tracing, ctypes, pytest's and pluggy's classes, the report and the socket), each told as an
-    alarm naming the file and line it is owed to."""
-    import os
-    import sys
-
-    kind, place, responsible, _, _ = places
+def _watched_events(touches, ours, watched_prefixes):
+    """The audit events the witness watches, each with what says, in words, what one did
+    (`None`: one that does not matter)."""
     frame_reads = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-    # Events owed to whoever called the standard library that raised them.
-    through_stdlib = frozenset({"stdlib"})
-    # Frame access: the standard library's own (logging, typing, namedtuple) is its business;
-    # inspect only hands frames on to its caller.
-    inspect_file = os.path.normcase(os.path.join(os.path.dirname(os.__file__), "inspect.py"))
 
     def as_is(event, args):
         return event
@@ -235,7 +225,6 @@ def _audit_hook(places, alarm, touches, ours, watched_prefixes):
         # ctypes opening the interpreter itself as it is imported is no reach.
         return None if args[0] is None else event
 
-    # What each watched event did, in words (`None`: one that does not matter).
     describe = dict.fromkeys((
         "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._getframe",
         "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.addaudithook",
@@ -248,6 +237,22 @@ def _audit_hook(places, alarm, touches, ours, watched_prefixes):
     })
     describe.update(dict.fromkeys(
         ("os.rename", "os.remove", "os.truncate", "os.link", "os.symlink"), moved))
+    return describe
+
+
+def _audit_hook(places, alarm, describe):
+    """The audit hook: what project code does that reaches into the run (frames, live objects,
+    tracing, ctypes, pytest's and pluggy's classes, the report and the socket), each told as an
+    alarm naming the file and line it is owed to."""
+    import os
+    import sys
+
+    kind, place, responsible, _, _ = places
+    # Events owed to whoever called the standard library that raised them.
+    through_stdlib = frozenset({"stdlib"})
+    # Frame access: the standard library's own (logging, typing, namedtuple) is its business;
+    # inspect only hands frames on to its caller.
+    inspect_file = os.path.normcase(os.path.join(os.path.dirname(os.__file__), "inspect.py"))
 
     def judge_frame_access(what, caller):
         frame = caller
@@ -287,11 +292,10 @@ def _audit_hook(places, alarm, touches, ours, watched_prefixes):
     return audit
 
 
-def _holders(alarm, defined_at):
-    """What decides outcomes, as pytest and pluggy were at import: `check_hot()` compares what
-    runs a test and makes and carries its report (as each test starts), `check_cold()` the rest
-    of the watched classes and modules (after collection and at the end). A replaced entry is
-    an alarm, told once."""
+def _watched_holders():
+    """What decides outcomes: pytest's and pluggy's classes and modules and the builtins, each
+    with its entries as they are now, split into what runs a test and makes and carries its
+    report (checked as each test starts) and the rest."""
     import builtins
 
     import _pytest.config
@@ -321,10 +325,18 @@ def _holders(alarm, defined_at):
                 pluggy.HookCaller, pluggy.HookImpl, _pytest.runner, pluggy._callers]
     modules = [builtins, _pytest.python, _pytest.skipping, _pytest.outcomes, _pytest.reports,
                _pytest.main, _pytest.junitxml, pluggy._hooks, pluggy._manager]
-    # Each holder with its entries as they were at import; compared as whole dictionaries (at C
-    # speed), and only when they differ entry by entry.
     hot = [(holder, dict(vars(holder))) for holder in per_test]
     cold = [(holder, dict(vars(holder))) for holder in classes + modules if holder not in per_test]
+    return hot, cold
+
+
+def _holders(alarm, defined_at):
+    """What decides outcomes, as pytest and pluggy were at import: `check_hot()` compares what
+    runs a test and makes and carries its report (as each test starts), `check_cold()` the rest
+    of the watched classes and modules (after collection and at the end). Each is compared as a
+    whole dictionary (at C speed), entry by entry only when it differs; a replaced entry is an
+    alarm, told once."""
+    hot, cold = _watched_holders()
     missing = object()
     scalars = (bool, int, float, str, bytes, type(None))
 
@@ -371,15 +383,38 @@ def _holders(alarm, defined_at):
     return check_hot, check_cold
 
 
-def _plugins(places, alarm):
-    """Plugins and hooks: what was registered before configuration is allowed; a plugin a
-    project registers later, an entry point the project ships, a new implementation of a hook
-    that decides or reports outcomes, or a replaced hook caller is an alarm. Returns
-    `configured(pm)`, `registered(plugin, name, manager)`, `collected(pm)` and `check()`."""
+def _entry_points(places, alarm):
+    """`shipped_by_project(pm)`: an alarm for each entry-point plugin pytest loaded from package
+    metadata inside the project (a `.dist-info` beside the code): an installed package keeps its
+    metadata in site-packages."""
     import os
+
+    kind, _, _, _, root = places
+
+    def shipped_by_project(pm):
+        for plugin, dist in pm.list_plugin_distinfo():
+            try:
+                location = str(dist.locate_file(""))
+            except Exception:
+                continue
+            metadata = getattr(dist, "_path", None)
+            source = str(metadata) if metadata is not None else location
+            if kind(os.path.join(source, "METADATA")) == "project":
+                name = pm.get_name(plugin)
+                alarm("plugin", f"the entry-point plugin {name!r} declared by {dist.metadata['Name']}",
+                      os.path.relpath(source, root) if source.startswith(root) else source)
+
+    return shipped_by_project
+
+
+def _plugins(places, alarm):
+    """Plugins and hooks: what was registered before configuration is allowed; a plugin the
+    project registers later, a new implementation of an outcome hook, or a replaced hook caller
+    is an alarm. Returns `configured(pm)`, `registered(...)`, `collected(pm)` and `check()`."""
     import sys
 
-    kind, place, responsible, defined_at, root = places
+    kind, place, responsible, defined_at, _ = places
+    shipped_by_project = _entry_points(places, alarm)
     outcome_prefixes = ("pytest_runtest_", "pytest_collect", "pytest_report_", "pytest_session",
                         "pytest_pyfunc_call", "pytest_terminal_summary", "pytest_fixture_",
                         "pytest_deselected", "pytest_itemcollected", "pytest_unconfigure",
@@ -400,21 +435,6 @@ def _plugins(places, alarm):
             for impl in caller.get_hookimpls():
                 if impl.plugin is plugin:
                     allowed_impls.add(id(impl))
-
-    def shipped_by_project(pm):
-        """Entry-point plugins pytest loaded from package metadata inside the project (a
-        `.dist-info` beside the code): an installed package keeps its metadata in site-packages."""
-        for plugin, dist in pm.list_plugin_distinfo():
-            try:
-                location = str(dist.locate_file(""))
-            except Exception:
-                continue
-            metadata = getattr(dist, "_path", None)
-            source = str(metadata) if metadata is not None else location
-            if kind(os.path.join(source, "METADATA")) == "project":
-                name = pm.get_name(plugin)
-                alarm("plugin", f"the entry-point plugin {name!r} declared by {dist.metadata['Name']}",
-                      os.path.relpath(source, root) if source.startswith(root) else source)
 
     def configured(pm):
         watching.update(pm=pm, hookexec=pm._inner_hookexec, hook_calling=pm._hookexec)
@@ -437,14 +457,13 @@ def _plugins(places, alarm):
         for name, caller in outcome_hooks(pm).items():
             callers.setdefault(name, caller)  # hooks that plugins loaded since declared
 
-    def once(what, where=None):
+    def once(what, where=None):  # a replaced caller is told once, wherever it is seen again
         if what not in told:
             told.add(what)
             alarm("hook", what, where)
 
     def check_impls(name, caller):
-        # pluggy's own list where it has one (1.1 and later), else a copy of it.
-        impls = getattr(caller, "_hookimpls", None) or caller.get_hookimpls()
+        impls = getattr(caller, "_hookimpls", None) or caller.get_hookimpls()  # pluggy < 1.1: a copy
         if impls == seen_impls.get(name):
             return  # the same implementations as last time, compared at C speed
         seen_impls[name] = list(impls)
@@ -531,6 +550,38 @@ def _canaries(send):
     return place, ids
 
 
+def _test_hooks(send, check, canary_ids, state):
+    """The hooks pytest calls around each test: the checks as it starts, each phase's outcome
+    sent as it ends, and the canaries kept out of the run's counts and exit status."""
+    import pytest
+
+    def pytest_runtest_logstart(nodeid, location):
+        check()
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_logreport(report):
+        send(event="test", id=report.nodeid, when=report.when, outcome=report.outcome,
+             xfail=hasattr(report, "wasxfail"))
+        session = state["session"]
+        canary = report.nodeid in canary_ids and session is not None
+        if canary:
+            kept = (session.testsfailed, session.shouldfail, session.shouldstop)
+        yield
+        if canary:
+            # A canary's outcome is mend's, never the run's: the exit status and -x, --maxfail
+            # and --stepwise go by the project's own tests.
+            session.testsfailed, session.shouldfail, session.shouldstop = kept
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(report, config):
+        if report.nodeid in canary_ids:
+            return "", "", ""  # the terminal counts and lists only the project's tests
+        return None
+
+    return {name: value for name, value in locals().items()
+            if name.startswith("pytest_") and callable(value)}
+
+
 def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module):
     """The hooks pytest calls, each handing what it sees to the parts above."""
     import os
@@ -582,29 +633,6 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
         if report.failed:
             send(event="uncollected", id=report.nodeid)
 
-    def pytest_runtest_logstart(nodeid, location):
-        check()
-
-    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-    def pytest_runtest_logreport(report):
-        send(event="test", id=report.nodeid, when=report.when, outcome=report.outcome,
-             xfail=hasattr(report, "wasxfail"))
-        session = state["session"]
-        canary = report.nodeid in canary_ids and session is not None
-        if canary:
-            kept = (session.testsfailed, session.shouldfail, session.shouldstop)
-        yield
-        if canary:
-            # A canary's outcome is mend's, never the run's: the exit status and -x, --maxfail
-            # and --stepwise go by the project's own tests.
-            session.testsfailed, session.shouldfail, session.shouldstop = kept
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_report_teststatus(report, config):
-        if report.nodeid in canary_ids:
-            return "", "", ""  # the terminal counts and lists only the project's tests
-        return None
-
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(session, exitstatus):
         if session.config is not state["config"]:
@@ -623,8 +651,10 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
         # The channel stays open until the process ends: what exit hooks do is still heard.
         send(event="report", sha256=digest)
 
-    return {name: value for name, value in locals().items()
-            if name.startswith("pytest_") and callable(value)}
+    hooks = {name: value for name, value in locals().items()
+             if name.startswith("pytest_") and callable(value)}
+    hooks.update(_test_hooks(send, check, canary_ids, state))
+    return hooks
 
 
 def _install(module_name, module_file):
@@ -643,7 +673,8 @@ def _install(module_name, module_file):
     report_path = [None, None]  # the JUnit report: its absolute path, its file name
     touches, ours = _ours(path, channel_fd, report_path)
     watched_prefixes = ("_pytest", "pytest", "pluggy", module_name)
-    sys.addaudithook(_audit_hook(places, alarm, touches, ours, watched_prefixes))
+    describe = _watched_events(touches, ours, watched_prefixes)
+    sys.addaudithook(_audit_hook(places, alarm, describe))
     holders = _holders(alarm, places[3])
     plugins = _plugins(places, alarm)
     canaries = _canaries(send)
