@@ -238,8 +238,11 @@ impl Render for Human {
             RunEvent::TestsAfter { run } => {
                 self.line(&tests_text("Independent final tests", run, true))
             }
-            RunEvent::TestsOnly { run } => {
-                self.line(&tests_text("Tests on a fresh copy", run, true))
+            RunEvent::TestsOnly { run, held } => {
+                self.line(&tests_text("Tests on a fresh copy", run, true));
+                for line in held.lines() {
+                    self.line(&format!("  {line}"));
+                }
             }
             RunEvent::Message { number, text, live } => {
                 self.line(&message_line(*number, text.as_deref(), *live))

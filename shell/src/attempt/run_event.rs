@@ -62,6 +62,10 @@ pub enum RunEvent {
     #[serde(rename = "tests_after")]
     TestsOnly {
         run: TestRun,
+        /// The given tests' grade and the held-out files put back, when the task has them
+        /// (boxed: the rare case).
+        #[serde(flatten)]
+        held: Box<HeldAndGiven>,
     },
     /// One message of a conversation of several begins (replay, resume): what was asked, or
     /// nothing when it went on from where the one before stopped; `live` when it goes to the

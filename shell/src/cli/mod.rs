@@ -119,7 +119,8 @@ pub enum Command {
         #[arg(long, value_name = "OUT")]
         html: Option<Utf8PathBuf>,
     },
-    /// Run the repository's tests once on a fresh copy and report the result.
+    /// Run the repository's tests once on a fresh copy and report the result, as a run's final
+    /// tests are judged: a task's held-out tests and test patch put back, its given tests graded.
     #[command(after_help = VERIFY_EXIT_CODES_HELP)]
     Verify(VerifyArgs),
     /// Serve mend's verification to other agents: an MCP server on stdin/stdout (JSON-RPC, one

@@ -1,14 +1,15 @@
 //! `mend chat`: an interactive session on one throwaway copy of a repository. Each line the user
 //! types is a message in one ongoing conversation (a new core session per message, continued
 //! with [`Session::follow_up`]); lines starting with `/` are commands for mend itself. The
-//! conversation is recorded after every message, in the one record format ([`crate::record`]).
+//! task's Stop hooks run each time the model finishes, as in a run. The conversation is recorded
+//! after every message, in the one record format ([`crate::record`]).
 
 mod said;
 mod save;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use camino::Utf8Path;
 use mend_core::{Config, Session, StopReason};
@@ -16,6 +17,7 @@ use mend_core::{Config, Session, StopReason};
 use crate::attempt::driver::{drive, start};
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
+use crate::attempt::stop_rounds::until_stop_hooks_agree;
 use crate::attempt::{check_at_end, written_by_tools, Setup};
 use crate::cli::args::ChatArgs;
 use crate::cli::CHAT_HELP;
@@ -29,9 +31,11 @@ use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::window::{first_request_estimate, WindowChoice};
 use crate::record::stop::explain_stop;
 use crate::record::target::{RecordFile, RecordTarget};
-use crate::record::{Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::setup::Recorded;
 use crate::task::Task;
+use crate::telemetry::traces::{ending_now, Traces};
+use crate::telemetry::Telemetry;
 use crate::tools::ToolContext;
 use crate::verdict::ending::Ending;
 use crate::workspace::changes::{set_sha256, unified_diff};
@@ -54,6 +58,8 @@ pub struct ChatSetup<'a> {
     pub record: RecordTarget,
     /// The `--sandbox` given, kept in the record for replay.
     pub sandbox_choice: SandboxChoice,
+    /// Where the conversation's trace goes at its end (`--otel`, `[telemetry]`).
+    pub telemetry: Option<Telemetry>,
 }
 
 /// `mend chat` from the command line: the repository, its task, a checked connection to the
@@ -82,6 +88,7 @@ pub fn command(args: &ChatArgs) -> Result<u8, MendError> {
         keep_workspace: args.setup.keep_workspace,
         record: record_target(args.record.as_deref(), &resolved.records, "chat-")?,
         sandbox_choice: resolved.sandbox_choice,
+        telemetry: crate::telemetry::config::chosen(args.otel.as_deref(), &task.telemetry),
     };
     let mut render = renderer(false, args.model.thinking);
     chat(&setup, &mut std::io::stdin().lock(), render.as_mut())
@@ -125,6 +132,8 @@ struct Conversation<'s> {
     session: Option<Session>,
     /// The last change written by /save, and where: Ctrl-D tells whether the end state is saved.
     saved: Option<(String, String)>,
+    /// When the conversation began, for its trace.
+    started: SystemTime,
 }
 
 impl<'s> Conversation<'s> {
@@ -154,6 +163,7 @@ impl<'s> Conversation<'s> {
             record_file: RecordFile::new(setup.record.clone()),
             session: None,
             saved: None,
+            started: SystemTime::now(),
         })
     }
 
@@ -214,7 +224,17 @@ impl<'s> Conversation<'s> {
             client: &setup.connection.client,
         };
         let bench = ToolContext::new(self.workspace.root(), setup.task, setup.runner);
-        let (transcript, stopped) = drive(bench, &mut source, render, started)?;
+        let first = drive(bench, &mut source, render, started)?;
+        // The Stop hooks as in a run: one that blocks sends the model back to work.
+        let before = self.record.messages.len();
+        let (transcript, messages, stopped) = until_stop_hooks_agree(
+            bench,
+            &mut source,
+            render,
+            Some(text.to_owned()),
+            first,
+            before,
+        )?;
         interrupt::reset();
         let stop = &transcript.stop;
         let failed = matches!(
@@ -228,15 +248,7 @@ impl<'s> Conversation<'s> {
             ));
         }
         self.session = Some(stopped);
-        self.record.messages.push(Message {
-            text: Some(text.to_owned()),
-            max_turns: None,
-            deadline_ms: None,
-            turns: transcript.turns,
-            tool_calls: transcript.tool_calls,
-            stop: transcript.stop,
-            stop_hooks: Vec::new(),
-        });
+        self.record.messages.extend(messages);
         self.record_file.write_json(&self.record)?;
         Ok(())
     }
@@ -282,6 +294,12 @@ impl<'s> Conversation<'s> {
             say(&format!(
                 "The conversation is recorded in {path} (replay it with `mend replay {path}`)."
             ));
+            if let Some(telemetry) = &setup.telemetry {
+                let traces = Traces::default();
+                let timing = ending_now(self.started, self.started);
+                traces.send(telemetry, &self.record, &timing);
+                traces.finish();
+            }
         }
         if setup.keep_workspace {
             render.run_event(&RunEvent::WorkspaceKept {

@@ -105,6 +105,7 @@ fn run_suite(args: EvalArgs) -> Result<u8, MendError> {
         on_host: args.on_host,
         read_timeout: Duration::from_secs(args.read_timeout),
         unchecked: args.unchecked,
+        otel: args.otel,
     };
     eval(&options)
 }

@@ -21,6 +21,8 @@ use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::record::{RunMetrics, ServerFacts};
 use crate::setup::config::chosen_protocol;
 use crate::setup::{Recorded, RepoChoice, Resolved};
+use crate::telemetry::config::chosen;
+use crate::telemetry::traces::{ending_now, Traces};
 use crate::workspace::changes::file_digests;
 
 use super::check_file::{gate, gold_patch, CheckFile, Digests};
@@ -46,6 +48,9 @@ pub(crate) struct EvalOptions {
     pub read_timeout: Duration,
     /// Run tasks without a current check, or found invalid, too.
     pub unchecked: bool,
+    /// `--otel`: every attempt's trace goes there [default: each task file's
+    /// `telemetry.otlp_endpoint`, else nowhere].
+    pub otel: Option<String>,
 }
 
 /// One task of the suite, loaded once and shared by its attempts.
@@ -104,8 +109,11 @@ pub(crate) fn eval(options: &EvalOptions) -> Result<u8, MendError> {
         connection: &server.connection,
         model_digest: &server.model_digest,
         options,
+        traces: Traces::default(),
     };
-    let progress = shared.run_all(todo, results)?;
+    let progress = shared.run_all(todo, results);
+    shared.traces.finish();
+    let progress = progress?;
     eprintln!(
         "mend: eval: {} attempt(s) run, {} passed; {skipped} of this slice's {slice} were already in the results; results in {results_path} (summarize with `mend eval report {}`)",
         progress.done(),
@@ -270,6 +278,8 @@ struct Shared<'a> {
     connection: &'a Connection,
     model_digest: &'a str,
     options: &'a EvalOptions,
+    /// Where each attempt's OpenTelemetry trace goes, when telemetry is on.
+    traces: Traces,
 }
 
 impl Shared<'_> {
@@ -378,6 +388,7 @@ impl Shared<'_> {
         let mut source = LiveSource {
             client: &self.connection.client,
         };
+        let run_start = std::time::SystemTime::now();
         let outcome = run_attempt(&setup, config.clone(), &mut source, &mut Quiet)?;
         let stop = outcome.transcript.stop.reason;
         if stop == StopReason::Cancelled {
@@ -392,6 +403,10 @@ impl Shared<'_> {
         let origin = prepared.resolved.origin();
         let record = record_of(&config, &server, &origin, &outcome, file_sha256_before);
         record.write_atomically(&record_path)?;
+        if let Some(telemetry) = chosen(self.options.otel.as_deref(), &task.telemetry) {
+            let timing = ending_now(run_start, outcome.loop_started_at);
+            self.traces.send(&telemetry, &record, &timing);
+        }
         if !outcome.checks.after.diff.is_empty() {
             crate::record::patch::write_atomically(
                 &record_path.with_extension("patch"),

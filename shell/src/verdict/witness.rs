@@ -260,4 +260,6 @@ fn describe_tally(counts: &BTreeMap<CaseOutcome, usize>) -> String {
 }
 
 #[cfg(test)]
+mod closed_tests;
+#[cfg(test)]
 mod tests;

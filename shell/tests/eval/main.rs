@@ -9,6 +9,7 @@ mod check;
 mod common;
 mod compare;
 mod import;
+mod otel;
 mod page;
 mod page_layout;
 mod report_html;

@@ -22,6 +22,7 @@ mod records;
 mod replay;
 mod resume;
 mod resume_refused;
+mod stop_hooks;
 mod support;
 mod text_calls;
 mod torn_record;
