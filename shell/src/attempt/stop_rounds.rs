@@ -22,7 +22,7 @@ use crate::tools::ToolContext;
 /// on from where a record stopped); `before` counts the conversation's messages before it. Returns the last transcript with the metrics of every
 /// message summed, the messages to record, and the session the last one stopped with. A
 /// replayed source never runs them: its record's messages already hold what they decided.
-pub fn until_stop_hooks_agree(
+pub(crate) fn until_stop_hooks_agree(
     bench: ToolContext,
     source: &mut dyn ModelSource,
     render: &mut dyn Render,

@@ -16,6 +16,7 @@ use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::given::{Graded, HeldAndGiven};
 use crate::verdict::verify::{independent_check, TestRun};
+use crate::verdict::untrusted::Untrusted;
 use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
 
@@ -141,10 +142,7 @@ pub fn verify(
 /// final tests.
 fn with_held_out_checked(mut run: TestRun, rewritten: Vec<String>) -> TestRun {
     if !rewritten.is_empty() && run.not_trusted.is_none() {
-        run.not_trusted = Some(format!(
-            "the test run wrote files the verdict rests on while it ran: {}",
-            rewritten.join(", ")
-        ));
+        run.not_trusted = Some(Untrusted::VerdictFilesWritten { files: rewritten });
     }
     run
 }

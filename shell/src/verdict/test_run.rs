@@ -32,9 +32,9 @@ const PYTEST_REPORT_FILE: &str = "junit.xml";
 /// The witness plugin's module name, its loader (the module pytest imports) and the code the
 /// loader runs (a file no `import` finds), and the socket it reports to.
 const WITNESS_MODULE: &str = "mend_witness";
-pub const WITNESS_LOADER: &str = include_str!("witness/loader.py");
-pub const WITNESS_SOURCE: &str = include_str!("witness/witness.py");
-pub const WITNESS_BODY_FILE: &str = "mend_witness.body";
+pub(crate) const WITNESS_LOADER: &str = include_str!("witness/loader.py");
+pub(crate) const WITNESS_SOURCE: &str = include_str!("witness/witness.py");
+pub(crate) const WITNESS_BODY_FILE: &str = "mend_witness.body";
 const WITNESS_SOCKET: &str = "witness.sock";
 /// The variable that tells the witness where to connect; it removes it from its environment
 /// once connected, so a pytest the tests start themselves does not report to mend too.
