@@ -60,6 +60,7 @@ fn assistant(content: &str) -> Message {
         role: mend_core::Role::Assistant,
         content: content.to_owned(),
         thinking: None,
+        signed_thinking: vec![],
         tool_calls: vec![],
         tool_name: None,
         tool_call_id: None,

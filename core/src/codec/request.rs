@@ -102,9 +102,9 @@ fn openai_message(message: &Message) -> Value {
     Value::Object(out)
 }
 
-/// Anthropic Messages: the system prompt apart, assistant turns as `text` and `tool_use` blocks,
-/// every run of tool results as one user message of `tool_result` blocks. Thinking is not sent
-/// back: Anthropic requires signatures mend does not keep.
+/// Anthropic Messages: the system prompt apart, assistant turns as their signed thinking blocks
+/// (unchanged, first), then `text` and `tool_use` blocks, every run of tool results as one user
+/// message of `tool_result` blocks. Unsigned thinking is not sent back: Anthropic refuses it.
 pub(super) fn anthropic(request: &ChatRequest) -> Vec<u8> {
     let mut system = String::new();
     let mut messages: Vec<Value> = Vec::new();
@@ -119,7 +119,7 @@ pub(super) fn anthropic(request: &ChatRequest) -> Vec<u8> {
             }
             Role::User => messages.push(json!({"role": "user", "content": message.content})),
             Role::Assistant => {
-                let mut blocks = Vec::new();
+                let mut blocks = message.signed_thinking.clone();
                 if !message.content.is_empty() {
                     blocks.push(json!({"type": "text", "text": message.content}));
                 }
@@ -200,6 +200,7 @@ mod tests {
             role: Role::Assistant,
             content: "Reading.".to_owned(),
             thinking: Some("plan".to_owned()),
+            signed_thinking: Vec::new(),
             tool_calls: vec![ToolCall {
                 id: Some("call_1".to_owned()),
                 function: ToolCallFunction {
