@@ -3,7 +3,7 @@
 use crate::prelude::*;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use crate::protocol::{CallArguments, ModelCall};
 use crate::wire::{Message, Role, ToolCall, ToolCallFunction};
@@ -15,15 +15,25 @@ pub(crate) struct TurnAssembly {
     pub(crate) content: String,
     /// Every call from every chunk, the done chunk included; never merged by `index`.
     pub(crate) calls: Vec<ModelCall>,
+    /// The thinking blocks the server signed, in arrival order, to go back unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) signed_thinking: Vec<Value>,
 }
 
 impl TurnAssembly {
     /// Appends one chunk's pieces, in the order they apply. The text is copied, so that the
     /// caller can still hand the fragments on (as events) without cloning them.
-    pub(crate) fn absorb(&mut self, thinking: &str, content: &str, calls: Vec<ModelCall>) {
+    pub(crate) fn absorb(
+        &mut self,
+        thinking: &str,
+        content: &str,
+        calls: Vec<ModelCall>,
+        signed_thinking: Vec<Value>,
+    ) {
         self.thinking.push_str(thinking);
         self.content.push_str(content);
         self.calls.extend(calls);
+        self.signed_thinking.extend(signed_thinking);
     }
 
     /// The assistant message exactly as assembled: content, thinking when there was any, and the
@@ -35,6 +45,7 @@ impl TurnAssembly {
             tool_calls: self.calls.iter().map(wire_call).collect(),
             content: self.content,
             thinking: (!self.thinking.is_empty()).then_some(self.thinking),
+            signed_thinking: self.signed_thinking,
             tool_name: None,
             tool_call_id: None,
         }

@@ -61,6 +61,24 @@ pub enum Event {
         /// Each call with the raw text it was read from.
         calls: Vec<TextCall>,
     },
+    /// The text of `broken_turn` looked like a call no reader accepts, so the call is asked for
+    /// again in request `turn`, whose answer the server must keep to the offered tools' call
+    /// schema: a repair, not a turn of the model's own. Its `model_start` follows; what it gives
+    /// is either a `recovered_from_text` of format `repaired_by_grammar` or a `repair_unusable`.
+    RepairRequested {
+        /// The repair request's number, from 1 (it counts against the turn budget).
+        turn: u32,
+        /// The turn whose call is being repaired.
+        broken_turn: u32,
+    },
+    /// The repair's answer held no usable call (cut off, not JSON, no offered tool): the text of
+    /// `broken_turn` stands as its answer.
+    RepairUnusable {
+        /// The repair request's number.
+        turn: u32,
+        /// The turn whose call could not be repaired.
+        broken_turn: u32,
+    },
     /// A validated call is being dispatched. `index` is its position in the turn.
     ToolStart {
         /// The turn whose call this is.

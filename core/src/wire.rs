@@ -89,6 +89,12 @@ pub struct Message {
     /// The model's reasoning, when it sent some.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking: Option<String>,
+    /// The thinking blocks the server signed (Anthropic's `thinking` with its `signature`, and
+    /// `redacted_thinking`), each whole as it came: Anthropic requires them back unchanged, first
+    /// in the assistant's content, when thinking meets tool use. Only its request reads them;
+    /// other servers never send any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signed_thinking: Vec<Value>,
     /// The calls the model made in this message.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
@@ -125,6 +131,7 @@ impl Message {
             role,
             content,
             thinking: None,
+            signed_thinking: Vec::new(),
             tool_calls: Vec::new(),
             tool_name: None,
             tool_call_id: None,

@@ -25,9 +25,9 @@ pub(super) const ENDPOINT: Endpoint = Endpoint {
 // Serializing a request body cannot fail: every map has string keys and no type has a fallible
 // `Serialize`; the empty fallback only satisfies the type.
 
-/// Anthropic Messages: the system prompt apart, assistant turns as `text` and `tool_use` blocks,
-/// every run of tool results as one user message of `tool_result` blocks. Thinking is not sent
-/// back: Anthropic requires signatures mend does not keep.
+/// Anthropic Messages: the system prompt apart, assistant turns as their signed thinking blocks
+/// (unchanged, first), then `text` and `tool_use` blocks, every run of tool results as one user
+/// message of `tool_result` blocks. Unsigned thinking is not sent back: Anthropic refuses it.
 pub(super) fn request_body(request: &ChatRequest) -> Vec<u8> {
     let mut system = String::new();
     let mut messages: Vec<Value> = Vec::new();
@@ -42,7 +42,7 @@ pub(super) fn request_body(request: &ChatRequest) -> Vec<u8> {
             }
             Role::User => messages.push(json!({"role": "user", "content": message.content})),
             Role::Assistant => {
-                let mut blocks = Vec::new();
+                let mut blocks = message.signed_thinking.clone();
                 if !message.content.is_empty() {
                     blocks.push(json!({"type": "text", "text": message.content}));
                 }
@@ -105,6 +105,10 @@ pub(super) struct State {
     tools: Vec<ToolBlock>,
     stop_reason: Option<String>,
     metrics: TurnMetrics,
+    /// The thinking block being read, by content-block index, whole as the server sends it: a
+    /// signed one goes back unchanged in the next request, as Anthropic requires.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    thinking_block: Option<(u64, Value)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -150,6 +154,7 @@ impl State {
                 if let Some(at) = self.tools.iter().rposition(|block| block.index == index) {
                     deltas.tool_calls.push(self.tools.remove(at).into_call());
                 }
+                self.end_thinking_block(Some(index), &mut deltas);
             }
             "message_delta" => {
                 if let Some(reason) = data["delta"]["stop_reason"].as_str() {
@@ -160,10 +165,11 @@ impl State {
                 }
             }
             "message_stop" => {
-                // A block that never saw its stop is still a whole call once the message ends.
+                // A block that never saw its stop is still whole once the message ends.
                 deltas
                     .tool_calls
                     .extend(self.tools.drain(..).map(ToolBlock::into_call));
+                self.end_thinking_block(None, &mut deltas);
                 deltas.done = Some(Done {
                     cut_off: self.stop_reason.as_deref() == Some("max_tokens"),
                     reason: self.stop_reason.clone(),
@@ -181,7 +187,11 @@ impl State {
         match block["type"].as_str() {
             Some("text") => deltas.content = block["text"].as_str().unwrap_or_default().to_owned(),
             Some("thinking") => {
-                deltas.thinking = block["thinking"].as_str().unwrap_or_default().to_owned()
+                deltas.thinking = block["thinking"].as_str().unwrap_or_default().to_owned();
+                self.thinking_block = Some((data["index"].as_u64().unwrap_or(0), block.clone()));
+            }
+            Some("redacted_thinking") => {
+                self.thinking_block = Some((data["index"].as_u64().unwrap_or(0), block.clone()));
             }
             Some("tool_use") => self.tools.push(ToolBlock {
                 index: data["index"].as_u64().unwrap_or(0),
@@ -202,7 +212,11 @@ impl State {
                 deltas.content = delta["text"].as_str().unwrap_or_default().to_owned()
             }
             Some("thinking_delta") => {
-                deltas.thinking = delta["thinking"].as_str().unwrap_or_default().to_owned()
+                deltas.thinking = delta["thinking"].as_str().unwrap_or_default().to_owned();
+                self.extend_thinking_block("thinking", &deltas.thinking);
+            }
+            Some("signature_delta") => {
+                self.extend_thinking_block("signature", delta["signature"].as_str().unwrap_or(""));
             }
             Some("input_json_delta") => {
                 let index = data["index"].as_u64().unwrap_or(0);
@@ -218,6 +232,40 @@ impl State {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Appends a fragment to a field of the open thinking block, as the server's whole block
+    /// would hold it.
+    fn extend_thinking_block(&mut self, field: &str, fragment: &str) {
+        if let Some((_, Value::Object(block))) = &mut self.thinking_block {
+            let mut joined = block
+                .get(field)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            joined.push_str(fragment);
+            block.insert(field.to_owned(), Value::String(joined));
+        }
+    }
+
+    /// The thinking block `index` ended (`None`: the message did): it is kept to go back only
+    /// when the server signed it; an unsigned one (a local server's) is read as thinking alone.
+    fn end_thinking_block(&mut self, index: Option<u64>, deltas: &mut Deltas) {
+        let Some((open, block)) = self.thinking_block.take() else {
+            return;
+        };
+        if index.is_some_and(|index| index != open) {
+            self.thinking_block = Some((open, block));
+            return;
+        }
+        let signed = match block["type"].as_str() {
+            Some("thinking") => block["signature"].as_str().is_some_and(|s| !s.is_empty()),
+            Some("redacted_thinking") => block["data"].as_str().is_some_and(|d| !d.is_empty()),
+            _ => false,
+        };
+        if signed {
+            deltas.signed_thinking.push(block);
         }
     }
 }
@@ -293,6 +341,8 @@ mod tests {
                     name: "read_file".to_owned(),
                     arguments: CallArguments::Object { value: path },
                 }],
+                // A thinking block without a signature (a local server's) is not sent back.
+                signed_thinking: Vec::new(),
                 done: Some(Done {
                     reason: Some("tool_use".to_owned()),
                     cut_off: false,
@@ -303,6 +353,48 @@ mod tests {
                     },
                 }),
             }
+        );
+    }
+
+    #[test]
+    fn signed_thinking_blocks_are_kept_whole_and_unsigned_ones_are_not() {
+        let events = [
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Read "}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "a.py first."}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCkgIAR"}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "ABGAIiQ=="}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va"}}),
+            json!({"type": "content_block_stop", "index": 1}),
+            json!({"type": "content_block_start", "index": 2, "content_block": {"type": "thinking", "thinking": "unsigned"}}),
+            json!({"type": "content_block_stop", "index": 2}),
+            json!({"type": "content_block_start", "index": 3, "content_block": {"type": "thinking", "thinking": "cut"}}),
+            json!({"type": "content_block_delta", "index": 3, "delta": {"type": "signature_delta", "signature": "SIG3"}}),
+            json!({"type": "message_stop"}),
+        ];
+        let mut state = State::default();
+        let mut signed = Vec::new();
+        let mut thinking = String::new();
+        for event in events {
+            for line in [format!("data: {event}"), String::new()] {
+                if let LineDecoded::Chunk(deltas) = state.decode_line(line.as_bytes()).unwrap() {
+                    thinking.push_str(&deltas.thinking);
+                    signed.extend(deltas.signed_thinking);
+                }
+            }
+        }
+        // The text is still thinking to show; the signed blocks, whole and in order, go back.
+        assert_eq!(
+            (thinking, signed),
+            (
+                "Read a.py first.unsignedcut".to_owned(),
+                vec![
+                    json!({"type": "thinking", "thinking": "Read a.py first.", "signature": "EqQBCkgIARABGAIiQ=="}),
+                    json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3va"}),
+                    json!({"type": "thinking", "thinking": "cut", "signature": "SIG3"}),
+                ]
+            )
         );
     }
 

@@ -96,6 +96,10 @@ pub struct Deltas {
     pub content: String,
     /// Whole tool calls this chunk completed.
     pub tool_calls: Vec<ModelCall>,
+    /// Thinking blocks this chunk completed that the server signed (Anthropic's `thinking` with
+    /// its `signature`, and `redacted_thinking`), each whole as it came: they go back unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signed_thinking: Vec<Value>,
     /// Set when this chunk ends the turn.
     pub done: Option<Done>,
 }

@@ -120,6 +120,7 @@ pub(super) fn decode_line(line: &[u8]) -> Result<LineDecoded, DecodeError> {
             .into_iter()
             .map(model_call)
             .collect(),
+        signed_thinking: Vec::new(),
         done,
     }))
 }

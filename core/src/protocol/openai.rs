@@ -366,6 +366,7 @@ mod tests {
                         arguments: object(serde_json::json!({})),
                     },
                 ],
+                signed_thinking: Vec::new(),
                 done: Some(Done {
                     reason: Some("tool_calls".to_owned()),
                     cut_off: false,

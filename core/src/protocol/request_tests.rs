@@ -23,6 +23,7 @@ mod tests {
             role: Role::Assistant,
             content: "Reading.".to_owned(),
             thinking: Some("plan".to_owned()),
+            signed_thinking: Vec::new(),
             tool_calls: vec![ToolCall {
                 id: Some("call_1".to_owned()),
                 function: ToolCallFunction {

@@ -60,6 +60,10 @@ impl Session {
         body.think = Think::Off;
         body.format = Some(repair::schema(&self.config.tools));
         self.repairing = Some(Repairing { turn, assembly });
+        actions.push_back(Action::Emit(Event::RepairRequested {
+            turn: next,
+            broken_turn: turn,
+        }));
         self.send(next, body, actions);
         Ok(())
     }
@@ -80,15 +84,22 @@ impl Session {
         let read = answer.and_then(|answer| {
             repair::read_answer(&answer.content, &assembly.content, &self.config.tools)
         });
-        if let Some((mut call, recorded)) = read {
-            // Every protocol's history needs an id to pair a call with its result.
-            call.id = Some(format!("repair_{broken}_0"));
-            assembly.calls.push(call);
-            actions.push_back(Action::Emit(Event::RecoveredFromText {
+        let event = match read {
+            Some((mut call, recorded)) => {
+                // Every protocol's history needs an id to pair a call with its result.
+                call.id = Some(format!("repair_{broken}_0"));
+                assembly.calls.push(call);
+                Event::RecoveredFromText {
+                    turn,
+                    calls: vec![recorded],
+                }
+            }
+            None => Event::RepairUnusable {
                 turn,
-                calls: vec![recorded],
-            }));
-        }
+                broken_turn: broken,
+            },
+        };
+        actions.push_back(Action::Emit(event));
         self.decide(turn, assembly, actions);
     }
 }

@@ -47,9 +47,10 @@ impl Session {
             thinking,
             content,
             tool_calls,
+            signed_thinking,
             done,
         } = deltas;
-        assembly.absorb(&thinking, &content, tool_calls);
+        assembly.absorb(&thinking, &content, tool_calls, signed_thinking);
         if !thinking.is_empty() {
             actions.push_back(Action::Emit(Event::ThinkingDelta {
                 turn,

@@ -18,6 +18,9 @@ Write that one call again as a JSON object: {\"name\": the tool, \"arguments\": 
 /// Whether a turn's text, which no reader turned into calls, looks like an attempted call: a
 /// family's marker, or an offered tool's name next to a JSON object.
 pub(crate) fn attempted(content: &str, tools: &[ToolSpec]) -> bool {
+    if !scan::may_be_attempted(content) {
+        return false;
+    }
     if scan::looks_like_a_call(content) {
         return true;
     }

@@ -54,6 +54,46 @@ pub(super) fn calls_in(content: &str, tools: &[ToolSpec]) -> Option<Vec<Found>> 
     (!found.is_empty() && !looks_like_a_call(&rest)).then_some(found)
 }
 
+/// One punctuation byte of every family's sign and of a call object's `"name"`, and `{`: a text
+/// holding none of them holds no sign and no call object, so [`may_be_attempted`] turns it away
+/// in one pass over its bytes before any sign is searched for.
+const MARKERS: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'{' as usize] = true;
+    table[punctuation_of(OBJECT_SIGN) as usize] = true;
+    let mut family = 0;
+    while family < FAMILIES.len() {
+        let signs = FAMILIES[family].signs;
+        let mut sign = 0;
+        while sign < signs.len() {
+            table[punctuation_of(signs[sign]) as usize] = true;
+            sign += 1;
+        }
+        family += 1;
+    }
+    table
+};
+
+/// The first ASCII punctuation byte of `sign` (its first byte when it has none): every sign
+/// holds one, and a letter would mark nearly every text of prose.
+const fn punctuation_of(sign: &str) -> u8 {
+    let bytes = sign.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at].is_ascii_punctuation() {
+            return bytes[at];
+        }
+        at += 1;
+    }
+    bytes[0]
+}
+
+/// Whether `text` could be an attempted call at all: it holds a byte of [`MARKERS`]. The
+/// turns of prose without one (most answers) cost this one pass and nothing more.
+pub(crate) fn may_be_attempted(text: &str) -> bool {
+    text.bytes().any(|byte| MARKERS[byte as usize])
+}
+
 /// Whether `text` holds a sign of any family, or a call object's `"name"`: what may not be left
 /// around recovered calls, and what makes a text with no readable call an attempted one.
 pub(crate) fn looks_like_a_call(text: &str) -> bool {

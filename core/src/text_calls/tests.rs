@@ -199,6 +199,47 @@ fn the_early_out_lets_prose_through_untouched() {
 }
 
 #[test]
+fn the_repair_decision_turns_prose_away_in_one_pass_and_misses_no_sign() {
+    // Every family's sign, and a call object's `"name"`, passes the one-pass test in prose.
+    let signs: Vec<&str> = scan::FAMILIES
+        .iter()
+        .flat_map(|family| family.signs.iter().copied())
+        .chain(["\"name\""])
+        .collect();
+    let missed: Vec<&&str> = signs
+        .iter()
+        .filter(|sign| !scan::may_be_attempted(&format!("Done: {sign} it is.")))
+        .collect();
+    assert_eq!(missed, Vec::<&&str>::new());
+    let tools = tools();
+    let decided: Vec<(bool, bool)> = [
+        "All four tests pass now; the path rule is fixed.",
+        "",
+        "It sends to=functions.run_tests next",
+        "run_tests({\"verbose\": true",
+        "I'd say \"done\" and mean it.",
+    ]
+    .iter()
+    .map(|text| {
+        (
+            scan::may_be_attempted(text),
+            repair::attempted(text, &tools),
+        )
+    })
+    .collect();
+    assert_eq!(
+        decided,
+        [
+            (false, false),
+            (false, false),
+            (true, true),
+            (true, true),
+            (true, false)
+        ]
+    );
+}
+
+#[test]
 fn recovery_numbers_the_calls_and_gives_them_ids_only_without_native_calls() {
     let content = "<tool_call>{\"name\": \"run_tests\", \"arguments\": {}}</tool_call>";
     let mut assembly = TurnAssembly {

@@ -30,6 +30,7 @@ pub(super) fn shorten_message(message: &Message, keep: usize) -> Option<Message>
         role: message.role,
         content,
         thinking: message.thinking.clone(),
+        signed_thinking: message.signed_thinking.clone(),
         tool_calls: message.tool_calls.clone(),
         tool_name: message.tool_name.clone(),
         tool_call_id: message.tool_call_id.clone(),

@@ -20,6 +20,7 @@ pub(super) fn assistant_reading(
         role: Role::Assistant,
         content,
         thinking,
+        signed_thinking: Vec::new(),
         tool_calls: vec![ToolCall {
             id: None,
             function: ToolCallFunction {

@@ -59,6 +59,7 @@ fn assistant(content: &str) -> Message {
         role: mend_core::Role::Assistant,
         content: content.to_owned(),
         thinking: None,
+        signed_thinking: vec![],
         tool_calls: vec![],
         tool_name: None,
         tool_call_id: None,
@@ -70,6 +71,17 @@ fn a_broken_call_gets_one_request_under_the_tools_schema_and_its_call_runs() {
     let (mut session, first) = start(config(4));
     let (_, turn_one) = requests(&first).pop().unwrap();
     let actions = feed(&mut session, &[text(BROKEN), done()]);
+    // The repair is announced as one, before its request goes out as turn 2.
+    assert_eq!(
+        events(&actions)[1..],
+        [
+            Event::RepairRequested {
+                turn: 2,
+                broken_turn: 1
+            },
+            Event::ModelStart { turn: 2 }
+        ]
+    );
     let (turn, repair) = requests(&actions).pop().unwrap();
     let mut expected = turn_one.messages.clone();
     expected.push(Arc::new(assistant(BROKEN)));
@@ -150,15 +162,26 @@ fn a_repair_that_yields_nothing_usable_leaves_the_text_as_the_answer() {
     ] {
         let (mut session, _) = start(config(4));
         feed(&mut session, &[text(BROKEN), done()]);
-        feed(&mut session, &[text(answer), done()]);
+        let actions = feed(&mut session, &[text(answer), done()]);
         let last = session.conversation().last().unwrap();
+        // Said as a repair that failed, before the stop.
+        let said = events(&actions);
         assert_eq!(
             (
+                &said[1],
                 session.stopped().map(|stop| stop.reason),
                 last.content.as_str(),
                 last.tool_calls.len()
             ),
-            (Some(StopReason::AssistantFinished), BROKEN, 0),
+            (
+                &Event::RepairUnusable {
+                    turn: 2,
+                    broken_turn: 1
+                },
+                Some(StopReason::AssistantFinished),
+                BROKEN,
+                0
+            ),
             "{answer}"
         );
     }

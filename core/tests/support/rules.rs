@@ -32,6 +32,8 @@ pub struct Checker {
     recovery_due: bool,
     /// A repair request is out: its answer is read as one call, not as text calls.
     repairing: bool,
+    /// `repair_requested` was emitted and its request is not out yet.
+    repair_announced: bool,
     /// Index of the last call of this turn that got a result event, if any.
     last_result: Option<u32>,
     /// How many messages the previous request carried.
@@ -63,6 +65,7 @@ impl Checker {
             turn_prose: false,
             recovery_due: false,
             repairing: false,
+            repair_announced: false,
             last_result: None,
             previous_messages: 0,
             dispatches: 0,
@@ -279,6 +282,15 @@ impl Checker {
                 self.in_order(*index, name)?;
                 self.result_in_order(*index)?;
             }
+            Action::Emit(Event::RepairRequested { .. }) => {
+                if self.repairing || self.repair_announced {
+                    return Err("a repair requested while one is out".to_owned());
+                }
+                self.repair_announced = true;
+            }
+            Action::Emit(Event::RepairUnusable { .. }) if !self.repairing => {
+                return Err("repair_unusable with no repair out".to_owned());
+            }
             Action::Emit(Event::RecoveredFromText { calls, .. }) => self.recovered(calls)?,
             Action::Emit(Event::TextDelta { .. } | Event::ThinkingDelta { .. })
                 if !was_streaming =>
@@ -315,6 +327,14 @@ impl Checker {
             return Err(format!(
                 "request {} sent after {} tokens of a budget of {budget}",
                 self.requests, self.tokens
+            ));
+        }
+        // A repair is announced as one right before its request, and only then.
+        if core::mem::take(&mut self.repair_announced) != body.format.is_some() {
+            return Err(format!(
+                "a request with format {:?} after repair_requested: {}",
+                body.format.is_some(),
+                !body.format.is_some()
             ));
         }
         if body.format.is_some() {

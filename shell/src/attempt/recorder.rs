@@ -46,6 +46,8 @@ pub(crate) struct Recorder {
     trims: Vec<Trim>,
     /// The calls of the last turn read from the model's text, and that turn.
     recovered: (u32, Vec<TextCall>),
+    /// The broken turn whose repair is the next request.
+    repair_of: Option<u32>,
 }
 
 fn spill_failed(err: std::io::Error) -> MendError {
@@ -66,6 +68,7 @@ impl Recorder {
             estimate: None,
             trims: Vec::new(),
             recovered: (0, Vec::new()),
+            repair_of: None,
         })
     }
 
@@ -83,6 +86,7 @@ impl Recorder {
             end: TurnEnd::SessionEnded,
             usage: None,
             trimmed: std::mem::take(&mut self.trims),
+            repair_of: self.repair_of.take(),
         });
     }
 
@@ -177,6 +181,7 @@ impl Recorder {
                 }),
             },
             Event::RecoveredFromText { turn, calls } => self.recovered = (*turn, calls.clone()),
+            Event::RepairRequested { broken_turn, .. } => self.repair_of = Some(*broken_turn),
             _ => {}
         }
     }

@@ -30,6 +30,7 @@ pub fn renderer(json: bool, show_thinking: bool) -> Box<dyn Render> {
             out: io::stdout(),
             show_thinking,
             at_line_start: true,
+            repairing: None,
         })
     }
 }
@@ -104,6 +105,8 @@ struct Human {
     out: io::Stdout,
     show_thinking: bool,
     at_line_start: bool,
+    /// The repair request in flight and the turn it repairs: its heading is said already.
+    repairing: Option<(u32, u32)>,
 }
 
 impl Human {
@@ -145,7 +148,26 @@ impl Observer for Human {
                 };
                 self.line(&format!("✂ {}", trim.describe()));
             }
+            Event::RepairRequested { turn, broken_turn } => {
+                self.repairing = Some((*turn, *broken_turn));
+                self.line(&repair_heading(*turn, *broken_turn));
+            }
+            Event::ModelStart { turn } if self.repairing.is_some_and(|(of, _)| of == *turn) => {}
             Event::ModelStart { turn } => self.line(&format!("── turn {turn} ──")),
+            Event::RepairUnusable { broken_turn, .. } => {
+                self.repairing = None;
+                self.line(&format!(
+                    "(the repair gave no usable call: turn {broken_turn}'s text stands as its answer)"
+                ));
+            }
+            Event::RecoveredFromText { calls, .. } if self.repairing.is_some() => {
+                let broken = self.repairing.take().map_or(0, |(_, broken)| broken);
+                let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
+                self.line(&format!(
+                    "(turn {broken}'s call, repaired under the schema: {})",
+                    names.join(", ")
+                ));
+            }
             Event::ThinkingDelta { text, .. } if self.show_thinking => self.print(text),
             Event::ThinkingDelta { .. } => {}
             Event::TextDelta { text, .. } => self.print(text),
@@ -303,6 +325,13 @@ fn verdict_lines(event: &RunEvent) -> Vec<String> {
     );
     lines.push(metrics_line(metrics));
     lines
+}
+
+/// The heading of a repair request: a turn of the budget, but not a turn of the model's own.
+pub(crate) fn repair_heading(turn: u32, broken_turn: u32) -> String {
+    format!(
+        "── turn {turn} · repair: turn {broken_turn}'s call asked again under the tools' schema ──"
+    )
 }
 
 /// A run's metrics, under its verdict.

@@ -2,7 +2,7 @@
 //! status, the stop, the verdict, where the time went), or as one self-contained HTML page.
 
 use camino::Utf8Path;
-use mend_core::ToolStatus;
+use mend_core::{TextCallFormat, ToolStatus};
 
 use crate::attempt::render::{sandbox_phrase, short_arguments};
 use crate::error::{exit, MendError};
@@ -126,8 +126,15 @@ fn session_lines(
                 // A status added to the core after this shell: named as the record spells it.
                 _ => "OTHER",
             };
+            let written = match call.recovered_from_text.as_ref().map(|text| text.format) {
+                Some(TextCallFormat::RepairedByGrammar) => {
+                    ", repaired under the tools' schema".to_owned()
+                }
+                Some(format) => format!(", written as text ({})", format.name()),
+                None => String::new(),
+            };
             out.push_str(&format!(
-                "    {} {} — {status}, {} ms\n",
+                "    {} {} — {status}, {} ms{written}\n",
                 call.name,
                 short_arguments(&call.arguments),
                 call.duration_ms

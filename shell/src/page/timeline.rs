@@ -158,6 +158,13 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
             None => ", no line arrived".to_owned(),
         };
         let name = session.turn_name(turn.turn);
+        // A repair request spends a turn of the budget, but the model wrote no turn of its own.
+        let repair = turn.repair_of.map_or_else(String::new, |broken| {
+            format!(
+                " (repair of turn {}'s call under the tools' schema)",
+                session.turn_name(broken)
+            )
+        });
         spans.push(Span {
             lane: Lane::Model,
             subject: Subject::Turn {
@@ -168,7 +175,7 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
             duration_ms: duration,
             first_byte_ms: first_line,
             refused: false,
-            label: format!("turn {name}: model {duration} ms{first_byte}"),
+            label: format!("turn {name}{repair}: model {duration} ms{first_byte}"),
             mark: Some(name),
         });
         cursor = start + duration;

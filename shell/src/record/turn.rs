@@ -30,6 +30,11 @@ pub struct RecordedTurn {
     /// the last turn, after its calls).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trimmed: Vec<Trim>,
+    /// Set when this request was no turn of the model's own but the repair of turn N's broken
+    /// call under the tools' schema; absent otherwise, and in records made before repairs were
+    /// marked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair_of: Option<u32>,
 }
 
 /// How a turn's body ended.

@@ -15,7 +15,9 @@ use crate::attempt::Setup;
 use crate::error::MendError;
 use crate::record::metrics::RunMetrics;
 use crate::record::{Message, Record};
-use crate::replay::divergence::{first_call_divergence, first_request_divergence, same_tests};
+use crate::replay::divergence::{
+    first_call_divergence, first_repair_divergence, first_request_divergence, same_tests,
+};
 use crate::replay::source::ReplaySource;
 use crate::tools::ToolContext;
 use crate::verdict::verify::{independent_check, TestRun};
@@ -103,6 +105,7 @@ pub(crate) fn replay_conversation(
             .take()
             .or(first_request)
             .or_else(|| first_call_divergence(&message.tool_calls, &transcript.tool_calls, &place))
+            .or_else(|| first_repair_divergence(&message.turns, &transcript.turns, &place))
             .or(stop_differs);
         let diverged = divergence.is_some();
         replayed.divergence = replayed.divergence.take().or(divergence);

@@ -76,6 +76,33 @@ pub(crate) fn first_request_divergence(
     }
 }
 
+/// The first turn repaired in one and not the other (or of another turn): a repaired call read
+/// back as a call written in the text would otherwise pass, since calls compare without ids.
+pub(crate) fn first_repair_divergence(
+    recorded: &[RecordedTurn],
+    replayed: &[RecordedTurn],
+    place: &str,
+) -> Option<RunEvent> {
+    let repair_of = |turns: &[RecordedTurn], number: u32| {
+        turns
+            .iter()
+            .find(|turn| turn.turn == number)
+            .and_then(|turn| turn.repair_of)
+    };
+    recorded
+        .iter()
+        .chain(replayed)
+        .map(|turn| turn.turn)
+        .find_map(|number| {
+            let (expected, got) = (repair_of(recorded, number), repair_of(replayed, number));
+            (expected != got).then(|| RunEvent::Divergence {
+                what: format!("{place}turn {number}: the turn whose call it repaired"),
+                expected: json!(expected),
+                got: json!(got),
+            })
+        })
+}
+
 /// The first tool call that differs between the record and the replay; `place` prefixes the
 /// description (`message 2, `) when a record holds several sessions.
 pub(crate) fn first_call_divergence(

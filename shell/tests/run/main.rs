@@ -19,6 +19,7 @@ mod otel;
 mod providers;
 mod record_names;
 mod records;
+mod repair_shown;
 mod replay;
 mod resume;
 mod resume_refused;

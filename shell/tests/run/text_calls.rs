@@ -13,7 +13,7 @@ use crate::support::{ended, read, repaired_as_recorded, repaired_live, run, verd
 use serde_json::{json, Value};
 
 /// A turn streamed as a model streams text: a few characters per line, then `done`.
-fn written(text: &str) -> Reply {
+pub(crate) fn written(text: &str) -> Reply {
     let chars: Vec<char> = text.chars().collect();
     let mut lines: Vec<String> = chars
         .chunks(7)
