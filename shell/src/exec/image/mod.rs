@@ -14,6 +14,7 @@ mod registry;
 pub mod root;
 mod source;
 pub mod unpack;
+mod zstd_layer;
 
 pub use cache::{ImageCache, Unpacked};
 pub use command::repository_in;
