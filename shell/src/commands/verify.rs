@@ -70,7 +70,7 @@ pub fn verify(
     if let Some(patch) = patch {
         apply_to_copy(workspace.root(), patch)?;
     }
-    render.run_event(&RunEvent::sandbox(&runner.sandbox));
+    render.run_event(&RunEvent::sandbox(&runner));
     let started = Instant::now();
     let run = independent_check(&runner, &task.test, workspace.root())?;
     let tests = started.elapsed();

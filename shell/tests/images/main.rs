@@ -9,5 +9,6 @@ mod common;
 
 mod cache;
 mod pull;
+mod record;
 mod run_inside;
 mod support;

@@ -20,7 +20,7 @@ impl TestRunner {
     ) -> Result<Command, MendError> {
         let program = image_program(image, argv)?;
         let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
-        let mut command = image.command(&program, &args, workdir, extra.writable);
+        let mut command = image.command(&program, &args, workdir, extra.writable, &self.shared);
         command.env_clear();
         for (name, value) in &image.env {
             command.env(name, value);
