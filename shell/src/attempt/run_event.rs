@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::Sandbox;
-use crate::record::settings::RecordedImage;
 use crate::record::metrics::RunMetrics;
+use crate::record::settings::RecordedImage;
 use crate::record::usage::TurnUsage;
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::Verdict;

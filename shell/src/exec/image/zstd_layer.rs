@@ -151,9 +151,6 @@ mod tests {
     fn a_stream_that_is_not_zstd_after_its_first_frame_is_an_error() {
         let stream = [raw_frame(b"fine"), b"not a frame".to_vec()].concat();
         let err = decode(&stream).unwrap_err().to_string();
-        assert!(
-            err.starts_with("its zstd layer cannot be read: "),
-            "{err}"
-        );
+        assert!(err.starts_with("its zstd layer cannot be read: "), "{err}");
     }
 }
