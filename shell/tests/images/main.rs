@@ -8,6 +8,7 @@
 mod common;
 
 mod cache;
+mod interrupt;
 mod pull;
 mod record;
 mod run_inside;

@@ -47,6 +47,8 @@ pub enum Refusal {
     Hostile(String),
     /// This machine could not read or write something.
     Io(String),
+    /// Ctrl-C cut the pull or the unpack.
+    Interrupted,
 }
 
 impl From<io::Error> for Refusal {

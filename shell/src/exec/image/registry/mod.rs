@@ -281,6 +281,10 @@ impl Registry {
         let mut body = response.into_reader().take(layer.size - have + 1);
         let mut buffer = vec![0; CHUNK];
         loop {
+            if crate::interrupt::requested() {
+                // The partial file stays: the next pull goes on from it.
+                return Err("stopped by Ctrl-C".into());
+            }
             let count = body
                 .read(&mut buffer)
                 .map_err(|err| self.worded(Failure::Network(err.to_string())).message)?;
