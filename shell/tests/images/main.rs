@@ -8,6 +8,7 @@
 mod common;
 
 mod cache;
+mod hostile;
 mod interrupt;
 mod pull;
 mod record;

@@ -11,12 +11,13 @@ mod lock;
 pub mod manifest;
 pub mod reference;
 mod registry;
+mod repository;
 pub mod root;
 mod source;
 pub mod unpack;
 mod zstd_layer;
 
 pub use cache::{ImageCache, Unpacked};
-pub use command::repository_in;
 pub use reference::ImageRef;
+pub use repository::{refuse_escaping_git, repository_in};
 pub use root::ImageRun;
