@@ -142,7 +142,7 @@ impl<'s> Conversation<'s> {
             first_request_tokens: first_request_estimate(&setup.config),
             before_message: true,
         });
-        render.run_event(&RunEvent::sandbox(&setup.runner));
+        render.run_event(&RunEvent::sandbox(setup.runner));
         say(&format!(
             "Working on a copy of {} (task file {}).\n{CHAT_HELP}",
             setup.repo, setup.task.origin
