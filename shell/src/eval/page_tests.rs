@@ -253,10 +253,14 @@ fn the_page_and_the_text_report_say_why_attempts_failed_alike() {
         row("alpha", 1, false, "m"),
         Row {
             why: crate::eval::why::Why {
-                suspect: Some("no protected test file".to_owned()),
+                warning: Some("no protected test file".to_owned()),
                 ..Default::default()
             },
             ..row("beta", 0, true, "m")
+        },
+        Row {
+            suspect: true,
+            ..row("beta", 1, true, "m")
         },
     ];
     let text = render(&report(&rows));
@@ -287,15 +291,15 @@ fn the_page_and_the_text_report_say_why_attempts_failed_alike() {
         (why_lines, why_table),
         (
             vec![
-                "why: 2 failed: assistant_finished 1, max_turns 1; 1 claimed success but the tests failed; 1 with calls that fit no tool; 1 suspect pass(es) (the verdict warns)",
+                "why: 2 failed: assistant_finished 1, max_turns 1; 1 claimed success but the tests failed; 1 with calls that fit no tool; 1 suspect pass(es), not counted (the change reaches into the test run); 1 pass(es) with a warning",
                 "  alpha                  2 failed: assistant_finished 1, max_turns 1; 1 claimed success but the tests failed; 1 with calls that fit no tool",
-                "  beta                   none failed; 1 suspect pass(es) (the verdict warns)",
+                "  beta                   none failed; 1 suspect pass(es), not counted (the change reaches into the test run); 1 pass(es) with a warning",
             ],
             [
-                vec!["task", "failed", "stops", "claimed success, tests failed", "calls that fit no tool", "calls a tool refused or failed", "suspect passes"],
-                vec!["alpha", "2", "assistant_finished 1, max_turns 1", "1", "1", "0", "0"],
-                vec!["beta", "0", "0", "0", "0", "1"],
-                vec!["all", "2", "assistant_finished 1, max_turns 1", "1", "1", "0", "1"],
+                vec!["task", "failed", "stops", "claimed success, tests failed", "calls that fit no tool", "calls a tool refused or failed", "suspect passes, not counted", "passes with a warning"],
+                vec!["alpha", "2", "assistant_finished 1, max_turns 1", "1", "1", "0", "0", "0"],
+                vec!["beta", "0", "0", "0", "0", "1", "1"],
+                vec!["all", "2", "assistant_finished 1, max_turns 1", "1", "1", "0", "1", "1"],
             ]
             .map(|row| row.into_iter().map(str::to_owned).collect::<Vec<_>>())
             .to_vec()

@@ -21,7 +21,8 @@ pub fn why_section(report: &Report, page: &mut Html) {
         "claimed success, tests failed",
         "calls that fit no tool",
         "calls a tool refused or failed",
-        "suspect passes",
+        "suspect passes, not counted",
+        "passes with a warning",
     ] {
         page.element("th", "", heading);
     }
@@ -34,7 +35,7 @@ pub fn why_section(report: &Report, page: &mut Html) {
     page.element(
         "p",
         "dim",
-        "A model that ends on its own says it is done: when the final tests then fail, it claimed a success it did not have. A suspect pass passed, but the verdict warns about it (each attempt's page says why).",
+        "A model that ends on its own says it is done: when the final tests then fail, it claimed a success it did not have. A suspect pass passed, but its change reaches into the test run, so it is not counted as a pass; a pass with a warning counts, but a person should look at it (each attempt's page says why).",
     );
     page.raw("</section>");
 }
@@ -53,6 +54,7 @@ fn row(page: &mut Html, name: &str, why: &WhyCounts) {
         why.with_invalid_calls.to_string(),
         why.with_failed_calls.to_string(),
         why.suspect_passes.to_string(),
+        why.warned_passes.to_string(),
     ] {
         page.element("td", "", &cell);
     }

@@ -32,7 +32,7 @@ impl Progress {
 
     pub fn finished(&mut self, row: &Row) {
         self.done += 1;
-        self.passed += usize::from(row.passed);
+        self.passed += usize::from(row.passed && !row.suspect);
         if self.terminal {
             self.draw();
         } else {
@@ -53,9 +53,16 @@ impl Progress {
         if row.why.invalid_calls > 0 {
             details.push_str(&format!("; {} call(s) fit no tool", row.why.invalid_calls));
         }
-        let verdict = match (&row.why.reason, &row.why.suspect) {
+        let verdict = match (&row.why.reason, &row.why.warning) {
             (Some(reason), _) => format!("FAIL: {reason}"),
-            (None, Some(warning)) => format!("PASS, suspect: {warning}"),
+            _ if row.passed && row.suspect => format!(
+                "SUSPECT, not counted as a pass: {}",
+                row.why
+                    .warning
+                    .as_deref()
+                    .unwrap_or("the change reaches into the test run")
+            ),
+            (None, Some(warning)) => format!("PASS, with a warning: {warning}"),
             (None, None) if row.passed => "PASS".to_owned(),
             (None, None) => "FAIL".to_owned(),
         };
@@ -140,6 +147,37 @@ mod tests {
         assert_eq!(
             progress.attempt_line(&failed),
             "mend: eval: [2/8] sample attempt 1: FAIL: 1 failed: tests/test_a.py::test_b (max_turns, 8 turns, 9120 tokens, 41.2 s; 2 call(s) fit no tool); 1 passed so far"
+        );
+    }
+
+    #[test]
+    fn a_suspect_pass_is_not_counted_and_a_warned_pass_is() {
+        let mut progress = Progress::new(3);
+        progress.terminal = false;
+        let warned = Row {
+            why: Why {
+                warning: Some("no protected test file".to_owned()),
+                ..Why::default()
+            },
+            ..Row::example("t", 0, true)
+        };
+        let suspect = Row {
+            suspect: true,
+            ..Row::example("t", 1, true)
+        };
+        let lines = [&warned, &suspect].map(|row| {
+            progress.finished(row);
+            progress.attempt_line(row)
+        });
+        assert_eq!(
+            (lines.map(|line| line.split(" (").next().unwrap_or_default().to_owned()), progress.passed),
+            (
+                [
+                    "mend: eval: [1/3] t attempt 0: PASS, with a warning: no protected test file".to_owned(),
+                    "mend: eval: [2/3] t attempt 1: SUSPECT, not counted as a pass: the change reaches into the test run".to_owned(),
+                ],
+                1
+            )
         );
     }
 

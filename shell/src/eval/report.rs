@@ -242,7 +242,7 @@ pub fn render(report: &Report) -> String {
     }
     out.push_str(&format!("why: {}\n", report.why.line()));
     for task in report.tasks.iter().chain(&report.flaky_tasks) {
-        if task.why.failed > 0 || task.why.suspect_passes > 0 {
+        if task.why.failed > 0 || task.why.suspect_passes > 0 || task.why.warned_passes > 0 {
             out.push_str(&format!("  {:<22} {}\n", task.task, task.why.line()));
         }
     }

@@ -101,7 +101,7 @@ pub fn read_rows(path: &Utf8Path) -> Result<(Vec<Row>, bool), MendError> {
         if line.is_empty() {
             continue;
         }
-        let row = serde_json::from_slice(line).map_err(|err| {
+        let row = parse_row(line).map_err(|err| {
             MendError::refused(format!(
                 "{path}:{}: not a results line of mend eval ({err}) — remove that line to run its attempt again",
                 number + 1
@@ -110,6 +110,25 @@ pub fn read_rows(path: &Utf8Path) -> Result<(Vec<Row>, bool), MendError> {
         rows.push(row);
     }
     Ok((rows, complete < bytes.len()))
+}
+
+/// One results line. Lines written before the verdict's warning on a pass was named `warning`
+/// kept it under `suspect`, the key of the flag for passes counted apart: a string there is the
+/// warning. Where a line held both under that one key, JSON keeps the last, the flag (written
+/// after the flattened warning), so such a line reads as suspect without the warning's text.
+fn parse_row(line: &[u8]) -> Result<Row, serde_json::Error> {
+    let mut value: serde_json::Value = serde_json::from_slice(line)?;
+    if let Some(fields) = value.as_object_mut() {
+        if fields
+            .get("suspect")
+            .is_some_and(serde_json::Value::is_string)
+        {
+            if let Some(warning) = fields.remove("suspect") {
+                fields.insert("warning".to_owned(), warning);
+            }
+        }
+    }
+    serde_json::from_value(value)
 }
 
 /// The length of the part made of whole lines.
@@ -219,6 +238,33 @@ mod tests {
             k: 4,
             ..Row::example(task, attempt, attempt % 2 == 0)
         }
+    }
+
+    #[test]
+    fn lines_written_when_the_warning_was_called_suspect_still_read() {
+        let mut line = serde_json::to_value(row("a", 0)).expect("row as JSON");
+        line["suspect"] = serde_json::json!("no protected test file");
+        let warned = line.to_string();
+        // Both under one key, as the older writer put a suspect pass's warning and flag.
+        let both = warned.replacen('{', r#"{"suspect":"reads sys.modules","#, 1);
+        let both = both.replace(r#""suspect":"no protected test file""#, r#""suspect":true"#);
+        let read = [warned, both].map(|line| parse_row(line.as_bytes()).expect("older line"));
+        assert_eq!(
+            read,
+            [
+                Row {
+                    why: crate::eval::why::Why {
+                        warning: Some("no protected test file".to_owned()),
+                        ..Default::default()
+                    },
+                    ..row("a", 0)
+                },
+                Row {
+                    suspect: true,
+                    ..row("a", 0)
+                },
+            ]
+        );
     }
 
     #[test]

@@ -21,9 +21,11 @@ pub struct Why {
     /// For a failed attempt, the verdict's first reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// For a pass, the verdict's first warning: a pass a person should look at.
+    /// For a pass, the verdict's first warning: a pass a person should look at. Results lines
+    /// written before it was renamed call it `suspect` (`results::read_rows` reads them), a word
+    /// now kept for passes counted apart (`Row::suspect`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suspect: Option<String>,
+    pub warning: Option<String>,
 }
 
 fn is_zero(count: &u32) -> bool {
@@ -43,7 +45,7 @@ impl Why {
             reason: (!verdict.passed)
                 .then(|| verdict.reasons.first().cloned())
                 .flatten(),
-            suspect: verdict
+            warning: verdict
                 .passed
                 .then(|| verdict.warnings.first().cloned())
                 .flatten(),
@@ -63,8 +65,10 @@ pub struct WhyCounts {
     /// Attempts with at least one call that fit no tool, or that a tool refused.
     pub with_invalid_calls: u64,
     pub with_failed_calls: u64,
-    /// Passes the verdict warns about.
+    /// Passes counted apart: the change reaches into the test run (`Row::suspect`).
     pub suspect_passes: u64,
+    /// Passes counted as passes that carry a verdict warning a person should look at.
+    pub warned_passes: u64,
 }
 
 impl WhyCounts {
@@ -94,7 +98,11 @@ impl WhyCounts {
                 self.with_failed_calls,
                 "with calls a tool refused or failed",
             ),
-            (self.suspect_passes, "suspect pass(es) (the verdict warns)"),
+            (
+                self.suspect_passes,
+                "suspect pass(es), not counted (the change reaches into the test run)",
+            ),
+            (self.warned_passes, "pass(es) with a warning"),
         ] {
             if count > 0 {
                 parts.push(format!("{count} {what}"));

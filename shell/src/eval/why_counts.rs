@@ -14,9 +14,10 @@ impl WhyCounts {
             counts.with_invalid_calls += u64::from(row.why.invalid_calls > 0);
             counts.with_failed_calls += u64::from(row.why.failed_calls > 0);
             if row.passed {
-                // Either warning makes a pass suspect: the verdict's words, or the parse of the added
-                // Python (`row.suspect`).
-                counts.suspect_passes += u64::from(row.why.suspect.is_some() || row.suspect);
+                // One notion of suspect, the report's: a pass whose change reaches into the test
+                // run is counted apart; any other warned pass still counts as a pass.
+                counts.suspect_passes += u64::from(row.suspect);
+                counts.warned_passes += u64::from(!row.suspect && row.why.warning.is_some());
                 continue;
             }
             counts.failed += 1;
@@ -61,10 +62,14 @@ mod tests {
                 true,
                 "assistant_finished",
                 Why {
-                    suspect: Some("no test file".to_owned()),
+                    warning: Some("no test file".to_owned()),
                     ..Why::default()
                 },
             ),
+            Row {
+                suspect: true,
+                ..row(true, "assistant_finished", Why::default())
+            },
             row(true, "assistant_finished", Why::default()),
         ];
         let counts = WhyCounts::of(&rows);
@@ -78,10 +83,11 @@ mod tests {
                     with_invalid_calls: 1,
                     with_failed_calls: 1,
                     suspect_passes: 1,
+                    warned_passes: 1,
                 },
-                "2 failed: assistant_finished 1, max_turns 1; 1 claimed success but the tests failed; 1 with calls that fit no tool; 1 with calls a tool refused or failed; 1 suspect pass(es) (the verdict warns)".to_owned()
+                "2 failed: assistant_finished 1, max_turns 1; 1 claimed success but the tests failed; 1 with calls that fit no tool; 1 with calls a tool refused or failed; 1 suspect pass(es), not counted (the change reaches into the test run); 1 pass(es) with a warning".to_owned()
             )
         );
-        assert_eq!(WhyCounts::of(&rows[3..]).line(), "none failed");
+        assert_eq!(WhyCounts::of(&rows[4..]).line(), "none failed");
     }
 }

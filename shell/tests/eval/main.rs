@@ -128,7 +128,7 @@ pub fn report(dirs: &[&Path]) -> Value {
 pub fn expected_report(suite_sha256: &str) -> Value {
     let attempts_tokens = 8 * TURN_TOKENS + 3 * TURN_TOKENS;
     // The scripted model gives up by finishing, which claims a success the tests deny.
-    let failed = |count: u64| json!({"failed": count, "stops": {"assistant_finished": count}, "claimed_success": count, "with_invalid_calls": 0, "with_failed_calls": 0, "suspect_passes": 0});
+    let failed = |count: u64| json!({"failed": count, "stops": {"assistant_finished": count}, "claimed_success": count, "with_invalid_calls": 0, "with_failed_calls": 0, "suspect_passes": 0, "warned_passes": 0});
     json!({
         "suite_sha256": suite_sha256,
         "model": server::MODEL,
