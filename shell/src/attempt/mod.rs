@@ -79,7 +79,7 @@ pub fn run_attempt(
     let workspace = Workspace::copy_of(setup.repo, &task.exclude, &task.history)?;
     let copy_time = workspace.copy_time();
 
-    render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
+    render.run_event(&RunEvent::sandbox(setup.runner));
     let tests_before = match independent_check(setup.runner, &task.test, workspace.root()) {
         Ok(run) => run,
         // The command may name tests that come only with the held-out ones (SWE-bench's name the

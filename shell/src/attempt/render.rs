@@ -236,13 +236,29 @@ impl Render for Human {
             } => {
                 self.line(&format!("mend {command}: {model} ({source})"));
             }
-            RunEvent::Sandbox { name, warning } => match warning {
-                Some(warning) => {
-                    eprintln!("mend: WARNING: {warning}");
-                    self.line(&format!("Sandbox: {name} (see the warning above)"));
+            RunEvent::Sandbox {
+                name,
+                warning,
+                image,
+                recorded_image,
+            } => {
+                match warning {
+                    Some(warning) => {
+                        eprintln!("mend: WARNING: {warning}");
+                        self.line(&format!("Sandbox: {name} (see the warning above)"));
+                    }
+                    None => self.line(&format!("Sandbox: {name}")),
                 }
-                None => self.line(&format!("Sandbox: {name}")),
-            },
+                if let Some(image) = image {
+                    self.line(&format!("Image: {}", image.describe()));
+                }
+                if let Some(recorded) = recorded_image {
+                    self.line(&format!(
+                        "Recorded image: {} — not the image this replay runs in, so its tests may differ",
+                        recorded.describe()
+                    ));
+                }
+            }
             RunEvent::ContextWindow {
                 tokens,
                 why,

@@ -5,8 +5,10 @@ use mend_core::StopReason;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
+use crate::record::settings::RecordedImage;
 use crate::record::usage::TurnUsage;
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::Verdict;
@@ -29,6 +31,13 @@ pub enum RunEvent {
         name: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         warning: Option<String>,
+        /// The image the commands run in (`[environment] image`) and the manifest digest its
+        /// reference resolved to.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        image: Option<RecordedImage>,
+        /// Replay: the image the record ran in, when it is another than this one's.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        recorded_image: Option<RecordedImage>,
     },
     /// The context window of every request of the run, why, and the model's own length when
     /// the server stated it.
@@ -147,11 +156,30 @@ fn stop_reason_or_none<S: Serializer>(
 
 impl RunEvent {
     /// Which sandbox the repository's tests run in, with its warning when it is partial or absent.
-    pub fn sandbox(sandbox: &Sandbox) -> RunEvent {
+    pub fn sandbox(runner: &TestRunner) -> RunEvent {
         RunEvent::Sandbox {
-            name: sandbox.name().to_owned(),
-            warning: sandbox.warning().map(str::to_owned),
+            name: runner.sandbox.name().to_owned(),
+            warning: runner.sandbox.warning().map(str::to_owned),
+            image: runner.image.as_ref().map(RecordedImage::of),
+            recorded_image: None,
         }
+    }
+
+    /// Replay's: the sandbox, and the record's image beside this run's when they differ (a
+    /// tag that names another image now, or a record made on this machine's files).
+    pub fn replay_sandbox(runner: &TestRunner, recorded: Option<&RecordedImage>) -> RunEvent {
+        let mut event = RunEvent::sandbox(runner);
+        if let RunEvent::Sandbox {
+            image,
+            recorded_image,
+            ..
+        } = &mut event
+        {
+            if recorded != image.as_ref() {
+                *recorded_image = recorded.cloned();
+            }
+        }
+        event
     }
 
     /// The verdict event of a session (`mend run`, `resume`, `replay`): the one place it is

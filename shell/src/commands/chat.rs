@@ -151,7 +151,7 @@ impl<'s> Conversation<'s> {
             first_request_tokens: first_request_estimate(&setup.config),
             before_message: true,
         });
-        render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
+        render.run_event(&RunEvent::sandbox(setup.runner));
         say(&format!(
             "Working on a copy of {} (task file {}).\n{CHAT_HELP}",
             setup.repo, setup.task.origin
@@ -325,6 +325,7 @@ fn empty_record(setup: &ChatSetup) -> Result<Record, MendError> {
         repo: setup.repo,
         python: &setup.runner.python,
         sandbox_choice: setup.sandbox_choice,
+        image: setup.runner.image.as_ref(),
     };
     Ok(Record {
         format: RECORD_FORMAT.to_owned(),

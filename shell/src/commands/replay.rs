@@ -66,7 +66,10 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     let test_files_before = set_sha256(setup.repo, &setup.task.test.files)?;
     let source_before = set_sha256(setup.repo, &setup.task.editable)?;
     let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
-    render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
+    render.run_event(&RunEvent::replay_sandbox(
+        setup.runner,
+        record.settings.image.as_ref(),
+    ));
     let mut replayed = replay_conversation(record, setup, workspace.root(), render, options.bless)?;
     let written = written_by_tools(
         replayed

@@ -135,7 +135,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
     file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
     let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
-    render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
+    render.run_event(&RunEvent::sandbox(setup.runner));
     let (stopped, tests_before, replayed_writes) =
         replay_exactly(options, workspace.root(), render)?;
     let max_turns = options.max_turns.unwrap_or(record.settings.max_turns);

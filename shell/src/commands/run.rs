@@ -119,6 +119,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         repo: setup.repo,
         python: &setup.runner.python,
         sandbox_choice: options.sandbox_choice,
+        image: setup.runner.image.as_ref(),
     };
     let record = record_of(config, &server, &origin, &attempt, file_sha256_before);
     // The names actually written: a new record never replaces another run's.

@@ -45,6 +45,9 @@ pub fn summary(shown: &Shown, source: &str) -> String {
             .as_deref()
             .unwrap_or(crate::record::settings::LEGACY_REPO)
     );
+    if let Some(image) = &settings.image {
+        out.push_str(&format!("Image: {}\n", image.describe()));
+    }
     let timeline = Timeline::of(shown);
     let protocol = settings.protocol;
     if let Some(run) = shown.tests_before {

@@ -85,7 +85,7 @@ pub fn verify(
         apply_to_copy(workspace.root(), patch)?;
     }
     let held_out = put_back(&repo, workspace.root(), &task)?;
-    render.run_event(&RunEvent::sandbox(&runner.sandbox));
+    render.run_event(&RunEvent::sandbox(&runner));
     let started = Instant::now();
     let run = match held_out.refused.clone() {
         // No run: the change and the held-out tests cannot stand together.

@@ -180,6 +180,13 @@ pub(crate) fn settings(shown: &Shown, page: &mut Html) {
         )
         .row("python", &missing(settings.python.as_ref()))
         .row(
+            "image",
+            &settings.image.as_ref().map_or_else(
+                || "none (this machine's files)".to_owned(),
+                |image| image.describe(),
+            ),
+        )
+        .row(
             "repository",
             settings
                 .repo

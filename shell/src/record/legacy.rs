@@ -182,6 +182,7 @@ mod tests {
                 repo: None,
                 python: None,
                 sandbox_choice: None,
+                image: None,
                 max_turns: 3,
                 deadline_ms: None,
                 token_budget: None,

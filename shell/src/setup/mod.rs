@@ -84,6 +84,7 @@ impl Resolved {
             repo: &self.repo,
             python: &self.runner.python,
             sandbox_choice: self.sandbox_choice,
+            image: self.runner.image.as_ref(),
         }
     }
 }

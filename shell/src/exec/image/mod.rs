@@ -11,11 +11,13 @@ mod lock;
 pub(crate) mod manifest;
 pub(crate) mod reference;
 mod registry;
-pub(crate) mod root;
+mod repository;
+pub mod root;
 mod source;
-pub(crate) mod unpack;
+pub mod unpack;
+mod zstd_layer;
 
 pub use cache::{ImageCache, Unpacked};
-pub use command::repository_in;
 pub use reference::ImageRef;
+pub use repository::{refuse_escaping_git, repository_in};
 pub use root::ImageRun;

@@ -47,6 +47,8 @@ pub(crate) enum Refusal {
     Hostile(String),
     /// This machine could not read or write something.
     Io(String),
+    /// Ctrl-C cut the pull or the unpack.
+    Interrupted,
 }
 
 impl From<io::Error> for Refusal {
@@ -79,16 +81,14 @@ impl<'a> Unpacker<'a> {
         }
     }
 
-    /// Applies one layer, gzip-compressed or plain, read to its end.
+    /// Applies one layer, gzip- or zstd-compressed or plain, read to its end.
     pub(crate) fn apply(&mut self, layer: &mut dyn Read) -> Result<(), Refusal> {
         let mut buffered = BufReader::with_capacity(1 << 16, layer);
         let head = buffered.fill_buf().map_err(unreadable)?;
         let mut archive: tar::Archive<Box<dyn Read + '_>> = if head.starts_with(&[0x1f, 0x8b]) {
             tar::Archive::new(Box::new(flate2::bufread::MultiGzDecoder::new(buffered)))
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-            return Err(Refusal::Hostile(
-                "it has a zstd-compressed layer, which mend does not read yet: push it with gzip layers (`skopeo copy --dest-compress-format gzip`)".into(),
-            ));
+        } else if head.starts_with(&super::zstd_layer::MAGIC) {
+            tar::Archive::new(Box::new(super::zstd_layer::ZstdFrames::new(buffered)))
         } else {
             tar::Archive::new(Box::new(buffered))
         };
