@@ -9,6 +9,7 @@ pub mod ending;
 pub mod given;
 pub mod junit;
 pub mod known;
+pub mod load_failure;
 pub mod progress;
 pub mod python_reach;
 pub mod reach;
