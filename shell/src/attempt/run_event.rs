@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
 use crate::record::usage::TurnUsage;
+use crate::record::ChatCommand;
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::Verdict;
 use crate::verdict::ending::Ending;
@@ -71,6 +72,9 @@ pub enum RunEvent {
         text: Option<String>,
         live: bool,
     },
+    /// A replay reached the place of a recorded chat command (`/verify`, `/save`): what was
+    /// typed and what came of it then, as the record keeps it (a replay runs neither again).
+    ChatCommand(ChatCommand),
     /// A replay differed from its record; `what` says where.
     Divergence {
         what: String,

@@ -3,6 +3,7 @@
 //! calls; a run is a conversation of one message. Older formats are read into it ([`legacy`]).
 //! `fixtures/README.md` documents every field.
 
+pub mod chat_command;
 pub mod format;
 pub mod legacy;
 pub mod line;
@@ -16,6 +17,7 @@ pub mod target;
 pub mod turn;
 pub mod usage;
 
+pub use chat_command::ChatCommand;
 pub use format::{write_json_atomically, Record, RECORD_FORMAT};
 pub use line::{LineBytes, RecordedLine};
 pub use message::Message;
