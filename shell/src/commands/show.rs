@@ -69,10 +69,8 @@ pub fn summary(shown: &Shown, source: &str) -> String {
     out.push_str(&verdict_lines(shown));
     let split = timeline.split();
     out.push_str(&format!(
-        "Time: model {} · tools {} · tests {} · total {}\n",
-        seconds(split.model_ms),
-        seconds(split.tools_ms),
-        seconds(split.tests_ms),
+        "Time: {} · total {}\n",
+        split.describe(),
         seconds(timeline.total_ms)
     ));
     if let Some(outside) = shown.metrics.and_then(RunMetrics::outside_the_tests) {
