@@ -13,6 +13,7 @@
 
 mod config;
 mod disk;
+mod reach;
 mod snapshot;
 
 use std::io;
@@ -20,6 +21,7 @@ use std::io;
 use camino::Utf8Path;
 
 pub use disk::{grant, Granted};
+pub use reach::protected_note;
 pub use snapshot::{Restored, Snapshot};
 
 use crate::task::paths::{files_under, normalize, Malformed, PathSet};
