@@ -104,7 +104,7 @@ enum Phase {
     Streaming {
         turn: u32,
         assembly: TurnAssembly,
-        decoder: Decoder,
+        decoder: Box<Decoder>,
     },
     /// The turn completed with calls; they are answered one at a time in the model's order.
     RunningTools {
@@ -186,7 +186,7 @@ impl Session {
             phase: Phase::Streaming {
                 turn: 1,
                 assembly: TurnAssembly::default(),
-                decoder,
+                decoder: Box::new(decoder),
             },
             queued: Queue::new(),
         };

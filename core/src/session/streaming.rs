@@ -144,7 +144,7 @@ impl Session {
         self.phase = Phase::Streaming {
             turn,
             assembly: TurnAssembly::default(),
-            decoder: self.config.protocol.decoder(),
+            decoder: Box::new(self.config.protocol.decoder()),
         };
         actions.push_back(Action::Emit(Event::ModelStart { turn }));
         actions.extend(estimate.map(Action::Emit));

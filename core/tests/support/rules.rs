@@ -334,7 +334,7 @@ impl Checker {
             return Err(format!(
                 "a request with format {:?} after repair_requested: {}",
                 body.format.is_some(),
-                !body.format.is_some()
+                body.format.is_none()
             ));
         }
         if body.format.is_some() {

@@ -13,6 +13,7 @@
 
 mod config;
 mod disk;
+mod reach;
 mod snapshot;
 
 use std::io;
@@ -20,6 +21,7 @@ use std::io;
 use camino::Utf8Path;
 
 pub(crate) use disk::{grant, Granted};
+pub(crate) use reach::protected_note;
 pub(crate) use snapshot::{Restored, Snapshot};
 
 use crate::task::paths::{files_under, normalize, Malformed, PathSet};

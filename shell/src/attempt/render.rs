@@ -285,6 +285,11 @@ impl Render for Human {
             RunEvent::Message { number, text, live } => {
                 self.line(&message_line(*number, text.as_deref(), *live))
             }
+            RunEvent::ChatCommand(command) => self.line(&format!(
+                "Typed after message {} (as recorded): {}",
+                command.after_messages,
+                command.describe()
+            )),
             RunEvent::Divergence {
                 what,
                 expected,

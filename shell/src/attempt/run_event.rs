@@ -10,6 +10,7 @@ use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
 use crate::record::settings::RecordedImage;
 use crate::record::usage::TurnUsage;
+use crate::record::ChatCommand;
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::Verdict;
 use crate::verdict::ending::Ending;
@@ -85,6 +86,9 @@ pub enum RunEvent {
         text: Option<String>,
         live: bool,
     },
+    /// A replay reached the place of a recorded chat command (`/verify`, `/save`): what was
+    /// typed and what came of it then, as the record keeps it (a replay runs neither again).
+    ChatCommand(ChatCommand),
     /// A replay differed from its record; `what` says where.
     Divergence {
         what: String,

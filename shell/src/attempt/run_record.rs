@@ -30,5 +30,6 @@ pub(crate) fn record_of(
         file_sha256_before,
         metrics: Some(attempt.transcript.metrics.clone()),
         resumed_from: None,
+        commands: Vec::new(),
     }
 }

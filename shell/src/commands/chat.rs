@@ -14,6 +14,7 @@ use std::time::{Duration, SystemTime};
 use camino::Utf8Path;
 use mend_core::{Config, Session, StopReason};
 
+use crate::atomic::sha256_hex;
 use crate::attempt::driver::{drive, start};
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
@@ -29,9 +30,10 @@ use crate::mend_folder::record_target;
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::window::{first_request_estimate, WindowChoice};
+use crate::record::chat_command::{Asked, Saved};
 use crate::record::stop::explain_stop;
 use crate::record::target::{RecordFile, RecordTarget};
-use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::{ChatCommand, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::setup::Recorded;
 use crate::task::Task;
 use crate::telemetry::traces::{ending_now, Traces};
@@ -189,28 +191,56 @@ impl<'s> Conversation<'s> {
             },
             Said::Verify => {
                 // Reported as it ends; the tests run on the original plus the tools' change.
-                self.check_at_end(render)?;
+                let ending = self.check_at_end(render)?;
+                let passed = ending.verdict(&self.record.test_file_sha256_before).passed;
+                self.remember(Asked::Verify {
+                    tests: Box::new(ending.tests_after),
+                    passed,
+                })?;
             }
             Said::SaveWhere => say(SAVE_USAGE),
-            Said::Save(path) => self.save(path)?,
+            Said::Save(path) => {
+                let saved = self.save(path)?;
+                self.remember(Asked::Save {
+                    path: path.to_owned(),
+                    saved,
+                })?;
+            }
             Said::Message(text) => self.message(text, render)?,
         }
         Ok(())
     }
 
-    fn save(&mut self, path: &str) -> Result<(), MendError> {
+    fn save(&mut self, path: &str) -> Result<Saved, MendError> {
         let diff = self.diff()?;
         if diff.is_empty() {
             say("No changes yet; nothing was written.");
-            return Ok(());
+            return Ok(Saved::NoChange);
         }
         // A failed write is reported and the conversation goes on: nothing is lost.
-        match save(Utf8Path::new(path), &diff) {
+        Ok(match save(Utf8Path::new(path), &diff) {
             Ok(()) => {
                 say(&format!("Wrote the change to {path}."));
+                let diff_sha256 = sha256_hex(diff.as_bytes());
                 self.saved = Some((diff, path.to_owned()));
+                Saved::Written { diff_sha256 }
             }
-            Err(err) => say(&format!("mend: {err}")),
+            Err(err) => {
+                say(&format!("mend: {err}"));
+                Saved::Failed { error: err.message }
+            }
+        })
+    }
+
+    /// Keeps a command and its outcome in the record at its place; the file is written again
+    /// once the conversation has a message to replay (the first message writes it otherwise).
+    fn remember(&mut self, asked: Asked) -> Result<(), MendError> {
+        self.record.commands.push(ChatCommand {
+            after_messages: self.record.messages.len(),
+            asked,
+        });
+        if !self.record.messages.is_empty() {
+            self.record_file.write_json(&self.record)?;
         }
         Ok(())
     }
@@ -339,6 +369,7 @@ fn empty_record(setup: &ChatSetup) -> Result<Record, MendError> {
         file_sha256_before: BTreeMap::new(),
         metrics: None,
         resumed_from: None,
+        commands: Vec::new(),
     })
 }
 

@@ -15,8 +15,8 @@ use crate::error::{exit, MendError};
 use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::given::{Graded, HeldAndGiven};
-use crate::verdict::verify::{independent_check, TestRun};
 use crate::verdict::untrusted::Untrusted;
+use crate::verdict::verify::{independent_check, TestRun};
 use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
 

@@ -138,7 +138,7 @@ fn call_task(arguments: &Map<String, Value>) -> Result<Value, String> {
     let setup = repo_args(arguments)?;
     let repo = crate::setup::repository::repository(setup.repo.as_deref(), None).map_err(failed)?;
     let task = Task::locate(&repo, setup.task_file.as_deref()).map_err(failed)?;
-    Ok(crate::commands::task::task_json(&task))
+    crate::commands::task::task_json(&task, &repo).map_err(failed)
 }
 
 /// The server's stdout carries the protocol alone: a verify run reports nothing of its own.

@@ -92,10 +92,8 @@ fn page_of(shown: &Shown, source: &str, back: Option<Back>) -> String {
         "p",
         "dim",
         &format!(
-            "model {} · tools {} · tests {} · total {}. Hover or focus a bar to see what it was.",
-            timeline::seconds(split.model_ms),
-            timeline::seconds(split.tools_ms),
-            timeline::seconds(split.tests_ms),
+            "{} · total {}. Hover or focus a bar to see what it was.",
+            split.describe(),
             timeline::seconds(timeline.total_ms)
         ),
     );

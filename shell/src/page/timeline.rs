@@ -59,6 +59,8 @@ pub(crate) struct Span {
     pub first_byte_ms: Option<u64>,
     /// A call that never ran.
     pub refused: bool,
+    /// A `run_tests` call: a tool call of the loop (the tools lane), whose share the split names.
+    pub runs_tests: bool,
     /// What the bar was, for its hover title.
     pub label: String,
     /// Model turns: the turn's name, drawn where it starts (`2`, or `2.1` in a record of several
@@ -77,7 +79,28 @@ pub(crate) struct Timeline {
 pub(crate) struct Split {
     pub model_ms: u64,
     pub tools_ms: u64,
+    /// Of `tools_ms`, the `run_tests` calls.
+    pub run_tests_ms: u64,
+    /// The independent checks, before and after the loop.
     pub tests_ms: u64,
+}
+
+impl Split {
+    /// `model 2.8 s · tools 260 ms (run_tests 260 ms) · tests 495 ms`, as `mend show` and the
+    /// page say it.
+    pub(crate) fn describe(&self) -> String {
+        let run_tests = if self.run_tests_ms > 0 {
+            format!(" (run_tests {})", seconds(self.run_tests_ms))
+        } else {
+            String::new()
+        };
+        format!(
+            "model {} · tools {}{run_tests} · tests {}",
+            seconds(self.model_ms),
+            seconds(self.tools_ms),
+            seconds(self.tests_ms)
+        )
+    }
 }
 
 impl Timeline {
@@ -111,6 +134,10 @@ impl Timeline {
         for span in &self.spans {
             match span.lane {
                 Lane::Model => split.model_ms += span.duration_ms,
+                Lane::Tools if span.runs_tests => {
+                    split.tools_ms += span.duration_ms;
+                    split.run_tests_ms += span.duration_ms;
+                }
                 Lane::Tools => split.tools_ms += span.duration_ms,
                 Lane::Tests => split.tests_ms += span.duration_ms,
             }
@@ -132,6 +159,7 @@ fn test_span(
         duration_ms: run.duration_ms,
         first_byte_ms: None,
         refused: false,
+        runs_tests: false,
         label: format!("{what}: {} · {} ms", run.describe(), run.duration_ms),
         mark: None,
     }
@@ -175,6 +203,7 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
             duration_ms: duration,
             first_byte_ms: first_line,
             refused: false,
+            runs_tests: false,
             label: format!("turn {name}{repair}: model {duration} ms{first_byte}"),
             mark: Some(name),
         });
@@ -193,12 +222,10 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
                 // A status added to the core after this shell.
                 _ => "other",
             };
+            // The model's own test runs are tool calls of the loop, counted with the tools as the
+            // call list and the run's metrics count them; the tests lane is the independent check.
             spans.push(Span {
-                lane: if ToolName::named(&call.name) == Some(ToolName::RunTests) {
-                    Lane::Tests
-                } else {
-                    Lane::Tools
-                },
+                lane: Lane::Tools,
                 subject: Subject::Call {
                     session: number,
                     turn: call.turn,
@@ -208,6 +235,7 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
                 duration_ms: call.duration_ms,
                 first_byte_ms: None,
                 refused,
+                runs_tests: ToolName::named(&call.name) == Some(ToolName::RunTests),
                 label: format!(
                     "turn {}, call {}: {} ({status}) {} ms",
                     session.turn_name(call.turn),

@@ -81,6 +81,7 @@ impl From<RunRecord1> for Record {
             file_sha256_before: run.file_sha256_before,
             metrics: run.metrics,
             resumed_from: None,
+            commands: Vec::new(),
         }
     }
 }
@@ -111,6 +112,7 @@ impl From<ChatRecord1> for Record {
             file_sha256_before: BTreeMap::new(),
             metrics: None,
             resumed_from: None,
+            commands: Vec::new(),
         }
     }
 }
@@ -216,6 +218,7 @@ mod tests {
             file_sha256_before: BTreeMap::new(),
             metrics: None,
             resumed_from: None,
+            commands: Vec::new(),
         }
     }
 

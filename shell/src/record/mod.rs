@@ -3,6 +3,7 @@
 //! calls; a run is a conversation of one message. Older formats are read into it ([`legacy`]).
 //! `fixtures/README.md` documents every field.
 
+pub mod chat_command;
 pub(crate) mod format;
 pub(crate) mod legacy;
 pub(crate) mod line;
@@ -16,6 +17,7 @@ pub(crate) mod target;
 pub(crate) mod turn;
 pub(crate) mod usage;
 
+pub use chat_command::ChatCommand;
 pub use format::{write_json_atomically, Record, RECORD_FORMAT};
 pub use line::{LineBytes, RecordedLine};
 pub use message::Message;

@@ -73,6 +73,7 @@ pub(crate) fn replay_conversation(
         .and_then(|message| message.text.as_deref())
         .unwrap_or_default();
     let config = record.settings.config(first_text, setup.task);
+    recorded_commands(record, 0, render);
     for (number, message) in record.messages.iter().enumerate() {
         let place = if record.messages.len() > 1 {
             format!("message {}, ", number + 1)
@@ -111,11 +112,21 @@ pub(crate) fn replay_conversation(
         replayed.divergence = replayed.divergence.take().or(divergence);
         replayed.transcripts.push(transcript);
         replayed.session = Some(stopped);
+        recorded_commands(record, number + 1, render);
         if diverged && !to_the_end {
             break;
         }
     }
     Ok(replayed)
+}
+
+/// Tells the chat commands the record has after `messages` messages, where they were typed.
+fn recorded_commands(record: &Record, messages: usize, render: &mut dyn Render) {
+    for command in &record.commands {
+        if command.after_messages == messages {
+            render.run_event(&RunEvent::ChatCommand(command.clone()));
+        }
+    }
 }
 
 /// The session of a recorded message: the first starts the conversation with `config` (its

@@ -186,13 +186,13 @@ fn general_tools_name_the_tasks_files_and_take_a_path_when_several_are_editable(
             ),
             function(
                 "write_file",
-                "Create a file or replace its whole text. Only src/**/*.py can be written.",
+                "Create a file or replace its whole text. Only src/**/*.py can be written. Protected, so never written whatever the globs say (the verdict rests on them): test configuration (conftest.py, sitecustomize.py, usercustomize.py and noxfile.py, in any folder).",
                 json!({"path": string("src/**/*.py"), "text": string("the complete new text of the file")}),
                 &["path", "text"]
             ),
             function(
                 "replace_text",
-                "Replace one exact occurrence of `old` with `new` in src/**/*.py. `old` must occur exactly once.",
+                "Replace one exact occurrence of `old` with `new` in src/**/*.py. `old` must occur exactly once. Protected, so never written whatever the globs say (the verdict rests on them): test configuration (conftest.py, sitecustomize.py, usercustomize.py and noxfile.py, in any folder).",
                 json!({
                     "new": string("the replacement text"),
                     "old": string("the exact text to replace, copied from the file"),

@@ -1,6 +1,7 @@
 //! Every tool's schema, in one table. A description may name the task's own files and command
 //! through placeholders, so the model reads `path_rules.py`, not "the editable file":
-//! `{readable}`/`{readable_or}`, `{editable}`/`{editable_or}`, `{command}`, `{shell_timeout}`.
+//! `{readable}`/`{readable_or}`, `{editable}`/`{editable_or}`, `{command}`, `{shell_timeout}`,
+//! and `{protected}`: the protected files the editable globs reach, when they reach any.
 
 use mend_core::{JsonType, ToolSpec};
 
@@ -104,7 +105,7 @@ const TABLE: &[ToolRow] = &[
     },
     ToolRow {
         name: ToolName::WriteFile,
-        about: "Create a file or replace its whole text. Only {editable} can be written.",
+        about: "Create a file or replace its whole text. Only {editable} can be written.{protected}",
         params: &[
             param("path", JsonType::String, "{editable_or}"),
             param("text", JsonType::String, "the complete new text of the file"),
@@ -112,7 +113,7 @@ const TABLE: &[ToolRow] = &[
     },
     ToolRow {
         name: ToolName::ReplaceText,
-        about: "Replace one exact occurrence of `old` with `new` in {editable_or}. `old` must occur exactly once.",
+        about: "Replace one exact occurrence of `old` with `new` in {editable_or}. `old` must occur exactly once.{protected}",
         params: &[
             Param {
                 required: true,
@@ -205,6 +206,7 @@ fn fill(template: &str, task: &Task) -> String {
         .replace("{editable}", &task.editable.listed("and"))
         .replace("{command}", &task.test.argv.join(" "))
         .replace("{shell_timeout}", &task.shell.timeout.as_secs().to_string())
+        .replace("{protected}", &crate::access::protected_note(task))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub(crate) mod ending;
 pub(crate) mod given;
 pub(crate) mod junit;
 pub(crate) mod known;
+pub mod load_failure;
 pub(crate) mod note;
 pub(crate) mod progress;
 pub(crate) mod python_reach;

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::verdict::load_failure::LoadFailure;
+
 /// What the exit code of a test run means beyond pass or fail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Note {
@@ -16,6 +18,8 @@ pub enum Note {
     FailingDespiteZero,
     /// pytest's exit 2.
     PytestInterrupted,
+    /// pytest's exit 2 while collecting, with what it could not load.
+    InterruptedCollecting(LoadFailure),
     /// pytest's exit 5.
     NoTestsCollected,
     /// As a record keeps it: the sentence only.
@@ -37,6 +41,10 @@ impl Note {
                 "pytest was interrupted (exit 2), e.g. by errors while collecting the tests"
                     .to_owned()
             }
+            Note::InterruptedCollecting(failure) => format!(
+                "pytest was interrupted (exit 2) while collecting the tests: {}",
+                failure.describe()
+            ),
             Note::NoTestsCollected => "pytest collected no tests (exit 5)".to_owned(),
             Note::Recorded(sentence) => sentence.clone(),
         }

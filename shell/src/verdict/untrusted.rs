@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::verdict::load_failure::LoadFailure;
+
 use crate::verdict::note::Note;
 use crate::verdict::readers::OutputReader;
 
@@ -121,6 +123,9 @@ pub enum Untrusted {
     PytestInternalError,
     /// pytest's exit 4.
     PytestUsageError,
+    /// pytest could not load the project's setup (a conftest.py, a plugin): what and why, and
+    /// its exit in pytest's words.
+    SetupNotLoaded { failure: LoadFailure, exit: String },
     /// The held-out test patch does not apply after the change: there was no final run.
     HeldOutPatchRefused { patch: String, problem: String },
     /// The final run wrote files the verdict rests on (protected or held-out tests).
@@ -189,6 +194,7 @@ impl Untrusted {
             ),
             Untrusted::PytestInternalError => "pytest stopped with an internal error (exit 3)".to_owned(),
             Untrusted::PytestUsageError => "pytest refused its command line or configuration (usage error, exit 4)".to_owned(),
+            Untrusted::SetupNotLoaded { failure, exit } => format!("{} ({exit})", failure.describe()),
             Untrusted::HeldOutPatchRefused { patch, problem } => format!(
                 "the held-out test patch {patch} does not apply after the change: {problem}"
             ),

@@ -20,6 +20,7 @@ use crate::truncate::keep_tail;
 use crate::verdict::contract::CaseOutcome;
 use crate::verdict::junit::Report;
 use crate::verdict::known::Known;
+use crate::verdict::load_failure::{load_failure, LoadFailure};
 use crate::verdict::note::Note;
 use crate::verdict::progress::shorten_trailing_progress;
 use crate::verdict::readers::{tests_counted, OutputReader};
@@ -173,7 +174,7 @@ fn check(
     if let Some(message) = cargo_offline(&test.argv, &ran.finished) {
         return Err(MendError::harness(message));
     }
-    Ok(read_run(ran, test, runner, known))
+    Ok(read_run(ran, test, runner, (workdir, known)))
 }
 
 /// What cargo prints when it needs the network to resolve or download dependencies, which the
@@ -208,7 +209,7 @@ fn read_run(
     ran: RanTests,
     test: &TestCommand,
     runner: &TestRunner,
-    known: Known<'_>,
+    (workdir, known): (&Utf8Path, Known<'_>),
 ) -> Result<TestRun, NotRun> {
     let finished = without_report_line(ran.finished, ran.report_path.as_deref());
     if finished.timed_out() {
@@ -250,7 +251,8 @@ fn read_run(
             Err(not_run(&finished, test, reason, fix))
         }
         (TestReport::Pytest, report) => {
-            read_pytest_run(&finished, test, runner, report, (&ran.witness, known))
+            let load = load_failure(&finished.output, workdir);
+            read_pytest_run(&finished, test, runner, report, (&ran.witness, known, load))
         }
     }
 }
@@ -329,7 +331,7 @@ fn read_pytest_run(
     test: &TestCommand,
     runner: &TestRunner,
     report: ReportFile,
-    (witness, known): (&[Vec<String>], Known<'_>),
+    (witness, known, load): (&[Vec<String>], Known<'_>, Option<LoadFailure>),
 ) -> Result<TestRun, NotRun> {
     // Read as pytest's own exit codes only when the command is pytest: a wrapper's are its own
     // (make exits 2 when a recipe fails), and then only the report tells what happened.
@@ -338,6 +340,18 @@ fn read_pytest_run(
         .and_then(|status| status.code())
         .filter(|_| runs_pytest_itself(&test.argv));
     let heard = Heard::of(witness);
+    let no_report = !matches!(report, ReportFile::Written(_));
+    if let Some(load) = load
+        .as_ref()
+        .filter(|_| no_report || matches!(code, Some(3 | 4)))
+    {
+        // pytest is there and said what it could not load: that, not the setup, is the fix.
+        let reason = Untrusted::SetupNotLoaded {
+            failure: load.clone(),
+            exit: exit_words(finished, code),
+        };
+        return Err(not_run(finished, test, reason, &load.fix(&runner.python)));
+    }
     let text = pytest_report(finished, test, runner, code, report)?;
     let report = match Report::parse(&text) {
         Ok(report) => report,
@@ -353,9 +367,10 @@ fn read_pytest_run(
             ))
         }
     };
-    let note = match code {
-        Some(2) => Some(Note::PytestInterrupted),
-        Some(5) => Some(Note::NoTestsCollected),
+    let note = match (code, load) {
+        (Some(2), Some(load)) => Some(Note::InterruptedCollecting(load)),
+        (Some(2), None) => Some(Note::PytestInterrupted),
+        (Some(5), _) => Some(Note::NoTestsCollected),
         _ => None,
     };
     // mend's canaries are no part of the project's tests: no count, id or contract shows them.
@@ -408,6 +423,17 @@ fn untrusted(mut run: TestRun, finished: &Finished, reason: Untrusted) -> TestRu
     run.not_trusted = Some(reason);
     run.output_tail = tail_of(&finished.output);
     run
+}
+
+/// The exit of a run pytest could not start, in the words of pytest's own exit codes where the
+/// command is pytest itself (`code`).
+fn exit_words(finished: &Finished, code: Option<i32>) -> String {
+    match (code, finished.status.and_then(|status| status.code())) {
+        (Some(3), _) => "an internal error, exit 3".to_owned(),
+        (Some(4), _) => "a usage error, exit 4".to_owned(),
+        (_, Some(exit)) => format!("exit {exit}, no pytest report"),
+        (_, None) => "stopped, no pytest report".to_owned(),
+    }
 }
 
 /// What a run that exited 0 without a report points at.
