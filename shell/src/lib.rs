@@ -21,6 +21,7 @@ pub(crate) mod hooks;
 pub mod interrupt;
 pub mod mcp;
 pub(crate) mod mend_folder;
+pub mod oci;
 pub mod page;
 pub(crate) mod patch;
 pub mod provider;

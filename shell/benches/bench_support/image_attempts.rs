@@ -10,9 +10,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use mend::exec::image::{ImageCache, ImageRef, ImageRun};
+use mend::exec::image::{ImageCache, ImageRun};
 use mend::exec::runner::TestRunner;
 use mend::exec::sandbox::{Sandbox, SandboxChoice};
+use mend::oci::ImageRef;
 use mend::task::Task;
 use mend::verdict::verify::independent_check;
 use mend::workspace::Workspace;

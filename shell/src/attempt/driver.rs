@@ -19,10 +19,10 @@ use crate::error::MendError;
 use crate::hooks::call::{around, Deciders, Pending};
 use crate::hooks::gate::Gate;
 use crate::hooks::spawn::Place;
-use crate::hooks::HookRun;
 use crate::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::provider::source::{ModelSource, StreamItem};
 use crate::record::TurnEnd;
+use crate::task::HookRun;
 use crate::tools::{self, ToolContext, ToolRun};
 
 /// Receives every event, in order, as it happens.

@@ -4,7 +4,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::cli::ImagesAction;
 use crate::error::MendError;
-use crate::exec::image::{ImageCache, ImageRef};
+use crate::exec::image::ImageCache;
+use crate::oci::ImageRef;
 
 pub fn command(action: Option<ImagesAction>, folder: Option<&Utf8Path>) -> Result<u8, MendError> {
     // Located only once it is needed: a suite without images needs no cache (nor a HOME).

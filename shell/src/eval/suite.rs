@@ -290,7 +290,7 @@ mod tests {
                 protocol: Some(mend_core::Protocol::OpenaiSse),
                 host: Some("http://127.0.0.1:1".to_owned()),
                 environment: Some(crate::task::Environment {
-                    image: crate::exec::image::ImageRef::OciLayout {
+                    image: crate::oci::ImageRef::OciLayout {
                         path: root.join("layouts/py"),
                         tag: Some("v1".to_owned()),
                     },

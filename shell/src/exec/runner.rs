@@ -14,9 +14,9 @@ use crate::exec::process::{run_bounded, Finished};
 use crate::exec::sandbox::{Sandbox, View};
 use crate::exec::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 use crate::interrupt::Watch;
+use crate::task::shared;
 use crate::task::{EnvEntry, PythonPath, ReadOnly, Task, TestCommand, PYTHON_WORD};
 use crate::truncate::keep_tail;
-use crate::workspace::share;
 
 /// The variable pytest adds to its command line, in any process that runs it.
 pub(crate) const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";
@@ -150,7 +150,7 @@ impl TestRunner {
                     .unwrap_or_else(|_| original.to_owned()),
             ),
             read_only,
-            shared: share::shared_folders(original, &task.exclude).map_err(|err| {
+            shared: shared::shared_folders(original, &task.exclude).map_err(|err| {
                 MendError::harness(format!("cannot read the repository {original}: {err}"))
             })?,
             env,

@@ -7,11 +7,11 @@ use mend_core::ToolOutcome;
 use serde_json::{json, Map, Value};
 
 use crate::error::MendError;
-use crate::hooks::config::Hooks;
 use crate::hooks::gate::Gate;
 use crate::hooks::input::Call;
-use crate::hooks::record::{self, HookEvent, HookRun, Outcome};
 use crate::interrupt::Cut;
+use crate::task::hook_run::{self, HookEvent, HookRun, Outcome};
+use crate::task::hooks::Hooks;
 use crate::tools::ToolRun;
 
 /// A call about to run, as the hooks are told of it.
@@ -67,7 +67,7 @@ pub(crate) fn around(
         Ok(runs) => runs,
         Err(cut) => return Ok((ToolRun::Cut(cut), Vec::new())),
     };
-    let updated = match record::outcome(&runs) {
+    let updated = match hook_run::outcome(&runs) {
         Outcome::Blocked { reason } => {
             let outcome = ToolOutcome::Failure { message: reason };
             return Ok((ToolRun::Finished(outcome), runs));
@@ -87,12 +87,12 @@ pub(crate) fn around(
         Ok(after) => after,
         Err(cut) => return Ok((ToolRun::Cut(cut), runs)),
     };
-    let objection = match record::outcome(&after) {
+    let objection = match hook_run::outcome(&after) {
         Outcome::Blocked { reason } => Some(reason),
         Outcome::Go { .. } => None,
     };
     runs.extend(after);
-    let told = told_with(outcome, objection, record::context(&runs));
+    let told = told_with(outcome, objection, hook_run::context(&runs));
     Ok((ToolRun::Finished(told), runs))
 }
 

@@ -3,11 +3,11 @@
 
 use crate::clock::millis;
 use crate::hooks::answer;
-use crate::hooks::config::HookCommand;
 use crate::hooks::input::{self, Call, Common};
-use crate::hooks::record::{Decision, HookEvent, HookRun};
 use crate::hooks::spawn::{self, Place};
 use crate::interrupt::Cut;
+use crate::task::hook_run::{Decision, HookEvent, HookRun};
+use crate::task::hooks::HookCommand;
 
 /// Where and as whom a session's hooks run.
 pub(crate) struct Gate<'a> {

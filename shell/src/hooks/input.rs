@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::hooks::record::HookEvent;
+use crate::task::hook_run::HookEvent;
 
 /// What every event's JSON carries.
 pub(crate) struct Common<'a> {

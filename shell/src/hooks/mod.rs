@@ -4,18 +4,16 @@
 //! JSON on stdin and answer as Claude Code's hooks answer, so an existing hook works unchanged;
 //! unlike Claude Code, any failure of a hook blocks. They run in the sandbox, as the tests do,
 //! and every decision is kept in the record, which a replay reuses rather than running them again.
+//!
+//! The `[hooks]` table and what a record keeps of each run are plain values the task and the
+//! record hold: they live in the task (`task::hooks`, `task::hook_run`), below both.
 
 pub(crate) mod answer;
 pub(crate) mod call;
-pub(crate) mod config;
 pub(crate) mod gate;
 pub(crate) mod input;
-pub(crate) mod record;
 pub(crate) mod spawn;
 pub(crate) mod stop;
-
-pub(crate) use config::Hooks;
-pub(crate) use record::HookRun;
 
 #[cfg(test)]
 mod tests;

@@ -5,9 +5,9 @@
 
 use mend_core::{Session, StopReason};
 
-use crate::hooks::config::Hooks;
 use crate::hooks::gate::Gate;
-use crate::hooks::record::{self, HookRun, Outcome};
+use crate::task::hook_run::{self, HookRun, Outcome};
+use crate::task::hooks::Hooks;
 
 /// How many times Stop hooks may send one run back to work.
 pub(crate) const MAX_ROUNDS: usize = 3;
@@ -45,7 +45,7 @@ pub(crate) fn at_stop(hooks: &Hooks, gate: &Gate, stopped: &Session, round: usiz
     let runs = gate
         .stop_event(&commands, last, round > 0)
         .unwrap_or_default();
-    let go_on_with = match record::outcome(&runs) {
+    let go_on_with = match hook_run::outcome(&runs) {
         Outcome::Blocked { reason } if round < MAX_ROUNDS => Some(reason),
         _ => None,
     };

@@ -8,12 +8,12 @@ use serde_json::{json, Map, Value};
 
 use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::Sandbox;
-use crate::hooks::config::HookCommand;
 use crate::hooks::gate::Gate;
 use crate::hooks::input::Call;
-use crate::hooks::record::{Decision, HookEvent};
 use crate::hooks::spawn::Place;
 use crate::interrupt::Watch;
+use crate::task::hook_run::{Decision, HookEvent};
+use crate::task::hooks::HookCommand;
 
 struct Copy {
     _dir: tempfile::TempDir,

@@ -22,12 +22,24 @@ pub(super) struct TaskFile {
     pub sandbox: SandboxTable,
     /// Commands run around each call, in Claude Code's shape (see [`crate::hooks`]).
     #[serde(default)]
-    pub hooks: crate::hooks::config::HooksTable,
+    pub hooks: super::hooks::HooksTable,
     /// Where a run's OpenTelemetry trace goes (see [`crate::telemetry`]).
     #[serde(default)]
-    pub telemetry: crate::telemetry::config::TelemetryTable,
+    pub telemetry: TelemetryTable,
     #[serde(default)]
     pub environment: EnvironmentTable,
+}
+
+/// `[telemetry]` as written; `telemetry::config::chosen` reads it with `--otel`. It lives
+/// with the task file, which names it, below the telemetry that uses it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetryTable {
+    /// The OTLP/HTTP endpoint's base, e.g. `http://127.0.0.1:4318` (traces go to `/v1/traces`).
+    pub otlp_endpoint: Option<String>,
+    /// Put prompts, outputs, tool arguments and results in the spans.
+    #[serde(default)]
+    pub include_content: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -6,9 +6,13 @@ pub mod copy;
 pub(crate) mod environment;
 mod file;
 pub(crate) mod held_out;
+pub(crate) mod hook_run;
+pub(crate) mod hooks;
 pub(crate) mod instructions;
+mod output_reader;
 pub(crate) mod paths;
 pub(crate) mod protocol;
+pub(crate) mod shared;
 mod tool_name;
 
 use std::fs;
@@ -20,13 +24,16 @@ use toml::Spanned;
 
 use crate::atomic;
 use crate::error::MendError;
-use crate::verdict::readers::OutputReader;
 use copy::Exclusion;
 pub use environment::{EnvEntry, PythonPath, ReadOnly};
 pub(crate) use file::EnvironmentTable;
+pub use file::TelemetryTable;
 use file::{InstructionsSetting, ReportKind, TaskFile, TestTable};
 pub use held_out::{GivenTests, History, TestPatch};
+pub(crate) use hook_run::HookRun;
+pub(crate) use hooks::Hooks;
 use instructions::{Instructions, InstructionsSource};
+pub use output_reader::OutputReader;
 pub use paths::PathSet;
 pub use tool_name::ToolName;
 
@@ -93,9 +100,9 @@ pub struct Task {
     /// `sandbox.read_only`: more folders the tests may read inside bubblewrap.
     pub read_only: Vec<ReadOnly>,
     /// `[hooks]`: commands run before and after each call and when the model is done.
-    pub hooks: crate::hooks::Hooks,
+    pub hooks: Hooks,
     /// `[telemetry]`: where a run's trace goes, if anywhere (`--otel` overrides it).
-    pub telemetry: crate::telemetry::config::TelemetryTable,
+    pub telemetry: TelemetryTable,
     /// `test.patch`: held-out tests applied only for the final run, after the change.
     pub test_patch: Option<TestPatch>,
     /// `test.fail_to_pass`/`test.pass_to_pass`: the given contract, instead of the one the run
@@ -110,7 +117,7 @@ pub struct Task {
 /// `[environment]`: an image and where the repository is inside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Environment {
-    pub image: crate::exec::image::ImageRef,
+    pub image: crate::oci::ImageRef,
     /// `environment.workdir`: absolute; absent means the image's own `WorkingDir`.
     pub workdir: Option<String>,
 }
@@ -261,8 +268,7 @@ impl Task {
         let max_turns = max_turns(raw.model.max_turns, &at)?;
         let num_ctx = num_ctx(raw.model.num_ctx, &at)?;
         let instructions_source = instructions_source(raw.task.instructions, &at)?;
-        let hooks =
-            crate::hooks::config::check(raw.hooks).map_err(|(span, message)| at(span, &message))?;
+        let hooks = hooks::check(raw.hooks).map_err(|(span, message)| at(span, &message))?;
         let environment = environment_table(raw.environment, origin, &at)?;
         Ok(Task {
             origin: origin.to_owned(),
@@ -340,7 +346,7 @@ pub(crate) fn environment_table(
     };
     let span = image.span();
     let base = origin.parent().unwrap_or(Utf8Path::new("."));
-    let image = crate::exec::image::ImageRef::parse(image.get_ref(), base)
+    let image = crate::oci::ImageRef::parse(image.get_ref(), base)
         .map_err(|message| at(Some(span), &format!("environment.image: {message}")))?;
     Ok(Some(Environment { image, workdir }))
 }

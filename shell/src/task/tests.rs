@@ -5,7 +5,6 @@ use mend_core::Protocol;
 use serde_json::json;
 
 use super::*;
-use crate::verdict::readers::OutputReader;
 
 const MINIMAL: &str = r#"
 [task]
@@ -522,8 +521,8 @@ fn held_out_tests_given_lists_and_the_history_are_checked_by_line() {
 
 #[test]
 fn the_environment_table_names_an_image_and_where_the_repository_is_in_it() {
-    use crate::exec::image::reference::RegistryRef;
-    use crate::exec::image::ImageRef;
+    use crate::oci::reference::RegistryRef;
+    use crate::oci::ImageRef;
     let with = |table: &str| {
         Task::parse(
             Utf8Path::new("/suite/task/mend.toml"),

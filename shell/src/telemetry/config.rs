@@ -1,18 +1,7 @@
 //! Where a run's trace goes: `--otel ENDPOINT`, else `[telemetry] otlp_endpoint` of the task
 //! file; and whether it carries the conversation's content (`include_content`, off by default).
 
-use serde::Deserialize;
-
-/// `[telemetry]` as written.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TelemetryTable {
-    /// The OTLP/HTTP endpoint's base, e.g. `http://127.0.0.1:4318` (traces go to `/v1/traces`).
-    pub otlp_endpoint: Option<String>,
-    /// Put prompts, outputs, tool arguments and results in the spans.
-    #[serde(default)]
-    pub include_content: bool,
-}
+use crate::task::TelemetryTable;
 
 /// A run's telemetry, when it is on.
 #[derive(Debug, Clone, PartialEq, Eq)]

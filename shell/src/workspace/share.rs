@@ -3,58 +3,16 @@
 //! costs the same whatever they hold. Inside bubblewrap the original is hidden and each shared
 //! folder is shown again read-only, so neither a tool nor a test can write it; without
 //! bubblewrap the tests could write through the link, as they could write anywhere else.
-
-use std::io;
-
-use camino::{Utf8Path, Utf8PathBuf};
-
-use crate::task::copy::Exclusion;
-
-/// The original's folders that a copy made with `exclude` shares, as absolute paths, sorted:
-/// the walk [`super::Workspace::copy_of`] makes, without copying anything.
-pub(crate) fn shared_folders(
-    original: &Utf8Path,
-    exclude: &Exclusion,
-) -> io::Result<Vec<Utf8PathBuf>> {
-    let original = original.canonicalize_utf8()?;
-    let mut shared = Vec::new();
-    let mut pending = vec![String::new()];
-    while let Some(folder) = pending.pop() {
-        let entries = match original.join(&folder).read_dir_utf8() {
-            Ok(entries) => entries,
-            // The copy has such a folder empty, with nothing shared inside it.
-            Err(err) if !folder.is_empty() && err.kind() == io::ErrorKind::PermissionDenied => {
-                continue
-            }
-            Err(err) => return Err(err),
-        };
-        for entry in entries {
-            let entry = entry?;
-            if !entry.file_type()?.is_dir() {
-                continue;
-            }
-            let relative = if folder.is_empty() {
-                entry.file_name().to_owned()
-            } else {
-                format!("{folder}/{}", entry.file_name())
-            };
-            if exclude.shares_entry(&relative) {
-                shared.push(original.join(&relative));
-            } else if !exclude.excludes_entry(&relative) {
-                pending.push(relative);
-            }
-        }
-    }
-    shared.sort();
-    Ok(shared)
-}
+//!
+//! Which folders a copy shares is the task's to say ([`crate::task::shared`]), so the runner
+//! below the workspace can show them again; the copy makes the links.
 
 #[cfg(test)]
 mod tests {
     use std::fs;
 
-    use super::shared_folders;
     use crate::task::copy::Exclusion;
+    use crate::task::shared::shared_folders;
     use crate::test_support::project;
     use crate::workspace::Workspace;
 

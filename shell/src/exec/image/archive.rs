@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use camino::Utf8Path;
 use serde::Deserialize;
 
-use super::digest::{Digest, Verified};
 use super::manifest::{Descriptor, ImageConfig, MAX_JSON_BYTES};
 use super::source::{Blobs, LayerStream, Resolved};
+use crate::oci::digest::{Digest, Verified};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]

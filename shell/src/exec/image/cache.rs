@@ -10,16 +10,16 @@ use std::path::{Path, PathBuf};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::archive::Archive;
-use super::digest::Digest;
 use super::layout::{self, Layout};
 use super::lock::Lock;
 use super::manifest::ImageConfig;
-use super::reference::ImageRef;
 use super::registry::Registry;
 use super::source::{Blobs, Resolved};
 use super::unpack::{Refusal, Unpacker, LIMITS};
 use crate::atomic;
 use crate::error::MendError;
+use crate::oci::digest::Digest;
+use crate::oci::ImageRef;
 
 const ROOT_PREFIX: &str = "sha256-";
 const UNPACKING_PREFIX: &str = ".unpacking-";

@@ -6,9 +6,9 @@ use std::io::{BufReader, Read};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::digest::{Digest, Verified};
 use super::manifest::{choose_platform, Descriptor, MAX_JSON_BYTES};
 use super::source::{resolve, Blobs, LayerStream, Resolved};
+use crate::oci::digest::{Digest, Verified};
 
 /// The annotation that names a manifest's tag in `index.json`.
 const REF_NAME: &str = "org.opencontainers.image.ref.name";

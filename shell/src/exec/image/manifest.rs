@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::digest::Digest;
+use crate::oci::digest::Digest;
 
 pub(crate) const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
 pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";

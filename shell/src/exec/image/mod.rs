@@ -5,11 +5,9 @@
 mod archive;
 pub(crate) mod cache;
 mod command;
-pub(crate) mod digest;
 mod layout;
 mod lock;
 pub(crate) mod manifest;
-pub(crate) mod reference;
 mod registry;
 mod repository;
 pub mod root;
@@ -18,6 +16,5 @@ pub mod unpack;
 mod zstd_layer;
 
 pub use cache::{ImageCache, Unpacked};
-pub use reference::ImageRef;
 pub use repository::{refuse_escaping_git, repository_in};
 pub use root::ImageRun;

@@ -3,8 +3,8 @@
 
 use std::io::Read;
 
-use super::digest::Digest;
 use super::manifest::{choose_platform, Descriptor, Manifest, ManifestOrIndex, Parsed};
+use crate::oci::digest::Digest;
 
 /// An image resolved to one manifest.
 pub(super) struct Resolved {

@@ -23,16 +23,8 @@ use crate::verdict::contract::CaseOutcome;
 use crate::verdict::junit::Report;
 use crate::verdict::summary::{without_colours, Summary};
 
+use crate::task::OutputReader;
 pub(crate) use counts::tests_counted;
-
-/// A runner whose printed output mend reads test by test (`test.report`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputReader {
-    Django,
-    Sympy,
-    PytestRa,
-    Libtest,
-}
 
 /// What a reader found in one output.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -53,29 +45,9 @@ enum Repeat {
     Worse,
 }
 
+/// How each reader reads; the readers themselves are named in [`crate::task`], where
+/// `test.report` picks one.
 impl OutputReader {
-    /// The name `test.report` gives it.
-    pub fn name(self) -> &'static str {
-        match self {
-            OutputReader::Django => "django",
-            OutputReader::Sympy => "sympy",
-            OutputReader::PytestRa => "pytest-ra",
-            OutputReader::Libtest => "libtest",
-        }
-    }
-
-    /// What the runner must be asked for, for this reader to find its lines.
-    pub fn asks(self) -> &'static str {
-        match self {
-            OutputReader::Django => "django's runtests.py with --verbosity 2",
-            OutputReader::Sympy => "sympy's bin/test with --verbose",
-            OutputReader::PytestRa => "pytest with -rA",
-            OutputReader::Libtest => {
-                "cargo test without --quiet: libtest's `test NAME ... ok` lines"
-            }
-        }
-    }
-
     /// The (id, outcome) pairs of `output`, colours removed.
     pub fn reading(self, output: &str) -> Reading {
         let output = without_colours(output);

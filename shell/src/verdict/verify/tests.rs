@@ -4,11 +4,11 @@ use std::time::Duration;
 
 use super::*;
 use crate::exec::sandbox::Sandbox;
+use crate::task::OutputReader;
 use crate::task::{PathSet, PythonPath};
 use crate::test_support::{project, python};
 use crate::verdict::contract::CaseOutcome;
 use crate::verdict::load_failure::{LoadFailure, Loaded};
-use crate::verdict::readers::OutputReader;
 use crate::verdict::untrusted::Untrusted;
 
 fn runner() -> TestRunner {

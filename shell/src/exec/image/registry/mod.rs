@@ -17,12 +17,12 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use sha2::{Digest as _, Sha256};
 
-use super::digest::{Digest, Verified};
 use super::lock::Lock;
 use super::manifest::{Descriptor, ACCEPTED, MAX_JSON_BYTES};
-use super::reference::RegistryRef;
 use super::source::{resolve, Blobs, LayerStream, Resolved};
 use crate::error::MendError;
+use crate::oci::digest::{Digest, Verified};
+use crate::oci::reference::RegistryRef;
 use progress::Progress;
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -58,7 +58,7 @@ impl Registry {
         reference: &RegistryRef,
         blobs: &Utf8Path,
     ) -> Result<(Registry, Resolved), MendError> {
-        let shown = super::reference::ImageRef::Registry(reference.clone()).to_string();
+        let shown = crate::oci::ImageRef::Registry(reference.clone()).to_string();
         let mut registry = Registry {
             agent: ureq::AgentBuilder::new()
                 .timeout_connect(CONNECT_TIMEOUT)

@@ -133,7 +133,7 @@ impl Hooks {
                     .find_map(|prefix| word.strip_prefix(prefix))
                     .unwrap_or(word)
             })
-            .any(|word| crate::task::paths::normalize(word).is_ok_and(|word| word == relative))
+            .any(|word| super::paths::normalize(word).is_ok_and(|word| word == relative))
     }
 
     pub fn is_empty(&self) -> bool {

@@ -6,7 +6,7 @@ use std::fmt;
 
 use camino::Utf8PathBuf;
 
-use super::digest::Digest;
+use crate::oci::digest::Digest;
 
 /// Docker Hub's name in references, and the host its API answers on.
 const DOCKER_HUB: &str = "docker.io";
