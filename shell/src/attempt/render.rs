@@ -2,13 +2,14 @@
 
 use std::io::{self, Write};
 
-use mend_core::{Event, ToolStatus};
+use mend_core::{Event, TextCall, ToolStatus};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::attempt::driver::Observer;
 use crate::attempt::run_event::RunEvent;
 use crate::record::metrics::RunMetrics;
+use crate::record::settings::RecordedImage;
 use crate::record::usage::{Trim, TurnUsage};
 use crate::task::ToolName;
 use crate::verdict::summary::Summary;
@@ -128,6 +129,66 @@ impl Human {
     }
 }
 
+impl Human {
+    /// Calls read from text: a repair's, when one was asked for, else the model's own.
+    fn recovered(&mut self, calls: &[TextCall]) {
+        if let Some((_, broken)) = self.repairing.take() {
+            let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
+            self.line(&format!(
+                "(turn {broken}'s call, repaired under the schema: {})",
+                names.join(", ")
+            ));
+            return;
+        }
+        let mut formats: Vec<&str> = calls.iter().map(|call| call.format.name()).collect();
+        formats.dedup();
+        self.line(&format!(
+            "(the model wrote {} call(s) as text ({}); mend reads them as calls)",
+            calls.len(),
+            formats.join(", ")
+        ));
+    }
+
+    fn tool_result(&mut self, name: &str, status: ToolStatus, result: &Value) {
+        let mark = match status {
+            ToolStatus::Ok => "✓",
+            ToolStatus::Failed => "✗",
+            ToolStatus::Refused => "✗ refused:",
+            // A status added to the core after this shell.
+            _ => "?",
+        };
+        if status == ToolStatus::Refused {
+            self.line(&format!("→ {name} (refused)"));
+        }
+        self.line(&format!("  {mark} {}", short_result(name, result)));
+    }
+
+    fn sandbox(
+        &mut self,
+        name: &str,
+        warning: Option<&str>,
+        image: Option<&RecordedImage>,
+        recorded_image: Option<&RecordedImage>,
+    ) {
+        match warning {
+            Some(warning) => {
+                eprintln!("mend: WARNING: {warning}");
+                self.line(&format!("Sandbox: {name} (see the warning above)"));
+            }
+            None => self.line(&format!("Sandbox: {name}")),
+        }
+        if let Some(image) = image {
+            self.line(&format!("Image: {}", image.describe()));
+        }
+        if let Some(recorded) = recorded_image {
+            self.line(&format!(
+                "Recorded image: {} — not the image this replay runs in, so its tests may differ",
+                recorded.describe()
+            ));
+        }
+    }
+}
+
 impl Observer for Human {
     fn event(&mut self, event: &Event) {
         match event {
@@ -160,14 +221,7 @@ impl Observer for Human {
                     "(the repair gave no usable call: turn {broken_turn}'s text stands as its answer)"
                 ));
             }
-            Event::RecoveredFromText { calls, .. } if self.repairing.is_some() => {
-                let broken = self.repairing.take().map_or(0, |(_, broken)| broken);
-                let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
-                self.line(&format!(
-                    "(turn {broken}'s call, repaired under the schema: {})",
-                    names.join(", ")
-                ));
-            }
+            Event::RecoveredFromText { calls, .. } => self.recovered(calls),
             Event::ThinkingDelta { text, .. } if self.show_thinking => self.print(text),
             Event::ThinkingDelta { .. } => {}
             Event::TextDelta { text, .. } => self.print(text),
@@ -181,15 +235,6 @@ impl Observer for Human {
                     ));
                 }
             }
-            Event::RecoveredFromText { calls, .. } => {
-                let mut formats: Vec<&str> = calls.iter().map(|call| call.format.name()).collect();
-                formats.dedup();
-                self.line(&format!(
-                    "(the model wrote {} call(s) as text ({}); mend reads them as calls)",
-                    calls.len(),
-                    formats.join(", ")
-                ));
-            }
             Event::ToolStart {
                 name, arguments, ..
             } => {
@@ -200,19 +245,7 @@ impl Observer for Human {
                 status,
                 result,
                 ..
-            } => {
-                let mark = match status {
-                    ToolStatus::Ok => "✓",
-                    ToolStatus::Failed => "✗",
-                    ToolStatus::Refused => "✗ refused:",
-                    // A status added to the core after this shell.
-                    _ => "?",
-                };
-                if *status == ToolStatus::Refused {
-                    self.line(&format!("→ {name} (refused)"));
-                }
-                self.line(&format!("  {mark} {}", short_result(name, result)));
-            }
+            } => self.tool_result(name, *status, result),
             Event::InputRejected { input, reason } => {
                 eprintln!("mend: ignored {input:?}: {reason}");
             }
@@ -241,24 +274,12 @@ impl Render for Human {
                 warning,
                 image,
                 recorded_image,
-            } => {
-                match warning {
-                    Some(warning) => {
-                        eprintln!("mend: WARNING: {warning}");
-                        self.line(&format!("Sandbox: {name} (see the warning above)"));
-                    }
-                    None => self.line(&format!("Sandbox: {name}")),
-                }
-                if let Some(image) = image {
-                    self.line(&format!("Image: {}", image.describe()));
-                }
-                if let Some(recorded) = recorded_image {
-                    self.line(&format!(
-                        "Recorded image: {} — not the image this replay runs in, so its tests may differ",
-                        recorded.describe()
-                    ));
-                }
-            }
+            } => self.sandbox(
+                name,
+                warning.as_deref(),
+                image.as_ref(),
+                recorded_image.as_ref(),
+            ),
             RunEvent::ContextWindow {
                 tokens,
                 why,

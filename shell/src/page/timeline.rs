@@ -214,42 +214,51 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
                 Some(started) if timed => base + started,
                 _ => cursor,
             };
-            let refused = call.status == ToolStatus::Refused;
-            let status = match call.status {
-                ToolStatus::Ok => "ok",
-                ToolStatus::Failed => "failed",
-                ToolStatus::Refused => "refused",
-                // A status added to the core after this shell.
-                _ => "other",
-            };
-            // The model's own test runs are tool calls of the loop, counted with the tools as the
-            // call list and the run's metrics count them; the tests lane is the independent check.
-            spans.push(Span {
-                lane: Lane::Tools,
-                subject: Subject::Call {
-                    session: number,
-                    turn: call.turn,
-                    index: call.index,
-                },
-                start_ms: start,
-                duration_ms: call.duration_ms,
-                first_byte_ms: None,
-                refused,
-                runs_tests: ToolName::named(&call.name) == Some(ToolName::RunTests),
-                label: format!(
-                    "turn {}, call {}: {} ({status}) {} ms",
-                    session.turn_name(call.turn),
-                    call.index,
-                    call.name,
-                    call.duration_ms
-                ),
-                mark: None,
-            });
+            spans.push(call_span(number, session, call, start));
             cursor = start + call.duration_ms;
             end = end.max(cursor);
         }
     }
     end
+}
+
+/// One call of session `number` on the tools' lane, from `start` on.
+fn call_span(
+    number: usize,
+    session: &SessionView,
+    call: &crate::record::RecordedCall,
+    start: u64,
+) -> Span {
+    let status = match call.status {
+        ToolStatus::Ok => "ok",
+        ToolStatus::Failed => "failed",
+        ToolStatus::Refused => "refused",
+        // A status added to the core after this shell.
+        _ => "other",
+    };
+    // The model's own test runs are tool calls of the loop, counted with the tools as the
+    // call list and the run's metrics count them; the tests lane is the independent check.
+    Span {
+        lane: Lane::Tools,
+        subject: Subject::Call {
+            session: number,
+            turn: call.turn,
+            index: call.index,
+        },
+        start_ms: start,
+        duration_ms: call.duration_ms,
+        first_byte_ms: None,
+        refused: call.status == ToolStatus::Refused,
+        runs_tests: ToolName::named(&call.name) == Some(ToolName::RunTests),
+        label: format!(
+            "turn {}, call {}: {} ({status}) {} ms",
+            session.turn_name(call.turn),
+            call.index,
+            call.name,
+            call.duration_ms
+        ),
+        mark: None,
+    }
 }
 
 /// When the turn's first and last lines arrived, in ms since its request.

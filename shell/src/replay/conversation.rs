@@ -53,19 +53,7 @@ pub(crate) fn replay_conversation(
         metrics: RunMetrics::default(),
     };
     if let Some(recorded) = &record.tests_before {
-        let tests_before = independent_check(setup.runner, &setup.task.test, root)?;
-        render.run_event(&RunEvent::TestsBefore {
-            run: tests_before.clone(),
-        });
-        replayed.metrics.verify_ms += tests_before.duration_ms;
-        if !same_tests(recorded, &tests_before) {
-            replayed.divergence = Some(RunEvent::Divergence {
-                what: "the starting tests".to_owned(),
-                expected: json!(recorded),
-                got: json!(tests_before),
-            });
-        }
-        replayed.tests_before = Some(tests_before);
+        check_before(recorded, setup, root, render, &mut replayed)?;
     }
     let first_text = record
         .messages
@@ -118,6 +106,31 @@ pub(crate) fn replay_conversation(
         }
     }
     Ok(replayed)
+}
+
+/// Runs the independent check before the first message again, and compares it with the
+/// record's.
+fn check_before(
+    recorded: &TestRun,
+    setup: &Setup,
+    root: &Utf8Path,
+    render: &mut dyn Render,
+    replayed: &mut Replayed,
+) -> Result<(), MendError> {
+    let tests_before = independent_check(setup.runner, &setup.task.test, root)?;
+    render.run_event(&RunEvent::TestsBefore {
+        run: tests_before.clone(),
+    });
+    replayed.metrics.verify_ms += tests_before.duration_ms;
+    if !same_tests(recorded, &tests_before) {
+        replayed.divergence = Some(RunEvent::Divergence {
+            what: "the starting tests".to_owned(),
+            expected: json!(recorded),
+            got: json!(tests_before),
+        });
+    }
+    replayed.tests_before = Some(tests_before);
+    Ok(())
 }
 
 /// Tells the chat commands the record has after `messages` messages, where they were typed.
