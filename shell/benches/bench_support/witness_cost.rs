@@ -24,7 +24,7 @@ const LOADER: &str = include_str!("../../src/verdict/witness/loader.py");
 fn unguarded() -> String {
     let cuts = [
         (
-            "    sys.addaudithook(_audit_hook(places, alarm, touches, ours, watched_prefixes))\n",
+            "    sys.addaudithook(_audit_hook(places, alarm, describe))\n",
             "",
         ),
         (
