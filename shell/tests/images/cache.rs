@@ -2,7 +2,35 @@
 
 use std::fs;
 
+use std::collections::BTreeMap;
+use std::path::Path;
+
 use crate::support::{layout, layout_copy, mend_images, names_in};
+
+/// The files of the one unpacked root in `cache` (see `tree_digest`).
+fn root_in(cache: &Path) -> BTreeMap<String, String> {
+    let name = names_in(cache)
+        .into_iter()
+        .find(|name| name.starts_with("sha256-"))
+        .unwrap();
+    crate::common::tree_digest(&cache.join(name).join("rootfs"))
+}
+
+/// `skopeo copy` of the test layout's `base` to `destination`, with `options`.
+fn skopeo_copy(options: &[&str], destination: &str) {
+    let output = std::process::Command::new("skopeo")
+        .args(["--insecure-policy", "copy", "--quiet"])
+        .args(options)
+        .arg(format!("oci:{}:base", layout().display()))
+        .arg(destination)
+        .output()
+        .expect("skopeo runs (`apt-get install skopeo`)");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
 
 #[test]
 fn a_layout_unpacks_once_its_whiteouts_applied_and_the_cache_lists_and_prunes_it() {
@@ -135,19 +163,9 @@ fn concurrent_pulls_of_one_image_wait_for_each_other_and_unpack_it_once() {
 fn a_docker_archive_unpacks_to_the_same_root_as_its_layout() {
     let dir = tempfile::tempdir().unwrap();
     let archive = dir.path().join("image.tar");
-    let output = std::process::Command::new("skopeo")
-        .args(["--insecure-policy", "copy", "--quiet"])
-        .arg(format!("oci:{}:base", layout().display()))
-        .arg(format!(
-            "docker-archive:{}:mend/python:base",
-            archive.display()
-        ))
-        .output()
-        .expect("skopeo runs (`apt-get install skopeo`)");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    skopeo_copy(
+        &[],
+        &format!("docker-archive:{}:mend/python:base", archive.display()),
     );
     let (from_archive, from_layout) = (dir.path().join("archive"), dir.path().join("layout"));
     let pulled = mend_images(
@@ -170,14 +188,7 @@ fn a_docker_archive_unpacks_to_the_same_root_as_its_layout() {
         &[],
     );
     assert_eq!(local.code, 0, "{}", local.stderr);
-    let root = |cache: &std::path::Path| {
-        let name = names_in(cache)
-            .into_iter()
-            .find(|name| name.starts_with("sha256-"))
-            .unwrap();
-        crate::common::tree_digest(&cache.join(name).join("rootfs"))
-    };
-    assert_eq!(root(&from_archive), root(&from_layout));
+    assert_eq!(root_in(&from_archive), root_in(&from_layout));
     // Nothing taken out of the archive stays beside the cache.
     assert_eq!(
         names_in(&from_archive)
@@ -237,22 +248,9 @@ fn a_suite_pulls_the_images_its_tasks_run_in_once_each() {
 fn zstd_compressed_layers_unpack_to_the_same_root_as_gzip_ones() {
     let dir = tempfile::tempdir().unwrap();
     let zstd = dir.path().join("zstd");
-    let output = std::process::Command::new("skopeo")
-        .args([
-            "--insecure-policy",
-            "copy",
-            "--quiet",
-            "--dest-compress-format",
-            "zstd",
-        ])
-        .arg(format!("oci:{}:base", layout().display()))
-        .arg(format!("oci:{}:base", zstd.display()))
-        .output()
-        .expect("skopeo runs (`apt-get install skopeo`)");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    skopeo_copy(
+        &["--dest-compress-format", "zstd"],
+        &format!("oci:{}:base", zstd.display()),
     );
     // The copy's manifest names zstd layers (else the test proves nothing).
     let index: serde_json::Value =
@@ -281,14 +279,7 @@ fn zstd_compressed_layers_unpack_to_the_same_root_as_gzip_ones() {
         );
         assert_eq!(pulled.code, 0, "{}", pulled.stderr);
     }
-    let root = |cache: &std::path::Path| {
-        let name = names_in(cache)
-            .into_iter()
-            .find(|name| name.starts_with("sha256-"))
-            .unwrap();
-        crate::common::tree_digest(&cache.join(name).join("rootfs"))
-    };
-    let unpacked = root(&from_zstd);
+    let unpacked = root_in(&from_zstd);
     assert!(unpacked.contains_key("testbed/calc.py"), "{unpacked:?}");
-    assert_eq!(unpacked, root(&from_gzip));
+    assert_eq!(unpacked, root_in(&from_gzip));
 }
