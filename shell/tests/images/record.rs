@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::common::args_against;
 use crate::common::server::Server;
 use crate::common::turns::{say, script};
 use crate::support::{layout, mend_images};
@@ -92,15 +93,7 @@ fn the_record_keeps_the_images_digest_and_show_and_replay_print_it() {
     let record = dir.path().join("run.json");
     let run = mend_images(
         &cache,
-        &[
-            "run",
-            "--host",
-            &server.base,
-            "--repo",
-            repo.to_str().unwrap(),
-            "--record",
-            record.to_str().unwrap(),
-        ],
+        &args_against("run", &server.base, &repo, &record),
         &[],
     );
     let expected = format!("Image: {reference} ({digest})");
