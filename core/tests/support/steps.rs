@@ -5,6 +5,7 @@
 //! rule checker needs, so the checker never has to decode wire JSON itself.
 
 use mend_core::{CallId, Input, Millis, Protocol, StreamLine, ToolOutcome, TransportError};
+use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use super::{call, chunk, done_with, error_line, line, raw};
@@ -62,6 +63,23 @@ pub enum TextForm {
 }
 
 impl TextForm {
+    /// Any of the forms, each as likely.
+    pub fn any() -> impl Strategy<Value = TextForm> {
+        prop_oneof![
+            Just(TextForm::Hermes),
+            any::<bool>().prop_map(|wrapped| TextForm::Qwen3Coder { wrapped }),
+            Just(TextForm::Fenced),
+            Just(TextForm::Bare),
+            Just(TextForm::Mistral),
+            Just(TextForm::MistralJson),
+            Just(TextForm::Llama),
+            Just(TextForm::Harmony),
+            Just(TextForm::GemmaToolCode),
+            Just(TextForm::Deepseek),
+            Just(TextForm::ToolCallList),
+        ]
+    }
+
     /// The call as such a model writes it, on lines of its own.
     pub fn write(self, tool: CallTool) -> String {
         let arguments = tool.arguments();

@@ -36,22 +36,9 @@ fn turn() -> impl Strategy<Value = Turn> {
         2 => Just(CallTool::RunTests),
         1 => Just(CallTool::ReadFileMissingPath),
     ];
-    let form = prop_oneof![
-        Just(TextForm::Hermes),
-        any::<bool>().prop_map(|wrapped| TextForm::Qwen3Coder { wrapped }),
-        Just(TextForm::Fenced),
-        Just(TextForm::Bare),
-        Just(TextForm::Mistral),
-        Just(TextForm::MistralJson),
-        Just(TextForm::Llama),
-        Just(TextForm::Harmony),
-        Just(TextForm::GemmaToolCode),
-        Just(TextForm::Deepseek),
-        Just(TextForm::ToolCallList),
-    ];
     (
         prop::collection::vec(tool, 1..4),
-        form,
+        TextForm::any(),
         prop::collection::vec(any::<bool>(), 4),
     )
         .prop_map(|(calls, form, answers)| {

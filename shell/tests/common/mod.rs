@@ -4,12 +4,14 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod otlp;
 pub mod server;
 pub mod turns;
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -116,8 +118,8 @@ pub fn mend_command(dir: &Path) -> Command {
 }
 
 /// The arguments of `mend COMMAND` (`run` or `chat`) on `repo` against the loopback server at
-/// `base`, without a sandbox, recorded to `record`.
-pub fn live_args<'a>(
+/// `base`, recorded to `record`, in the sandbox the task file names (or the default).
+pub fn args_against<'a>(
     command: &'a str,
     base: &'a str,
     repo: &'a Path,
@@ -125,8 +127,6 @@ pub fn live_args<'a>(
 ) -> Vec<&'a str> {
     vec![
         command,
-        "--sandbox",
-        "none",
         "--host",
         base,
         "--repo",
@@ -136,9 +136,52 @@ pub fn live_args<'a>(
     ]
 }
 
+/// `args_against`, without a sandbox.
+pub fn live_args<'a>(
+    command: &'a str,
+    base: &'a str,
+    repo: &'a Path,
+    record: &'a Path,
+) -> Vec<&'a str> {
+    [
+        args_against(command, base, repo, record).as_slice(),
+        &["--sandbox", "none"],
+    ]
+    .concat()
+}
+
 /// `mend run` as `live_args` says, with `extra` arguments, to its end.
 pub fn live_run(base: &str, repo: &Path, record: &Path, extra: &[&str]) -> Outcome {
     mend(&[live_args("run", base, repo, record).as_slice(), extra].concat())
+}
+
+/// `mend run --json` as `args_against` says, in bubblewrap, with `extra` arguments, to its end.
+pub fn bwrap_run(base: &str, repo: &Path, record: &Path, extra: &[&str]) -> Outcome {
+    let bwrap = ["--json", "--sandbox", "bwrap"];
+    mend(
+        &[
+            args_against("run", base, repo, record).as_slice(),
+            &bwrap,
+            extra,
+        ]
+        .concat(),
+    )
+}
+
+/// `mend ARGS` (a chat) with `input` typed on its stdin, to its end.
+pub fn typed_into(args: &[&str], input: &str) -> Outcome {
+    let mut child = mend_command(&repo_root())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the mend binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).unwrap();
+    // Closing stdin is the end of the input, as Ctrl-D is at a terminal.
+    drop(stdin);
+    Outcome::from(child.wait_with_output().unwrap())
 }
 
 /// Waits (bounded) until `ready` holds; the bound only keeps a broken test from hanging.

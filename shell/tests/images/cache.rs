@@ -2,14 +2,42 @@
 
 use std::fs;
 
-use crate::support::{layout, layout_copy, mend_images, names_in};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::support::{layout, layout_copy, mend_images, names_in, pull};
+
+/// The files of the one unpacked root in `cache` (see `tree_digest`).
+fn root_in(cache: &Path) -> BTreeMap<String, String> {
+    let name = names_in(cache)
+        .into_iter()
+        .find(|name| name.starts_with("sha256-"))
+        .unwrap();
+    crate::common::tree_digest(&cache.join(name).join("rootfs"))
+}
+
+/// `skopeo copy` of the test layout's `base` to `destination`, with `options`.
+fn skopeo_copy(options: &[&str], destination: &str) {
+    let output = std::process::Command::new("skopeo")
+        .args(["--insecure-policy", "copy", "--quiet"])
+        .args(options)
+        .arg(format!("oci:{}:base", layout().display()))
+        .arg(destination)
+        .output()
+        .expect("skopeo runs (`apt-get install skopeo`)");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
 
 #[test]
 fn a_layout_unpacks_once_its_whiteouts_applied_and_the_cache_lists_and_prunes_it() {
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
     let reference = format!("oci:{}:base", layout().display());
-    let first = mend_images(&cache, &["images", "pull", &reference], &[]);
+    let first = pull(&cache, &reference);
     assert_eq!(first.code, 0, "{}", first.stderr);
     let roots: Vec<String> = names_in(&cache)
         .into_iter()
@@ -27,15 +55,7 @@ fn a_layout_unpacks_once_its_whiteouts_applied_and_the_cache_lists_and_prunes_it
         (false, false, "added by the second layer\n".to_owned(), true)
     );
     // The multi-arch index of the same image resolves to its amd64 manifest: the same root.
-    let multi = mend_images(
-        &cache,
-        &[
-            "images",
-            "pull",
-            &format!("oci:{}:multi", layout().display()),
-        ],
-        &[],
-    );
+    let multi = pull(&cache, &format!("oci:{}:multi", layout().display()));
     assert_eq!(multi.code, 0, "{}", multi.stderr);
     assert_eq!(
         multi.stdout.split(": ").nth(1),
@@ -83,11 +103,7 @@ fn a_layer_that_does_not_match_its_digest_is_refused_and_nothing_is_kept() {
     bytes[middle] ^= 0x55;
     fs::write(blobs.join(&largest), bytes).unwrap();
     let cache = dir.path().join("cache");
-    let refused = mend_images(
-        &cache,
-        &["images", "pull", &format!("oci:{}:base", copy.display())],
-        &[],
-    );
+    let refused = pull(&cache, &format!("oci:{}:base", copy.display()));
     assert_eq!(refused.code, 4, "{}", refused.stderr);
     let message = refused.stderr.trim();
     assert!(
@@ -111,7 +127,7 @@ fn concurrent_pulls_of_one_image_wait_for_each_other_and_unpack_it_once() {
     let pulls: Vec<_> = (0..3)
         .map(|_| {
             let (cache, reference) = (cache.clone(), reference.clone());
-            std::thread::spawn(move || mend_images(&cache, &["images", "pull", &reference], &[]))
+            std::thread::spawn(move || pull(&cache, &reference))
         })
         .collect();
     let outcomes: Vec<(i32, String)> = pulls
@@ -135,49 +151,19 @@ fn concurrent_pulls_of_one_image_wait_for_each_other_and_unpack_it_once() {
 fn a_docker_archive_unpacks_to_the_same_root_as_its_layout() {
     let dir = tempfile::tempdir().unwrap();
     let archive = dir.path().join("image.tar");
-    let output = std::process::Command::new("skopeo")
-        .args(["--insecure-policy", "copy", "--quiet"])
-        .arg(format!("oci:{}:base", layout().display()))
-        .arg(format!(
-            "docker-archive:{}:mend/python:base",
-            archive.display()
-        ))
-        .output()
-        .expect("skopeo runs (`apt-get install skopeo`)");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    skopeo_copy(
+        &[],
+        &format!("docker-archive:{}:mend/python:base", archive.display()),
     );
     let (from_archive, from_layout) = (dir.path().join("archive"), dir.path().join("layout"));
-    let pulled = mend_images(
+    let pulled = pull(
         &from_archive,
-        &[
-            "images",
-            "pull",
-            &format!("docker-archive:{}", archive.display()),
-        ],
-        &[],
+        &format!("docker-archive:{}", archive.display()),
     );
     assert_eq!(pulled.code, 0, "{}", pulled.stderr);
-    let local = mend_images(
-        &from_layout,
-        &[
-            "images",
-            "pull",
-            &format!("oci:{}:base", layout().display()),
-        ],
-        &[],
-    );
+    let local = pull(&from_layout, &format!("oci:{}:base", layout().display()));
     assert_eq!(local.code, 0, "{}", local.stderr);
-    let root = |cache: &std::path::Path| {
-        let name = names_in(cache)
-            .into_iter()
-            .find(|name| name.starts_with("sha256-"))
-            .unwrap();
-        crate::common::tree_digest(&cache.join(name).join("rootfs"))
-    };
-    assert_eq!(root(&from_archive), root(&from_layout));
+    assert_eq!(root_in(&from_archive), root_in(&from_layout));
     // Nothing taken out of the archive stays beside the cache.
     assert_eq!(
         names_in(&from_archive)
@@ -237,22 +223,9 @@ fn a_suite_pulls_the_images_its_tasks_run_in_once_each() {
 fn zstd_compressed_layers_unpack_to_the_same_root_as_gzip_ones() {
     let dir = tempfile::tempdir().unwrap();
     let zstd = dir.path().join("zstd");
-    let output = std::process::Command::new("skopeo")
-        .args([
-            "--insecure-policy",
-            "copy",
-            "--quiet",
-            "--dest-compress-format",
-            "zstd",
-        ])
-        .arg(format!("oci:{}:base", layout().display()))
-        .arg(format!("oci:{}:base", zstd.display()))
-        .output()
-        .expect("skopeo runs (`apt-get install skopeo`)");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    skopeo_copy(
+        &["--dest-compress-format", "zstd"],
+        &format!("oci:{}:base", zstd.display()),
     );
     // The copy's manifest names zstd layers (else the test proves nothing).
     let index: serde_json::Value =
@@ -274,21 +247,10 @@ fn zstd_compressed_layers_unpack_to_the_same_root_as_gzip_ones() {
     );
     let (from_zstd, from_gzip) = (dir.path().join("from-zstd"), dir.path().join("from-gzip"));
     for (cache, source) in [(&from_zstd, &zstd), (&from_gzip, &layout().to_path_buf())] {
-        let pulled = mend_images(
-            cache,
-            &["images", "pull", &format!("oci:{}:base", source.display())],
-            &[],
-        );
+        let pulled = pull(cache, &format!("oci:{}:base", source.display()));
         assert_eq!(pulled.code, 0, "{}", pulled.stderr);
     }
-    let root = |cache: &std::path::Path| {
-        let name = names_in(cache)
-            .into_iter()
-            .find(|name| name.starts_with("sha256-"))
-            .unwrap();
-        crate::common::tree_digest(&cache.join(name).join("rootfs"))
-    };
-    let unpacked = root(&from_zstd);
+    let unpacked = root_in(&from_zstd);
     assert!(unpacked.contains_key("testbed/calc.py"), "{unpacked:?}");
-    assert_eq!(unpacked, root(&from_gzip));
+    assert_eq!(unpacked, root_in(&from_gzip));
 }

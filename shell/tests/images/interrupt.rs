@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::common::{mend_command, sigint, wait_until};
-use crate::support::{mend_images, names_in, Registry, TokenFront};
+use crate::support::{names_in, pull, Registry, TokenFront};
 
 /// The bytes of the partial layer files in `blobs`.
 fn partial_bytes(blobs: &std::path::Path) -> u64 {
@@ -71,15 +71,7 @@ fn ctrl_c_during_a_pull_in_mend_run_keeps_no_root_and_the_next_pull_goes_on() {
     let digest = partial.trim_end_matches(".partial").to_owned();
 
     let fast = TokenFront::start(&registry.address, None);
-    let again = mend_images(
-        &cache,
-        &[
-            "images",
-            "pull",
-            &format!("{}/mend/python:base", fast.address),
-        ],
-        &[],
-    );
+    let again = pull(&cache, &format!("{}/mend/python:base", fast.address));
     assert_eq!(again.code, 0, "{}", again.stderr);
     let seen = fast.seen.lock().unwrap().clone();
     let asked: Vec<&String> = seen.iter().filter(|line| line.contains(&digest)).collect();

@@ -4,7 +4,7 @@
 
 use std::fs;
 
-use crate::support::{layout, mend_images, names_in, Registry, TokenFront};
+use crate::support::{layout, mend_images, names_in, pull, Registry, TokenFront};
 
 /// The files of the unpacked root that tell the image apart, for comparing two pulls.
 fn marks(cache: &std::path::Path) -> Vec<(String, bool, bool)> {
@@ -28,25 +28,12 @@ fn an_index_pushed_to_a_registry_is_pulled_as_its_linux_amd64_image() {
     registry.push("multi", "mend/python:multi");
     let dir = tempfile::tempdir().unwrap();
     let (from_registry, from_layout) = (dir.path().join("registry"), dir.path().join("layout"));
-    let pulled = mend_images(
+    let pulled = pull(
         &from_registry,
-        &[
-            "images",
-            "pull",
-            &format!("{}/mend/python:multi", registry.address),
-        ],
-        &[],
+        &format!("{}/mend/python:multi", registry.address),
     );
     assert_eq!(pulled.code, 0, "{}", pulled.stderr);
-    let local = mend_images(
-        &from_layout,
-        &[
-            "images",
-            "pull",
-            &format!("oci:{}:base", layout().display()),
-        ],
-        &[],
-    );
+    let local = pull(&from_layout, &format!("oci:{}:base", layout().display()));
     assert_eq!(local.code, 0, "{}", local.stderr);
     let pulled_marks = marks(&from_registry);
     assert_eq!(pulled_marks, marks(&from_layout));
@@ -92,7 +79,7 @@ fn behind_a_token_service_a_pull_gets_an_anonymous_token_or_uses_the_docker_logi
 
     let guarded = TokenFront::start(&registry.address, Some("alice:wonderland"));
     let reference = format!("{}/mend/python:base", guarded.address);
-    let refused = mend_images(&dir.path().join("b"), &["images", "pull", &reference], &[]);
+    let refused = pull(&dir.path().join("b"), &reference);
     assert_eq!(
         (refused.code, refused.stderr.trim()),
         (2, format!("mend: error: cannot pull {}/mend/python:base: {} refused access (401) — check the name; for a private image log in (`docker login {}` writes ~/.docker/config.json, which mend reads)", guarded.address, guarded.address, guarded.address).as_str())
@@ -121,7 +108,7 @@ fn a_missing_image_and_an_unreachable_registry_each_say_so_in_one_line() {
     let registry = Registry::start();
     let dir = tempfile::tempdir().unwrap();
     let missing = format!("{}/mend/nothing:1", registry.address);
-    let outcome = mend_images(dir.path(), &["images", "pull", &missing], &[]);
+    let outcome = pull(dir.path(), &missing);
     assert_eq!(
         (outcome.code, outcome.stderr.trim()),
         (2, format!("mend: error: cannot pull {missing}: {} has no such image or tag (404) — check the name and the tag", registry.address).as_str())
@@ -131,7 +118,7 @@ fn a_missing_image_and_an_unreachable_registry_each_say_so_in_one_line() {
         .local_addr()
         .unwrap();
     let unreachable = format!("{closed}/mend/python:1");
-    let outcome = mend_images(dir.path(), &["images", "pull", &unreachable], &[]);
+    let outcome = pull(dir.path(), &unreachable);
     let message = outcome.stderr.trim();
     assert_eq!(outcome.code, 6, "{message}");
     assert!(
@@ -163,15 +150,7 @@ fn a_pull_cut_short_continues_from_its_partial_blob() {
     )
     .unwrap();
     let front = TokenFront::start(&registry.address, None);
-    let pulled = mend_images(
-        &cache,
-        &[
-            "images",
-            "pull",
-            &format!("{}/mend/python:base", front.address),
-        ],
-        &[],
-    );
+    let pulled = pull(&cache, &format!("{}/mend/python:base", front.address));
     assert_eq!(pulled.code, 0, "{}", pulled.stderr);
     let seen = front.seen.lock().unwrap().clone();
     assert!(

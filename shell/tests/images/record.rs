@@ -8,9 +8,10 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::common::args_against;
 use crate::common::server::Server;
 use crate::common::turns::{say, script};
-use crate::support::{layout, mend_images};
+use crate::support::{layout, mend_images, pull};
 
 const TESTS: &str = r#"
 import os
@@ -84,7 +85,7 @@ fn the_record_keeps_the_images_digest_and_show_and_replay_print_it() {
     let dir = tempfile::tempdir().unwrap();
     let (repo, reference) = repository(dir.path());
     let cache = dir.path().join("cache");
-    let pulled = mend_images(&cache, &["images", "pull", &reference], &[]);
+    let pulled = pull(&cache, &reference);
     assert_eq!(pulled.code, 0, "{}", pulled.stderr);
     // `REF: sha256:… at PATH`
     let digest = pulled.stdout.split(' ').nth(1).unwrap().to_owned();
@@ -92,15 +93,7 @@ fn the_record_keeps_the_images_digest_and_show_and_replay_print_it() {
     let record = dir.path().join("run.json");
     let run = mend_images(
         &cache,
-        &[
-            "run",
-            "--host",
-            &server.base,
-            "--repo",
-            repo.to_str().unwrap(),
-            "--record",
-            record.to_str().unwrap(),
-        ],
+        &args_against("run", &server.base, &repo, &record),
         &[],
     );
     let expected = format!("Image: {reference} ({digest})");

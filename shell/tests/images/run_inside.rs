@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use crate::common::tree_digest;
-use crate::support::{layout, mend_images, names_in};
+use crate::support::{layout, mend_images, names_in, pull};
 
 const TESTS: &str = r#"
 import os
@@ -125,15 +125,7 @@ fn a_repository_that_comes_with_the_image_is_copied_out_of_it_and_the_image_stay
     )
     .unwrap();
     let cache = dir.path().join("cache");
-    let pulled = mend_images(
-        &cache,
-        &[
-            "images",
-            "pull",
-            &format!("oci:{}:base", layout().display()),
-        ],
-        &[],
-    );
+    let pulled = pull(&cache, &format!("oci:{}:base", layout().display()));
     assert_eq!(pulled.code, 0, "{}", pulled.stderr);
     let root = names_in(&cache)
         .into_iter()

@@ -301,6 +301,11 @@ pub fn mend_images(cache: &Path, args: &[&str], env: &[(&str, &str)]) -> crate::
     crate::common::Outcome::from(command.output().unwrap())
 }
 
+/// `mend images pull REFERENCE` into `cache`, as `mend_images` runs it.
+pub fn pull(cache: &Path, reference: &str) -> crate::common::Outcome {
+    mend_images(cache, &["images", "pull", reference], &[])
+}
+
 /// Every entry directly in `dir`, sorted (empty when it does not exist).
 pub fn names_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 
 use crate::common::server::Server;
 use crate::common::turns::{call, fix, say, script, OLD};
-use crate::common::{mend, sample_copy};
-use crate::support::read;
+use crate::common::{bwrap_run, sample_copy};
+use crate::support::{read, replays_cleanly};
 
 /// Blocks any call whose JSON says `hack`; leaves a mark in /tmp, which only the sandbox's is.
 const GUARD: &str = r#"input=$(cat)
@@ -61,18 +61,7 @@ fn a_hook_blocks_a_call_in_the_sandbox_and_its_decision_replays() {
         fix("c2"),
         say("done"),
     ]));
-    let outcome = mend(&[
-        "run",
-        "--json",
-        "--sandbox",
-        "bwrap",
-        "--host",
-        &server.base,
-        "--repo",
-        repo.path().to_str().unwrap(),
-        "--record",
-        record_path.to_str().unwrap(),
-    ]);
+    let outcome = bwrap_run(&server.base, repo.path(), &record_path, &[]);
     assert_eq!(outcome.code, 0, "{}\n{}", outcome.stdout, outcome.stderr);
     let record = read(&record_path);
     let command = "sh hooks/guard.sh";
@@ -116,103 +105,5 @@ fn a_hook_blocks_a_call_in_the_sandbox_and_its_decision_replays() {
         "echo ran > ran-in-replay; exit 2\n",
     )
     .unwrap();
-    let replayed = mend(&["replay", "--json", record_path.to_str().unwrap()]);
-    assert_eq!(
-        (replayed.code, replayed.stderr.as_str()),
-        (0, ""),
-        "{}",
-        replayed.stdout
-    );
-}
-
-/// Sends the model back once with a reason, then lets it stop (it reads `stop_hook_active`).
-pub(crate) const ONCE_MORE: &str = r#"input=$(cat)
-case "$input" in
-  *'"stop_hook_active":false'*'"last_assistant_message":"done"'*)
-    echo '{"decision": "block", "reason": "run the tests before you stop"}' ;;
-esac
-exit 0
-"#;
-
-#[test]
-fn a_stop_hook_sends_the_model_back_once_and_the_record_replays() {
-    let repo = sample_copy();
-    std::fs::create_dir_all(repo.path().join("hooks")).unwrap();
-    std::fs::write(repo.path().join("hooks/once_more.sh"), ONCE_MORE).unwrap();
-    let task = std::fs::read_to_string(repo.path().join("mend.toml")).unwrap();
-    let hooks = r#"
-[[hooks.Stop]]
-hooks = [{ type = "command", command = "sh hooks/once_more.sh" }]
-"#;
-    std::fs::write(repo.path().join("mend.toml"), format!("{task}{hooks}")).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let record_path = dir.path().join("run.json");
-    let server = Server::start(script(vec![
-        fix("c1"),
-        say("done"),
-        call("c2", "run_tests", json!({})),
-        say("tests pass"),
-    ]));
-    let outcome = mend(&[
-        "run",
-        "--json",
-        "--sandbox",
-        "bwrap",
-        "--host",
-        &server.base,
-        "--repo",
-        repo.path().to_str().unwrap(),
-        "--record",
-        record_path.to_str().unwrap(),
-    ]);
-    assert_eq!(outcome.code, 0, "{}\n{}", outcome.stdout, outcome.stderr);
-    let record = read(&record_path);
-    let command = "sh hooks/once_more.sh";
-    let messages: Vec<Value> = record["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|message| {
-            let mut hooks = message["stop_hooks"].clone();
-            for run in hooks.as_array_mut().into_iter().flatten() {
-                run.as_object_mut().unwrap().remove("duration_ms");
-            }
-            let calls: Vec<&Value> = message["tool_calls"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|call| &call["name"])
-                .collect();
-            json!({"text": message["text"], "calls": calls, "stop_hooks": hooks})
-        })
-        .collect();
-    let reason = format!("blocked by the Stop hook `{command}`: run the tests before you stop");
-    assert_eq!(
-        messages,
-        vec![
-            json!({"text": record["messages"][0]["text"], "calls": ["replace_text"], "stop_hooks": [
-                {"event": "Stop", "command": command, "decision": "block",
-                 "reason": "run the tests before you stop"}]}),
-            json!({"text": reason, "calls": ["run_tests"], "stop_hooks": [
-                {"event": "Stop", "command": command, "decision": "pass"}]}),
-        ]
-    );
-    // The last request of the second session carried the hook's reason as the user's message.
-    let bodies = server.chat_bodies();
-    let third = bodies[2]["messages"].as_array().unwrap();
-    assert_eq!(third.last().unwrap()["content"], json!(reason));
-
-    // The replay plays both messages; the hook, now one that always blocks, never runs.
-    std::fs::write(
-        repo.path().join("hooks/once_more.sh"),
-        "echo '{\"decision\": \"block\", \"reason\": \"again\"}'\n",
-    )
-    .unwrap();
-    let replayed = mend(&["replay", "--json", record_path.to_str().unwrap()]);
-    assert_eq!(
-        (replayed.code, replayed.stderr.as_str()),
-        (0, ""),
-        "{}",
-        replayed.stdout
-    );
+    replays_cleanly(&record_path);
 }

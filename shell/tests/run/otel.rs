@@ -3,80 +3,19 @@
 //! their attributes, content only when the task file asks; and a collector that is down costs
 //! one warning, not the run.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
 use opentelemetry_proto::tonic::trace::v1::Span;
-use prost::Message;
 use serde_json::{json, Value};
 
+use crate::common::otlp::{attribute, Collector};
 use crate::common::server::{closed_port_base, Server};
 use crate::common::turns::{call, fix, say, script, MODEL};
-use crate::common::{mend, sample_copy};
-
-/// A collector on 127.0.0.1 that takes one request (within 60 s), answers 200 and hands over
-/// the request's path and body.
-fn receiver() -> (String, mpsc::Receiver<(String, Vec<u8>)>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let (stream, _) = listener.accept().unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
-        let mut reader = BufReader::new(stream.try_clone().unwrap());
-        let mut request_line = String::new();
-        reader.read_line(&mut request_line).unwrap();
-        let mut length = 0;
-        loop {
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            if line.trim().is_empty() {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':') {
-                if name.eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().unwrap();
-                }
-            }
-        }
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body).unwrap();
-        let mut stream = stream;
-        stream
-            .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-            .unwrap();
-        let path = request_line
-            .split_whitespace()
-            .nth(1)
-            .unwrap_or("")
-            .to_owned();
-        let _ = tx.send((path, body));
-    });
-    (base, rx)
-}
-
-fn attribute(span: &Span, key: &str) -> Value {
-    span.attributes
-        .iter()
-        .find(|pair| pair.key == key)
-        .and_then(|pair| pair.value.as_ref()?.value.clone())
-        .map_or(Value::Null, |value| match value {
-            Any::StringValue(text) => json!(text),
-            Any::IntValue(number) => json!(number),
-            Any::BoolValue(flag) => json!(flag),
-            Any::ArrayValue(list) => json!(list.values.len()),
-            other => json!(format!("{other:?}")),
-        })
-}
+use crate::common::{live_args, live_run, sample_copy, typed_into, Outcome};
 
 /// A run of the sample (read, fix, done) with `extra` task-file lines and flags.
-fn traced_run(task_lines: &str, flags: &[&str]) -> (crate::common::Outcome, Duration) {
+fn traced_run(task_lines: &str, flags: &[&str]) -> Outcome {
     let repo = sample_copy();
     let task = std::fs::read_to_string(repo.path().join("mend.toml")).unwrap();
     std::fs::write(
@@ -91,43 +30,29 @@ fn traced_run(task_lines: &str, flags: &[&str]) -> (crate::common::Outcome, Dura
     ]));
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("run.json");
-    let mut args = vec![
-        "run",
-        "--sandbox",
-        "none",
-        "--host",
-        &server.base,
-        "--repo",
-        repo.path().to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ];
-    args.extend_from_slice(flags);
-    let started = Instant::now();
-    let outcome = mend(&args);
-    (outcome, started.elapsed())
+    live_run(&server.base, repo.path(), &record, flags)
 }
 
-fn spans(rx: &mpsc::Receiver<(String, Vec<u8>)>) -> (String, Vec<Span>) {
-    let (path, body) = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("a trace arrived");
-    let request = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
-    let spans = request
-        .resource_spans
-        .into_iter()
-        .flat_map(|r| r.scope_spans)
-        .flat_map(|s| s.spans)
+/// The names of the spans of a trace (`chat` for a chat with the model), and its verdict's
+/// `mend.verdict.passed`.
+fn names_and_passed(spans: &[Span]) -> Value {
+    let chat = format!("chat {MODEL}");
+    let names: Vec<&str> = spans
+        .iter()
+        .map(|span| match span.name.as_str() {
+            name if name == chat => "chat",
+            name => name,
+        })
         .collect();
-    (path, spans)
+    json!({"spans": names, "passed": attribute(spans.last().unwrap(), "mend.verdict.passed")})
 }
 
 #[test]
 fn a_run_sends_one_trace_of_genai_spans_without_content_unless_asked() {
-    let (base, rx) = receiver();
-    let (outcome, _) = traced_run("", &["--otel", &base]);
+    let collector = Collector::start(1);
+    let outcome = traced_run("", &["--otel", &collector.base]);
     assert_eq!(outcome.code, 0, "{}", outcome.stderr);
-    let (path, spans) = spans(&rx);
+    let (path, spans) = collector.trace();
     let shown: Vec<Value> = spans
         .iter()
         .map(|span| {
@@ -197,13 +122,16 @@ fn a_run_sends_one_trace_of_genai_spans_without_content_unless_asked() {
 
 #[test]
 fn the_task_files_endpoint_with_include_content_puts_the_conversation_in_the_spans() {
-    let (base, rx) = receiver();
-    let (outcome, _) = traced_run(
-        &format!("[telemetry]\notlp_endpoint = \"{base}\"\ninclude_content = true\n"),
+    let collector = Collector::start(1);
+    let outcome = traced_run(
+        &format!(
+            "[telemetry]\notlp_endpoint = \"{}\"\ninclude_content = true\n",
+            collector.base
+        ),
         &[],
     );
     assert_eq!(outcome.code, 0, "{}", outcome.stderr);
-    let (_, spans) = spans(&rx);
+    let (_, spans) = collector.trace();
     let tool = spans
         .iter()
         .find(|span| span.name == "execute_tool read_file")
@@ -241,9 +169,9 @@ fn silent_collector() -> String {
 
 #[test]
 fn a_collector_that_is_down_or_silent_costs_one_warning_and_not_the_run() {
-    let (baseline, _) = traced_run("", &[]);
+    let baseline = traced_run("", &[]);
     assert_eq!(baseline.code, 0, "{}", baseline.stderr);
-    let (down, _) = traced_run("", &["--otel", &closed_port_base()]);
+    let down = traced_run("", &["--otel", &closed_port_base()]);
     let warnings: Vec<&str> = down
         .stderr
         .lines()
@@ -257,7 +185,7 @@ fn a_collector_that_is_down_or_silent_costs_one_warning_and_not_the_run() {
     );
     // A collector that never answers: the run still ends as it would have. How long its end
     // waits is `telemetry::sender`'s unit test: whole runs' wall times vary too much here.
-    let (silent, _) = traced_run("", &["--otel", &silent_collector()]);
+    let silent = traced_run("", &["--otel", &silent_collector()]);
     assert_eq!((silent.code, baseline.code), (0, 0), "{}", silent.stderr);
 }
 
@@ -273,37 +201,22 @@ fn a_resumed_run_sends_one_trace_of_the_whole_new_record() {
     ]));
     let ran = crate::support::run(&server.base, repo.path(), &first, &[]);
     assert_eq!(ran.code, 1, "{}", ran.stderr);
-    let (base, rx) = receiver();
+    let collector = Collector::start(1);
     let server = Server::start(script(vec![fix("c2"), say("done")]));
     let resumed = dir.path().join("resumed.json");
     let outcome = crate::support::resume(
         &server.base,
         &first,
         &resumed,
-        &["--message", "Now fix it.", "--otel", &base],
+        &["--message", "Now fix it.", "--otel", &collector.base],
     );
     assert_eq!(outcome.code, 0, "{}", outcome.stderr);
-    let (_, spans) = spans(&rx);
-    let names: Vec<&str> = spans.iter().map(|span| span.name.as_str()).collect();
-    let chat = format!("chat {MODEL}");
+    let (_, spans) = collector.trace();
     assert_eq!(
-        (
-            names,
-            attribute(spans.last().unwrap(), "mend.verdict.passed")
-        ),
-        (
-            vec![
-                "invoke_agent mend",
-                &chat,
-                &chat,
-                "execute_tool read_file",
-                &chat,
-                &chat,
-                "execute_tool replace_text",
-                "mend.verdict"
-            ],
-            json!(true)
-        )
+        names_and_passed(&spans),
+        json!({"spans": ["invoke_agent mend", "chat", "chat", "execute_tool read_file",
+                         "chat", "chat", "execute_tool replace_text", "mend.verdict"],
+               "passed": true})
     );
 }
 
@@ -312,51 +225,20 @@ fn a_chat_sends_one_trace_at_its_end() {
     let repo = sample_copy();
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("chat.json");
-    let (base, rx) = receiver();
+    let collector = Collector::start(1);
     let server = Server::start(script(vec![fix("c1"), say("done")]));
-    let mut child = crate::common::mend_command(&crate::common::repo_root())
-        .args(crate::common::live_args(
-            "chat",
-            &server.base,
-            repo.path(),
-            &record,
-        ))
-        .args(["--otel", &base])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"Fix the Windows paths.\n")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let chat = [
+        live_args("chat", &server.base, repo.path(), &record).as_slice(),
+        &["--otel", &collector.base],
+    ]
+    .concat();
+    let output = typed_into(&chat, "Fix the Windows paths.\n");
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let (_, spans) = collector.trace();
     assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let (_, spans) = spans(&rx);
-    let names: Vec<&str> = spans.iter().map(|span| span.name.as_str()).collect();
-    let chat = format!("chat {MODEL}");
-    assert_eq!(
-        (
-            names,
-            attribute(spans.last().unwrap(), "mend.verdict.passed")
-        ),
-        (
-            vec![
-                "invoke_agent mend",
-                &chat,
-                &chat,
-                "execute_tool replace_text",
-                "mend.verdict"
-            ],
-            json!(true)
-        )
+        names_and_passed(&spans),
+        json!({"spans": ["invoke_agent mend", "chat", "chat", "execute_tool replace_text",
+                         "mend.verdict"],
+               "passed": true})
     );
 }

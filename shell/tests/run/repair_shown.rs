@@ -1,10 +1,8 @@
 //! A broken call repaired under a grammar reads as a repair, not as a turn of the model's own:
 //! in the terminal's lines of the live run and of its replay, and in `mend show`.
 
-use crate::common::server::Server;
-use crate::common::turns::{say, script, NEW, OLD};
 use crate::common::{live_run, mend, sample_copy};
-use crate::text_calls::written;
+use crate::text_calls::Repair;
 use serde_json::json;
 
 /// The lines from `first` to the first one starting with `last`, both included.
@@ -42,21 +40,15 @@ fn mask_ms(line: &str) -> String {
 
 #[test]
 fn a_repair_is_shown_as_a_repair_live_in_its_replay_and_in_show() {
-    let arguments = json!({"old": OLD, "new": NEW});
-    // The model means replace_text but leaves its JSON unclosed: no reader accepts it.
-    let broken = format!(
-        "I'll fix the path: {{\"name\": \"replace_text\", \"arguments\": {}",
-        &arguments.to_string()[..20]
-    );
-    let answer = json!({"name": "replace_text", "arguments": arguments}).to_string();
+    let Repair {
+        arguments,
+        broken,
+        answer,
+        server,
+    } = Repair::scripted();
     let repo = sample_copy();
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("run.json");
-    let server = Server::start(script(vec![
-        written(&broken),
-        written(&answer),
-        say("Fixed."),
-    ]));
     let live = live_run(&server.base, repo.path(), &record, &[]);
     let call = format!("replace_text {arguments}");
     let expected = vec![

@@ -1,20 +1,36 @@
-//! The task's Stop hooks in `mend chat` and `mend resume`, as in `mend run`: when the model
+//! The task's Stop hooks in `mend run`, `mend chat` and `mend resume`: when the model
 //! finishes a message, a hook that blocks sends it back to work with its reason as the next
 //! message; every hook's decision is in the record, and the record replays without running them.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 
 use serde_json::{json, Value};
 
 use crate::common::server::Server;
 use crate::common::turns::{call, fix, say, script};
-use crate::common::{mend, mend_command, repo_root, sample_copy};
-use crate::hooks::ONCE_MORE;
-use crate::support::{read, resume};
+use crate::common::{args_against, bwrap_run, sample_copy, typed_into};
+use crate::support::{read, replays_cleanly, resume};
 
 const COMMAND: &str = "sh hooks/once_more.sh";
+
+/// Sends the model back once with a reason, then lets it stop (it reads `stop_hook_active`).
+const ONCE_MORE: &str = r#"input=$(cat)
+case "$input" in
+  *'"stop_hook_active":false'*'"last_assistant_message":"done"'*)
+    echo '{"decision": "block", "reason": "run the tests before you stop"}' ;;
+esac
+exit 0
+"#;
+
+/// The model fixes the sample and says "done" (the hook blocks), then runs the tests and stops.
+fn fix_then_test() -> Server {
+    Server::start(script(vec![
+        fix("c1"),
+        say("done"),
+        call("c2", "run_tests", json!({})),
+        say("tests pass"),
+    ]))
+}
 
 /// The sample with a Stop hook that sends the model back once, after it said "done".
 fn sample_with_stop_hook() -> tempfile::TempDir {
@@ -70,13 +86,36 @@ fn replays_without_the_hook(repo: &Path, record: &Path) {
         "echo '{\"decision\": \"block\", \"reason\": \"again\"}'\n",
     )
     .unwrap();
-    let replayed = mend(&["replay", "--json", record.to_str().unwrap()]);
+    replays_cleanly(record);
+}
+
+/// The reason the hook blocked with was the user's message of the request after it (the third).
+fn third_request_carried_the_reason(server: &Server) {
+    let bodies = server.chat_bodies();
     assert_eq!(
-        (replayed.code, replayed.stderr.as_str()),
-        (0, ""),
-        "{}",
-        replayed.stdout
+        bodies[2]["messages"].as_array().unwrap().last().unwrap()["content"],
+        json!(reason())
     );
+}
+
+#[test]
+fn a_stop_hook_sends_the_model_back_once_in_a_run_and_the_record_replays() {
+    let repo = sample_with_stop_hook();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("run.json");
+    let server = fix_then_test();
+    let outcome = bwrap_run(&server.base, repo.path(), &record, &[]);
+    assert_eq!(outcome.code, 0, "{}\n{}", outcome.stdout, outcome.stderr);
+    let recorded = read(&record);
+    assert_eq!(
+        messages(&recorded),
+        vec![
+            json!({"text": recorded["messages"][0]["text"], "max_turns": null, "calls": ["replace_text"], "stop_hooks": blocked()}),
+            json!({"text": reason(), "max_turns": null, "calls": ["run_tests"], "stop_hooks": passed()}),
+        ]
+    );
+    third_request_carried_the_reason(&server);
+    replays_without_the_hook(repo.path(), &record);
 }
 
 #[test]
@@ -84,43 +123,15 @@ fn a_stop_hook_sends_the_model_back_in_a_chat_and_the_record_replays() {
     let repo = sample_with_stop_hook();
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("chat.json");
-    let server = Server::start(script(vec![
-        fix("c1"),
-        say("done"),
-        call("c2", "run_tests", json!({})),
-        say("tests pass"),
-    ]));
-    let mut child = mend_command(&repo_root())
-        .args([
-            "chat",
-            "--sandbox",
-            "bwrap",
-            "--host",
-            &server.base,
-            "--repo",
-        ])
-        .arg(repo.path())
-        .arg("--record")
-        .arg(&record)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"Fix the Windows paths.\n")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    let said = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{said}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let server = fix_then_test();
+    let chat = [
+        args_against("chat", &server.base, repo.path(), &record).as_slice(),
+        &["--sandbox", "bwrap"],
+    ]
+    .concat();
+    let output = typed_into(&chat, "Fix the Windows paths.\n");
+    let said = &output.stdout;
+    assert_eq!(output.code, 0, "{said}\n{}", output.stderr);
     let record_json = read(&record);
     assert_eq!(
         (
@@ -136,12 +147,7 @@ fn a_stop_hook_sends_the_model_back_in_a_chat_and_the_record_replays() {
         ),
         "{said}"
     );
-    // The second session's last request carried the hook's reason as the user's message.
-    let bodies = server.chat_bodies();
-    assert_eq!(
-        bodies[2]["messages"].as_array().unwrap().last().unwrap()["content"],
-        json!(reason())
-    );
+    third_request_carried_the_reason(&server);
     replays_without_the_hook(repo.path(), &record);
 }
 
@@ -152,25 +158,9 @@ fn a_stop_hook_sends_the_model_back_in_a_resumed_run_and_the_record_replays() {
     let first = dir.path().join("first.json");
     // The first run says hello and stops; the hook lets it (it blocks only after "done").
     let server = Server::start(script(vec![say("hello")]));
-    let ran = mend(&[
-        "run",
-        "--json",
-        "--sandbox",
-        "bwrap",
-        "--host",
-        &server.base,
-        "--repo",
-        repo.path().to_str().unwrap(),
-        "--record",
-        first.to_str().unwrap(),
-    ]);
+    let ran = bwrap_run(&server.base, repo.path(), &first, &[]);
     assert_eq!(ran.code, 1, "{}\n{}", ran.stdout, ran.stderr);
-    let server = Server::start(script(vec![
-        fix("c1"),
-        say("done"),
-        call("c2", "run_tests", json!({})),
-        say("tests pass"),
-    ]));
+    let server = fix_then_test();
     let resumed = dir.path().join("resumed.json");
     let outcome = resume(
         &server.base,

@@ -32,6 +32,17 @@ pub fn resume(base: &str, record: &Path, out: &Path, extra: &[&str]) -> Outcome 
     mend(&args)
 }
 
+/// `mend replay --json` of `record` ends at 0 with nothing on stderr: it matched.
+pub fn replays_cleanly(record: &Path) {
+    let replayed = mend(&["replay", "--json", record.to_str().unwrap()]);
+    assert_eq!(
+        (replayed.code, replayed.stderr.as_str()),
+        (0, ""),
+        "{}",
+        replayed.stdout
+    );
+}
+
 /// How a run, replay or resume ended: its exit code and its verdict's `tests_pass`,
 /// `replay_matched` and `stop_reason` (`None` without a verdict).
 pub type Ended = (i32, Option<(Value, Value, Value)>);

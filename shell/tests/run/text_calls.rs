@@ -13,7 +13,7 @@ use crate::support::{ended, read, repaired_as_recorded, repaired_live, run, verd
 use serde_json::{json, Value};
 
 /// A turn streamed as a model streams text: a few characters per line, then `done`.
-pub(crate) fn written(text: &str) -> Reply {
+fn written(text: &str) -> Reply {
     let chars: Vec<char> = text.chars().collect();
     let mut lines: Vec<String> = chars
         .chunks(7)
@@ -29,6 +29,39 @@ pub(crate) fn written(text: &str) -> Reply {
         .to_string(),
     );
     Reply::lines(&lines)
+}
+
+/// A model that means replace_text but leaves its JSON unclosed (no reader accepts it), then
+/// answers the repair under the tools' schema with the call, then says "Fixed.".
+pub(crate) struct Repair {
+    pub(crate) arguments: Value,
+    /// The unclosed call, as the model wrote it.
+    pub(crate) broken: String,
+    /// The call as the repair's answer writes it.
+    pub(crate) answer: String,
+    pub(crate) server: Server,
+}
+
+impl Repair {
+    pub(crate) fn scripted() -> Repair {
+        let arguments = json!({"old": OLD, "new": NEW});
+        let broken = format!(
+            "I'll fix the path: {{\"name\": \"replace_text\", \"arguments\": {}",
+            &arguments.to_string()[..20]
+        );
+        let answer = json!({"name": "replace_text", "arguments": arguments}).to_string();
+        let server = Server::start(script(vec![
+            written(&broken),
+            written(&answer),
+            say("Fixed."),
+        ]));
+        Repair {
+            arguments,
+            broken,
+            answer,
+            server,
+        }
+    }
 }
 
 /// Each family's text for the repair, and the part of it that is the call.
@@ -281,21 +314,15 @@ fn agents_md_goes_after_the_system_prompt_is_shown_recorded_and_replayed() {
 
 #[test]
 fn a_broken_call_is_repaired_under_the_tools_schema_recorded_and_replayed() {
-    let arguments = json!({"old": OLD, "new": NEW});
-    // The model means replace_text but leaves its JSON unclosed: no reader accepts it.
-    let broken = format!(
-        "I'll fix the path: {{\"name\": \"replace_text\", \"arguments\": {}",
-        &arguments.to_string()[..20]
-    );
-    let answer = json!({"name": "replace_text", "arguments": arguments}).to_string();
+    let Repair {
+        arguments,
+        broken,
+        server,
+        ..
+    } = Repair::scripted();
     let repo = sample_copy();
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("run.json");
-    let server = Server::start(script(vec![
-        written(&broken),
-        written(&answer),
-        say("Fixed."),
-    ]));
     let outcome = run(&server.base, repo.path(), &record, &[]);
     assert_eq!(ended(&outcome), repaired_live(), "{}", outcome.stderr);
     assert_eq!(

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use crate::common::server::{Reply, Server};
 use crate::common::turns::{call, say, script};
-use crate::common::{copy_of, mend, repo_root, tree_digest, Outcome};
+use crate::common::{bwrap_run, copy_of, mend, repo_root, tree_digest, Outcome};
 
 pub(crate) const BUGGY: &str = "    return subtotal_cents * rate_percent // 100\n";
 pub(crate) const FIXED: &str = "    return (subtotal_cents * rate_percent + 50) // 100\n";
@@ -140,20 +140,12 @@ fn play(instance: &Instance, replies: Vec<Reply>) -> (Outcome, Value) {
     let mut replies = replies;
     replies.push(say("Fixed: the tests pass now."));
     let server = Server::start(script(replies));
-    let outcome = mend(&[
-        "run",
-        "--json",
-        "--sandbox",
-        "bwrap",
-        "--host",
+    let outcome = bwrap_run(
         &server.base,
-        "--repo",
-        root.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-        "--task",
-        "tax() must round half a cent up. Fix it.",
-    ]);
+        root,
+        &record,
+        &["--task", "tax() must round half a cent up. Fix it."],
+    );
     assert_eq!(tree_digest(root), before, "the original repository changed");
     let record: Value =
         serde_json::from_str(&std::fs::read_to_string(&record).unwrap_or_else(|err| {

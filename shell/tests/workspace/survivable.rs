@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::common;
 use crate::common::server::Server;
 use crate::common::turns::{call, say, script};
-use crate::common::{copy_of, mend, repo_root};
+use crate::common::{args_against, copy_of, mend, repo_root};
 use serde_json::{json, Value};
 
 const CATALOG: &str = "src/tinyi18n/catalog.py";
@@ -108,15 +108,7 @@ fn verify_and_task_warn_about_every_odd_file_and_still_give_the_verdict() {
 }
 
 fn run(server: &Server, repo: &Path, record: &Path) -> common::Outcome {
-    mend(&[
-        "run",
-        "--host",
-        &server.base,
-        "--repo",
-        repo.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ])
+    mend(&args_against("run", &server.base, repo, record))
 }
 
 fn read_json(path: &Path) -> Value {
