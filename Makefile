@@ -106,7 +106,7 @@ eval: build venv
 	./target/release/mend eval report $(EVAL_OUT) --html $(EVAL_PAGE)
 
 proptest-deep: venv
-	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend-core --test properties -- --nocapture
+	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend-core --test core properties -- --nocapture
 	PROPTEST_CASES=$(DEEP_CASES) $(CARGO) test --locked -p mend --lib properties -- --nocapture
 
 # The README's picture of `mend show --html fixtures/repair.json`, taken by headless chromium.

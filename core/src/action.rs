@@ -5,10 +5,10 @@ use crate::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::codec::Protocol;
 use crate::event::Event;
-use crate::http::HttpRequest;
 use crate::input::CallId;
+use crate::protocol::HttpRequest;
+use crate::protocol::Protocol;
 use crate::stop::Stop;
 use crate::wire::ChatRequest;
 

@@ -5,7 +5,7 @@ use crate::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::codec::{CallArguments, ModelCall};
+use crate::protocol::{CallArguments, ModelCall};
 use crate::wire::{Message, Role, ToolCall, ToolCallFunction};
 
 /// Everything a turn has streamed so far, in arrival order.

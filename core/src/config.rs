@@ -4,9 +4,9 @@ use crate::prelude::*;
 
 use serde::{Deserialize, Serialize};
 
-use crate::codec::Protocol;
 use crate::context::ContextConfig;
 use crate::input::Millis;
+use crate::protocol::Protocol;
 use crate::repeat::RepeatLimits;
 use crate::schema::ToolSpec;
 use crate::think::Think;

@@ -5,8 +5,8 @@ use crate::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::codec::TurnMetrics;
 use crate::input::{CallId, InputKind};
+use crate::protocol::TurnMetrics;
 use crate::rejection::Rejection;
 use crate::stop::Stop;
 use crate::text_calls::TextCall;

@@ -7,7 +7,6 @@ use crate::prelude::*;
 
 use alloc::sync::Arc;
 
-use crate::action::Action;
 use crate::config::ConfigError;
 use crate::input::{error_result, Millis};
 use crate::session::Session;
@@ -36,11 +35,10 @@ impl core::fmt::Display for FollowUpError {
 }
 
 impl Session {
-    /// The session that continues this stopped one with the user's `text`, and its first
-    /// actions (`model_start`, the request of turn 1). Calls of the last turn that never got a
+    /// The session that continues this stopped one with the user's `text`, its first actions
+    /// (`model_start`, the request of turn 1) queued as [`Session::new`] queues them. Calls of the last turn that never got a
     /// result are answered with an error first: every call in a history has its answer.
-    #[must_use = "the first actions hold the request of the follow-up's turn 1, which must be sent"]
-    pub fn follow_up(&self, text: &str) -> Result<(Session, Vec<Action>), FollowUpError> {
+    pub fn follow_up(&self, text: &str) -> Result<Session, FollowUpError> {
         if self.stopped().is_none() {
             return Err(FollowUpError::StillRunning);
         }
@@ -54,14 +52,13 @@ impl Session {
     /// with the user's `text` when given, else from where it stopped — its request repeats the
     /// conversation as it stands, so a run cut by the turn budget, a deadline or Ctrl-C picks up
     /// where it was. Calls that never got a result are answered with an error first, as in
-    /// [`Session::follow_up`].
-    #[must_use = "the first actions hold the request of the resumed session's turn 1, which must be sent"]
+    /// [`Session::follow_up`]; its first actions are queued.
     pub fn resume(
         &self,
         text: Option<&str>,
         max_turns: u32,
         deadline: Option<Millis>,
-    ) -> Result<(Session, Vec<Action>), FollowUpError> {
+    ) -> Result<Session, FollowUpError> {
         if self.stopped().is_none() {
             return Err(FollowUpError::StillRunning);
         }

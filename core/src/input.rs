@@ -6,8 +6,33 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A point on the shell's monotonic clock, in milliseconds. The core never reads a clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct Millis(pub u64);
+
+/// One raw line of the current turn's response body, as the caller's reader took it off the
+/// wire: the one value a line is from that reader to the session, so whoever records or times
+/// the stream reads the same line the session decodes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamLine {
+    /// The line's bytes as received, without its `\n`.
+    #[serde(rename = "line")]
+    pub bytes: Vec<u8>,
+    /// When the reader took the line, on the clock of `now`. It can be earlier than the `now`
+    /// the line is handled at, when the caller reads ahead of the session; the session decides
+    /// nothing on it (it keeps no clock), a caller's record and its time to first byte do.
+    /// Inputs written without it read as 0.
+    #[serde(default, rename = "at_ms")]
+    pub arrived: Millis,
+}
+
+impl StreamLine {
+    /// The line `bytes`, taken off the wire at `arrived`.
+    pub fn new(bytes: Vec<u8>, arrived: Millis) -> StreamLine {
+        StreamLine { bytes, arrived }
+    }
+}
 
 /// Names one dispatched tool call, so that its result can be matched to it. The server's own id
 /// when it sent one, else `mend_<turn>_<index>`: stable across replays of the same stream.
@@ -25,12 +50,10 @@ impl core::fmt::Display for CallId {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Input {
-    /// One raw line of the current turn's response body, without its `\n`. Sent while the
-    /// session streams; the shell stops reading once the session leaves that phase.
-    StreamLine {
-        /// The line's bytes, as received.
-        line: Vec<u8>,
-    },
+    /// One raw line of the current turn's response body. Sent while the session streams; the
+    /// shell stops reading once the session leaves that phase. Its JSON is
+    /// `{"type": "stream_line", "line": [bytes], "at_ms": 12}`.
+    StreamLine(StreamLine),
     /// The response body ended (EOF) before the session saw the end of the turn.
     StreamEnd,
     /// The request or the stream failed below the protocol.
@@ -74,7 +97,7 @@ impl Input {
     /// Which kind of input this is.
     pub fn kind(&self) -> InputKind {
         match self {
-            Input::StreamLine { .. } => InputKind::StreamLine,
+            Input::StreamLine(_) => InputKind::StreamLine,
             Input::StreamEnd => InputKind::StreamEnd,
             Input::TransportFailed { .. } => InputKind::TransportFailed,
             Input::ToolFinished { .. } => InputKind::ToolFinished,
@@ -145,7 +168,7 @@ impl TransportError {
 pub fn server_message(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let error = parsed.as_ref().and_then(|value| value.get("error"));
-    match error.and_then(crate::codec::error_message) {
+    match error.and_then(crate::protocol::error_message) {
         Some(message) => message,
         None if body.trim().is_empty() => "(empty body)".to_owned(),
         None => body.trim().to_owned(),

@@ -67,10 +67,11 @@ mod tests {
     fn anthropic_reads_the_instructions_as_a_paragraph_of_its_system_text() {
         let config = Config {
             instructions: Some("Use tabs.".to_owned()),
-            protocol: crate::codec::Protocol::AnthropicSse,
+            protocol: crate::protocol::Protocol::AnthropicSse,
             ..Config::new("m", "You repair code.", "Fix it.", Vec::new())
         };
-        let (_, actions) = crate::session::Session::new(config).unwrap();
+        let mut session = crate::session::Session::new(config).unwrap();
+        let actions: Vec<_> = session.drain_actions().collect();
         let Some(crate::action::Action::SendRequest { body, protocol, .. }) = actions.last() else {
             panic!("turn 1 is sent: {actions:?}");
         };

@@ -17,14 +17,13 @@ mod prelude;
 
 mod action;
 mod assemble;
-mod codec;
 mod config;
 mod context;
 mod event;
 mod follow_up;
-mod http;
 mod input;
 mod instructions;
+mod protocol;
 mod rejection;
 mod repeat;
 mod schema;
@@ -37,14 +36,13 @@ mod window;
 mod wire;
 
 pub use action::Action;
-pub use codec::{Protocol, TurnMetrics};
 pub use config::{Config, ConfigError, DEFAULT_MAX_TURNS};
 pub use context::{todo_tool, ContextConfig, TODO_TOOL};
 pub use event::{Event, ToolStatus};
 pub use follow_up::FollowUpError;
-pub use http::{ApiKeyHeader, HttpRequest};
-pub use input::{CallId, Input, InputKind, Millis, ToolOutcome, TransportError};
+pub use input::{CallId, Input, InputKind, Millis, StreamLine, ToolOutcome, TransportError};
 pub use instructions::pinned_messages;
+pub use protocol::{ApiKeyHeader, HttpRequest, Protocol, TurnMetrics};
 pub use rejection::Rejection;
 pub use repeat::RepeatLimits;
 pub use schema::{
@@ -55,7 +53,8 @@ pub use stop::{Stop, StopCause, StopReason};
 pub use text_calls::{TextCall, TextCallFormat};
 pub use think::Think;
 pub use window::{
-    estimate_prompt_tokens, TrimReason, Window, DEFAULT_TRIM_PERCENT, MIN_WINDOW_TOKENS,
+    estimate_prompt_tokens, TrimReason, Window, WindowError, DEFAULT_TRIM_PERCENT,
+    MIN_WINDOW_TOKENS,
 };
 pub use wire::{ChatRequest, Message, ModelOptions, Role, ToolCall, ToolCallFunction};
 
@@ -63,10 +62,10 @@ pub use wire::{ChatRequest, Message, ModelOptions, Role, ToolCall, ToolCallFunct
 /// chunks and tool calls ([`Protocol::decoder`]), an HTTP error body into the server's message. The
 /// session decodes with this same code, so a viewer of a record shows what the session saw.
 pub mod decode {
-    pub use crate::codec::{
+    pub use crate::input::server_message;
+    pub use crate::protocol::{
         CallArguments, DecodeError, Decoder, Deltas, Done, LineDecoded, ModelCall,
     };
-    pub use crate::input::server_message;
 }
 
 /// What only mend's own fuzz targets, benches and tests reach into. **Not a stable API**: any

@@ -5,7 +5,7 @@ use crate::prelude::*;
 
 use serde::{Deserialize, Serialize};
 
-use crate::codec::{CallArguments, ModelCall};
+use crate::protocol::{CallArguments, ModelCall};
 
 /// When the guard speaks up and when it ends the session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

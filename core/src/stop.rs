@@ -5,6 +5,7 @@ use crate::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::input::TransportError;
+use crate::window::WindowError;
 
 /// Why a session ended. The stop reason describes the loop, never the repair: the verdict comes
 /// from the independent test run outside the loop.
@@ -76,7 +77,7 @@ pub struct Stop {
     pub cause: Option<StopCause>,
 }
 
-/// The typed cause of a `model_error` or `incomplete_model_turn` stop.
+/// The typed cause of a `model_error`, `incomplete_model_turn` or `context_exceeded` stop.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -86,4 +87,6 @@ pub enum StopCause {
     /// The server said the turn ended at its token limit (`done_reason`/`finish_reason`
     /// `length`): the model ran out of tokens, the server did not fail.
     TokenLimit,
+    /// The conversation no longer fits the context window (`context_exceeded`).
+    Window(WindowError),
 }

@@ -8,7 +8,7 @@ use crate::prelude::*;
 
 use serde_json::{Map, Value};
 
-use crate::codec::{CallArguments, ModelCall};
+use crate::protocol::{CallArguments, ModelCall};
 use crate::schema::{kind_of, JsonType, ObjectSchema, ToolSpec};
 
 /// Returns the call's arguments when the call fits one of `tools`, else the message for the model.

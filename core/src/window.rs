@@ -32,8 +32,11 @@ use serde_json::Value;
 use crate::schema::ToolSpec;
 use crate::wire::{Message, Role};
 
+mod error;
 mod measure;
 mod shorten;
+
+pub use error::WindowError;
 
 use measure::{kept_from, Measured, Size};
 #[cfg(test)]
@@ -208,7 +211,7 @@ impl Budget {
         conversation: &mut [Arc<Message>],
         hint: &[Arc<Message>],
         tools: &[ToolSpec],
-    ) -> Result<Fit, String> {
+    ) -> Result<Fit, WindowError> {
         let tools_bytes = *self
             .tools_bytes
             .get_or_insert_with(|| measure::tools_bytes(tools));
@@ -226,12 +229,10 @@ impl Budget {
         let estimate = tokens_of(fixed + size.all, ratio);
         if estimate > u64::from(window.tokens) {
             self.sent = None;
-            return Err(format!(
-                "the next request needs about {estimate} tokens and the context window holds {}; \
-                 nothing older is left to shorten (the system prompt, the task and the last two \
-                 turns are kept whole): raise num_ctx if the model and the machine allow it",
-                window.tokens
-            ));
+            return Err(WindowError::TooLarge {
+                estimate,
+                window: window.tokens,
+            });
         }
         let grew_from = self.counted.as_ref().and_then(|counted| {
             let before = counted.conversation_plain?;
@@ -311,7 +312,7 @@ impl Budget {
         window: &Window,
         tokens: Option<u64>,
         cached: Option<u64>,
-    ) -> Result<Option<PartialCount>, String> {
+    ) -> Result<Option<PartialCount>, WindowError> {
         let Some(sent) = self.sent.take() else {
             return Ok(None);
         };
@@ -330,7 +331,12 @@ impl Budget {
             Count::Whole(count) => count,
             Count::Cut => {
                 self.counted = None;
-                return Err(cut_detail(&sent, whole, floor, tokens));
+                return Err(WindowError::PromptCut {
+                    read: tokens,
+                    at_least: floor,
+                    estimate: sent.estimate,
+                    window: whole,
+                });
             }
             Count::New => {
                 // Not the request's size: neither a calibration nor a base for the next floor.
@@ -428,20 +434,6 @@ fn judge(sent: &Sent, whole: u64, floor: u64, tokens: u64, cached: u64) -> Count
         return Count::Whole(together);
     }
     Count::New
-}
-
-fn cut_detail(sent: &Sent, whole: u64, floor: u64, tokens: u64) -> String {
-    let read = if tokens >= whole {
-        format!("the server read {tokens} prompt tokens, its whole context window")
-    } else {
-        format!("the server read {tokens} prompt tokens where the request held at least {floor}")
-    };
-    format!(
-        "{read} (mend estimated {}): it dropped the front of the prompt to fit, so the model no \
-         longer saw the task; mend assumed a window of {whole} tokens: set num_ctx (or \
-         --num-ctx) to what the server really holds",
-        sent.estimate
-    )
 }
 
 fn tokens_of(bytes: u64, milli: u64) -> u64 {

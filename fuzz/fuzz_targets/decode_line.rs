@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mend_core::{Config, Input, Millis, Protocol, Session, StopReason};
+use mend_core::{Config, Input, Millis, Protocol, Session, StopReason, StreamLine};
 
 fuzz_target!(|data: &[u8]| {
     for protocol in [Protocol::OpenaiSse, Protocol::AnthropicSse] {
@@ -14,10 +14,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let decoded = Protocol::OllamaNdjson.decoder().decode_line(data);
-    let Ok((mut session, _)) = Session::new(Config::new("m", "s", "t", vec![])) else {
+    let Ok(mut session) = Session::new(Config::new("m", "s", "t", vec![])) else {
         return;
     };
-    let _actions = session.handle(Millis(0), Input::StreamLine { line: data.to_vec() });
+    session.handle(Millis(0), Input::StreamLine(StreamLine::new(data.to_vec(), Millis(0))));
     if decoded.is_err() {
         assert_eq!(session.stopped().map(|stop| stop.reason), Some(StopReason::ModelError));
     }

@@ -6,7 +6,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use mend_core::{
-    Action, CallId, Config, Input, JsonType, Millis, Protocol, Session, ToolOutcome, ToolSpec, TransportError,
+    Action, CallId, Config, Input, JsonType, Millis, Protocol, Session, StreamLine, ToolOutcome, ToolSpec,
+    TransportError,
 };
 use serde_json::json;
 
@@ -26,9 +27,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let protocol = Protocol::ALL[usize::from(which % 3)];
-    let Ok((mut session, first)) = Session::new(Config { protocol, ..config() }) else {
+    let Ok(mut session) = Session::new(Config { protocol, ..config() }) else {
         return;
     };
+    let first: Vec<Action> = session.drain_actions().collect();
     let mut requests = first.iter().filter(|a| matches!(a, Action::SendRequest { .. })).count() as u32;
     let mut stops = 0;
     let mut running: Option<CallId> = None;
@@ -44,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
                 let take = usize::from(len).min(rest.len());
                 let (line, rest) = rest.split_at(take);
                 bytes = rest;
-                Input::StreamLine { line: line.to_vec() }
+                Input::StreamLine(StreamLine::new(line.to_vec(), Millis(now)))
             }
             2 => Input::StreamEnd,
             3 => Input::TransportFailed { error: TransportError::Read { message: "reset".into() } },
@@ -58,9 +60,10 @@ fuzz_target!(|data: &[u8]| {
             },
             6 => Input::Cancel,
             7 => Input::DeadlinePassed,
-            _ => Input::StreamLine {
-                line: br#"{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"run_tests","arguments":{}}}]},"done":true}"#.to_vec(),
-            },
+            _ => Input::StreamLine(StreamLine::new(
+                br#"{"message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"run_tests","arguments":{}}}]},"done":true}"#.to_vec(),
+                Millis(now),
+            )),
         };
         let before = session.clone();
         let was_stopped = stops > 0;
@@ -69,7 +72,8 @@ fuzz_target!(|data: &[u8]| {
                 running = None;
             }
         }
-        let actions = session.handle(Millis(now), input);
+        session.handle(Millis(now), input);
+        let actions: Vec<Action> = session.drain_actions().collect();
         if was_stopped {
             assert!(actions.is_empty(), "actions after the stop: {actions:?}");
             assert!(session == before, "the state changed after the stop");

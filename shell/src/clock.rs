@@ -1,7 +1,41 @@
 //! Time as mend writes it: whole milliseconds of a monotonic clock for the loop, and wall-clock
 //! stamps for file names.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use mend_core::Millis;
+
+/// The clock of one session's `now`: whole milliseconds since its loop started. Every time the
+/// core is told is on it — a streamed line's arrival, the moment an input is handled, the
+/// deadline — so the reader of a body and the loop stamp alike.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionClock {
+    origin: Instant,
+}
+
+impl SessionClock {
+    /// A clock whose zero is now.
+    pub fn start() -> SessionClock {
+        SessionClock {
+            origin: Instant::now(),
+        }
+    }
+
+    /// The time since the start.
+    pub fn now(&self) -> Millis {
+        Millis(millis(self.origin.elapsed()))
+    }
+
+    /// The instant a time on this clock falls at.
+    pub fn instant(&self, at: Millis) -> Instant {
+        self.origin + Duration::from_millis(at.0)
+    }
+
+    /// Where the clock started.
+    pub fn origin(&self) -> Instant {
+        self.origin
+    }
+}
 
 /// A duration in whole milliseconds, as records and events carry it (saturating: no run lasts
 /// `u64::MAX` ms).

@@ -57,6 +57,14 @@ impl MendError {
         }
     }
 
+    /// The user pressed Ctrl-C and the command stopped cleanly, saying what it left.
+    pub fn interrupted(message: impl Into<String>) -> Self {
+        MendError {
+            exit_code: exit::INTERRUPTED,
+            message: message.into(),
+        }
+    }
+
     pub fn usage(message: impl Into<String>) -> Self {
         MendError {
             exit_code: exit::USAGE,

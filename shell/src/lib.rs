@@ -3,32 +3,35 @@
 //! replay, and the client of model servers (Ollama's own API, OpenAI-compatible chat
 //! completions, Anthropic's Messages). `main.rs` parses the command line and hands each command
 //! to its file under `commands/`.
+// `pub` means used outside the crate (by `main.rs`, `tests/`, `benches/`); everything else is
+// `pub(crate)`, so what the library offers reads from this file.
+#![deny(unreachable_pub)]
 
-pub mod access;
+pub(crate) mod access;
 pub mod atomic;
 pub mod attempt;
 pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod error;
-pub mod eval;
+pub(crate) mod eval;
 pub mod exec;
 pub mod export;
-pub mod hooks;
+pub(crate) mod hooks;
 pub mod interrupt;
 pub mod mcp;
-pub mod mend_folder;
+pub(crate) mod mend_folder;
 pub mod page;
-pub mod patch;
+pub(crate) mod patch;
 pub mod provider;
 pub mod record;
-pub mod replay;
+pub(crate) mod replay;
 pub mod setup;
 pub mod task;
 pub mod telemetry;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod tools;
-pub mod truncate;
+pub(crate) mod truncate;
 pub mod verdict;
 pub mod workspace;

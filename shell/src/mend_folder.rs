@@ -11,14 +11,14 @@ use crate::clock::utc_stamp;
 use crate::error::MendError;
 use crate::record::target::RecordTarget;
 
-pub const FOLDER: &str = ".mend";
+pub(crate) const FOLDER: &str = ".mend";
 
 const GITIGNORE: &str = "# Written by mend: records and patches of runs on this repository.\n*\n";
 
 /// A new record in `REPO/.mend/`, named `<prefix><UTC stamp of now>.json` (`-2`, `-3`, … when a
 /// record of the same second is there when it is written), with the folder (and its
 /// `.gitignore`) made first, so a repository mend cannot write to is named before any work starts.
-pub fn default_record(repo: &Utf8Path, prefix: &str) -> Result<RecordTarget, MendError> {
+pub(crate) fn default_record(repo: &Utf8Path, prefix: &str) -> Result<RecordTarget, MendError> {
     let folder = repo.join(FOLDER);
     let cannot = |err: std::io::Error| {
         MendError::harness(format!(
@@ -37,7 +37,7 @@ pub fn default_record(repo: &Utf8Path, prefix: &str) -> Result<RecordTarget, Men
 }
 
 /// Where a command's record goes: the path its flag names, else a new one in `REPO/.mend/`.
-pub fn record_target(
+pub(crate) fn record_target(
     given: Option<&Utf8Path>,
     repo: &Utf8Path,
     prefix: &str,

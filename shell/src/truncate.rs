@@ -2,7 +2,7 @@
 
 /// Returns at most `max_chars` characters of `text`: its tail, after a marker line that says how
 /// many characters were left out. Short texts come back unchanged.
-pub fn keep_tail(text: &str, max_chars: usize) -> String {
+pub(crate) fn keep_tail(text: &str, max_chars: usize) -> String {
     let total = text.chars().count();
     if total <= max_chars {
         return text.to_owned();

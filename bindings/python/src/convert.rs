@@ -17,10 +17,13 @@ pub fn to_python<'py, T: Serialize + ?Sized>(
 }
 
 /// The actions as a list of dicts, in order.
-pub fn action_list<'py>(py: Python<'py>, actions: &[Action]) -> PyResult<Bound<'py, PyList>> {
+pub fn action_list<'py>(
+    py: Python<'py>,
+    actions: impl IntoIterator<Item = Action>,
+) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for action in actions {
-        list.append(action_dict(py, action)?)?;
+        list.append(action_dict(py, &action)?)?;
     }
     Ok(list)
 }

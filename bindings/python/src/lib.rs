@@ -4,20 +4,20 @@
 
 mod convert;
 
-use mend_core::{Action, Config, Input, Millis, Session as CoreSession};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use mend_core::{Config, Input, Millis, Session as CoreSession, StreamLine};
+use pyo3::exceptions::{PyDeprecationWarning, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use crate::convert::{action_list, chunk_line, config_from, to_python};
 
-/// One coding-agent session, without I/O: feed it inputs with `handle`, perform the actions it
-/// returns in order. `Session(config)` checks the config (a bad one is a `ValueError`); its first
-/// actions — `model_start` and the request of turn 1 — are `first_actions()`.
+/// One coding-agent session, without I/O. The session queues what it decides; every call that
+/// returns actions empties that queue, oldest first. `Session(config)` checks the config (a bad
+/// one is a `ValueError`) and queues its first actions — `model_start` and the request of
+/// turn 1 — which `drain_actions()` takes; `handle` feeds an input and returns what is queued.
 #[pyclass(module = "mend_core._native", name = "Session")]
 struct Session {
     inner: CoreSession,
-    first: Vec<Action>,
 }
 
 #[pymethods]
@@ -25,27 +25,41 @@ impl Session {
     #[new]
     fn new(config: &Bound<'_, PyAny>) -> PyResult<Self> {
         let config: Config = config_from(config)?;
-        let (inner, first) =
+        let inner =
             CoreSession::new(config).map_err(|err| PyValueError::new_err(err.to_string()))?;
-        Ok(Session { inner, first })
+        Ok(Session { inner })
     }
 
-    /// The actions `Session(config)` (or `follow_up`) returned: perform them first, once.
-    fn first_actions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        action_list(py, &self.first)
+    /// Every queued action, oldest first, emptying the queue: after `Session(config)` or
+    /// `follow_up`, the first actions. Perform them in order.
+    fn drain_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        action_list(py, self.inner.drain_actions())
     }
 
-    /// Feeds one input at `now_ms` (a monotonic clock in milliseconds) and returns the actions to
-    /// perform, in order. A `stream_line` input's `line` may be `bytes` or `str`.
+    /// Deprecated name of `drain_actions()`, kept for code written against it: a
+    /// `DeprecationWarning`, then the same list.
+    fn first_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyErr::warn(
+            py,
+            &py.get_type::<PyDeprecationWarning>(),
+            c"Session.first_actions() is deprecated: use Session.drain_actions(), which takes the first actions like every later one",
+            1,
+        )?;
+        self.drain_actions(py)
+    }
+
+    /// Feeds one input at `now_ms` (a monotonic clock in milliseconds) and returns every queued
+    /// action, in order. A `stream_line` input's `line` may be `bytes` or `str`; its `at_ms`,
+    /// when the line arrived, is `now_ms` unless given.
     fn handle<'py>(
         &mut self,
         py: Python<'py>,
         now_ms: u64,
         input: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let input = input_from(input)?;
-        let actions = self.inner.handle(Millis(now_ms), input);
-        action_list(py, &actions)
+        let input = input_from(input, now_ms)?;
+        self.inner.handle(Millis(now_ms), input);
+        self.drain_actions(py)
     }
 
     /// Feeds one chunk that a client library has already parsed (an Ollama chunk dict, as
@@ -57,11 +71,9 @@ impl Session {
         now_ms: u64,
         chunk: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let line = chunk_line(chunk)?;
-        let actions = self
-            .inner
-            .handle(Millis(now_ms), Input::StreamLine { line });
-        action_list(py, &actions)
+        let line = StreamLine::new(chunk_line(chunk)?, Millis(now_ms));
+        self.inner.handle(Millis(now_ms), Input::StreamLine(line));
+        self.drain_actions(py)
     }
 
     /// When to send `deadline_passed`, in milliseconds on the caller's clock; `None` if never.
@@ -92,17 +104,18 @@ impl Session {
         to_python(py, self.inner.conversation())
     }
 
-    /// The session continued with the user's next message; its `first_actions()` send it.
+    /// The session continued with the user's next message; its `drain_actions()` send it.
     /// A `RuntimeError` while the session is still running.
     fn follow_up(&self, text: &str) -> PyResult<Session> {
-        let (inner, first) = self
+        let inner = self
             .inner
             .follow_up(text)
             .map_err(|err| PyRuntimeError::new_err(err.to_string()))?;
-        Ok(Session { inner, first })
+        Ok(Session { inner })
     }
 
-    /// The whole session as JSON text: restore it with `Session.from_json`, here or elsewhere.
+    /// The whole session as JSON text, its queued actions with it: restore it with
+    /// `Session.from_json`, here or elsewhere.
     fn to_json(&self) -> PyResult<String> {
         serde_json::to_string(&self.inner).map_err(|err| PyValueError::new_err(err.to_string()))
     }
@@ -112,15 +125,13 @@ impl Session {
     fn from_json(text: &str) -> PyResult<Session> {
         let inner: CoreSession = serde_json::from_str(text)
             .map_err(|err| PyValueError::new_err(format!("not a mend_core session: {err}")))?;
-        Ok(Session {
-            inner,
-            first: Vec::new(),
-        })
+        Ok(Session { inner })
     }
 }
 
-/// An input dict; `stream_line` is read without a serde round trip, since it is the hot path.
-fn input_from(input: &Bound<'_, PyAny>) -> PyResult<Input> {
+/// An input dict; `stream_line` is read without a serde round trip, since it is the hot path,
+/// and arrived at `now_ms` unless it says `at_ms`.
+fn input_from(input: &Bound<'_, PyAny>, now_ms: u64) -> PyResult<Input> {
     let dict = input
         .cast::<PyDict>()
         .map_err(|_| PyValueError::new_err("an input is a dict with a \"type\""))?;
@@ -146,7 +157,11 @@ fn input_from(input: &Bound<'_, PyAny>) -> PyResult<Input> {
             "a stream_line's \"line\" is bytes or str",
         ));
     };
-    Ok(Input::StreamLine { line })
+    let arrived = match dict.get_item(pyo3::intern!(input.py(), "at_ms"))? {
+        Some(at) => at.extract::<u64>()?,
+        None => now_ms,
+    };
+    Ok(Input::StreamLine(StreamLine::new(line, Millis(arrived))))
 }
 
 #[pymodule]

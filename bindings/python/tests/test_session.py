@@ -36,7 +36,7 @@ def without_body(actions):
 
 def test_a_session_starts_with_model_start_and_the_whole_request_of_turn_1():
     session = Session(config())
-    first = session.first_actions()
+    first = session.drain_actions()
     body = first[1]["body"]
     assert first == [
         {"action": "emit", "type": "model_start", "turn": 1},
@@ -49,17 +49,17 @@ def test_a_session_starts_with_model_start_and_the_whole_request_of_turn_1():
 
 
 def test_other_protocols_say_where_the_key_goes_and_never_hold_one():
-    http = Session(config(protocol="anthropic")).first_actions()[1]["http"]
+    http = Session(config(protocol="anthropic")).drain_actions()[1]["http"]
     assert {key: value for key, value in http.items() if key != "body"} == {
         "method": "POST", "path": "/v1/messages",
         "headers": {"content-type": "application/json", "anthropic-version": "2023-06-01"},
         "api_key_header": {"name": "x-api-key", "prefix": ""}}
-    openai = Session(config(protocol="openai")).first_actions()[1]["http"]
+    openai = Session(config(protocol="openai")).drain_actions()[1]["http"]
     assert (openai["path"], openai["api_key_header"]) == ("/v1/chat/completions", {"name": "authorization", "prefix": "Bearer "})
 
 
 def test_a_config_in_the_older_words_still_reads():
-    older = Session(config(codec="openai_sse")).first_actions()[1]
+    older = Session(config(codec="openai_sse")).drain_actions()[1]
     assert (older["protocol"], older["http"]["path"]) == ("openai", "/v1/chat/completions")
     with pytest.raises(ValueError, match="`codec` is the older name of `protocol`: give only `protocol`"):
         Session(config(codec="openai_sse", protocol="openai"))
@@ -67,6 +67,7 @@ def test_a_config_in_the_older_words_still_reads():
 
 def test_lines_as_bytes_or_str_give_deltas_then_a_dispatch_then_the_result_goes_back():
     session = Session(config())
+    session.drain_actions()
     call = {"id": "call_1", "function": {"name": "read_file", "arguments": {"path": "a.py"}}}
     actions = feed(session, line({"content": "Reading."}), line({"content": "", "tool_calls": [call]}).decode(),
                    line({"content": ""}, done=True, done_reason="stop"))
@@ -88,6 +89,7 @@ def test_lines_as_bytes_or_str_give_deltas_then_a_dispatch_then_the_result_goes_
 
 def test_one_stop_and_nothing_after_it():
     session = Session(config())
+    session.drain_actions()
     stop = {"reason": "cancelled"}
     assert session.handle(0, {"type": "cancel"}) == [{"action": "emit", "type": "stopped", **stop}, {"action": "stop", **stop}]
     assert (session.stopped(), session.is_streaming(), session.handle(1, {"type": "stream_end"})) == (stop, False, [])
@@ -95,6 +97,7 @@ def test_one_stop_and_nothing_after_it():
 
 def test_the_deadline_is_the_callers_to_keep():
     session = Session(config(deadline=500))
+    session.drain_actions()
     assert session.next_deadline() == 500
     early = session.handle(100, {"type": "deadline_passed"})
     assert early == [{"action": "emit", "type": "input_rejected", "input": "deadline_passed",
@@ -120,7 +123,7 @@ def test_a_follow_up_continues_a_stopped_conversation_and_not_a_running_one():
         session.follow_up("more")
     feed(session, line({"content": "Done."}, done=True, done_reason="stop"))
     following = session.follow_up("And now the tests?")
-    request = following.first_actions()[1]
+    request = following.drain_actions()[1]
     assert (request["turn"], request["body"]["messages"][-1]) == (1, {"role": "user", "content": "And now the tests?"})
 
 
@@ -157,3 +160,31 @@ def test_garbage_bytes_end_in_model_error_not_a_crash():
     assert actions[-1]["action"] == "stop" and actions[-1]["reason"] == "model_error"
     with pytest.raises(ValueError, match="not a mend_core session"):
         Session.from_json("{}")
+
+
+def test_first_actions_is_the_older_name_of_drain_actions_and_says_so():
+    older, newer = Session(config()), Session(config())
+    with pytest.warns(DeprecationWarning, match=r"use Session\.drain_actions\(\)"):
+        taken_by_the_older_name = older.first_actions()
+    assert taken_by_the_older_name == newer.drain_actions()
+    assert [action["action"] for action in taken_by_the_older_name] == ["emit", "send_request"]
+    # Either way the queue is empty afterwards: nothing is sent twice.
+    assert (older.drain_actions(), newer.drain_actions()) == ([], [])
+
+
+def test_an_input_returns_what_is_queued_behind_the_first_actions_not_yet_taken():
+    session = Session(config())
+    first = session.drain_actions()
+    again = Session(config())
+    assert again.handle(0, {"type": "cancel"}) == first + session.handle(0, {"type": "cancel"})
+    assert again.stopped() == session.stopped() == {"reason": "cancelled"}
+
+
+def test_a_line_may_say_when_it_arrived_and_a_saved_session_keeps_what_it_still_owes():
+    saved = Session(config()).to_json()
+    restored, fresh = Session.from_json(saved), Session(config())
+    assert restored.drain_actions() == fresh.drain_actions()
+    chunk = line({"content": "Hi."})
+    assert restored.handle(9, {"type": "stream_line", "line": chunk, "at_ms": 4}) == fresh.handle(9, {"type": "stream_line", "line": chunk})
+    with pytest.raises(TypeError):
+        fresh.handle(10, {"type": "stream_line", "line": chunk, "at_ms": "soon"})

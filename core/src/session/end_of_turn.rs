@@ -9,17 +9,17 @@ use alloc::sync::Arc;
 
 use crate::action::Action;
 use crate::assemble::TurnAssembly;
-use crate::codec::Done;
 use crate::event::Event;
+use crate::protocol::Done;
 use crate::repeat::Repeat;
 use crate::stop::{StopCause, StopReason};
 
 use super::tools::check_call;
-use super::{count, Phase, Session, Verdict};
+use super::{count, Phase, Queue, Session, Verdict};
 
 impl Session {
     /// The turn's `done` arrived: it is complete unless the server cut the prompt or the output.
-    pub(super) fn finish_turn(&mut self, turn: u32, done: Done, actions: &mut Vec<Action>) {
+    pub(super) fn finish_turn(&mut self, turn: u32, done: Done, actions: &mut Queue) {
         let Phase::Streaming { assembly, .. } = &mut self.phase else {
             return;
         };
@@ -32,7 +32,7 @@ impl Session {
         self.tokens_used = self.tokens_used.saturating_add(turn_tokens);
         let counted = done.metrics.prompt_eval_count;
         let cached = done.metrics.prompt_eval_cached_count;
-        actions.push(Action::Emit(Event::ModelDone {
+        actions.push_back(Action::Emit(Event::ModelDone {
             turn,
             done_reason: done.reason.clone(),
             tool_calls: count(assembly.calls.len()),
@@ -41,11 +41,11 @@ impl Session {
         // A prompt the server cut: the turn answered a conversation without its start.
         if let Some(window) = self.config.window {
             match self.budget.counted(&window, counted, cached) {
-                Err(detail) => {
-                    self.stop(StopReason::ContextExceeded, Some(detail), actions);
+                Err(error) => {
+                    self.stop_on_window(error, actions);
                     return;
                 }
-                Ok(Some(partial)) => actions.push(Action::Emit(Event::PromptCountPartial {
+                Ok(Some(partial)) => actions.push_back(Action::Emit(Event::PromptCountPartial {
                     turn,
                     tokens: partial.tokens,
                     cached: partial.cached,
@@ -87,11 +87,11 @@ impl Session {
     /// the config allows), each call is checked against the offered tools and the repetition
     /// guard, the turn joins the conversation, and then the session either stops (no call: a
     /// blank or a final answer) or starts running the calls.
-    fn complete_turn(&mut self, turn: u32, mut assembly: TurnAssembly, actions: &mut Vec<Action>) {
+    fn complete_turn(&mut self, turn: u32, mut assembly: TurnAssembly, actions: &mut Queue) {
         if self.config.text_tool_calls {
             if let Some(calls) = crate::text_calls::recover(turn, &mut assembly, &self.config.tools)
             {
-                actions.push(Action::Emit(Event::RecoveredFromText { turn, calls }));
+                actions.push_back(Action::Emit(Event::RecoveredFromText { turn, calls }));
             }
         }
         let Err(assembly) = self.try_repair(turn, assembly, actions) else {
@@ -101,7 +101,7 @@ impl Session {
     }
 
     /// The turn's calls, as they now stand, are checked and run; without any, the session stops.
-    pub(super) fn decide(&mut self, turn: u32, assembly: TurnAssembly, actions: &mut Vec<Action>) {
+    pub(super) fn decide(&mut self, turn: u32, assembly: TurnAssembly, actions: &mut Queue) {
         let blank = assembly.content.trim().is_empty();
         let mut waiting = VecDeque::with_capacity(assembly.calls.len());
         for (index, call) in assembly.calls.iter().enumerate() {
@@ -136,7 +136,7 @@ impl Session {
 
     /// Every call of `turn` has its result: the next request, unless the repetition guard, the
     /// turn budget or the token budget ends the session first (in that order).
-    pub(super) fn after_results(&mut self, turn: u32, actions: &mut Vec<Action>) {
+    pub(super) fn after_results(&mut self, turn: u32, actions: &mut Queue) {
         if let Some(detail) = self.stop_for_repeating.take() {
             self.stop(StopReason::Repeating, Some(detail), actions);
         } else if turn >= self.config.max_turns {

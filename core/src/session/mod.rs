@@ -21,11 +21,11 @@ use serde_json::{Map, Value};
 
 use crate::action::Action;
 use crate::assemble::TurnAssembly;
-use crate::codec::Decoder;
 use crate::config::{Config, ConfigError};
 use crate::context::{TodoItem, ToolStats};
 use crate::event::Event;
 use crate::input::{CallId, Input, Millis};
+use crate::protocol::Decoder;
 use crate::repeat::RepeatGuard;
 use crate::schema::ToolSpec;
 use crate::stop::{Stop, StopReason};
@@ -36,16 +36,18 @@ use crate::wire::Message;
 ///
 /// # Contract
 ///
-/// - [`Session::new`] checks the config and returns the first actions: a `model_start` event and
+/// - [`Session::new`] checks the config and queues the first actions: a `model_start` event and
 ///   the `SendRequest` for turn 1.
-/// - The caller performs actions in order and reports what happened through
-///   [`Session::handle`], one [`Input`] at a time: the lines of the current response body, then
-///   its end or its failure; the outcome of each dispatched tool; a cancel; the deadline.
+/// - Every action, the first ones included, is taken the same way: [`Session::poll_action`] (or
+///   [`Session::drain_actions`]) until it says `None`. The caller performs them in order and
+///   reports what happened through [`Session::handle`], one [`Input`] at a time: the lines of the
+///   current response body, then its end or its failure; the outcome of each dispatched tool; a
+///   cancel; the deadline. Each input queues the actions it leads to.
 /// - Nothing runs concurrently: at most one request and at most one tool call are in flight, and
 ///   the session waits for each answer before it asks for the next thing.
 /// - Time only comes from the caller, as the `now` of each call, and only moves forward.
 ///   [`Session::next_deadline`] says when the caller should send `DeadlinePassed`.
-/// - The session ends with exactly one `Stop` action. After it, every input yields no action.
+/// - The session ends with exactly one `Stop` action. After it, every input queues nothing.
 /// - An input that makes no sense in the current phase (a tool result nobody asked for, a line
 ///   while tools run) yields one `input_rejected` event naming the case (a [`crate::Rejection`]) and
 ///   changes nothing else.
@@ -75,6 +77,21 @@ pub struct Session {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     repairing: Option<repair::Repairing>,
     phase: Phase,
+    /// Actions decided and not yet taken by the caller, oldest first. Serialized with the rest,
+    /// so a session restored mid-way still owes them; absent in sessions saved before it existed.
+    #[serde(default, skip_serializing_if = "VecDeque::is_empty")]
+    queued: Queue,
+}
+
+/// Where the phases push the actions they decide.
+type Queue = VecDeque<Action>;
+
+/// What a session continued from a stopped one carries over; a new session starts empty.
+#[derive(Default)]
+struct Carried {
+    stats: ToolStats,
+    todo: Vec<TodoItem>,
+    budget: Budget,
 }
 
 /// Where the session is. The turn number counts requests sent, from 1. Private: callers ask the
@@ -87,7 +104,7 @@ enum Phase {
     Streaming {
         turn: u32,
         assembly: TurnAssembly,
-        decoder: Decoder,
+        decoder: Box<Decoder>,
     },
     /// The turn completed with calls; they are answered one at a time in the model's order.
     RunningTools {
@@ -120,93 +137,105 @@ enum Verdict {
 }
 
 impl Session {
-    /// Starts a session. Refuses a config it cannot honour (e.g. `max_turns` of 0).
-    #[must_use = "the first actions hold the request of turn 1, which must be sent"]
-    pub fn new(config: Config) -> Result<(Session, Vec<Action>), ConfigError> {
+    /// Starts a session, with its first actions queued: a `model_start` event and the
+    /// `SendRequest` of turn 1, taken like every later action ([`Session::poll_action`]).
+    /// Refuses a config it cannot honour (e.g. `max_turns` of 0).
+    pub fn new(config: Config) -> Result<Session, ConfigError> {
         config.check()?;
         let conversation = crate::instructions::opening(&config);
         let tools = config.tools.clone().into();
+        Ok(Session::opened(
+            config,
+            conversation,
+            tools,
+            Carried::default(),
+        ))
+    }
+
+    /// A new session over `conversation` under `config` (checked by the caller), with this
+    /// one's TODO list and tool statistics, a fresh turn budget and repetition guard; its first
+    /// actions send turn 1.
+    pub(crate) fn continued(&self, conversation: Vec<Arc<Message>>, config: Config) -> Session {
+        let carried = Carried {
+            stats: self.stats.clone(),
+            todo: self.todo.clone(),
+            budget: self.budget.continued(),
+        };
+        Session::opened(config, conversation, Arc::clone(&self.tools), carried)
+    }
+
+    /// The one constructor body: every session starts streaming turn 1, its request queued.
+    fn opened(
+        config: Config,
+        conversation: Vec<Arc<Message>>,
+        tools: Arc<[ToolSpec]>,
+        carried: Carried,
+    ) -> Session {
         let decoder = config.protocol.decoder();
         let mut session = Session {
             config,
             repeats: RepeatGuard::default(),
             stop_for_repeating: None,
-            stats: ToolStats::default(),
-            todo: Vec::new(),
+            stats: carried.stats,
+            todo: carried.todo,
             tokens_used: 0,
-            budget: Budget::default(),
+            budget: carried.budget,
             conversation,
             tools,
             repairing: None,
             phase: Phase::Streaming {
                 turn: 1,
                 assembly: TurnAssembly::default(),
-                decoder,
+                decoder: Box::new(decoder),
             },
+            queued: Queue::new(),
         };
-        let mut actions = Vec::new();
-        session.start_turn(1, &mut actions);
-        Ok((session, actions))
+        let mut queued = Queue::new();
+        session.start_turn(1, &mut queued);
+        session.queued = queued;
+        session
     }
 
-    /// A new session over `conversation` under `config` (checked by the caller), with this
-    /// one's TODO list and tool statistics, a fresh turn budget and repetition guard; it starts
-    /// by sending turn 1.
-    pub(crate) fn continued(
-        &self,
-        conversation: Vec<Arc<Message>>,
-        config: Config,
-    ) -> (Session, Vec<Action>) {
-        let mut session = Session {
-            config,
-            repeats: RepeatGuard::default(),
-            stop_for_repeating: None,
-            stats: self.stats.clone(),
-            todo: self.todo.clone(),
-            tokens_used: 0,
-            budget: self.budget.continued(),
-            conversation,
-            tools: Arc::clone(&self.tools),
-            repairing: None,
-            phase: Phase::Streaming {
-                turn: 1,
-                assembly: TurnAssembly::default(),
-                decoder: self.config.protocol.decoder(),
-            },
-        };
-        let mut actions = Vec::new();
-        session.start_turn(1, &mut actions);
-        (session, actions)
-    }
-
-    /// Feeds one input at time `now` and returns what to do next, in order.
-    #[must_use = "the actions are the session's decisions; dropping them loses a request, a tool call or the stop"]
-    pub fn handle(&mut self, now: Millis, input: Input) -> Vec<Action> {
-        let mut actions = Vec::new();
+    /// Feeds one input at time `now`. What the session decides is queued behind any action not
+    /// yet taken: take them in order with [`Session::poll_action`] or [`Session::drain_actions`].
+    pub fn handle(&mut self, now: Millis, input: Input) {
         if matches!(self.phase, Phase::Stopped { .. }) {
-            return actions;
+            return;
         }
+        // The queue is moved out while the phases push onto it, so they can borrow `self`.
+        let mut queued = core::mem::take(&mut self.queued);
         let kind = input.kind();
         let outcome = match input {
-            Input::StreamLine { line } => self.on_line(&line, &mut actions),
-            Input::StreamEnd => self.on_stream_end(&mut actions),
-            Input::TransportFailed { error } => self.on_stream_failure(error, &mut actions),
+            Input::StreamLine(line) => self.on_line(&line.bytes, &mut queued),
+            Input::StreamEnd => self.on_stream_end(&mut queued),
+            Input::TransportFailed { error } => self.on_stream_failure(error, &mut queued),
             Input::ToolFinished { call_id, outcome } => {
-                self.on_tool_finished(&call_id, outcome, &mut actions)
+                self.on_tool_finished(&call_id, outcome, &mut queued)
             }
             Input::Cancel => {
-                self.stop(StopReason::Cancelled, None, &mut actions);
+                self.stop(StopReason::Cancelled, None, &mut queued);
                 Ok(())
             }
-            Input::DeadlinePassed => self.on_deadline(now, &mut actions),
+            Input::DeadlinePassed => self.on_deadline(now, &mut queued),
         };
         if let Err(reason) = outcome {
-            actions.push(Action::Emit(Event::InputRejected {
+            queued.push_back(Action::Emit(Event::InputRejected {
                 input: kind,
                 reason,
             }));
         }
-        actions
+        self.queued = queued;
+    }
+
+    /// The next action to perform, oldest first; `None` when the session waits for an input.
+    /// Perform each before feeding the input it asks for.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.queued.pop_front()
+    }
+
+    /// Every queued action, oldest first, emptying the queue.
+    pub fn drain_actions(&mut self) -> alloc::collections::vec_deque::Drain<'_, Action> {
+        self.queued.drain(..)
     }
 
     /// When the caller must send `DeadlinePassed`, if the session has a deadline and is running.

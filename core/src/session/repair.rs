@@ -11,12 +11,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::Action;
 use crate::assemble::TurnAssembly;
-use crate::codec::Protocol;
 use crate::event::Event;
+use crate::protocol::Protocol;
 use crate::text_calls::repair;
 use crate::think::Think;
 
-use super::Session;
+use super::{Queue, Session};
 
 /// The broken turn, kept while its repair is out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,7 +32,7 @@ impl Session {
         &mut self,
         turn: u32,
         assembly: TurnAssembly,
-        actions: &mut Vec<Action>,
+        actions: &mut Queue,
     ) -> Result<(), TurnAssembly> {
         // Only servers that enforce a schema (Ollama's `format`, llama-server's and vLLM's
         // `response_format`) can be asked; one repair a turn, within the turn and token budgets
@@ -60,7 +60,7 @@ impl Session {
         body.think = Think::Off;
         body.format = Some(repair::schema(&self.config.tools));
         self.repairing = Some(Repairing { turn, assembly });
-        actions.push(Action::Emit(Event::RepairRequested {
+        actions.push_back(Action::Emit(Event::RepairRequested {
             turn: next,
             broken_turn: turn,
         }));
@@ -75,7 +75,7 @@ impl Session {
         turn: u32,
         repairing: Repairing,
         answer: Option<TurnAssembly>,
-        actions: &mut Vec<Action>,
+        actions: &mut Queue,
     ) {
         let Repairing {
             turn: broken,
@@ -99,7 +99,7 @@ impl Session {
                 broken_turn: broken,
             },
         };
-        actions.push(Action::Emit(event));
+        actions.push_back(Action::Emit(event));
         self.decide(turn, assembly, actions);
     }
 }

@@ -7,14 +7,15 @@ use crate::event::Event;
 use crate::input::Millis;
 use crate::rejection::Rejection;
 use crate::stop::{Stop, StopCause, StopReason};
+use crate::window::WindowError;
 
-use super::{Phase, Session};
+use super::{Phase, Queue, Session};
 
 impl Session {
     pub(super) fn on_deadline(
         &mut self,
         now: Millis,
-        actions: &mut Vec<Action>,
+        actions: &mut Queue,
     ) -> Result<(), Rejection> {
         match self.config.deadline {
             Some(deadline) if now >= deadline => {
@@ -28,12 +29,7 @@ impl Session {
     }
 
     /// The turn's `done` arrived: it is complete unless the output was cut off.
-    pub(super) fn stop(
-        &mut self,
-        reason: StopReason,
-        detail: Option<String>,
-        actions: &mut Vec<Action>,
-    ) {
+    pub(super) fn stop(&mut self, reason: StopReason, detail: Option<String>, actions: &mut Queue) {
         self.stop_because(reason, detail, None, actions);
     }
 
@@ -42,7 +38,7 @@ impl Session {
         reason: StopReason,
         detail: Option<String>,
         cause: Option<StopCause>,
-        actions: &mut Vec<Action>,
+        actions: &mut Queue,
     ) {
         let turn = self.turn();
         let stop = Stop {
@@ -50,8 +46,16 @@ impl Session {
             detail,
             cause,
         };
-        actions.push(Action::Emit(Event::Stopped(stop.clone())));
-        actions.push(Action::Stop(stop.clone()));
+        actions.push_back(Action::Emit(Event::Stopped(stop.clone())));
+        actions.push_back(Action::Stop(stop.clone()));
         self.phase = Phase::Stopped { turn, stop };
+    }
+
+    /// The conversation no longer fits the window: `context_exceeded`, its error the cause and
+    /// its words the detail.
+    pub(super) fn stop_on_window(&mut self, error: WindowError, actions: &mut Queue) {
+        let detail = error.to_string();
+        let cause = Some(StopCause::Window(error));
+        self.stop_because(StopReason::ContextExceeded, Some(detail), cause, actions);
     }
 }

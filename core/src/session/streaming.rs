@@ -7,23 +7,19 @@ use alloc::sync::Arc;
 
 use crate::action::Action;
 use crate::assemble::TurnAssembly;
-use crate::codec::{Deltas, LineDecoded};
 use crate::context::hint;
 use crate::event::Event;
 use crate::input::TransportError;
+use crate::protocol::{Deltas, LineDecoded};
 use crate::rejection::Rejection;
 use crate::stop::{StopCause, StopReason};
 use crate::window::{is_context_error, TrimReason};
 use crate::wire::ChatRequest;
 
-use super::{trimmed_event, Phase, Session};
+use super::{trimmed_event, Phase, Queue, Session};
 
 impl Session {
-    pub(super) fn on_line(
-        &mut self,
-        line: &[u8],
-        actions: &mut Vec<Action>,
-    ) -> Result<(), Rejection> {
+    pub(super) fn on_line(&mut self, line: &[u8], actions: &mut Queue) -> Result<(), Rejection> {
         let Phase::Streaming {
             turn,
             assembly,
@@ -56,13 +52,13 @@ impl Session {
         } = deltas;
         assembly.absorb(&thinking, &content, tool_calls, signed_thinking);
         if !thinking.is_empty() {
-            actions.push(Action::Emit(Event::ThinkingDelta {
+            actions.push_back(Action::Emit(Event::ThinkingDelta {
                 turn,
                 text: thinking,
             }));
         }
         if !content.is_empty() {
-            actions.push(Action::Emit(Event::TextDelta {
+            actions.push_back(Action::Emit(Event::TextDelta {
                 turn,
                 text: content,
             }));
@@ -73,7 +69,7 @@ impl Session {
         Ok(())
     }
 
-    pub(super) fn on_stream_end(&mut self, actions: &mut Vec<Action>) -> Result<(), Rejection> {
+    pub(super) fn on_stream_end(&mut self, actions: &mut Queue) -> Result<(), Rejection> {
         if !self.is_streaming() {
             return Err(Rejection::NoResponseOpen);
         }
@@ -85,7 +81,7 @@ impl Session {
     pub(super) fn on_stream_failure(
         &mut self,
         error: TransportError,
-        actions: &mut Vec<Action>,
+        actions: &mut Queue,
     ) -> Result<(), Rejection> {
         if !self.is_streaming() {
             return Err(Rejection::NoResponseOpen);
@@ -104,14 +100,14 @@ impl Session {
         Ok(())
     }
 
-    pub(super) fn start_turn(&mut self, turn: u32, actions: &mut Vec<Action>) {
+    pub(super) fn start_turn(&mut self, turn: u32, actions: &mut Queue) {
         let body = self.request(turn);
         self.send(turn, body, actions);
     }
 
     /// Fits `body` to the window (what it carries after the conversation counts as its hint),
     /// then sends it as the request of `turn`.
-    pub(super) fn send(&mut self, turn: u32, mut body: ChatRequest, actions: &mut Vec<Action>) {
+    pub(super) fn send(&mut self, turn: u32, mut body: ChatRequest, actions: &mut Queue) {
         let mut estimate = None;
         if let Some(window) = self.config.window {
             let hint = &body.messages[self.conversation.len()..];
@@ -131,7 +127,7 @@ impl Session {
                         body.messages[at] = Arc::clone(&self.conversation[at]);
                     }
                     for trimmed in fit.trimmed {
-                        actions.push(trimmed_event(turn, TrimReason::Window, trimmed));
+                        actions.push_back(trimmed_event(turn, TrimReason::Window, trimmed));
                     }
                     estimate = Some(Event::PromptEstimate {
                         turn,
@@ -139,8 +135,8 @@ impl Session {
                         window: window.tokens,
                     });
                 }
-                Err(detail) => {
-                    self.stop(StopReason::ContextExceeded, Some(detail), actions);
+                Err(error) => {
+                    self.stop_on_window(error, actions);
                     return;
                 }
             }
@@ -148,11 +144,11 @@ impl Session {
         self.phase = Phase::Streaming {
             turn,
             assembly: TurnAssembly::default(),
-            decoder: self.config.protocol.decoder(),
+            decoder: Box::new(self.config.protocol.decoder()),
         };
-        actions.push(Action::Emit(Event::ModelStart { turn }));
+        actions.push_back(Action::Emit(Event::ModelStart { turn }));
         actions.extend(estimate.map(Action::Emit));
-        actions.push(Action::SendRequest {
+        actions.push_back(Action::SendRequest {
             turn,
             body,
             protocol: self.config.protocol,

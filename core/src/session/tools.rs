@@ -8,24 +8,24 @@ use alloc::sync::Arc;
 use serde_json::Value;
 
 use crate::action::Action;
-use crate::codec::ModelCall;
 use crate::config::Config;
 use crate::context::{todo_items, todo_result, TODO_TOOL};
 use crate::event::{Event, ToolStatus};
 use crate::input::{error_result, CallId, ToolOutcome};
+use crate::protocol::ModelCall;
 use crate::rejection::Rejection;
 use crate::validate::validate_call;
 use crate::window::{Budget, TrimReason, Trimmed};
 use crate::wire::Message;
 
-use super::{count, trimmed_event, CheckedCall, Phase, Session, Verdict};
+use super::{count, trimmed_event, CheckedCall, Phase, Queue, Session, Verdict};
 
 impl Session {
     pub(super) fn on_tool_finished(
         &mut self,
         call_id: &CallId,
         outcome: ToolOutcome,
-        actions: &mut Vec<Action>,
+        actions: &mut Queue,
     ) -> Result<(), Rejection> {
         let Phase::RunningTools {
             turn, in_flight, ..
@@ -62,7 +62,7 @@ impl Session {
 
     /// Answers refused calls at once and dispatches the next accepted one; when every call of
     /// the turn has its result, the turn is over ([`Session::after_results`] decides what next).
-    pub(super) fn advance_tools(&mut self, actions: &mut Vec<Action>) {
+    pub(super) fn advance_tools(&mut self, actions: &mut Queue) {
         loop {
             let Phase::RunningTools {
                 turn,
@@ -82,7 +82,7 @@ impl Session {
                     self.record_result(turn, &call, ToolStatus::Refused, result, actions);
                 }
                 Verdict::Accepted { arguments } => {
-                    actions.push(Action::Emit(Event::ToolStart {
+                    actions.push_back(Action::Emit(Event::ToolStart {
                         turn,
                         index: call.index,
                         call_id: call.call_id.clone(),
@@ -102,7 +102,7 @@ impl Session {
                         self.record_result(turn, &call, status, result, actions);
                         continue;
                     }
-                    actions.push(Action::DispatchTool {
+                    actions.push_back(Action::DispatchTool {
                         call_id: call.call_id.clone(),
                         name: call.name.clone(),
                         arguments: arguments.clone(),
@@ -124,7 +124,7 @@ impl Session {
         call: &CheckedCall,
         status: ToolStatus,
         mut result: Value,
-        actions: &mut Vec<Action>,
+        actions: &mut Queue,
     ) {
         let mut content = result.to_string();
         if let Some((capped, text, before)) = self
@@ -141,7 +141,7 @@ impl Session {
                 bytes_before: before,
                 bytes_after: after,
             };
-            actions.push(trimmed_event(turn, TrimReason::Capped, trimmed));
+            actions.push_back(trimmed_event(turn, TrimReason::Capped, trimmed));
         }
         let counts = self.stats.per_tool.entry(call.name.clone()).or_default();
         match status {
@@ -154,7 +154,7 @@ impl Session {
             call.wire_id.as_deref(),
             content,
         )));
-        actions.push(Action::Emit(Event::ToolResult {
+        actions.push_back(Action::Emit(Event::ToolResult {
             turn,
             index: call.index,
             call_id: call.call_id.clone(),

@@ -9,7 +9,7 @@ use super::family::is_name_char;
 use super::family::{Family, Read};
 use super::json;
 use super::{Found, TextCallFormat};
-use crate::codec::ModelCall;
+use crate::protocol::ModelCall;
 use crate::schema::ToolSpec;
 
 const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";

@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::scan::calls_in;
 use super::*;
-use crate::codec::CallArguments;
+use crate::protocol::CallArguments;
 use crate::schema::JsonType;
 
 fn tools() -> Vec<ToolSpec> {
@@ -273,7 +273,7 @@ mod properties {
     use super::super::scan::calls_in;
     use super::super::{Found, TextCallFormat};
     use super::tools;
-    use crate::codec::CallArguments;
+    use crate::protocol::CallArguments;
 
     /// Pieces of every family's markers, so generated texts come near real calls.
     const PIECES: [&str; 24] = [

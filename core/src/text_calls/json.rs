@@ -4,7 +4,7 @@ use crate::prelude::*;
 
 use serde_json::Value;
 
-use crate::codec::{call_arguments, CallArguments, ModelCall};
+use crate::protocol::{call_arguments, CallArguments, ModelCall};
 use crate::schema::ToolSpec;
 
 /// `{"name": TOOL, "arguments": {…}}` as text, and nothing else.

@@ -49,7 +49,7 @@ fn read(content: &str, tools: &[ToolSpec]) -> Read {
 }
 
 /// `NAME[CALL_ID]ID[ARGS]{…}` (the id optional) at the start of `text`, and its length.
-fn named_call(text: &str, tools: &[ToolSpec]) -> Option<(crate::codec::ModelCall, usize)> {
+fn named_call(text: &str, tools: &[ToolSpec]) -> Option<(crate::protocol::ModelCall, usize)> {
     let args = text.find(ARGS)?;
     let head = &text[..args];
     let name = match head.find(CALL_ID) {

@@ -36,7 +36,7 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 use crate::assemble::TurnAssembly;
-use crate::codec::ModelCall;
+use crate::protocol::ModelCall;
 use crate::schema::ToolSpec;
 
 /// How a recovered call was written.

@@ -7,7 +7,7 @@ use crate::prelude::*;
 use serde_json::{json, Value};
 
 use super::{json, scan, TextCall, TextCallFormat};
-use crate::codec::ModelCall;
+use crate::protocol::ModelCall;
 use crate::schema::ToolSpec;
 use crate::wire::Message;
 

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::family::{Family, Read};
 use super::{json, Found, TextCallFormat};
-use crate::codec::{CallArguments, ModelCall};
+use crate::protocol::{CallArguments, ModelCall};
 use crate::schema::{JsonType, ToolSpec};
 
 const TOOL_CALL_OPEN: &str = "<tool_call>";

@@ -2,7 +2,7 @@ use serde_json::{json, Value};
 
 use super::scan::{calls_in, may_hold_calls};
 use super::*;
-use crate::codec::CallArguments;
+use crate::protocol::CallArguments;
 use crate::schema::JsonType;
 
 fn tools() -> Vec<ToolSpec> {

@@ -115,6 +115,13 @@ fn a_request_that_cannot_fit_is_refused_with_its_sizes() {
         .unwrap();
     assert_eq!(
         error,
+        WindowError::TooLarge {
+            estimate: 11739,
+            window: 8192
+        }
+    );
+    assert_eq!(
+        error.to_string(),
         "the next request needs about 11739 tokens and the context window holds 8192; nothing \
          older is left to shorten (the system prompt, the task and the last two turns are kept \
          whole): raise num_ctx if the model and the machine allow it"
@@ -127,7 +134,7 @@ fn send_and_count(
     window: &Window,
     messages: &mut [Arc<Message>],
     tokens: u64,
-) -> Result<Option<PartialCount>, String> {
+) -> Result<Option<PartialCount>, WindowError> {
     budget.fit(window, 2048, messages, &[], &[])?;
     budget.counted(window, Some(tokens), None)
 }
@@ -146,6 +153,15 @@ fn a_count_that_fell_after_the_prompt_grew_is_a_cut_prompt() {
     let error = send_and_count(&mut budget, &window, &mut messages, 900).unwrap_err();
     assert_eq!(
         error,
+        WindowError::PromptCut {
+            read: 900,
+            at_least: 3071,
+            estimate: 4499,
+            window: 8192
+        }
+    );
+    assert_eq!(
+        error.to_string(),
         "the server read 900 prompt tokens where the request held at least 3071 (mend estimated \
          4499): it dropped the front of the prompt to fit, so the model no longer saw the task; \
          mend assumed a window of 8192 tokens: set num_ctx (or --num-ctx) to what the server \
@@ -178,7 +194,9 @@ fn a_count_of_the_whole_window_is_a_cut_prompt() {
     let mut messages = conversation(1, 300);
     let error = send_and_count(&mut Budget::default(), &window, &mut messages, 2048).unwrap_err();
     assert!(
-        error.starts_with("the server read 2048 prompt tokens, its whole context window"),
+        error
+            .to_string()
+            .starts_with("the server read 2048 prompt tokens, its whole context window"),
         "{error}"
     );
 }
@@ -327,6 +345,7 @@ fn a_count_a_truncating_server_keeps_is_a_cut_even_when_the_request_might_have_f
     let error = budget.counted(&window, Some(2100), None).unwrap_err();
     assert!(
         error
+            .to_string()
             .starts_with("the server read 2100 prompt tokens where the request held at least 2333"),
         "{error}"
     );

@@ -4,7 +4,7 @@
 pub mod rules;
 pub mod steps;
 
-use mend_core::{Action, Config, Input, JsonType, Millis, Session, ToolSpec};
+use mend_core::{Action, Config, Input, JsonType, Millis, Session, StreamLine, ToolSpec};
 use serde_json::{json, Value};
 
 pub const SYSTEM: &str = "You repair code.";
@@ -92,28 +92,44 @@ pub fn error_line(message: &str) -> Value {
 }
 
 pub fn line(value: &Value) -> Input {
-    Input::StreamLine {
-        line: value.to_string().into_bytes(),
-    }
+    raw(value.to_string().as_bytes())
 }
 
 pub fn raw(bytes: &[u8]) -> Input {
-    Input::StreamLine {
-        line: bytes.to_vec(),
-    }
+    Input::StreamLine(StreamLine::new(bytes.to_vec(), Millis(0)))
 }
 
 /// Feeds each chunk of a stream and returns all actions, in order.
 pub fn feed(session: &mut Session, chunks: &[Value]) -> Vec<Action> {
     chunks
         .iter()
-        .flat_map(|chunk| session.handle(Millis(0), line(chunk)))
+        .flat_map(|chunk| session.handled(Millis(0), line(chunk)))
         .collect()
 }
 
+/// A new session and the first actions it queued, taken.
 pub fn start(config: Config) -> (Session, Vec<Action>) {
     match Session::new(config) {
-        Ok(started) => started,
+        Ok(session) => taken(session),
         Err(error) => panic!("config refused: {error}"),
+    }
+}
+
+/// A session and every action it has queued, taken: what a caller that drains at once sees.
+pub fn taken(mut session: Session) -> (Session, Vec<Action>) {
+    let actions = session.drain_actions().collect();
+    (session, actions)
+}
+
+/// `handle` followed by taking what it queued: the tests compare whole action lists.
+pub trait Handled {
+    /// Feeds `input` at `now` and takes every action queued.
+    fn handled(&mut self, now: Millis, input: Input) -> Vec<Action>;
+}
+
+impl Handled for Session {
+    fn handled(&mut self, now: Millis, input: Input) -> Vec<Action> {
+        self.handle(now, input);
+        self.drain_actions().collect()
     }
 }

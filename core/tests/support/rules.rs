@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use mend_core::{
-    Action, CallId, Event, Input, Message, Millis, Rejection, Role, Session, StopReason,
-    TextCallFormat,
+    Action, CallId, ChatRequest, Event, Input, Message, Millis, Rejection, Role, Session, Stop,
+    StopReason, TextCall, TextCallFormat,
 };
 
 use super::steps::{expected_recovery, CallTool, Fed, TextForm};
@@ -107,46 +107,81 @@ impl Checker {
                 ))
             };
         }
-        // Rule 8: an input that makes no sense now is rejected, for its reason, and changes
-        // nothing; any other input is not rejected.
+        if let Some(verdict) = self.rejected(before, fed, now, actions, after) {
+            return verdict;
+        }
+        let was_streaming = before.is_streaming();
+        if was_streaming && matches!(fed.input, Input::StreamLine(_)) {
+            self.line_read(before, fed);
+        }
+        self.dispatches(fed, was_streaming, actions)?;
+        if self.recovery_due {
+            return Err(format!(
+                "the text calls {:?} were not recovered: {actions:?}",
+                self.turn_calls
+            ));
+        }
+        if was_streaming {
+            self.turn_end(fed, actions, after)?;
+        }
+        Ok(())
+    }
+
+    /// Rule 8: an input that makes no sense now is rejected, for its reason, and changes
+    /// nothing; any other input is not rejected. `None` when the rule has nothing more to say.
+    fn rejected(
+        &self,
+        before: &Session,
+        fed: &Fed,
+        now: Millis,
+        actions: &[Action],
+        after: &Session,
+    ) -> Option<Result<(), String>> {
         if let Some(reason) = self.rejection(before, &fed.input, now) {
             let expected = [Action::Emit(Event::InputRejected {
                 input: fed.input.kind(),
                 reason,
             })];
-            return if actions == expected && before == after {
+            return Some(if actions == expected && before == after {
                 Ok(())
             } else {
                 Err(format!(
                     "expected {expected:?} and no change, got {actions:?}"
                 ))
-            };
+            });
         }
-        if let Some(rejected) = actions
+        actions
             .iter()
             .find(|action| matches!(action, Action::Emit(Event::InputRejected { .. })))
+            .map(|rejected| Err(format!("{rejected:?} for an input that fits its phase")))
+    }
+
+    /// A line of the turn: what it calls and writes, and, when it completes a turn without
+    /// native calls, the text calls that must be recovered.
+    fn line_read(&mut self, before: &Session, fed: &Fed) {
+        self.turn_calls.extend(fed.calls.iter().copied());
+        self.turn_written.extend(fed.written);
+        self.turn_prose |= fed.prose;
+        if fed.done == Some(false)
+            && self.turn_calls.is_empty()
+            && before.config().text_tool_calls
+            && !self.repairing
         {
-            return Err(format!("{rejected:?} for an input that fits its phase"));
+            self.turn_calls = expected_recovery(&self.turn_written, self.turn_prose);
+            self.recovery_due = !self.turn_calls.is_empty();
         }
-        let was_streaming = before.is_streaming();
-        if was_streaming && matches!(fed.input, Input::StreamLine { .. }) {
-            self.turn_calls.extend(fed.calls.iter().copied());
-            self.turn_written.extend(fed.written);
-            self.turn_prose |= fed.prose;
-            // A completed turn without native calls: its unambiguous text calls are its calls.
-            if fed.done == Some(false)
-                && self.turn_calls.is_empty()
-                && before.config().text_tool_calls
-                && !self.repairing
-            {
-                self.turn_calls = expected_recovery(&self.turn_written, self.turn_prose);
-                self.recovery_due = !self.turn_calls.is_empty();
-            }
-        }
-        // Rule 1: calls are dispatched only by a complete done chunk, or by the result of the
-        // previous call of the same turn.
+    }
+
+    /// Rule 1: calls are dispatched only by a complete done chunk, or by the result of the
+    /// previous call of the same turn; a result answers the running call. Then each action.
+    fn dispatches(
+        &mut self,
+        fed: &Fed,
+        was_streaming: bool,
+        actions: &[Action],
+    ) -> Result<(), String> {
         let may_dispatch = match (&fed.input, fed.done) {
-            (Input::StreamLine { .. }, Some(false)) => was_streaming,
+            (Input::StreamLine(_), Some(false)) => was_streaming,
             (Input::ToolFinished { .. }, _) => !was_streaming,
             _ => false,
         };
@@ -167,46 +202,44 @@ impl Checker {
             }
             self.action(action, was_streaming)?;
         }
-        if self.recovery_due {
-            return Err(format!(
-                "the text calls {:?} were not recovered: {actions:?}",
-                self.turn_calls
-            ));
-        }
-        // Rule 6, and a turn's end: broken lines and cut-off turns end the session with their
-        // reason.
-        if was_streaming {
-            let expected = if fed.breaks_stream {
-                Some(StopReason::ModelError)
-            } else if fed.done == Some(true) || matches!(fed.input, Input::StreamEnd) {
-                Some(StopReason::IncompleteModelTurn)
-            } else if let Input::TransportFailed { error } = &fed.input {
-                // A server that says the prompt is over its window ends it with its own reason.
-                Some(match error {
-                    mend_core::TransportError::Http { status: 400, .. } => {
-                        StopReason::ContextExceeded
-                    }
-                    _ => StopReason::ModelError,
-                })
-            } else {
-                None
-            };
-            if let Some(reason) = expected {
-                if after.stopped().map(|stop| stop.reason) != Some(reason) {
-                    return Err(format!(
-                        "expected stop {reason} after {:?}, got {actions:?}",
-                        fed.input.kind()
-                    ));
-                }
-            }
-        }
         Ok(())
+    }
+
+    /// Rule 6, and a turn's end: broken lines and cut-off turns end the session with their
+    /// reason.
+    fn turn_end(&self, fed: &Fed, actions: &[Action], after: &Session) -> Result<(), String> {
+        let expected = if fed.breaks_stream {
+            Some(StopReason::ModelError)
+        } else if fed.done == Some(true) && self.repairing {
+            // A cut-off repair is no answer: the broken turn's text, never blank since it
+            // holds the broken call, stays the final answer.
+            Some(StopReason::AssistantFinished)
+        } else if fed.done == Some(true) || matches!(fed.input, Input::StreamEnd) {
+            Some(StopReason::IncompleteModelTurn)
+        } else if let Input::TransportFailed { error } = &fed.input {
+            // A server that says the prompt is over its window ends it with its own reason.
+            Some(match error {
+                mend_core::TransportError::Http { status: 400, .. } => StopReason::ContextExceeded,
+                _ => StopReason::ModelError,
+            })
+        } else {
+            None
+        };
+        match expected {
+            Some(reason) if after.stopped().map(|stop| stop.reason) != Some(reason) => {
+                Err(format!(
+                    "expected stop {reason} after {:?}, got {actions:?}",
+                    fed.input.kind()
+                ))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Why `input` makes no sense to `before`, a running session, if it does not.
     fn rejection(&self, before: &Session, input: &Input, now: Millis) -> Option<Rejection> {
         match input {
-            Input::StreamLine { .. } | Input::StreamEnd | Input::TransportFailed { .. } => {
+            Input::StreamLine(_) | Input::StreamEnd | Input::TransportFailed { .. } => {
                 (!before.is_streaming()).then_some(Rejection::NoResponseOpen)
             }
             Input::ToolFinished { call_id, .. } => match &self.running {
@@ -235,60 +268,7 @@ impl Checker {
             return Err(format!("{action:?} came after the stop"));
         }
         match action {
-            Action::SendRequest { body, .. } => {
-                // Rule 2: the next request waits for the last result...
-                if self.running.is_some() {
-                    return Err("a request was sent while a tool was running".to_owned());
-                }
-                self.requests += 1;
-                // Rule 4.
-                if self.requests > self.max_turns {
-                    return Err(format!(
-                        "request {} exceeds max_turns {}",
-                        self.requests, self.max_turns
-                    ));
-                }
-                // The token budget: no request once the finished turns went past it.
-                if let Some(budget) = self.token_budget.filter(|budget| self.tokens > *budget) {
-                    return Err(format!(
-                        "request {} sent after {} tokens of a budget of {budget}",
-                        self.requests, self.tokens
-                    ));
-                }
-                // A repair is announced as one right before its request, and only then.
-                if core::mem::take(&mut self.repair_announced) != body.format.is_some() {
-                    return Err(format!(
-                        "a request with format {:?} after repair_requested: {}",
-                        body.format.is_some(),
-                        !body.format.is_some()
-                    ));
-                }
-                if body.format.is_some() {
-                    // A repair: the broken turn (no calls), then the ask; the next request's
-                    // return path is checked against the broken turn's request.
-                    let tail = &body.messages[self.previous_messages.min(body.messages.len())..];
-                    let broken = tail.first().is_some_and(|message| {
-                        message.role == Role::Assistant && message.tool_calls.is_empty()
-                    });
-                    if self.repairing || tail.len() != 2 || !broken {
-                        return Err(format!("a repair request that adds {tail:?}"));
-                    }
-                    self.repairing = true;
-                    self.turn_calls.clear();
-                    self.turn_written.clear();
-                    self.turn_prose = false;
-                    return Ok(());
-                }
-                if self.requests > 1 {
-                    self.check_return_path(&body.messages)?;
-                }
-                self.repairing = false;
-                self.previous_messages = body.messages.len();
-                self.turn_calls.clear();
-                self.turn_written.clear();
-                self.turn_prose = false;
-                self.last_result = None;
-            }
+            Action::SendRequest { body, .. } => self.request_sent(body)?,
             Action::DispatchTool { call_id, .. } => {
                 // Rule 2: one at a time.
                 if let Some(running) = &self.running {
@@ -297,26 +277,10 @@ impl Checker {
                 self.running = Some(call_id.clone());
                 self.dispatches += 1;
             }
-            Action::Emit(Event::ToolStart { index, name, .. })
-            | Action::Emit(Event::ToolResult { index, name, .. }) => {
-                // Rule 2: in the model's order.
-                if self.turn_calls.get(*index as usize).copied() != Some(name.as_str()) {
-                    return Err(format!(
-                        "call {index} is `{name}`, but the turn's calls are {:?}",
-                        self.turn_calls
-                    ));
-                }
-                if let Action::Emit(Event::ToolResult { .. }) = action {
-                    if self.last_result.is_some_and(|last| *index != last + 1)
-                        || (self.last_result.is_none() && *index != 0)
-                    {
-                        return Err(format!(
-                            "result {index} out of order after {:?}",
-                            self.last_result
-                        ));
-                    }
-                    self.last_result = Some(*index);
-                }
+            Action::Emit(Event::ToolStart { index, name, .. }) => self.in_order(*index, name)?,
+            Action::Emit(Event::ToolResult { index, name, .. }) => {
+                self.in_order(*index, name)?;
+                self.result_in_order(*index)?;
             }
             Action::Emit(Event::RepairRequested { .. }) => {
                 if self.repairing || self.repair_announced {
@@ -327,65 +291,158 @@ impl Checker {
             Action::Emit(Event::RepairUnusable { .. }) if !self.repairing => {
                 return Err("repair_unusable with no repair out".to_owned());
             }
-            Action::Emit(Event::RecoveredFromText { calls, .. })
-                if calls
-                    .iter()
-                    .any(|call| call.format == TextCallFormat::RepairedByGrammar) =>
-            {
-                // The repair's answer is the broken turn's one call.
-                let [call] = calls.as_slice() else {
-                    return Err(format!("a repair gave {calls:?}"));
-                };
-                let name = ["read_file", "run_tests", "replace_text"]
-                    .into_iter()
-                    .find(|name| *name == call.name);
-                match name {
-                    Some(name) if self.repairing => self.turn_calls = vec![name],
-                    _ => return Err(format!("a repair's call {call:?} out of place")),
-                }
-            }
-            Action::Emit(Event::RecoveredFromText { calls, .. }) => {
-                let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
-                if !self.recovery_due || names != self.turn_calls {
-                    return Err(format!(
-                        "recovered {names:?} where the text's calls were {:?} (due: {})",
-                        self.turn_calls, self.recovery_due
-                    ));
-                }
-                self.recovery_due = false;
-            }
+            Action::Emit(Event::RecoveredFromText { calls, .. }) => self.recovered(calls)?,
             Action::Emit(Event::TextDelta { .. } | Event::ThinkingDelta { .. })
                 if !was_streaming =>
             {
                 return Err("a delta outside a stream".to_owned());
             }
-            Action::Stop(stop) => {
-                // Rule 3: exactly one stop. Only the user or the clock may end a running tool.
-                self.stops += 1;
-                let interrupts = matches!(
-                    stop.reason,
-                    StopReason::Cancelled | StopReason::DeadlineExceeded
-                );
-                let over_budget = self.token_budget.is_some_and(|budget| self.tokens > budget);
-                if stop.reason == StopReason::BudgetExceeded && !over_budget {
-                    return Err(format!(
-                        "budget_exceeded after {} tokens of a budget of {:?}",
-                        self.tokens, self.token_budget
-                    ));
-                }
-                if self.running.is_some() && !interrupts {
-                    return Err(format!(
-                        "the session stopped ({}) with a tool still running",
-                        stop.reason
-                    ));
-                }
-            }
+            Action::Stop(stop) => self.stopped(stop)?,
             Action::Emit(Event::ModelDone { metrics, .. }) => {
                 self.tokens +=
                     metrics.prompt_eval_count.unwrap_or(0) + metrics.eval_count.unwrap_or(0);
             }
             Action::Emit(_) => {}
             other => return Err(format!("an action the rules do not know: {other:?}")),
+        }
+        Ok(())
+    }
+
+    /// Rules 2 and 4 and the token budget for a request; a repair's request apart.
+    fn request_sent(&mut self, body: &ChatRequest) -> Result<(), String> {
+        // Rule 2: the next request waits for the last result...
+        if self.running.is_some() {
+            return Err("a request was sent while a tool was running".to_owned());
+        }
+        self.requests += 1;
+        // Rule 4.
+        if self.requests > self.max_turns {
+            return Err(format!(
+                "request {} exceeds max_turns {}",
+                self.requests, self.max_turns
+            ));
+        }
+        // The token budget: no request once the finished turns went past it.
+        if let Some(budget) = self.token_budget.filter(|budget| self.tokens > *budget) {
+            return Err(format!(
+                "request {} sent after {} tokens of a budget of {budget}",
+                self.requests, self.tokens
+            ));
+        }
+        // A repair is announced as one right before its request, and only then.
+        if core::mem::take(&mut self.repair_announced) != body.format.is_some() {
+            return Err(format!(
+                "a request with format {:?} after repair_requested: {}",
+                body.format.is_some(),
+                body.format.is_none()
+            ));
+        }
+        if body.format.is_some() {
+            // A repair: the broken turn (no calls), then the ask; the next request's
+            // return path is checked against the broken turn's request.
+            let tail = &body.messages[self.previous_messages.min(body.messages.len())..];
+            let broken = tail.first().is_some_and(|message| {
+                message.role == Role::Assistant && message.tool_calls.is_empty()
+            });
+            if self.repairing || tail.len() != 2 || !broken {
+                return Err(format!("a repair request that adds {tail:?}"));
+            }
+            self.repairing = true;
+            self.new_turn();
+            return Ok(());
+        }
+        if self.requests > 1 {
+            self.check_return_path(&body.messages)?;
+        }
+        self.repairing = false;
+        self.previous_messages = body.messages.len();
+        self.new_turn();
+        self.last_result = None;
+        Ok(())
+    }
+
+    fn new_turn(&mut self) {
+        self.turn_calls.clear();
+        self.turn_written.clear();
+        self.turn_prose = false;
+    }
+
+    /// Rule 2: a call's start and result come in the model's order.
+    fn in_order(&self, index: u32, name: &str) -> Result<(), String> {
+        if self.turn_calls.get(index as usize).copied() == Some(name) {
+            return Ok(());
+        }
+        Err(format!(
+            "call {index} is `{name}`, but the turn's calls are {:?}",
+            self.turn_calls
+        ))
+    }
+
+    /// Rule 2: results follow one another from the first call.
+    fn result_in_order(&mut self, index: u32) -> Result<(), String> {
+        if self.last_result.is_some_and(|last| index != last + 1)
+            || (self.last_result.is_none() && index != 0)
+        {
+            return Err(format!(
+                "result {index} out of order after {:?}",
+                self.last_result
+            ));
+        }
+        self.last_result = Some(index);
+        Ok(())
+    }
+
+    /// Calls read from the text: a repair's answer is the broken turn's one call; other
+    /// recovered calls are the ones the text was due to give.
+    fn recovered(&mut self, calls: &[TextCall]) -> Result<(), String> {
+        if calls
+            .iter()
+            .any(|call| call.format == TextCallFormat::RepairedByGrammar)
+        {
+            let [call] = calls else {
+                return Err(format!("a repair gave {calls:?}"));
+            };
+            let name = ["read_file", "run_tests", "replace_text"]
+                .into_iter()
+                .find(|name| *name == call.name);
+            return match name {
+                Some(name) if self.repairing => {
+                    self.turn_calls = vec![name];
+                    Ok(())
+                }
+                _ => Err(format!("a repair's call {call:?} out of place")),
+            };
+        }
+        let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
+        if !self.recovery_due || names != self.turn_calls {
+            return Err(format!(
+                "recovered {names:?} where the text's calls were {:?} (due: {})",
+                self.turn_calls, self.recovery_due
+            ));
+        }
+        self.recovery_due = false;
+        Ok(())
+    }
+
+    /// Rule 3: exactly one stop. Only the user or the clock may end a running tool.
+    fn stopped(&mut self, stop: &Stop) -> Result<(), String> {
+        self.stops += 1;
+        let interrupts = matches!(
+            stop.reason,
+            StopReason::Cancelled | StopReason::DeadlineExceeded
+        );
+        let over_budget = self.token_budget.is_some_and(|budget| self.tokens > budget);
+        if stop.reason == StopReason::BudgetExceeded && !over_budget {
+            return Err(format!(
+                "budget_exceeded after {} tokens of a budget of {:?}",
+                self.tokens, self.token_budget
+            ));
+        }
+        if self.running.is_some() && !interrupts {
+            return Err(format!(
+                "the session stopped ({}) with a tool still running",
+                stop.reason
+            ));
         }
         Ok(())
     }

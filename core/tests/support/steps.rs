@@ -4,7 +4,7 @@
 //! the running call"). [`Fed::resolve`] turns it into the concrete [`Input`] plus the facts the
 //! rule checker needs, so the checker never has to decode wire JSON itself.
 
-use mend_core::{CallId, Input, Protocol, ToolOutcome, TransportError};
+use mend_core::{CallId, Input, Millis, Protocol, StreamLine, ToolOutcome, TransportError};
 use serde_json::{json, Value};
 
 use super::{call, chunk, done_with, error_line, line, raw};
@@ -200,8 +200,9 @@ pub struct Fed {
 }
 
 impl Fed {
-    pub fn resolve(step: &Step, running: Option<&CallId>, serial: &mut u32) -> Fed {
-        let plain = |input| Fed {
+    /// An input that carries nothing for the rules beyond itself.
+    fn plain(input: Input) -> Fed {
+        Fed {
             input,
             calls: vec![],
             done: None,
@@ -209,59 +210,14 @@ impl Fed {
             blank: false,
             written: None,
             prose: false,
-        };
-        let answer = |ok: bool| {
-            let call_id = running
-                .cloned()
-                .unwrap_or_else(|| CallId("nobody".to_owned()));
-            let outcome = if ok {
-                ToolOutcome::Success {
-                    value: json!({"exit_code": 0, "output": "4 passed"}),
-                }
-            } else {
-                ToolOutcome::Failure {
-                    message: "path_rules.py was not found".to_owned(),
-                }
-            };
-            Input::ToolFinished { call_id, outcome }
-        };
+        }
+    }
+
+    pub fn resolve(step: &Step, running: Option<&CallId>, serial: &mut u32) -> Fed {
+        let plain = Fed::plain;
         match step {
-            Step::Chunk {
-                thinking,
-                content,
-                calls,
-            } => {
-                let mut message = json!({"role": "assistant", "content": content});
-                if !thinking.is_empty() {
-                    message["thinking"] = json!(thinking);
-                }
-                if !calls.is_empty() {
-                    message["tool_calls"] = wire_calls(calls, serial);
-                }
-                Fed {
-                    calls: names(calls),
-                    prose: !content.trim().is_empty(),
-                    ..plain(line(&chunk(message, false)))
-                }
-            }
-            Step::TextCall { form, tool } => {
-                let message = json!({"role": "assistant", "content": form.write(*tool)});
-                Fed {
-                    written: Some((*tool, *form)),
-                    ..plain(line(&chunk(message, false)))
-                }
-            }
-            Step::Done { calls, cut_off } => {
-                let mut message = json!({"role": "assistant", "content": ""});
-                if !calls.is_empty() {
-                    message["tool_calls"] = wire_calls(calls, serial);
-                }
-                let reason = if *cut_off { "length" } else { "stop" };
-                Fed {
-                    calls: names(calls),
-                    done: Some(*cut_off),
-                    ..plain(line(&done_with(reason, message)))
-                }
+            Step::Chunk { .. } | Step::TextCall { .. } | Step::Done { .. } => {
+                Fed::chunk(step, serial)
             }
             Step::ErrorLine => Fed {
                 breaks_stream: true,
@@ -281,8 +237,8 @@ impl Fed {
                     message: "connection reset by peer".to_owned(),
                 },
             }),
-            Step::ToolOk => plain(answer(true)),
-            Step::ToolFailed => plain(answer(false)),
+            Step::ToolOk => plain(answer(running, true)),
+            Step::ToolFailed => plain(answer(running, false)),
             Step::ToolForStranger => plain(Input::ToolFinished {
                 call_id: CallId("stranger".to_owned()),
                 outcome: ToolOutcome::Success { value: json!({}) },
@@ -291,6 +247,67 @@ impl Fed {
             Step::Deadline => plain(Input::DeadlinePassed),
         }
     }
+
+    /// A step that is one chunk of the model's stream.
+    fn chunk(step: &Step, serial: &mut u32) -> Fed {
+        match step {
+            Step::Chunk {
+                thinking,
+                content,
+                calls,
+            } => {
+                let mut message = json!({"role": "assistant", "content": content});
+                if !thinking.is_empty() {
+                    message["thinking"] = json!(thinking);
+                }
+                if !calls.is_empty() {
+                    message["tool_calls"] = wire_calls(calls, serial);
+                }
+                Fed {
+                    calls: names(calls),
+                    prose: !content.trim().is_empty(),
+                    ..Fed::plain(line(&chunk(message, false)))
+                }
+            }
+            Step::TextCall { form, tool } => {
+                let message = json!({"role": "assistant", "content": form.write(*tool)});
+                Fed {
+                    written: Some((*tool, *form)),
+                    ..Fed::plain(line(&chunk(message, false)))
+                }
+            }
+            Step::Done { calls, cut_off } => {
+                let mut message = json!({"role": "assistant", "content": ""});
+                if !calls.is_empty() {
+                    message["tool_calls"] = wire_calls(calls, serial);
+                }
+                let reason = if *cut_off { "length" } else { "stop" };
+                Fed {
+                    calls: names(calls),
+                    done: Some(*cut_off),
+                    ..Fed::plain(line(&done_with(reason, message)))
+                }
+            }
+            other => unreachable!("{other:?} is no chunk"),
+        }
+    }
+}
+
+/// The result of the running call (or of nobody's, when none runs).
+fn answer(running: Option<&CallId>, ok: bool) -> Input {
+    let call_id = running
+        .cloned()
+        .unwrap_or_else(|| CallId("nobody".to_owned()));
+    let outcome = if ok {
+        ToolOutcome::Success {
+            value: json!({"exit_code": 0, "output": "4 passed"}),
+        }
+    } else {
+        ToolOutcome::Failure {
+            message: "path_rules.py was not found".to_owned(),
+        }
+    };
+    Input::ToolFinished { call_id, outcome }
 }
 
 fn names(calls: &[CallSpec]) -> Vec<&'static str> {
@@ -385,7 +402,7 @@ fn framed(lines: Vec<Vec<u8>>, facts: Fed) -> Vec<Fed> {
         .into_iter()
         .enumerate()
         .map(|(at, line)| {
-            let input = Input::StreamLine { line };
+            let input = Input::StreamLine(StreamLine::new(line, Millis(0)));
             if at + 1 == count {
                 Fed {
                     input,

@@ -2,11 +2,12 @@
 //! tools from a table, sleeps until `next_deadline()`, and stops on a cancel signal. Dropping the
 //! future cancels too: it owns the client, the response and everything else it opened.
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::time::Duration;
 
-use mend_core::{Action, Event, Input, Millis, Session, Stop, ToolOutcome, TransportError};
+use mend_core::{
+    Action, Event, Input, Millis, Session, Stop, StreamLine, ToolOutcome, TransportError,
+};
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
@@ -28,10 +29,10 @@ pub struct Server<'a> {
     pub api_key: Option<&'a str>,
 }
 
-/// Runs a started session to its stop. `cancel` resolving is the user's interrupt.
+/// Runs a session to its stop, from the first actions it queued. `cancel` resolving is the
+/// user's interrupt.
 pub async fn drive(
     mut session: Session,
-    first: Vec<Action>,
     server: Server<'_>,
     tools: &mut dyn ToolTable,
     cancel: impl Future<Output = ()>,
@@ -39,12 +40,11 @@ pub async fn drive(
     let http = reqwest::Client::new();
     let clock = Instant::now();
     let now = || Millis(u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX));
-    let mut queue: VecDeque<Action> = first.into();
     let mut events = Vec::new();
     let mut body: Option<Body> = None;
     tokio::pin!(cancel);
     loop {
-        if let Some(action) = queue.pop_front() {
+        if let Some(action) = session.poll_action() {
             if let Some(request) = action.http_request() {
                 let url = format!("{}{}", server.base, request.path);
                 let mut sent = http.request(request.method.parse().unwrap(), url);
@@ -65,7 +65,7 @@ pub async fn drive(
                     arguments,
                 } => {
                     let outcome = tools.call(&name, &arguments);
-                    queue.extend(session.handle(now(), Input::ToolFinished { call_id, outcome }));
+                    session.handle(now(), Input::ToolFinished { call_id, outcome });
                 }
                 Action::Stop(stop) => return Transcript { events, stop },
                 _ => {}
@@ -83,9 +83,9 @@ pub async fn drive(
             () = tokio::time::sleep_until(deadline.unwrap_or(clock)), if deadline.is_some() => {
                 Input::DeadlinePassed
             }
-            input = open.next_input() => input,
+            input = open.next_input(now) => input,
         };
-        queue.extend(session.handle(now(), input));
+        session.handle(now(), input);
         if !session.is_streaming() {
             body = None; // the rest of the response is not wanted: dropping it closes it
         }
@@ -105,7 +105,8 @@ enum Body {
 }
 
 impl Body {
-    async fn next_input(&mut self) -> Input {
+    /// The next input of the body; a line is stamped by `now` as it is cut from the buffer.
+    async fn next_input(&mut self, now: impl Fn() -> Millis) -> Input {
         loop {
             match self {
                 Body::Sending(sent) => match sent.await {
@@ -132,15 +133,14 @@ impl Body {
                 Body::Reading { response, buffer } => {
                     if let Some(newline) = buffer.iter().position(|byte| *byte == b'\n') {
                         let line = buffer.drain(..=newline).take(newline).collect();
-                        return Input::StreamLine { line };
+                        return Input::StreamLine(StreamLine::new(line, now()));
                     }
                     match response.chunk().await {
                         Ok(Some(bytes)) => buffer.extend_from_slice(&bytes),
                         Ok(None) if buffer.is_empty() => return self.end(Input::StreamEnd),
                         Ok(None) => {
-                            return Input::StreamLine {
-                                line: std::mem::take(buffer),
-                            }
+                            let line = std::mem::take(buffer);
+                            return Input::StreamLine(StreamLine::new(line, now()));
                         }
                         Err(err) => {
                             let message = err.to_string();

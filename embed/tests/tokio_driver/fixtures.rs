@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mend_core::{Action, Config, Event, Session, ToolOutcome};
+use mend_core::{Config, Event, Session, ToolOutcome};
 use serde_json::{json, Map, Value};
 
 use crate::driver::{ToolTable, Transcript};
@@ -167,9 +167,9 @@ pub fn blocking_transcript(base: &str) -> (Transcript, String) {
     let mut source = mend::provider::client::LiveSource { client: &client };
     let mut observer = Collect(Vec::new());
     let bench = mend::tools::ToolContext::new(workspace.root(), &task, &runner);
-    let started = mend::attempt::driver::start(sample_config(&task)).unwrap();
+    let session = mend::attempt::driver::start(sample_config(&task)).unwrap();
     let (transcript, _) =
-        mend::attempt::driver::drive(bench, &mut source, &mut observer, started).unwrap();
+        mend::attempt::driver::drive(bench, &mut source, &mut observer, session).unwrap();
     let stop = transcript.stop;
     let repaired = std::fs::read_to_string(workspace.root().join("path_rules.py")).unwrap();
     (
@@ -188,6 +188,6 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-pub fn started(config: Config) -> (Session, Vec<Action>) {
+pub fn started(config: Config) -> Session {
     Session::new(config).unwrap()
 }

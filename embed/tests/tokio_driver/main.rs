@@ -31,12 +31,11 @@ fn the_tokio_driver_produces_the_blocking_drivers_transcript() {
         None,
     )
     .unwrap();
-    let (session, first) = started(sample_config(&task));
+    let session = started(sample_config(&task));
     let mut files = sample_files();
     let never = std::future::pending::<()>();
     let tokio = runtime().block_on(drive(
         session,
-        first,
         Server {
             base: &tokio_server.base,
             api_key: None,
@@ -89,10 +88,9 @@ fn drive_against(reply: Reply, config: Config, cancel: impl Future<Output = ()>)
         models: vec![],
         chats: vec![reply],
     });
-    let (session, first) = started(config);
+    let session = started(config);
     runtime().block_on(drive(
         session,
-        first,
         Server {
             base: &server.base,
             api_key: None,

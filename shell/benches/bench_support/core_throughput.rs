@@ -4,11 +4,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mend_core::{Action, Input, Millis, Session, ToolOutcome};
+use mend_core::{Action, Input, Millis, ToolOutcome};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::synthetic::{config, turn, Rng};
+use super::synthetic::{arrived, config, opened, turn, Rng, Step};
 use super::{command, Row};
 
 const TURNS: u64 = 1_000;
@@ -90,18 +90,18 @@ fn bare_parse(turns: &[Vec<Vec<u8>>]) -> Duration {
 fn session_run(turns: Vec<Vec<Vec<u8>>>) -> Duration {
     let config = config(TURNS as u32);
     let started = Instant::now();
-    let (mut session, _) = Session::new(config).unwrap();
+    let (mut session, _) = opened(config);
     let (mut stops, mut requests) = (0, 1);
     for turn in turns {
         for line in turn {
-            for action in session.handle(Millis(0), Input::StreamLine { line }) {
+            for action in session.step(Millis(0), arrived(line)) {
                 match action {
                     Action::DispatchTool { call_id, .. } => {
                         let outcome = ToolOutcome::Success {
                             value: json!({"exit_code": 0, "output": "4 passed"}),
                         };
                         let next =
-                            session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
+                            session.step(Millis(0), Input::ToolFinished { call_id, outcome });
                         let sent = next
                             .iter()
                             .filter(|action| matches!(action, Action::SendRequest { .. }))

@@ -5,11 +5,12 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use mend::attempt::driver::{drive, start, Observer};
+use mend::clock::SessionClock;
 use mend::provider::source::{ModelSource, StreamItem};
 use mend::tools::ToolContext;
-use mend_core::{ChatRequest, Event, Input, Millis, Protocol, Session};
+use mend_core::{ChatRequest, Event, Millis, Protocol, StreamLine};
 
-use super::synthetic::{config, turn, Rng};
+use super::synthetic::{arrived, config, opened, turn, Rng, Step};
 use super::{command, Row, ToolFree};
 
 const LINES: usize = 500_000;
@@ -23,9 +24,14 @@ impl ModelSource for Lines {
         _turn: u32,
         _body: &ChatRequest,
         _protocol: Protocol,
+        clock: SessionClock,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let lines = std::mem::take(&mut self.0);
-        Box::new(lines.into_iter().map(StreamItem::Line))
+        Box::new(
+            lines
+                .into_iter()
+                .map(move |line| StreamItem::Line(StreamLine::new(line, clock.now()))),
+        )
     }
 }
 
@@ -84,9 +90,9 @@ fn process_cpu() -> Duration {
 
 fn core_alone(lines: Vec<Vec<u8>>) -> Duration {
     let started = Instant::now();
-    let (mut session, _) = Session::new(config(1)).unwrap();
+    let (mut session, _) = opened(config(1));
     for line in lines {
-        black_box(session.handle(Millis(0), Input::StreamLine { line }));
+        black_box(session.step(Millis(0), arrived(line)));
     }
     let elapsed = started.elapsed();
     assert!(

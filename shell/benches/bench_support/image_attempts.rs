@@ -39,14 +39,19 @@ fn python() -> Utf8PathBuf {
         })
 }
 
-/// The test image's OCI layout, built once under target/ (as the image tests build it).
+/// The test image's OCI layout, built once under target/ (as the image tests build it), again
+/// whenever the build script or the interpreter changes.
 fn layout() -> Utf8PathBuf {
-    let out = Utf8PathBuf::from(concat!(
+    use std::hash::{Hash, Hasher};
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/images/build-image.sh");
+    let mut key = std::collections::hash_map::DefaultHasher::new();
+    (fs::read(script).unwrap(), python()).hash(&mut key);
+    let out = Utf8PathBuf::from(format!(
+        "{}/../target/mend-bench-image-{:016x}",
         env!("CARGO_MANIFEST_DIR"),
-        "/../target/mend-bench-image"
+        key.finish()
     ));
     if !out.join("index.json").exists() {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/images/build-image.sh");
         let status = Command::new("bash")
             .arg(script)
             .arg(python())

@@ -6,9 +6,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use mend::attempt::driver::{drive, start, Observer};
+use mend::clock::SessionClock;
 use mend::provider::source::{ModelSource, StreamItem};
 use mend::tools::ToolContext;
-use mend_core::{ChatRequest, Config, Event};
+use mend_core::{ChatRequest, Config, Event, StreamLine};
 
 use super::synthetic::{done_line, text_line, Rng};
 use super::{command, Row, ToolFree};
@@ -23,6 +24,7 @@ struct Generated {
     finished: bool,
     /// Bytes of text the session will have assembled: memory it must keep for the next request.
     text: Arc<AtomicU64>,
+    clock: SessionClock,
 }
 
 impl Iterator for Generated {
@@ -34,14 +36,17 @@ impl Iterator for Generated {
         }
         if self.left == 0 {
             self.finished = true;
-            return Some(StreamItem::Line(done_line()));
+            return Some(StreamItem::Line(StreamLine::new(
+                done_line(),
+                self.clock.now(),
+            )));
         }
         let line = text_line(&mut self.rng);
         let chunk: serde_json::Value = serde_json::from_slice(&line).unwrap();
         let text = chunk["message"]["content"].as_str().map_or(0, str::len);
         self.text.fetch_add(text as u64, Ordering::Relaxed);
         self.left = self.left.saturating_sub(line.len() as u64 + 1);
-        Some(StreamItem::Line(line))
+        Some(StreamItem::Line(StreamLine::new(line, self.clock.now())))
     }
 }
 
@@ -56,6 +61,7 @@ impl ModelSource for Source {
         _turn: u32,
         _body: &ChatRequest,
         _protocol: mend_core::Protocol,
+        clock: SessionClock,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let text = Arc::clone(&self.text);
         Box::new(Generated {
@@ -63,6 +69,7 @@ impl ModelSource for Source {
             left: self.bytes,
             finished: false,
             text,
+            clock,
         })
     }
 }

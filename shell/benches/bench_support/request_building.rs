@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use mend_core::{Action, CallId, Input, Millis, Session, ToolOutcome};
 use serde_json::json;
 
-use super::synthetic::{config, done_line, text_line, tool_call_line, Rng};
+use super::synthetic::{arrived, config, done_line, opened, text_line, tool_call_line, Rng, Step};
 use super::{command, Row};
 
 const SIZES: [u32; 3] = [1, 10, 100];
@@ -17,7 +17,7 @@ const REPEATS: u32 = 200;
 /// A session just before the result that completes turn `turns`, and that result's call id.
 fn session_before_last_result(turns: u32) -> (Session, CallId) {
     let config = config(turns + 1);
-    let (mut session, _) = Session::new(config).unwrap();
+    let (mut session, _) = opened(config);
     let mut rng = Rng::new(11);
     let output = "x".repeat(RESULT_BYTES);
     for turn in 1..=turns {
@@ -27,7 +27,7 @@ fn session_before_last_result(turns: u32) -> (Session, CallId) {
             tool_call_line(u64::from(turn)),
             done_line(),
         ] {
-            for action in session.handle(Millis(0), Input::StreamLine { line }) {
+            for action in session.step(Millis(0), arrived(line)) {
                 if let Action::DispatchTool { call_id, .. } = action {
                     dispatched = Some(call_id);
                 }
@@ -40,7 +40,7 @@ fn session_before_last_result(turns: u32) -> (Session, CallId) {
         let outcome = ToolOutcome::Success {
             value: json!({"exit_code": 1, "output": output}),
         };
-        let _actions = session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
+        let _actions = session.step(Millis(0), Input::ToolFinished { call_id, outcome });
     }
     unreachable!("the loop returns on the last turn")
 }
@@ -65,7 +65,7 @@ fn cost(turns: u32) -> Cost {
             call_id: call_id.clone(),
             outcome: outcome.clone(),
         };
-        for action in copy.handle(Millis(0), input) {
+        for action in copy.step(Millis(0), input) {
             if let Action::SendRequest { body: next, .. } = action {
                 body = Some(next);
             }

@@ -102,3 +102,27 @@ pub fn config(max_turns: u32) -> Config {
         ..Config::new("gemma4:e2b", "system", "task", tools)
     }
 }
+
+/// `handle` and the actions it queued, taken at once: what the benches count and time.
+pub trait Step {
+    fn step(&mut self, now: mend_core::Millis, input: mend_core::Input) -> Vec<mend_core::Action>;
+}
+
+impl Step for mend_core::Session {
+    fn step(&mut self, now: mend_core::Millis, input: mend_core::Input) -> Vec<mend_core::Action> {
+        self.handle(now, input);
+        self.drain_actions().collect()
+    }
+}
+
+/// A generated line as the reader hands it to the session (arrived at 0).
+pub fn arrived(line: Vec<u8>) -> mend_core::Input {
+    mend_core::Input::StreamLine(mend_core::StreamLine::new(line, mend_core::Millis(0)))
+}
+
+/// A new session and its first actions, taken.
+pub fn opened(config: mend_core::Config) -> (mend_core::Session, Vec<mend_core::Action>) {
+    let mut session = mend_core::Session::new(config).unwrap();
+    let first = session.drain_actions().collect();
+    (session, first)
+}

@@ -6,10 +6,10 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mend_core::{Input, Millis, Session};
+use mend_core::Millis;
 use serde_json::json;
 
-use super::synthetic::{config, turn, Rng};
+use super::synthetic::{arrived, config, opened, turn, Rng, Step};
 use super::{command, Row};
 
 const SESSIONS: usize = 200;
@@ -79,9 +79,9 @@ fn sessions(lines: &[Vec<u8>], text_tool_calls: bool) -> Duration {
     let inputs: Vec<Vec<Vec<u8>>> = (0..SESSIONS).map(|_| lines.to_vec()).collect();
     let started = Instant::now();
     for lines in inputs {
-        let (mut session, _) = Session::new(config.clone()).unwrap();
+        let (mut session, _) = opened(config.clone());
         for line in lines {
-            black_box(session.handle(Millis(0), Input::StreamLine { line }));
+            black_box(session.step(Millis(0), arrived(line)));
         }
         assert!(
             session.stopped().is_some(),

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use mend_core::{Action, CallId, ChatRequest, Input, Millis, Session, ToolOutcome, Window};
 use serde_json::json;
 
-use super::synthetic::{config, text_line, tool_call_line, Rng};
+use super::synthetic::{arrived, config, opened, text_line, tool_call_line, Rng, Step};
 use super::{command, Row};
 
 const RESULT_BYTES: usize = 4 * 1024;
@@ -33,7 +33,7 @@ fn before_last_result(turns: u32, window: Option<u32>) -> (Session, CallId) {
         config.options.num_ctx = tokens;
         config.window = Some(Window::new(tokens));
     }
-    let (mut session, first) = Session::new(config).unwrap();
+    let (mut session, first) = opened(config);
     let mut request = sent(&first).unwrap();
     let mut rng = Rng::new(5);
     for turn in 1..=turns {
@@ -43,7 +43,7 @@ fn before_last_result(turns: u32, window: Option<u32>) -> (Session, CallId) {
             tool_call_line(u64::from(turn)),
             done_counted(&request),
         ] {
-            for action in session.handle(Millis(0), Input::StreamLine { line }) {
+            for action in session.step(Millis(0), arrived(line)) {
                 if let Action::DispatchTool { call_id, .. } = action {
                     dispatched = Some(call_id);
                 }
@@ -56,7 +56,7 @@ fn before_last_result(turns: u32, window: Option<u32>) -> (Session, CallId) {
         let outcome = ToolOutcome::Success {
             value: json!({"exit_code": 1, "output": "x".repeat(RESULT_BYTES)}),
         };
-        let actions = session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
+        let actions = session.step(Millis(0), Input::ToolFinished { call_id, outcome });
         request = sent(&actions).unwrap();
     }
     unreachable!("the loop returns on the last turn")
@@ -83,7 +83,7 @@ fn next_request(session: &Session, call_id: &CallId) -> (Duration, usize) {
             call_id: call_id.clone(),
             outcome: outcome.clone(),
         };
-        let actions = copy.handle(Millis(0), input);
+        let actions = copy.step(Millis(0), input);
         assert!(sent(&actions).is_some(), "the request is sent");
         trimmed = actions
             .iter()
@@ -106,11 +106,11 @@ fn core_per_line() -> Duration {
     let count = lines.len() as u32;
     (0..ROUNDS * 4)
         .map(|_| {
-            let (mut session, _) = Session::new(config(2)).unwrap();
+            let (mut session, _) = opened(config(2));
             let lines = lines.clone();
             let started = Instant::now();
             for line in lines {
-                let _actions = session.handle(Millis(0), Input::StreamLine { line });
+                let _actions = session.step(Millis(0), arrived(line));
             }
             started.elapsed() / count
         })

@@ -73,7 +73,7 @@ const SHADOWS_RUNNER: &str = "a module of that name would be imported in place o
 
 /// Why `relative` (normalised, see [`crate::task::paths::normalize`]) is test configuration
 /// for a task whose test command is `argv`, or `None` when it is not.
-pub fn test_config(relative: &str, argv: &[String]) -> Option<&'static str> {
+pub(super) fn test_config(relative: &str, argv: &[String]) -> Option<&'static str> {
     let parts: Vec<&str> = relative.split('/').collect();
     let name = *parts.last()?;
     let folder = parts.len().checked_sub(2).map(|at| parts[at]);

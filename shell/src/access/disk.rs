@@ -11,7 +11,7 @@ use crate::task::Task;
 
 /// A path a tool may use: as the model's rules name it, and as the disk has it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Granted {
+pub(crate) struct Granted {
     /// Normalised and relative to the copy: what the tool reports back.
     pub relative: String,
     /// Where it really is, links followed: what the tool opens. For a file still to be
@@ -25,7 +25,7 @@ pub struct Granted {
 /// inside the copy; a write resolves the path as far as it exists (every folder on the way
 /// must stay inside), and where it lands must pass the same rules as the path the model named.
 /// The `Err` is the message for the model. Nothing is created or changed here.
-pub fn grant(
+pub(crate) fn grant(
     root: &Utf8Path,
     task: &Task,
     path: &str,

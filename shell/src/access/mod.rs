@@ -13,14 +13,16 @@
 
 mod config;
 mod disk;
+mod reach;
 mod snapshot;
 
 use std::io;
 
 use camino::Utf8Path;
 
-pub use disk::{grant, Granted};
-pub use snapshot::{Restored, Snapshot};
+pub(crate) use disk::{grant, Granted};
+pub(crate) use reach::protected_note;
+pub(crate) use snapshot::{Restored, Snapshot};
 
 use crate::task::paths::{files_under, normalize, Malformed, PathSet};
 use crate::task::Task;
@@ -28,14 +30,14 @@ use crate::task::Task;
 /// What a tool wants to do with a path. Creating a file is a write: [`grant`] says whether it
 /// exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Operation {
+pub(crate) enum Operation {
     Read,
     Write,
 }
 
 /// Why a path may not be written whatever the globs say: the verdict rests on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Protected {
+pub(crate) enum Protected {
     /// In `test.files`: never writable.
     TestFile,
     /// Test configuration the task does not name in `test.config_editable`, with the reason.
@@ -44,7 +46,7 @@ pub enum Protected {
 
 /// Why the text of a path was refused, before the disk was touched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     Malformed(Malformed),
     /// Not in `paths.readable` (a read) or `paths.editable` (a write).
     NotInSet,
@@ -52,7 +54,7 @@ pub enum Refusal {
 }
 
 /// The decision on the text alone: the normalised path, or why it is refused.
-pub fn decide(task: &Task, path: &str, operation: Operation) -> Result<String, Refusal> {
+pub(crate) fn decide(task: &Task, path: &str, operation: Operation) -> Result<String, Refusal> {
     let relative = normalize(path).map_err(Refusal::Malformed)?;
     if operation == Operation::Write {
         if let Some(protected) = protection(task, &relative) {
@@ -69,7 +71,7 @@ pub fn decide(task: &Task, path: &str, operation: Operation) -> Result<String, R
 /// Whether a normalised relative path is one the verdict rests on: a test file, or test
 /// configuration the task has not opened to the tools. Test files come first: naming one in
 /// `test.config_editable` does not open it.
-pub fn protection(task: &Task, relative: &str) -> Option<Protected> {
+pub(crate) fn protection(task: &Task, relative: &str) -> Option<Protected> {
     if task.test.files.contains(relative) {
         return Some(Protected::TestFile);
     }
@@ -86,13 +88,16 @@ pub fn protection(task: &Task, relative: &str) -> Option<Protected> {
 
 /// `path (what it is)` for a protected path, as the verdict names a protected file written
 /// while the tests ran; `None` for a path nothing protects.
-pub fn named_if_protected(task: &Task, path: &str) -> Option<String> {
+pub(crate) fn named_if_protected(task: &Task, path: &str) -> Option<String> {
     protection(task, path).map(|protected| format!("{path} ({})", protected.describe()))
 }
 
 /// Every protected file under `root` (the copy's exclusions aside, links listed as links),
 /// sorted by path.
-pub fn protected_files(task: &Task, root: &Utf8Path) -> io::Result<Vec<(String, Protected)>> {
+pub(crate) fn protected_files(
+    task: &Task,
+    root: &Utf8Path,
+) -> io::Result<Vec<(String, Protected)>> {
     Ok(files_under(root, &task.exclude)?
         .into_iter()
         .filter_map(|file| protection(task, &file).map(|protected| (file, protected)))
@@ -101,7 +106,7 @@ pub fn protected_files(task: &Task, root: &Utf8Path) -> io::Result<Vec<(String, 
 
 /// The readable files under `root`, sorted; only those the glob `pattern` matches when one is
 /// given: what `list_files` lists and `grep` searches. The `Err` is the message for the model.
-pub fn readable_files(
+pub(crate) fn readable_files(
     task: &Task,
     root: &Utf8Path,
     pattern: Option<&str>,
@@ -128,7 +133,7 @@ fn set_for(task: &Task, operation: Operation) -> &PathSet {
 
 impl Protected {
     /// What the file is, as a refusal names it.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Protected::TestFile => "one of the task's test files".to_owned(),
             Protected::TestConfig(reason) => format!("test configuration ({reason})"),
@@ -138,7 +143,7 @@ impl Protected {
 
 impl Refusal {
     /// The message the model gets: what was wrong and what it may do instead.
-    pub fn explain(&self, path: &str, task: &Task, operation: Operation) -> String {
+    pub(crate) fn explain(&self, path: &str, task: &Task, operation: Operation) -> String {
         let options = set_for(task, operation).patterns().join(", ");
         let shown = normalize(path).unwrap_or_else(|_| path.to_owned());
         match self {

@@ -21,20 +21,20 @@ enum Kept {
 
 /// The protected files of a tree at one moment.
 #[derive(Debug)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// `None`: there, but unreadable.
     kept: Vec<(String, Option<Kept>)>,
 }
 
 /// A protected file a command changed, created or removed, now as it was before.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Restored {
+pub(crate) struct Restored {
     pub path: String,
     pub protected: Protected,
 }
 
 impl Snapshot {
-    pub fn take(task: &Task, root: &Utf8Path) -> io::Result<Snapshot> {
+    pub(crate) fn take(task: &Task, root: &Utf8Path) -> io::Result<Snapshot> {
         let kept = protected_files(task, root)?
             .into_iter()
             .map(|(path, _)| {
@@ -49,7 +49,7 @@ impl Snapshot {
     /// files that were not there, and says which, sorted by path. A file that was unreadable
     /// is left as it is. The folders on the way are made real folders again first, so a link
     /// the command put in their place cannot carry the restore out of the tree.
-    pub fn restore(&self, task: &Task, root: &Utf8Path) -> io::Result<Vec<Restored>> {
+    pub(crate) fn restore(&self, task: &Task, root: &Utf8Path) -> io::Result<Vec<Restored>> {
         let mut restored = Vec::new();
         for (path, was) in &self.kept {
             let Some(was) = was else { continue };

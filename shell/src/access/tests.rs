@@ -46,19 +46,9 @@ fn config(reason: &'static str) -> Result<&'static str, Refusal> {
     Err(Refusal::Protected(Protected::TestConfig(reason)))
 }
 
-#[test]
-fn each_case_is_decided_on_the_text() {
-    use Operation::{Read, Write};
-    let wide = pytest();
-    let opted_in = task(
-        r#"["python", "-m", "pytest"]"#,
-        r#"config_editable = ["pyproject.toml", "tests/conftest.py", "src/**/conftest.py"]"#,
-    );
-    let make = task(r#"["make", "test"]"#, "");
-    let script = task(r#"["./scripts/test.sh", "--fast"]"#, "");
-    let unittest = task(r#"["python", "-m", "unittest"]"#, "");
-    let dotted = task(r#"["python", "-m", "mypkg.run_tests"]"#, "");
-    let narrow = Task::parse(
+/// A task whose globs decide: only the sources are editable, only they and the tests readable.
+fn narrow() -> Task {
+    Task::parse(
         Utf8Path::new("mend.toml"),
         r#"
 [paths]
@@ -72,11 +62,39 @@ files = ["tests/*.py"]
 enabled = ["read_file"]
 "#,
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// pytest, with some of its configuration opted in as editable.
+fn opted_in() -> Task {
+    task(
+        r#"["python", "-m", "pytest"]"#,
+        r#"config_editable = ["pyproject.toml", "tests/conftest.py", "src/**/conftest.py"]"#,
+    )
+}
+
+type Case<'a> = (&'a Task, &'a str, Operation, Result<&'a str, Refusal>);
+
+/// Each case decided as the table says, compared whole.
+fn assert_decided(cases: &[Case]) {
+    let seen: Vec<_> = cases
+        .iter()
+        .map(|(task, path, operation, _)| (*path, *operation, decide(task, path, *operation)))
+        .collect();
+    let expected: Vec<_> = cases
+        .iter()
+        .map(|(_, path, operation, decision)| (*path, *operation, decision.map(str::to_owned)))
+        .collect();
+    assert_eq!(seen, expected);
+}
+
+#[test]
+fn the_text_itself_and_then_the_globs_decide() {
+    use Operation::{Read, Write};
+    let wide = pytest();
+    let narrow = narrow();
     let malformed = |why| Err(Refusal::Malformed(why));
-    let test_file = Err(Refusal::Protected(Protected::TestFile));
-    let cases: Vec<(&Task, &str, Operation, Result<&str, Refusal>)> = vec![
-        // The text itself.
+    assert_decided(&[
         (&wide, "src/app.py", Write, Ok("src/app.py")),
         (&wide, "./src//app.py", Read, Ok("src/app.py")),
         (&wide, "", Read, malformed(Malformed::Empty)),
@@ -90,17 +108,34 @@ enabled = ["read_file"]
             malformed(Malformed::LeavesRepository),
         ),
         (&wide, "src\\app.py", Write, malformed(Malformed::Backslash)),
-        // The globs.
         (&narrow, "src/pkg/app.py", Write, Ok("src/pkg/app.py")),
         (&narrow, "tests/test_app.py", Read, Ok("tests/test_app.py")),
         (&narrow, "README.md", Read, Err(Refusal::NotInSet)),
         (&narrow, "src/notes.txt", Write, Err(Refusal::NotInSet)),
-        // Test files: readable, never writable, even when opted in as configuration.
+    ]);
+}
+
+#[test]
+fn test_files_are_readable_and_never_writable_even_when_opted_in_as_configuration() {
+    use Operation::{Read, Write};
+    let wide = pytest();
+    let narrow = narrow();
+    let opted_in = opted_in();
+    let test_file = Err(Refusal::Protected(Protected::TestFile));
+    assert_decided(&[
         (&wide, "tests/test_app.py", Read, Ok("tests/test_app.py")),
         (&wide, "tests/test_app.py", Write, test_file),
         (&narrow, "tests/test_app.py", Write, test_file),
         (&opted_in, "tests/conftest.py", Write, test_file),
-        // Test configuration: readable, not writable.
+    ]);
+}
+
+#[test]
+fn pythons_test_configuration_is_readable_and_not_writable() {
+    use Operation::{Read, Write};
+    let wide = pytest();
+    let narrow = narrow();
+    assert_decided(&[
         (&wide, "conftest.py", Read, Ok("conftest.py")),
         (&wide, "conftest.py", Write, config(CONFTEST)),
         (&narrow, "src/pkg/conftest.py", Write, config(CONFTEST)),
@@ -139,6 +174,14 @@ enabled = ["read_file"]
             Write,
             config("it defines how the tests run"),
         ),
+    ]);
+}
+
+#[test]
+fn other_runners_test_configuration_is_not_writable() {
+    use Operation::Write;
+    let wide = pytest();
+    assert_decided(&[
         (
             &wide,
             "crates/x/build.rs",
@@ -178,7 +221,15 @@ enabled = ["read_file"]
         (&wide, "pytest.py", Write, config(SHADOW)),
         (&wide, "src/_pytest/main.py", Write, config(SHADOW)),
         (&wide, "src/pytest/__init__.py", Write, config(SHADOW)),
-        // Names that only look alike.
+    ]);
+}
+
+#[test]
+fn names_that_only_look_alike_and_files_opted_in_by_name_are_writable() {
+    use Operation::Write;
+    let wide = pytest();
+    let opted_in = opted_in();
+    assert_decided(&[
         (&wide, "src/config.toml", Write, Ok("src/config.toml")),
         (&wide, "src/builder.rs", Write, Ok("src/builder.rs")),
         (&wide, "src/my_pytest.py", Write, Ok("src/my_pytest.py")),
@@ -195,7 +246,6 @@ enabled = ["read_file"]
             Ok("src/pytest/helpers.py"),
         ),
         (&wide, "Makefile", Write, Ok("Makefile")),
-        // Opted in by name.
         (&opted_in, "pyproject.toml", Write, Ok("pyproject.toml")),
         (
             &opted_in,
@@ -210,7 +260,17 @@ enabled = ["read_file"]
             Write,
             config("it holds the settings of pytest and of the tools that run it"),
         ),
-        // What the test command names.
+    ]);
+}
+
+#[test]
+fn what_the_test_command_names_is_not_writable() {
+    use Operation::Write;
+    let make = task(r#"["make", "test"]"#, "");
+    let script = task(r#"["./scripts/test.sh", "--fast"]"#, "");
+    let unittest = task(r#"["python", "-m", "unittest"]"#, "");
+    let dotted = task(r#"["python", "-m", "mypkg.run_tests"]"#, "");
+    assert_decided(&[
         (&make, "Makefile", Write, config(MAKE)),
         (&make, "sub/GNUmakefile", Write, config(MAKE)),
         (&make, "mk/rules.mk", Write, config(MAKE)),
@@ -226,16 +286,7 @@ enabled = ["read_file"]
         ),
         (&dotted, "mypkg/core.py", Write, Ok("mypkg/core.py")),
         (&dotted, "mypkg/__init__.py", Write, config(SHADOW)),
-    ];
-    let seen: Vec<_> = cases
-        .iter()
-        .map(|(task, path, operation, _)| (*path, *operation, decide(task, path, *operation)))
-        .collect();
-    let expected: Vec<_> = cases
-        .iter()
-        .map(|(_, path, operation, decision)| (*path, *operation, decision.map(str::to_owned)))
-        .collect();
-    assert_eq!(seen, expected);
+    ]);
 }
 
 #[test]

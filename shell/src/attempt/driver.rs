@@ -1,19 +1,20 @@
 //! The only loop in mend: feeds the world into the session and carries out its actions.
 //!
-//! Actions are performed in the order the session returned them. Events are handed to the
-//! observer at once, so text appears while the model streams. The response body is read only
-//! while the session wants lines; once it leaves the streaming phase the rest is dropped.
+//! Actions are taken from the session's queue and performed in order, the first ones of a new
+//! session like every later one. Events are handed to the observer at once, so text appears
+//! while the model streams. The response body is read only while the session wants lines; once
+//! it leaves the streaming phase the rest is dropped.
 
 use std::collections::VecDeque;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mend_core::{Action, CallId, Config, Event, Input, Millis, Session, TransportError};
+use mend_core::{Action, CallId, Config, Event, Input, Millis, Session};
 use serde_json::{Map, Value};
 
 use crate::attempt::handoff::{handoff, Reader, Taken};
 use crate::attempt::recorder::{Recorder, Transcript};
-use crate::clock::millis;
+use crate::clock::{millis, SessionClock};
 use crate::error::MendError;
 use crate::hooks::call::{around, Deciders, Pending};
 use crate::hooks::gate::Gate;
@@ -29,16 +30,13 @@ pub trait Observer {
     fn event(&mut self, event: &Event);
 }
 
-/// A session and its first actions, not yet carried out: what [`drive`] runs.
-pub type Started = (Session, Vec<Action>);
-
-/// A new session from `config`, not yet driven. A config the core refuses came from the user's
-/// flags or task file.
-pub fn start(config: Config) -> Result<Started, MendError> {
+/// A new session from `config`, its first actions queued, not yet driven. A config the core
+/// refuses came from the user's flags or task file.
+pub fn start(config: Config) -> Result<Session, MendError> {
     Session::new(config).map_err(|err| MendError::usage(format!("invalid configuration: {err}")))
 }
 
-/// Runs a started session to its stop — the one way mend drives a session, live or replayed:
+/// Runs a session to its stop, starting with the actions it has queued — the one way mend drives a session, live or replayed:
 /// its requests go to `source`, its tools run on `bench`, and `observer` sees every event as it
 /// happens. Returns the transcript, and the stopped session for a conversation to go on from.
 /// An `Err` is a harness failure (a tool could not run at all); everything the model or the
@@ -47,19 +45,18 @@ pub fn drive(
     bench: ToolContext,
     source: &mut dyn ModelSource,
     observer: &mut dyn Observer,
-    (session, first): Started,
+    session: Session,
 ) -> Result<(Transcript, Session), MendError> {
-    let clock = Instant::now();
+    let clock = SessionClock::start();
     let driver = Driver {
         replays: source.replays(),
         source,
         bench,
         observer,
         clock,
-        recorder: Recorder::new(clock)?,
+        recorder: Recorder::new(clock.origin())?,
         session_id: crate::hooks::gate::session_id(),
         stream: None,
-        queue: first.into(),
     };
     driver.run(session)
 }
@@ -69,59 +66,36 @@ struct Driver<'a> {
     source: &'a mut dyn ModelSource,
     bench: ToolContext<'a>,
     observer: &'a mut dyn Observer,
-    /// The origin of the session's `now`.
-    clock: Instant,
+    /// The session's `now`, and what the body's lines are stamped on.
+    clock: SessionClock,
     /// The turns are a record's: the record says where a deadline landed.
     replays: bool,
     recorder: Recorder,
     /// What the hooks are told this session is called.
     session_id: String,
     stream: Option<OpenStream>,
-    /// Actions returned by the session, not yet performed.
-    queue: VecDeque<Action>,
 }
 
 /// Stream items read ahead of the session; bounds memory when the session is slower.
 const READ_AHEAD_ITEMS: usize = 256;
 
-/// An item of the body as its reading thread hands it over: a line comes stamped with the time
-/// it arrived, however long the loop takes to get to it.
-enum Arrived {
-    Line { line: Vec<u8>, at_ms: u64 },
-    End,
-    Failed(TransportError),
-    Cut(Cut),
-}
-
-impl Arrived {
-    fn stamp(item: StreamItem, sent: Instant) -> Arrived {
-        match item {
-            StreamItem::Line(line) => Arrived::Line {
-                line,
-                at_ms: millis(sent.elapsed()),
-            },
-            StreamItem::End => Arrived::End,
-            StreamItem::Failed(error) => Arrived::Failed(error),
-            StreamItem::Cut(cut) => Arrived::Cut(cut),
-        }
-    }
-}
-
 /// A response body being read on its own thread, so that a stalled server never blocks Ctrl-C.
+/// Its lines come stamped by the source with the time they arrived, however long the loop takes
+/// to get to them.
 struct OpenStream {
-    items: Reader<Arrived>,
+    items: Reader<StreamItem>,
     /// Items taken from the queue in one batch, not yet given to the session.
-    taken: VecDeque<Arrived>,
-    sent: Instant,
+    taken: VecDeque<StreamItem>,
+    /// When the body started to be read, on the session's clock.
+    sent: Millis,
 }
 
 impl OpenStream {
-    fn start(body: Box<dyn Iterator<Item = StreamItem> + Send>) -> OpenStream {
+    fn start(body: Box<dyn Iterator<Item = StreamItem> + Send>, sent: Millis) -> OpenStream {
         let (writer, items) = handoff(READ_AHEAD_ITEMS);
-        let sent = Instant::now();
         thread::spawn(move || {
             for item in body {
-                if writer.push(Arrived::stamp(item, sent)).is_err() {
+                if writer.push(item).is_err() {
                     // The session stopped wanting lines; the rest of the body is dropped.
                     return;
                 }
@@ -135,12 +109,12 @@ impl OpenStream {
     }
 
     /// The next item of the body; `None` when nothing arrived within `tick`.
-    fn next(&mut self, tick: Duration) -> Option<Arrived> {
+    fn next(&mut self, tick: Duration) -> Option<StreamItem> {
         if self.taken.is_empty() {
             match self.items.take_all(&mut self.taken, tick) {
                 Taken::Items => {}
                 Taken::TimedOut => return None,
-                Taken::Closed => return Some(Arrived::End),
+                Taken::Closed => return Some(StreamItem::End),
             }
         }
         self.taken.pop_front()
@@ -156,7 +130,7 @@ fn cut_input(cut: Cut) -> Input {
 
 impl Driver<'_> {
     fn now(&self) -> Millis {
-        Millis(millis(self.clock.elapsed()))
+        self.clock.now()
     }
 
     /// When a cut lands: now, except that a recorded cut at the deadline happens at the
@@ -174,7 +148,7 @@ impl Driver<'_> {
             deadline: session
                 .next_deadline()
                 .filter(|_| !self.replays)
-                .map(|at| self.clock + Duration::from_millis(at.0)),
+                .map(|at| self.clock.instant(at)),
             on_interrupt: true,
         }
     }
@@ -184,10 +158,9 @@ impl Driver<'_> {
             // Ctrl-C and the deadline are looked at between any two steps.
             let watch = self.watch(&session);
             if let Some(cut) = watch.check() {
-                let now = self.now();
-                self.queue.extend(session.handle(now, cut_input(cut)));
+                session.handle(self.now(), cut_input(cut));
             }
-            if let Some(action) = self.queue.pop_front() {
+            if let Some(action) = session.poll_action() {
                 if let Some(stop) = self.perform(action, &mut session, watch)? {
                     return Ok((self.recorder.stop(stop)?, session));
                 }
@@ -215,7 +188,8 @@ impl Driver<'_> {
                 protocol,
             } => {
                 self.recorder.request_sent(turn, &body);
-                self.stream = Some(OpenStream::start(self.source.open(turn, &body, protocol)));
+                let body = self.source.open(turn, &body, protocol, self.clock);
+                self.stream = Some(OpenStream::start(body, self.now()));
             }
             Action::DispatchTool {
                 call_id,
@@ -223,8 +197,7 @@ impl Driver<'_> {
                 arguments,
             } => {
                 if let Some(cut) = self.source.cut_before(&call_id) {
-                    let at = self.cut_at(session);
-                    self.queue.extend(session.handle(at, cut_input(cut)));
+                    session.handle(self.cut_at(session), cut_input(cut));
                     return Ok(None);
                 }
                 let (run, runs) = self.hooked_call(&call_id, &name, &arguments, watch)?;
@@ -233,8 +206,7 @@ impl Driver<'_> {
                     ToolRun::Finished(outcome) => Input::ToolFinished { call_id, outcome },
                     ToolRun::Cut(cut) => cut_input(cut),
                 };
-                let now = self.now();
-                self.queue.extend(session.handle(now, input));
+                session.handle(self.now(), input);
             }
             Action::Stop(stop) => {
                 self.close_stream();
@@ -293,7 +265,8 @@ impl Driver<'_> {
 
     fn close_stream(&mut self) {
         if let Some(open) = self.stream.take() {
-            self.recorder.stream_closed(millis(open.sent.elapsed()));
+            let elapsed = self.now().0.saturating_sub(open.sent.0);
+            self.recorder.stream_closed(elapsed);
         }
     }
 
@@ -312,28 +285,30 @@ impl Driver<'_> {
         let Some(item) = open.next(WATCH_TICK) else {
             return Ok(());
         };
+        let sent = open.sent;
         let at = match item {
-            Arrived::Cut(_) => self.cut_at(session),
+            StreamItem::Cut(_) => self.cut_at(session),
             _ => self.now(),
         };
         let input = match item {
-            Arrived::Line { line, at_ms } => {
-                self.recorder.line_received(at_ms, &line)?;
-                Input::StreamLine { line }
+            StreamItem::Line(line) => {
+                let since_sent = line.arrived.0.saturating_sub(sent.0);
+                self.recorder.line_received(since_sent, &line.bytes)?;
+                Input::StreamLine(line)
             }
-            Arrived::End => {
+            StreamItem::End => {
                 self.recorder.body_ended(TurnEnd::Eof);
                 Input::StreamEnd
             }
-            Arrived::Failed(error) => {
+            StreamItem::Failed(error) => {
                 self.recorder.body_ended(TurnEnd::TransportFailed {
                     error: error.clone(),
                 });
                 Input::TransportFailed { error }
             }
-            Arrived::Cut(cut) => cut_input(cut),
+            StreamItem::Cut(cut) => cut_input(cut),
         };
-        self.queue.extend(session.handle(at, input));
+        session.handle(at, input);
         // The turn ends here, before its calls run: they are not the model's time.
         if !session.is_streaming() {
             self.close_stream();

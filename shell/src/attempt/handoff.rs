@@ -37,17 +37,17 @@ impl<T> Shared<T> {
 }
 
 /// The reader thread's end: pushes items one at a time, waits while the queue is full.
-pub struct Writer<T> {
+pub(super) struct Writer<T> {
     shared: Arc<Shared<T>>,
 }
 
 /// The loop's end: takes every queued item at once.
-pub struct Reader<T> {
+pub(super) struct Reader<T> {
     shared: Arc<Shared<T>>,
 }
 
 /// What a wait for items gave.
-pub enum Taken {
+pub(super) enum Taken {
     /// At least one item was moved into the caller's buffer.
     Items,
     /// Nothing arrived within the wait.
@@ -57,7 +57,7 @@ pub enum Taken {
 }
 
 /// A queue that holds at most `capacity` items (at least one).
-pub fn handoff<T>(capacity: usize) -> (Writer<T>, Reader<T>) {
+pub(super) fn handoff<T>(capacity: usize) -> (Writer<T>, Reader<T>) {
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
             items: VecDeque::new(),
@@ -81,7 +81,7 @@ pub fn handoff<T>(capacity: usize) -> (Writer<T>, Reader<T>) {
 impl<T> Writer<T> {
     /// Queues `item`, waiting while the queue is full. `Err` gives the item back when the reader
     /// is gone: nobody wants the rest of the body.
-    pub fn push(&self, item: T) -> Result<(), T> {
+    pub(super) fn push(&self, item: T) -> Result<(), T> {
         let mut state = self.shared.lock();
         while state.items.len() >= self.shared.capacity && !state.reader_gone {
             state.writer_waiting = true;
@@ -113,7 +113,7 @@ impl<T> Drop for Writer<T> {
 
 impl<T> Reader<T> {
     /// Moves every queued item to the end of `into`, waiting up to `timeout` for the first.
-    pub fn take_all(&self, into: &mut VecDeque<T>, timeout: Duration) -> Taken {
+    pub(super) fn take_all(&self, into: &mut VecDeque<T>, timeout: Duration) -> Taken {
         let mut state = self.shared.lock();
         if state.items.is_empty() && !state.writer_gone {
             state.reader_waiting = true;

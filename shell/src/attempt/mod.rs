@@ -8,10 +8,11 @@
 
 pub mod driver;
 mod handoff;
-pub mod recorder;
+pub(crate) mod recorder;
 pub mod render;
 pub mod run_event;
-pub mod run_record;
+pub(crate) mod run_record;
+pub(crate) mod stop_rounds;
 
 use std::collections::BTreeSet;
 
@@ -23,16 +24,13 @@ use crate::attempt::driver::{drive, start};
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
+use crate::attempt::stop_rounds::until_stop_hooks_agree;
 use crate::clock::millis;
 use crate::error::{exit, MendError};
 use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::Sandbox;
-use crate::hooks::gate::Gate;
-use crate::hooks::spawn::Place;
-use crate::hooks::stop::{self, AtStop};
-use crate::interrupt::Watch;
 use crate::provider::source::ModelSource;
-use crate::record::{Message, RecordedCall, RunMetrics};
+use crate::record::{Message, RecordedCall};
 use crate::task::{Task, ToolName};
 use crate::tools::ToolContext;
 use crate::verdict::checks::Checks;
@@ -46,7 +44,7 @@ use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
-use crate::workspace::held_out::put_back;
+use crate::workspace::held_out::{put_back, HeldOutTests};
 use crate::workspace::shared_writes::SharedStamps;
 use crate::workspace::Workspace;
 
@@ -81,7 +79,7 @@ pub fn run_attempt(
     let workspace = Workspace::copy_of(setup.repo, &task.exclude, &task.history)?;
     let copy_time = workspace.copy_time();
 
-    render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
+    render.run_event(&RunEvent::sandbox(setup.runner));
     let tests_before = match independent_check(setup.runner, &task.test, workspace.root()) {
         Ok(run) => run,
         // The command may name tests that come only with the held-out ones (SWE-bench's name the
@@ -102,8 +100,8 @@ pub fn run_attempt(
     let task_text = config.task.clone();
     let loop_started_at = std::time::SystemTime::now();
     let first = drive(bench, source, render, start(config)?)?;
-    let (mut transcript, messages) =
-        until_stop_hooks_agree(bench, source, render, task_text, first)?;
+    let (mut transcript, messages, _stopped) =
+        until_stop_hooks_agree(bench, source, render, Some(task_text), first, 0)?;
 
     let written = written_by_tools(messages.iter().flat_map(|message| &message.tool_calls));
     let (ending, tree) = check_at_end(
@@ -131,66 +129,6 @@ pub fn run_attempt(
         checks,
         loop_started_at,
     })
-}
-
-/// Runs the Stop hooks each time the model finishes and, while one blocks, goes on with its
-/// reason as the next message (see [`crate::hooks::stop`]). A replayed source never runs them:
-/// its record's messages already hold what they decided.
-fn until_stop_hooks_agree(
-    bench: ToolContext,
-    source: &mut dyn ModelSource,
-    render: &mut dyn Render,
-    task_text: String,
-    (mut transcript, mut stopped): (Transcript, mend_core::Session),
-) -> Result<(Transcript, Vec<Message>), MendError> {
-    let session_id = crate::hooks::gate::session_id();
-    let gate = Gate {
-        place: Place {
-            runner: bench.runner,
-            root: bench.root,
-            watch: Watch {
-                deadline: None,
-                on_interrupt: true,
-            },
-        },
-        session_id: &session_id,
-    };
-    let mut messages = Vec::new();
-    let mut text = Some(task_text);
-    let mut metrics = RunMetrics::default();
-    for round in 0.. {
-        let at_stop = if source.replays() {
-            AtStop::default()
-        } else {
-            stop::at_stop(&bench.task.hooks, &gate, &stopped, round)
-        };
-        metrics.add(&transcript.metrics);
-        metrics.hook_ms += crate::hooks::record::total_ms(&at_stop.runs);
-        messages.push(Message {
-            text: text.take(),
-            max_turns: None,
-            deadline_ms: None,
-            turns: transcript.turns.clone(),
-            tool_calls: transcript.tool_calls.clone(),
-            stop: transcript.stop.clone(),
-            stop_hooks: at_stop.runs,
-        });
-        let Some(reason) = at_stop.go_on_with else {
-            break;
-        };
-        render.run_event(&RunEvent::Message {
-            number: messages.len() + 1,
-            text: Some(reason.clone()),
-            live: true,
-        });
-        let started = stopped
-            .follow_up(&reason)
-            .map_err(|err| MendError::harness(format!("cannot go on after a Stop hook: {err}")))?;
-        (transcript, stopped) = drive(bench, source, render, started)?;
-        text = Some(reason);
-    }
-    transcript.metrics = metrics;
-    Ok((transcript, messages))
 }
 
 /// Without bubblewrap, the folders the copy shares with the original (a venv) can be written
@@ -242,6 +180,30 @@ pub fn finish_with(setup: &Setup, workspace: Workspace, render: &mut dyn Render)
     millis(started.elapsed())
 }
 
+/// Why the final run cannot count whatever it reported: it wrote files the verdict rests on
+/// (protected or held-out tests), or, under `--sandbox none`, into a folder the copy shares with
+/// the original.
+fn written_by_final_run(
+    setup: &Setup,
+    tree: &FinalTree,
+    held_out: &HeldOutTests,
+    shared: Option<&SharedStamps>,
+) -> Result<Option<Untrusted>, MendError> {
+    let root = tree.workspace.root();
+    let mut planted = tree.protected_written(setup.repo, setup.task, &held_out.files)?;
+    planted.extend(held_out.changed_since(root));
+    if !planted.is_empty() {
+        return Ok(Some(Untrusted::VerdictFilesWritten { files: planted }));
+    }
+    let Some(shared) = shared else {
+        return Ok(None);
+    };
+    let entries = shared.written_since().map_err(|err| {
+        MendError::harness(format!("cannot read the folders the copy shares: {err}"))
+    })?;
+    Ok((!entries.is_empty()).then_some(Untrusted::SharedFolderWritten { entries }))
+}
+
 /// The independent check after the loop (reported as it ends): on the original with the change
 /// the tools made in the loop's copy (`written`), never on that copy as the loop left it; and,
 /// when the first run gave test ids, what became of each. Returns the tree it ran in, which is
@@ -281,21 +243,9 @@ pub fn check_at_end(
         },
         None => final_check(setup.runner, &task.test, root, known)?,
     };
-    let mut planted = tree.protected_written(setup.repo, task, &held_out.files)?;
-    planted.extend(held_out.changed_since(root));
-    if !planted.is_empty() && tests_after.not_trusted.is_none() {
-        tests_after.not_trusted = Some(format!(
-            "the test run wrote files the verdict rests on while it ran: {}",
-            planted.join(", ")
-        ));
-    }
-    if let Some(shared) = shared {
-        let entries = shared.written_since().map_err(|err| {
-            MendError::harness(format!("cannot read the folders the copy shares: {err}"))
-        })?;
-        if !entries.is_empty() && tests_after.not_trusted.is_none() {
-            tests_after.not_trusted = Some(Untrusted::SharedFolderWritten { entries }.describe());
-        }
+    let written_by_run = written_by_final_run(setup, &tree, &held_out, shared)?;
+    if tests_after.not_trusted.is_none() {
+        tests_after.not_trusted = written_by_run;
     }
     // Given tests replace the contract of the run before the change.
     let given = task

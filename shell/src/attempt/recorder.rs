@@ -31,7 +31,7 @@ struct PendingCall {
     result: Option<Value>,
 }
 
-pub struct Recorder {
+pub(crate) struct Recorder {
     /// When the loop started: `started_ms` of turns and calls count from here.
     clock: Instant,
     turns: Vec<RecordedTurn>,
@@ -57,7 +57,7 @@ fn spill_failed(err: std::io::Error) -> MendError {
 }
 
 impl Recorder {
-    pub fn new(clock: Instant) -> Result<Recorder, MendError> {
+    pub(crate) fn new(clock: Instant) -> Result<Recorder, MendError> {
         Ok(Recorder {
             clock,
             turns: Vec::new(),
@@ -73,7 +73,7 @@ impl Recorder {
     }
 
     /// A request went out: a new turn starts, and its lines go to a new range.
-    pub fn request_sent(&mut self, turn: u32, body: &ChatRequest) {
+    pub(crate) fn request_sent(&mut self, turn: u32, body: &ChatRequest) {
         self.metrics.model_requests += 1;
         self.end_range();
         self.spill.start_turn();
@@ -91,7 +91,7 @@ impl Recorder {
     }
 
     /// One raw line arrived `at_ms` after its request.
-    pub fn line_received(&mut self, at_ms: u64, line: &[u8]) -> Result<(), MendError> {
+    pub(crate) fn line_received(&mut self, at_ms: u64, line: &[u8]) -> Result<(), MendError> {
         if self.spill.turn_range().count == 0 {
             self.metrics.first_byte_ms.push(at_ms);
         }
@@ -100,7 +100,7 @@ impl Recorder {
     }
 
     /// The body ended on the server's side (EOF or a transport failure), not the session's.
-    pub fn body_ended(&mut self, end: TurnEnd) {
+    pub(crate) fn body_ended(&mut self, end: TurnEnd) {
         if let Some(turn) = self.turns.last_mut() {
             turn.end = end;
         }
@@ -108,7 +108,7 @@ impl Recorder {
 
     /// The current turn's stream is over after `elapsed_ms`: its time goes to the turn and to
     /// the model's total.
-    pub fn stream_closed(&mut self, elapsed_ms: u64) {
+    pub(crate) fn stream_closed(&mut self, elapsed_ms: u64) {
         self.metrics.model_ms += elapsed_ms;
         if let Some(turn) = self.turns.last_mut() {
             turn.duration_ms = Some(elapsed_ms);
@@ -117,7 +117,7 @@ impl Recorder {
 
     /// An event of the session: token counts, and a row per call (arguments from the call's
     /// start when it ran, the result when it came).
-    pub fn event(&mut self, event: &Event) {
+    pub(crate) fn event(&mut self, event: &Event) {
         match event {
             Event::ModelDone { metrics: turn, .. } => {
                 self.metrics.prompt_tokens += turn.prompt_eval_count.unwrap_or(0);
@@ -199,7 +199,7 @@ impl Recorder {
     }
 
     /// A tool ran from `started` for `elapsed_ms`.
-    pub fn tool_finished(
+    pub(crate) fn tool_finished(
         &mut self,
         call_id: &CallId,
         name: &str,
@@ -223,7 +223,7 @@ impl Recorder {
     }
 
     /// Hooks ran for `call_id`: their decisions go to its row and their time to the figures.
-    pub fn hooks_ran(&mut self, call_id: &CallId, runs: &[crate::hooks::HookRun]) {
+    pub(crate) fn hooks_ran(&mut self, call_id: &CallId, runs: &[crate::hooks::HookRun]) {
         self.metrics.hook_ms += crate::hooks::record::total_ms(runs);
         if let Some(pending) = self
             .calls
@@ -237,7 +237,7 @@ impl Recorder {
 
     /// The session stopped: the lines are handed over from the spill file, and a call that
     /// never got a result is recorded with `null`.
-    pub fn stop(mut self, stop: Stop) -> Result<Transcript, MendError> {
+    pub(crate) fn stop(mut self, stop: Stop) -> Result<Transcript, MendError> {
         self.end_range();
         if let Some(last) = self.turns.last_mut() {
             last.trimmed.append(&mut self.trims);
@@ -286,7 +286,7 @@ fn row(turn: u32, index: u32, call_id: &CallId, name: &str, status: ToolStatus) 
     }
 }
 
-pub fn request_digest(body: &ChatRequest) -> String {
+pub(crate) fn request_digest(body: &ChatRequest) -> String {
     crate::atomic::sha256_hex(&serde_json::to_vec(body).unwrap_or_default())
 }
 

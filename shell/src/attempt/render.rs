@@ -236,13 +236,29 @@ impl Render for Human {
             } => {
                 self.line(&format!("mend {command}: {model} ({source})"));
             }
-            RunEvent::Sandbox { name, warning } => match warning {
-                Some(warning) => {
-                    eprintln!("mend: WARNING: {warning}");
-                    self.line(&format!("Sandbox: {name} (see the warning above)"));
+            RunEvent::Sandbox {
+                name,
+                warning,
+                image,
+                recorded_image,
+            } => {
+                match warning {
+                    Some(warning) => {
+                        eprintln!("mend: WARNING: {warning}");
+                        self.line(&format!("Sandbox: {name} (see the warning above)"));
+                    }
+                    None => self.line(&format!("Sandbox: {name}")),
                 }
-                None => self.line(&format!("Sandbox: {name}")),
-            },
+                if let Some(image) = image {
+                    self.line(&format!("Image: {}", image.describe()));
+                }
+                if let Some(recorded) = recorded_image {
+                    self.line(&format!(
+                        "Recorded image: {} — not the image this replay runs in, so its tests may differ",
+                        recorded.describe()
+                    ));
+                }
+            }
             RunEvent::ContextWindow {
                 tokens,
                 why,
@@ -260,12 +276,20 @@ impl Render for Human {
             RunEvent::TestsAfter { run } => {
                 self.line(&tests_text("Independent final tests", run, true))
             }
-            RunEvent::TestsOnly { run } => {
-                self.line(&tests_text("Tests on a fresh copy", run, true))
+            RunEvent::TestsOnly { run, held } => {
+                self.line(&tests_text("Tests on a fresh copy", run, true));
+                for line in held.lines() {
+                    self.line(&format!("  {line}"));
+                }
             }
             RunEvent::Message { number, text, live } => {
                 self.line(&message_line(*number, text.as_deref(), *live))
             }
+            RunEvent::ChatCommand(command) => self.line(&format!(
+                "Typed after message {} (as recorded): {}",
+                command.after_messages,
+                command.describe()
+            )),
             RunEvent::Divergence {
                 what,
                 expected,
@@ -287,30 +311,41 @@ impl Render for Human {
                 "Time: setup {setup_ms} ms, copy {copy_ms} ms, sandbox start {sandbox_start_ms} ms, tests {tests_ms} ms{}",
                 cleanup_ms.map_or(String::new(), |ms| format!(", cleanup {ms} ms"))
             )),
-            RunEvent::Verdict {
-                tests_pass,
-                reasons,
-                warnings,
-                sandbox,
-                replay_matched,
-                metrics,
-                benchmark,
-                ..
-            } => {
-                self.line(&verdict_line(*tests_pass, sandbox, *replay_matched));
-                for line in benchmark.lines() {
-                    self.line(&format!("  {line}"));
+            RunEvent::Verdict { .. } => {
+                for line in verdict_lines(event) {
+                    self.line(&line);
                 }
-                for reason in reasons {
-                    self.line(&format!("  - {reason}"));
-                }
-                for warning in warnings {
-                    self.line(&format!("  ! warning: {warning}"));
-                }
-                self.line(&metrics_line(metrics));
             }
         }
     }
+}
+
+/// The verdict as text: the headline, the benchmark's groups, the reasons and warnings, the
+/// metrics; nothing for another event.
+fn verdict_lines(event: &RunEvent) -> Vec<String> {
+    let RunEvent::Verdict {
+        tests_pass,
+        reasons,
+        warnings,
+        sandbox,
+        replay_matched,
+        metrics,
+        benchmark,
+        ..
+    } = event
+    else {
+        return Vec::new();
+    };
+    let mut lines = vec![verdict_line(*tests_pass, sandbox, *replay_matched)];
+    lines.extend(benchmark.lines().iter().map(|line| format!("  {line}")));
+    lines.extend(reasons.iter().map(|reason| format!("  - {reason}")));
+    lines.extend(
+        warnings
+            .iter()
+            .map(|warning| format!("  ! warning: {warning}")),
+    );
+    lines.push(metrics_line(metrics));
+    lines
 }
 
 /// The heading of a repair request: a turn of the budget, but not a turn of the model's own.

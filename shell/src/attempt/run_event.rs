@@ -1,12 +1,16 @@
 //! The shell's own events, around the core's: setup, the independent check, the verdict. Shown
 //! by [`super::render`] as text or as one JSON line each (docs/events.md).
 
-use serde::Serialize;
+use mend_core::StopReason;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::Sandbox;
 use crate::record::metrics::RunMetrics;
+use crate::record::settings::RecordedImage;
 use crate::record::usage::TurnUsage;
+use crate::record::ChatCommand;
 use crate::verdict::contract::Contract;
 use crate::verdict::decide::Verdict;
 use crate::verdict::ending::Ending;
@@ -28,6 +32,13 @@ pub enum RunEvent {
         name: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         warning: Option<String>,
+        /// The image the commands run in (`[environment] image`) and the manifest digest its
+        /// reference resolved to.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        image: Option<RecordedImage>,
+        /// Replay: the image the record ran in, when it is another than this one's.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        recorded_image: Option<RecordedImage>,
     },
     /// The context window of every request of the run, why, and the model's own length when
     /// the server stated it.
@@ -61,6 +72,10 @@ pub enum RunEvent {
     #[serde(rename = "tests_after")]
     TestsOnly {
         run: TestRun,
+        /// The given tests' grade and the held-out files put back, when the task has them
+        /// (boxed: the rare case).
+        #[serde(flatten)]
+        held: Box<HeldAndGiven>,
     },
     /// One message of a conversation of several begins (replay, resume): what was asked, or
     /// nothing when it went on from where the one before stopped; `live` when it goes to the
@@ -71,6 +86,9 @@ pub enum RunEvent {
         text: Option<String>,
         live: bool,
     },
+    /// A replay reached the place of a recorded chat command (`/verify`, `/save`): what was
+    /// typed and what came of it then, as the record keeps it (a replay runs neither again).
+    ChatCommand(ChatCommand),
     /// A replay differed from its record; `what` says where.
     Divergence {
         what: String,
@@ -117,7 +135,9 @@ pub enum RunEvent {
         sandbox: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         replay_matched: Option<bool>,
-        stop_reason: String,
+        /// How the last session ended; `none` for a replay of a record without one.
+        #[serde(serialize_with = "stop_reason_or_none")]
+        stop_reason: Option<StopReason>,
         exit_code: u8,
         metrics: RunMetrics,
         /// `mend run`, `mend resume`: the file the record was written to (a new one in `.mend/` may carry a
@@ -130,13 +150,40 @@ pub enum RunEvent {
     },
 }
 
+/// A stop reason as its name, `none` where there was no session to stop.
+fn stop_reason_or_none<S: Serializer>(
+    reason: &Option<StopReason>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(reason.map_or("none", StopReason::as_str))
+}
+
 impl RunEvent {
     /// Which sandbox the repository's tests run in, with its warning when it is partial or absent.
-    pub fn sandbox(sandbox: &Sandbox) -> RunEvent {
+    pub fn sandbox(runner: &TestRunner) -> RunEvent {
         RunEvent::Sandbox {
-            name: sandbox.name().to_owned(),
-            warning: sandbox.warning().map(str::to_owned),
+            name: runner.sandbox.name().to_owned(),
+            warning: runner.sandbox.warning().map(str::to_owned),
+            image: runner.image.as_ref().map(RecordedImage::of),
+            recorded_image: None,
         }
+    }
+
+    /// Replay's: the sandbox, and the record's image beside this run's when they differ (a
+    /// tag that names another image now, or a record made on this machine's files).
+    pub fn replay_sandbox(runner: &TestRunner, recorded: Option<&RecordedImage>) -> RunEvent {
+        let mut event = RunEvent::sandbox(runner);
+        if let RunEvent::Sandbox {
+            image,
+            recorded_image,
+            ..
+        } = &mut event
+        {
+            if recorded != image.as_ref() {
+                *recorded_image = recorded.cloned();
+            }
+        }
+        event
     }
 
     /// The verdict event of a session (`mend run`, `resume`, `replay`): the one place it is
@@ -146,7 +193,7 @@ impl RunEvent {
         verdict: Verdict,
         ending: &Ending,
         sandbox: &Sandbox,
-        stop_reason: String,
+        stop_reason: Option<StopReason>,
         exit_code: u8,
         metrics: RunMetrics,
     ) -> RunEvent {
@@ -184,5 +231,39 @@ impl RunEvent {
             *replay_matched = Some(matched);
         }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mend_core::StopReason;
+    use serde_json::json;
+
+    use super::RunEvent;
+
+    fn verdict(stop_reason: Option<StopReason>) -> serde_json::Value {
+        let event = RunEvent::Verdict {
+            tests_pass: true,
+            reasons: Vec::new(),
+            warnings: Vec::new(),
+            contract: None,
+            benchmark: Box::default(),
+            sandbox: "none".to_owned(),
+            replay_matched: None,
+            stop_reason,
+            exit_code: 0,
+            metrics: Default::default(),
+            record: None,
+            patch: None,
+        };
+        serde_json::to_value(&event).unwrap()["stop_reason"].clone()
+    }
+
+    #[test]
+    fn the_verdicts_stop_reason_is_its_name_or_none() {
+        assert_eq!(
+            [verdict(Some(StopReason::ContextExceeded)), verdict(None)],
+            [json!("context_exceeded"), json!("none")]
+        );
     }
 }

@@ -10,7 +10,7 @@ use crate::record::{Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT}
 /// The record of a finished attempt (`mend run`, and each attempt of `mend eval`): a
 /// conversation of one message, the task — and one more each time a Stop hook sent the model
 /// back to work.
-pub fn record_of(
+pub(crate) fn record_of(
     config: &Config,
     server: &ServerFacts,
     origin: &Origin,
@@ -30,5 +30,6 @@ pub fn record_of(
         file_sha256_before,
         metrics: Some(attempt.transcript.metrics.clone()),
         resumed_from: None,
+        commands: Vec::new(),
     }
 }

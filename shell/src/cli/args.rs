@@ -47,6 +47,10 @@ pub struct ChatArgs {
     /// REPO/.mend/chat-<UTC timestamp>.json].
     #[arg(long)]
     pub record: Option<Utf8PathBuf>,
+    /// Send the conversation's OpenTelemetry trace (one, at its end) to this OTLP/HTTP
+    /// endpoint [default: the task file's telemetry.otlp_endpoint, else none].
+    #[arg(long, value_name = "ENDPOINT")]
+    pub otel: Option<String>,
 }
 
 /// Which model, where, and how each session talks to it: shared by `run` and `chat`.
@@ -152,6 +156,11 @@ pub struct ResumeArgs {
     /// Show the model's reasoning as it streams (human output only).
     #[arg(long)]
     pub thinking: bool,
+    /// Send the resumed run's OpenTelemetry trace (the whole new record: its replayed messages
+    /// and the live ones) to this OTLP/HTTP endpoint [default: the task file's
+    /// telemetry.otlp_endpoint, else none].
+    #[arg(long, value_name = "ENDPOINT")]
+    pub otel: Option<String>,
     #[command(flatten)]
     pub server: ServerArgs,
     #[command(flatten)]

@@ -58,6 +58,11 @@ pub struct EvalArgs {
     /// Also run tasks that `mend eval check` has not checked, or found invalid.
     #[arg(long)]
     pub unchecked: bool,
+    /// Send each attempt's OpenTelemetry trace (one per attempt) to this OTLP/HTTP endpoint
+    /// (e.g. http://127.0.0.1:4318) [default: each task file's telemetry.otlp_endpoint, else
+    /// none].
+    #[arg(long, value_name = "ENDPOINT")]
+    pub otel: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

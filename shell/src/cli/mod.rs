@@ -1,8 +1,8 @@
 //! The command line: every command's arguments and help. `main.rs` parses them and hands each
 //! command to its file under `commands/`.
 
-pub mod args;
-pub mod eval;
+pub(crate) mod args;
+pub(crate) mod eval;
 mod locate;
 
 pub use args::{
@@ -119,7 +119,8 @@ pub enum Command {
         #[arg(long, value_name = "OUT")]
         html: Option<Utf8PathBuf>,
     },
-    /// Run the repository's tests once on a fresh copy and report the result.
+    /// Run the repository's tests once on a fresh copy and report the result, as a run's final
+    /// tests are judged: a task's held-out tests and test patch put back, its given tests graded.
     #[command(after_help = VERIFY_EXIT_CODES_HELP)]
     Verify(VerifyArgs),
     /// Serve mend's verification to other agents: an MCP server on stdin/stdout (JSON-RPC, one

@@ -22,7 +22,7 @@ pub fn command(
     let task = Task::locate(&repo, task_file)?;
     match apply_record(&record, &repo, &task)? {
         Applied::NothingToApply => println!("The run changed nothing; {repo} is unchanged."),
-        Applied::AlreadyApplied => {
+        Applied::AlreadyHeld => {
             println!("The run's change is already applied in {repo}; nothing was written.")
         }
         Applied::Written { paths } => {

@@ -1,21 +1,24 @@
 //! `mend chat`: an interactive session on one throwaway copy of a repository. Each line the user
 //! types is a message in one ongoing conversation (a new core session per message, continued
 //! with [`Session::follow_up`]); lines starting with `/` are commands for mend itself. The
-//! conversation is recorded after every message, in the one record format ([`crate::record`]).
+//! task's Stop hooks run each time the model finishes, as in a run. The conversation is recorded
+//! after every message, in the one record format ([`crate::record`]).
 
 mod said;
 mod save;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use camino::Utf8Path;
 use mend_core::{Config, Session, StopReason};
 
-use crate::attempt::driver::{drive, start, Started};
+use crate::atomic::sha256_hex;
+use crate::attempt::driver::{drive, start};
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
+use crate::attempt::stop_rounds::until_stop_hooks_agree;
 use crate::attempt::{check_at_end, written_by_tools, Setup};
 use crate::cli::args::ChatArgs;
 use crate::cli::CHAT_HELP;
@@ -27,11 +30,14 @@ use crate::mend_folder::record_target;
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::window::{first_request_estimate, WindowChoice};
+use crate::record::chat_command::{Asked, Saved};
 use crate::record::stop::explain_stop;
 use crate::record::target::{RecordFile, RecordTarget};
-use crate::record::{Message, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::{ChatCommand, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::setup::Recorded;
 use crate::task::Task;
+use crate::telemetry::traces::{ending_now, Traces};
+use crate::telemetry::Telemetry;
 use crate::tools::ToolContext;
 use crate::verdict::ending::Ending;
 use crate::workspace::changes::{set_sha256, unified_diff};
@@ -54,6 +60,8 @@ pub struct ChatSetup<'a> {
     pub record: RecordTarget,
     /// The `--sandbox` given, kept in the record for replay.
     pub sandbox_choice: SandboxChoice,
+    /// Where the conversation's trace goes at its end (`--otel`, `[telemetry]`).
+    pub telemetry: Option<Telemetry>,
 }
 
 /// `mend chat` from the command line: the repository, its task, a checked connection to the
@@ -82,6 +90,7 @@ pub fn command(args: &ChatArgs) -> Result<u8, MendError> {
         keep_workspace: args.setup.keep_workspace,
         record: record_target(args.record.as_deref(), &resolved.records, "chat-")?,
         sandbox_choice: resolved.sandbox_choice,
+        telemetry: crate::telemetry::config::chosen(args.otel.as_deref(), &task.telemetry),
     };
     let mut render = renderer(false, args.model.thinking);
     chat(&setup, &mut std::io::stdin().lock(), render.as_mut())
@@ -125,6 +134,8 @@ struct Conversation<'s> {
     session: Option<Session>,
     /// The last change written by /save, and where: Ctrl-D tells whether the end state is saved.
     saved: Option<(String, String)>,
+    /// When the conversation began, for its trace.
+    started: SystemTime,
 }
 
 impl<'s> Conversation<'s> {
@@ -142,7 +153,7 @@ impl<'s> Conversation<'s> {
             first_request_tokens: first_request_estimate(&setup.config),
             before_message: true,
         });
-        render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
+        render.run_event(&RunEvent::sandbox(setup.runner));
         say(&format!(
             "Working on a copy of {} (task file {}).\n{CHAT_HELP}",
             setup.repo, setup.task.origin
@@ -154,6 +165,7 @@ impl<'s> Conversation<'s> {
             record_file: RecordFile::new(setup.record.clone()),
             session: None,
             saved: None,
+            started: SystemTime::now(),
         })
     }
 
@@ -179,28 +191,56 @@ impl<'s> Conversation<'s> {
             },
             Said::Verify => {
                 // Reported as it ends; the tests run on the original plus the tools' change.
-                self.check_at_end(render)?;
+                let ending = self.check_at_end(render)?;
+                let passed = ending.verdict(&self.record.test_file_sha256_before).passed;
+                self.remember(Asked::Verify {
+                    tests: Box::new(ending.tests_after),
+                    passed,
+                })?;
             }
             Said::SaveWhere => say(SAVE_USAGE),
-            Said::Save(path) => self.save(path)?,
+            Said::Save(path) => {
+                let saved = self.save(path)?;
+                self.remember(Asked::Save {
+                    path: path.to_owned(),
+                    saved,
+                })?;
+            }
             Said::Message(text) => self.message(text, render)?,
         }
         Ok(())
     }
 
-    fn save(&mut self, path: &str) -> Result<(), MendError> {
+    fn save(&mut self, path: &str) -> Result<Saved, MendError> {
         let diff = self.diff()?;
         if diff.is_empty() {
             say("No changes yet; nothing was written.");
-            return Ok(());
+            return Ok(Saved::NoChange);
         }
         // A failed write is reported and the conversation goes on: nothing is lost.
-        match save(Utf8Path::new(path), &diff) {
+        Ok(match save(Utf8Path::new(path), &diff) {
             Ok(()) => {
                 say(&format!("Wrote the change to {path}."));
+                let diff_sha256 = sha256_hex(diff.as_bytes());
                 self.saved = Some((diff, path.to_owned()));
+                Saved::Written { diff_sha256 }
             }
-            Err(err) => say(&format!("mend: {err}")),
+            Err(err) => {
+                say(&format!("mend: {err}"));
+                Saved::Failed { error: err.message }
+            }
+        })
+    }
+
+    /// Keeps a command and its outcome in the record at its place; the file is written again
+    /// once the conversation has a message to replay (the first message writes it otherwise).
+    fn remember(&mut self, asked: Asked) -> Result<(), MendError> {
+        self.record.commands.push(ChatCommand {
+            after_messages: self.record.messages.len(),
+            asked,
+        });
+        if !self.record.messages.is_empty() {
+            self.record_file.write_json(&self.record)?;
         }
         Ok(())
     }
@@ -214,7 +254,17 @@ impl<'s> Conversation<'s> {
             client: &setup.connection.client,
         };
         let bench = ToolContext::new(self.workspace.root(), setup.task, setup.runner);
-        let (transcript, stopped) = drive(bench, &mut source, render, started)?;
+        let first = drive(bench, &mut source, render, started)?;
+        // The Stop hooks as in a run: one that blocks sends the model back to work.
+        let before = self.record.messages.len();
+        let (transcript, messages, stopped) = until_stop_hooks_agree(
+            bench,
+            &mut source,
+            render,
+            Some(text.to_owned()),
+            first,
+            before,
+        )?;
         interrupt::reset();
         let stop = &transcript.stop;
         let failed = matches!(
@@ -228,15 +278,7 @@ impl<'s> Conversation<'s> {
             ));
         }
         self.session = Some(stopped);
-        self.record.messages.push(Message {
-            text: Some(text.to_owned()),
-            max_turns: None,
-            deadline_ms: None,
-            turns: transcript.turns,
-            tool_calls: transcript.tool_calls,
-            stop: transcript.stop,
-            stop_hooks: Vec::new(),
-        });
+        self.record.messages.extend(messages);
         self.record_file.write_json(&self.record)?;
         Ok(())
     }
@@ -282,6 +324,12 @@ impl<'s> Conversation<'s> {
             say(&format!(
                 "The conversation is recorded in {path} (replay it with `mend replay {path}`)."
             ));
+            if let Some(telemetry) = &setup.telemetry {
+                let traces = Traces::default();
+                let timing = ending_now(self.started, self.started);
+                traces.send(telemetry, &self.record, &timing);
+                traces.finish();
+            }
         }
         if setup.keep_workspace {
             render.run_event(&RunEvent::WorkspaceKept {
@@ -307,6 +355,7 @@ fn empty_record(setup: &ChatSetup) -> Result<Record, MendError> {
         repo: setup.repo,
         python: &setup.runner.python,
         sandbox_choice: setup.sandbox_choice,
+        image: setup.runner.image.as_ref(),
     };
     Ok(Record {
         format: RECORD_FORMAT.to_owned(),
@@ -320,6 +369,7 @@ fn empty_record(setup: &ChatSetup) -> Result<Record, MendError> {
         file_sha256_before: BTreeMap::new(),
         metrics: None,
         resumed_from: None,
+        commands: Vec::new(),
     })
 }
 
@@ -329,7 +379,7 @@ pub(crate) fn message_session(
     previous: Option<&Session>,
     config: &Config,
     text: &str,
-) -> Result<Started, MendError> {
+) -> Result<Session, MendError> {
     match previous {
         None => start(Config {
             task: text.to_owned(),

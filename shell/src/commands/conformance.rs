@@ -10,8 +10,8 @@ use std::fs;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::{
-    Action, Config, Event, Input, Millis, Protocol, Session, StopReason, ToolOutcome, ToolSpec,
-    TransportError, Window,
+    Action, Config, Event, Input, Millis, Protocol, Session, StopReason, StreamLine, ToolOutcome,
+    ToolSpec, TransportError, Window,
 };
 use serde_json::{json, Value};
 
@@ -212,7 +212,7 @@ fn through_mend(
         ..Config::new("capture", "system", "task", tools_named(&meant.calls))
     };
     config.options.num_ctx = CAPTURE_WINDOW;
-    let (mut session, _) = Session::new(config).map_err(|err| err.to_string())?;
+    let mut session = Session::new(config).map_err(|err| err.to_string())?;
     let actions = feed(&mut session, path, bytes);
     // The stop is read from the session once every action is in.
     let mut streamed = Meaning::unfinished();
@@ -258,31 +258,33 @@ fn tools_named(names: &[String]) -> Vec<ToolSpec> {
 /// The capture's bytes as the session's inputs (an error body as the HTTP failure it was),
 /// each dispatched call answered in turn; every action, in order.
 fn feed(session: &mut Session, path: &Utf8Path, bytes: &[u8]) -> Vec<Action> {
-    let mut actions: Vec<Action> = Vec::new();
+    let mut actions: Vec<Action> = session.drain_actions().collect();
     if is_error_body(path) {
         let error = TransportError::Http {
             status: 400,
             body: String::from_utf8_lossy(bytes).into_owned(),
         };
-        actions.extend(session.handle(Millis(0), Input::TransportFailed { error }));
+        session.handle(Millis(0), Input::TransportFailed { error });
     } else {
         for line in bytes.split(|byte| *byte == b'\n') {
             if !session.is_streaming() {
                 break;
             }
-            let line = line.to_vec();
-            actions.extend(session.handle(Millis(0), Input::StreamLine { line }));
+            let line = StreamLine::new(line.to_vec(), Millis(0));
+            session.handle(Millis(0), Input::StreamLine(line));
         }
         if session.is_streaming() {
-            actions.extend(session.handle(Millis(0), Input::StreamEnd));
+            session.handle(Millis(0), Input::StreamEnd);
         }
     }
+    actions.extend(session.drain_actions());
     let mut seen = 0;
     while let Some(action) = actions.get(seen).cloned() {
         seen += 1;
         if let Action::DispatchTool { call_id, .. } = action {
             let outcome = ToolOutcome::Success { value: json!({}) };
-            actions.extend(session.handle(Millis(0), Input::ToolFinished { call_id, outcome }));
+            session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
+            actions.extend(session.drain_actions());
         }
     }
     actions

@@ -77,6 +77,11 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         }
         return Ok(code);
     }
+    run_suite(args)
+}
+
+/// `mend eval SUITE --out DIR`: every task's attempts, this shard's share of them.
+fn run_suite(args: EvalArgs) -> Result<u8, MendError> {
     let (Some(suite), Some(out)) = (args.suite, args.out) else {
         return Err(MendError::usage(
             "name the suite and the output folder: mend eval SUITE --out DIR",
@@ -100,6 +105,7 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
         on_host: args.on_host,
         read_timeout: Duration::from_secs(args.read_timeout),
         unchecked: args.unchecked,
+        otel: args.otel,
     };
     eval(&options)
 }

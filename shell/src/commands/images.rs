@@ -9,6 +9,8 @@ use crate::exec::image::{ImageCache, ImageRef};
 pub fn command(action: Option<ImagesAction>, folder: Option<&Utf8Path>) -> Result<u8, MendError> {
     // Located only once it is needed: a suite without images needs no cache (nor a HOME).
     let cache = || ImageCache::locate(folder);
+    // A Ctrl-C cuts a pull cleanly: its fetched layers kept for the next, no root half made.
+    crate::interrupt::install();
     match action {
         None => {
             print!("{}", listing(&cache()?)?);

@@ -8,7 +8,7 @@ pub mod conformance;
 pub mod eval;
 pub mod images;
 pub mod init;
-pub mod outcome;
+pub(crate) mod outcome;
 pub mod replay;
 pub mod resume;
 pub mod run;

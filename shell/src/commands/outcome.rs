@@ -14,7 +14,7 @@ use crate::task::Task;
 
 /// The files a finished session was written to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Written {
+pub(crate) struct Written {
     pub record: Utf8PathBuf,
     /// `RECORD.patch` beside the record, when the session changed something.
     pub patch: Option<Utf8PathBuf>,
@@ -22,7 +22,7 @@ pub struct Written {
 
 /// Writes `record` to `target` and, when `diff` is not empty, the patch beside the file actually
 /// written (a new record in `.mend/` may be `STAMP-2.json`, then its patch is `STAMP-2.patch`).
-pub fn write_record(
+pub(crate) fn write_record(
     target: &RecordTarget,
     record: &Record,
     diff: &str,
@@ -39,7 +39,7 @@ pub fn write_record(
 }
 
 /// What a live session left to say after its verdict (`mend run`, `mend resume`).
-pub struct Outcome<'a> {
+pub(crate) struct Outcome<'a> {
     pub written: &'a Written,
     pub test_files_changed: bool,
     pub task: &'a Task,
@@ -51,7 +51,7 @@ pub struct Outcome<'a> {
 }
 
 /// Says where the record and the patch are, and explains a model failure.
-pub fn report_outcome(outcome: &Outcome, render: &mut dyn Render) {
+pub(crate) fn report_outcome(outcome: &Outcome, render: &mut dyn Render) {
     let record = &outcome.written.record;
     eprintln!("mend: record written to {record} (replay it with `mend replay {record}`)");
     if outcome.test_files_changed {
@@ -75,7 +75,7 @@ pub fn report_outcome(outcome: &Outcome, render: &mut dyn Render) {
 
 /// How a session ended, as far as its exit code cares.
 #[derive(Debug, Clone, Copy)]
-pub enum Ended<'a> {
+pub(crate) enum Ended<'a> {
     /// Run live (`mend run`, `mend resume`), stopped so.
     Live(&'a Stop),
     /// Replayed from its record (`mend replay`), matching it or not.
@@ -85,7 +85,7 @@ pub enum Ended<'a> {
 /// The exit code of a session, the one rule of `mend run`, `resume` and `replay`: a divergence
 /// outranks the tests; a broken model turn is the server's failure whatever the tests say;
 /// otherwise the verdict.
-pub fn exit_code(ended: Ended, passed: bool) -> u8 {
+pub(crate) fn exit_code(ended: Ended, passed: bool) -> u8 {
     match ended {
         Ended::Replayed { diverged: true } => exit::DIVERGED,
         Ended::Live(stop) => match stop.reason {

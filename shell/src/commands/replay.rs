@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use camino::Utf8Path;
+use mend_core::StopReason;
 
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
@@ -65,7 +66,10 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
     let test_files_before = set_sha256(setup.repo, &setup.task.test.files)?;
     let source_before = set_sha256(setup.repo, &setup.task.editable)?;
     let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
-    render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
+    render.run_event(&RunEvent::replay_sandbox(
+        setup.runner,
+        record.settings.image.as_ref(),
+    ));
     let mut replayed = replay_conversation(record, setup, workspace.root(), render, options.bless)?;
     let written = written_by_tools(
         replayed
@@ -98,10 +102,7 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
         end_divergence(setup.task, left_behind(recorded), left_behind(&ending))
     });
     let verdict = ending.verdict(&test_files_before);
-    let stop_reason = replayed
-        .transcripts
-        .last()
-        .map_or_else(|| "none".to_owned(), |last| last.stop.reason.to_string());
+    let stop_reason = replayed.transcripts.last().map(|last| last.stop.reason);
     Ok(report_verdict(
         render,
         divergence,
@@ -127,7 +128,7 @@ pub fn report_verdict(
     divergence: Option<RunEvent>,
     (verdict, ending): (Verdict, &Ending),
     sandbox: &Sandbox,
-    stop_reason: String,
+    stop_reason: Option<StopReason>,
     metrics: RunMetrics,
 ) -> u8 {
     if let Some(divergence) = &divergence {

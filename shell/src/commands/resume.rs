@@ -12,6 +12,7 @@ use crate::attempt::driver::drive;
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
+use crate::attempt::stop_rounds::until_stop_hooks_agree;
 use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::cli::args::ResumeArgs;
 use crate::clock::millis;
@@ -27,6 +28,8 @@ use crate::record::{Message, Record, RunMetrics};
 use crate::replay::conversation::replay_conversation;
 use crate::setup::config::deadline;
 use crate::setup::Recorded;
+use crate::telemetry::config::chosen;
+use crate::telemetry::traces::{ending_now, Traces};
 use crate::tools::ToolContext;
 use crate::verdict::ending::Ending;
 use crate::verdict::verify::TestRun;
@@ -48,6 +51,8 @@ pub struct ResumeOptions<'a> {
     pub read_timeout: Duration,
     pub print_diff: bool,
     pub setup: Setup<'a>,
+    /// `--otel`: where the new record's trace goes [default: the task file's `[telemetry]`].
+    pub otel: Option<String>,
 }
 
 /// `mend resume RECORD` from the command line: the record, checked to be resumable before
@@ -75,6 +80,7 @@ pub fn command(args: &ResumeArgs) -> Result<u8, MendError> {
         read_timeout: Duration::from_secs(args.server.read_timeout),
         print_diff: args.diff,
         setup: resolved.setup(args.common.setup.keep_workspace),
+        otel: args.otel.clone(),
     };
     let mut render = renderer(args.common.json, args.thinking);
     resume(&options, render.as_mut())
@@ -123,12 +129,13 @@ pub fn check_resumable(
 /// does. A record that does not replay is refused with the divergence (exit 3).
 pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, MendError> {
     let (record, setup) = (&options.record, &options.setup);
+    let run_start = std::time::SystemTime::now();
     refuse_changed_repository(record, setup, false)?;
     let client = connect_and_announce(options, render)?;
     let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
     file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
     let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
-    render.run_event(&RunEvent::sandbox(&setup.runner.sandbox));
+    render.run_event(&RunEvent::sandbox(setup.runner));
     let (stopped, tests_before, replayed_writes) =
         replay_exactly(options, workspace.root(), render)?;
     let max_turns = options.max_turns.unwrap_or(record.settings.max_turns);
@@ -142,9 +149,27 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     });
     let mut source = LiveSource { client: &client };
     let bench = ToolContext::new(workspace.root(), setup.task, setup.runner);
-    let (transcript, _stopped) = drive(bench, &mut source, render, started)?;
+    let loop_start = std::time::SystemTime::now();
+    let first = drive(bench, &mut source, render, started)?;
+    // The Stop hooks as in a run: one that blocks sends the model back to work.
+    let (transcript, mut messages, _stopped) = until_stop_hooks_agree(
+        bench,
+        &mut source,
+        render,
+        options.message.clone(),
+        first,
+        record.messages.len(),
+    )?;
+    // Every live message goes on under the limits the resume gave (a follow-up keeps them), so
+    // each is recorded with them and replays the same.
+    for message in &mut messages {
+        message.max_turns = Some(max_turns);
+        message.deadline_ms = options.deadline.map(|deadline| deadline.0);
+    }
     let mut written = replayed_writes;
-    written.extend(written_by_tools(&transcript.tool_calls));
+    written.extend(written_by_tools(
+        messages.iter().flat_map(|message| &message.tool_calls),
+    ));
     let copy_time = workspace.copy_time();
     let (ending, tree) = check_at_end(
         setup,
@@ -160,7 +185,8 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
     metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render));
     let live = Live {
-        max_turns,
+        started: (run_start, loop_start),
+        messages,
         transcript,
         ending,
         tests_before,
@@ -228,7 +254,11 @@ fn replay_exactly(
 
 /// What the live part gave.
 struct Live {
-    max_turns: u32,
+    /// When the resume began, and when its live part did.
+    started: (std::time::SystemTime, std::time::SystemTime),
+    /// The live messages: the resumed one, then one per Stop hook that sent the model back.
+    messages: Vec<Message>,
+    /// The last live message's, with the metrics of all of them.
     transcript: Transcript,
     ending: Ending,
     /// The replay's check before the first message, when the record has one.
@@ -240,7 +270,8 @@ struct Live {
 fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Result<u8, MendError> {
     let (record, setup) = (&options.record, &options.setup);
     let Live {
-        max_turns,
+        started,
+        messages: live_messages,
         transcript,
         ending,
         tests_before,
@@ -253,15 +284,7 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
     let verdict = ending.verdict(&record.test_file_sha256_before);
     let code = exit_code(Ended::Live(&transcript.stop), verdict.passed);
     let mut messages = record.messages.clone();
-    messages.push(Message {
-        text: options.message.clone(),
-        max_turns: Some(max_turns),
-        deadline_ms: options.deadline.map(|deadline| deadline.0),
-        turns: transcript.turns,
-        tool_calls: transcript.tool_calls,
-        stop: transcript.stop.clone(),
-        stop_hooks: Vec::new(),
-    });
+    messages.extend(live_messages);
     let mut settings = record.settings.clone();
     settings.sandbox = Some(setup.runner.sandbox.name().to_owned());
     let resumed = Record {
@@ -276,12 +299,17 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
     };
     // The names actually written: a new record never replaces another run's.
     let written = write_record(&options.out, &resumed, &ending.diff)?;
+    if let Some(telemetry) = chosen(options.otel.as_deref(), &setup.task.telemetry) {
+        let traces = Traces::default();
+        traces.send(&telemetry, &resumed, &ending_now(started.0, started.1));
+        traces.finish();
+    }
     render.run_event(
         &RunEvent::verdict(
             verdict,
             &ending,
             &setup.runner.sandbox,
-            transcript.stop.reason.to_string(),
+            Some(transcript.stop.reason),
             code,
             live_metrics,
         )

@@ -17,8 +17,9 @@ use crate::mend_folder::record_target;
 use crate::provider::client::{LiveSource, Secret};
 use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::host::BaseUrl;
+use crate::provider::window::WindowChoice;
 use crate::record::target::RecordTarget;
-use crate::record::{Origin, ServerFacts};
+use crate::record::{Origin, Record, ServerFacts};
 use crate::setup::config::deadline;
 use crate::setup::Recorded;
 use crate::task::Task;
@@ -101,18 +102,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         described,
         model_length,
     } = connection;
-    render.run_event(&RunEvent::RunStart {
-        command: "run".to_owned(),
-        model: config.model.clone(),
-        source: described,
-    });
-    render.run_event(&RunEvent::ContextWindow {
-        tokens: window.tokens,
-        why: window.why,
-        model_length,
-        first_request_tokens: crate::provider::window::first_request_estimate(config),
-        before_message: false,
-    });
+    announce(render, config, described, window, model_length);
     let setup = &options.setup;
     let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
     file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
@@ -129,6 +119,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         repo: setup.repo,
         python: &setup.runner.python,
         sandbox_choice: options.sandbox_choice,
+        image: setup.runner.image.as_ref(),
     };
     let record = record_of(config, &server, &origin, &attempt, file_sha256_before);
     // The names actually written: a new record never replaces another run's.
@@ -140,7 +131,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
             verdict,
             &attempt.checks.after,
             &options.setup.runner.sandbox,
-            attempt.transcript.stop.reason.to_string(),
+            Some(attempt.transcript.stop.reason),
             exit_code,
             attempt.transcript.metrics.clone(),
         )
@@ -165,10 +156,37 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
             loop_start: attempt.loop_started_at,
             run_end: std::time::SystemTime::now(),
         };
-        let request = export_request(&record, &timing, telemetry.include_content);
-        let mut sender = Sender::start(&telemetry.traces_url);
-        sender.send(prost::Message::encode_to_vec(&request));
-        sender.finish();
+        send_trace(telemetry, &record, &timing);
     }
     Ok(exit_code)
+}
+
+/// What the run talks to, and the window every request of it carries.
+fn announce(
+    render: &mut dyn Render,
+    config: &Config,
+    described: String,
+    window: WindowChoice,
+    model_length: Option<u64>,
+) {
+    render.run_event(&RunEvent::RunStart {
+        command: "run".to_owned(),
+        model: config.model.clone(),
+        source: described,
+    });
+    render.run_event(&RunEvent::ContextWindow {
+        tokens: window.tokens,
+        why: window.why,
+        model_length,
+        first_request_tokens: crate::provider::window::first_request_estimate(config),
+        before_message: false,
+    });
+}
+
+/// The run's trace, to where `--otel` or `[telemetry]` says.
+fn send_trace(telemetry: &Telemetry, record: &Record, timing: &Timing) {
+    let request = export_request(record, timing, telemetry.include_content);
+    let mut sender = Sender::start(&telemetry.traces_url);
+    sender.send(prost::Message::encode_to_vec(&request));
+    sender.finish();
 }

@@ -45,6 +45,9 @@ pub fn summary(shown: &Shown, source: &str) -> String {
             .as_deref()
             .unwrap_or(crate::record::settings::LEGACY_REPO)
     );
+    if let Some(image) = &settings.image {
+        out.push_str(&format!("Image: {}\n", image.describe()));
+    }
     let timeline = Timeline::of(shown);
     let protocol = settings.protocol;
     if let Some(run) = shown.tests_before {
@@ -54,6 +57,7 @@ pub fn summary(shown: &Shown, source: &str) -> String {
             run.duration_ms
         ));
     }
+    out.push_str(&command_lines(shown, 0));
     for (number, session) in shown.sessions.iter().enumerate() {
         if shown.sessions.len() > 1 {
             out.push_str(&format!(
@@ -63,14 +67,13 @@ pub fn summary(shown: &Shown, source: &str) -> String {
             ));
         }
         out.push_str(&session_lines(session, number + 1, &timeline, protocol));
+        out.push_str(&command_lines(shown, number + 1));
     }
     out.push_str(&verdict_lines(shown));
     let split = timeline.split();
     out.push_str(&format!(
-        "Time: model {} · tools {} · tests {} · total {}\n",
-        seconds(split.model_ms),
-        seconds(split.tools_ms),
-        seconds(split.tests_ms),
+        "Time: {} · total {}\n",
+        split.describe(),
         seconds(timeline.total_ms)
     ));
     if let Some(outside) = shown.metrics.and_then(RunMetrics::outside_the_tests) {
@@ -180,6 +183,16 @@ fn verdict_lines(shown: &Shown) -> String {
         out.push_str(&format!("Tests by id: {}\n", contract.tally().describe()));
     }
     out
+}
+
+/// The chat commands typed after `messages` messages, a line each.
+fn command_lines(shown: &Shown, messages: usize) -> String {
+    shown
+        .commands
+        .iter()
+        .filter(|command| command.after_messages == messages)
+        .map(|command| format!("Typed {}\n", command.describe()))
+        .collect()
 }
 
 fn first_line(text: &str) -> &str {

@@ -1,7 +1,8 @@
 //! `mend verify`: the repository's tests once, on a fresh copy (with a patch applied to the
-//! copy when given), judged as a run's are: the counts, the failing tests, the end of the
-//! output. [`verify`] is the one way to do it: the command and the MCP server's `verify` tool
-//! both call it.
+//! copy when given), judged as a run's final tests are: the held-out tests put back (the files
+//! `test.held_out` names and the `test.patch`, applied after the change), the given tests
+//! graded, the counts, the failing tests, the end of the output. [`verify`] is the one way to
+//! do it: the command and the MCP server's `verify` tool both call it.
 
 use std::time::{Duration, Instant};
 
@@ -11,13 +12,19 @@ use crate::attempt::render::{renderer, Render};
 use crate::attempt::run_event::RunEvent;
 use crate::cli::VerifyArgs;
 use crate::error::{exit, MendError};
+use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
+use crate::verdict::given::{Graded, HeldAndGiven};
+use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::{independent_check, TestRun};
+use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
 
 /// What one verification found.
 pub struct Verified {
     pub run: TestRun,
+    /// The given tests' grade and the held-out files put back, when the task has them.
+    pub held: HeldAndGiven,
     /// The repository's odd files (`mend verify` prints them on stderr) and the sandbox's
     /// warning, when it has one.
     pub warnings: Vec<String>,
@@ -40,17 +47,24 @@ pub fn command(args: &VerifyArgs) -> Result<u8, MendError> {
         patch.as_deref(),
         render.as_mut(),
     )?;
-    Ok(if verified.run.passed() {
+    Ok(if verified.passed() {
         exit::PASS
     } else {
         exit::TESTS_FAIL
     })
 }
 
+impl Verified {
+    /// The run passed and, for a task that gives its tests, every given test succeeded.
+    pub fn passed(&self) -> bool {
+        self.run.passed() && self.held.given.as_ref().is_none_or(Graded::resolved)
+    }
+}
+
 /// Runs the task's tests once on a fresh copy of the repository `setup` names, with `patch` (a
-/// unified diff, as mend writes beside a record) applied to the copy first. The original is
-/// never written; the copy is kept when `keep_workspace`. `render` hears the sandbox, the run
-/// and the costs.
+/// unified diff, as mend writes beside a record) applied to the copy first and the held-out
+/// tests put back after it, as a run's final tests are. The original is never written; the copy
+/// is kept when `keep_workspace`. `render` hears the sandbox, the run and the costs.
 pub fn verify(
     setup: &RepoChoice,
     keep_workspace: bool,
@@ -66,15 +80,36 @@ pub fn verify(
     warnings.extend(runner.sandbox.warning().map(str::to_owned));
     // The sandbox's probe is its own figure.
     let setup_time = started.elapsed().saturating_sub(runner.sandbox_start);
-    let workspace = Workspace::copy_of(&repo, &task.exclude, &task.history)?;
+    let workspace = Workspace::copy_of(&repo, &task.exclude.for_final_run(), &task.history)?;
     if let Some(patch) = patch {
         apply_to_copy(workspace.root(), patch)?;
     }
-    render.run_event(&RunEvent::sandbox(&runner.sandbox));
+    let held_out = put_back(&repo, workspace.root(), &task)?;
+    render.run_event(&RunEvent::sandbox(&runner));
     let started = Instant::now();
-    let run = independent_check(&runner, &task.test, workspace.root())?;
+    let run = match held_out.refused.clone() {
+        // No run: the change and the held-out tests cannot stand together.
+        Some(problem) => TestRun {
+            not_trusted: Some(problem),
+            ..TestRun::default()
+        },
+        None => with_held_out_checked(
+            independent_check(&runner, &task.test, workspace.root())?,
+            held_out.changed_since(workspace.root()),
+        ),
+    };
     let tests = started.elapsed();
-    render.run_event(&RunEvent::TestsOnly { run: run.clone() });
+    let held = HeldAndGiven {
+        given: task
+            .given
+            .as_ref()
+            .map(|given| Graded::grade(given, &run.cases)),
+        held_out: held_out.files,
+    };
+    render.run_event(&RunEvent::TestsOnly {
+        run: run.clone(),
+        held: Box::new(held.clone()),
+    });
     let copy = workspace.copy_time();
     let cleanup = if keep_workspace {
         render.run_event(&RunEvent::WorkspaceKept {
@@ -97,14 +132,25 @@ pub fn verify(
     });
     Ok(Verified {
         run,
+        held,
         warnings,
         sandbox: runner.sandbox.name(),
     })
 }
 
+/// A run that rewrote a held-out test while it ran (`rewritten`) is no pass, as in a run's
+/// final tests.
+fn with_held_out_checked(mut run: TestRun, rewritten: Vec<String>) -> TestRun {
+    if !rewritten.is_empty() && run.not_trusted.is_none() {
+        run.not_trusted = Some(Untrusted::VerdictFilesWritten { files: rewritten });
+    }
+    run
+}
+
 fn apply_to_copy(root: &Utf8Path, patch: &str) -> Result<(), MendError> {
-    crate::patch::tree::apply_to_tree(root, patch).map(drop).map_err(|problem| {
-        MendError::usage(format!(
+    crate::patch::tree::apply_to_tree(root, patch).map(drop).map_err(|error| match error {
+        TreePatchError::Io(message) => MendError::harness(message),
+        TreePatchError::DoesNotApply(problem) => MendError::usage(format!(
             "the patch does not apply to the repository: {problem} — make it against the repository as it is now (`git diff`, or the .patch beside a record)"
         ))
     })

@@ -18,10 +18,10 @@ use crate::error::MendError;
 use crate::page::Back;
 
 /// The folder, next to the eval's page, that holds the attempts' pages.
-pub const ATTEMPTS_FOLDER: &str = "attempts";
+pub(crate) const ATTEMPTS_FOLDER: &str = "attempts";
 /// One attempt as the eval's page lists it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AttemptLink {
+pub(crate) struct AttemptLink {
     pub task: String,
     pub attempt: u32,
     pub passed: bool,
@@ -35,7 +35,7 @@ pub struct AttemptLink {
 }
 
 /// The record of `row`, found in `dir`; refused when its path leaves the folder.
-pub fn record_path(dir: &Utf8Path, row: &Row) -> Result<Utf8PathBuf, String> {
+pub(crate) fn record_path(dir: &Utf8Path, row: &Row) -> Result<Utf8PathBuf, String> {
     let relative = Utf8Path::new(&row.record);
     let inside = !row.record.is_empty()
         && relative
@@ -53,7 +53,7 @@ pub fn record_path(dir: &Utf8Path, row: &Row) -> Result<Utf8PathBuf, String> {
 
 /// What the report wrote into the attempts folder.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AttemptPages {
+pub(crate) struct AttemptPages {
     /// Every attempt, by task then number.
     pub links: Vec<AttemptLink>,
     /// Old pages of attempts the report no longer links, removed.
@@ -62,7 +62,7 @@ pub struct AttemptPages {
 
 /// Writes every attempt's page into the attempts folder beside `out`. An attempt whose record is
 /// missing or unreadable gets no page: its link says why, and so does one warning on stderr.
-pub fn write_attempt_pages(
+pub(crate) fn write_attempt_pages(
     rows: &[(Utf8PathBuf, Row)],
     out: &Utf8Path,
 ) -> Result<AttemptPages, MendError> {

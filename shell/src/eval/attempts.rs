@@ -11,16 +11,18 @@ use mend_core::{Config, Millis, StopReason};
 
 use crate::attempt::driver::Observer;
 use crate::attempt::render::Render;
-use crate::attempt::run_attempt;
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::run_record::record_of;
+use crate::attempt::{run_attempt, Attempt};
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
-use crate::record::ServerFacts;
+use crate::record::{RunMetrics, ServerFacts};
 use crate::setup::config::chosen_protocol;
 use crate::setup::{Recorded, RepoChoice, Resolved};
+use crate::telemetry::config::chosen;
+use crate::telemetry::traces::{ending_now, Traces};
 use crate::workspace::changes::file_digests;
 
 use super::check_file::{gate, gold_patch, CheckFile, Digests};
@@ -29,7 +31,7 @@ use super::results::{read_dir_rows, ResultsFile, Row};
 use super::shard::Shard;
 use super::suite::Suite;
 
-pub struct EvalOptions {
+pub(crate) struct EvalOptions {
     pub suite: Suite,
     pub out: Utf8PathBuf,
     pub jobs: usize,
@@ -46,6 +48,9 @@ pub struct EvalOptions {
     pub read_timeout: Duration,
     /// Run tasks without a current check, or found invalid, too.
     pub unchecked: bool,
+    /// `--otel`: every attempt's trace goes there [default: each task file's
+    /// `telemetry.otlp_endpoint`, else nowhere].
+    pub otel: Option<String>,
 }
 
 /// One task of the suite, loaded once and shared by its attempts.
@@ -59,7 +64,7 @@ struct Prepared {
 }
 
 /// Runs this slice's attempts that have no results line yet.
-pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
+pub(crate) fn eval(options: &EvalOptions) -> Result<u8, MendError> {
     let suite = &options.suite;
     let tasks = suite
         .tasks
@@ -104,8 +109,11 @@ pub fn eval(options: &EvalOptions) -> Result<u8, MendError> {
         connection: &server.connection,
         model_digest: &server.model_digest,
         options,
+        traces: Traces::default(),
     };
-    let progress = shared.run_all(todo, results)?;
+    let progress = shared.run_all(todo, results);
+    shared.traces.finish();
+    let progress = progress?;
     eprintln!(
         "mend: eval: {} attempt(s) run, {} passed; {skipped} of this slice's {slice} were already in the results; results in {results_path} (summarize with `mend eval report {}`)",
         progress.done(),
@@ -270,6 +278,8 @@ struct Shared<'a> {
     connection: &'a Connection,
     model_digest: &'a str,
     options: &'a EvalOptions,
+    /// Where each attempt's OpenTelemetry trace goes, when telemetry is on.
+    traces: Traces,
 }
 
 impl Shared<'_> {
@@ -378,6 +388,7 @@ impl Shared<'_> {
         let mut source = LiveSource {
             client: &self.connection.client,
         };
+        let run_start = std::time::SystemTime::now();
         let outcome = run_attempt(&setup, config.clone(), &mut source, &mut Quiet)?;
         let stop = outcome.transcript.stop.reason;
         if stop == StopReason::Cancelled {
@@ -392,6 +403,10 @@ impl Shared<'_> {
         let origin = prepared.resolved.origin();
         let record = record_of(&config, &server, &origin, &outcome, file_sha256_before);
         record.write_atomically(&record_path)?;
+        if let Some(telemetry) = chosen(self.options.otel.as_deref(), &task.telemetry) {
+            let timing = ending_now(run_start, outcome.loop_started_at);
+            self.traces.send(&telemetry, &record, &timing);
+        }
         if !outcome.checks.after.diff.is_empty() {
             crate::record::patch::write_atomically(
                 &record_path.with_extension("patch"),
@@ -405,35 +420,13 @@ impl Shared<'_> {
             seed,
             stop: stop.to_string(),
             passed: outcome.checks.passed(),
-            suspect: outcome.checks.passed()
-                && outcome
-                    .checks
-                    .after
-                    .python_reaches
-                    .as_ref()
-                    .is_some_and(|reaches| !reaches.is_empty()),
-            turns: u32::try_from(
-                outcome
-                    .messages
-                    .iter()
-                    .map(|message| message.turns.len())
-                    .sum::<usize>(),
-            )
-            .unwrap_or(u32::MAX),
+            suspect: suspect(&outcome),
+            turns: turns(&outcome),
             tokens: metrics.prompt_tokens + metrics.eval_tokens,
             model_ms: metrics.model_ms,
             tool_ms: metrics.tool_ms,
             test_ms: metrics.verify_ms,
-            outside_ms: Some(
-                [
-                    metrics.copy_ms,
-                    metrics.sandbox_start_ms,
-                    metrics.cleanup_ms,
-                ]
-                .into_iter()
-                .flatten()
-                .sum(),
-            ),
+            outside_ms: Some(outside_ms(metrics)),
             record: format!("{}/{attempt}.json", prepared.name),
             suite_sha256: suite.sha256.clone(),
             task_file_sha256: task.sha256.clone(),
@@ -445,6 +438,40 @@ impl Shared<'_> {
             why: super::why::Why::of(&outcome),
         }))
     }
+}
+
+/// A pass whose change adds Python that reaches into the test run: not counted as a pass.
+fn suspect(outcome: &Attempt) -> bool {
+    outcome.checks.passed()
+        && outcome
+            .checks
+            .after
+            .python_reaches
+            .as_ref()
+            .is_some_and(|reaches| !reaches.is_empty())
+}
+
+/// The model turns of every message of the attempt.
+fn turns(outcome: &Attempt) -> u32 {
+    let turns: usize = outcome
+        .messages
+        .iter()
+        .map(|message| message.turns.len())
+        .sum();
+    u32::try_from(turns).unwrap_or(u32::MAX)
+}
+
+/// The time neither the model, the tools nor the tests took: the copy, the sandbox's start, the
+/// cleanup.
+fn outside_ms(metrics: &RunMetrics) -> u64 {
+    [
+        metrics.copy_ms,
+        metrics.sandbox_start_ms,
+        metrics.cleanup_ms,
+    ]
+    .into_iter()
+    .flatten()
+    .sum()
 }
 
 /// Attempts print nothing of their own: the progress bar speaks for them.

@@ -8,11 +8,11 @@ use crate::verdict::given::Graded;
 use crate::verdict::verify::TestRun;
 
 /// How many times each side is run: the tests without a change, and with the gold patch.
-pub const RUNS: usize = 3;
+pub(crate) const RUNS: usize = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
+pub(crate) enum Status {
     Valid,
     /// The outcome changed between runs of the same tree: a pass says little.
     Flaky,
@@ -21,7 +21,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Status::Valid => "valid",
             Status::Flaky => "flaky",
@@ -32,7 +32,7 @@ impl Status {
 
 /// The result of one test run, as far as the check needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ran {
+pub(crate) enum Ran {
     /// The tests gave a result: whether it passed, the failing ids, and the run in words.
     Tests {
         passed: bool,
@@ -49,7 +49,7 @@ pub enum Ran {
 }
 
 impl Ran {
-    pub fn of(run: &TestRun) -> Ran {
+    pub(crate) fn of(run: &TestRun) -> Ran {
         Ran::Tests {
             passed: run.passed(),
             failing: run.failing.clone(),
@@ -60,7 +60,7 @@ impl Ran {
 
     /// A run graded by its given lists: it passes when it resolves; the failing tests are the
     /// listed ones that did not succeed.
-    pub fn graded(graded: &Graded) -> Ran {
+    pub(crate) fn graded(graded: &Graded) -> Ran {
         let failing = graded
             .fail_to_pass
             .failure
@@ -83,7 +83,7 @@ impl Ran {
 
 /// What the check found for one task.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Judged {
+pub(crate) struct Judged {
     pub status: Status,
     /// Each rule that does not hold, in words; empty for a valid task.
     pub problems: Vec<String>,
@@ -93,7 +93,7 @@ pub struct Judged {
 
 /// Judges a task from its runs without a change (`empty`) and with its gold patch (`gold`,
 /// `None` when the task has none).
-pub fn judge_task(empty: &[Ran], gold: Option<&[Ran]>) -> Judged {
+pub(crate) fn judge_task(empty: &[Ran], gold: Option<&[Ran]>) -> Judged {
     let mut problems = Vec::new();
     let mut flaky = Vec::new();
     let failing_before = match empty.first() {

@@ -14,7 +14,7 @@ const FORMAT: &str = "mend-eval-check/1";
 
 /// One task as the check found it, and the digests of what was checked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TaskCheck {
+pub(crate) struct TaskCheck {
     pub task: String,
     pub status: Status,
     /// Each rule that does not hold, or that flipped between runs; empty for a valid task.
@@ -27,7 +27,7 @@ pub struct TaskCheck {
 
 /// What a check is of: when one of these changes, the task must be checked again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Digests {
+pub(crate) struct Digests {
     pub task_file_sha256: String,
     pub repo_sha256: String,
     /// SHA-256 of the gold patch; absent when the task has none.
@@ -37,7 +37,7 @@ pub struct Digests {
 
 impl Digests {
     /// The digests of a task as it is now.
-    pub fn of(resolved: &Resolved, gold: Option<&str>) -> Result<Digests, MendError> {
+    pub(crate) fn of(resolved: &Resolved, gold: Option<&str>) -> Result<Digests, MendError> {
         Ok(Digests {
             task_file_sha256: resolved.task.sha256.clone(),
             repo_sha256: repo_sha256(resolved)?,
@@ -47,13 +47,13 @@ impl Digests {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckFile {
+pub(crate) struct CheckFile {
     pub format: String,
     pub tasks: Vec<TaskCheck>,
 }
 
 impl CheckFile {
-    pub fn new(tasks: Vec<TaskCheck>) -> CheckFile {
+    pub(crate) fn new(tasks: Vec<TaskCheck>) -> CheckFile {
         CheckFile {
             format: FORMAT.to_owned(),
             tasks,
@@ -61,7 +61,7 @@ impl CheckFile {
     }
 
     /// The check beside `suite`, if there is one.
-    pub fn load(suite: &Utf8Path) -> Result<Option<CheckFile>, MendError> {
+    pub(crate) fn load(suite: &Utf8Path) -> Result<Option<CheckFile>, MendError> {
         let path = path_beside(suite);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
@@ -83,7 +83,7 @@ impl CheckFile {
     }
 
     /// Writes the check beside `suite` (whole, or not at all); returns where.
-    pub fn write(&self, suite: &Utf8Path) -> Result<Utf8PathBuf, MendError> {
+    pub(crate) fn write(&self, suite: &Utf8Path) -> Result<Utf8PathBuf, MendError> {
         let path = path_beside(suite);
         let mut text = serde_json::to_string_pretty(self)
             .map_err(|err| MendError::harness(format!("cannot write the check: {err}")))?;
@@ -94,18 +94,18 @@ impl CheckFile {
 }
 
 /// `DIR/suite.toml` → `DIR/suite.check.json`.
-pub fn path_beside(suite: &Utf8Path) -> Utf8PathBuf {
+pub(crate) fn path_beside(suite: &Utf8Path) -> Utf8PathBuf {
     let stem = suite.file_stem().unwrap_or("suite");
     suite.with_file_name(format!("{stem}.check.json"))
 }
 
 /// A task's gold patch: `gold/<task>.patch` beside the suite file, when it exists.
-pub fn gold_patch_path(suite: &Utf8Path, task: &str) -> Utf8PathBuf {
+pub(crate) fn gold_patch_path(suite: &Utf8Path, task: &str) -> Utf8PathBuf {
     suite.with_file_name("gold").join(format!("{task}.patch"))
 }
 
 /// The gold patch's text, if the task has one.
-pub fn gold_patch(suite: &Utf8Path, task: &str) -> Result<Option<String>, MendError> {
+pub(crate) fn gold_patch(suite: &Utf8Path, task: &str) -> Result<Option<String>, MendError> {
     let path = gold_patch_path(suite, task);
     match std::fs::read_to_string(&path) {
         Ok(text) => Ok(Some(text)),
@@ -115,7 +115,7 @@ pub fn gold_patch(suite: &Utf8Path, task: &str) -> Result<Option<String>, MendEr
 }
 
 /// SHA-256 of a task's editable and test files, as results rows and the check keep it.
-pub fn repo_sha256(resolved: &Resolved) -> Result<String, MendError> {
+pub(crate) fn repo_sha256(resolved: &Resolved) -> Result<String, MendError> {
     let task = &resolved.task;
     Ok(crate::atomic::sha256_hex(
         format!(
@@ -129,7 +129,7 @@ pub fn repo_sha256(resolved: &Resolved) -> Result<String, MendError> {
 
 /// What the check says about a task now: `Ok` with its status when the check is current,
 /// `Err` with why it is not.
-pub fn current(
+pub(crate) fn current(
     check: Option<&CheckFile>,
     task: &str,
     now: &Digests,
@@ -144,7 +144,10 @@ pub fn current(
 }
 
 /// The tasks `mend eval` must refuse, in words (`name (why)`), and the flaky ones.
-pub fn gate(check: Option<&CheckFile>, tasks: &[(String, Digests)]) -> (Vec<String>, Vec<String>) {
+pub(crate) fn gate(
+    check: Option<&CheckFile>,
+    tasks: &[(String, Digests)],
+) -> (Vec<String>, Vec<String>) {
     let mut refused = Vec::new();
     let mut flaky = Vec::new();
     for (name, now) in tasks {

@@ -8,13 +8,14 @@ use super::check_file::{gold_patch, gold_patch_path, CheckFile, Digests, TaskChe
 use super::suite::Suite;
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
+use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::given::Graded;
 use crate::verdict::verify::independent_check;
 use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
 
-pub struct CheckOptions {
+pub(crate) struct CheckOptions {
     pub suite: Suite,
     pub python: Option<Utf8PathBuf>,
     pub sandbox: Option<SandboxChoice>,
@@ -25,7 +26,7 @@ pub struct CheckOptions {
 }
 
 /// Checks every task, prints one line each, writes the check; exit 1 when a task is invalid.
-pub fn check_suite(options: &CheckOptions) -> Result<u8, MendError> {
+pub(crate) fn check_suite(options: &CheckOptions) -> Result<u8, MendError> {
     let suite = &options.suite;
     let mut checked = Vec::new();
     for (name, folder) in &suite.tasks {
@@ -146,15 +147,17 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
     let workspace =
         Workspace::copy_of(&resolved.repo, &task.exclude.for_final_run(), &task.history)?;
     if let Some(patch) = patch {
-        if let Err(problem) = crate::patch::apply_to_tree(workspace.root(), patch) {
-            return Ok(Ran::NotApplied(problem));
+        match crate::patch::apply_to_tree(workspace.root(), patch) {
+            Ok(_) => {}
+            Err(TreePatchError::DoesNotApply(problem)) => return Ok(Ran::NotApplied(problem)),
+            Err(TreePatchError::Io(message)) => return Err(MendError::harness(message)),
         }
     }
     let held_out = put_back(&resolved.repo, workspace.root(), task)?;
     if let Some(refused) = held_out.refused {
         return Ok(match patch {
-            Some(_) => Ran::NotApplied(refused),
-            None => Ran::NoVerdict(refused),
+            Some(_) => Ran::NotApplied(refused.describe()),
+            None => Ran::NoVerdict(refused.describe()),
         });
     }
     let run = match independent_check(&resolved.runner, &task.test, workspace.root()) {

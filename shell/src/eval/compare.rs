@@ -10,7 +10,7 @@ use super::report::{cell, model_named, report, Report};
 use super::results::Row;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TaskPair {
+pub(crate) struct TaskPair {
     pub task: String,
     /// pass@1 and pass@k (k the smaller of the two runs') of each side.
     pub a: Side,
@@ -20,7 +20,7 @@ pub struct TaskPair {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Side {
+pub(crate) struct Side {
     pub n: u64,
     pub c: u64,
     pub pass_at_1: f64,
@@ -29,7 +29,7 @@ pub struct Side {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     pub a: String,
     pub b: String,
     pub k: u32,
@@ -47,7 +47,7 @@ pub struct Comparison {
 const METHOD: &str =
     "normal approximation over paired tasks: mean of (B - A) pass@1 ± 1.96 × sd / √n";
 
-pub fn compare(a_rows: &[Row], b_rows: &[Row], a_name: &str, b_name: &str) -> Comparison {
+pub(crate) fn compare(a_rows: &[Row], b_rows: &[Row], a_name: &str, b_name: &str) -> Comparison {
     let (a, b) = (report(a_rows), report(b_rows));
     let k = a.k.min(b.k);
     let side = |report: &Report, rows: &[Row], task: &str| {
@@ -125,7 +125,7 @@ fn interval(centre: f64, differences: &[f64]) -> Option<(f64, f64)> {
     Some((centre - half, centre + half))
 }
 
-pub fn render(comparison: &Comparison) -> String {
+pub(crate) fn render(comparison: &Comparison) -> String {
     let k = comparison.k;
     let mut out = format!("A {}\nB {}\n", comparison.a, comparison.b);
     out.push_str(&format!(

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::results::Row;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct TaskCost {
+pub(crate) struct TaskCost {
     pub task: String,
     pub attempts: u64,
     pub passed: u64,
@@ -16,7 +16,7 @@ pub struct TaskCost {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Costs {
+pub(crate) struct Costs {
     /// By task name, as the report orders them.
     pub tasks: Vec<TaskCost>,
     pub tokens: u64,
@@ -25,20 +25,20 @@ pub struct Costs {
 
 /// Tokens and milliseconds each, spent per unit of something solved.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PerSolved {
+pub(crate) struct PerSolved {
     pub tokens: f64,
     pub ms: f64,
 }
 
 impl TaskCost {
     /// This task's cost per passing attempt; `None` when none passed.
-    pub fn per_passing_attempt(&self) -> Option<PerSolved> {
+    pub(crate) fn per_passing_attempt(&self) -> Option<PerSolved> {
         per(self.tokens, self.ms, self.passed)
     }
 }
 
 impl Costs {
-    pub fn of(rows: &[Row]) -> Costs {
+    pub(crate) fn of(rows: &[Row]) -> Costs {
         let mut by_task: BTreeMap<&str, TaskCost> = BTreeMap::new();
         for row in rows {
             let cost = by_task.entry(&row.task).or_insert_with(|| TaskCost {
@@ -62,18 +62,18 @@ impl Costs {
     }
 
     /// Tasks with at least one passing attempt.
-    pub fn tasks_solved(&self) -> u64 {
+    pub(crate) fn tasks_solved(&self) -> u64 {
         self.tasks.iter().filter(|task| task.passed > 0).count() as u64
     }
 
     /// Everything the suite spent, over its passing attempts; `None` when none passed.
-    pub fn per_passing_attempt(&self) -> Option<PerSolved> {
+    pub(crate) fn per_passing_attempt(&self) -> Option<PerSolved> {
         let passed = self.tasks.iter().map(|task| task.passed).sum();
         per(self.tokens, self.ms, passed)
     }
 
     /// Everything the suite spent, over the tasks it solved; `None` when it solved none.
-    pub fn per_solved_task(&self) -> Option<PerSolved> {
+    pub(crate) fn per_solved_task(&self) -> Option<PerSolved> {
         per(self.tokens, self.ms, self.tasks_solved())
     }
 }

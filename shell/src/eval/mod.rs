@@ -2,22 +2,22 @@
 //! processes or machines, and the report of pass@k from their results files, as text, JSON or a
 //! page. The command itself is `commands/eval.rs`.
 
-pub mod attempt_pages;
-pub mod attempts;
-pub mod check;
-pub mod check_file;
-pub mod check_run;
-pub mod compare;
-pub mod cost;
-pub mod import;
-pub mod page;
-pub mod page_names;
-pub mod page_why;
-pub mod passk;
-pub mod progress;
-pub mod report;
-pub mod results;
-pub mod shard;
-pub mod suite;
-pub mod why;
-pub mod why_counts;
+pub(crate) mod attempt_pages;
+pub(crate) mod attempts;
+pub(crate) mod check;
+pub(crate) mod check_file;
+pub(crate) mod check_run;
+pub(crate) mod compare;
+pub(crate) mod cost;
+pub(crate) mod import;
+pub(crate) mod page;
+pub(crate) mod page_names;
+pub(crate) mod page_why;
+pub(crate) mod passk;
+pub(crate) mod progress;
+pub(crate) mod report;
+pub(crate) mod results;
+pub(crate) mod shard;
+pub(crate) mod suite;
+pub(crate) mod why;
+pub(crate) mod why_counts;

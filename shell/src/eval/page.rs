@@ -14,7 +14,7 @@ use crate::page::html::Html;
 use crate::page::timeline::seconds;
 use crate::page::{document_end, document_start};
 
-pub struct EvalPage<'a> {
+pub(crate) struct EvalPage<'a> {
     pub report: &'a Report,
     pub costs: &'a Costs,
     pub attempts: &'a [AttemptLink],
@@ -22,7 +22,7 @@ pub struct EvalPage<'a> {
     pub sources: &'a [Utf8PathBuf],
 }
 
-pub fn eval_page(eval: &EvalPage) -> String {
+pub(crate) fn eval_page(eval: &EvalPage) -> String {
     let report = eval.report;
     let mut page = Html::new();
     // The name people know the model by; its digest is in the facts below.

@@ -20,7 +20,7 @@ fn kept(character: char) -> bool {
 /// The file name of an attempt's page. A task name made only of `A-Z a-z 0-9 . _ -` is kept
 /// as it is; any other is cleaned and followed by `~` and a hash of the whole name, so two tasks
 /// never share a file (`~` never occurs in a kept name).
-pub fn page_name(task: &str, attempt: u32) -> String {
+pub(crate) fn page_name(task: &str, attempt: u32) -> String {
     if !task.is_empty() && task.len() <= NAME_CHARS && task.chars().all(kept) {
         return format!("{task}-{attempt}.html");
     }
@@ -34,7 +34,7 @@ pub fn page_name(task: &str, attempt: u32) -> String {
 }
 
 /// Whether [`page_name`] could have made `name`, for some task and attempt.
-pub fn is_page_name(name: &str) -> bool {
+pub(crate) fn is_page_name(name: &str) -> bool {
     let Some((task, attempt)) = name
         .strip_suffix(".html")
         .and_then(|stem| stem.rsplit_once('-'))
@@ -65,7 +65,7 @@ pub fn is_page_name(name: &str) -> bool {
 /// (named as [`page_name`] names them, beginning as mend's pages begin, linking back to that
 /// report) that is not in `linked`; anything else in the folder stays, another report's pages
 /// too. Returns how many it removed.
-pub fn remove_stale_pages(
+pub(crate) fn remove_stale_pages(
     folder: &Utf8Path,
     linked: &BTreeSet<String>,
     report_href: &str,
@@ -108,7 +108,7 @@ fn written_for(path: &Utf8Path, back: &str) -> bool {
 
 /// `segment` as one segment of a relative URL: every byte but `A-Z a-z 0-9 - . _ ~` as `%XX`,
 /// so that a file name with `#`, `?`, `%` or `/` in it still names that file.
-pub fn url_segment(segment: &str) -> String {
+pub(crate) fn url_segment(segment: &str) -> String {
     segment
         .bytes()
         .map(|byte| {

@@ -6,7 +6,7 @@ use super::report::Report;
 use super::why::WhyCounts;
 use crate::page::html::Html;
 
-pub fn why_section(report: &Report, page: &mut Html) {
+pub(crate) fn why_section(report: &Report, page: &mut Html) {
     page.raw("<section><h2>Why attempts failed</h2>");
     page.element(
         "p",

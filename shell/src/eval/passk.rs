@@ -5,7 +5,7 @@
 ///
 /// The ratio of binomials is computed as the product ∏_{i=n−c+1}^{n} (1 − k/i), which never
 /// forms a binomial coefficient, so it cannot overflow for any n.
-pub fn pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
+pub(crate) fn pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
     if k == 0 || k > n || c > n {
         return None;
     }

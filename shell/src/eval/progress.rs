@@ -9,7 +9,7 @@ use super::results::Row;
 
 const WIDTH: usize = 24;
 
-pub struct Progress {
+pub(crate) struct Progress {
     total: usize,
     done: usize,
     passed: usize,
@@ -18,7 +18,7 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn new(total: usize) -> Progress {
+    pub(crate) fn new(total: usize) -> Progress {
         let progress = Progress {
             total,
             done: 0,
@@ -30,7 +30,7 @@ impl Progress {
         progress
     }
 
-    pub fn finished(&mut self, row: &Row) {
+    pub(crate) fn finished(&mut self, row: &Row) {
         self.done += 1;
         self.passed += usize::from(row.passed && !row.suspect);
         if self.terminal {
@@ -42,7 +42,7 @@ impl Progress {
 
     /// The line a finished attempt gets off a terminal, e.g. `mend: eval: [3/8] sample attempt
     /// 1: FAIL (max_turns, 8 turns, 9120 tokens, 41.2 s; 2 calls fit no tool); 2 passed so far`.
-    pub fn attempt_line(&self, row: &Row) -> String {
+    pub(crate) fn attempt_line(&self, row: &Row) -> String {
         let seconds = (row.model_ms + row.tool_ms + row.test_ms + row.outside_ms.unwrap_or(0))
             as f64
             / 1000.0;
@@ -72,16 +72,16 @@ impl Progress {
         )
     }
 
-    pub fn done(&self) -> usize {
+    pub(crate) fn done(&self) -> usize {
         self.done
     }
 
-    pub fn passed(&self) -> usize {
+    pub(crate) fn passed(&self) -> usize {
         self.passed
     }
 
     /// The bar's text, e.g. `[######------] 3/8 attempts, 2 passed, ~1m20s left`.
-    pub fn line(&self, elapsed_secs: u64) -> String {
+    pub(crate) fn line(&self, elapsed_secs: u64) -> String {
         let filled = (self.done * WIDTH).checked_div(self.total).unwrap_or(WIDTH);
         let left = match self.done {
             0 => "time left unknown".to_owned(),
@@ -110,7 +110,7 @@ impl Progress {
     }
 
     /// Leaves the terminal's line empty for what follows.
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         if self.terminal {
             eprint!("\r\x1b[K");
         }

@@ -13,7 +13,7 @@ use crate::error::MendError;
 use crate::page::facts::short_digest;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TaskReport {
+pub(crate) struct TaskReport {
     pub task: String,
     /// Attempts with a result, and how many of them passed.
     pub n: u64,
@@ -32,7 +32,7 @@ fn is_zero(count: &u64) -> bool {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     pub suite_sha256: String,
     /// The model's name as the results name it (names, if the same model went by several);
     /// empty when the results predate it.
@@ -58,7 +58,8 @@ pub struct Report {
 }
 
 /// Every row of the folders, refusing another suite's or model's rows and duplicate attempts.
-pub fn merge(dirs: &[Utf8PathBuf]) -> Result<Vec<Row>, MendError> {
+#[cfg(test)]
+pub(crate) fn merge(dirs: &[Utf8PathBuf]) -> Result<Vec<Row>, MendError> {
     Ok(merge_located(dirs)?
         .into_iter()
         .map(|(_, row)| row)
@@ -66,7 +67,7 @@ pub fn merge(dirs: &[Utf8PathBuf]) -> Result<Vec<Row>, MendError> {
 }
 
 /// As [`merge`], each row with the folder it came from (its record is relative to it).
-pub fn merge_located(dirs: &[Utf8PathBuf]) -> Result<Vec<(Utf8PathBuf, Row)>, MendError> {
+pub(crate) fn merge_located(dirs: &[Utf8PathBuf]) -> Result<Vec<(Utf8PathBuf, Row)>, MendError> {
     let mut rows: Vec<(Utf8PathBuf, Row)> = Vec::new();
     for dir in dirs {
         if !dir.is_dir() {
@@ -107,7 +108,7 @@ pub fn merge_located(dirs: &[Utf8PathBuf]) -> Result<Vec<(Utf8PathBuf, Row)>, Me
     Ok(rows)
 }
 
-pub fn report(rows: &[Row]) -> Report {
+pub(crate) fn report(rows: &[Row]) -> Report {
     let k = rows.iter().map(|row| row.k).max().unwrap_or(1);
     let mut per_task: BTreeMap<&str, (u64, u64, bool, u64)> = BTreeMap::new();
     for row in rows {
@@ -178,7 +179,7 @@ pub fn report(rows: &[Row]) -> Report {
 
 impl Report {
     /// The attempts and passes of the tasks the mean is over (flaky tasks are left out).
-    pub fn mean_counts(&self) -> (u64, u64) {
+    pub(crate) fn mean_counts(&self) -> (u64, u64) {
         self.tasks
             .iter()
             .fold((0, 0), |(n, c), task| (n + task.n, c + task.c))
@@ -186,12 +187,12 @@ impl Report {
 }
 
 /// A pass@k as both the text report and the page print it: `-` where k exceeds n.
-pub fn cell(value: Option<f64>) -> String {
+pub(crate) fn cell(value: Option<f64>) -> String {
     value.map_or("-".to_owned(), |value| format!("{value:.3}"))
 }
 
 /// The model as people know it, then its digest, shortened: `qwen3:8b (digest 500a1f067a9f)`.
-pub fn model_named(report: &Report) -> String {
+pub(crate) fn model_named(report: &Report) -> String {
     let digest = short_digest(&report.model_digest);
     if report.model.is_empty() {
         format!("digest {digest}")
@@ -201,7 +202,7 @@ pub fn model_named(report: &Report) -> String {
 }
 
 /// The report as a table for people.
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     let columns: Vec<String> = (1..=report.k).map(|j| format!("pass@{j}")).collect();
     let mut out = format!(
         "model {}  suite {}\n{:<24} {:>4} {:>4}  {}\n",
@@ -310,9 +311,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn per_task_pass_at_k_the_mean_and_the_cost_per_passing_attempt() {
-        let rows = [
+    /// Two attempts each of three tasks: one passed of `a`, a suspect pass of `b`, flaky `c`.
+    fn rows() -> [Row; 6] {
+        [
             row("a", 0, true),
             row("a", 1, false),
             row("b", 0, false),
@@ -329,7 +330,12 @@ mod tests {
                 flaky: true,
                 ..row("c", 1, true)
             },
-        ];
+        ]
+    }
+
+    #[test]
+    fn per_task_pass_at_k_the_mean_and_the_cost_per_passing_attempt() {
+        let rows = rows();
         assert_eq!(
             report(&rows),
             Report {
@@ -379,6 +385,11 @@ mod tests {
                 },
             }
         );
+    }
+
+    #[test]
+    fn the_text_shows_flaky_tasks_and_suspect_passes_apart() {
+        let rows = rows();
         let text = render(&report(&rows));
         let apart = text
             .split_once(

@@ -11,7 +11,7 @@ use crate::error::MendError;
 
 /// One finished attempt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub task: String,
     pub attempt: u32,
     pub seed: i64,
@@ -56,7 +56,7 @@ pub struct Row {
 }
 
 /// The rows of every results file in `dir` (`results*.jsonl`), in file then line order.
-pub fn read_dir_rows(dir: &Utf8Path) -> Result<Vec<Row>, MendError> {
+pub(crate) fn read_dir_rows(dir: &Utf8Path) -> Result<Vec<Row>, MendError> {
     let mut rows = Vec::new();
     for path in results_files(dir)? {
         let (mut found, torn) = read_rows(&path)?;
@@ -70,7 +70,7 @@ pub fn read_dir_rows(dir: &Utf8Path) -> Result<Vec<Row>, MendError> {
     Ok(rows)
 }
 
-pub fn results_files(dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, MendError> {
+pub(crate) fn results_files(dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, MendError> {
     let entries = match dir.read_dir_utf8() {
         Ok(entries) => entries,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -89,7 +89,7 @@ pub fn results_files(dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, MendError> {
 }
 
 /// The complete lines of one results file, and whether it ended with an incomplete one.
-pub fn read_rows(path: &Utf8Path) -> Result<(Vec<Row>, bool), MendError> {
+pub(crate) fn read_rows(path: &Utf8Path) -> Result<(Vec<Row>, bool), MendError> {
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), false)),
@@ -141,7 +141,7 @@ fn complete_len(bytes: &[u8]) -> usize {
 
 /// An open results file: each row is one write of a whole line to an append-only file, then
 /// fsync, so that no reader ever sees half a line that a later line completes.
-pub struct ResultsFile {
+pub(crate) struct ResultsFile {
     file: File,
     path: Utf8PathBuf,
 }
@@ -149,7 +149,7 @@ pub struct ResultsFile {
 impl ResultsFile {
     /// Opens (or creates) the file for appending; an incomplete last line, left by a kill while
     /// writing, is cut off first so that the next line starts on its own.
-    pub fn open(path: &Utf8Path) -> Result<ResultsFile, MendError> {
+    pub(crate) fn open(path: &Utf8Path) -> Result<ResultsFile, MendError> {
         let failed =
             |err: std::io::Error| MendError::harness(format!("cannot write {path}: {err}"));
         let file = OpenOptions::new()
@@ -169,7 +169,7 @@ impl ResultsFile {
         })
     }
 
-    pub fn append(&mut self, row: &Row) -> Result<(), MendError> {
+    pub(crate) fn append(&mut self, row: &Row) -> Result<(), MendError> {
         let mut line = serde_json::to_vec(row)
             .map_err(|err| MendError::harness(format!("cannot serialize a results line: {err}")))?;
         line.push(b'\n');
@@ -196,7 +196,7 @@ impl ResultsFile {
 impl Row {
     /// A finished attempt for unit tests, with placeholder digests; each test sets the figures
     /// it measures with `Row { tokens: …, ..Row::example(…) }`.
-    pub fn example(task: &str, attempt: u32, passed: bool) -> Row {
+    pub(crate) fn example(task: &str, attempt: u32, passed: bool) -> Row {
         Row {
             task: task.to_owned(),
             attempt,

@@ -6,16 +6,16 @@ use crate::error::MendError;
 /// Slice `index` of `count` (0-based). Pair number g (in suite order: tasks, then attempts) is in
 /// slice g mod count: deterministic, disjoint, and the slices cover every pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
+pub(crate) struct Shard {
     pub index: u32,
     pub count: u32,
 }
 
 impl Shard {
-    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+    pub(crate) const WHOLE: Shard = Shard { index: 0, count: 1 };
 
     /// `I/N` with 0 <= I < N.
-    pub fn parse(text: &str) -> Result<Shard, MendError> {
+    pub(crate) fn parse(text: &str) -> Result<Shard, MendError> {
         let bad = || {
             MendError::usage(format!(
                 "--shard takes I/N with 0 <= I < N (e.g. --shard 0/4), not `{text}`"
@@ -27,12 +27,12 @@ impl Shard {
         Shard::new(index, count).ok_or_else(bad)
     }
 
-    pub fn new(index: u32, count: u32) -> Option<Shard> {
+    pub(crate) fn new(index: u32, count: u32) -> Option<Shard> {
         (count >= 1 && index < count).then_some(Shard { index, count })
     }
 
     /// The flag, else the environment a cluster sets, else the whole suite.
-    pub fn choose(
+    pub(crate) fn choose(
         flag: Option<&str>,
         shards: Option<u32>,
         env: &dyn Fn(&str) -> Option<String>,
@@ -78,12 +78,12 @@ impl Shard {
         Ok(Shard::WHOLE)
     }
 
-    pub fn holds(self, pair_number: usize) -> bool {
+    pub(crate) fn holds(self, pair_number: usize) -> bool {
         pair_number % self.count as usize == self.index as usize
     }
 
     /// The results file of this slice, in the output folder.
-    pub fn results_file_name(self) -> String {
+    pub(crate) fn results_file_name(self) -> String {
         if self == Shard::WHOLE {
             "results.jsonl".to_owned()
         } else {

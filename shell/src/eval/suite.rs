@@ -42,7 +42,7 @@ struct ModelTable {
 
 /// A suite as checked: every task folder exists and has a task file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Suite {
+pub(crate) struct Suite {
     pub origin: Utf8PathBuf,
     /// SHA-256 of the file's bytes: rows of different suites never merge.
     pub sha256: String,
@@ -64,13 +64,13 @@ pub struct Suite {
 }
 
 impl Suite {
-    pub fn load(path: &Utf8Path) -> Result<Suite, MendError> {
+    pub(crate) fn load(path: &Utf8Path) -> Result<Suite, MendError> {
         let text = std::fs::read_to_string(path)
             .map_err(|err| MendError::usage(format!("cannot read the suite {path}: {err}")))?;
         Suite::parse(path, &text)
     }
 
-    pub fn parse(origin: &Utf8Path, text: &str) -> Result<Suite, MendError> {
+    pub(crate) fn parse(origin: &Utf8Path, text: &str) -> Result<Suite, MendError> {
         let at = |span: Option<Range<usize>>, message: &str| {
             let line = span.map_or(String::new(), |span| {
                 format!(
@@ -135,7 +135,7 @@ impl Suite {
     }
 
     /// Every (task index, attempt) in suite order: tasks as written, attempts 0..k.
-    pub fn pairs(&self) -> Vec<(usize, u32)> {
+    pub(crate) fn pairs(&self) -> Vec<(usize, u32)> {
         (0..self.tasks.len())
             .flat_map(|task| (0..self.k).map(move |attempt| (task, attempt)))
             .collect()

@@ -11,7 +11,7 @@ use crate::attempt::Attempt;
 
 /// What one attempt's line keeps of why (absent in results written before it was kept).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Why {
+pub(crate) struct Why {
     /// Calls that fit no offered tool and never ran.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub invalid_calls: u32,
@@ -33,7 +33,7 @@ fn is_zero(count: &u32) -> bool {
 }
 
 impl Why {
-    pub fn of(attempt: &Attempt) -> Why {
+    pub(crate) fn of(attempt: &Attempt) -> Why {
         let count = |status: ToolStatus| {
             let calls = attempt.transcript.tool_calls.iter();
             u32::try_from(calls.filter(|call| call.status == status).count()).unwrap_or(u32::MAX)
@@ -55,7 +55,7 @@ impl Why {
 
 /// The reasons of a set of attempts, counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct WhyCounts {
+pub(crate) struct WhyCounts {
     pub failed: u64,
     /// Failed attempts by the loop's stop (`assistant_finished`, `max_turns`, …).
     pub stops: BTreeMap<String, u64>,
@@ -74,7 +74,7 @@ pub struct WhyCounts {
 impl WhyCounts {
     /// One line: `2 failed: max_turns 1, assistant_finished 1 (1 claimed success); 1 with
     /// invalid calls; …`, or `none failed`.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let mut parts = Vec::new();
         if self.failed == 0 {
             parts.push("none failed".to_owned());

@@ -7,7 +7,7 @@ use super::results::Row;
 use super::why::WhyCounts;
 
 impl WhyCounts {
-    pub fn of<'a>(rows: impl IntoIterator<Item = &'a Row>) -> WhyCounts {
+    pub(crate) fn of<'a>(rows: impl IntoIterator<Item = &'a Row>) -> WhyCounts {
         let mut counts = WhyCounts::default();
         let finished = StopReason::AssistantFinished.to_string();
         for row in rows {

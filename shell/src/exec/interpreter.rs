@@ -8,17 +8,17 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::error::MendError;
 
 /// The venv folders a repository may keep its interpreter in, in the order they are tried.
-pub const REPO_VENVS: [&str; 2] = [".venv", "venv"];
+pub(crate) const REPO_VENVS: [&str; 2] = [".venv", "venv"];
 
 /// The interpreter chosen and why, so `mend init` can say where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Interpreter {
+pub(crate) struct Interpreter {
     pub path: Utf8PathBuf,
     pub found: Found,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Found {
+pub(crate) enum Found {
     Flag,
     Recorded,
     MendPython,
@@ -29,7 +29,7 @@ pub enum Found {
 }
 
 impl Found {
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Found::Flag => "--python".to_owned(),
             Found::Recorded => "the record".to_owned(),
@@ -43,7 +43,7 @@ impl Found {
 
 /// The interpreter for `repo`. A recorded interpreter that no longer exists is an error: the
 /// replay would silently test with another Python.
-pub fn choose(
+pub(crate) fn choose(
     flag: Option<&Utf8Path>,
     recorded: Option<&str>,
     repo: &Utf8Path,
@@ -72,7 +72,7 @@ pub fn choose(
 
 /// The interpreter when neither a flag nor a record names one: `$MEND_PYTHON`, else the
 /// repository's or the shell's.
-pub fn unless_given(repo: &Utf8Path) -> Interpreter {
+pub(crate) fn unless_given(repo: &Utf8Path) -> Interpreter {
     match variable("MEND_PYTHON") {
         Some(python) => found(Utf8PathBuf::from(python), Found::MendPython),
         None => in_repo_or_environment(repo),
@@ -80,7 +80,7 @@ pub fn unless_given(repo: &Utf8Path) -> Interpreter {
 }
 
 /// The interpreter the repository or the shell offers, without mend's own overrides.
-pub fn in_repo_or_environment(repo: &Utf8Path) -> Interpreter {
+pub(crate) fn in_repo_or_environment(repo: &Utf8Path) -> Interpreter {
     for folder in REPO_VENVS {
         let python = repo.join(folder).join("bin/python");
         if python.exists() {

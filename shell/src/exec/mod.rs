@@ -5,8 +5,8 @@
 //! [`crate::workspace`] makes; a task's image, when it names one, is its root ([`image`]).
 
 pub mod image;
-pub mod interpreter;
-pub mod process;
+pub(crate) mod interpreter;
+pub(crate) mod process;
 pub mod runner;
 pub mod sandbox;
-pub mod toolchain;
+pub(crate) mod toolchain;

@@ -38,7 +38,11 @@ impl Finished {
     }
 }
 
-pub fn run_bounded(mut command: Command, timeout: Duration, watch: Watch) -> io::Result<Finished> {
+pub(crate) fn run_bounded(
+    mut command: Command,
+    timeout: Duration,
+    watch: Watch,
+) -> io::Result<Finished> {
     let (reader, writer) = pipe()?;
     command
         .process_group(0)

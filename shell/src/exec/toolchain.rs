@@ -6,10 +6,10 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 /// Where programs live on a Debian-like system; searched after the user's PATH, and always on
 /// the sandbox's PATH.
-pub const SYSTEM_PATH: [&str; 3] = ["/usr/local/bin", "/usr/bin", "/bin"];
+pub(crate) const SYSTEM_PATH: [&str; 3] = ["/usr/local/bin", "/usr/bin", "/bin"];
 
 /// Folders that hold users' files; bubblewrap hides them.
-pub const HOMES: [&str; 2] = ["/home", "/root"];
+pub(crate) const HOMES: [&str; 2] = ["/home", "/root"];
 
 /// What mend itself was started with, read once.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -73,7 +73,7 @@ fn is_executable(path: &Utf8Path) -> bool {
 
 /// A program as the sandbox will run it, with what it needs there.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Toolchain {
+pub(crate) struct Toolchain {
     /// The path to run: absolute when it was found on PATH.
     pub program: Utf8PathBuf,
     /// Folders to show read-only: the installation, and its homes.
@@ -87,7 +87,7 @@ pub struct Toolchain {
 
 /// Finds `word` the way a shell would: a name on the user's PATH, or a path as written (a
 /// relative one is run from the copy). A name that is nowhere is the message naming it.
-pub fn locate(word: &str, host: &Host) -> Result<Toolchain, String> {
+pub(crate) fn locate(word: &str, host: &Host) -> Result<Toolchain, String> {
     let written_as_path = word.contains('/');
     let program = if written_as_path {
         Utf8PathBuf::from(word)
@@ -146,7 +146,7 @@ fn add_rust_homes(toolchain: &mut Toolchain, host: &Host) {
 /// The installation a program belongs to: the folder above its `bin`, for the path as found
 /// (a venv) and for the file it links to (the Python or Node it was made from). A folder that
 /// would show a whole home falls back to the program's own folder, then to the file alone.
-pub fn installation(program: &Utf8Path, host: &Host) -> Vec<Utf8PathBuf> {
+pub(crate) fn installation(program: &Utf8Path, host: &Host) -> Vec<Utf8PathBuf> {
     let mut folders = Vec::new();
     let real = program.canonicalize_utf8().ok();
     for path in [Some(program.to_path_buf()), real].into_iter().flatten() {
@@ -164,7 +164,7 @@ pub fn installation(program: &Utf8Path, host: &Host) -> Vec<Utf8PathBuf> {
     folders
 }
 
-pub fn push_new(list: &mut Vec<Utf8PathBuf>, item: Utf8PathBuf) {
+pub(crate) fn push_new(list: &mut Vec<Utf8PathBuf>, item: Utf8PathBuf) {
     if !list.contains(&item) {
         list.push(item);
     }

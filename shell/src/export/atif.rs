@@ -10,10 +10,10 @@ use crate::export::atif_verdict::verdict;
 use crate::record::Record;
 
 /// The ATIF version the trajectories follow (the `atif` package's models).
-pub const SCHEMA_VERSION: &str = "ATIF-v1.8";
+pub(crate) const SCHEMA_VERSION: &str = "ATIF-v1.8";
 
 /// The trajectory of `record`; `session_id` names it (the record's file name).
-pub fn trajectory(record: &Record, session_id: &str) -> Value {
+pub(crate) fn trajectory(record: &Record, session_id: &str) -> Value {
     let settings = &record.settings;
     let mut steps = Steps::new(&settings.model, settings.protocol);
     steps.system(&settings.system_prompt);

@@ -12,14 +12,14 @@ use crate::record::{Message, RecordedCall, RecordedTurn};
 
 /// The token counts of every agent step, added up.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
-pub struct Totals {
+pub(crate) struct Totals {
     pub prompt: u64,
     pub completion: u64,
     pub cached: u64,
     pub steps: usize,
 }
 
-pub struct Steps<'a> {
+pub(crate) struct Steps<'a> {
     model: &'a str,
     protocol: Protocol,
     steps: Vec<Value>,
@@ -27,7 +27,7 @@ pub struct Steps<'a> {
 }
 
 impl<'a> Steps<'a> {
-    pub fn new(model: &'a str, protocol: Protocol) -> Steps<'a> {
+    pub(crate) fn new(model: &'a str, protocol: Protocol) -> Steps<'a> {
         Steps {
             model,
             protocol,
@@ -46,13 +46,13 @@ impl<'a> Steps<'a> {
         self.steps.push(Value::Object(step));
     }
 
-    pub fn system(&mut self, text: &str) {
+    pub(crate) fn system(&mut self, text: &str) {
         self.push(json!({"source": "system", "message": text}));
     }
 
     /// A message of the conversation: what was asked, then each turn it led to; the last turn
     /// carries how the session stopped and what its Stop hooks decided.
-    pub fn message(&mut self, message: &Message) {
+    pub(crate) fn message(&mut self, message: &Message) {
         self.push(json!({
             "source": "user",
             "message": message.text.as_deref().unwrap_or(WENT_ON),
@@ -124,11 +124,11 @@ impl<'a> Steps<'a> {
         }));
     }
 
-    pub fn totals(&self) -> Totals {
+    pub(crate) fn totals(&self) -> Totals {
         self.totals
     }
 
-    pub fn finish(self) -> Vec<Value> {
+    pub(crate) fn finish(self) -> Vec<Value> {
         self.steps
     }
 }

@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 
 use crate::record::Record;
 
-pub fn verdict(record: &Record) -> Value {
+pub(crate) fn verdict(record: &Record) -> Value {
     let Some(ending) = &record.ending else {
         // A chat that never ended has had no independent check.
         return json!({"judged": false});

@@ -12,7 +12,7 @@ use crate::export::atif::trajectory;
 use crate::record::{write_json_atomically, Record};
 
 /// Writes the trajectories; returns how many were written and how many could not be.
-pub fn write_trajectories(
+pub(crate) fn write_trajectories(
     rows: &[(Utf8PathBuf, Row)],
     out: &Utf8Path,
 ) -> Result<(usize, usize), MendError> {

@@ -2,8 +2,8 @@
 //! Agent Trajectory Interchange Format of Harbor and the `atif` package): `mend export --atif` for
 //! one record, `mend eval report --atif DIR` for every attempt of an eval.
 
-pub mod atif;
-pub mod atif_steps;
-pub mod atif_verdict;
+pub(crate) mod atif;
+pub(crate) mod atif_steps;
+pub(crate) mod atif_verdict;
 pub mod command;
-pub mod eval_atif;
+pub(crate) mod eval_atif;

@@ -20,7 +20,7 @@ const BLOCK: i32 = 2;
 
 /// How a hook's process ended.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Ending {
+pub(crate) enum Ending {
     Exited {
         code: i32,
         stdout: String,
@@ -38,7 +38,7 @@ pub enum Ending {
 
 /// What the hook decided, and what it asked to tell the model.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
+pub(crate) struct Answer {
     pub decision: Decision,
     pub additional_context: Option<String>,
 }
@@ -54,7 +54,7 @@ fn quoted(text: &str) -> String {
     keep_tail(text.trim(), QUOTED_CHARS)
 }
 
-pub fn read(event: HookEvent, require_decision: bool, ending: Ending) -> Answer {
+pub(crate) fn read(event: HookEvent, require_decision: bool, ending: Ending) -> Answer {
     match ending {
         Ending::CannotStart(why) => block(format!("the hook could not start: {why}")),
         Ending::TimedOut { seconds } => block(format!(

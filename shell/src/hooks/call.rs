@@ -15,14 +15,14 @@ use crate::interrupt::Cut;
 use crate::tools::ToolRun;
 
 /// A call about to run, as the hooks are told of it.
-pub struct Pending<'a> {
+pub(crate) struct Pending<'a> {
     pub call_id: &'a str,
     pub name: &'a str,
     pub arguments: &'a Map<String, Value>,
 }
 
 /// Where the decisions come from: hooks run now, or the record's.
-pub enum Deciders<'a> {
+pub(crate) enum Deciders<'a> {
     Live { hooks: &'a Hooks, gate: Gate<'a> },
     Recorded(&'a [HookRun]),
 }
@@ -52,7 +52,7 @@ impl Deciders<'_> {
 }
 
 /// Runs `execute` for `pending` between its hooks; returns how it ended and every hook's run.
-pub fn around(
+pub(crate) fn around(
     deciders: &Deciders,
     pending: &Pending,
     execute: impl FnOnce(&Map<String, Value>) -> Result<ToolRun, MendError>,

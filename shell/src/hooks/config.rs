@@ -15,12 +15,12 @@ use serde::Deserialize;
 use toml::Spanned;
 
 /// How long a hook may take when its entry names no `timeout` (Claude Code's default).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// `[hooks]` as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HooksTable {
+pub(crate) struct HooksTable {
     #[serde(default, rename = "PreToolUse")]
     pub pre_tool_use: Vec<MatcherTable>,
     #[serde(default, rename = "PostToolUse")]
@@ -31,7 +31,7 @@ pub struct HooksTable {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MatcherTable {
+pub(crate) struct MatcherTable {
     #[serde(default)]
     pub matcher: Option<Spanned<String>>,
     pub hooks: Vec<CommandTable>,
@@ -39,7 +39,7 @@ pub struct MatcherTable {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CommandTable {
+pub(crate) struct CommandTable {
     #[serde(rename = "type")]
     pub kind: Spanned<String>,
     pub command: Spanned<String>,
@@ -142,10 +142,10 @@ impl Hooks {
 }
 
 /// A problem in `[hooks]`, with where it is written (a byte span of the task file).
-pub type Problem = (Option<std::ops::Range<usize>>, String);
+pub(crate) type Problem = (Option<std::ops::Range<usize>>, String);
 
 /// Checks `[hooks]`: known hook types, matchers that compile, positive timeouts.
-pub fn check(table: HooksTable) -> Result<Hooks, Problem> {
+pub(crate) fn check(table: HooksTable) -> Result<Hooks, Problem> {
     Ok(Hooks {
         pre_tool_use: matchers("PreToolUse", table.pre_tool_use)?,
         post_tool_use: matchers("PostToolUse", table.post_tool_use)?,

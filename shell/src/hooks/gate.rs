@@ -10,7 +10,7 @@ use crate::hooks::spawn::{self, Place};
 use crate::interrupt::Cut;
 
 /// Where and as whom a session's hooks run.
-pub struct Gate<'a> {
+pub(crate) struct Gate<'a> {
     pub place: Place<'a>,
     pub session_id: &'a str,
 }
@@ -24,7 +24,7 @@ impl Gate<'_> {
     }
 
     /// Runs `commands` for a tool event about `call`; a cut (Ctrl-C, the deadline) stops them.
-    pub fn tool_event(
+    pub(crate) fn tool_event(
         &self,
         event: HookEvent,
         commands: &[&HookCommand],
@@ -35,7 +35,7 @@ impl Gate<'_> {
     }
 
     /// Runs the Stop hooks, telling them the model's last words.
-    pub fn stop_event(
+    pub(crate) fn stop_event(
         &self,
         commands: &[&HookCommand],
         last_message: Option<&str>,
@@ -77,7 +77,7 @@ impl Gate<'_> {
 }
 
 /// A name for a session that no other on this machine has: the process and the time.
-pub fn session_id() -> String {
+pub(crate) fn session_id() -> String {
     let since_epoch = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();

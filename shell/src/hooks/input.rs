@@ -7,14 +7,14 @@ use serde_json::{json, Map, Value};
 use crate::hooks::record::HookEvent;
 
 /// What every event's JSON carries.
-pub struct Common<'a> {
+pub(crate) struct Common<'a> {
     pub session_id: &'a str,
     /// The copy the hook runs in.
     pub cwd: &'a str,
 }
 
 /// The call a tool hook is about.
-pub struct Call<'a> {
+pub(crate) struct Call<'a> {
     pub tool_use_id: &'a str,
     pub tool_name: &'a str,
     pub tool_input: &'a Map<String, Value>,
@@ -38,7 +38,7 @@ fn common(common: &Common, event: HookEvent) -> Map<String, Value> {
     }
 }
 
-pub fn tool_event(shared: &Common, event: HookEvent, call: &Call) -> Vec<u8> {
+pub(crate) fn tool_event(shared: &Common, event: HookEvent, call: &Call) -> Vec<u8> {
     let mut map = common(shared, event);
     map.insert("tool_name".to_owned(), json!(call.tool_name));
     map.insert(
@@ -54,7 +54,7 @@ pub fn tool_event(shared: &Common, event: HookEvent, call: &Call) -> Vec<u8> {
 
 /// `active`: the model is already at work again because a Stop hook blocked its last stop (a
 /// hook that sees it can let the run end rather than send it back forever).
-pub fn stop_event(shared: &Common, last_message: Option<&str>, active: bool) -> Vec<u8> {
+pub(crate) fn stop_event(shared: &Common, last_message: Option<&str>, active: bool) -> Vec<u8> {
     let mut map = common(shared, HookEvent::Stop);
     map.insert("stop_hook_active".to_owned(), json!(active));
     if let Some(text) = last_message {

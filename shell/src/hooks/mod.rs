@@ -5,17 +5,17 @@
 //! unlike Claude Code, any failure of a hook blocks. They run in the sandbox, as the tests do,
 //! and every decision is kept in the record, which a replay reuses rather than running them again.
 
-pub mod answer;
-pub mod call;
-pub mod config;
-pub mod gate;
-pub mod input;
-pub mod record;
-pub mod spawn;
-pub mod stop;
+pub(crate) mod answer;
+pub(crate) mod call;
+pub(crate) mod config;
+pub(crate) mod gate;
+pub(crate) mod input;
+pub(crate) mod record;
+pub(crate) mod spawn;
+pub(crate) mod stop;
 
-pub use config::{HookCommand, Hooks};
-pub use record::{Decision, HookEvent, HookRun};
+pub(crate) use config::Hooks;
+pub(crate) use record::HookRun;
 
 #[cfg(test)]
 mod tests;

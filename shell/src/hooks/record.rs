@@ -53,7 +53,7 @@ pub struct HookRun {
 /// What a list of hook runs comes to for the call: blocked by the first that blocked, else the
 /// arguments of the last that rewrote them.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Go {
         updated_input: Option<Map<String, Value>>,
     },
@@ -62,7 +62,7 @@ pub enum Outcome {
     },
 }
 
-pub fn outcome(runs: &[HookRun]) -> Outcome {
+pub(crate) fn outcome(runs: &[HookRun]) -> Outcome {
     let mut updated_input = None;
     for run in runs {
         match &run.decision {
@@ -88,7 +88,7 @@ pub fn outcome(runs: &[HookRun]) -> Outcome {
 }
 
 /// What the hooks added for the model, joined.
-pub fn context(runs: &[HookRun]) -> Option<String> {
+pub(crate) fn context(runs: &[HookRun]) -> Option<String> {
     let notes: Vec<&str> = runs
         .iter()
         .filter_map(|run| run.additional_context.as_deref())
@@ -97,6 +97,6 @@ pub fn context(runs: &[HookRun]) -> Option<String> {
 }
 
 /// The hooks' time, in milliseconds.
-pub fn total_ms(runs: &[HookRun]) -> u64 {
+pub(crate) fn total_ms(runs: &[HookRun]) -> u64 {
     runs.iter().map(|run| run.duration_ms).sum()
 }

@@ -24,20 +24,20 @@ const SIGNALLED_BASE: i32 = 128;
 const LAST_SIGNAL: i32 = 64;
 
 /// A hook's run: how it ended (or the cut that stopped it) and how long it took.
-pub struct Spawned {
+pub(crate) struct Spawned {
     pub ending: Result<Ending, Cut>,
     pub elapsed: Duration,
 }
 
 /// What a hook runs in: the runner that runs the tests, the copy, and when to give up.
 #[derive(Clone, Copy)]
-pub struct Place<'a> {
+pub(crate) struct Place<'a> {
     pub runner: &'a TestRunner,
     pub root: &'a Utf8Path,
     pub watch: Watch,
 }
 
-pub fn run(place: Place, command: &str, stdin: Vec<u8>, timeout: Duration) -> Spawned {
+pub(crate) fn run(place: Place, command: &str, stdin: Vec<u8>, timeout: Duration) -> Spawned {
     let started = Instant::now();
     let ending = spawn_and_wait(place, command, stdin, timeout);
     Spawned {

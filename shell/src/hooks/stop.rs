@@ -10,19 +10,19 @@ use crate::hooks::gate::Gate;
 use crate::hooks::record::{self, HookRun, Outcome};
 
 /// How many times Stop hooks may send one run back to work.
-pub const MAX_ROUNDS: usize = 3;
+pub(crate) const MAX_ROUNDS: usize = 3;
 
 /// What the Stop hooks said of a stopped session: their runs, and the message the model goes
 /// back to work with when one blocked.
 #[derive(Default)]
-pub struct AtStop {
+pub(crate) struct AtStop {
     pub runs: Vec<HookRun>,
     pub go_on_with: Option<String>,
 }
 
 /// Runs the Stop hooks when `stopped` finished on its own (`assistant_finished`); `round` counts
 /// the times the run already went back.
-pub fn at_stop(hooks: &Hooks, gate: &Gate, stopped: &Session, round: usize) -> AtStop {
+pub(crate) fn at_stop(hooks: &Hooks, gate: &Gate, stopped: &Session, round: usize) -> AtStop {
     let finished = stopped
         .stopped()
         .is_some_and(|stop| stop.reason == StopReason::AssistantFinished);

@@ -3,14 +3,14 @@
 
 use serde_json::{json, Map, Value};
 
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-pub const INVALID_PARAMS: i64 = -32602;
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
 
 /// One message read from a line.
 #[derive(Debug, PartialEq)]
-pub enum Incoming {
+pub(crate) enum Incoming {
     Request {
         id: Value,
         method: String,
@@ -24,7 +24,7 @@ pub enum Incoming {
 }
 
 /// The message on `line`, or the error answer it deserves (with the request's id when known).
-pub fn read(line: &str) -> Result<Incoming, Value> {
+pub(crate) fn read(line: &str) -> Result<Incoming, Value> {
     let value: Value = serde_json::from_str(line)
         .map_err(|err| error(Value::Null, PARSE_ERROR, &format!("not JSON: {err}")))?;
     let Value::Object(object) = value else {
@@ -76,10 +76,10 @@ pub fn read(line: &str) -> Result<Incoming, Value> {
     })
 }
 
-pub fn result(id: Value, result: Value) -> Value {
+pub(crate) fn result(id: Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
-pub fn error(id: Value, code: i64, message: &str) -> Value {
+pub(crate) fn error(id: Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }

@@ -8,17 +8,18 @@ use crate::mcp::tools;
 
 /// The protocol versions mend speaks, newest first: a client asking for one of them gets it,
 /// any other client gets the newest, and decides whether it can go on.
-pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
+    ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 #[derive(Default)]
-pub struct Session {
+pub(crate) struct Session {
     /// The version agreed by `initialize`.
     pub version: Option<&'static str>,
 }
 
 impl Session {
     /// The answer to one line: `None` for a notification or a client's response.
-    pub fn handle(&mut self, line: &str) -> Option<Value> {
+    pub(crate) fn handle(&mut self, line: &str) -> Option<Value> {
         match jsonrpc::read(line) {
             Err(answer) => Some(answer),
             Ok(Incoming::Notification { .. } | Incoming::Response) => None,

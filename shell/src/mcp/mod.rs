@@ -6,9 +6,9 @@
 //! Written by hand rather than with an MCP crate: the Rust SDK (`rmcp`) is built on tokio, and
 //! the blocking shell needs three methods over a line-delimited pipe, which serde_json covers.
 
-pub mod jsonrpc;
-pub mod methods;
-pub mod tools;
+pub(crate) mod jsonrpc;
+pub(crate) mod methods;
+pub(crate) mod tools;
 
 use std::io::{BufRead, Write};
 

@@ -14,7 +14,7 @@ use crate::exec::sandbox::SandboxChoice;
 use crate::setup::RepoChoice;
 use crate::task::Task;
 
-pub fn list() -> Value {
+pub(crate) fn list() -> Value {
     let repo = json!({"type": "string", "description": "The repository's folder (absolute, or relative to where the server runs); its mend.toml says how its tests run."});
     let task_file =
         json!({"type": "string", "description": "The task file, if not REPO/mend.toml."});
@@ -22,7 +22,7 @@ pub fn list() -> Value {
         {
             "name": "verify",
             "title": "Verify a change with the repository's own tests",
-            "description": "Runs the repository's tests once on a throwaway copy — with `patch` (a unified diff, as `git diff` prints) applied, or the repository as it is — inside mend's sandbox, and returns mend's verdict: each test's outcome by id, the failing tests, why a run cannot be trusted, and warnings. The repository is never written. The same run as `mend verify`.",
+            "description": "Runs the repository's tests once on a throwaway copy — with `patch` (a unified diff, as `git diff` prints) applied, or the repository as it is — inside mend's sandbox, and returns mend's verdict: each test's outcome by id, the failing tests, why a run cannot be trusted, and warnings; a task's held-out tests (`test.held_out`, `test.patch`) are put back after the change and its given tests graded (`given`), as in a run's final tests. The repository is never written. The same run as `mend verify`.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
@@ -49,7 +49,7 @@ pub fn list() -> Value {
 }
 
 /// The result of calling tool `name`; `None` when mend has no such tool.
-pub fn call(name: &str, arguments: &Map<String, Value>) -> Option<Value> {
+pub(crate) fn call(name: &str, arguments: &Map<String, Value>) -> Option<Value> {
     let outcome = match name {
         "verify" => call_verify(arguments),
         "task" => call_task(arguments),
@@ -106,27 +106,30 @@ fn failed(error: MendError) -> String {
 fn call_verify(arguments: &Map<String, Value>) -> Result<Value, String> {
     let setup = repo_args(arguments)?;
     let patch = text(arguments, "patch")?;
+    let verified = verify(&setup, false, patch.as_deref(), &mut Silent).map_err(failed)?;
+    let passed = verified.passed();
     let Verified {
         run,
+        held,
         warnings,
         sandbox,
-    } = verify(&setup, false, patch.as_deref(), &mut Silent).map_err(failed)?;
+    } = verified;
     let tests: Map<String, Value> = run
         .cases
         .iter()
         .map(|(id, outcome)| (id.clone(), json!(outcome)))
         .collect();
     let mut verdict = json!({
-        "passed": run.passed(),
+        "passed": passed,
         "tests": tests,
         "warnings": warnings,
         "sandbox": sandbox,
         "patch_applied": patch.is_some(),
     });
-    if let (Value::Object(verdict), Ok(Value::Object(details))) =
-        (&mut verdict, serde_json::to_value(&run))
-    {
-        verdict.extend(details);
+    for details in [serde_json::to_value(&run), serde_json::to_value(&held)] {
+        if let (Value::Object(verdict), Ok(Value::Object(details))) = (&mut verdict, details) {
+            verdict.extend(details);
+        }
     }
     Ok(verdict)
 }
@@ -135,7 +138,7 @@ fn call_task(arguments: &Map<String, Value>) -> Result<Value, String> {
     let setup = repo_args(arguments)?;
     let repo = crate::setup::repository::repository(setup.repo.as_deref(), None).map_err(failed)?;
     let task = Task::locate(&repo, setup.task_file.as_deref()).map_err(failed)?;
-    Ok(crate::commands::task::task_json(&task))
+    crate::commands::task::task_json(&task, &repo).map_err(failed)
 }
 
 /// The server's stdout carries the protocol alone: a verify run reports nothing of its own.

@@ -5,11 +5,11 @@
 use super::html::Html;
 
 /// The plot area, in CSS pixels: a share of 1 is a bar `PLOT_HEIGHT` tall.
-pub const PLOT_WIDTH: f64 = 240.0;
-pub const PLOT_HEIGHT: f64 = 100.0;
+pub(crate) const PLOT_WIDTH: f64 = 240.0;
+pub(crate) const PLOT_HEIGHT: f64 = 100.0;
 /// Room for the share axis on the left, the value labels on top, the column labels below.
-pub const LEFT: f64 = 30.0;
-pub const TOP: f64 = 14.0;
+pub(crate) const LEFT: f64 = 30.0;
+pub(crate) const TOP: f64 = 14.0;
 const BOTTOM: f64 = 18.0;
 /// Each column's bar fills this share of its slot, centred.
 const BAR_SHARE: f64 = 0.6;
@@ -18,7 +18,7 @@ const ALL_LABELS_UP_TO: usize = 12;
 
 /// One column: its label under the axis (`1`, `2`, …), its value if there is one, and what a
 /// hover or focus says about it.
-pub struct Column {
+pub(crate) struct Column {
     pub label: String,
     pub value: Option<f64>,
     pub title: String,
@@ -26,14 +26,14 @@ pub struct Column {
 
 /// Where a column's bar goes: its left edge and width, and its height, in the chart's pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Placed {
+pub(crate) struct Placed {
     pub x: f64,
     pub width: f64,
     pub height: f64,
 }
 
 /// The bar of column `index` of `count`, for `value` (clamped to 0..=1).
-pub fn place(index: usize, count: usize, value: f64) -> Placed {
+pub(crate) fn place(index: usize, count: usize, value: f64) -> Placed {
     let slot = PLOT_WIDTH / count.max(1) as f64;
     Placed {
         x: LEFT + slot * index as f64 + slot * (1.0 - BAR_SHARE) / 2.0,
@@ -44,7 +44,7 @@ pub fn place(index: usize, count: usize, value: f64) -> Placed {
 
 /// Draws the chart. `title` names it for assistive technology; a column without a value gets a
 /// dash instead of a bar.
-pub fn draw(title: &str, columns: &[Column], page: &mut Html) {
+pub(crate) fn draw(title: &str, columns: &[Column], page: &mut Html) {
     let width = LEFT + PLOT_WIDTH + 8.0;
     let height = TOP + PLOT_HEIGHT + BOTTOM;
     let base = TOP + PLOT_HEIGHT;

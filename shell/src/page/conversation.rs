@@ -11,7 +11,7 @@ use crate::record::{RecordedCall, RecordedTurn};
 
 /// What one turn streamed, joined.
 #[derive(Debug, Default, PartialEq)]
-pub struct TurnContent {
+pub(crate) struct TurnContent {
     pub thinking: String,
     pub text: String,
     pub calls: Vec<ModelCall>,
@@ -22,7 +22,7 @@ pub struct TurnContent {
     pub problem: Option<String>,
 }
 
-pub fn decode(protocol: Protocol, turn: &RecordedTurn) -> TurnContent {
+pub(crate) fn decode(protocol: Protocol, turn: &RecordedTurn) -> TurnContent {
     let mut decoder = protocol.decoder();
     let mut content = TurnContent::default();
     for line in turn.lines.iter() {
@@ -69,7 +69,7 @@ pub fn decode(protocol: Protocol, turn: &RecordedTurn) -> TurnContent {
 /// Turns are open when there are few of them; a long run starts folded.
 const OPEN_TURNS: usize = 12;
 
-pub fn draw(protocol: Protocol, session: &SessionView, page: &mut Html) {
+pub(crate) fn draw(protocol: Protocol, session: &SessionView, page: &mut Html) {
     let open = session.turns.len() <= OPEN_TURNS;
     for turn in session.turns {
         let content = decode(protocol, turn);
@@ -130,7 +130,7 @@ pub fn draw(protocol: Protocol, session: &SessionView, page: &mut Html) {
 }
 
 /// The turn's accounting: as recorded, else (older records) from its `done` chunk.
-pub fn usage_line(turn: &RecordedTurn, content: &TurnContent) -> Option<String> {
+pub(crate) fn usage_line(turn: &RecordedTurn, content: &TurnContent) -> Option<String> {
     let usage = turn.usage.clone().or_else(|| {
         content
             .metrics

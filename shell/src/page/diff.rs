@@ -5,7 +5,7 @@ use super::html::Html;
 /// Files with more changed lines than this start folded.
 const OPEN_LINES: usize = 200;
 
-pub fn draw(diff: &str, page: &mut Html) {
+pub(crate) fn draw(diff: &str, page: &mut Html) {
     if diff.is_empty() {
         page.element("p", "dim", "The run changed no file.");
         return;

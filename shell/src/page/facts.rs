@@ -14,7 +14,7 @@ const DIGEST_CHARS: usize = 12;
 
 /// A model digest as people are shown it: a hex digest (an optional `sha256:` before it) cut to
 /// its first 12 digits; anything else (`protocol:name`, where the server gave none) whole.
-pub fn short_digest(digest: &str) -> &str {
+pub(crate) fn short_digest(digest: &str) -> &str {
     let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
     if hex.len() > DIGEST_CHARS && hex.chars().all(|digit| digit.is_ascii_hexdigit()) {
         &hex[..DIGEST_CHARS]
@@ -23,7 +23,7 @@ pub fn short_digest(digest: &str) -> &str {
     }
 }
 
-pub fn verdict(shown: &Shown, page: &mut Html) {
+pub(crate) fn verdict(shown: &Shown, page: &mut Html) {
     let Some(ending) = &shown.ending else {
         page.element(
             "p",
@@ -85,7 +85,7 @@ fn why_stopped(stop: &Stop, model: &str) -> Option<String> {
     })
 }
 
-pub fn tests(shown: &Shown, page: &mut Html) {
+pub(crate) fn tests(shown: &Shown, page: &mut Html) {
     page.raw("<table class=\"facts\">");
     match shown.tests_before {
         Some(run) => test_rows("tests before", run, page),
@@ -161,7 +161,7 @@ fn test_run(run: &TestRun) -> String {
     format!("{} ({exit}, {} ms)", run.describe(), run.duration_ms)
 }
 
-pub fn settings(shown: &Shown, page: &mut Html) {
+pub(crate) fn settings(shown: &Shown, page: &mut Html) {
     let settings = shown.settings;
     let missing = |value: Option<&String>| {
         value
@@ -179,6 +179,13 @@ pub fn settings(shown: &Shown, page: &mut Html) {
             &missing(settings.sandbox_choice.as_ref()),
         )
         .row("python", &missing(settings.python.as_ref()))
+        .row(
+            "image",
+            &settings.image.as_ref().map_or_else(
+                || "none (this machine's files)".to_owned(),
+                |image| image.describe(),
+            ),
+        )
         .row(
             "repository",
             settings

@@ -16,7 +16,7 @@ pub struct Html {
 
 /// `text` with `& < > " '` as character references: safe in text, in a quoted attribute, inside
 /// `<title>` and `<pre>`, and in SVG (`]]>` and `<!--` lose their `>` and `<`).
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     for character in text.chars() {
         match character {

@@ -6,12 +6,12 @@
 //! (escaping and folding), [`timeline`] (the SVG), [`bars`] (a chart of shares),
 //! [`conversation`], [`diff`], [`facts`].
 
-pub mod bars;
-pub mod conversation;
-pub mod diff;
-pub mod facts;
-pub mod html;
-pub mod timeline;
+pub(crate) mod bars;
+pub(crate) mod conversation;
+pub(crate) mod diff;
+pub(crate) mod facts;
+pub(crate) mod html;
+pub(crate) mod timeline;
 pub mod view;
 
 use camino::Utf8Path;
@@ -92,10 +92,8 @@ fn page_of(shown: &Shown, source: &str, back: Option<Back>) -> String {
         "p",
         "dim",
         &format!(
-            "model {} · tools {} · tests {} · total {}. Hover or focus a bar to see what it was.",
-            timeline::seconds(split.model_ms),
-            timeline::seconds(split.tools_ms),
-            timeline::seconds(split.tests_ms),
+            "{} · total {}. Hover or focus a bar to see what it was.",
+            split.describe(),
             timeline::seconds(timeline.total_ms)
         ),
     );

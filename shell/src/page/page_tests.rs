@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::conversation::decode;
 use super::facts::verdict;
 use super::html::Html;
-use super::timeline::{Lane, Span, Subject, Timeline};
+use super::timeline::{Lane, Span, Split, Subject, Timeline};
 use super::view::Shown;
 use crate::record::Record;
 
@@ -115,12 +115,27 @@ fn an_old_record_is_laid_end_to_end_each_turn_lasting_until_its_last_line() {
         vec![
             (Lane::Tests, Subject::TestsBefore, 0, 100, None),
             (Lane::Model, model_turn(1), 100, 80, Some(30)),
-            (Lane::Tests, first_call(1), 180, 40, None),
+            (Lane::Tools, first_call(1), 180, 40, None),
             (Lane::Model, model_turn(2), 220, 20, Some(20)),
             (Lane::Tests, Subject::TestsAfter, 240, 50, None),
         ]
     );
     assert_eq!(timeline.total_ms, 290);
+    // The model's run_tests is a tool call, named within the tools' share; the tests' share is
+    // the independent check's.
+    let split = timeline.split();
+    assert_eq!(
+        (split, split.describe()),
+        (
+            Split {
+                model_ms: 100,
+                tools_ms: 40,
+                run_tests_ms: 40,
+                tests_ms: 150,
+            },
+            "model 100 ms · tools 40 ms (run_tests 40 ms) · tests 150 ms".to_owned()
+        )
+    );
 }
 
 #[test]

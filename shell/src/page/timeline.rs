@@ -13,16 +13,16 @@ use super::html::Html;
 use super::view::{SessionView, Shown};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lane {
+pub(crate) enum Lane {
     Model,
     Tools,
     Tests,
 }
 
 impl Lane {
-    pub const ALL: [Lane; 3] = [Lane::Model, Lane::Tools, Lane::Tests];
+    pub(crate) const ALL: [Lane; 3] = [Lane::Model, Lane::Tools, Lane::Tests];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Lane::Model => "model",
             Lane::Tools => "tools",
@@ -34,7 +34,7 @@ impl Lane {
 /// What a bar stands for; the page writes it into `data-` attributes, so that a test can find
 /// each bar's duration in the record.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Subject {
+pub(crate) enum Subject {
     TestsBefore,
     TestsAfter,
     /// `session` counts from 1 (a chat's message).
@@ -50,7 +50,7 @@ pub enum Subject {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Span {
+pub(crate) struct Span {
     pub lane: Lane,
     pub subject: Subject,
     pub start_ms: u64,
@@ -59,6 +59,8 @@ pub struct Span {
     pub first_byte_ms: Option<u64>,
     /// A call that never ran.
     pub refused: bool,
+    /// A `run_tests` call: a tool call of the loop (the tools lane), whose share the split names.
+    pub runs_tests: bool,
     /// What the bar was, for its hover title.
     pub label: String,
     /// Model turns: the turn's name, drawn where it starts (`2`, or `2.1` in a record of several
@@ -67,21 +69,42 @@ pub struct Span {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Timeline {
+pub(crate) struct Timeline {
     pub spans: Vec<Span>,
     pub total_ms: u64,
 }
 
 /// Where the time went, lane by lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Split {
+pub(crate) struct Split {
     pub model_ms: u64,
     pub tools_ms: u64,
+    /// Of `tools_ms`, the `run_tests` calls.
+    pub run_tests_ms: u64,
+    /// The independent checks, before and after the loop.
     pub tests_ms: u64,
 }
 
+impl Split {
+    /// `model 2.8 s · tools 260 ms (run_tests 260 ms) · tests 495 ms`, as `mend show` and the
+    /// page say it.
+    pub(crate) fn describe(&self) -> String {
+        let run_tests = if self.run_tests_ms > 0 {
+            format!(" (run_tests {})", seconds(self.run_tests_ms))
+        } else {
+            String::new()
+        };
+        format!(
+            "model {} · tools {}{run_tests} · tests {}",
+            seconds(self.model_ms),
+            seconds(self.tools_ms),
+            seconds(self.tests_ms)
+        )
+    }
+}
+
 impl Timeline {
-    pub fn of(shown: &Shown) -> Timeline {
+    pub(crate) fn of(shown: &Shown) -> Timeline {
         let mut spans = Vec::new();
         let mut cursor = 0;
         if let Some(run) = shown.tests_before {
@@ -106,11 +129,15 @@ impl Timeline {
         }
     }
 
-    pub fn split(&self) -> Split {
+    pub(crate) fn split(&self) -> Split {
         let mut split = Split::default();
         for span in &self.spans {
             match span.lane {
                 Lane::Model => split.model_ms += span.duration_ms,
+                Lane::Tools if span.runs_tests => {
+                    split.tools_ms += span.duration_ms;
+                    split.run_tests_ms += span.duration_ms;
+                }
                 Lane::Tools => split.tools_ms += span.duration_ms,
                 Lane::Tests => split.tests_ms += span.duration_ms,
             }
@@ -132,6 +159,7 @@ fn test_span(
         duration_ms: run.duration_ms,
         first_byte_ms: None,
         refused: false,
+        runs_tests: false,
         label: format!("{what}: {} · {} ms", run.describe(), run.duration_ms),
         mark: None,
     }
@@ -175,6 +203,7 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
             duration_ms: duration,
             first_byte_ms: first_line,
             refused: false,
+            runs_tests: false,
             label: format!("turn {name}{repair}: model {duration} ms{first_byte}"),
             mark: Some(name),
         });
@@ -193,12 +222,10 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
                 // A status added to the core after this shell.
                 _ => "other",
             };
+            // The model's own test runs are tool calls of the loop, counted with the tools as the
+            // call list and the run's metrics count them; the tests lane is the independent check.
             spans.push(Span {
-                lane: if ToolName::named(&call.name) == Some(ToolName::RunTests) {
-                    Lane::Tests
-                } else {
-                    Lane::Tools
-                },
+                lane: Lane::Tools,
                 subject: Subject::Call {
                     session: number,
                     turn: call.turn,
@@ -208,6 +235,7 @@ fn place_session(number: usize, session: &SessionView, base: u64, spans: &mut Ve
                 duration_ms: call.duration_ms,
                 first_byte_ms: None,
                 refused,
+                runs_tests: ToolName::named(&call.name) == Some(ToolName::RunTests),
                 label: format!(
                     "turn {}, call {}: {} ({status}) {} ms",
                     session.turn_name(call.turn),
@@ -236,7 +264,7 @@ fn line_times(turn: &crate::record::RecordedTurn) -> (Option<u64>, Option<u64>) 
 }
 
 /// The chart's width in CSS pixels for the whole run; bars are `duration × WIDTH ÷ total`.
-pub const CHART_WIDTH: f64 = 960.0;
+pub(crate) const CHART_WIDTH: f64 = 960.0;
 const LABEL_WIDTH: f64 = 64.0;
 /// About the width of a digit of a turn number (11 px system-ui), with room to spare.
 const DIGIT_WIDTH: f64 = 7.0;
@@ -245,7 +273,7 @@ const TOP: f64 = 16.0;
 
 /// Draws the timeline: one lane each for the model, the tools and the tests, an axis in seconds,
 /// turn boundaries, first-byte ticks, and a `<title>` on every bar.
-pub fn draw(timeline: &Timeline, page: &mut Html) {
+pub(crate) fn draw(timeline: &Timeline, page: &mut Html) {
     let scale = CHART_WIDTH / timeline.total_ms.max(1) as f64;
     let height = TOP + LANE_HEIGHT * 3.0 + 24.0;
     let width = LABEL_WIDTH + CHART_WIDTH + 16.0;
@@ -366,7 +394,7 @@ fn tick_step(total_ms: u64) -> u64 {
     }
 }
 
-pub fn seconds(ms: u64) -> String {
+pub(crate) fn seconds(ms: u64) -> String {
     if ms < 1000 {
         format!("{ms} ms")
     } else {

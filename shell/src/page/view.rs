@@ -3,7 +3,7 @@
 use mend_core::Stop;
 
 use crate::record::metrics::RunMetrics;
-use crate::record::{Record, RecordedCall, RecordedTurn, SessionSettings};
+use crate::record::{ChatCommand, Record, RecordedCall, RecordedTurn, SessionSettings};
 use crate::verdict::decide::Verdict;
 use crate::verdict::ending::Ending;
 use crate::verdict::verify::TestRun;
@@ -19,6 +19,8 @@ pub struct Shown<'a> {
     /// Absent for a chat that never ended.
     pub ending: Option<Ended<'a>>,
     pub metrics: Option<&'a RunMetrics>,
+    /// What the user asked mend itself between a chat's messages, in order.
+    pub commands: &'a [ChatCommand],
 }
 
 /// One session: what it was asked, its turns and calls, and why it stopped.
@@ -91,6 +93,7 @@ impl<'a> Shown<'a> {
                 test_file_sha256_before: &record.test_file_sha256_before,
             }),
             metrics: record.metrics.as_ref(),
+            commands: &record.commands,
         }
     }
 }

@@ -8,7 +8,7 @@ use super::parse::{Hunk, HunkLine};
 
 /// Where a hunk may apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Placement {
+pub(crate) enum Placement {
     /// Only at the line its header names.
     Exact,
     /// At the nearest line where it matches, never before the previous hunk.
@@ -16,7 +16,11 @@ pub enum Placement {
 }
 
 /// `original` with `hunks` applied, or why they do not apply.
-pub fn apply_hunks(original: &str, hunks: &[Hunk], placement: Placement) -> Result<String, String> {
+pub(crate) fn apply_hunks(
+    original: &str,
+    hunks: &[Hunk],
+    placement: Placement,
+) -> Result<String, String> {
     let old: Vec<&str> = original.split_inclusive('\n').collect();
     let mut out = String::with_capacity(original.len());
     let mut at = 0; // the next line of `old` not yet written out

@@ -7,10 +7,10 @@
 //! header (so a removed line that reads `--- a/x` is never taken for a header); [`hunk`] applies
 //! a file's hunks to its text; [`tree`] applies a whole diff to a folder, all or nothing.
 
-pub mod hunk;
-pub mod parse;
-pub mod tree;
+pub(crate) mod hunk;
+pub(crate) mod parse;
+pub(crate) mod tree;
 
-pub use hunk::{apply_hunks, Placement};
-pub use parse::{parse, FilePatch, Hunk, HunkLine};
-pub use tree::{apply_to_tree, touched_paths};
+pub(crate) use hunk::{apply_hunks, Placement};
+pub(crate) use parse::parse;
+pub(crate) use tree::{apply_to_tree, touched_paths, TreePatchError};

@@ -5,7 +5,7 @@
 /// One line of a hunk, its text with its line ending (none when the diff says `\ No newline at
 /// end of file`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HunkLine {
+pub(crate) enum HunkLine {
     Context(String),
     Removed(String),
     Added(String),
@@ -13,7 +13,7 @@ pub enum HunkLine {
 
 /// One `@@ -a,b +c,d @@` hunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hunk {
+pub(crate) struct Hunk {
     /// The first line of the old side it covers, from 1 (0 for a hunk that adds to an empty
     /// file).
     pub old_start: usize,
@@ -23,7 +23,7 @@ pub struct Hunk {
 
 /// What a diff does to one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FilePatch {
+pub(crate) struct FilePatch {
     /// The path before, relative to the repository; `None` for a new file.
     pub old_path: Option<String>,
     /// The path after; `None` for a deleted file.
@@ -39,7 +39,7 @@ pub struct FilePatch {
 
 impl FilePatch {
     /// The path it is named by: the new one, else the old one.
-    pub fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         self.new_path
             .as_deref()
             .or(self.old_path.as_deref())
@@ -48,7 +48,7 @@ impl FilePatch {
 }
 
 /// Every file `diff` changes, in order. An error names the line (from 1) and what is wrong.
-pub fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
+pub(crate) fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
     let lines: Vec<&str> = diff.split_inclusive('\n').collect();
     let mut files = Vec::new();
     let mut at = 0;

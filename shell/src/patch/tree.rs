@@ -7,6 +7,8 @@ use std::fs;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
 
+use std::fmt;
+
 use camino::Utf8Path;
 
 use super::hunk::{apply_hunks, Placement};
@@ -18,13 +20,41 @@ const LINK_MODE: u32 = 0o120_000;
 /// A file as the diff leaves it: its text and git's mode (`None`: the file is gone).
 type Entry = Option<(String, u32)>;
 
+/// Why a diff was not applied to a folder: the diff's fault, or the folder's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TreePatchError {
+    /// The diff is none, or does not fit the files (named by file): the patch is what to fix.
+    DoesNotApply(String),
+    /// The folder could not be read or written: mend's failure, whatever the patch.
+    Io(String),
+}
+
+impl fmt::Display for TreePatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TreePatchError::DoesNotApply(problem) | TreePatchError::Io(problem) => {
+                f.write_str(problem)
+            }
+        }
+    }
+}
+
+impl From<String> for TreePatchError {
+    /// Every problem of the diff itself is a sentence naming the file.
+    fn from(problem: String) -> Self {
+        TreePatchError::DoesNotApply(problem)
+    }
+}
+
 /// Applies `diff` to the files under `root` (hunks placed as `git apply` places them); returns
 /// the paths it wrote or removed, sorted. On any problem nothing is written, and the message
 /// names the file.
-pub fn apply_to_tree(root: &Utf8Path, diff: &str) -> Result<Vec<String>, String> {
+pub(crate) fn apply_to_tree(root: &Utf8Path, diff: &str) -> Result<Vec<String>, TreePatchError> {
     let files = parse(diff)?;
     if files.is_empty() {
-        return Err("it holds no file changes (no `diff --git` or `---`/`+++` header)".to_owned());
+        return Err(TreePatchError::DoesNotApply(
+            "it holds no file changes (no `diff --git` or `---`/`+++` header)".to_owned(),
+        ));
     }
     let mut state: BTreeMap<String, Entry> = BTreeMap::new();
     for file in &files {
@@ -32,13 +62,13 @@ pub fn apply_to_tree(root: &Utf8Path, diff: &str) -> Result<Vec<String>, String>
     }
     for (path, entry) in &state {
         write_entry(&root.join(path), entry.as_ref())
-            .map_err(|err| format!("cannot write {path}: {err}"))?;
+            .map_err(|err| TreePatchError::Io(format!("cannot write {path}: {err}")))?;
     }
     Ok(state.into_keys().collect())
 }
 
 /// The paths `diff` writes or removes, sorted and deduplicated (both sides of a rename).
-pub fn touched_paths(diff: &str) -> Result<Vec<String>, String> {
+pub(crate) fn touched_paths(diff: &str) -> Result<Vec<String>, String> {
     let mut paths: Vec<String> = parse(diff)?
         .into_iter()
         .flat_map(|file| {
@@ -56,15 +86,13 @@ fn apply_file(
     root: &Utf8Path,
     file: &FilePatch,
     state: &mut BTreeMap<String, Entry>,
-) -> Result<(), String> {
+) -> Result<(), TreePatchError> {
     let name = file.path().to_owned();
     for path in file.old_path.iter().chain(&file.new_path) {
         check_path(root, path)?;
     }
     if file.binary {
-        return Err(format!(
-            "{name}: a binary change, which a text patch cannot carry"
-        ));
+        return Err(format!("{name}: a binary change, which a text patch cannot carry").into());
     }
     let before = match &file.old_path {
         Some(old) => {
@@ -75,7 +103,7 @@ fn apply_file(
     if let Some(new) = &file.new_path {
         let renamed = file.old_path.as_ref() != Some(new);
         if renamed && current(root, new, state)?.is_some() {
-            return Err(format!("{new} already exists"));
+            return Err(format!("{new} already exists").into());
         }
     }
     let text = before.as_ref().map_or("", |(text, _)| text.as_str());
@@ -86,7 +114,8 @@ fn apply_file(
             if !after.is_empty() {
                 return Err(format!(
                     "{name}: deleted, but the diff does not remove all of its lines"
-                ));
+                )
+                .into());
             }
             if let Some(old) = &file.old_path {
                 state.insert(old.clone(), None);
@@ -134,7 +163,19 @@ fn check_path(root: &Utf8Path, path: &str) -> Result<(), String> {
 }
 
 /// The file at `path` as the diff has left it so far, else as the tree has it.
-fn current(root: &Utf8Path, path: &str, state: &BTreeMap<String, Entry>) -> Result<Entry, String> {
+fn current(
+    root: &Utf8Path,
+    path: &str,
+    state: &BTreeMap<String, Entry>,
+) -> Result<Entry, TreePatchError> {
+    // A path through a file is the diff's mistake; any other failure to look is mend's.
+    let unreadable = |err: io::Error| {
+        let problem = format!("cannot read {path}: {err}");
+        match err.kind() {
+            io::ErrorKind::NotADirectory => TreePatchError::DoesNotApply(problem),
+            _ => TreePatchError::Io(problem),
+        }
+    };
     if let Some(entry) = state.get(path) {
         return Ok(entry.clone());
     }
@@ -142,17 +183,22 @@ fn current(root: &Utf8Path, path: &str, state: &BTreeMap<String, Entry>) -> Resu
     let meta = match fs::symlink_metadata(&full) {
         Ok(meta) => meta,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(format!("cannot read {path}: {err}")),
+        Err(err) => return Err(unreadable(err)),
     };
     if meta.is_symlink() {
-        let target = fs::read_link(&full).map_err(|err| format!("cannot read {path}: {err}"))?;
+        let target = fs::read_link(&full).map_err(unreadable)?;
         return Ok(Some((target.to_string_lossy().into_owned(), LINK_MODE)));
     }
     if meta.is_dir() {
-        return Err(format!("{path} is a folder"));
+        return Err(format!("{path} is a folder").into());
     }
-    let text =
-        fs::read_to_string(&full).map_err(|err| format!("cannot read {path} as text: {err}"))?;
+    // A file that is no text is one a text patch cannot change; any other failure is mend's.
+    let text = fs::read_to_string(&full).map_err(|err| match err.kind() {
+        io::ErrorKind::InvalidData => {
+            TreePatchError::DoesNotApply(format!("cannot read {path} as text: {err}"))
+        }
+        _ => TreePatchError::Io(format!("cannot read {path} as text: {err}")),
+    })?;
     let mode = if meta.permissions().mode() & 0o111 != 0 {
         0o100_755
     } else {

@@ -5,13 +5,13 @@
 use std::io::{BufReader, Read};
 use std::time::Duration;
 
-use mend_core::{ChatRequest, HttpRequest, Protocol, TransportError};
+use mend_core::{ChatRequest, HttpRequest, Protocol, StreamLine, TransportError};
 use serde::Deserialize;
 
 use super::host::BaseUrl;
 use super::lines::{LineError, LineReader, MAX_LINE_BYTES};
 use super::source::{ModelSource, StreamItem};
-use crate::clock::millis;
+use crate::clock::{millis, SessionClock};
 use crate::error::MendError;
 
 /// A local server answers a connect at once; a long wait means nothing is there.
@@ -156,7 +156,11 @@ impl Client {
 
     /// Sends one request as the core described it; the body is read line by line as the
     /// iterator is pulled. The key, when there is one, goes where the request says.
-    pub fn send(&self, http: &HttpRequest) -> Box<dyn Iterator<Item = StreamItem> + Send> {
+    pub fn send(
+        &self,
+        http: &HttpRequest,
+        clock: SessionClock,
+    ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let url = self.base.join_api(&http.path);
         let mut request = self.agent.request(&http.method, &url);
         for (name, value) in &http.headers {
@@ -173,6 +177,7 @@ impl Client {
                     MAX_LINE_BYTES,
                 )),
                 read_timeout: self.read_timeout,
+                clock,
             }),
             Err(err) => Box::new(std::iter::once(StreamItem::Failed(
                 self.transport_error(err),
@@ -222,6 +227,8 @@ impl Client {
 struct ChatStream<R> {
     lines: Option<LineReader<R>>,
     read_timeout: Duration,
+    /// What a line's arrival is stamped on.
+    clock: SessionClock,
 }
 
 impl<R: std::io::BufRead> Iterator for ChatStream<R> {
@@ -230,7 +237,9 @@ impl<R: std::io::BufRead> Iterator for ChatStream<R> {
     fn next(&mut self) -> Option<StreamItem> {
         let lines = self.lines.as_mut()?;
         let item = match lines.next_line() {
-            Ok(Some(line)) => return Some(StreamItem::Line(line)),
+            Ok(Some(line)) => {
+                return Some(StreamItem::Line(StreamLine::new(line, self.clock.now())))
+            }
             Ok(None) => StreamItem::End,
             Err(LineError::TooLong { limit_bytes }) => {
                 StreamItem::Failed(TransportError::LineTooLong {
@@ -264,8 +273,9 @@ impl ModelSource for LiveSource<'_> {
         _turn: u32,
         body: &ChatRequest,
         protocol: Protocol,
+        clock: SessionClock,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
-        self.client.send(&protocol.http_request(body))
+        self.client.send(&protocol.http_request(body), clock)
     }
 }
 

@@ -13,7 +13,7 @@ use crate::error::MendError;
 /// `--host`, else the provider's usual variable (`OLLAMA_HOST`, `OPENAI_BASE_URL`,
 /// `ANTHROPIC_BASE_URL`), else its usual address; always connectable. A protocol added to the
 /// core after this shell has neither: `--host` or the local default.
-pub fn server_base(host: Option<&str>, protocol: Protocol) -> BaseUrl {
+pub(crate) fn server_base(host: Option<&str>, protocol: Protocol) -> BaseUrl {
     let (variable, default) = match protocol {
         Protocol::OllamaNdjson => (Some("OLLAMA_HOST"), ""),
         Protocol::OpenaiSse => (Some("OPENAI_BASE_URL"), "https://api.openai.com/v1"),
@@ -25,7 +25,7 @@ pub fn server_base(host: Option<&str>, protocol: Protocol) -> BaseUrl {
 }
 
 /// The provider's API key from its usual variable, if set. Only ever sent as a header.
-pub fn api_key(protocol: Protocol) -> Option<Secret> {
+pub(crate) fn api_key(protocol: Protocol) -> Option<Secret> {
     let variable = match protocol {
         Protocol::OllamaNdjson => return None,
         Protocol::OpenaiSse => "OPENAI_API_KEY",
@@ -58,7 +58,7 @@ impl Connection {
     }
 }
 
-pub fn connect(
+pub(crate) fn connect(
     base: &BaseUrl,
     read_timeout: Duration,
     protocol: Protocol,

@@ -7,27 +7,27 @@ use std::io::{self, BufRead};
 
 /// Ollama's own Go client raises its scanner buffer to 8 MiB: a whole tool call,
 /// arguments included, comes on one line.
-pub const MAX_LINE_BYTES: usize = 8 << 20;
+pub(crate) const MAX_LINE_BYTES: usize = 8 << 20;
 
 #[derive(Debug)]
-pub enum LineError {
+pub(crate) enum LineError {
     TooLong { limit_bytes: usize },
     Io(io::Error),
 }
 
-pub struct LineReader<R> {
+pub(crate) struct LineReader<R> {
     inner: R,
     max_line: usize,
 }
 
 impl<R: BufRead> LineReader<R> {
-    pub fn new(inner: R, max_line: usize) -> Self {
+    pub(crate) fn new(inner: R, max_line: usize) -> Self {
         LineReader { inner, max_line }
     }
 
     /// The next line without its `\n`; `Ok(None)` at the end of the body. A last line without a
     /// `\n` is still a line.
-    pub fn next_line(&mut self) -> Result<Option<Vec<u8>>, LineError> {
+    pub(crate) fn next_line(&mut self) -> Result<Option<Vec<u8>>, LineError> {
         let mut line = Vec::new();
         loop {
             let available = match self.inner.fill_buf() {

@@ -5,8 +5,8 @@
 //! loop asks of any source of model turns (`source`).
 
 pub mod client;
-pub mod connect;
+pub(crate) mod connect;
 pub mod host;
-pub mod lines;
+pub(crate) mod lines;
 pub mod source;
-pub mod window;
+pub(crate) mod window;

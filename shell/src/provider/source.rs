@@ -1,13 +1,15 @@
 //! Where the loop's model turns come from: a live server ([`super::client::LiveSource`]) or a
 //! record being replayed. The loop sends a request and reads back the body as items.
 
-use mend_core::{CallId, ChatRequest, Protocol, TransportError};
+use mend_core::{CallId, ChatRequest, Protocol, StreamLine, TransportError};
 
+use crate::clock::SessionClock;
 use crate::interrupt::Cut;
 
-/// One item of a response body.
+/// One item of a response body. A line is the core's own [`StreamLine`], stamped by the reader
+/// when it arrives: it reaches the session as it was read.
 pub enum StreamItem {
-    Line(Vec<u8>),
+    Line(StreamLine),
     /// The body ended.
     End,
     Failed(TransportError),
@@ -17,14 +19,16 @@ pub enum StreamItem {
 
 /// Where turns come from: a live server, or a record being replayed.
 pub trait ModelSource {
-    /// Sends `body` and returns its response body as items. A failure to even get a response
-    /// (connection refused, HTTP error status) is the first item.
-    /// `protocol` says how to send it: [`mend_core::Protocol::http_request`] gives the whole request.
+    /// Sends `body` and returns its response body as items, each line stamped on `clock` as it
+    /// is pulled. A failure to even get a response (connection refused, HTTP error status) is
+    /// the first item. `protocol` says how to send it: [`mend_core::Protocol::http_request`]
+    /// gives the whole request.
     fn open(
         &mut self,
         turn: u32,
         body: &ChatRequest,
         protocol: Protocol,
+        clock: SessionClock,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send>;
 
     /// Whether the call must be cut instead of run, and how: a replay reproduces a Ctrl-C or a

@@ -18,12 +18,12 @@ use super::client::Client;
 /// model costs 110–150 KB a token at f16 (28–36 layers × 8 KV heads × 128 dimensions × K and V ×
 /// 2 bytes), so 16 k tokens take 1.8–2.4 GB beside 2–3 GB of Q4 weights: under 6 GB, which an 8 GB
 /// laptop holds; 32 k would need 4–5 GB of cache alone.
-pub const DEFAULT_NUM_CTX: u32 = 16_384;
+pub(crate) const DEFAULT_NUM_CTX: u32 = 16_384;
 /// An OpenAI-compatible server that states no window: what most local servers give a model by
 /// default; set `num_ctx` for a larger one.
-pub const OPENAI_DEFAULT_WINDOW: u32 = 8_192;
+pub(crate) const OPENAI_DEFAULT_WINDOW: u32 = 8_192;
 /// Every current Claude model holds 200 k tokens.
-pub const ANTHROPIC_DEFAULT_WINDOW: u32 = 200_000;
+pub(crate) const ANTHROPIC_DEFAULT_WINDOW: u32 = 200_000;
 
 /// The window a run uses and why, in words for `mend task` and `mend run`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub struct WindowChoice {
 }
 
 /// The model's context length as the server states it, if it does.
-pub fn model_length(client: &Client, protocol: Protocol, model: &str) -> Option<u64> {
+pub(crate) fn model_length(client: &Client, protocol: Protocol, model: &str) -> Option<u64> {
     match protocol {
         Protocol::OllamaNdjson => {
             let url = client.base().join_api("/api/show");
@@ -64,7 +64,7 @@ fn llama_cpp_window(client: &Client) -> Option<u64> {
 }
 
 /// `model_info["<arch>.context_length"]` of an `/api/show` answer.
-pub fn ollama_length(show: &Value) -> Option<u64> {
+pub(crate) fn ollama_length(show: &Value) -> Option<u64> {
     show.get("model_info")?
         .as_object()?
         .iter()
@@ -87,7 +87,7 @@ fn openai_listed_length(models: &Value, model: &str) -> Option<u64> {
 
 /// The window of a run: `requested` (the flag, else the task file) when given, else what the
 /// server says of the model within the provider's default.
-pub fn choose(
+pub(crate) fn choose(
     requested: Option<u32>,
     protocol: Protocol,
     model_length: Option<u64>,
@@ -129,7 +129,7 @@ pub fn choose(
 /// The window `mend task` shows: the task file's `num_ctx`, else what the server the task names
 /// (at its usual address) says of the model, asked with a short timeout; with the model's length
 /// when it was stated.
-pub fn for_task(
+pub(crate) fn for_task(
     task: &crate::task::Task,
     protocol: Protocol,
     base: super::host::BaseUrl,
@@ -153,7 +153,7 @@ pub fn for_task(
 
 /// The conservative estimate of the first request's prompt, in tokens, for `mend task`: the
 /// system prompt, the project's instructions, the task and the tools.
-pub fn first_request_tokens(task: &crate::task::Task, tools: &[mend_core::ToolSpec]) -> u64 {
+pub(crate) fn first_request_tokens(task: &crate::task::Task, tools: &[mend_core::ToolSpec]) -> u64 {
     use std::sync::Arc;
     let instructions = task.instructions.as_ref().map(|found| found.message());
     let messages: Vec<Arc<mend_core::Message>> =
@@ -170,16 +170,17 @@ pub fn first_request_tokens(task: &crate::task::Task, tools: &[mend_core::ToolSp
 /// The session's own estimate of its first request under `config`, in tokens: what `mend run`
 /// and `mend chat` print beside the window (for `mend chat`, whose task is what the user types,
 /// the opening before it). `None` without a window, or for a config the session refuses.
-pub fn first_request_estimate(config: &Config) -> Option<u64> {
-    let (_, actions) = mend_core::Session::new(config.clone()).ok()?;
-    actions.iter().find_map(|action| match action {
-        mend_core::Action::Emit(mend_core::Event::PromptEstimate { tokens, .. }) => Some(*tokens),
+pub(crate) fn first_request_estimate(config: &Config) -> Option<u64> {
+    let mut session = mend_core::Session::new(config.clone()).ok()?;
+    let estimate = session.drain_actions().find_map(|action| match action {
+        mend_core::Action::Emit(mend_core::Event::PromptEstimate { tokens, .. }) => Some(tokens),
         _ => None,
-    })
+    });
+    estimate
 }
 
 /// `config` keeping within `tokens`: the window, and Ollama's `num_ctx` with it.
-pub fn with_window(config: Config, tokens: u32) -> Config {
+pub(crate) fn with_window(config: Config, tokens: u32) -> Config {
     let mut config = config;
     config.options.num_ctx = tokens;
     config.window = Some(Window::new(tokens));

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::atomic;
 use crate::error::MendError;
+use crate::record::chat_command::ChatCommand;
 use crate::record::message::Message;
 use crate::record::metrics::RunMetrics;
 use crate::record::settings::SessionSettings;
@@ -50,6 +51,10 @@ pub struct Record {
     /// The record this one continues (`mend resume`): its messages are this one's first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resumed_from: Option<String>,
+    /// What the user asked mend itself between a chat's messages (`/verify`, `/save`), with the
+    /// outcomes; absent when none was typed, and in older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<ChatCommand>,
 }
 
 impl Record {

@@ -16,9 +16,9 @@ use crate::verdict::checks::Checks;
 use crate::verdict::ending::Ending;
 
 /// `mend run`'s record before runs and chats shared one format.
-pub const RUN_FORMAT_1: &str = "mend-record/1";
+pub(crate) const RUN_FORMAT_1: &str = "mend-record/1";
 /// `mend chat`'s record before runs and chats shared one format.
-pub const CHAT_FORMAT_1: &str = "mend-chat/1";
+pub(crate) const CHAT_FORMAT_1: &str = "mend-chat/1";
 
 #[derive(Deserialize)]
 pub struct RunRecord1 {
@@ -81,6 +81,7 @@ impl From<RunRecord1> for Record {
             file_sha256_before: run.file_sha256_before,
             metrics: run.metrics,
             resumed_from: None,
+            commands: Vec::new(),
         }
     }
 }
@@ -111,6 +112,7 @@ impl From<ChatRecord1> for Record {
             file_sha256_before: BTreeMap::new(),
             metrics: None,
             resumed_from: None,
+            commands: Vec::new(),
         }
     }
 }
@@ -182,6 +184,7 @@ mod tests {
                 repo: None,
                 python: None,
                 sandbox_choice: None,
+                image: None,
                 max_turns: 3,
                 deadline_ms: None,
                 token_budget: None,
@@ -215,6 +218,7 @@ mod tests {
             file_sha256_before: BTreeMap::new(),
             metrics: None,
             resumed_from: None,
+            commands: Vec::new(),
         }
     }
 
@@ -266,5 +270,48 @@ mod tests {
             Record::parse(r#"{"format": "mend-record/9"}"#),
             Err("has format `mend-record/9`; this mend reads `mend-record/2`, `mend-record/1` and `mend-chat/1`".to_owned())
         );
+    }
+
+    /// Reasons are typed in memory and sentences on disk: an older record's sentences load as
+    /// they were written and are written back unchanged, and a typed reason is written as the
+    /// sentence older versions wrote.
+    #[test]
+    fn a_runs_reasons_load_from_older_records_and_are_written_as_they_were() {
+        use crate::verdict::note::Note;
+        use crate::verdict::untrusted::Untrusted;
+        let older_after = json!({"exit_code": 0, "duration_ms": 5,
+            "note": "pytest collected no tests (exit 5)",
+            "not_trusted": "the tests stopped before reporting: exit 0 with no pytest report"});
+        let run = with(json!({
+            "format": "mend-record/1", "task": "fix it", "turns": [], "tool_calls": [],
+            "stop": {"reason": "max_turns"},
+            "tests_before": {"exit_code": 1, "duration_ms": 5},
+            "tests_after": older_after,
+            "test_file_sha256_before": "aa", "test_file_sha256_after": "aa",
+            "source_sha256_before": "bb", "source_sha256_after": "cc", "diff": "d"
+        }));
+        let loaded = Record::parse(&run).unwrap().ending.unwrap().tests_after;
+        assert_eq!(
+            loaded,
+            TestRun {
+                note: Some(Note::Recorded(
+                    "pytest collected no tests (exit 5)".to_owned()
+                )),
+                not_trusted: Some(Untrusted::Recorded(
+                    "the tests stopped before reporting: exit 0 with no pytest report".to_owned()
+                )),
+                ..tests(0)
+            }
+        );
+        assert_eq!(serde_json::to_value(&loaded).unwrap(), older_after);
+        let typed = TestRun {
+            note: Some(Note::NoTestsCollected),
+            not_trusted: Some(Untrusted::NoReport {
+                exit: Some(0),
+                owed: crate::verdict::untrusted::OwedReport::Pytest,
+            }),
+            ..tests(0)
+        };
+        assert_eq!(serde_json::to_value(&typed).unwrap(), older_after);
     }
 }

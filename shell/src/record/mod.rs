@@ -3,19 +3,21 @@
 //! calls; a run is a conversation of one message. Older formats are read into it ([`legacy`]).
 //! `fixtures/README.md` documents every field.
 
-pub mod format;
-pub mod legacy;
-pub mod line;
-pub mod message;
+pub mod chat_command;
+pub(crate) mod format;
+pub(crate) mod legacy;
+pub(crate) mod line;
+pub(crate) mod message;
 pub mod metrics;
-pub mod patch;
-pub mod settings;
-pub mod spill;
-pub mod stop;
-pub mod target;
-pub mod turn;
-pub mod usage;
+pub(crate) mod patch;
+pub(crate) mod settings;
+pub(crate) mod spill;
+pub(crate) mod stop;
+pub(crate) mod target;
+pub(crate) mod turn;
+pub(crate) mod usage;
 
+pub use chat_command::ChatCommand;
 pub use format::{write_json_atomically, Record, RECORD_FORMAT};
 pub use line::{LineBytes, RecordedLine};
 pub use message::Message;

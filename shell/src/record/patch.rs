@@ -19,17 +19,21 @@ use crate::workspace::changes::{digest_of, file_digests, set_sha256, untextual_f
 
 /// What `mend apply` did.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Applied {
+pub(crate) enum Applied {
     /// The run changed nothing; nothing was written.
     NothingToApply,
     /// The repository already holds exactly what the run ended with; nothing was written.
-    AlreadyApplied,
+    AlreadyHeld,
     Written {
         paths: Vec<String>,
     },
 }
 
-pub fn apply_record(record: &Record, repo: &Utf8Path, task: &Task) -> Result<Applied, MendError> {
+pub(crate) fn apply_record(
+    record: &Record,
+    repo: &Utf8Path,
+    task: &Task,
+) -> Result<Applied, MendError> {
     let ending = record.ending.as_ref().ok_or_else(|| {
         MendError::refused(
             "the record has no ending (a chat that never ended): it holds no final change; \
@@ -43,7 +47,7 @@ pub fn apply_record(record: &Record, repo: &Utf8Path, task: &Task) -> Result<App
         && source_now == ending.source_sha256_after
         && ending.source_sha256_after != record.source_sha256_before
     {
-        return Ok(Applied::AlreadyApplied);
+        return Ok(Applied::AlreadyHeld);
     }
     if !tests_as_before || source_now != record.source_sha256_before {
         let changed = changed_since(record, repo, task, tests_as_before)?;
@@ -211,14 +215,14 @@ pub(crate) fn file_sections(diff: &str) -> Result<Vec<(String, &str)>, MendError
 }
 
 /// Writes `text` to `path` all or nothing (see [`atomic::write_file`]).
-pub fn write_atomically(path: &Utf8Path, text: &str) -> Result<(), MendError> {
+pub(crate) fn write_atomically(path: &Utf8Path, text: &str) -> Result<(), MendError> {
     atomic::write_file(path, |out| out.write_all(text.as_bytes()))
         .map_err(|err| MendError::harness(format!("cannot write {path}: {err}")))
 }
 
 /// Applies a one-file unified diff exactly: every context and removed line must match, each
 /// hunk at the line its header names (see [`crate::patch`]).
-pub fn apply_unified(original: &str, diff: &str) -> Result<String, String> {
+pub(crate) fn apply_unified(original: &str, diff: &str) -> Result<String, String> {
     let files = crate::patch::parse(diff)?;
     let hunks = match files.as_slice() {
         [file] => file.hunks.as_slice(),

@@ -6,12 +6,13 @@ use clap::ValueEnum;
 use mend_core::{Config, ContextConfig, Millis, ModelOptions, Protocol, Window};
 use serde::{Deserialize, Serialize};
 
+use crate::exec::image::ImageRun;
 use crate::exec::sandbox::SandboxChoice;
 use crate::task::Task;
 
 /// The repository of a record that names none: the fixtures of the sample, relative to the mend
 /// checkout.
-pub const LEGACY_REPO: &str = "sample-repo";
+pub(crate) const LEGACY_REPO: &str = "sample-repo";
 
 /// What a run or a chat was started with, and where: everything but the user's words. A replay
 /// rebuilds its sessions from these.
@@ -40,6 +41,11 @@ pub struct SessionSettings {
     /// `--sandbox` is given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_choice: Option<String>,
+    /// The image the commands ran in (`[environment] image`), with the manifest digest its
+    /// reference resolved to then; absent for a run on this machine's files and in records made
+    /// before mend ran images.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<RecordedImage>,
     pub max_turns: u32,
     /// The run's wall-clock budget in ms (`--deadline`), when it had one: a replay stops where
     /// the record says the deadline landed.
@@ -90,6 +96,7 @@ impl SessionSettings {
                 .sandbox_choice
                 .to_possible_value()
                 .map(|value| value.get_name().to_owned()),
+            image: origin.image.map(RecordedImage::of),
             max_turns: config.max_turns,
             deadline_ms: config.deadline.map(|deadline| deadline.0),
             token_budget: config.token_budget,
@@ -129,12 +136,36 @@ impl SessionSettings {
     }
 }
 
+/// The image a run's commands ran in: the reference as the task file wrote it and the manifest
+/// digest it named then (a tag may name another image later).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedImage {
+    pub reference: String,
+    pub digest: String,
+}
+
+impl RecordedImage {
+    pub fn of(image: &ImageRun) -> RecordedImage {
+        RecordedImage {
+            reference: image.reference.clone(),
+            digest: image.digest.clone(),
+        }
+    }
+
+    /// `REF (sha256:…)`, as the summary and the page show it.
+    pub fn describe(&self) -> String {
+        format!("{} ({})", self.reference, self.digest)
+    }
+}
+
 /// Where a run or chat is made: kept in its record, so that replay and apply work from any folder
 /// with the same interpreter and sandbox.
 pub struct Origin<'a> {
     pub repo: &'a Utf8Path,
     pub python: &'a Utf8Path,
     pub sandbox_choice: SandboxChoice,
+    /// The task's image, when its commands ran in one.
+    pub image: Option<&'a ImageRun>,
 }
 
 impl Origin<'_> {

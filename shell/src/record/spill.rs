@@ -112,7 +112,7 @@ impl Read for FileRange {
 
 /// Where one turn's lines lie in the spill file: a byte range and how many lines it holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SpillRange {
+pub(crate) struct SpillRange {
     pub start: u64,
     pub end: u64,
     pub count: usize,
@@ -120,7 +120,7 @@ pub struct SpillRange {
 
 impl SpillRange {
     /// The turn's lines, read back from `file` when needed.
-    pub fn lines(self, file: &Arc<File>) -> LineList {
+    pub(crate) fn lines(self, file: &Arc<File>) -> LineList {
         LineList::Spilled {
             file: Arc::clone(file),
             start: self.start,
@@ -154,7 +154,7 @@ fn read_frame(frames: &mut impl Read) -> io::Result<RecordedLine> {
 const SPILL_BUFFER_BYTES: usize = 64 * 1024;
 
 /// Appends the lines of a run to an anonymous temporary file (gone when the last handle drops).
-pub struct SpillWriter {
+pub(crate) struct SpillWriter {
     writer: BufWriter<File>,
     written: u64,
     turn_start: u64,
@@ -162,7 +162,7 @@ pub struct SpillWriter {
 }
 
 impl SpillWriter {
-    pub fn new() -> io::Result<SpillWriter> {
+    pub(crate) fn new() -> io::Result<SpillWriter> {
         Ok(SpillWriter {
             writer: BufWriter::with_capacity(SPILL_BUFFER_BYTES, tempfile::tempfile()?),
             written: 0,
@@ -172,14 +172,14 @@ impl SpillWriter {
     }
 
     /// Starts a new turn: the lines pushed from now on belong to it.
-    pub fn start_turn(&mut self) {
+    pub(crate) fn start_turn(&mut self) {
         self.turn_start = self.written;
         self.turn_count = 0;
     }
 
     /// Appends one raw line received `at_ms` after its request, as it came: no copy but into
     /// the file's buffer, no encoding (that happens once, when the record is written).
-    pub fn push(&mut self, at_ms: u64, line: &[u8]) -> io::Result<()> {
+    pub(crate) fn push(&mut self, at_ms: u64, line: &[u8]) -> io::Result<()> {
         self.writer.write_all(&at_ms.to_le_bytes())?;
         self.writer.write_all(&(line.len() as u64).to_le_bytes())?;
         self.writer.write_all(line)?;
@@ -189,7 +189,7 @@ impl SpillWriter {
     }
 
     /// The current turn's byte range and line count.
-    pub fn turn_range(&self) -> SpillRange {
+    pub(crate) fn turn_range(&self) -> SpillRange {
         SpillRange {
             start: self.turn_start,
             end: self.written,
@@ -198,7 +198,7 @@ impl SpillWriter {
     }
 
     /// Flushes the file and hands it over for reading.
-    pub fn finish(self) -> io::Result<Arc<File>> {
+    pub(crate) fn finish(self) -> io::Result<Arc<File>> {
         let file = self.writer.into_inner().map_err(|err| err.into_error())?;
         Ok(Arc::new(file))
     }

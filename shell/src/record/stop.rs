@@ -7,7 +7,7 @@ use mend_core::{Stop, StopCause, TransportError};
 /// A model stop in words, with the fix for the failures a user can do something about (a model not
 /// pulled, a model without tool support). The hint rests on the stop's typed cause; only the
 /// server's own message is read as text.
-pub fn explain_stop(stop: &Stop, model: &str) -> String {
+pub(crate) fn explain_stop(stop: &Stop, model: &str) -> String {
     let detail = stop
         .detail
         .as_deref()

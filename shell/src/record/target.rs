@@ -2,7 +2,7 @@
 //! `REPO/.mend/` taken when the record is first written, so that two runs started in the same
 //! second each keep their own record.
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8PathBuf;
 use serde::Serialize;
 
 use crate::atomic;
@@ -22,13 +22,13 @@ pub enum RecordTarget {
 
 /// A record being written, once or (a chat) after every message.
 #[derive(Debug)]
-pub struct RecordFile {
+pub(crate) struct RecordFile {
     target: RecordTarget,
     written: Option<Utf8PathBuf>,
 }
 
 impl RecordFile {
-    pub fn new(target: RecordTarget) -> RecordFile {
+    pub(crate) fn new(target: RecordTarget) -> RecordFile {
         RecordFile {
             target,
             written: None,
@@ -37,7 +37,7 @@ impl RecordFile {
 
     /// Writes `value` as pretty JSON, all or nothing, and returns the file written. The first
     /// write of a new record takes its name; later writes replace that same file.
-    pub fn write_json(&mut self, value: &impl Serialize) -> Result<Utf8PathBuf, MendError> {
+    pub(crate) fn write_json(&mut self, value: &impl Serialize) -> Result<Utf8PathBuf, MendError> {
         let path = match (&self.written, &self.target) {
             (Some(path), _) | (None, RecordTarget::Given(path)) => {
                 write_json_atomically(path, value)?;
@@ -60,7 +60,8 @@ impl RecordFile {
     }
 
     /// The file the record was written to, once it has been.
-    pub fn written(&self) -> Option<&Utf8Path> {
+    #[cfg(test)]
+    pub(crate) fn written(&self) -> Option<&camino::Utf8Path> {
         self.written.as_deref()
     }
 }

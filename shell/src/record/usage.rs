@@ -114,9 +114,20 @@ impl Trim {
     }
 }
 
-/// Tokens per second, to a tenth, when there were tokens and time.
+/// The least time a rate is taken over: below it a server's fixed cost per call (scheduling,
+/// a batch's set-up) and its clock's granularity are most of the duration, so 6 tokens read from
+/// a warm cache in 2 ms would print as 3000 tokens/s, a figure of the overhead, not the machine.
+const RATE_FLOOR_NS: u64 = 50_000_000;
+
+/// The fewest tokens a rate is taken over: below it one token more or less moves the rate by
+/// over a tenth.
+const RATE_FLOOR_TOKENS: u64 = 10;
+
+/// Tokens per second, to a tenth, when there were enough tokens and enough time to mean one
+/// (see [`RATE_FLOOR_NS`], [`RATE_FLOOR_TOKENS`]).
 fn per_second(tokens: Option<u64>, duration_ns: Option<u64>) -> Option<f64> {
-    let (tokens, ns) = (tokens?, duration_ns.filter(|ns| *ns > 0)?);
+    let tokens = tokens.filter(|tokens| *tokens >= RATE_FLOOR_TOKENS)?;
+    let ns = duration_ns.filter(|ns| *ns >= RATE_FLOOR_NS)?;
     Some((tokens as f64 * 1e9 / ns as f64 * 10.0).round() / 10.0)
 }
 
@@ -156,5 +167,41 @@ mod tests {
             "prompt 3120 tokens (2900 cached; estimated 3400 of 16384) · output 85 (60 thinking) · load 210 ms · reading 880 tokens/s · writing 30.9 tokens/s"
         );
         assert_eq!(TurnUsage::of(&TurnMetrics::default(), None).describe(), "");
+    }
+
+    #[test]
+    fn no_rate_is_given_from_too_few_tokens_or_too_short_a_time() {
+        let turn = |read: u64, read_ns: u64, written: u64, written_ns: u64| {
+            let usage = TurnUsage::of(
+                &TurnMetrics {
+                    prompt_eval_count: Some(2000 + read),
+                    prompt_eval_cached_count: Some(2000),
+                    prompt_eval_duration_ns: Some(read_ns),
+                    eval_count: Some(written),
+                    eval_duration_ns: Some(written_ns),
+                    ..TurnMetrics::default()
+                },
+                None,
+            );
+            (usage.prompt_tokens_per_s, usage.output_tokens_per_s)
+        };
+        assert_eq!(
+            [
+                // Six tokens read past a warm cache in 2 ms; three written in 40 ms.
+                turn(6, 2_000_000, 3, 40_000_000),
+                // Enough tokens, too short a time.
+                turn(400, 49_000_000, 40, 49_999_999),
+                // Enough time, too few tokens.
+                turn(9, 900_000_000, 9, 900_000_000),
+                // At the floors.
+                turn(10, 50_000_000, 10, 50_000_000),
+            ],
+            [
+                (None, None),
+                (None, None),
+                (None, None),
+                (Some(200.0), Some(200.0))
+            ]
+        );
     }
 }

@@ -7,7 +7,7 @@ use camino::Utf8Path;
 use mend_core::{Config, Millis, Session};
 use serde_json::json;
 
-use crate::attempt::driver::{drive, start, Started};
+use crate::attempt::driver::{drive, start};
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
@@ -23,7 +23,7 @@ use crate::tools::ToolContext;
 use crate::verdict::verify::{independent_check, TestRun};
 
 /// What playing a record's conversation again gave.
-pub struct Replayed {
+pub(crate) struct Replayed {
     /// The stopped session of the last message played, for the conversation to go on from.
     pub session: Option<Session>,
     /// One per message played, in order.
@@ -38,7 +38,7 @@ pub struct Replayed {
 
 /// Plays `record`'s messages on the copy at `root`. Stops after the first message that
 /// diverges, unless `to_the_end` (blessing a record rewrites every message).
-pub fn replay_conversation(
+pub(crate) fn replay_conversation(
     record: &Record,
     setup: &Setup,
     root: &Utf8Path,
@@ -73,6 +73,7 @@ pub fn replay_conversation(
         .and_then(|message| message.text.as_deref())
         .unwrap_or_default();
     let config = record.settings.config(first_text, setup.task);
+    recorded_commands(record, 0, render);
     for (number, message) in record.messages.iter().enumerate() {
         let place = if record.messages.len() > 1 {
             format!("message {}, ", number + 1)
@@ -111,11 +112,21 @@ pub fn replay_conversation(
         replayed.divergence = replayed.divergence.take().or(divergence);
         replayed.transcripts.push(transcript);
         replayed.session = Some(stopped);
+        recorded_commands(record, number + 1, render);
         if diverged && !to_the_end {
             break;
         }
     }
     Ok(replayed)
+}
+
+/// Tells the chat commands the record has after `messages` messages, where they were typed.
+fn recorded_commands(record: &Record, messages: usize, render: &mut dyn Render) {
+    for command in &record.commands {
+        if command.after_messages == messages {
+            render.run_event(&RunEvent::ChatCommand(command.clone()));
+        }
+    }
 }
 
 /// The session of a recorded message: the first starts the conversation with `config` (its
@@ -124,7 +135,7 @@ fn message_session(
     previous: Option<&Session>,
     config: &Config,
     message: &Message,
-) -> Result<Started, MendError> {
+) -> Result<Session, MendError> {
     let max_turns = message.max_turns.unwrap_or(config.max_turns);
     let deadline = message.deadline_ms.map(Millis);
     match previous {

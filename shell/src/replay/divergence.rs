@@ -10,7 +10,7 @@ use crate::verdict::summary::Summary;
 use crate::verdict::verify::TestRun;
 
 /// What a run left behind, as its record keeps it and as a replay finds it.
-pub struct LeftBehind<'a> {
+pub(crate) struct LeftBehind<'a> {
     pub source_sha256: &'a str,
     pub test_file_sha256: &'a str,
     pub tests: &'a TestRun,
@@ -18,7 +18,11 @@ pub struct LeftBehind<'a> {
 
 /// The first difference in what was left behind: the editable files, the test files, the
 /// final tests.
-pub fn end_divergence(task: &Task, expected: LeftBehind, got: LeftBehind) -> Option<RunEvent> {
+pub(crate) fn end_divergence(
+    task: &Task,
+    expected: LeftBehind,
+    got: LeftBehind,
+) -> Option<RunEvent> {
     let diverged = |what: String, expected: Value, got: Value| {
         Some(RunEvent::Divergence {
             what,
@@ -52,7 +56,7 @@ pub fn end_divergence(task: &Task, expected: LeftBehind, got: LeftBehind) -> Opt
 
 /// The first request carries only the prompts and the tool schemas, so it must be the same
 /// bytes: a changed task file or prompt shows here, before any tool result could.
-pub fn first_request_divergence(
+pub(crate) fn first_request_divergence(
     recorded: &[RecordedTurn],
     replayed: &[RecordedTurn],
 ) -> Option<RunEvent> {
@@ -74,7 +78,7 @@ pub fn first_request_divergence(
 
 /// The first turn repaired in one and not the other (or of another turn): a repaired call read
 /// back as a call written in the text would otherwise pass, since calls compare without ids.
-pub fn first_repair_divergence(
+pub(crate) fn first_repair_divergence(
     recorded: &[RecordedTurn],
     replayed: &[RecordedTurn],
     place: &str,
@@ -101,7 +105,7 @@ pub fn first_repair_divergence(
 
 /// The first tool call that differs between the record and the replay; `place` prefixes the
 /// description (`message 2, `) when a record holds several sessions.
-pub fn first_call_divergence(
+pub(crate) fn first_call_divergence(
     recorded: &[RecordedCall],
     replayed: &[RecordedCall],
     place: &str,
@@ -153,7 +157,7 @@ pub fn first_call_divergence(
 
 /// Test runs match on outcome, not on timing: the exit code, the counts, and the failing tests
 /// when the record names them (older records do not).
-pub fn same_tests(expected: &TestRun, got: &TestRun) -> bool {
+pub(crate) fn same_tests(expected: &TestRun, got: &TestRun) -> bool {
     expected.exit_code == got.exit_code
         && expected.summary == got.summary
         && (expected.failing.is_empty() || expected.failing == got.failing)

@@ -2,6 +2,6 @@
 //! conversation driven through the core message by message ([`conversation`]), and every
 //! outcome compared with the record ([`divergence`]). Used by `mend replay` and `mend resume`.
 
-pub mod conversation;
-pub mod divergence;
-pub mod source;
+pub(crate) mod conversation;
+pub(crate) mod divergence;
+pub(crate) mod source;

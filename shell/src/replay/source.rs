@@ -1,9 +1,10 @@
 //! A record's model turns served back to the loop, in place of a model server.
 
-use mend_core::{CallId, ChatRequest, Protocol, Stop, StopReason, TransportError};
+use mend_core::{CallId, ChatRequest, Protocol, Stop, StopReason, StreamLine, TransportError};
 use serde_json::json;
 
 use crate::attempt::run_event::RunEvent;
+use crate::clock::SessionClock;
 use crate::hooks::HookRun;
 use crate::interrupt::Cut;
 use crate::provider::source::{ModelSource, StreamItem};
@@ -11,7 +12,7 @@ use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
 
 /// Serves the recorded lines of each turn. Request bodies are not compared: they carry tool
 /// output (pytest's timings), which differs between runs; the tool results themselves are.
-pub struct ReplaySource<'r> {
+pub(crate) struct ReplaySource<'r> {
     turns: &'r [RecordedTurn],
     /// Where the recorded session was cut by Ctrl-C or its deadline, if it was.
     cut: Option<(CutPoint, Cut)>,
@@ -30,7 +31,7 @@ enum CutPoint {
 }
 
 impl<'r> ReplaySource<'r> {
-    pub fn new(turns: &'r [RecordedTurn], calls: &[RecordedCall], stop: &Stop) -> Self {
+    pub(crate) fn new(turns: &'r [RecordedTurn], calls: &[RecordedCall], stop: &Stop) -> Self {
         let how = match stop.reason {
             StopReason::Cancelled => Some(Cut::Interrupted),
             StopReason::DeadlineExceeded => Some(Cut::DeadlinePassed),
@@ -68,6 +69,7 @@ impl ModelSource for ReplaySource<'_> {
         turn: u32,
         _body: &ChatRequest,
         _protocol: Protocol,
+        clock: SessionClock,
     ) -> Box<dyn Iterator<Item = StreamItem> + Send> {
         let Some(recorded) = self.turns.iter().find(|recorded| recorded.turn == turn) else {
             let message = format!("the record has no turn {turn}");
@@ -83,19 +85,19 @@ impl ModelSource for ReplaySource<'_> {
                 message,
             })));
         };
-        let lines: Vec<StreamItem> = recorded
+        let lines: Vec<Result<Vec<u8>, String>> = recorded
             .lines
             .iter()
             .map(|line| {
-                match line
-                    .map_err(|err| err.to_string())
+                line.map_err(|err| err.to_string())
                     .and_then(|line| line.bytes.to_bytes())
-                {
-                    Ok(bytes) => StreamItem::Line(bytes),
-                    Err(message) => StreamItem::Failed(TransportError::Read { message }),
-                }
             })
             .collect();
+        // Stamped as the reader pulls them, as a live body's lines are.
+        let lines = lines.into_iter().map(move |line| match line {
+            Ok(bytes) => StreamItem::Line(StreamLine::new(bytes, clock.now())),
+            Err(message) => StreamItem::Failed(TransportError::Read { message }),
+        });
         let end = match (&recorded.end, self.cut_at(&CutPoint::Stream(turn))) {
             (_, Some(cut)) => StreamItem::Cut(cut),
             (TurnEnd::SessionEnded | TurnEnd::Eof, None) => StreamItem::End,

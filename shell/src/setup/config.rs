@@ -65,11 +65,11 @@ fn context_config(repo: &Utf8Path) -> ContextConfig {
 }
 
 /// `--deadline SECS` as the core counts it.
-pub fn deadline(seconds: Option<u64>) -> Option<Millis> {
+pub(crate) fn deadline(seconds: Option<u64>) -> Option<Millis> {
     seconds.map(|seconds| Millis(seconds.saturating_mul(1000)))
 }
 
 /// `--protocol`, else the task file's, else Ollama.
-pub fn chosen_protocol(flag: Option<Protocol>, task: &Task) -> Protocol {
+pub(crate) fn chosen_protocol(flag: Option<Protocol>, task: &Task) -> Protocol {
     flag.or(task.protocol).unwrap_or_default()
 }

@@ -21,6 +21,7 @@ impl RepoChoice {
             if let Some(environment) = self.environment(&task) {
                 let image = self.image_run(environment)?;
                 if let Some(folder) = crate::exec::image::repository_in(&image) {
+                    crate::exec::image::refuse_escaping_git(&image, &folder)?;
                     let task = Task::locate(&folder, Some(task_file))?;
                     return Ok((folder, task, Some(image)));
                 }

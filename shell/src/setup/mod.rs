@@ -3,7 +3,7 @@
 //! `Config` ([`config`]). Kept apart from the command line, so that `eval/` and the commands
 //! share it without `eval/` importing `cli/`.
 
-pub mod config;
+pub(crate) mod config;
 mod image;
 pub mod repository;
 
@@ -84,6 +84,7 @@ impl Resolved {
             repo: &self.repo,
             python: &self.runner.python,
             sandbox_choice: self.sandbox_choice,
+            image: self.runner.image.as_ref(),
         }
     }
 }

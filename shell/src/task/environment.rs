@@ -83,7 +83,7 @@ const SECRET_MARKS: [&str; 9] = [
 ];
 
 /// Checks one `test.env` entry.
-pub fn env_entry(text: &str) -> Result<EnvEntry, String> {
+pub(crate) fn env_entry(text: &str) -> Result<EnvEntry, String> {
     let (name, value) = match text.split_once('=') {
         Some((name, value)) => (name, Some(value)),
         None => (text, None),
@@ -116,7 +116,7 @@ fn looks_secret(name: &str) -> bool {
 }
 
 /// Checks one `test.pythonpath` entry: a folder of the copy, named relative to its root.
-pub fn import_root(text: &str) -> Result<String, String> {
+pub(crate) fn import_root(text: &str) -> Result<String, String> {
     let path = Utf8Path::new(text);
     let escapes = path
         .components()
@@ -130,7 +130,7 @@ pub fn import_root(text: &str) -> Result<String, String> {
 }
 
 /// Checks one `sandbox.read_only` entry.
-pub fn read_only(text: &str) -> Result<ReadOnly, String> {
+pub(crate) fn read_only(text: &str) -> Result<ReadOnly, String> {
     if text == "~" {
         return Ok(ReadOnly::InHome(String::new()));
     }

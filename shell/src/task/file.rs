@@ -6,7 +6,7 @@ use toml::Spanned;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TaskFile {
+pub(super) struct TaskFile {
     #[serde(default)]
     pub task: TaskTable,
     pub paths: PathsTable,
@@ -32,7 +32,7 @@ pub struct TaskFile {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TaskTable {
+pub(super) struct TaskTable {
     /// Optional: `mend chat` takes its task from the user, `mend run --task` from the flag.
     pub prompt: Option<String>,
     pub system: Option<String>,
@@ -44,21 +44,21 @@ pub struct TaskTable {
 /// `task.instructions` as written.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
-pub enum InstructionsSetting {
+pub(super) enum InstructionsSetting {
     On(bool),
     File(String),
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PathsTable {
+pub(super) struct PathsTable {
     pub readable: Vec<Spanned<String>>,
     pub editable: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TestTable {
+pub(super) struct TestTable {
     pub command: Spanned<Vec<String>>,
     pub timeout_seconds: Spanned<u64>,
     /// The files the verdict rests on: hashed before and after, never writable by a tool.
@@ -95,7 +95,7 @@ pub struct TestTable {
 /// `test.report` as written; `junit` takes its file from `test.junit_path`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ReportKind {
+pub(super) enum ReportKind {
     #[default]
     Pytest,
     Junit,
@@ -109,7 +109,7 @@ pub enum ReportKind {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ToolsTable {
+pub(super) struct ToolsTable {
     pub enabled: Spanned<Vec<Spanned<String>>>,
     /// Offer `start_line`/`end_line` on `read_file`.
     #[serde(default = "yes")]
@@ -118,7 +118,7 @@ pub struct ToolsTable {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ModelTable {
+pub(super) struct ModelTable {
     pub name: Option<String>,
     pub protocol: Option<Spanned<String>>,
     /// The older name of `protocol`.
@@ -134,14 +134,14 @@ pub struct ModelTable {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ShellTable {
+pub(super) struct ShellTable {
     pub timeout_seconds: Option<Spanned<u64>>,
     pub output_chars: Option<Spanned<usize>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CopyTable {
+pub(super) struct CopyTable {
     /// Replaces the default list of caches left out of the copy.
     pub exclude: Option<Vec<Spanned<String>>>,
     /// Replaces the default list of dependency folders shared with the original.
@@ -154,7 +154,7 @@ pub struct CopyTable {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SandboxTable {
+pub(super) struct SandboxTable {
     /// More folders the tests may read inside bubblewrap (absolute, or `~/...`).
     #[serde(default)]
     pub read_only: Vec<Spanned<String>>,
@@ -163,7 +163,7 @@ pub struct SandboxTable {
 /// `[environment]`: the image the task runs in, and where its repository lives there.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EnvironmentTable {
+pub(crate) struct EnvironmentTable {
     pub image: Option<Spanned<String>>,
     pub workdir: Option<Spanned<String>>,
 }

@@ -51,7 +51,7 @@ impl History {
 type At<'a> = &'a dyn Fn(Option<Range<usize>>, &str) -> MendError;
 
 /// Reads `test.patch`, named relative to the folder of the task file `origin`.
-pub fn test_patch(
+pub(crate) fn test_patch(
     origin: &Utf8Path,
     patch: Option<Spanned<String>>,
     at: At,
@@ -85,7 +85,7 @@ pub fn test_patch(
 
 /// `test.fail_to_pass` and `test.pass_to_pass`: either gives the contract (the other is then
 /// empty); together they must name at least one test.
-pub fn given_tests(
+pub(crate) fn given_tests(
     fail_to_pass: Option<Spanned<Vec<String>>>,
     pass_to_pass: Option<Spanned<Vec<String>>>,
     at: At,
@@ -122,7 +122,7 @@ pub fn given_tests(
 }
 
 /// `copy.history` and `copy.base`.
-pub fn history(
+pub(crate) fn history(
     history: Option<Spanned<String>>,
     base: Option<Spanned<String>>,
     at: At,

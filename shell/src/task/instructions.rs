@@ -9,7 +9,7 @@ use camino::{Utf8Component, Utf8Path};
 use crate::error::MendError;
 
 /// The file read when the task file says nothing.
-pub const DEFAULT_INSTRUCTIONS_FILE: &str = "AGENTS.md";
+pub(crate) const DEFAULT_INSTRUCTIONS_FILE: &str = "AGENTS.md";
 
 /// Instructions longer than this are refused rather than cut: they are sent whole on every
 /// request, and a cut would drop rules silently.
@@ -46,7 +46,7 @@ impl Instructions {
 }
 
 /// What `mend task` prints about the instructions and how calls written as text are read.
-pub fn describe(task: &crate::task::Task) -> String {
+pub(crate) fn describe(task: &crate::task::Task) -> String {
     let instructions = match (&task.instructions, &task.instructions_source) {
         (Some(found), _) => format!(
             "Instructions (from {}, after the system prompt, never trimmed):\n{}",
@@ -67,7 +67,7 @@ pub fn describe(task: &crate::task::Task) -> String {
 }
 
 /// Checks a file name given as `task.instructions`: a path inside the repository.
-pub fn source_file(name: &str) -> Result<InstructionsSource, String> {
+pub(crate) fn source_file(name: &str) -> Result<InstructionsSource, String> {
     let path = Utf8Path::new(name);
     let inside = !name.trim().is_empty()
         && path
@@ -84,7 +84,7 @@ pub fn source_file(name: &str) -> Result<InstructionsSource, String> {
 
 /// Reads the instructions `source` names in `repo`: none when they are off, or when the
 /// default file is absent or blank.
-pub fn load(
+pub(crate) fn load(
     repo: &Utf8Path,
     source: &InstructionsSource,
 ) -> Result<Option<Instructions>, MendError> {

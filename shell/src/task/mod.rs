@@ -3,12 +3,12 @@
 //! documents every field; the sample's own file is `sample-repo/mend.toml`.
 
 pub mod copy;
-pub mod environment;
+pub(crate) mod environment;
 mod file;
-pub mod held_out;
-pub mod instructions;
-pub mod paths;
-pub mod protocol;
+pub(crate) mod held_out;
+pub(crate) mod instructions;
+pub(crate) mod paths;
+pub(crate) mod protocol;
 mod tool_name;
 
 use std::fs;
@@ -219,21 +219,11 @@ impl Task {
 
     /// Reads a task file's text; every problem names the file, the line and the field.
     pub fn parse(origin: &Utf8Path, text: &str) -> Result<Task, MendError> {
-        let at = |span: Option<Range<usize>>, message: &str| {
-            let line = span.map_or(String::new(), |span| {
-                format!(
-                    ":{}",
-                    1 + text[..span.start.min(text.len())].matches('\n').count()
-                )
-            });
-            MendError::usage(format!("{origin}{line}: {message} (see docs/task-file.md)"))
-        };
+        let at = |span: Option<Range<usize>>, message: &str| located(origin, text, span, message);
         let mut raw: TaskFile = toml::from_str(text).map_err(|err| {
             let message = err.message().trim_end();
-            at(
-                err.span(),
-                &format!("{message}{}", field_of(text, err.span())),
-            )
+            let field = field_of(text, err.span());
+            at(err.span(), &format!("{message}{field}"))
         })?;
         let set = |field: &str, globs: Vec<Spanned<String>>| {
             let spans: Vec<Range<usize>> = globs.iter().map(Spanned::span).collect();
@@ -259,11 +249,8 @@ impl Task {
         let readable = set("paths.readable", raw.paths.readable)?.excluding(&exclude);
         let editable = set("paths.editable", raw.paths.editable)?.excluding(&exclude);
         let files = set("test.files", std::mem::take(&mut raw.test.files))?.excluding(&exclude);
-        let config_editable = set(
-            "test.config_editable",
-            std::mem::take(&mut raw.test.config_editable),
-        )?
-        .excluding(&exclude);
+        let config_editable = std::mem::take(&mut raw.test.config_editable);
+        let config_editable = set("test.config_editable", config_editable)?.excluding(&exclude);
 
         let test = test_command(raw.test, files, &at)?;
         let read_only = each_checked(raw.sandbox.read_only, environment::read_only, &at)?;
@@ -404,6 +391,17 @@ fn instructions_source(
 }
 
 /// Where a message about the task file points: a span of it, when there is one.
+/// A problem of the task file `origin`, at the line of `span` in its `text`.
+fn located(origin: &Utf8Path, text: &str, span: Option<Range<usize>>, message: &str) -> MendError {
+    let line = span.map_or(String::new(), |span| {
+        format!(
+            ":{}",
+            1 + text[..span.start.min(text.len())].matches('\n').count()
+        )
+    });
+    MendError::usage(format!("{origin}{line}: {message} (see docs/task-file.md)"))
+}
+
 type At<'a> = &'a dyn Fn(Option<Range<usize>>, &str) -> MendError;
 
 /// `copy.exclude`, else the default exclusions.

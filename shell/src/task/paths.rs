@@ -12,7 +12,7 @@ use super::copy::Exclusion;
 
 /// A walk of a repository stops here: mend is for small repositories, and a runaway walk would
 /// stall every tool call.
-pub const WALK_LIMIT: usize = 50_000;
+pub(crate) const WALK_LIMIT: usize = 50_000;
 
 #[derive(Debug, Clone)]
 pub struct PathSet {
@@ -96,7 +96,7 @@ impl PathSet {
 
 /// Why a path cannot be a repository path at all, on its text alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Malformed {
+pub(crate) enum Malformed {
     Empty,
     Absolute,
     LeavesRepository,
@@ -107,7 +107,7 @@ pub enum Malformed {
 
 /// The path as the sets match it: relative, forward slashes, no `.` parts. `..`, absolute
 /// paths and backslashes are refused on the text alone.
-pub fn normalize(path: &str) -> Result<String, Malformed> {
+pub(crate) fn normalize(path: &str) -> Result<String, Malformed> {
     if path.starts_with('/') || path.starts_with('\\') {
         return Err(Malformed::Absolute);
     }
@@ -130,13 +130,13 @@ pub fn normalize(path: &str) -> Result<String, Malformed> {
 }
 
 /// Every file under `root` as a relative path, sorted: regular files and links (see [`walk`]).
-pub fn files_under(root: &Utf8Path, exclude: &Exclusion) -> io::Result<Vec<String>> {
+pub(crate) fn files_under(root: &Utf8Path, exclude: &Exclusion) -> io::Result<Vec<String>> {
     Ok(walk(root, exclude)?.files)
 }
 
 /// What a walk of the repository saw.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Walk {
+pub(crate) struct Walk {
     /// Regular files and links of every kind (to files, to folders, broken, leading out),
     /// sorted.
     pub files: Vec<String>,
@@ -171,7 +171,7 @@ impl Skipped {
 }
 
 /// The special kinds of file, by name; `None` for folders, files and links.
-pub fn special_kind(kind: std::fs::FileType) -> Option<&'static str> {
+pub(crate) fn special_kind(kind: std::fs::FileType) -> Option<&'static str> {
     if kind.is_fifo() {
         Some("FIFO (named pipe)")
     } else if kind.is_socket() {
@@ -186,7 +186,7 @@ pub fn special_kind(kind: std::fs::FileType) -> Option<&'static str> {
 /// Walks `root`. Links are listed, never followed, so a link to a folder outside cannot pull
 /// that folder in; `.git` and what `exclude` leaves out of the copy are skipped silently;
 /// special files and folders that cannot be listed are skipped and reported.
-pub fn walk(root: &Utf8Path, exclude: &Exclusion) -> io::Result<Walk> {
+pub(crate) fn walk(root: &Utf8Path, exclude: &Exclusion) -> io::Result<Walk> {
     let mut seen = Walk::default();
     let mut pending = vec![String::new()];
     while let Some(folder) = pending.pop() {

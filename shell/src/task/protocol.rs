@@ -11,7 +11,7 @@ use toml::Spanned;
 use crate::error::MendError;
 
 /// The protocol `name` names, or why it names none.
-pub fn parse(name: &str) -> Result<Protocol, String> {
+pub(crate) fn parse(name: &str) -> Result<Protocol, String> {
     Protocol::from_name(name).ok_or_else(|| {
         let mut names: Vec<&str> = Protocol::ALL
             .iter()
@@ -26,13 +26,13 @@ pub fn parse(name: &str) -> Result<Protocol, String> {
 }
 
 /// `--protocol`: one of the names, listed in `--help` and in the error for any other.
-pub fn flag() -> impl TypedValueParser<Value = Protocol> {
+pub(crate) fn flag() -> impl TypedValueParser<Value = Protocol> {
     PossibleValuesParser::new(Protocol::ALL.map(Protocol::name)).try_map(|name| parse(&name))
 }
 
 /// A `[model]` table's protocol: `protocol`, or `provider` from before the key had that name;
 /// not both. Errors name the key the file used, at its line.
-pub fn of_table(
+pub(crate) fn of_table(
     protocol: Option<Spanned<String>>,
     provider: Option<Spanned<String>>,
     at: &dyn Fn(Option<Range<usize>>, &str) -> MendError,

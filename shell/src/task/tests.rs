@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use camino::Utf8Path;
+use camino::{Utf8Path, Utf8PathBuf};
 use mend_core::Protocol;
 use serde_json::json;
 
@@ -186,13 +186,13 @@ fn general_tools_name_the_tasks_files_and_take_a_path_when_several_are_editable(
             ),
             function(
                 "write_file",
-                "Create a file or replace its whole text. Only src/**/*.py can be written.",
+                "Create a file or replace its whole text. Only src/**/*.py can be written. Protected, so never written whatever the globs say (the verdict rests on them): test configuration (conftest.py, sitecustomize.py, usercustomize.py and noxfile.py, in any folder).",
                 json!({"path": string("src/**/*.py"), "text": string("the complete new text of the file")}),
                 &["path", "text"]
             ),
             function(
                 "replace_text",
-                "Replace one exact occurrence of `old` with `new` in src/**/*.py. `old` must occur exactly once.",
+                "Replace one exact occurrence of `old` with `new` in src/**/*.py. `old` must occur exactly once. Protected, so never written whatever the globs say (the verdict rests on them): test configuration (conftest.py, sitecustomize.py, usercustomize.py and noxfile.py, in any folder).",
                 json!({
                     "new": string("the replacement text"),
                     "old": string("the exact text to replace, copied from the file"),
@@ -409,25 +409,35 @@ fn model_think_is_on_off_or_a_level_and_anything_else_is_named() {
     );
 }
 
-#[test]
-fn held_out_tests_given_lists_and_the_history_are_read_and_checked_by_line() {
+/// A folder holding a test patch and a file that is none, for a task file written there.
+fn held_out_folder() -> (tempfile::TempDir, Utf8PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let folder = Utf8Path::from_path(dir.path()).unwrap();
+    let folder = Utf8Path::from_path(dir.path()).unwrap().to_owned();
     std::fs::write(
         folder.join("tests.patch"),
         "diff --git a/tests/test_new.py b/tests/test_new.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/test_new.py\n@@ -0,0 +1 @@\n+def test_new(): pass\n",
     )
     .unwrap();
     std::fs::write(folder.join("empty.patch"), "no diff here\n").unwrap();
-    let with = |test: &str, copy: &str| {
-        let text = MINIMAL.replace(
-            "files = [\"tests/*.py\"]\n",
-            &format!("files = [\"tests/*.py\"]\n{test}\n"),
-        );
-        Task::parse(&folder.join("mend.toml"), &format!("{text}{copy}"))
-            .map_err(|err| err.message.replace(folder.as_str(), "DIR"))
-    };
-    let task = with(
+    (dir, folder)
+}
+
+/// The minimal task in `folder` with `test` added to its `[test]` table and `copy` after it;
+/// an error's folder reads `DIR`.
+fn held_out_task(folder: &Utf8Path, test: &str, copy: &str) -> Result<Task, String> {
+    let text = MINIMAL.replace(
+        "files = [\"tests/*.py\"]\n",
+        &format!("files = [\"tests/*.py\"]\n{test}\n"),
+    );
+    Task::parse(&folder.join("mend.toml"), &format!("{text}{copy}"))
+        .map_err(|err| err.message.replace(folder.as_str(), "DIR"))
+}
+
+#[test]
+fn held_out_tests_given_lists_and_the_history_are_read() {
+    let (_dir, folder) = held_out_folder();
+    let task = held_out_task(
+        &folder,
         "patch = \"tests.patch\"\nheld_out = [\"tests/hidden/**\"]\nfail_to_pass = [\"t::a\"]\npass_to_pass = [\"t::b\", \"t::c\"]",
         "[copy]\nhistory = \"base\"\nbase = \"v1.0\"\n",
     )
@@ -458,6 +468,12 @@ fn held_out_tests_given_lists_and_the_history_are_read_and_checked_by_line() {
             [false, true, true, false],
         )
     );
+}
+
+#[test]
+fn without_them_nothing_is_held_out_and_the_history_reaches_from_head() {
+    let (_dir, folder) = held_out_folder();
+    let with = |test: &str, copy: &str| held_out_task(&folder, test, copy);
     let defaults = parse(MINIMAL).unwrap();
     assert_eq!(
         (
@@ -472,6 +488,12 @@ fn held_out_tests_given_lists_and_the_history_are_read_and_checked_by_line() {
         with("", "[copy]\nhistory = \"none\"\n").unwrap().history,
         History::None
     );
+}
+
+#[test]
+fn held_out_tests_given_lists_and_the_history_are_checked_by_line() {
+    let (_dir, folder) = held_out_folder();
+    let with = |test: &str, copy: &str| held_out_task(&folder, test, copy);
     let errors: Vec<String> = [
         ("patch = \"missing.patch\"", ""),
         ("patch = \"empty.patch\"", ""),

@@ -11,22 +11,22 @@ fn pair(key: &str, value: Value) -> KeyValue {
     }
 }
 
-pub fn text(key: &str, value: &str) -> KeyValue {
+pub(crate) fn text(key: &str, value: &str) -> KeyValue {
     pair(key, Value::StringValue(value.to_owned()))
 }
 
-pub fn int(key: &str, value: u64) -> KeyValue {
+pub(crate) fn int(key: &str, value: u64) -> KeyValue {
     pair(
         key,
         Value::IntValue(i64::try_from(value).unwrap_or(i64::MAX)),
     )
 }
 
-pub fn flag(key: &str, value: bool) -> KeyValue {
+pub(crate) fn flag(key: &str, value: bool) -> KeyValue {
     pair(key, Value::BoolValue(value))
 }
 
-pub fn texts(key: &str, values: &[String]) -> KeyValue {
+pub(crate) fn texts(key: &str, values: &[String]) -> KeyValue {
     let values = values
         .iter()
         .map(|value| AnyValue {

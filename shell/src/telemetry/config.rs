@@ -23,7 +23,7 @@ pub struct Telemetry {
 }
 
 /// The telemetry `flag` and the task's table ask for, if any: the flag's endpoint wins.
-pub fn chosen(flag: Option<&str>, table: &TelemetryTable) -> Option<Telemetry> {
+pub(crate) fn chosen(flag: Option<&str>, table: &TelemetryTable) -> Option<Telemetry> {
     let endpoint = flag.or(table.otlp_endpoint.as_deref())?;
     let base = endpoint.trim_end_matches('/');
     let traces_url = if base.ends_with("/v1/traces") {

@@ -1,4 +1,4 @@
-//! OpenTelemetry for a run: one trace per `mend run`, sent over OTLP/HTTP (protobuf) when
+//! OpenTelemetry for a run: one trace per `mend run` (and per attempt of `mend eval`), sent over OTLP/HTTP (protobuf) when
 //! `--otel ENDPOINT` or the task file's `[telemetry] otlp_endpoint` asks for it — an
 //! `invoke_agent` span, a `chat` span per model turn, an `execute_tool` span per call (the GenAI
 //! semantic conventions) and a `mend.verdict` span with the contract's counts. Prompts, outputs,
@@ -11,9 +11,10 @@
 //! `opentelemetry-otlp` would bring the SDK's batch processor and an HTTP client of its own
 //! (reqwest or hyper, on tokio) into a shell that is blocking by design.
 
-pub mod attributes;
-pub mod config;
+pub(crate) mod attributes;
+pub(crate) mod config;
 pub mod sender;
 pub mod trace;
+pub mod traces;
 
 pub use config::Telemetry;

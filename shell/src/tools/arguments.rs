@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::{failure, ToolError};
 
 /// A string argument; validation has checked the type, this only guards the invariant.
-pub fn text_argument<'a>(
+pub(super) fn text_argument<'a>(
     arguments: &'a Map<String, Value>,
     key: &str,
 ) -> Result<&'a str, ToolError> {
@@ -17,7 +17,7 @@ pub fn text_argument<'a>(
 }
 
 /// An optional string argument.
-pub fn optional_text<'a>(
+pub(super) fn optional_text<'a>(
     arguments: &'a Map<String, Value>,
     key: &str,
 ) -> Result<Option<&'a str>, ToolError> {

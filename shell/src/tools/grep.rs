@@ -17,7 +17,10 @@ const LINE_CHARS: usize = 200;
 /// The compiled pattern's size limit; a pathological pattern is refused, not run.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
-pub fn grep(context: &ToolContext, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
+pub(super) fn grep(
+    context: &ToolContext,
+    arguments: &Map<String, Value>,
+) -> Result<Value, ToolError> {
     let pattern = text_argument(arguments, "pattern")?;
     let narrow = optional_text(arguments, "path")?;
     let regex = RegexBuilder::new(pattern)

@@ -7,7 +7,7 @@ use super::table::LIST_FILES_CAP;
 use super::{failure, ToolContext, ToolError};
 use crate::access;
 
-pub fn list_files(
+pub(super) fn list_files(
     context: &ToolContext,
     arguments: &Map<String, Value>,
 ) -> Result<Value, ToolError> {

@@ -12,7 +12,7 @@ use crate::workspace::changes::READ_FILE_CAP_BYTES;
 /// A big file may still be read in parts, up to this size.
 const READ_RANGE_FILE_CAP_BYTES: u64 = 16 * 1024 * 1024;
 
-pub fn read_file(
+pub(super) fn read_file(
     context: &ToolContext,
     arguments: &Map<String, Value>,
 ) -> Result<Value, ToolError> {

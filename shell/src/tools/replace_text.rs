@@ -22,7 +22,7 @@ const REPLACE_TEXT_CAP_BYTES: u64 = 16 * 1024 * 1024;
 /// How many of the closest lines a miss shows.
 const CLOSEST_LINES_SHOWN: usize = 30;
 
-pub fn replace_text(
+pub(super) fn replace_text(
     context: &ToolContext,
     arguments: &Map<String, Value>,
 ) -> Result<Value, ToolError> {

@@ -6,12 +6,12 @@ use super::{failure, ToolContext, ToolError};
 use crate::truncate::keep_tail;
 
 /// The end of pytest's output is where the failures and the summary are.
-pub const TOOL_OUTPUT_TAIL_CHARS: usize = 4_000;
+pub(super) const TOOL_OUTPUT_TAIL_CHARS: usize = 4_000;
 
 /// The test run's exit code and the end of its output; a run stopped at the task's limit is a
 /// failed result that says so, with what ran before the limit (the last test named is the one
 /// that hung).
-pub fn run_tests(context: &ToolContext) -> Result<Value, ToolError> {
+pub(super) fn run_tests(context: &ToolContext) -> Result<Value, ToolError> {
     let test = &context.task.test;
     let finished = context.runner.run(test, context.root, context.watch)?;
     if let Some(cut) = finished.cut {

@@ -12,7 +12,10 @@ use crate::error::MendError;
 use crate::exec::sandbox::Sandbox;
 use crate::truncate::keep_tail;
 
-pub fn shell(context: &ToolContext, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
+pub(super) fn shell(
+    context: &ToolContext,
+    arguments: &Map<String, Value>,
+) -> Result<Value, ToolError> {
     let command = text_argument(arguments, "command")?;
     // Checked again here so that no path to this tool runs without one.
     if context.runner.sandbox == Sandbox::Unsandboxed {

@@ -1,6 +1,7 @@
 //! Every tool's schema, in one table. A description may name the task's own files and command
 //! through placeholders, so the model reads `path_rules.py`, not "the editable file":
-//! `{readable}`/`{readable_or}`, `{editable}`/`{editable_or}`, `{command}`, `{shell_timeout}`.
+//! `{readable}`/`{readable_or}`, `{editable}`/`{editable_or}`, `{command}`, `{shell_timeout}`,
+//! and `{protected}`: the protected files the editable globs reach, when they reach any.
 
 use mend_core::{JsonType, ToolSpec};
 
@@ -56,8 +57,8 @@ const fn optional(
 }
 
 /// Capped listings keep one call from flooding the model's context.
-pub const LIST_FILES_CAP: usize = 200;
-pub const GREP_MATCH_CAP: usize = 100;
+pub(crate) const LIST_FILES_CAP: usize = 200;
+pub(crate) const GREP_MATCH_CAP: usize = 100;
 
 const TABLE: &[ToolRow] = &[
     ToolRow {
@@ -104,7 +105,7 @@ const TABLE: &[ToolRow] = &[
     },
     ToolRow {
         name: ToolName::WriteFile,
-        about: "Create a file or replace its whole text. Only {editable} can be written.",
+        about: "Create a file or replace its whole text. Only {editable} can be written.{protected}",
         params: &[
             param("path", JsonType::String, "{editable_or}"),
             param("text", JsonType::String, "the complete new text of the file"),
@@ -112,7 +113,7 @@ const TABLE: &[ToolRow] = &[
     },
     ToolRow {
         name: ToolName::ReplaceText,
-        about: "Replace one exact occurrence of `old` with `new` in {editable_or}. `old` must occur exactly once.",
+        about: "Replace one exact occurrence of `old` with `new` in {editable_or}. `old` must occur exactly once.{protected}",
         params: &[
             Param {
                 required: true,
@@ -158,7 +159,7 @@ fn row(tool: ToolName) -> &'static ToolRow {
 }
 
 /// The schemas the task offers, in the task's order.
-pub fn tool_specs(task: &Task) -> Vec<ToolSpec> {
+pub(crate) fn tool_specs(task: &Task) -> Vec<ToolSpec> {
     task.tools
         .iter()
         .map(|tool| spec(row(*tool), task))
@@ -205,6 +206,7 @@ fn fill(template: &str, task: &Task) -> String {
         .replace("{editable}", &task.editable.listed("and"))
         .replace("{command}", &task.test.argv.join(" "))
         .replace("{shell_timeout}", &task.shell.timeout.as_secs().to_string())
+        .replace("{protected}", &crate::access::protected_note(task))
 }
 
 #[cfg(test)]

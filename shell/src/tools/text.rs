@@ -7,7 +7,7 @@ use super::{failure, ToolError};
 /// The text of a file a tool opens (`real`, already confined to the copy), or a refusal that
 /// says what the file is instead: a folder, a binary file, a file over `cap`, one that cannot be
 /// read. Never opens a FIFO or a device, which could block forever.
-pub fn text_file(relative: &str, real: &Utf8Path, cap: u64) -> Result<String, ToolError> {
+pub(super) fn text_file(relative: &str, real: &Utf8Path, cap: u64) -> Result<String, ToolError> {
     let meta = std::fs::metadata(real)
         .map_err(|err| failure(format!("`{relative}` cannot be read: {err}")))?;
     if meta.is_dir() {

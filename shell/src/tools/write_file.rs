@@ -9,9 +9,9 @@ use super::{failure, ToolContext, ToolError};
 use crate::access::{self, Granted, Operation};
 
 /// A file bigger than this is refused: no repair needs it, and it would bloat the record.
-pub const WRITE_FILE_CAP_BYTES: usize = 256 * 1024;
+pub(super) const WRITE_FILE_CAP_BYTES: usize = 256 * 1024;
 
-pub fn write_file(
+pub(super) fn write_file(
     context: &ToolContext,
     arguments: &Map<String, Value>,
 ) -> Result<Value, ToolError> {

@@ -11,10 +11,10 @@ use crate::verdict::reach::reaches_into_tests;
 use crate::verdict::verify::TestRun;
 
 /// How many test ids a verdict names; the count says how many more there are.
-pub const NAMED_IDS: usize = 10;
+pub(crate) const NAMED_IDS: usize = 10;
 
 /// What the verdict rests on.
-pub struct Evidence<'a> {
+pub(crate) struct Evidence<'a> {
     pub tests_after: &'a TestRun,
     /// `None` when the runs give no test ids (`test.report = "exit_code"`) or for older records.
     pub contract: Option<&'a Contract>,
@@ -61,7 +61,7 @@ impl Verdict {
     }
 }
 
-pub fn decide(evidence: &Evidence) -> Verdict {
+pub(crate) fn decide(evidence: &Evidence) -> Verdict {
     let mut warnings = Vec::new();
     if evidence.test_file_sha256_before == NO_FILES_SHA256 && evidence.held_out.is_empty() {
         warnings.push("the verdict rests on no protected test file: test.files in the task file matches nothing, so a change could have rewritten the tests; name the test files there".to_owned());
@@ -299,7 +299,7 @@ mod tests {
     #[test]
     fn an_untrusted_report_or_changed_test_files_fail() {
         let mut after = passing();
-        after.not_trusted = Some("the report was altered".to_owned());
+        after.not_trusted = Some(crate::verdict::untrusted::Untrusted::ReportRewritten);
         let verdict = decide(&Evidence {
             tests_after: &after,
             contract: None,
@@ -316,7 +316,7 @@ mod tests {
             Verdict {
                 passed: false,
                 reasons: vec![
-                    "the independent final tests: 4 passed — the report was altered".to_owned(),
+                    "the independent final tests: 4 passed — the report was altered: the JUnit file is not the one pytest wrote at the end of its session".to_owned(),
                     "the run changed the task's test files, so its final tests prove nothing"
                         .to_owned(),
                 ],

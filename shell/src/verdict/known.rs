@@ -12,7 +12,7 @@ use crate::patch::parse::{parse, HunkLine};
 use crate::verdict::untrusted::{Alarm, AlarmKind};
 
 /// The lines the change wrote, by path from the repository, numbered from 1 in the final tree.
-pub type WrittenLines = BTreeMap<String, BTreeSet<usize>>;
+pub(crate) type WrittenLines = BTreeMap<String, BTreeSet<usize>>;
 
 /// What excuses a reach the final run's witness saw.
 #[derive(Debug, Default, Clone, Copy)]
@@ -49,7 +49,7 @@ impl Known<'_> {
 
 /// The lines `diff` (a unified diff of the change) adds, numbered in the new file. A diff that
 /// does not read gives `None`: then no reach is excused by its place.
-pub fn written_lines(diff: &str) -> Option<WrittenLines> {
+pub(crate) fn written_lines(diff: &str) -> Option<WrittenLines> {
     let mut written = WrittenLines::new();
     for file in parse(diff).ok()? {
         let Some(path) = file.new_path.clone() else {

@@ -2,20 +2,22 @@
 //! [`verify`] reads it), read from the runner's JUnit report ([`junit`]) or pytest's summary
 //! line ([`summary`]) and checked against what mend's pytest plugin heard ([`witness`]).
 
-pub mod checks;
-pub mod contract;
-pub mod decide;
-pub mod ending;
-pub mod given;
-pub mod junit;
-pub mod known;
-pub mod progress;
-pub mod python_reach;
-pub mod reach;
-pub mod readers;
-pub mod shrunk;
-pub mod summary;
-pub mod test_run;
-pub mod untrusted;
+pub(crate) mod checks;
+pub(crate) mod contract;
+pub(crate) mod decide;
+pub(crate) mod ending;
+pub(crate) mod given;
+pub(crate) mod junit;
+pub(crate) mod known;
+pub mod load_failure;
+pub(crate) mod note;
+pub(crate) mod progress;
+pub(crate) mod python_reach;
+pub(crate) mod reach;
+pub(crate) mod readers;
+pub(crate) mod shrunk;
+pub(crate) mod summary;
+pub(crate) mod test_run;
+pub(crate) mod untrusted;
 pub mod verify;
-pub mod witness;
+pub(crate) mod witness;

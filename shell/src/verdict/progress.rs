@@ -24,7 +24,7 @@ fn is_match(regex: &LazyLock<Option<Regex>>, line: &str) -> bool {
 
 /// `output` with a run of progress lines at its end cut to the last few, after a marker that
 /// says how many were left out; any other output is unchanged.
-pub fn shorten_trailing_progress(output: &str) -> String {
+pub(crate) fn shorten_trailing_progress(output: &str) -> String {
     let lines: Vec<&str> = output.lines().collect();
     let mut start = lines.len();
     if start > 0 && is_match(&PARTIAL_PROGRESS_LINE, lines[start - 1]) {

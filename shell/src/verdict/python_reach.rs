@@ -35,7 +35,7 @@ impl PythonReach {
 
 /// The added Python of `diff` (a unified diff of the tree at `root`), read with `python`; `None`
 /// when the reader could not run (then the verdict falls back to reading words).
-pub fn read_added_python(
+pub(crate) fn read_added_python(
     python: &Utf8Path,
     root: &Utf8Path,
     diff: &str,

@@ -39,7 +39,7 @@ const NAMED_PLACES: usize = 10;
 /// The warnings for the added lines of `diff` (a unified diff): one per kind of reach, naming
 /// the files where it was found; Python files left out when `python_read` (their syntax tree
 /// was read instead, see [`crate::verdict::python_reach`]).
-pub fn reaches_into_tests(diff: &str, python_read: bool) -> Vec<String> {
+pub(crate) fn reaches_into_tests(diff: &str, python_read: bool) -> Vec<String> {
     let mut file = "";
     let mut found: Vec<(&str, &str, Vec<String>)> = Vec::new();
     for line in diff.lines() {

@@ -2,6 +2,7 @@
 //! compile tests out (`#[cfg(test)]` → `#[cfg(any())]`), delete them, or filter them away. The
 //! final run must then run at least as many tests as the first one did.
 
+use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::TestRun;
 
 /// How many tests `run` ran to a result: its report's counts, else the totals its output printed.
@@ -13,23 +14,19 @@ fn ran(run: &TestRun) -> Option<u32> {
 
 /// Why `after` is no pass when it ran fewer tests than `before`, or printed no totals where
 /// `before` did; `None` when it ran as many or more, or `before` counted nothing.
-pub fn fewer_tests_than_before(before: &TestRun, after: &TestRun) -> Option<String> {
+pub(crate) fn fewer_tests_than_before(before: &TestRun, after: &TestRun) -> Option<Untrusted> {
     let before = ran(before).filter(|count| *count > 0)?;
-    match ran(after) {
-        Some(after) if after >= before => None,
-        Some(after) => Some(format!(
-            "the final run ran {after} tests, fewer than the {before} the first run ran: tests were removed, filtered out or compiled out"
-        )),
-        None => Some(format!(
-            "the final run printed no test totals, where the first run counted {before} tests"
-        )),
-    }
+    let after = ran(after);
+    after
+        .is_none_or(|after| after < before)
+        .then_some(Untrusted::FewerTestsThanBefore { before, after })
 }
 
 #[cfg(test)]
 mod tests {
     use super::fewer_tests_than_before;
     use crate::verdict::summary::Summary;
+    use crate::verdict::untrusted::Untrusted;
     use crate::verdict::verify::TestRun;
 
     fn counted(count: Option<u32>) -> TestRun {
@@ -60,7 +57,7 @@ mod tests {
             fewer_tests_than_before(&counted(None), &counted(Some(1))),
         ];
         assert_eq!(
-            judged,
+            judged.map(|reason| reason.as_ref().map(Untrusted::describe)),
             [
                 Some("the final run ran 0 tests, fewer than the 111 the first run ran: tests were removed, filtered out or compiled out".to_owned()),
                 Some("the final run printed no test totals, where the first run counted 111 tests".to_owned()),

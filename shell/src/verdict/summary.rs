@@ -28,7 +28,7 @@ fn is_zero(count: &u32) -> bool {
 }
 
 /// `text` without terminal colour sequences.
-pub fn without_colours(text: &str) -> String {
+pub(crate) fn without_colours(text: &str) -> String {
     match ANSI_ESCAPE.as_ref() {
         Some(escape) => escape.replace_all(text, "").into_owned(),
         None => text.to_owned(),

@@ -29,13 +29,16 @@ use crate::task::{TestCommand, TestReport};
 
 /// The file pytest writes its report to, in the run's report folder.
 const PYTEST_REPORT_FILE: &str = "junit.xml";
-/// The witness plugin's module name, its source, and the socket it reports to.
+/// The witness plugin's module name, its loader (the module pytest imports) and the code the
+/// loader runs (a file no `import` finds), and the socket it reports to.
 const WITNESS_MODULE: &str = "mend_witness";
-const WITNESS_SOURCE: &str = include_str!("witness/witness.py");
+pub(crate) const WITNESS_LOADER: &str = include_str!("witness/loader.py");
+pub(crate) const WITNESS_SOURCE: &str = include_str!("witness/witness.py");
+pub(crate) const WITNESS_BODY_FILE: &str = "mend_witness.body";
 const WITNESS_SOCKET: &str = "witness.sock";
 /// The variable that tells the witness where to connect; it removes it from its environment
 /// once connected, so a pytest the tests start themselves does not report to mend too.
-pub const WITNESS_VARIABLE: &str = "MEND_WITNESS";
+pub(crate) const WITNESS_VARIABLE: &str = "MEND_WITNESS";
 /// A report larger than this is not read (a JUnit file of a huge suite is a few MiB).
 const REPORT_MAX_BYTES: u64 = 64 << 20;
 /// How long the witness's connections may stay silent once the test process has ended (a
@@ -119,8 +122,9 @@ impl TestRunner {
         };
         fs::write(
             folder.path.join(format!("{WITNESS_MODULE}.py")),
-            WITNESS_SOURCE,
+            WITNESS_LOADER,
         )
+        .and_then(|()| fs::write(folder.path.join(WITNESS_BODY_FILE), WITNESS_SOURCE))
         .map_err(fs_error)?;
         let witness = Witness::listen(listener, socket.clone());
         let options = vec![

@@ -1,8 +1,14 @@
 //! Why a test run's result cannot count as a pass whatever its exit code says: what the witness
 //! heard, or failed to hear, and what the shared folders show. Each reason says it in a sentence
-//! (`describe`), which is what a record keeps.
+//! (`describe`), which is what a record keeps; a record's sentence reads back as
+//! [`Untrusted::Recorded`].
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::verdict::load_failure::LoadFailure;
+
+use crate::verdict::note::Note;
+use crate::verdict::readers::OutputReader;
 
 /// What kind of reach into the test run the witness saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -65,7 +71,17 @@ impl Alarm {
 /// How many alarms a reason names; the count says how many more there were.
 const NAMED_ALARMS: usize = 5;
 
-/// Why a run is not trusted.
+/// Which report a run owed mend.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwedReport {
+    /// pytest's, asked for by mend.
+    Pytest,
+    /// The file `test.junit_path` names.
+    Junit { path: String },
+}
+
+/// Why a run is not trusted: what the witness heard, or failed to hear, and what the run itself
+/// left unread.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Untrusted {
     /// Nothing connected: the plugin did not load, or its variable did not reach it.
@@ -92,6 +108,33 @@ pub enum Untrusted {
     /// Under `--sandbox none`, the tests wrote into a folder mend shares with the original
     /// instead of copying (the project's `.venv`).
     SharedFolderWritten { entries: Vec<String> },
+    /// The tests did not finish: stopped at the time limit, or killed.
+    Unfinished(Note),
+    /// The run ended without the report mend reads; `exit` is its code, `None` when stopped.
+    NoReport { exit: Option<i32>, owed: OwedReport },
+    /// The report is there, but mend cannot read it.
+    ReportUnreadable { owed: OwedReport, reason: String },
+    /// The task's output reader found nothing it reads (the reader's own words).
+    OutputUnread { reason: String },
+    /// The output was longer than mend keeps, so a reader that needs its start cannot tell
+    /// which tests ran.
+    HeadDropped { reader: OutputReader },
+    /// pytest's exit 3.
+    PytestInternalError,
+    /// pytest's exit 4.
+    PytestUsageError,
+    /// pytest could not load the project's setup (a conftest.py, a plugin): what and why, and
+    /// its exit in pytest's words.
+    SetupNotLoaded { failure: LoadFailure, exit: String },
+    /// The held-out test patch does not apply after the change: there was no final run.
+    HeldOutPatchRefused { patch: String, problem: String },
+    /// The final run wrote files the verdict rests on (protected or held-out tests).
+    VerdictFilesWritten { files: Vec<String> },
+    /// Without test ids, the final run ran fewer tests than the first (`after: None`: it
+    /// printed no totals).
+    FewerTestsThanBefore { before: u32, after: Option<u32> },
+    /// As a record keeps it: the sentence only.
+    Recorded(String),
 }
 
 impl Untrusted {
@@ -127,6 +170,58 @@ impl Untrusted {
                 "the tests wrote into the original repository, in a folder mend shares instead of copying: {}",
                 entries.join(", ")
             ),
+            Untrusted::Unfinished(note) => note.describe(),
+            Untrusted::NoReport { exit, owed } => {
+                let missing = match owed {
+                    OwedReport::Pytest => "no pytest report".to_owned(),
+                    OwedReport::Junit { path } => format!("no JUnit report at {path}"),
+                };
+                match exit {
+                    Some(code) => format!("the tests stopped before reporting: exit {code} with {missing}"),
+                    None => format!("the tests were stopped before reporting: {missing}"),
+                }
+            }
+            Untrusted::ReportUnreadable { owed: OwedReport::Pytest, reason } => {
+                format!("pytest's report could not be read: {reason}")
+            }
+            Untrusted::ReportUnreadable { owed: OwedReport::Junit { path }, reason } => {
+                format!("its JUnit report {path} could not be read: {reason}")
+            }
+            Untrusted::OutputUnread { reason } => reason.clone(),
+            Untrusted::HeadDropped { reader } => format!(
+                "the output was longer than mend keeps, so its first test lines are lost and the {} reader cannot tell which tests ran; run fewer tests per task, or use a runner that writes a JUnit report",
+                reader.name()
+            ),
+            Untrusted::PytestInternalError => "pytest stopped with an internal error (exit 3)".to_owned(),
+            Untrusted::PytestUsageError => "pytest refused its command line or configuration (usage error, exit 4)".to_owned(),
+            Untrusted::SetupNotLoaded { failure, exit } => format!("{} ({exit})", failure.describe()),
+            Untrusted::HeldOutPatchRefused { patch, problem } => format!(
+                "the held-out test patch {patch} does not apply after the change: {problem}"
+            ),
+            Untrusted::VerdictFilesWritten { files } => format!(
+                "the test run wrote files the verdict rests on while it ran: {}",
+                files.join(", ")
+            ),
+            Untrusted::FewerTestsThanBefore { before, after: Some(after) } => format!(
+                "the final run ran {after} tests, fewer than the {before} the first run ran: tests were removed, filtered out or compiled out"
+            ),
+            Untrusted::FewerTestsThanBefore { before, after: None } => format!(
+                "the final run printed no test totals, where the first run counted {before} tests"
+            ),
+            Untrusted::Recorded(sentence) => sentence.clone(),
         }
+    }
+}
+
+/// A record keeps the sentence, as older versions wrote it.
+impl Serialize for Untrusted {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.describe())
+    }
+}
+
+impl<'de> Deserialize<'de> for Untrusted {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Untrusted::Recorded)
     }
 }

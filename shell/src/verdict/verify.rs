@@ -20,11 +20,13 @@ use crate::truncate::keep_tail;
 use crate::verdict::contract::CaseOutcome;
 use crate::verdict::junit::Report;
 use crate::verdict::known::Known;
+use crate::verdict::load_failure::{load_failure, LoadFailure};
+use crate::verdict::note::Note;
 use crate::verdict::progress::shorten_trailing_progress;
 use crate::verdict::readers::{tests_counted, OutputReader};
 use crate::verdict::summary::{without_colours, Summary};
 use crate::verdict::test_run::{RanTests, ReportFile};
-use crate::verdict::untrusted::{Alarm, Untrusted};
+use crate::verdict::untrusted::{Alarm, OwedReport, Untrusted};
 use crate::verdict::witness::Heard;
 
 /// How much of the output a run that did not pass keeps, for the person reading the verdict.
@@ -45,11 +47,11 @@ pub struct TestRun {
     /// What the exit code means when it is not a plain pass or fail: the time limit, no tests
     /// collected, pytest interrupted or unable to start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub note: Option<Note>,
     /// Why this run's result cannot count as a pass whatever its exit code says: no report
     /// where one was asked for, one mend cannot read, or one the witness contradicts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_trusted: Option<String>,
+    pub not_trusted: Option<Untrusted>,
     /// The task reads the exit code alone (`test.report = "exit_code"`): the weaker rule, with no
     /// test ids to hold the change to.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -87,18 +89,19 @@ impl TestRun {
             (None, _) => {
                 return self
                     .not_trusted
-                    .clone()
-                    .or_else(|| self.note.clone())
+                    .as_ref()
+                    .map(Untrusted::describe)
+                    .or_else(|| self.note.as_ref().map(Note::describe))
                     .unwrap_or_else(|| "timed out".to_owned())
             }
             (Some(_), Some(summary)) => summary.describe(),
             (Some(code), None) => format!("exit {code}"),
         };
-        let reasons: Vec<&str> = self
+        let reasons: Vec<String> = self
             .not_trusted
             .iter()
-            .chain(&self.note)
-            .map(String::as_str)
+            .map(Untrusted::describe)
+            .chain(self.note.iter().map(Note::describe))
             .collect();
         if reasons.is_empty() {
             outcome
@@ -130,7 +133,9 @@ pub fn independent_check(
         let mut message = format!(
             "the test command `{}` gave no verdict: {}",
             test.argv.join(" "),
-            run.not_trusted.as_deref().unwrap_or("no result"),
+            run.not_trusted
+                .as_ref()
+                .map_or_else(|| "no result".to_owned(), Untrusted::describe),
         );
         if !not_run.fix.is_empty() {
             message.push_str(" — ");
@@ -169,7 +174,7 @@ fn check(
     if let Some(message) = cargo_offline(&test.argv, &ran.finished) {
         return Err(MendError::harness(message));
     }
-    Ok(read_run(ran, test, runner, known))
+    Ok(read_run(ran, test, runner, (workdir, known)))
 }
 
 /// What cargo prints when it needs the network to resolve or download dependencies, which the
@@ -204,7 +209,7 @@ fn read_run(
     ran: RanTests,
     test: &TestCommand,
     runner: &TestRunner,
-    known: Known<'_>,
+    (workdir, known): (&Utf8Path, Known<'_>),
 ) -> Result<TestRun, NotRun> {
     let finished = without_report_line(ran.finished, ran.report_path.as_deref());
     if finished.timed_out() {
@@ -213,7 +218,7 @@ fn read_run(
         let run = read(&finished, test, None, None);
         return Err(NotRun {
             run: Box::new(TestRun {
-                not_trusted: run.note.clone(),
+                not_trusted: run.note.clone().map(Untrusted::Unfinished),
                 note: None,
                 ..run
             }),
@@ -230,22 +235,24 @@ fn read_run(
         (TestReport::Output(reader), _) => read_output_run(&finished, test, *reader),
         (TestReport::Junit { path }, report) => {
             let fix = "check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"";
+            let owed = OwedReport::Junit {
+                path: path.to_string(),
+            };
             let reason = match report {
                 ReportFile::Written(text) => match Report::parse(&text) {
                     Ok(report) => return Ok(read(&finished, test, Some(report), None)),
-                    Err(reason) => format!("its JUnit report {path} could not be read: {reason}"),
+                    Err(reason) => Untrusted::ReportUnreadable { owed, reason },
                 },
-                ReportFile::Unreadable(reason) => {
-                    format!("its JUnit report {path} could not be read: {reason}")
-                }
+                ReportFile::Unreadable(reason) => Untrusted::ReportUnreadable { owed, reason },
                 ReportFile::Missing | ReportFile::NotAsked => {
-                    stopped_before_report(&finished, &format!("no JUnit report at {path}"))
+                    stopped_before_report(&finished, owed)
                 }
             };
             Err(not_run(&finished, test, reason, fix))
         }
         (TestReport::Pytest, report) => {
-            read_pytest_run(&finished, test, runner, report, (&ran.witness, known))
+            let load = load_failure(&finished.output, workdir);
+            read_pytest_run(&finished, test, runner, report, (&ran.witness, known, load))
         }
     }
 }
@@ -262,10 +269,7 @@ fn read_output_run(
             // The kept end of a long output lacks the first tests' lines; -rA's summary is at
             // the end, whole.
             if finished.head_dropped && reader != OutputReader::PytestRa {
-                let reason = format!(
-                    "the output was longer than mend keeps, so its first test lines are lost and the {} reader cannot tell which tests ran; run fewer tests per task, or use a runner that writes a JUnit report",
-                    reader.name()
-                );
+                let reason = Untrusted::HeadDropped { reader };
                 return Ok(untrusted(run, finished, reason));
             }
             Ok(run)
@@ -273,7 +277,7 @@ fn read_output_run(
         Err(reason) => Err(not_run(
             finished,
             test,
-            reason,
+            Untrusted::OutputUnread { reason },
             &format!(
                 "check that test.command prints what the {} reader reads, or set test.report = \"exit_code\"",
                 reader.name()
@@ -282,12 +286,52 @@ fn read_output_run(
     }
 }
 
+/// pytest's report as it wrote it, or why the run gave no verdict: pytest's own failures (exit
+/// 3 and 4, read only when the command is pytest itself), no report, one mend cannot read.
+fn pytest_report(
+    finished: &Finished,
+    test: &TestCommand,
+    runner: &TestRunner,
+    code: Option<i32>,
+    report: ReportFile,
+) -> Result<String, NotRun> {
+    let fail = |reason: Untrusted, fix: &str| Err(not_run(finished, test, reason, fix));
+    match (code, report) {
+        (Some(3), _) => fail(
+            Untrusted::PytestInternalError,
+            "see pytest's output below; a plugin or conftest.py may be failing",
+        ),
+        (Some(4), _) => fail(
+            Untrusted::PytestUsageError,
+            "check test.command, and the project's pytest settings (addopts, conftest.py, plugins: test.plugins)",
+        ),
+        (_, ReportFile::Written(text)) => Ok(text),
+        (_, ReportFile::Missing | ReportFile::NotAsked) => {
+            // Exit 0 with no report: pytest was there, and something it imported ended the
+            // process before the report was written; the setup is not what to fix.
+            let fix = if finished.status.and_then(|status| status.code()) == Some(0) {
+                EXITED_EARLY_FIX.to_owned()
+            } else {
+                no_report_fix(runner)
+            };
+            fail(stopped_before_report(finished, OwedReport::Pytest), &fix)
+        }
+        (_, ReportFile::Unreadable(reason)) => fail(
+            Untrusted::ReportUnreadable {
+                owed: OwedReport::Pytest,
+                reason,
+            },
+            "see pytest's output below",
+        ),
+    }
+}
+
 fn read_pytest_run(
     finished: &Finished,
     test: &TestCommand,
     runner: &TestRunner,
     report: ReportFile,
-    (witness, known): (&[Vec<String>], Known<'_>),
+    (witness, known, load): (&[Vec<String>], Known<'_>, Option<LoadFailure>),
 ) -> Result<TestRun, NotRun> {
     // Read as pytest's own exit codes only when the command is pytest: a wrapper's are its own
     // (make exits 2 when a recipe fails), and then only the report tells what happened.
@@ -296,56 +340,37 @@ fn read_pytest_run(
         .and_then(|status| status.code())
         .filter(|_| runs_pytest_itself(&test.argv));
     let heard = Heard::of(witness);
-    let text = match (code, report) {
-        (Some(3), _) => return Err(not_run(
-            finished,
-            test,
-            "pytest stopped with an internal error (exit 3)".to_owned(),
-            "see pytest's output below; a plugin or conftest.py may be failing",
-        )),
-        (Some(4), _) => return Err(not_run(
-            finished,
-            test,
-            "pytest refused its command line or configuration (usage error, exit 4)".to_owned(),
-            "check test.command, and the project's pytest settings (addopts, conftest.py, plugins: test.plugins)",
-        )),
-        (_, ReportFile::Written(text)) => text,
-        (_, ReportFile::Missing | ReportFile::NotAsked) => {
-            let reason = stopped_before_report(finished, "no pytest report");
-            // Exit 0 with no report: pytest was there, and something it imported ended the
-            // process before the report was written; the setup is not what to fix.
-            let fix = if finished.status.and_then(|status| status.code()) == Some(0) {
-                EXITED_EARLY_FIX.to_owned()
-            } else {
-                no_report_fix(runner)
-            };
-            return Err(not_run(finished, test, reason, &fix));
-        }
-        (_, ReportFile::Unreadable(reason)) => {
-            return Err(not_run(
-                finished,
-                test,
-                format!("pytest's report could not be read: {reason}"),
-                "see pytest's output below",
-            ))
-        }
-    };
+    let no_report = !matches!(report, ReportFile::Written(_));
+    if let Some(load) = load
+        .as_ref()
+        .filter(|_| no_report || matches!(code, Some(3 | 4)))
+    {
+        // pytest is there and said what it could not load: that, not the setup, is the fix.
+        let reason = Untrusted::SetupNotLoaded {
+            failure: load.clone(),
+            exit: exit_words(finished, code),
+        };
+        return Err(not_run(finished, test, reason, &load.fix(&runner.python)));
+    }
+    let text = pytest_report(finished, test, runner, code, report)?;
     let report = match Report::parse(&text) {
         Ok(report) => report,
         Err(reason) => {
             return Err(not_run(
                 finished,
                 test,
-                format!("pytest's report could not be read: {reason}"),
+                Untrusted::ReportUnreadable {
+                    owed: OwedReport::Pytest,
+                    reason,
+                },
                 "see pytest's output below",
             ))
         }
     };
-    let note = match code {
-        Some(2) => Some(
-            "pytest was interrupted (exit 2), e.g. by errors while collecting the tests".to_owned(),
-        ),
-        Some(5) => Some("pytest collected no tests (exit 5)".to_owned()),
+    let note = match (code, load) {
+        (Some(2), Some(load)) => Some(Note::InterruptedCollecting(load)),
+        (Some(2), None) => Some(Note::PytestInterrupted),
+        (Some(5), _) => Some(Note::NoTestsCollected),
         _ => None,
     };
     // mend's canaries are no part of the project's tests: no count, id or contract shows them.
@@ -383,22 +408,32 @@ fn trust(
             run.cases = heard.cases;
         }
         Err(Untrusted::Silent) => {
-            let reason = Untrusted::Silent.describe();
             return Err(NotRun {
-                run: Box::new(untrusted(run, finished, reason)),
+                run: Box::new(untrusted(run, finished, Untrusted::Silent)),
                 fix: no_report_fix(runner),
             });
         }
-        Err(reason) => run = untrusted(run, finished, reason.describe()),
+        Err(reason) => run = untrusted(run, finished, reason),
     }
     Ok(run)
 }
 
 /// `run`, no longer a pass for `reason`, with the output's end to show why.
-fn untrusted(mut run: TestRun, finished: &Finished, reason: String) -> TestRun {
+fn untrusted(mut run: TestRun, finished: &Finished, reason: Untrusted) -> TestRun {
     run.not_trusted = Some(reason);
     run.output_tail = tail_of(&finished.output);
     run
+}
+
+/// The exit of a run pytest could not start, in the words of pytest's own exit codes where the
+/// command is pytest itself (`code`).
+fn exit_words(finished: &Finished, code: Option<i32>) -> String {
+    match (code, finished.status.and_then(|status| status.code())) {
+        (Some(3), _) => "an internal error, exit 3".to_owned(),
+        (Some(4), _) => "a usage error, exit 4".to_owned(),
+        (_, Some(exit)) => format!("exit {exit}, no pytest report"),
+        (_, None) => "stopped, no pytest report".to_owned(),
+    }
 }
 
 /// What a run that exited 0 without a report points at.
@@ -413,15 +448,15 @@ fn no_report_fix(runner: &TestRunner) -> String {
 }
 
 /// Why a run has no report: it ended before writing one, and with which exit.
-fn stopped_before_report(finished: &Finished, missing: &str) -> String {
-    match finished.status.and_then(|status| status.code()) {
-        Some(code) => format!("the tests stopped before reporting: exit {code} with {missing}"),
-        None => format!("the tests were stopped before reporting: {missing}"),
+fn stopped_before_report(finished: &Finished, owed: OwedReport) -> Untrusted {
+    Untrusted::NoReport {
+        exit: finished.status.and_then(|status| status.code()),
+        owed,
     }
 }
 
 /// A run that gave no verdict, as far as it went: never a pass.
-fn not_run(finished: &Finished, test: &TestCommand, reason: String, fix: &str) -> NotRun {
+fn not_run(finished: &Finished, test: &TestCommand, reason: Untrusted, fix: &str) -> NotRun {
     NotRun {
         run: Box::new(untrusted(
             read(finished, test, None, None),
@@ -452,7 +487,7 @@ fn read(
     finished: &Finished,
     test: &TestCommand,
     report: Option<Report>,
-    note: Option<String>,
+    note: Option<Note>,
 ) -> TestRun {
     let exit_code = finished.status.and_then(|status| status.code());
     let (summary, failing, cases) = match report {
@@ -481,19 +516,20 @@ fn exit_note(
     test: &TestCommand,
     exit_code: Option<i32>,
     summary: Option<&Summary>,
-) -> Option<String> {
+) -> Option<Note> {
     match (finished.status, exit_code) {
-        (None, _) => Some(format!(
-            "the tests did not finish within {} s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)",
-            test.timeout.as_secs()
-        )),
-        (Some(status), None) => Some(format!("the test process was killed ({status})")),
+        (None, _) => Some(Note::TimedOut {
+            seconds: test.timeout.as_secs(),
+        }),
+        (Some(status), None) => Some(Note::Killed {
+            status: status.to_string(),
+        }),
         (Some(_), Some(code)) => match summary {
             Some(summary) if code != 0 && summary.failed == 0 && summary.errors == 0 => {
-                Some(format!("the test command exited with {code}"))
+                Some(Note::ExitedWithoutFailures { code })
             }
             Some(summary) if code == 0 && (summary.failed > 0 || summary.errors > 0) => {
-                Some("the report lists failing tests although the command exited with 0".to_owned())
+                Some(Note::FailingDespiteZero)
             }
             _ => None,
         },

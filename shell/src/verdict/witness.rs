@@ -54,7 +54,7 @@ enum Said {
 
 /// What one connection said, put together.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Heard {
+pub(crate) struct Heard {
     pub collected: Option<u64>,
     /// Each test's outcome by pytest's node id, its phases combined (the worse wins); mend's
     /// canaries among them.
@@ -75,7 +75,7 @@ pub struct Heard {
 
 impl Heard {
     /// Puts together what the connections said; `Err` when it cannot be trusted at all.
-    pub fn of(connections: &[Vec<String>]) -> Result<Heard, Untrusted> {
+    pub(crate) fn of(connections: &[Vec<String>]) -> Result<Heard, Untrusted> {
         let [lines] = connections else {
             return Err(if connections.is_empty() {
                 Untrusted::Silent
@@ -156,7 +156,7 @@ impl Heard {
 
     /// Checks the report pytest left (its text and its outcomes) and, when the command is pytest
     /// itself, its exit code against what was heard.
-    pub fn check(
+    pub(crate) fn check(
         &self,
         report_text: &str,
         reported: &BTreeMap<String, CaseOutcome>,
@@ -226,7 +226,7 @@ impl Heard {
     }
 
     /// The ids of mend's canaries, which no count, id list or contract shows.
-    pub fn canary_ids(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn canary_ids(&self) -> impl Iterator<Item = &String> {
         self.canaries.iter().flat_map(BTreeMap::keys)
     }
 }
@@ -259,5 +259,7 @@ fn describe_tally(counts: &BTreeMap<CaseOutcome, usize>) -> String {
     parts.join(", ")
 }
 
+#[cfg(test)]
+mod closed_tests;
 #[cfg(test)]
 mod tests;

@@ -15,11 +15,11 @@ use crate::error::MendError;
 use crate::task::PathSet;
 
 /// A text file bigger than this is not diffed line by line: the diff says it differs.
-pub const DIFF_TEXT_CAP_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const DIFF_TEXT_CAP_BYTES: u64 = 16 * 1024 * 1024;
 /// A text file bigger than this is refused whole by `read_file` rather than flooding the
 /// model's context (with line ranges on, the model is told to read it in parts), and passed
 /// over by `grep`. Kept beside the diff's cap: both say how much of a file is text to mend.
-pub const READ_FILE_CAP_BYTES: u64 = 256 * 1024;
+pub(crate) const READ_FILE_CAP_BYTES: u64 = 256 * 1024;
 /// As git decides: a NUL byte in the first 8,000 bytes makes a file binary.
 const BINARY_SNIFF_BYTES: usize = 8_000;
 /// What an unreadable file hashes as: the text `unreadable`, so that it is stable and cannot
@@ -31,12 +31,15 @@ const UNREADABLE_MARK: &[u8] = b"unreadable";
 /// `sha256sum`-style manifest (`<hex>  <path>` lines, sorted by path), which
 /// `sha256sum FILES | sha256sum` reproduces. A link is hashed as its target path (as git stores
 /// it), never followed; a file that cannot be read as the text `unreadable`.
-pub fn set_sha256(root: &Utf8Path, set: &PathSet) -> Result<String, MendError> {
+pub(crate) fn set_sha256(root: &Utf8Path, set: &PathSet) -> Result<String, MendError> {
     Ok(digest_of(&file_digests(root, set)?))
 }
 
 /// Each file of `set` under `root` with its own SHA-256 (path → hex).
-pub fn file_digests(root: &Utf8Path, set: &PathSet) -> Result<BTreeMap<String, String>, MendError> {
+pub(crate) fn file_digests(
+    root: &Utf8Path,
+    set: &PathSet,
+) -> Result<BTreeMap<String, String>, MendError> {
     let files = set
         .files_in(root)
         .map_err(|err| MendError::harness(format!("cannot list {root}: {err}")))?;
@@ -47,7 +50,7 @@ pub fn file_digests(root: &Utf8Path, set: &PathSet) -> Result<BTreeMap<String, S
 }
 
 /// The digest of a set given each file's own digest (path → hex), by the rule above.
-pub fn digest_of(digests: &BTreeMap<String, String>) -> String {
+pub(crate) fn digest_of(digests: &BTreeMap<String, String>) -> String {
     if let (1, Some(only)) = (digests.len(), digests.values().next()) {
         return only.clone();
     }
@@ -60,7 +63,7 @@ pub fn digest_of(digests: &BTreeMap<String, String>) -> String {
 
 /// The SHA-256 of one file of the repository, as lowercase hex, by the rule of [`set_sha256`].
 /// Read in pieces, so a huge file costs no memory.
-pub fn file_sha256(root: &Utf8Path, relative: &str) -> Result<String, MendError> {
+pub(crate) fn file_sha256(root: &Utf8Path, relative: &str) -> Result<String, MendError> {
     let path = root.join(relative);
     let failed = |err: io::Error| MendError::harness(format!("cannot read {path}: {err}"));
     let meta = fs::symlink_metadata(&path).map_err(failed)?;
@@ -139,7 +142,7 @@ fn side(root: &Utf8Path, relative: &str) -> Result<Side, MendError> {
 }
 
 /// Whether bytes are binary as git decides (a NUL early on).
-pub fn is_binary(bytes: &[u8]) -> bool {
+pub(crate) fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0)
 }
 
@@ -149,7 +152,7 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 /// mode lines (`diff --git`, `new file mode 120000`); a binary file is one line, `Binary files
 /// a/FILE and b/FILE differ`, as git and diff print it; a file too big to show or that cannot
 /// be read is `Files a/FILE and b/FILE differ`.
-pub fn unified_diff(
+pub(crate) fn unified_diff(
     original: &Utf8Path,
     copy: &Utf8Path,
     set: &PathSet,
@@ -223,7 +226,7 @@ fn section(file: &str, before: &Side, after: &Side) -> String {
 /// The files a diff of [`unified_diff`] changes in a way a text patch cannot carry (links,
 /// binary, huge or unreadable files), in order. A line outside a hunk never starts with these
 /// words, so they cannot be mistaken for a changed line.
-pub fn untextual_files(diff: &str) -> Vec<String> {
+pub(crate) fn untextual_files(diff: &str) -> Vec<String> {
     diff.lines()
         .filter_map(|line| {
             if let Some(rest) = line.strip_prefix("diff --git a/") {

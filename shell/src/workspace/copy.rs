@@ -31,7 +31,7 @@ pub(super) struct Copy<'a> {
 
 /// Where the `.git` at the copy's root comes from (`copy.history`).
 #[derive(Debug, Clone, Copy)]
-pub enum GitFolder<'a> {
+pub(super) enum GitFolder<'a> {
     /// A clean `.git` built for the copy (see [`super::history`]).
     From(&'a Utf8Path),
     /// None: the copy has no `.git`.
@@ -41,7 +41,7 @@ pub enum GitFolder<'a> {
 impl<'a> GitFolder<'a> {
     /// Where the entry `name` of the copy's folder `relative` comes from when it is the
     /// root's `.git`: `Some(None)` when it is left out.
-    pub fn source_of(self, relative: &str, name: &str) -> Option<Option<&'a Utf8Path>> {
+    pub(super) fn source_of(self, relative: &str, name: &str) -> Option<Option<&'a Utf8Path>> {
         if !relative.is_empty() || name != ".git" {
             return None;
         }
@@ -56,7 +56,12 @@ impl Copy<'_> {
     /// Copies the entries of the folder `from` into the existing folder `to`. Files and folders
     /// keep their modification times and permissions, so a build tool sees in the copy the
     /// same ages it sees in the original (a stale build output stays older than its source).
-    pub fn tree(&mut self, from: &Utf8Path, to: &Utf8Path, relative: &str) -> io::Result<()> {
+    pub(super) fn tree(
+        &mut self,
+        from: &Utf8Path,
+        to: &Utf8Path,
+        relative: &str,
+    ) -> io::Result<()> {
         for entry in from.read_dir_utf8()? {
             let entry = entry?;
             let name = entry.file_name();
@@ -119,7 +124,12 @@ impl Copy<'_> {
         Ok(())
     }
 
-    pub fn folder(&mut self, from: &Utf8Path, to: &Utf8Path, relative: &str) -> io::Result<()> {
+    pub(super) fn folder(
+        &mut self,
+        from: &Utf8Path,
+        to: &Utf8Path,
+        relative: &str,
+    ) -> io::Result<()> {
         let meta = fs::symlink_metadata(from)?;
         fs::create_dir(to)?;
         // A folder just made is empty: all of it is made, and named as one entry.

@@ -40,7 +40,7 @@ impl LoopCopy<'_> {
 }
 
 /// Which changes of the loop's copy the final tree carries.
-pub enum Carry<'a> {
+pub(crate) enum Carry<'a> {
     /// Only the files the editing tools wrote (`write_file`, `replace_text`).
     Written(&'a BTreeSet<String>),
     /// Every editable file that changed: the task offers the `shell` tool, whose commands are the
@@ -61,7 +61,7 @@ pub struct FinalTree {
 }
 
 /// `original` with the change `carry` names taken from the loop's copy.
-pub fn final_tree(
+pub(crate) fn final_tree(
     original: &Utf8Path,
     loop_copy: LoopCopy,
     task: &Task,
@@ -225,7 +225,7 @@ mod tests {
     use std::collections::BTreeSet;
     use std::fs;
 
-    use camino::Utf8Path;
+    use camino::{Utf8Path, Utf8PathBuf};
 
     use super::{final_tree, Carry, LoopCopy};
     use crate::task::Task;
@@ -271,16 +271,26 @@ enabled = ["read_file", "write_file", "run_tests"]
         copy
     }
 
-    #[test]
-    fn the_final_tree_is_the_original_plus_what_the_tools_wrote_and_nothing_the_tests_did() {
-        let (_dir, original) = project(&[
+    /// The original the loop worked on, and its task.
+    fn original() -> (tempfile::TempDir, Utf8PathBuf, Task) {
+        let (dir, original) = project(&[
             ("pkg/core.py", "bug\n"),
             ("pkg/util.py", "util\n"),
             ("tests/test_core.py", "test\n"),
         ]);
         let task = Task::parse(&original.join("mend.toml"), TASK).unwrap();
-        let written = BTreeSet::from(["pkg/core.py".to_owned()]);
-        let expected = (
+        (dir, original, task)
+    }
+
+    fn written() -> BTreeSet<String> {
+        BTreeSet::from(["pkg/core.py".to_owned()])
+    }
+
+    type Files = Vec<(String, String)>;
+
+    /// The final tree of the tools' writes: its files, what was carried, what the tests wrote.
+    fn expected() -> (Files, Vec<String>, Vec<String>) {
+        (
             vec![
                 ("pkg/core.py".to_owned(), "fixed\n".to_owned()),
                 ("pkg/util.py".to_owned(), "util\n".to_owned()),
@@ -292,7 +302,14 @@ enabled = ["read_file", "write_file", "run_tests"]
                 "pkg/util.py".to_owned(),
                 "tests/test_core.py".to_owned(),
             ],
-        );
+        )
+    }
+
+    #[test]
+    fn while_the_loop_goes_on_the_final_tree_is_a_fresh_copy_plus_what_the_tools_wrote() {
+        let (_dir, original, task) = original();
+        let written = written();
+        let expected = expected();
         // The loop goes on in its copy: a fresh copy, and the loop's copy as it was.
         let copy = used_copy(&original, &task);
         let loop_root = copy.root();
@@ -314,12 +331,18 @@ enabled = ["read_file", "write_file", "run_tests"]
             (
                 true,
                 "planted\n".to_owned(),
-                expected.0.clone(),
-                expected.1.clone(),
-                expected.2.clone()
+                expected.0,
+                expected.1,
+                expected.2
             )
         );
-        // The loop is over: its own copy put back, holding the same.
+    }
+
+    #[test]
+    fn once_the_loop_is_over_its_copy_is_put_back_holding_the_same() {
+        let (_dir, original, task) = original();
+        let written = written();
+        let expected = expected();
         let copy = used_copy(&original, &task);
         let loop_root = copy.root().to_owned();
         let reused = final_tree(
@@ -338,8 +361,13 @@ enabled = ["read_file", "write_file", "run_tests"]
             ),
             (true, expected.0, expected.1, expected.2)
         );
-        // A folder of the original gone while the loop ran: the copy cannot be put back, and a
-        // fresh copy takes its place.
+    }
+
+    #[test]
+    fn a_folder_of_the_original_gone_while_the_loop_ran_gives_a_fresh_copy_instead() {
+        let (_dir, original, task) = original();
+        let written = written();
+        // The copy cannot be put back, and a fresh copy takes its place.
         fs::create_dir_all(original.join("docs")).unwrap();
         fs::write(original.join("docs/notes.txt"), "notes\n").unwrap();
         let copy = used_copy(&original, &task);
@@ -358,18 +386,14 @@ enabled = ["read_file", "write_file", "run_tests"]
                 loop_root.exists(),
                 tree(fresh_instead.workspace.root())
             ),
-            (
-                true,
-                false,
-                vec![
-                    ("pkg/core.py".to_owned(), "fixed\n".to_owned()),
-                    ("pkg/util.py".to_owned(), "util\n".to_owned()),
-                    ("tests/test_core.py".to_owned(), "test\n".to_owned()),
-                ]
-            )
+            (true, false, expected().0)
         );
-        // With the shell tool, every changed editable file is the model's change, still never
-        // a test file, test configuration, or a file outside the editable set.
+    }
+
+    #[test]
+    fn with_the_shell_tool_every_changed_editable_file_is_the_change_but_never_a_test_file() {
+        // Still never a test file, test configuration, or a file outside the editable set.
+        let (_dir, original, task) = original();
         let copy = used_copy(&original, &task);
         let with_shell =
             final_tree(&original, LoopCopy::Over(copy), &task, Carry::EveryEditable).unwrap();

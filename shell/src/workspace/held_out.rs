@@ -10,23 +10,25 @@ use camino::Utf8Path;
 
 use crate::atomic::sha256_hex;
 use crate::error::MendError;
+use crate::patch::TreePatchError;
 use crate::task::paths::files_under;
 use crate::task::Task;
+use crate::verdict::untrusted::Untrusted;
 
 /// What was put back into a final tree.
-pub struct HeldOutTests {
+pub(crate) struct HeldOutTests {
     /// Every file held out of the attempt and put back (or removed) for the final run, sorted.
     pub files: Vec<String>,
     /// Why the test patch could not be applied after the change: the final run cannot
     /// happen, and the verdict is a FAIL that says so.
-    pub refused: Option<String>,
+    pub refused: Option<Untrusted>,
     /// Each file's digest as it was put there (`None`: absent).
     digests: BTreeMap<String, Option<String>>,
 }
 
 /// Puts `task`'s held-out tests into the final tree at `root`, made from `original` with the
 /// change already in it.
-pub fn put_back(
+pub(crate) fn put_back(
     original: &Utf8Path,
     root: &Utf8Path,
     task: &Task,
@@ -44,11 +46,12 @@ pub fn put_back(
     if let Some(patch) = &task.test_patch {
         match crate::patch::apply_to_tree(root, &patch.text) {
             Ok(written) => files.extend(written),
-            Err(problem) => {
-                refused = Some(format!(
-                    "the held-out test patch {} does not apply after the change: {problem}",
-                    patch.path
-                ));
+            Err(TreePatchError::Io(message)) => return Err(MendError::harness(message)),
+            Err(TreePatchError::DoesNotApply(problem)) => {
+                refused = Some(Untrusted::HeldOutPatchRefused {
+                    patch: patch.path.to_string(),
+                    problem,
+                });
                 files.extend(patch.files.iter().cloned());
             }
         }
@@ -66,7 +69,7 @@ pub fn put_back(
 impl HeldOutTests {
     /// The held-out files that differ in `root` from how they were put there, each with what
     /// it is: the final run itself wrote them.
-    pub fn changed_since(&self, root: &Utf8Path) -> Vec<String> {
+    pub(crate) fn changed_since(&self, root: &Utf8Path) -> Vec<String> {
         let now = digests(root, &self.files);
         self.files
             .iter()

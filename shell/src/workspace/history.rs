@@ -17,10 +17,11 @@ use std::process::{Command, Stdio};
 use camino::{Utf8Path, Utf8PathBuf};
 use tempfile::TempDir;
 
+use crate::error::MendError;
 use crate::task::copy::Exclusion;
 
 /// A clean `.git` made for one copy; deleted with it.
-pub struct CleanHistory {
+pub(crate) struct CleanHistory {
     _dir: TempDir,
     /// The `.git` folder itself.
     pub git: Utf8PathBuf,
@@ -32,7 +33,7 @@ pub struct CleanHistory {
 
 impl CleanHistory {
     /// What the copy's `.git` holds, for the record.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match &self.commit {
             Some(commit) => format!("only what {} ({commit}) reaches", self.base),
             None => "a repository without commits".to_owned(),
@@ -51,27 +52,37 @@ const GIT_LOCATION_VARIABLES: [&str; 6] = [
 ];
 
 /// The clean `.git` of `original` at `base`, or `None` when `original` has no `.git` (a
-/// folder that is no repository: nothing to copy). An error is a sentence naming the fix.
-pub fn clean_history(
+/// folder that is no repository: nothing to copy). An error names the fix: a usage error for
+/// what the task file asks (a base that is not checked out, held-out files the base tracks), a
+/// harness error for what mend could not do (run git, write the copy's `.git`).
+pub(crate) fn clean_history(
     original: &Utf8Path,
     base: &str,
     exclude: &Exclusion,
-) -> Result<Option<CleanHistory>, String> {
+) -> Result<Option<CleanHistory>, MendError> {
     if fs::symlink_metadata(original.join(".git")).is_err() {
         return if base == "HEAD" {
             Ok(None)
         } else {
-            Err(format!(
+            Err(MendError::usage(format!(
                 "copy.base names `{base}`, but {original} has no .git: leave copy.base out, or make the repository a git repository"
-            ))
+            )))
         };
     }
     let dir = tempfile::Builder::new()
         .prefix("mend-history-")
         .tempdir()
-        .map_err(|err| format!("cannot make a temporary folder for the copy's .git: {err}"))?;
-    let git = Utf8PathBuf::from_path_buf(dir.path().join(".git"))
-        .map_err(|path| format!("the temporary folder {} is not UTF-8", path.display()))?;
+        .map_err(|err| {
+            MendError::harness(format!(
+                "cannot make a temporary folder for the copy's .git: {err}"
+            ))
+        })?;
+    let git = Utf8PathBuf::from_path_buf(dir.path().join(".git")).map_err(|path| {
+        MendError::harness(format!(
+            "the temporary folder {} is not UTF-8",
+            path.display()
+        ))
+    })?;
     let commit = base_commit(original, base)?;
     if let Some(commit) = &commit {
         refuse_tracked_held_out(original, commit, exclude)?;
@@ -81,9 +92,9 @@ pub fn clean_history(
             .unwrap_or_else(|_| "sha1".to_owned()),
         branch: git_out(original, &["symbolic-ref", "-q", "HEAD"]).ok(),
     };
-    layout
-        .write(&git, commit.as_deref())
-        .map_err(|err| format!("cannot write the copy's .git in {git}: {err}"))?;
+    layout.write(&git, commit.as_deref()).map_err(|err| {
+        MendError::harness(format!("cannot write the copy's .git in {git}: {err}"))
+    })?;
     if let Some(commit) = &commit {
         pack_reachable(original, &git, commit)?;
         let shallow = git_out(original, &["rev-parse", "--git-path", "shallow"])
@@ -92,7 +103,7 @@ pub fn clean_history(
             .filter(|path| path.exists());
         if let Some(shallow) = shallow {
             fs::copy(&shallow, git.join("shallow"))
-                .map_err(|err| format!("cannot copy {shallow}: {err}"))?;
+                .map_err(|err| MendError::harness(format!("cannot copy {shallow}: {err}")))?;
         }
         run_git(
             Command::new("git")
@@ -111,7 +122,7 @@ pub fn clean_history(
 
 /// The commit `base` names, checked to be the one the original's files are at (`HEAD`);
 /// `None` for a repository without any commit yet.
-fn base_commit(original: &Utf8Path, base: &str) -> Result<Option<String>, String> {
+fn base_commit(original: &Utf8Path, base: &str) -> Result<Option<String>, MendError> {
     let head = git_out(
         original,
         &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
@@ -129,13 +140,13 @@ fn base_commit(original: &Utf8Path, base: &str) -> Result<Option<String>, String
             &format!("{base}^{{commit}}"),
         ],
     )
-    .map_err(|_| format!("copy.base: `{base}` names no commit of {original}"))?;
+    .map_err(|_| MendError::usage(format!("copy.base: `{base}` names no commit of {original}")))?;
     match head {
         Some(head) if head == commit => Ok(Some(commit)),
-        _ => Err(format!(
+        _ => Err(MendError::usage(format!(
             "copy.base: `{base}` is commit {commit}, but the files of {original} are at HEAD {}: check the base out there (`git checkout {base}`), so that the files are those the attempt starts from",
             head.as_deref().unwrap_or("(no commit)")
-        )),
+        ))),
     }
 }
 
@@ -145,7 +156,7 @@ fn refuse_tracked_held_out(
     original: &Utf8Path,
     commit: &str,
     exclude: &Exclusion,
-) -> Result<(), String> {
+) -> Result<(), MendError> {
     if exclude.held_out_patterns().is_empty() {
         return Ok(());
     }
@@ -153,7 +164,7 @@ fn refuse_tracked_held_out(
         .args(["ls-tree", "-r", "-z", "--name-only", commit])
         .stdin(Stdio::null())
         .output()
-        .map_err(|err| format!("cannot run git: {err}"))?;
+        .map_err(|err| MendError::harness(format!("cannot run git: {err}")))?;
     let tracked: Vec<String> = String::from_utf8_lossy(&listed.stdout)
         .split('\0')
         .filter(|path| !path.is_empty() && exclude.holds_out(path))
@@ -161,10 +172,10 @@ fn refuse_tracked_held_out(
         .collect();
     match tracked.as_slice() {
         [] => Ok(()),
-        tracked => Err(format!(
+        tracked => Err(MendError::usage(format!(
             "test.held_out: the base commit tracks {}, so the copy's history would hand it to the model (`git show`): give the held-out tests as test.patch or untracked files, or set copy.history = \"none\"",
             tracked.join(", ")
-        )),
+        ))),
     }
 }
 
@@ -210,7 +221,7 @@ impl Layout {
 }
 
 /// Packs every object `commit` reaches into the copy's `.git`.
-fn pack_reachable(original: &Utf8Path, git: &Utf8Path, commit: &str) -> Result<(), String> {
+fn pack_reachable(original: &Utf8Path, git: &Utf8Path, commit: &str) -> Result<(), MendError> {
     let mut child = git_command(original)
         .args(["pack-objects", "--revs", "--quiet", "--delta-base-offset"])
         .arg(git.join("objects/pack/pack"))
@@ -218,19 +229,23 @@ fn pack_reachable(original: &Utf8Path, git: &Utf8Path, commit: &str) -> Result<(
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|err| format!("cannot run git (needed to copy the history): {err}"))?;
+        .map_err(|err| {
+            MendError::harness(format!(
+                "cannot run git (needed to copy the history): {err}"
+            ))
+        })?;
     if let Some(mut stdin) = child.stdin.take() {
         writeln!(stdin, "{commit}")
-            .map_err(|err| format!("cannot talk to git pack-objects: {err}"))?;
+            .map_err(|err| MendError::harness(format!("cannot talk to git pack-objects: {err}")))?;
     }
     let out = child
         .wait_with_output()
-        .map_err(|err| format!("git pack-objects failed: {err}"))?;
+        .map_err(|err| MendError::harness(format!("git pack-objects failed: {err}")))?;
     if !out.status.success() {
-        return Err(format!(
+        return Err(MendError::harness(format!(
             "git pack-objects could not copy the history of {original}: {}",
             String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        )));
     }
     Ok(())
 }
@@ -260,21 +275,21 @@ fn git_out(repo: &Utf8Path, args: &[&str]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
-fn run_git(command: &mut Command, what: &str) -> Result<(), String> {
+fn run_git(command: &mut Command, what: &str) -> Result<(), MendError> {
     for variable in GIT_LOCATION_VARIABLES {
         command.env_remove(variable);
     }
     let out = command
         .stdin(Stdio::null())
         .output()
-        .map_err(|err| format!("cannot run git to {what}: {err}"))?;
+        .map_err(|err| MendError::harness(format!("cannot run git to {what}: {err}")))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!(
+        Err(MendError::harness(format!(
             "git could not {what}: {}",
             String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        )))
     }
 }
 

@@ -1,16 +1,16 @@
 //! The throwaway copy every attempt works on. Which of its paths a tool may touch is decided in
 //! [`crate::access`].
 
-pub mod changes;
+pub(crate) mod changes;
 mod copy;
-pub mod final_tree;
-pub mod held_out;
-pub mod history;
+pub(crate) mod final_tree;
+pub(crate) mod held_out;
+pub(crate) mod history;
 mod reset;
-pub mod share;
-pub mod shared_writes;
+pub(crate) mod share;
+pub(crate) mod shared_writes;
 mod stamp;
-pub mod survey;
+pub(crate) mod survey;
 
 use std::io;
 use std::time::{Duration, Instant};
@@ -55,9 +55,7 @@ impl Workspace {
     ) -> Result<Workspace, MendError> {
         let started = Instant::now();
         let clean = match history {
-            History::Base(base) => clean_history(original, base, exclude)
-                .map_err(MendError::usage)?
-                .map(Box::new),
+            History::Base(base) => clean_history(original, base, exclude)?.map(Box::new),
             History::None => None,
         };
         Workspace::try_copy(original, exclude, clean, started).map_err(|err| {

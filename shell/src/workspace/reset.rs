@@ -29,7 +29,12 @@ pub(super) struct Reset<'a> {
 impl Reset<'_> {
     /// Puts the folder `to` of the copy back to what the original's `from` holds; returns
     /// whether any of its entries was removed or made (so the caller puts its times back).
-    pub fn folder(&mut self, from: &Utf8Path, to: &Utf8Path, relative: &str) -> io::Result<bool> {
+    pub(super) fn folder(
+        &mut self,
+        from: &Utf8Path,
+        to: &Utf8Path,
+        relative: &str,
+    ) -> io::Result<bool> {
         let mut names = Vec::new();
         for entry in to.read_dir_utf8()? {
             names.push(entry?.file_name().to_owned());

@@ -12,7 +12,10 @@ use crate::task::copy::Exclusion;
 
 /// The original's folders that a copy made with `exclude` shares, as absolute paths, sorted:
 /// the walk [`super::Workspace::copy_of`] makes, without copying anything.
-pub fn shared_folders(original: &Utf8Path, exclude: &Exclusion) -> io::Result<Vec<Utf8PathBuf>> {
+pub(crate) fn shared_folders(
+    original: &Utf8Path,
+    exclude: &Exclusion,
+) -> io::Result<Vec<Utf8PathBuf>> {
     let original = original.canonicalize_utf8()?;
     let mut shared = Vec::new();
     let mut pending = vec![String::new()];

@@ -16,13 +16,13 @@ use camino::Utf8Path;
 
 /// An entry of the copy as it was made: which inode, last changed when.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
+pub(super) struct Stamp {
     inode: u64,
     changed: (i64, i64),
 }
 
 impl Stamp {
-    pub fn of(meta: &fs::Metadata) -> Stamp {
+    pub(super) fn of(meta: &fs::Metadata) -> Stamp {
         Stamp {
             inode: meta.ino(),
             changed: (meta.ctime(), meta.ctime_nsec()),
@@ -30,13 +30,13 @@ impl Stamp {
     }
 
     /// Whether `meta` is of the entry stamped (changed or not).
-    pub fn same_entry(&self, meta: &fs::Metadata) -> bool {
+    pub(super) fn same_entry(&self, meta: &fs::Metadata) -> bool {
         self.inode == meta.ino()
     }
 }
 
 /// Every entry of a copy by its path from the copy's root.
-pub type Stamps = HashMap<String, Stamp>;
+pub(super) type Stamps = HashMap<String, Stamp>;
 
 /// How long [`settle`] waits for the clock to move on (it takes one tick, a few milliseconds).
 const SETTLE_LIMIT: Duration = Duration::from_secs(2);

@@ -19,7 +19,7 @@ const SHOWN_WARNINGS: usize = 20;
 const SNIFF_BYTES: usize = 8_000;
 
 /// One warning per odd file, in path order: `PATH (FIELDS): what it is and what follows`.
-pub fn warnings(repo: &Utf8Path, task: &Task) -> Result<Vec<String>, MendError> {
+pub(crate) fn warnings(repo: &Utf8Path, task: &Task) -> Result<Vec<String>, MendError> {
     let seen = walk(repo, &task.exclude)
         .map_err(|err| MendError::harness(format!("cannot list {repo}: {err}")))?;
     let real_root = repo
@@ -107,13 +107,13 @@ fn oddity(path: &Utf8Path, real_root: &Utf8Path) -> Option<String> {
 }
 
 /// Prints the warnings on stderr, at most [`SHOWN_WARNINGS`] of them.
-pub fn warn(repo: &Utf8Path, task: &Task) -> Result<(), MendError> {
+pub(crate) fn warn(repo: &Utf8Path, task: &Task) -> Result<(), MendError> {
     print(&warnings(repo, task)?);
     Ok(())
 }
 
 /// Prints `found` on stderr, at most [`SHOWN_WARNINGS`] of them.
-pub fn print(found: &[String]) {
+pub(crate) fn print(found: &[String]) {
     for warning in found.iter().take(SHOWN_WARNINGS) {
         eprintln!("mend: warning: {warning}");
     }

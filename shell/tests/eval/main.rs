@@ -9,6 +9,7 @@ mod check;
 mod common;
 mod compare;
 mod import;
+mod otel;
 mod page;
 mod page_layout;
 mod report_html;
@@ -393,5 +394,49 @@ fn k8s_shards_match_completions() {
             value_of("parallelism:")
         ),
         ("Indexed".to_owned(), shards.clone(), shards)
+    );
+}
+
+/// The per-instance Job of deploy/k8s/README.md: it writes to the claim results-volume.yaml
+/// defines, runs the mend the init container copies into the shared volume, with --on-host
+/// (the pod is the task's image), and is never retried (a retry asks the model again).
+#[test]
+fn k8s_instance_job_runs_mend_on_the_pods_own_image() {
+    let read = |name: &str| {
+        fs::read_to_string(common::repo_root().join("deploy/k8s").join(name)).expect(name)
+    };
+    let (job, volume) = (read("instance-job.yaml"), read("results-volume.yaml"));
+    let values = |text: &str, key: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|line| {
+                let line = line.trim().trim_start_matches("- ");
+                line.strip_prefix(key).map(|rest| rest.trim().to_owned())
+            })
+            .collect()
+    };
+    let copied = values(&job, "command:")
+        .into_iter()
+        .find(|command| command.starts_with("[\"cp\""))
+        .unwrap_or_default();
+    let items: Vec<&str> = job
+        .lines()
+        .map(str::trim)
+        .filter_map(|line| line.strip_prefix("- "))
+        .collect();
+    assert_eq!(
+        (
+            values(&job, "claimName:"),
+            values(&job, "backoffLimit:"),
+            copied,
+            items.contains(&"/mend/mend"),
+            items.contains(&"--on-host"),
+        ),
+        (
+            values(&volume, "name:"),
+            vec!["0".to_owned()],
+            "[\"cp\", \"/usr/local/bin/mend\", \"/mend/mend\"]".to_owned(),
+            true,
+            true,
+        )
     );
 }

@@ -232,3 +232,63 @@ fn a_suite_pulls_the_images_its_tasks_run_in_once_each() {
         1
     );
 }
+
+#[test]
+fn zstd_compressed_layers_unpack_to_the_same_root_as_gzip_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let zstd = dir.path().join("zstd");
+    let output = std::process::Command::new("skopeo")
+        .args([
+            "--insecure-policy",
+            "copy",
+            "--quiet",
+            "--dest-compress-format",
+            "zstd",
+        ])
+        .arg(format!("oci:{}:base", layout().display()))
+        .arg(format!("oci:{}:base", zstd.display()))
+        .output()
+        .expect("skopeo runs (`apt-get install skopeo`)");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The copy's manifest names zstd layers (else the test proves nothing).
+    let index: serde_json::Value =
+        serde_json::from_slice(&fs::read(zstd.join("index.json")).unwrap()).unwrap();
+    let manifest_digest = index["manifests"][0]["digest"].as_str().unwrap();
+    let manifest: serde_json::Value = serde_json::from_slice(
+        &fs::read(zstd.join("blobs/sha256").join(&manifest_digest[7..])).unwrap(),
+    )
+    .unwrap();
+    let media_types: Vec<&str> = manifest["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|layer| layer["mediaType"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        media_types,
+        ["application/vnd.oci.image.layer.v1.tar+zstd"; 2]
+    );
+    let (from_zstd, from_gzip) = (dir.path().join("from-zstd"), dir.path().join("from-gzip"));
+    for (cache, source) in [(&from_zstd, &zstd), (&from_gzip, &layout().to_path_buf())] {
+        let pulled = mend_images(
+            cache,
+            &["images", "pull", &format!("oci:{}:base", source.display())],
+            &[],
+        );
+        assert_eq!(pulled.code, 0, "{}", pulled.stderr);
+    }
+    let root = |cache: &std::path::Path| {
+        let name = names_in(cache)
+            .into_iter()
+            .find(|name| name.starts_with("sha256-"))
+            .unwrap();
+        crate::common::tree_digest(&cache.join(name).join("rootfs"))
+    };
+    let unpacked = root(&from_zstd);
+    assert!(unpacked.contains_key("testbed/calc.py"), "{unpacked:?}");
+    assert_eq!(unpacked, root(&from_gzip));
+}

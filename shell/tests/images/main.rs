@@ -8,6 +8,9 @@
 mod common;
 
 mod cache;
+mod hostile;
+mod interrupt;
 mod pull;
+mod record;
 mod run_inside;
 mod support;

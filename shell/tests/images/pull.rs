@@ -182,3 +182,63 @@ fn a_pull_cut_short_continues_from_its_partial_blob() {
     );
     assert_eq!(marks(&cache).len(), 1);
 }
+
+#[test]
+fn a_credential_helper_gives_the_login_and_a_missing_one_is_named() {
+    let registry = Registry::start();
+    registry.push("base", "mend/python:base");
+    let guarded = TokenFront::start(&registry.address, Some("alice:wonderland"));
+    let reference = format!("{}/mend/python:base", guarded.address);
+    let dir = tempfile::tempdir().unwrap();
+    // A helper as Docker runs one: `get`, the server on stdin, its login as JSON on stdout.
+    let bin = dir.path().join("bin");
+    fs::create_dir(&bin).unwrap();
+    let asked = dir.path().join("asked");
+    let helper = bin.join("docker-credential-fake");
+    fs::write(
+        &helper,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = get ] || exit 3\nread -r server\necho \"$server\" >> {}\nprintf '{{\"ServerURL\":\"%s\",\"Username\":\"alice\",\"Secret\":\"wonderland\"}}' \"$server\"\n",
+            asked.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(
+        &helper,
+        <fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let docker = dir.path().join("docker");
+    fs::create_dir(&docker).unwrap();
+    let config = docker.join("config.json");
+    let env = [
+        ("DOCKER_CONFIG", docker.to_str().unwrap()),
+        ("PATH", path.as_str()),
+    ];
+    for (key, value) in [
+        ("credsStore", r#""fake""#.to_owned()),
+        (
+            "credHelpers",
+            format!(r#"{{"{}":"fake"}}"#, guarded.address),
+        ),
+    ] {
+        fs::write(&config, format!(r#"{{"{key}":{value}}}"#)).unwrap();
+        let pulled = mend_images(&dir.path().join(key), &["images", "pull", &reference], &env);
+        assert_eq!(pulled.code, 0, "{key}: {}", pulled.stderr);
+    }
+    assert_eq!(
+        fs::read_to_string(&asked).unwrap(),
+        format!("{0}\n{0}\n", guarded.address)
+    );
+    fs::write(&config, r#"{"credsStore":"nowhere"}"#).unwrap();
+    let missing = mend_images(
+        &dir.path().join("missing"),
+        &["images", "pull", &reference],
+        &env,
+    );
+    assert_eq!(
+        (missing.code, missing.stderr.trim()),
+        (2, format!("mend: error: cannot pull {reference}: {} names the credential helper `docker-credential-nowhere` (credsStore), which is not on PATH — install it, or remove `credsStore` from the config to pull anonymously", config.display()).as_str())
+    );
+}

@@ -148,6 +148,12 @@ const TOKEN: &str = "token-from-the-test-service";
 
 impl TokenFront {
     pub fn start(upstream: &str, login: Option<&str>) -> TokenFront {
+        TokenFront::start_paced(upstream, login, Duration::ZERO)
+    }
+
+    /// As [`TokenFront::start`], handing out the registry's answers 64 KiB at a time with
+    /// `pause` between pieces, as a slow network does (for a pull to be cut midway).
+    pub fn start_paced(upstream: &str, login: Option<&str>, pause: Duration) -> TokenFront {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap().to_string();
         let seen = Arc::new(Mutex::new(Vec::new()));
@@ -166,7 +172,7 @@ impl TokenFront {
                     Ok((stream, _)) => {
                         handled += 1;
                         stream.set_nonblocking(false).unwrap();
-                        let _ = serve(stream, &upstream, login.as_deref(), &realm, &log);
+                        let _ = serve(stream, &upstream, login.as_deref(), &realm, &log, pause);
                     }
                     Err(_) => thread::sleep(Duration::from_millis(5)),
                 }
@@ -182,6 +188,7 @@ fn serve(
     login: Option<&str>,
     realm: &str,
     log: &Mutex<Vec<String>>,
+    pause: Duration,
 ) -> std::io::Result<()> {
     client.set_read_timeout(Some(Duration::from_secs(10)))?;
     let mut reader = BufReader::new(client.try_clone()?);
@@ -253,7 +260,11 @@ fn serve(
     write!(server, "Connection: close\r\n\r\n")?;
     let mut answer = Vec::new();
     server.read_to_end(&mut answer)?;
-    client.write_all(&answer)
+    for piece in answer.chunks(64 << 10) {
+        client.write_all(piece)?;
+        thread::sleep(pause);
+    }
+    Ok(())
 }
 
 fn base64_encode(bytes: &[u8]) -> String {

@@ -1,7 +1,8 @@
 """Drives `mend mcp` with the official MCP Python SDK, as an agent would, and prints what it got
 as one JSON object for the Rust test to compare whole.
 
-Usage: python mcp_client.py MEND REPO PATCH_FILE PYTHON (the interpreter the tests run with)
+Usage: python mcp_client.py MEND CALLS_FILE, where CALLS_FILE holds a JSON object of calls,
+each `KEY: [TOOL, ARGUMENTS]`, made in order; the results come back under the same keys.
 """
 
 import asyncio
@@ -12,23 +13,17 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
-async def main(mend: str, repo: str, patch_file: str, python: str) -> dict:
-    with open(patch_file, encoding="utf-8") as handle:
-        patch = handle.read()
+async def main(mend: str, calls_file: str) -> dict:
+    with open(calls_file, encoding="utf-8") as handle:
+        calls = json.load(handle)
     server = StdioServerParameters(command=mend, args=["mcp"])
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write) as session:
             initialized = await session.initialize()
             listed = await session.list_tools()
-            calls = {
-                "task": {"repo": repo},
-                "verify": {"repo": repo, "python": python, "sandbox": "none"},
-                "verify_patched": {"repo": repo, "patch": patch, "python": python, "sandbox": "none"},
-                "verify_missing": {"repo": repo + "/no-such-folder"},
-            }
             results = {}
-            for key, arguments in calls.items():
-                result = await session.call_tool(key.split("_")[0], arguments)
+            for key, (tool, arguments) in calls.items():
+                result = await session.call_tool(tool, arguments)
                 results[key] = {
                     "is_error": result.is_error,
                     "structured": result.structured_content,
@@ -43,4 +38,4 @@ async def main(mend: str, repo: str, patch_file: str, python: str) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(main(*sys.argv[1:5]))))
+    print(json.dumps(asyncio.run(main(*sys.argv[1:3]))))

@@ -3,6 +3,7 @@
 //! Ctrl-C that ends one turn but not the session.
 
 use std::io::{Read, Write};
+use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -13,6 +14,7 @@ use crate::common::server::{Ending, Reply, Server};
 use crate::common::turns::{recorded_replies, script, MODEL};
 use crate::common::{fixture, live_args, mend_command, repo_root, sigint, tree_digest};
 use serde_json::{json, Value};
+use sha2::Digest;
 
 /// A one-chunk answer without tool calls.
 fn answer(text: &str) -> Reply {
@@ -157,6 +159,7 @@ fn a_conversation_repairs_the_sample_and_goes_on_in_the_same_history() {
     .collect();
     assert_eq!(commands_said, Vec::<&str>::new(), "missing from:\n{stdout}");
     assert_eq!(stdout.matches("Stopped: assistant_finished").count(), 2);
+    commands_are_recorded_shown_and_replayed(&record, &patch, &nowhere, diff);
     assert!(!stdout.contains("not saved"), "{stdout}");
     assert!(!stdout.contains("`/save` is not a command"), "{stdout}");
 
@@ -273,6 +276,74 @@ fn ctrl_c_interrupts_the_turn_and_the_conversation_goes_on() {
             1,
             vec![json!("cancelled"), json!("assistant_finished")],
             Some(json!(true))
+        ),
+        "{}",
+        replayed.stderr
+    );
+}
+
+/// The chat's /verify and /save, with their outcomes, in its record at their place; `mend show`
+/// and `mend replay` tell them there.
+fn commands_are_recorded_shown_and_replayed(
+    record: &Path,
+    patch: &Path,
+    nowhere: &Path,
+    diff: &str,
+) {
+    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(record).unwrap()).unwrap();
+    let mut commands = recorded["commands"].clone();
+    // The one figure that is the machine's, not the chat's.
+    commands[0]["tests"]["duration_ms"] = json!(0);
+    let refused = format!(
+        "cannot write {}: the folder {} does not exist (mend creates no folders) — create it or choose another path; nothing was written",
+        nowhere.display(),
+        nowhere.parent().unwrap().display()
+    );
+    let diff_sha256 = format!("{:x}", sha2::Sha256::digest(diff.as_bytes()));
+    assert_eq!(
+        commands,
+        json!([
+            {"after_messages": 1, "command": "verify", "passed": true,
+             "tests": {"exit_code": 0, "duration_ms": 0,
+                       "summary": {"passed": 4, "failed": 0, "errors": 0, "skipped": 0}}},
+            {"after_messages": 1, "command": "save", "path": nowhere.to_str().unwrap(),
+             "saved": {"outcome": "failed", "error": refused}},
+            {"after_messages": 1, "command": "save", "path": patch.to_str().unwrap(),
+             "saved": {"outcome": "written", "diff_sha256": diff_sha256}},
+        ])
+    );
+    let shown = common::mend(&["show", record.to_str().unwrap()]);
+    let typed: Vec<&str> = shown
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with("Typed "))
+        .collect();
+    assert_eq!(
+        typed,
+        [
+            "Typed /verify: 4 passed — PASS".to_owned(),
+            format!("Typed /save {}: not written — {refused}", nowhere.display()),
+            format!("Typed /save {}: the change was written", patch.display()),
+        ],
+        "{}",
+        shown.stdout
+    );
+    let replayed = common::mend(&["replay", "--json", record.to_str().unwrap()]);
+    let told: Vec<(Value, Value)> = replayed
+        .events()
+        .into_iter()
+        .filter(|event| event["type"] == "chat_command")
+        .map(|event| (event["after_messages"].clone(), event["command"].clone()))
+        .collect();
+    assert_eq!(
+        (replayed.code, told),
+        (
+            0,
+            vec![
+                (json!(1), json!("verify")),
+                (json!(1), json!("save")),
+                (json!(1), json!("save"))
+            ]
         ),
         "{}",
         replayed.stderr

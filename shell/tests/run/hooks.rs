@@ -126,7 +126,7 @@ fn a_hook_blocks_a_call_in_the_sandbox_and_its_decision_replays() {
 }
 
 /// Sends the model back once with a reason, then lets it stop (it reads `stop_hook_active`).
-const ONCE_MORE: &str = r#"input=$(cat)
+pub(crate) const ONCE_MORE: &str = r#"input=$(cat)
 case "$input" in
   *'"stop_hook_active":false'*'"last_assistant_message":"done"'*)
     echo '{"decision": "block", "reason": "run the tests before you stop"}' ;;

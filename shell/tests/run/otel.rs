@@ -260,3 +260,103 @@ fn a_collector_that_is_down_or_silent_costs_one_warning_and_not_the_run() {
     let (silent, _) = traced_run("", &["--otel", &silent_collector()]);
     assert_eq!((silent.code, baseline.code), (0, 0), "{}", silent.stderr);
 }
+
+#[test]
+fn a_resumed_run_sends_one_trace_of_the_whole_new_record() {
+    let repo = sample_copy();
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first.json");
+    // The first run only reads, and stops: no trace, it was not asked for.
+    let server = Server::start(script(vec![
+        call("c1", "read_file", json!({"path": "path_rules.py"})),
+        say("read it"),
+    ]));
+    let ran = crate::support::run(&server.base, repo.path(), &first, &[]);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let (base, rx) = receiver();
+    let server = Server::start(script(vec![fix("c2"), say("done")]));
+    let resumed = dir.path().join("resumed.json");
+    let outcome = crate::support::resume(
+        &server.base,
+        &first,
+        &resumed,
+        &["--message", "Now fix it.", "--otel", &base],
+    );
+    assert_eq!(outcome.code, 0, "{}", outcome.stderr);
+    let (_, spans) = spans(&rx);
+    let names: Vec<&str> = spans.iter().map(|span| span.name.as_str()).collect();
+    let chat = format!("chat {MODEL}");
+    assert_eq!(
+        (
+            names,
+            attribute(spans.last().unwrap(), "mend.verdict.passed")
+        ),
+        (
+            vec![
+                "invoke_agent mend",
+                &chat,
+                &chat,
+                "execute_tool read_file",
+                &chat,
+                &chat,
+                "execute_tool replace_text",
+                "mend.verdict"
+            ],
+            json!(true)
+        )
+    );
+}
+
+#[test]
+fn a_chat_sends_one_trace_at_its_end() {
+    let repo = sample_copy();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("chat.json");
+    let (base, rx) = receiver();
+    let server = Server::start(script(vec![fix("c1"), say("done")]));
+    let mut child = crate::common::mend_command(&crate::common::repo_root())
+        .args(crate::common::live_args(
+            "chat",
+            &server.base,
+            repo.path(),
+            &record,
+        ))
+        .args(["--otel", &base])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"Fix the Windows paths.\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let (_, spans) = spans(&rx);
+    let names: Vec<&str> = spans.iter().map(|span| span.name.as_str()).collect();
+    let chat = format!("chat {MODEL}");
+    assert_eq!(
+        (
+            names,
+            attribute(spans.last().unwrap(), "mend.verdict.passed")
+        ),
+        (
+            vec![
+                "invoke_agent mend",
+                &chat,
+                &chat,
+                "execute_tool replace_text",
+                "mend.verdict"
+            ],
+            json!(true)
+        )
+    );
+}

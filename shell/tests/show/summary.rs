@@ -39,7 +39,7 @@ Tests before: 1 failed · 3 passed (268 ms)
 Stop: assistant_finished
 Tests after: 4 passed (227 ms)
 Verdict: PASS (the final tests pass, with the tests the run started with)
-Time: model 2.8 s · tools 0 ms · tests 755 ms · total 3.5 s
+Time: model 2.8 s · tools 260 ms (run_tests 260 ms) · tests 495 ms · total 3.5 s
 "#,
             ""
         )

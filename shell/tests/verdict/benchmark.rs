@@ -12,14 +12,15 @@ use crate::common::server::{Reply, Server};
 use crate::common::turns::{call, say, script};
 use crate::common::{copy_of, mend, repo_root, tree_digest, Outcome};
 
-const BUGGY: &str = "    return subtotal_cents * rate_percent // 100\n";
-const FIXED: &str = "    return (subtotal_cents * rate_percent + 50) // 100\n";
+pub(crate) const BUGGY: &str = "    return subtotal_cents * rate_percent // 100\n";
+pub(crate) const FIXED: &str = "    return (subtotal_cents * rate_percent + 50) // 100\n";
 
 /// The visible tax test is held out: the base's test file lacks it.
-const TAX_TEST: &str = "tests/test_totals.py::test_tax_rounds_half_up";
-const HIDDEN_TEST: &str = "tests/test_hidden_tax.py::test_half_a_cent_rounds_up";
-const HIDDEN_FILE_TEST: &str = "tests/held/test_held_file.py::test_held_file_sees_the_fix";
-const KEPT: [&str; 5] = [
+pub(crate) const TAX_TEST: &str = "tests/test_totals.py::test_tax_rounds_half_up";
+pub(crate) const HIDDEN_TEST: &str = "tests/test_hidden_tax.py::test_half_a_cent_rounds_up";
+pub(crate) const HIDDEN_FILE_TEST: &str =
+    "tests/held/test_held_file.py::test_held_file_sees_the_fix";
+pub(crate) const KEPT: [&str; 5] = [
     "tests/test_lines.py::LineTest::test_a_line_costs_quantity_times_price",
     "tests/test_render.py::test_a_credit_keeps_its_sign",
     "tests/test_render.py::test_cents_are_printed_with_two_digits",
@@ -52,12 +53,12 @@ fn git(repo: &Path, args: &[&str]) -> String {
 /// The repository: the base commit checked out; the fix on a branch, a tag and a stash; the
 /// held-out tests as a `git diff` in `held-out.patch` beside an untracked task file, and one
 /// more held-out test file, untracked, in `tests/held/`.
-struct Instance {
-    repo: tempfile::TempDir,
+pub(crate) struct Instance {
+    pub(crate) repo: tempfile::TempDir,
     fix: String,
 }
 
-fn instance() -> Instance {
+pub(crate) fn instance() -> Instance {
     let repo = copy_of(&repo_root().join("fixtures/projects/invoice"));
     let root = repo.path();
     let tests = root.join("tests/test_totals.py");
@@ -180,7 +181,7 @@ fn tool_results(outcome: &Outcome) -> Vec<String> {
         .collect()
 }
 
-const HELD_OUT: [&str; 4] = [
+pub(crate) const HELD_OUT: [&str; 4] = [
     "invoice/__init__.py",
     "tests/held/test_held_file.py",
     "tests/test_hidden_tax.py",

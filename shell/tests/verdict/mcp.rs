@@ -1,11 +1,17 @@
 //! `mend mcp` driven by the official MCP Python SDK (in the project venv): the handshake, the
 //! tool list, `task`, and `verify` with and without a patch — whose verdict is the one `mend
-//! verify` gives for the same change — and a verify of a folder that does not exist.
+//! verify` gives for the same change — and a verify of a folder that does not exist; and on a
+//! task in SWE-bench's shape, a verify that puts the held-out tests and the test patch back
+//! after the change and grades the given tests, as `mend verify` does.
 
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value};
 
+use crate::benchmark::{
+    instance, BUGGY, FIXED, HELD_OUT, HIDDEN_FILE_TEST, HIDDEN_TEST, KEPT, TAX_TEST,
+};
 use crate::common::turns::{NEW, OLD};
 use crate::common::{mend, python, repo_root, sample_copy, tree_digest};
 
@@ -14,9 +20,29 @@ fn fix_patch() -> String {
     format!("--- a/path_rules.py\n+++ b/path_rules.py\n@@ -13 +13 @@\n-{OLD}\n+{NEW}\n")
 }
 
-/// The run `mend verify --json` reports, with a patch file or without.
-fn verify_by_cli(repo: &str, patch: Option<&str>) -> Value {
-    let mut args = vec!["verify", "--json", "--sandbox", "none", "--repo", repo];
+/// What the official MCP client got from `mend mcp` for `calls` (`KEY: [TOOL, ARGUMENTS]`).
+fn mcp_client(calls: Value) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let calls_path = dir.path().join("calls.json");
+    std::fs::write(&calls_path, calls.to_string()).unwrap();
+    let output = Command::new(python())
+        .arg(repo_root().join("shell/tests/interop/mcp_client.py"))
+        .arg(env!("CARGO_BIN_EXE_mend"))
+        .arg(&calls_path)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "the MCP client failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// The `tests_after` event `mend verify --json` prints in `sandbox`, with a patch file or
+/// without.
+fn verify_event(repo: &str, sandbox: &str, patch: Option<&str>) -> Value {
+    let mut args = vec!["verify", "--json", "--sandbox", sandbox, "--repo", repo];
     if let Some(patch) = patch {
         args.extend(["--patch", patch]);
     }
@@ -25,13 +51,17 @@ fn verify_by_cli(repo: &str, patch: Option<&str>) -> Value {
         .events()
         .into_iter()
         .find(|event| event["type"] == "tests_after")
-        .map(|event| event["run"].clone())
         .unwrap_or_else(|| {
             panic!(
                 "no tests_after event:\n{}\n{}",
                 outcome.stdout, outcome.stderr
             )
         })
+}
+
+/// The run `mend verify --json` reports, with a patch file or without.
+fn verify_by_cli(repo: &str, patch: Option<&str>) -> Value {
+    verify_event(repo, "none", patch)["run"].clone()
 }
 
 /// What the CLI and MCP both say of a run: its counts and failing tests.
@@ -47,22 +77,14 @@ fn the_python_sdk_verifies_a_patch_over_mcp_as_mend_verify_does() {
     let dir = tempfile::tempdir().unwrap();
     let patch_path = dir.path().join("fix.patch");
     std::fs::write(&patch_path, fix_patch()).unwrap();
-    let output = Command::new(python())
-        .arg(repo_root().join("shell/tests/interop/mcp_client.py"))
-        .args([
-            env!("CARGO_BIN_EXE_mend"),
-            &repo_path,
-            patch_path.to_str().unwrap(),
-        ])
-        .arg(python())
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "the MCP client failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let got: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let python = python();
+    let python = python.to_str().unwrap();
+    let got = mcp_client(json!({
+        "task": ["task", {"repo": repo_path}],
+        "verify": ["verify", {"repo": repo_path, "python": python, "sandbox": "none"}],
+        "verify_patched": ["verify", {"repo": repo_path, "patch": fix_patch(), "python": python, "sandbox": "none"}],
+        "verify_missing": ["verify", {"repo": format!("{repo_path}/no-such-folder")}],
+    }));
     let results = &got["results"];
     let test = |name: &str| format!("tests/test_path_rules.py::{name}");
     let tests_before = json!({
@@ -149,4 +171,87 @@ fn the_python_sdk_verifies_a_patch_over_mcp_as_mend_verify_does() {
         before,
         "the repository was written"
     );
+}
+
+/// The invoice fix as a unified diff against the instance's `invoice/totals.py`.
+fn invoice_fix(repo: &Path) -> String {
+    let source = std::fs::read_to_string(repo.join("invoice/totals.py")).unwrap();
+    let line = source
+        .lines()
+        .position(|line| format!("{line}\n") == BUGGY)
+        .unwrap()
+        + 1;
+    format!(
+        "--- a/invoice/totals.py\n+++ b/invoice/totals.py\n@@ -{line} +{line} @@\n-{BUGGY}+{FIXED}"
+    )
+}
+
+#[test]
+fn a_verify_over_mcp_puts_the_held_out_tests_and_the_test_patch_back_as_mend_verify_does() {
+    // The task offers the shell tool, which runs only in bubblewrap.
+    let instance = instance();
+    let root = instance.repo.path();
+    let repo = root.to_str().unwrap().to_owned();
+    let before = tree_digest(root);
+    let fix = invoice_fix(root);
+    let python = python();
+    let python = python.to_str().unwrap();
+    let got = mcp_client(json!({
+        "as_it_is": ["verify", {"repo": repo, "python": python, "sandbox": "bwrap"}],
+        "fixed": ["verify", {"repo": repo, "patch": fix, "python": python, "sandbox": "bwrap"}],
+    }));
+    let ids = |ids: &[&str]| json!(ids);
+    let fail_to_pass = [TAX_TEST, HIDDEN_TEST, HIDDEN_FILE_TEST];
+    let failed = |id: &str| json!({"id": id, "outcome": "failed"});
+    // What each verify says of the task's own parts: passed, the given tests' grade, the files
+    // put back, and whether the held-out tests ran at all (their ids among the outcomes).
+    let shape = |verdict: &Value| {
+        json!([
+            verdict["passed"],
+            verdict["given"],
+            verdict["held_out"],
+            fail_to_pass.map(|id| verdict["tests"][id].clone()),
+        ])
+    };
+    let results = &got["results"];
+    assert_eq!(
+        (
+            shape(&results["as_it_is"]["structured"]),
+            shape(&results["fixed"]["structured"]),
+        ),
+        (
+            json!([
+                false,
+                {"fail_to_pass": {"success": [], "failure": fail_to_pass.map(failed)},
+                 "pass_to_pass": {"success": ids(&KEPT), "failure": []}},
+                HELD_OUT,
+                ["failed", "failed", "failed"],
+            ]),
+            json!([
+                true,
+                {"fail_to_pass": {"success": ids(&fail_to_pass), "failure": []},
+                 "pass_to_pass": {"success": ids(&KEPT), "failure": []}},
+                HELD_OUT,
+                ["passed", "passed", "passed"],
+            ]),
+        ),
+        "{got}"
+    );
+    // `mend verify` says the same of the same change: the run, the grade, the files put back.
+    let dir = tempfile::tempdir().unwrap();
+    let patch_path = dir.path().join("fix.patch");
+    std::fs::write(&patch_path, &fix).unwrap();
+    let by_cli = |patch: Option<&str>| {
+        let event = verify_event(&repo, "bwrap", patch);
+        json!([judged(&event["run"]), event["given"], event["held_out"]])
+    };
+    let by_mcp = |verdict: &Value| json!([judged(verdict), verdict["given"], verdict["held_out"]]);
+    assert_eq!(
+        (
+            by_mcp(&results["as_it_is"]["structured"]),
+            by_mcp(&results["fixed"]["structured"])
+        ),
+        (by_cli(None), by_cli(Some(patch_path.to_str().unwrap())))
+    );
+    assert_eq!(tree_digest(root), before, "the repository was written");
 }

@@ -52,7 +52,7 @@ class CoreView:
             self.error = f"the core refused this run's config: {refused}"
             return
         self.session = session
-        self._take(session.first_actions())
+        self._take(session.drain_actions())
 
     def chunk(self, chunk):
         if not self._streaming:

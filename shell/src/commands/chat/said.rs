@@ -2,7 +2,7 @@
 
 /// A line the user typed.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Said<'a> {
+pub(super) enum Said<'a> {
     Message(&'a str),
     Diff,
     Verify,
@@ -14,7 +14,7 @@ pub enum Said<'a> {
     Nothing,
 }
 
-pub fn parse(line: &str) -> Said<'_> {
+pub(super) fn parse(line: &str) -> Said<'_> {
     let line = line.trim();
     let Some(command) = line.strip_prefix('/') else {
         return if line.is_empty() {

@@ -5,13 +5,13 @@ use camino::Utf8Path;
 
 use crate::error::MendError;
 
-pub const SAVE_USAGE: &str =
+pub(super) const SAVE_USAGE: &str =
     "/save PATH writes the change as a patch file, e.g. `/save fix.patch`; \
                           the folder must exist (mend creates none)";
 
 /// Writes the patch only into a folder that already exists: a mistyped path must not leave
 /// folders behind anywhere on the machine.
-pub fn save(path: &Utf8Path, diff: &str) -> Result<(), MendError> {
+pub(super) fn save(path: &Utf8Path, diff: &str) -> Result<(), MendError> {
     let folder = match path.parent() {
         Some(folder) if !folder.as_str().is_empty() => folder,
         _ => Utf8Path::new("."),
@@ -32,7 +32,7 @@ pub fn save(path: &Utf8Path, diff: &str) -> Result<(), MendError> {
 
 /// What Ctrl-D says about the discarded copy: nothing when it holds no change, else whether the
 /// change is in the last /save's file.
-pub fn discarded(diff: &str, saved: Option<&(String, String)>) -> Option<String> {
+pub(super) fn discarded(diff: &str, saved: Option<&(String, String)>) -> Option<String> {
     if diff.is_empty() {
         return None;
     }

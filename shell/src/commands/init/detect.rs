@@ -9,7 +9,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 /// A guess at how the project is tested and which files matter.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Guess {
+pub(super) struct Guess {
     pub kind: Kind,
     pub command: Vec<String>,
     /// `pytest`, `libtest` or `exit_code` (see docs/task-file.md).
@@ -23,7 +23,7 @@ pub struct Guess {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(super) enum Kind {
     Pytest,
     Cargo,
     Npm,
@@ -31,7 +31,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn describe(self) -> &'static str {
+    pub(super) fn describe(self) -> &'static str {
         match self {
             Kind::Pytest => "a Python project tested with pytest",
             Kind::Cargo => "a Rust project tested with cargo test",
@@ -66,7 +66,7 @@ const NOT_SOURCES: [&str; 9] = [
 const JS: &str = "{js,mjs,cjs,jsx,ts,mts,cts,tsx}";
 
 /// Every kind of project found in `repo`, the likeliest first.
-pub fn detect(repo: &Utf8Path) -> Vec<Guess> {
+pub(super) fn detect(repo: &Utf8Path) -> Vec<Guess> {
     let mut found = Vec::new();
     if PYTHON_MARKERS.iter().any(|file| repo.join(file).is_file())
         || TEST_FOLDERS
@@ -92,7 +92,7 @@ const LEVELS_UP: usize = 6;
 
 /// The nearest folder above `dir` that holds a project mend knows, with its likeliest kind: a
 /// folder inside a project (its `tests/`, say) holds none of the markers itself.
-pub fn project_above(dir: &Utf8Path) -> Option<(Utf8PathBuf, Kind)> {
+pub(super) fn project_above(dir: &Utf8Path) -> Option<(Utf8PathBuf, Kind)> {
     let dir = dir.canonicalize_utf8().ok()?;
     dir.ancestors().skip(1).take(LEVELS_UP).find_map(|above| {
         let guess = detect(above).into_iter().next()?;
@@ -101,7 +101,7 @@ pub fn project_above(dir: &Utf8Path) -> Option<(Utf8PathBuf, Kind)> {
 }
 
 /// The project `dir` is the tests folder of (`tests/`, `test/`, ... directly in it), if any.
-pub fn tests_folder_of(dir: &Utf8Path) -> Option<(Utf8PathBuf, Kind)> {
+pub(super) fn tests_folder_of(dir: &Utf8Path) -> Option<(Utf8PathBuf, Kind)> {
     let dir = dir.canonicalize_utf8().ok()?;
     let name = dir.file_name()?;
     let parent = dir.parent()?;

@@ -7,7 +7,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::exec::interpreter::{self, Found, Interpreter};
 
-pub struct PythonFacts {
+pub(super) struct PythonFacts {
     pub path: Utf8PathBuf,
     found: Found,
     /// `Python 3.11.2, pytest 8.3.3`, or what is missing.
@@ -16,7 +16,7 @@ pub struct PythonFacts {
 }
 
 impl PythonFacts {
-    pub fn summary(&self) -> String {
+    pub(super) fn summary(&self) -> String {
         let versions = match &self.versions {
             Ok(versions) => versions,
             Err(_) => "no pytest there (see the note below)",
@@ -26,7 +26,7 @@ impl PythonFacts {
 }
 
 /// What `mend verify` in `repo` would use, checked by running it once.
-pub fn facts(repo: &Utf8Path) -> PythonFacts {
+pub(super) fn facts(repo: &Utf8Path) -> PythonFacts {
     let Interpreter { path, found } = interpreter::unless_given(repo);
     let versions = versions(&path);
     let mut notes = Vec::new();

@@ -7,7 +7,7 @@ use camino::Utf8Path;
 use crate::task::copy::DEFAULT_SHARE;
 
 /// The list to write, the built-in names first, and the folders of it found in `repo`.
-pub fn shares(repo: &Utf8Path) -> (Vec<String>, Vec<String>) {
+pub(super) fn shares(repo: &Utf8Path) -> (Vec<String>, Vec<String>) {
     let mut list: Vec<String> = DEFAULT_SHARE.map(str::to_owned).to_vec();
     let mut venvs: Vec<String> = repo
         .read_dir_utf8()

@@ -6,7 +6,7 @@ use crate::provider::window;
 
 /// The task file for `guess`; `interpreter` is a comment on which Python runs the tests (Python
 /// projects only); `share` is `copy.share`, of which `found` are in the repository.
-pub fn render(
+pub(super) fn render(
     guess: &Guess,
     interpreter: Option<&str>,
     share: &[String],

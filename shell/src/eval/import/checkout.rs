@@ -8,7 +8,7 @@ use std::process::Command;
 use camino::{Utf8Path, Utf8PathBuf};
 
 /// The mirror of `owner/name` under `repos`, if there is one.
-pub fn mirror_of(repos: &Utf8Path, repo: &str) -> Result<Utf8PathBuf, String> {
+pub(super) fn mirror_of(repos: &Utf8Path, repo: &str) -> Result<Utf8PathBuf, String> {
     let (owner, name) = repo
         .split_once('/')
         .filter(|(owner, name)| !owner.is_empty() && !name.is_empty() && !name.contains('/'))
@@ -31,7 +31,7 @@ pub fn mirror_of(repos: &Utf8Path, repo: &str) -> Result<Utf8PathBuf, String> {
 
 /// A clone of `mirror` in `into` (which must not exist), checked out at `base`, its objects
 /// hard-linked rather than copied.
-pub fn check_out(mirror: &Utf8Path, base: &str, into: &Utf8Path) -> Result<(), String> {
+pub(super) fn check_out(mirror: &Utf8Path, base: &str, into: &Utf8Path) -> Result<(), String> {
     if base.is_empty() || !base.chars().all(|c| c.is_ascii_alphanumeric()) {
         return Err(format!("`base_commit` {base:?} is not a commit id"));
     }

@@ -7,7 +7,7 @@ use super::specs;
 
 /// The command a task file gets, and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Chosen {
+pub(super) struct Chosen {
     pub command: Vec<String>,
     pub env: Vec<String>,
     pub report: String,
@@ -18,12 +18,12 @@ pub struct Chosen {
 
 /// `--test-command` (and `--test-report`), given to the import for rows nothing else covers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Fallback {
+pub(crate) struct Fallback {
     pub command: Option<String>,
     pub report: Option<String>,
 }
 
-pub fn choose(instance: &Instance, fallback: &Fallback) -> Result<Chosen, String> {
+pub(super) fn choose(instance: &Instance, fallback: &Fallback) -> Result<Chosen, String> {
     if let Some(command) = &instance.command {
         let (text, field) = match command {
             RowCommand::One(one) => (one.clone(), "test_cmd"),

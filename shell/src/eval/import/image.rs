@@ -14,7 +14,7 @@ const FIELDS: [&str; 6] = [
 ];
 
 /// Refuses a template with a `{field}` it cannot fill.
-pub fn check_template(template: &str) -> Result<(), String> {
+pub(super) fn check_template(template: &str) -> Result<(), String> {
     for field in placeholders(template) {
         if !FIELDS.contains(&field) {
             return Err(format!(
@@ -26,7 +26,7 @@ pub fn check_template(template: &str) -> Result<(), String> {
     Ok(())
 }
 
-pub fn expand(template: &str, instance: &Instance) -> Result<String, String> {
+pub(super) fn expand(template: &str, instance: &Instance) -> Result<String, String> {
     let mut image = template.to_owned();
     for field in placeholders(template) {
         let (owner, name) = instance

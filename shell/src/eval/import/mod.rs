@@ -16,7 +16,7 @@ use std::time::Instant;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::{exit, MendError};
-pub use command::Fallback;
+pub(crate) use command::Fallback;
 use row::Instance;
 
 /// The readers an imported task may name (`junit` needs a report path no row gives).
@@ -29,7 +29,7 @@ const READERS: [&str; 6] = [
     "exit_code",
 ];
 
-pub struct ImportOptions {
+pub(crate) struct ImportOptions {
     pub file: Utf8PathBuf,
     pub out: Utf8PathBuf,
     pub repos: Option<Utf8PathBuf>,
@@ -44,44 +44,17 @@ struct Imported {
     said: String,
 }
 
-pub fn import(options: &ImportOptions) -> Result<u8, MendError> {
+pub(crate) fn import(options: &ImportOptions) -> Result<u8, MendError> {
     let started = Instant::now();
     let out = &options.out;
-    if out.exists() {
-        return Err(MendError::usage(format!(
-            "{out} already exists — name a new folder for the suite (an import never writes into an existing one)"
-        )));
-    }
-    if let Some(report) = &options.fallback.report {
-        if !READERS.contains(&report.as_str()) {
-            return Err(MendError::usage(format!(
-                "--test-report {report}: use one of {}",
-                READERS.join(", ")
-            )));
-        }
-    }
-    if let Some(template) = &options.image_template {
-        image::check_template(template).map_err(MendError::usage)?;
-    }
+    check_options(options)?;
     let text = std::fs::read_to_string(&options.file).map_err(|err| {
         MendError::usage(format!(
             "cannot read the instance file {}: {err}",
             options.file
         ))
     })?;
-    let parent = out
-        .parent()
-        .filter(|parent| !parent.as_str().is_empty())
-        .unwrap_or(Utf8Path::new("."));
-    std::fs::create_dir_all(parent)
-        .map_err(|err| MendError::harness(format!("cannot create {parent}: {err}")))?;
-    let temp = tempfile::Builder::new()
-        .prefix(".mend-import-")
-        .tempdir_in(parent)
-        .map_err(|err| MendError::harness(format!("cannot make a folder in {parent}: {err}")))?;
-    let staging = Utf8Path::from_path(temp.path())
-        .ok_or_else(|| MendError::harness(format!("{parent} is not a UTF-8 path")))?
-        .to_path_buf();
+    let (temp, staging) = staging_beside(out)?;
     let mut imported = Vec::new();
     let mut refused = Vec::new();
     let mut seen = BTreeSet::new();
@@ -131,6 +104,47 @@ pub fn import(options: &ImportOptions) -> Result<u8, MendError> {
     } else {
         exit::TESTS_FAIL
     })
+}
+
+/// The flags, checked before anything is read or written.
+fn check_options(options: &ImportOptions) -> Result<(), MendError> {
+    let out = &options.out;
+    if out.exists() {
+        return Err(MendError::usage(format!(
+            "{out} already exists — name a new folder for the suite (an import never writes into an existing one)"
+        )));
+    }
+    if let Some(report) = &options.fallback.report {
+        if !READERS.contains(&report.as_str()) {
+            return Err(MendError::usage(format!(
+                "--test-report {report}: use one of {}",
+                READERS.join(", ")
+            )));
+        }
+    }
+    if let Some(template) = &options.image_template {
+        image::check_template(template).map_err(MendError::usage)?;
+    }
+    Ok(())
+}
+
+/// A folder beside `out` that the suite is written into, renamed to `out` once whole (so a
+/// failed import leaves nothing behind).
+fn staging_beside(out: &Utf8Path) -> Result<(tempfile::TempDir, Utf8PathBuf), MendError> {
+    let parent = out
+        .parent()
+        .filter(|parent| !parent.as_str().is_empty())
+        .unwrap_or(Utf8Path::new("."));
+    std::fs::create_dir_all(parent)
+        .map_err(|err| MendError::harness(format!("cannot create {parent}: {err}")))?;
+    let temp = tempfile::Builder::new()
+        .prefix(".mend-import-")
+        .tempdir_in(parent)
+        .map_err(|err| MendError::harness(format!("cannot make a folder in {parent}: {err}")))?;
+    let staging = Utf8Path::from_path(temp.path())
+        .ok_or_else(|| MendError::harness(format!("{parent} is not a UTF-8 path")))?
+        .to_path_buf();
+    Ok((temp, staging))
 }
 
 /// One row into `staging/tasks/<id>/` (and its gold patch into `staging/gold/<id>.patch`).

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 /// The test command a row gives itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RowCommand {
+pub(super) enum RowCommand {
     /// `test_cmd`: one shell command.
     One(String),
     /// `test_cmds`: shell commands run in order.
@@ -14,7 +14,7 @@ pub enum RowCommand {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Instance {
+pub(super) struct Instance {
     pub id: String,
     /// `owner/name`.
     pub repo: Option<String>,
@@ -36,7 +36,7 @@ pub struct Instance {
 const IMAGE_FIELDS: [&str; 3] = ["image_name", "docker_image", "image"];
 
 /// Reads one row; the error says which row (its id, when it has one), which field and why.
-pub fn read(line: &str) -> Result<Instance, String> {
+pub(super) fn read(line: &str) -> Result<Instance, String> {
     let value: Value =
         serde_json::from_str(line).map_err(|err| format!("not a JSON object: {err}"))?;
     let id = value
@@ -86,7 +86,7 @@ fn fields(value: Value) -> Result<Instance, String> {
 }
 
 /// A name mend can use as a folder and a task name.
-pub fn is_task_name(name: &str) -> bool {
+pub(super) fn is_task_name(name: &str) -> bool {
     !name.is_empty()
         && !name.starts_with('.')
         && name.len() <= 200

@@ -104,14 +104,14 @@ const SPECS: &[Spec] = &[
 
 /// What the table gives for one instance.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableCommand {
+pub(super) struct TableCommand {
     pub command: Vec<String>,
     pub env: Vec<String>,
     pub report: &'static str,
 }
 
 /// The harness's command for `repo` at `version`, with the test patch's files appended.
-pub fn lookup(repo: &str, version: &str, test_patch: Option<&str>) -> Option<TableCommand> {
+pub(super) fn lookup(repo: &str, version: &str, test_patch: Option<&str>) -> Option<TableCommand> {
     let spec = SPECS
         .iter()
         .find(|spec| spec.repo == repo && spec.versions.split(' ').any(|v| v == version))?;
@@ -125,7 +125,7 @@ pub fn lookup(repo: &str, version: &str, test_patch: Option<&str>) -> Option<Tab
 }
 
 /// Whether the table knows the repository at all (to say why a version is missing).
-pub fn knows(repo: &str) -> bool {
+pub(super) fn knows(repo: &str) -> bool {
     SPECS.iter().any(|spec| spec.repo == repo)
 }
 
@@ -136,7 +136,7 @@ const NOT_TESTS: [&str; 11] = [
 
 /// The harness's test selection: every file the test patch leaves behind (`diff --git a/X b/Y`:
 /// Y) that is not data, as django's runner names them for django (`tests/a/b.py` → `a.b`).
-pub fn directives(repo: &str, test_patch: &str) -> Vec<String> {
+pub(super) fn directives(repo: &str, test_patch: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for line in test_patch.lines() {
         let Some(names) = line.strip_prefix("diff --git a/") else {

@@ -9,10 +9,10 @@ use super::row::Instance;
 
 /// Where, relative to the task file, the held-out test patch is kept: `.mend` is left out of
 /// every copy, so no attempt sees it.
-pub const TEST_PATCH: &str = ".mend/test.patch";
+pub(super) const TEST_PATCH: &str = ".mend/test.patch";
 
 /// The folder inside an image where SWE-bench's images hold the repository.
-pub const IMAGE_WORKDIR: &str = "/testbed";
+pub(super) const IMAGE_WORKDIR: &str = "/testbed";
 
 /// What the copy leaves out: mend's default list, and the task file itself, whose test lists
 /// name the held-out tests.
@@ -41,7 +41,7 @@ const TOOLS: [&str; 7] = [
 /// SWE-bench's harness gives the tests of one instance this long.
 const TIMEOUT_SECONDS: u64 = 1800;
 
-pub struct Written<'a> {
+pub(super) struct Written<'a> {
     pub instance: &'a Instance,
     pub chosen: &'a Chosen,
     /// The file and line the row came from.
@@ -51,7 +51,7 @@ pub struct Written<'a> {
     pub test_files: &'a [String],
 }
 
-pub fn render(written: &Written) -> String {
+pub(super) fn render(written: &Written) -> String {
     let Written {
         instance,
         chosen,

@@ -22,14 +22,14 @@ struct Saved {
     layers: Vec<String>,
 }
 
-pub struct Archive {
+pub(super) struct Archive {
     spilled: Vec<PathBuf>,
 }
 
 impl Archive {
     /// Reads `path`'s first image, its layers written under `spill` (a folder that goes with
     /// the unpack's temporary one).
-    pub fn open(path: &Utf8Path, spill: &Path) -> Result<(Archive, Resolved), String> {
+    pub(super) fn open(path: &Utf8Path, spill: &Path) -> Result<(Archive, Resolved), String> {
         let fail = |err: io::Error| format!("cannot read {path}: {err}");
         let manifest = read_member(path, "manifest.json")?
             .ok_or_else(|| format!("{path} is not a docker-archive: it has no manifest.json (write one with `docker save` or `skopeo copy … docker-archive:{path}`)"))?;

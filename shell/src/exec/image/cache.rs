@@ -179,6 +179,9 @@ impl ImageCache {
                 "cannot unpack the image {image} into {}: {message} — free some space or pass --image-cache DIR",
                 self.dir
             )),
+            Refusal::Interrupted => MendError::interrupted(format!(
+                "the pull of {image} was stopped by Ctrl-C: no root of it was kept, and the next run goes on from the layers already fetched"
+            )),
         })
     }
 
@@ -328,9 +331,20 @@ fn unpack_into(
     let rootfs = temporary.join(ROOTFS);
     fs::create_dir_all(&rootfs).map_err(|err| Refusal::Io(err.to_string()))?;
     let mut unpacker = Unpacker::new(&rootfs, LIMITS);
+    // Whatever failed after a Ctrl-C failed because of it.
+    let cut = |refusal| {
+        if crate::interrupt::requested() {
+            Refusal::Interrupted
+        } else {
+            refusal
+        }
+    };
     for (index, layer) in resolved.layers.iter().enumerate() {
-        let mut stream = blobs.layer(index, layer).map_err(Refusal::Hostile)?;
-        if let Err(refusal) = unpacker.apply(&mut stream) {
+        let stream = blobs
+            .layer(index, layer)
+            .map_err(|message| cut(Refusal::Hostile(message)))?;
+        let mut stream = UntilInterrupted(stream);
+        if let Err(refusal) = unpacker.apply(&mut stream).map_err(cut) {
             // A corrupt blob shows first as a broken gzip or tar: its digest says why.
             return Err(match std::io::copy(&mut stream, &mut std::io::sink()) {
                 Err(err) if err.kind() == std::io::ErrorKind::InvalidData => {
@@ -346,6 +360,18 @@ fn unpack_into(
     fs::write(temporary.join(CONFIG), &resolved.config)
         .map_err(|err| Refusal::Io(err.to_string()))?;
     Ok(())
+}
+
+/// A layer's stream that stops at the first Ctrl-C, so a large unpack is cut at once.
+struct UntilInterrupted<R>(R);
+
+impl<R: std::io::Read> std::io::Read for UntilInterrupted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if crate::interrupt::requested() {
+            return Err(std::io::Error::other("interrupted"));
+        }
+        self.0.read(buf)
+    }
 }
 
 /// Bytes on disk under `path`, each hard-linked file counted once.

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 
 use super::root::{image_program, ImageRun};
 use crate::error::MendError;
@@ -20,7 +20,7 @@ impl TestRunner {
     ) -> Result<Command, MendError> {
         let program = image_program(image, argv)?;
         let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
-        let mut command = image.command(&program, &args, workdir, extra.writable);
+        let mut command = image.command(&program, &args, workdir, extra.writable, &self.shared);
         command.env_clear();
         for (name, value) in &image.env {
             command.env(name, value);
@@ -68,19 +68,4 @@ impl TestRunner {
         }
         Ok(command)
     }
-}
-
-/// Where the image's copy of the repository is on this machine, when it has one (SWE-bench's
-/// `/testbed`): read through the image's own symlinks, never the host's.
-pub fn repository_in(image: &ImageRun) -> Option<Utf8PathBuf> {
-    let parts: Vec<std::ffi::OsString> = image
-        .workdir
-        .components()
-        .skip(1)
-        .map(|part| part.as_str().into())
-        .collect();
-    let folder =
-        super::unpack::resolve(image.root.as_std_path(), &parts, image.workdir.as_str()).ok()?;
-    let folder = Utf8PathBuf::from_path_buf(folder).ok()?;
-    folder.read_dir().ok()?.next().is_some().then_some(folder)
 }

@@ -61,7 +61,7 @@ impl fmt::Display for Digest {
 
 /// Reads a blob and, at its end, refuses it unless its length and hash are the ones expected.
 /// A reader that stops early never sees the check: call [`Verified::finish`], which drains it.
-pub struct Verified<R> {
+pub(crate) struct Verified<R> {
     inner: R,
     hasher: Sha256,
     read: u64,
@@ -70,7 +70,7 @@ pub struct Verified<R> {
 }
 
 impl<R: Read> Verified<R> {
-    pub fn new(inner: R, expected: Digest, size: Option<u64>) -> Verified<R> {
+    pub(crate) fn new(inner: R, expected: Digest, size: Option<u64>) -> Verified<R> {
         Verified {
             inner,
             hasher: Sha256::new(),
@@ -81,7 +81,8 @@ impl<R: Read> Verified<R> {
     }
 
     /// Reads what is left, then checks the whole.
-    pub fn finish(mut self) -> io::Result<()> {
+    #[cfg(test)]
+    pub(crate) fn finish(mut self) -> io::Result<()> {
         io::copy(&mut self, &mut io::sink())?;
         Ok(())
     }

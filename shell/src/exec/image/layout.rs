@@ -13,12 +13,12 @@ use super::source::{resolve, Blobs, LayerStream, Resolved};
 /// The annotation that names a manifest's tag in `index.json`.
 const REF_NAME: &str = "org.opencontainers.image.ref.name";
 
-pub struct Layout {
+pub(super) struct Layout {
     path: Utf8PathBuf,
 }
 
 impl Layout {
-    pub fn open(path: &Utf8Path, tag: Option<&str>) -> Result<(Layout, Resolved), String> {
+    pub(super) fn open(path: &Utf8Path, tag: Option<&str>) -> Result<(Layout, Resolved), String> {
         if !path.join("oci-layout").is_file() {
             return Err(format!(
                 "{path} is not an OCI image layout (it has no `oci-layout` file): write one with `skopeo copy docker-archive:… oci:{path}`"
@@ -89,7 +89,7 @@ struct ListedIndex {
     manifests: Vec<Descriptor>,
 }
 
-pub fn read_small(path: &Utf8Path) -> Result<Vec<u8>, String> {
+pub(super) fn read_small(path: &Utf8Path) -> Result<Vec<u8>, String> {
     let file = File::open(path).map_err(|err| format!("cannot read {path}: {err}"))?;
     let mut bytes = Vec::new();
     file.take(MAX_JSON_BYTES + 1)
@@ -103,7 +103,7 @@ pub fn read_small(path: &Utf8Path) -> Result<Vec<u8>, String> {
 
 /// What a local reference's cache entry is stamped with, so a rewritten layout or archive is
 /// read again rather than the old root reused.
-pub fn stamp(path: &Utf8Path) -> String {
+pub(super) fn stamp(path: &Utf8Path) -> String {
     let probe = if path.is_dir() {
         path.join("index.json")
     } else {

@@ -7,12 +7,12 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 
 /// Held until dropped (the kernel releases it too when the process dies, even killed).
-pub struct Lock {
+pub(super) struct Lock {
     _file: File,
 }
 
 impl Lock {
-    pub fn exclusive(path: &Path) -> io::Result<Lock> {
+    pub(super) fn exclusive(path: &Path) -> io::Result<Lock> {
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)

@@ -6,24 +6,24 @@ use serde::Deserialize;
 
 use super::digest::Digest;
 
-pub const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
-pub const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
-pub const DOCKER_LIST: &str = "application/vnd.docker.distribution.manifest.list.v2+json";
-pub const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.v2+json";
+pub(crate) const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
+pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
+pub(crate) const DOCKER_LIST: &str = "application/vnd.docker.distribution.manifest.list.v2+json";
+pub(crate) const DOCKER_MANIFEST: &str = "application/vnd.docker.distribution.manifest.v2+json";
 
 /// Every manifest shape mend reads, for an `Accept` header.
-pub const ACCEPTED: [&str; 4] = [OCI_INDEX, OCI_MANIFEST, DOCKER_LIST, DOCKER_MANIFEST];
+pub(crate) const ACCEPTED: [&str; 4] = [OCI_INDEX, OCI_MANIFEST, DOCKER_LIST, DOCKER_MANIFEST];
 
 /// The only platform mend runs: bubblewrap runs the host's own kernel and CPU.
-pub const OS: &str = "linux";
-pub const ARCHITECTURE: &str = "amd64";
+pub(crate) const OS: &str = "linux";
+pub(crate) const ARCHITECTURE: &str = "amd64";
 
 /// A manifest or config is never this large; a bigger answer is refused before it is parsed.
-pub const MAX_JSON_BYTES: u64 = 4 << 20;
+pub(crate) const MAX_JSON_BYTES: u64 = 4 << 20;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Descriptor {
+pub(crate) struct Descriptor {
     #[serde(default)]
     pub media_type: String,
     pub digest: String,
@@ -35,13 +35,13 @@ pub struct Descriptor {
 }
 
 impl Descriptor {
-    pub fn digest(&self) -> Result<Digest, String> {
+    pub(crate) fn digest(&self) -> Result<Digest, String> {
         Digest::parse(&self.digest)
     }
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Platform {
+pub(crate) struct Platform {
     pub os: String,
     pub architecture: String,
 }
@@ -49,7 +49,7 @@ pub struct Platform {
 /// An index or a manifest: which one is told by `mediaType`, or by which list it holds.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ManifestOrIndex {
+pub(crate) struct ManifestOrIndex {
     #[serde(default)]
     pub media_type: String,
     #[serde(default)]
@@ -62,18 +62,18 @@ pub struct ManifestOrIndex {
 
 /// An image manifest: the config and the layers, bottom first.
 #[derive(Debug, Clone)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub config: Descriptor,
     pub layers: Vec<Descriptor>,
 }
 
-pub enum Parsed {
+pub(crate) enum Parsed {
     Index(Vec<Descriptor>),
     Manifest(Manifest),
 }
 
 impl ManifestOrIndex {
-    pub fn read(bytes: &[u8]) -> Result<Parsed, String> {
+    pub(crate) fn read(bytes: &[u8]) -> Result<Parsed, String> {
         let raw: ManifestOrIndex = serde_json::from_slice(bytes)
             .map_err(|err| format!("its manifest is not JSON mend can read: {err}"))?;
         match (raw.manifests, raw.config, raw.layers) {
@@ -92,7 +92,7 @@ impl ManifestOrIndex {
 
 /// The manifest of an index to run here: the linux/amd64 one, or the only one when none names a
 /// platform (an OCI layout of one image).
-pub fn choose_platform(manifests: &[Descriptor]) -> Result<&Descriptor, String> {
+pub(crate) fn choose_platform(manifests: &[Descriptor]) -> Result<&Descriptor, String> {
     let images: Vec<&Descriptor> = manifests
         .iter()
         // Attestations (buildx's `unknown/unknown`) are not images to run.

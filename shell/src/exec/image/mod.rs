@@ -3,19 +3,21 @@
 //! content-addressed cache, and run under bubblewrap with its root as `/`.
 
 mod archive;
-pub mod cache;
+pub(crate) mod cache;
 mod command;
-pub mod digest;
+pub(crate) mod digest;
 mod layout;
 mod lock;
-pub mod manifest;
-pub mod reference;
+pub(crate) mod manifest;
+pub(crate) mod reference;
 mod registry;
+mod repository;
 pub mod root;
 mod source;
 pub mod unpack;
+mod zstd_layer;
 
 pub use cache::{ImageCache, Unpacked};
-pub use command::repository_in;
 pub use reference::ImageRef;
+pub use repository::{refuse_escaping_git, repository_in};
 pub use root::ImageRun;

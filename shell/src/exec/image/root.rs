@@ -22,6 +22,8 @@ const OWN_MOUNTS: [&str; 3] = ["dev", "proc", "tmp"];
 pub struct ImageRun {
     /// The reference, for messages.
     pub reference: String,
+    /// The manifest's digest the reference resolved to (what a record keeps).
+    pub digest: String,
     pub root: Utf8PathBuf,
     /// Where the copy is seen inside the image.
     pub workdir: Utf8PathBuf,
@@ -57,6 +59,7 @@ impl ImageRun {
             .map_err(|message| MendError::usage(format!("the image {reference}: {message}")))?;
         Ok(ImageRun {
             reference: reference.to_owned(),
+            digest: image.digest.to_string(),
             root: image.root.clone(),
             workdir: Utf8PathBuf::from(workdir),
             env,
@@ -102,15 +105,17 @@ impl ImageRun {
         }
     }
 
-    /// bubblewrap running `program args` in the image, `copy` at the workdir, `writable` and
-    /// `read_only` folders of this machine bound at their own paths (a report's folder, mend's
-    /// pytest plugin). The caller sets the environment.
+    /// bubblewrap running `program args` in the image, `copy` at the workdir, `writable`
+    /// folders of this machine bound at their own paths (a report's folder, mend's pytest
+    /// plugin) and `read_only` ones too (the original's folders the copy links to,
+    /// `copy.share`, as the sandbox on this machine shows them). The caller sets the environment.
     pub fn command(
         &self,
         program: &Utf8Path,
         args: &[&str],
         copy: &Utf8Path,
         writable: &[Utf8PathBuf],
+        read_only: &[Utf8PathBuf],
     ) -> Command {
         let mut command = Command::new("bwrap");
         command
@@ -125,31 +130,23 @@ impl ImageRun {
             "--unshare-uts",
             "--die-with-parent",
         ]);
-        // A root of its own in memory, the image's top folders bound into it: mount points the
-        // image lacks (the workdir, a report's folder) can be made there before it goes read-only.
+        // A root of its own in memory, the image's folders bound into it: mount points the
+        // image lacks (the workdir, a report's folder, a shared folder) are made there before
+        // it goes read-only.
         command.args(["--tmpfs", "/"]);
-        for entry in fs::read_dir(&self.root).into_iter().flatten().flatten() {
-            let name = entry.file_name();
-            let Some(name) = name.to_str().filter(|name| !OWN_MOUNTS.contains(name)) else {
-                continue;
-            };
-            let (source, target) = (self.root.join(name), format!("/{name}"));
-            match fs::symlink_metadata(&source) {
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    if let Ok(link) = fs::read_link(&source) {
-                        command.arg("--symlink").arg(link).arg(&target);
-                    }
-                }
-                Ok(_) => {
-                    command.arg("--ro-bind").arg(&source).arg(&target);
-                }
-                Err(_) => {}
-            }
-        }
+        let holes: Vec<&Utf8Path> = [self.workdir.as_path()]
+            .into_iter()
+            .chain(writable.iter().map(Utf8PathBuf::as_path))
+            .chain(read_only.iter().map(Utf8PathBuf::as_path))
+            .collect();
+        show_folder(&mut command, &self.root, Utf8Path::new("/"), &holes);
         command.args(["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]);
         command.arg("--bind").arg(copy).arg(&self.workdir);
         for folder in writable {
             command.arg("--bind").arg(folder).arg(folder);
+        }
+        for folder in read_only {
+            command.arg("--ro-bind").arg(folder).arg(folder);
         }
         command
             .args(["--remount-ro", "/", "--chdir"])
@@ -159,9 +156,44 @@ impl ImageRun {
     }
 }
 
+/// The image's folder `from` shown at `to`, entry by entry: each bound read-only (a symlink made
+/// as written), except where one of mend's mounts goes (`holes`). A folder on the way to one is
+/// made afresh in the in-memory root and filled the same way one level down, so the mount point
+/// is made there and never in the read-only image; a symlink on the way is left out, so the
+/// mount lands at its own path and not where the image's link leads.
+fn show_folder(command: &mut Command, from: &Utf8Path, to: &Utf8Path, holes: &[&Utf8Path]) {
+    for entry in fs::read_dir(from).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        if to == "/" && OWN_MOUNTS.contains(&name) {
+            continue;
+        }
+        let (source, target) = (from.join(name), to.join(name));
+        let on_the_way = holes.iter().any(|hole| hole.starts_with(&target));
+        let Ok(meta) = fs::symlink_metadata(&source) else {
+            continue;
+        };
+        if holes.iter().any(|hole| *hole == target) {
+            continue;
+        }
+        if meta.file_type().is_symlink() {
+            if let (false, Ok(link)) = (on_the_way, fs::read_link(&source)) {
+                command.arg("--symlink").arg(link).arg(&target);
+            }
+        } else if on_the_way && meta.is_dir() {
+            command.arg("--dir").arg(&target);
+            show_folder(command, &source, &target, holes);
+        } else {
+            command.arg("--ro-bind").arg(&source).arg(&target);
+        }
+    }
+}
+
 /// The program `argv` names, found inside the image: the word `python` is the image's
 /// `python`, else its `python3`.
-pub fn image_program(image: &ImageRun, argv: &[String]) -> Result<Utf8PathBuf, MendError> {
+pub(crate) fn image_program(image: &ImageRun, argv: &[String]) -> Result<Utf8PathBuf, MendError> {
     let first = argv
         .first()
         .map_or(crate::task::PYTHON_WORD, String::as_str);
@@ -235,6 +267,45 @@ fn read_in_root(root: &Utf8Path, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mounts_of_mends_own_go_into_fresh_folders_never_into_the_read_only_image() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        for folder in ["home/other", "etc", "tmp", "usr/lib"] {
+            fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        std::os::unix::fs::symlink("usr/lib", root.join("lib")).unwrap();
+        std::os::unix::fs::symlink("/elsewhere", root.join("var")).unwrap();
+        let mut command = Command::new("bwrap");
+        let holes = [
+            Utf8Path::new("/home/u/proj/vendor"),
+            Utf8Path::new("/var/report"),
+            Utf8Path::new("/usr"),
+        ];
+        show_folder(&mut command, root, Utf8Path::new("/"), &holes);
+        let mut args: Vec<String> = command
+            .get_args()
+            .map(|arg| arg.to_string_lossy().replace(root.as_str(), "IMAGE"))
+            .collect();
+        // read_dir's order is the disk's: compare the mounts as a set of (op, source, target).
+        let mut mounts: Vec<Vec<String>> = Vec::new();
+        while !args.is_empty() {
+            let width = if args[0] == "--dir" { 2 } else { 3 };
+            mounts.push(args.drain(..width).collect());
+        }
+        mounts.sort();
+        let expected: Vec<Vec<String>> = [
+            vec!["--dir", "/home"],
+            vec!["--ro-bind", "IMAGE/etc", "/etc"],
+            vec!["--ro-bind", "IMAGE/home/other", "/home/other"],
+            vec!["--symlink", "usr/lib", "/lib"],
+        ]
+        .iter()
+        .map(|mount| mount.iter().map(|arg| (*arg).to_owned()).collect())
+        .collect();
+        assert_eq!(mounts, expected);
+    }
 
     #[test]
     fn the_configs_user_is_read_from_the_images_own_files() {

@@ -7,7 +7,7 @@ use super::digest::Digest;
 use super::manifest::{choose_platform, Descriptor, Manifest, ManifestOrIndex, Parsed};
 
 /// An image resolved to one manifest.
-pub struct Resolved {
+pub(super) struct Resolved {
     /// The cache's name for the unpacked root: the manifest's digest (the config's for a
     /// `docker save` tar, which has no manifest blob).
     pub key: Digest,
@@ -18,10 +18,10 @@ pub struct Resolved {
 /// A layer to apply, as a stream: one read from outside fails with `InvalidData` at its end when
 /// its bytes are not its digest's (the caller reads it to the end); one mend stored itself was
 /// checked as it was stored.
-pub type LayerStream<'a> = Box<dyn Read + 'a>;
+pub(super) type LayerStream<'a> = Box<dyn Read + 'a>;
 
 /// What every kind of reference offers.
-pub trait Blobs {
+pub(super) trait Blobs {
     /// The `index`th layer's bytes (see [`LayerStream`]).
     fn layer(&mut self, index: usize, layer: &Descriptor) -> Result<LayerStream<'_>, String>;
     /// Whatever was fetched only to be unpacked, removed once the root is whole.
@@ -29,7 +29,7 @@ pub trait Blobs {
 }
 
 /// Follows an index down to the linux/amd64 manifest: `fetch` returns a blob's checked bytes.
-pub fn resolve(
+pub(super) fn resolve(
     top: Vec<u8>,
     top_digest: Digest,
     mut fetch: impl FnMut(&Descriptor) -> Result<Vec<u8>, String>,

@@ -30,23 +30,25 @@ const FOLDER_OWNER: u32 = 0o700;
 
 /// Most an image may claim: one file, and all files together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub(crate) struct Limits {
     pub max_file: u64,
     pub max_total: u64,
 }
 
-pub const LIMITS: Limits = Limits {
+pub(crate) const LIMITS: Limits = Limits {
     max_file: 4 << 30,
     max_total: 64 << 30,
 };
 
 /// Why a layer was not applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// The layer itself is malformed or hostile: the image is refused.
     Hostile(String),
     /// This machine could not read or write something.
     Io(String),
+    /// Ctrl-C cut the pull or the unpack.
+    Interrupted,
 }
 
 impl From<io::Error> for Refusal {
@@ -61,7 +63,7 @@ impl From<io::Error> for Refusal {
 }
 
 /// Applies layers to one root, counting what they claim.
-pub struct Unpacker<'a> {
+pub(crate) struct Unpacker<'a> {
     root: &'a Path,
     limits: Limits,
     claimed: u64,
@@ -70,7 +72,7 @@ pub struct Unpacker<'a> {
 }
 
 impl<'a> Unpacker<'a> {
-    pub fn new(root: &'a Path, limits: Limits) -> Unpacker<'a> {
+    pub(crate) fn new(root: &'a Path, limits: Limits) -> Unpacker<'a> {
         Unpacker {
             root,
             limits,
@@ -79,16 +81,14 @@ impl<'a> Unpacker<'a> {
         }
     }
 
-    /// Applies one layer, gzip-compressed or plain, read to its end.
-    pub fn apply(&mut self, layer: &mut dyn Read) -> Result<(), Refusal> {
+    /// Applies one layer, gzip- or zstd-compressed or plain, read to its end.
+    pub(crate) fn apply(&mut self, layer: &mut dyn Read) -> Result<(), Refusal> {
         let mut buffered = BufReader::with_capacity(1 << 16, layer);
         let head = buffered.fill_buf().map_err(unreadable)?;
         let mut archive: tar::Archive<Box<dyn Read + '_>> = if head.starts_with(&[0x1f, 0x8b]) {
             tar::Archive::new(Box::new(flate2::bufread::MultiGzDecoder::new(buffered)))
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-            return Err(Refusal::Hostile(
-                "it has a zstd-compressed layer, which mend does not read yet: push it with gzip layers (`skopeo copy --dest-compress-format gzip`)".into(),
-            ));
+        } else if head.starts_with(&super::zstd_layer::MAGIC) {
+            tar::Archive::new(Box::new(super::zstd_layer::ZstdFrames::new(buffered)))
         } else {
             tar::Archive::new(Box::new(buffered))
         };
@@ -270,7 +270,7 @@ fn parts(raw: &[u8], shown: &str) -> Result<Vec<OsString>, Refusal> {
 
 /// `parts` under `root`, every symlink met on the way followed as the image would see it — an
 /// absolute one from the root, a relative one from its folder — and never above the root.
-pub fn resolve(root: &Path, parts: &[OsString], shown: &str) -> Result<PathBuf, Refusal> {
+pub(crate) fn resolve(root: &Path, parts: &[OsString], shown: &str) -> Result<PathBuf, Refusal> {
     let mut done: Vec<OsString> = Vec::new();
     let mut pending: Vec<OsString> = parts.iter().rev().cloned().collect();
     let mut links = 0;

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use camino::Utf8Path;
 
-use super::{apply_to_tree, touched_paths};
+use super::{apply_to_tree, touched_paths, TreePatchError};
 use crate::test_support::project;
 
 fn git(root: &Utf8Path, args: &[&str]) -> String {
@@ -155,7 +155,7 @@ fn hunks_shift_to_where_their_lines_now_are_and_a_stale_patch_changes_nothing() 
     assert_eq!(
         (error, snapshot(&root) == snapshot_before),
         (
-            "lib.py: the hunk at line 10 matches nowhere in the file (line 10 is \"7\\n\", the diff expects \"10\\n\")".to_owned(),
+            TreePatchError::DoesNotApply("lib.py: the hunk at line 10 matches nowhere in the file (line 10 is \"7\\n\", the diff expects \"10\\n\")".to_owned()),
             true
         )
     );
@@ -177,10 +177,22 @@ fn paths_outside_the_tree_or_into_git_are_refused() {
         } else {
             message.to_owned()
         };
-        assert_eq!(apply_to_tree(&root, &diff), Err(expected));
+        assert_eq!(
+            apply_to_tree(&root, &diff),
+            Err(TreePatchError::DoesNotApply(expected))
+        );
     }
+    // A path through a file: the diff's mistake too, not mend's.
+    assert_eq!(
+        apply_to_tree(&root, "--- /dev/null\n+++ b/a.py/x.py\n@@ -0,0 +1 @@\n+x\n"),
+        Err(TreePatchError::DoesNotApply(
+            "cannot read a.py/x.py: Not a directory (os error 20)".to_owned()
+        ))
+    );
     assert_eq!(
         apply_to_tree(&root, "just words\n"),
-        Err("it holds no file changes (no `diff --git` or `---`/`+++` header)".to_owned())
+        Err(TreePatchError::DoesNotApply(
+            "it holds no file changes (no `diff --git` or `---`/`+++` header)".to_owned()
+        ))
     );
 }

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 /// Which rule placed the edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rule {
+pub(super) enum Rule {
     Exact,
     TrailingWhitespace,
     Indentation,
@@ -14,7 +14,7 @@ pub enum Rule {
 
 impl Rule {
     /// How the result names the rule.
-    pub fn describe(self) -> &'static str {
+    pub(super) fn describe(self) -> &'static str {
         match self {
             Rule::Exact => "exact",
             Rule::TrailingWhitespace => "ignoring trailing whitespace",
@@ -27,7 +27,7 @@ impl Rule {
 
 /// An edit that lands once: replace `range` of the text with `replacement`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
+pub(super) struct Edit {
     pub range: Range<usize>,
     pub replacement: String,
     pub rule: Rule,
@@ -36,7 +36,7 @@ pub struct Edit {
 }
 
 impl Edit {
-    pub fn apply(&self, text: &str) -> String {
+    pub(super) fn apply(&self, text: &str) -> String {
         format!(
             "{}{}{}",
             &text[..self.range.start],
@@ -48,7 +48,7 @@ impl Edit {
 
 /// Why `old` did not land.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Miss {
+pub(super) enum Miss {
     /// The first rule that matched at all matched in several places.
     Several { rule: Rule, count: usize },
     /// The text is shifted left of `old` by more than some line of the replacement is indented.
@@ -89,7 +89,7 @@ enum Shift {
     Removed(String),
 }
 
-pub fn find(text: &str, old: &str, new: &str) -> Result<Edit, Miss> {
+pub(super) fn find(text: &str, old: &str, new: &str) -> Result<Edit, Miss> {
     if let Some(edit) = find_exact(text, old, new)? {
         return Ok(edit);
     }
@@ -275,7 +275,7 @@ fn shared(a: &str, b: &str) -> usize {
 
 /// Every byte offset where `needle` starts, overlapping matches included: `aa` occurs twice in
 /// `aaa`, so replacing it would be ambiguous.
-pub fn occurrences(haystack: &str, needle: &str) -> Vec<usize> {
+pub(super) fn occurrences(haystack: &str, needle: &str) -> Vec<usize> {
     haystack
         .char_indices()
         .map(|(at, _)| at)

@@ -3,34 +3,77 @@
 
 use std::os::unix::fs::symlink;
 
-use serde_json::json;
+use camino::{Utf8Path, Utf8PathBuf};
+use mend_core::ToolOutcome;
+use serde_json::{json, Value};
 
 use super::{general, general_workspace, refused, success};
 use crate::test_support::make_fifo;
 
-#[test]
-fn each_file_that_is_not_text_is_refused_with_what_it_is() {
-    let (_dir, root) = general_workspace();
+/// A workspace holding every kind of odd file: binary text, a folder named like a file, a
+/// link to a folder, a broken link, a pipe.
+fn odd_files() -> (tempfile::TempDir, Utf8PathBuf) {
+    let (dir, root) = general_workspace();
     std::fs::write(root.join("src/app/blob.py"), b"x = 1\n\0\0").unwrap();
     std::fs::write(root.join("src/app/latin.py"), b"name = 'caf\xe9'\n").unwrap();
     symlink("app", root.join("src/linked")).unwrap();
     symlink("missing.py", root.join("src/app/gone.py")).unwrap();
     std::fs::create_dir(root.join("src/app/folder.py")).unwrap();
     make_fifo(&root.join("src/app/pipe.py"));
+    (dir, root)
+}
 
+/// Each call answered as the table says.
+fn assert_answers(root: &Utf8Path, cases: Vec<(&str, Value, ToolOutcome)>) {
+    for (tool, arguments, expected) in cases {
+        assert_eq!(
+            general(root, tool, arguments.clone()),
+            expected,
+            "{tool} {arguments}"
+        );
+    }
+}
+
+#[test]
+fn a_binary_file_is_refused_with_what_it_is_and_left_untouched() {
+    let (_dir, root) = odd_files();
     let binary = |path: &str| {
         refused(&format!(
             "`{path}` is a binary file (not UTF-8 text); the tools read and edit text files only, so leave it as it is"
         ))
     };
-    let cases = [
-        ("read_file", json!({"path": "src/data.bin"}), binary("src/data.bin")),
-        ("read_file", json!({"path": "src/app/latin.py"}), binary("src/app/latin.py")),
-        (
-            "replace_text",
-            json!({"path": "src/app/blob.py", "old": "x = 1", "new": "x = 2"}),
-            binary("src/app/blob.py"),
-        ),
+    assert_answers(
+        &root,
+        vec![
+            (
+                "read_file",
+                json!({"path": "src/data.bin"}),
+                binary("src/data.bin"),
+            ),
+            (
+                "read_file",
+                json!({"path": "src/app/latin.py"}),
+                binary("src/app/latin.py"),
+            ),
+            (
+                "replace_text",
+                json!({"path": "src/app/blob.py", "old": "x = 1", "new": "x = 2"}),
+                binary("src/app/blob.py"),
+            ),
+        ],
+    );
+    assert_eq!(
+        std::fs::read(root.join("src/app/blob.py")).unwrap(),
+        b"x = 1\n\0\0"
+    );
+}
+
+#[test]
+fn a_link_is_followed_to_a_file_and_a_broken_one_or_one_to_a_folder_is_named() {
+    let (_dir, root) = odd_files();
+    assert_answers(
+        &root,
+        vec![
         (
             "read_file",
             json!({"path": "src/linked"}),
@@ -51,6 +94,16 @@ fn each_file_that_is_not_text_is_refused_with_what_it_is() {
             json!({"path": "src/app/gone.py", "old": "a", "new": "b"}),
             refused("`src/app/gone.py` is a link to `missing.py`, which does not exist (a broken link); it cannot be opened"),
         ),
+        ],
+    );
+}
+
+#[test]
+fn a_missing_file_a_folder_and_a_special_file_are_each_named_for_what_they_are() {
+    let (_dir, root) = odd_files();
+    assert_answers(
+        &root,
+        vec![
         (
             "read_file",
             json!({"path": "src/app/nowhere.py"}),
@@ -76,19 +129,13 @@ fn each_file_that_is_not_text_is_refused_with_what_it_is() {
             json!({"path": "src/app/pipe.py", "text": "x = 1\n"}),
             refused("`src/app/pipe.py` is not a regular file (a pipe, socket or device); it cannot be written"),
         ),
-    ];
-    for (tool, arguments, expected) in cases {
-        assert_eq!(
-            general(&root, tool, arguments.clone()),
-            expected,
-            "{tool} {arguments}"
-        );
-    }
-    // The binary file is untouched, and a search passes over every odd file without blocking.
-    assert_eq!(
-        std::fs::read(root.join("src/app/blob.py")).unwrap(),
-        b"x = 1\n\0\0"
+        ],
     );
+}
+
+#[test]
+fn a_search_passes_over_every_odd_file_without_blocking() {
+    let (_dir, root) = odd_files();
     assert_eq!(
         general(&root, "grep", json!({"pattern": "SEP"})),
         success(json!({"matches": "src/app/util.py:1: SEP = ','", "count": 1, "truncated": false}))

@@ -10,7 +10,7 @@
 use crate::verdict::summary::Summary;
 
 /// The tests the output says ran to a result, or `None` when it prints no totals mend knows.
-pub fn tests_counted(output: &str) -> Option<u32> {
+pub(crate) fn tests_counted(output: &str) -> Option<u32> {
     let output = crate::verdict::summary::without_colours(output);
     let lines: Vec<&str> = output.lines().map(str::trim).collect();
     libtest(&lines)

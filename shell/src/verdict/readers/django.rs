@@ -17,7 +17,7 @@ const SEPARATOR: &str = " ... ";
 /// unittest prints `ok`; django's parallel runner has printed `OK`, once with two spaces.
 const PASSED_ENDINGS: [&str; 3] = [" ... ok", " ... OK", " ...  OK"];
 
-pub fn read(output: &str) -> Reading {
+pub(super) fn read(output: &str) -> Reading {
     let mut cases = Vec::new();
     // The test whose outcome a later `ok` line gives.
     let mut started: Option<String> = None;

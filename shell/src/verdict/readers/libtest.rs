@@ -14,7 +14,7 @@ use crate::verdict::readers::Reading;
 
 const SEPARATOR: &str = " ... ";
 
-pub fn read(output: &str) -> Reading {
+pub(super) fn read(output: &str) -> Reading {
     let mut cases = Vec::new();
     // A test whose outcome is still to come (its output stands between).
     let mut pending: Option<String> = None;

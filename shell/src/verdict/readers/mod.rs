@@ -23,7 +23,7 @@ use crate::verdict::contract::CaseOutcome;
 use crate::verdict::junit::Report;
 use crate::verdict::summary::{without_colours, Summary};
 
-pub use counts::tests_counted;
+pub(crate) use counts::tests_counted;
 
 /// A runner whose printed output mend reads test by test (`test.report`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,7 +20,7 @@ const STATUSES: [(&str, CaseOutcome); 5] = [
     ("XFAIL", CaseOutcome::Xfailed),
 ];
 
-pub fn read(output: &str) -> Reading {
+pub(super) fn read(output: &str) -> Reading {
     Reading {
         cases: output.lines().filter_map(result_line).collect(),
         totals: None,

@@ -22,7 +22,7 @@ use crate::verdict::summary::Summary;
 
 const TOTALS: &str = "tests finished:";
 
-pub fn read(output: &str) -> Reading {
+pub(super) fn read(output: &str) -> Reading {
     let lines: Vec<&str> = output.lines().collect();
     let mut verbose = Vec::new();
     let mut headers = Vec::new();

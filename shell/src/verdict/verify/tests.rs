@@ -7,7 +7,9 @@ use crate::exec::sandbox::Sandbox;
 use crate::task::{PathSet, PythonPath};
 use crate::test_support::{project, python};
 use crate::verdict::contract::CaseOutcome;
+use crate::verdict::load_failure::{LoadFailure, Loaded};
 use crate::verdict::readers::OutputReader;
+use crate::verdict::untrusted::Untrusted;
 
 fn runner() -> TestRunner {
     TestRunner::new(python(), Sandbox::Unsandboxed)
@@ -105,7 +107,7 @@ fn no_tests_collected_is_not_a_pass() {
             TestRun {
                 exit_code: Some(5),
                 summary: Some(Summary::default()),
-                note: Some("pytest collected no tests (exit 5)".to_owned()),
+                note: Some(Note::NoTestsCollected),
                 ..TestRun::default()
             },
             false,
@@ -125,10 +127,7 @@ fn a_collection_error_is_a_failing_run_that_names_the_file_as_pytest_does() {
         outcome(&run),
         TestRun {
             exit_code: Some(2),
-            note: Some(
-                "pytest was interrupted (exit 2), e.g. by errors while collecting the tests"
-                    .to_owned()
-            ),
+            note: Some(Note::PytestInterrupted),
             ..failed_run(
                 counts(0, 0, 1, 0),
                 "tests/test_io.py",
@@ -144,27 +143,80 @@ fn a_broken_conftest_is_a_harness_error_before_the_loop_and_a_failing_verdict_af
         ("conftest.py", "import not_a_module\n"),
         ("tests/test_io.py", "def test_x():\n    pass\n"),
     ]);
+    let reason = "pytest could not load conftest.py: ModuleNotFoundError: No module named 'not_a_module' (a usage error, exit 4)";
     let before = independent_check(&runner(), &pytest(), &root).unwrap_err();
     assert_eq!(before.exit_code, crate::error::exit::HARNESS);
-    assert!(
-        before.message.starts_with(
-            "the test command `python -m pytest -q` gave no verdict: pytest refused its command line or configuration (usage error, exit 4) — check test.command, and the project's pytest settings (addopts, conftest.py, plugins: test.plugins):\n"
-        ) && before.message.contains("No module named 'not_a_module'"),
-        "{}",
-        before.message
+    let said = format!(
+        "the test command `python -m pytest -q` gave no verdict: {reason} — fix conftest.py, or install what it imports for `{}`; run the test command by hand to see the whole error:\n",
+        python()
     );
+    assert!(before.message.starts_with(&said), "{}", before.message);
     let after = final_check(&runner(), &pytest(), &root, Known::default()).unwrap();
     assert_eq!(
         (outcome(&after), after.passed()),
         (
             TestRun {
                 exit_code: Some(4),
-                not_trusted: Some(
-                    "pytest refused its command line or configuration (usage error, exit 4)"
-                        .to_owned()
-                ),
+                not_trusted: Some(Untrusted::SetupNotLoaded {
+                    failure: LoadFailure {
+                        what: Loaded::Conftest("conftest.py".to_owned()),
+                        error: "ModuleNotFoundError: No module named 'not_a_module'".to_owned(),
+                    },
+                    exit: "a usage error, exit 4".to_owned(),
+                }),
                 ..TestRun::default()
             },
+            false
+        )
+    );
+}
+
+/// Each way pytest can fail to load a project's conftest.py, run for real: the verdict names the
+/// file and pytest's error line, and pytest's exit in its own words; never "is pytest installed?".
+#[test]
+fn every_way_a_conftest_fails_to_load_is_named_with_its_file_and_pytests_error() {
+    let test_file = ("tests/test_io.py", "def test_x():\n    pass\n");
+    let cases = [
+        (
+            ("tests/conftest.py", "def fixture(:\n    pass\n"),
+            "pytest could not load tests/conftest.py: SyntaxError: invalid syntax (a usage error, exit 4)",
+        ),
+        (
+            // Both wrapper styles at once: pluggy refuses the hook before pytest is configured.
+            (
+                "conftest.py",
+                "import pytest\n\n@pytest.hookimpl(hookwrapper=True, wrapper=True)\ndef pytest_collection_modifyitems(items):\n    yield\n",
+            ),
+            "pytest could not load conftest.py: PluginValidationError: Plugin 'ROOT/conftest.py' for hook 'pytest_collection_modifyitems': The wrapper=True and hookwrapper=True options are mutually exclusive (exit 1, no pytest report)",
+        ),
+        (
+            // A hook an older pytest had: a newer one stops with an internal error.
+            ("conftest.py", "def pytest_no_such_hook(config):\n    pass\n"),
+            "pytest could not load conftest.py: PluginValidationError: unknown hook 'pytest_no_such_hook' in plugin <module 'conftest' from 'ROOT/conftest.py'> (an internal error, exit 3)",
+        ),
+        (
+            ("conftest.py", "pytest_plugins = [\"no_such_plugin\"]\n"),
+            "pytest could not load the plugin `no_such_plugin`: No module named 'no_such_plugin' (exit 1, no pytest report)",
+        ),
+    ];
+    for (conftest, expected) in cases {
+        let (_dir, root) = project(&[conftest, test_file]);
+        let run = final_check(&runner(), &pytest(), &root, Known::default()).unwrap();
+        assert_eq!(
+            run.not_trusted.as_ref().map(Untrusted::describe),
+            Some(expected.replace("ROOT", root.as_str())),
+            "{conftest:?}"
+        );
+    }
+    // Below the first folder a conftest.py fails while collecting: pytest reports, and the
+    // note names the file.
+    let (_dir, root) = project(&[test_file, ("tests/inner/conftest.py", "import nope_mod\n")]);
+    let run = final_check(&runner(), &pytest(), &root, Known::default()).unwrap();
+    assert_eq!(
+        (run.exit_code, run.note.as_ref().map(Note::describe), run.passed()),
+        (
+            Some(2),
+            Some("pytest was interrupted (exit 2) while collecting the tests: pytest could not load tests/inner/conftest.py: ModuleNotFoundError: No module named 'nope_mod'".to_owned()),
             false
         )
     );
@@ -211,7 +263,7 @@ fn a_timed_out_suite_says_the_limit() {
         (
             TestRun {
                 exit_code: None,
-                not_trusted: Some(limit.to_owned()),
+                not_trusted: Some(Untrusted::Unfinished(Note::TimedOut { seconds: 1 })),
                 ..TestRun::default()
             },
             false,
@@ -426,7 +478,11 @@ fn code_that_exits_zero_at_import_is_no_verdict_that_points_at_the_exit() {
     );
     let after = final_check(&runner(), &pytest(), &root, Known::default()).unwrap();
     assert_eq!(
-        (after.exit_code, after.passed(), after.not_trusted),
+        (
+            after.exit_code,
+            after.passed(),
+            after.not_trusted.as_ref().map(Untrusted::describe)
+        ),
         (
             Some(0),
             false,
@@ -498,7 +554,16 @@ fn an_output_longer_than_mend_keeps_cannot_name_every_test() {
     );
     let run = independent_check(&runner(), &django, &root).unwrap();
     assert_eq!(
-        (run.passed(), run.not_trusted),
-        (false, Some("the output was longer than mend keeps, so its first test lines are lost and the django reader cannot tell which tests ran; run fewer tests per task, or use a runner that writes a JUnit report".to_owned()))
+        (run.passed(), run.not_trusted.clone()),
+        (
+            false,
+            Some(Untrusted::HeadDropped {
+                reader: OutputReader::Django
+            })
+        )
+    );
+    assert_eq!(
+        run.not_trusted.map(|reason| reason.describe()),
+        Some("the output was longer than mend keeps, so its first test lines are lost and the django reader cannot tell which tests ran; run fewer tests per task, or use a runner that writes a JUnit report".to_owned())
     );
 }

@@ -7,6 +7,7 @@ use std::process::Command;
 
 use camino::Utf8Path;
 
+use crate::error::{exit, MendError};
 use crate::task::copy::Exclusion;
 use crate::task::History;
 use crate::test_support::project;
@@ -224,8 +225,8 @@ fn a_base_other_than_the_checked_out_commit_is_refused_with_the_fix() {
     .unwrap();
     let head = ok(&original, &["rev-parse", "HEAD"]).trim().to_owned();
     assert_eq!(
-        error.message,
-        format!("copy.base: `fix` is commit {fix}, but the files of {original} are at HEAD {head}: check the base out there (`git checkout fix`), so that the files are those the attempt starts from")
+        error,
+        MendError::usage(format!("copy.base: `fix` is commit {fix}, but the files of {original} are at HEAD {head}: check the base out there (`git checkout fix`), so that the files are those the attempt starts from"))
     );
     let unknown = Workspace::copy_of(
         &original,
@@ -235,8 +236,8 @@ fn a_base_other_than_the_checked_out_commit_is_refused_with_the_fix() {
     .err()
     .unwrap();
     assert_eq!(
-        unknown.message,
-        format!("copy.base: `nope` names no commit of {original}")
+        unknown,
+        MendError::usage(format!("copy.base: `nope` names no commit of {original}"))
     );
 }
 
@@ -250,8 +251,8 @@ fn a_held_out_file_the_base_tracks_is_refused_with_the_fix() {
         .err()
         .unwrap();
     assert_eq!(
-        error.message,
-        "test.held_out: the base commit tracks tests/test_calc.py, so the copy's history would hand it to the model (`git show`): give the held-out tests as test.patch or untracked files, or set copy.history = \"none\""
+        error,
+        MendError::usage("test.held_out: the base commit tracks tests/test_calc.py, so the copy's history would hand it to the model (`git show`): give the held-out tests as test.patch or untracked files, or set copy.history = \"none\"")
     );
     let without_git = Workspace::copy_of(&original, &exclude, &History::None).unwrap();
     assert_eq!(
@@ -260,5 +261,33 @@ fn a_held_out_file_the_base_tracks_is_refused_with_the_fix() {
             without_git.root().join("calc.py").exists()
         ),
         (false, true)
+    );
+}
+
+/// A history git cannot copy is mend's failure, not the task file's: exit 6, not 2.
+#[test]
+fn a_history_git_cannot_pack_is_a_harness_error() {
+    let (_dir, original, _fix) = repository_with_a_later_fix();
+    // The base's blob of calc.py lost from the object store: HEAD still resolves, packing fails.
+    let blob = ok(&original, &["rev-parse", "HEAD:calc.py"])
+        .trim()
+        .to_owned();
+    fs::remove_file(original.join(format!(".git/objects/{}/{}", &blob[..2], &blob[2..]))).unwrap();
+    let error = Workspace::copy_of(
+        &original,
+        &Exclusion::defaults(),
+        &History::Base("HEAD".to_owned()),
+    )
+    .err()
+    .unwrap();
+    assert_eq!(
+        (
+            error.exit_code,
+            error.message.starts_with(&format!(
+                "git pack-objects could not copy the history of {original}: "
+            ))
+        ),
+        (exit::HARNESS, true),
+        "{error}"
     );
 }

@@ -1,5 +1,6 @@
 //! Who mend is to a registry: nobody (an anonymous token, as Docker Hub and GHCR hand out for
-//! public images), or the user whose `docker login` is in `~/.docker/config.json`.
+//! public images), or the user whose `docker login` is in `~/.docker/config.json`, there or in
+//! the credential helper it names.
 
 use std::collections::BTreeMap;
 
@@ -7,15 +8,17 @@ use base64::Engine as _;
 use camino::Utf8PathBuf;
 use serde::Deserialize;
 
+use super::helper;
+
 /// A `WWW-Authenticate` challenge: its scheme and parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Challenge {
+pub(super) struct Challenge {
     pub scheme: String,
     pub params: BTreeMap<String, String>,
 }
 
 /// Reads `Bearer realm="…",service="…",scope="…"` (quoted values may hold commas).
-pub fn parse_challenge(header: &str) -> Option<Challenge> {
+pub(super) fn parse_challenge(header: &str) -> Option<Challenge> {
     let header = header.trim();
     let (scheme, mut rest) = header.split_once(' ').unwrap_or((header, ""));
     let mut params = BTreeMap::new();
@@ -41,9 +44,16 @@ pub fn parse_challenge(header: &str) -> Option<Challenge> {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct DockerConfig {
     #[serde(default)]
     auths: BTreeMap<String, DockerAuth>,
+    /// The helper every login is kept in (`docker-credential-NAME`).
+    #[serde(default)]
+    creds_store: Option<String>,
+    /// A helper per registry host, before `credsStore`.
+    #[serde(default)]
+    cred_helpers: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -60,6 +70,9 @@ const HUB_NAMES: [&str; 4] = [
     "registry.hub.docker.com",
 ];
 
+/// The server address Docker keeps Hub's login under, in `auths` and in a helper.
+const HUB_SERVER: &str = "https://index.docker.io/v1/";
+
 /// `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`.
 fn config_path() -> Option<Utf8PathBuf> {
     match std::env::var("DOCKER_CONFIG") {
@@ -70,36 +83,72 @@ fn config_path() -> Option<Utf8PathBuf> {
     }
 }
 
-/// The `Basic …` value for `host` from the user's Docker config, if they logged in there.
-pub fn basic_for(host: &str) -> Option<String> {
-    let text = std::fs::read_to_string(config_path()?).ok()?;
-    basic_in(&text, host)
+/// The `Basic …` value for `host` from the user's Docker config, if they logged in there; an
+/// error when the config names a credential helper that cannot answer.
+pub(crate) fn basic_for(host: &str) -> Result<Option<String>, String> {
+    let Some(path) = config_path() else {
+        return Ok(None);
+    };
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    basic_in(&text, host, |name, key, server| {
+        helper::get(&path, name, key, server)
+    })
 }
 
-pub fn basic_in(config: &str, host: &str) -> Option<String> {
-    let config: DockerConfig = serde_json::from_str(config).ok()?;
+/// Where Docker looks, in its order: the host's own helper (`credHelpers`), else the store
+/// (`credsStore`), else the `auths` entry. `ask` runs a helper: (name, key, server address).
+pub(crate) fn basic_in(
+    config: &str,
+    host: &str,
+    ask: impl Fn(&str, &str, &str) -> Result<Option<(String, String)>, String>,
+) -> Result<Option<String>, String> {
+    let Ok(config) = serde_json::from_str::<DockerConfig>(config) else {
+        return Ok(None);
+    };
+    let hub = HUB_NAMES.contains(&host);
     let same = |key: &str| {
         let bare = key
             .trim_start_matches("https://")
             .trim_start_matches("http://");
         let bare = bare.split('/').next().unwrap_or(bare);
-        bare == host || (HUB_NAMES.contains(&bare) && HUB_NAMES.contains(&host))
+        bare == host || (HUB_NAMES.contains(&bare) && hub)
     };
-    let auth = config
+    let server = if hub { HUB_SERVER } else { host };
+    let helper = match config.cred_helpers.iter().find(|(key, _)| same(key)) {
+        Some((_, name)) => Some((name.as_str(), "credHelpers")),
+        None => config
+            .creds_store
+            .as_deref()
+            .filter(|name| !name.is_empty())
+            .map(|name| (name, "credsStore")),
+    };
+    if let Some((name, key)) = helper {
+        return Ok(ask(name, key, server)?.map(|(user, secret)| {
+            let pair = format!("{user}:{secret}");
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(pair)
+            )
+        }));
+    }
+    let Some(auth) = config
         .auths
         .iter()
-        .find(|(key, _)| same(key))?
-        .1
-        .auth
-        .as_ref()?;
+        .find(|(key, _)| same(key))
+        .and_then(|(_, entry)| entry.auth.as_ref())
+    else {
+        return Ok(None);
+    };
     // Checked to be `user:password` in base64 so a broken entry is not sent.
     let decoded = base64::engine::general_purpose::STANDARD
         .decode(auth.trim())
-        .ok()?;
-    String::from_utf8(decoded)
-        .ok()
-        .filter(|pair| pair.contains(':'))?;
-    Some(format!("Basic {}", auth.trim()))
+        .ok();
+    let pair = decoded.and_then(|bytes| String::from_utf8(bytes).ok());
+    Ok(pair
+        .filter(|pair| pair.contains(':'))
+        .map(|_| format!("Basic {}", auth.trim())))
 }
 
 #[cfg(test)]
@@ -141,11 +190,55 @@ mod tests {
         let config = format!(
             r#"{{"auths":{{"https://index.docker.io/v1/":{{"auth":"{token}"}},"ghcr.io":{{"auth":"{token}"}},"bad.io":{{"auth":"bm90LWEtcGFpcg=="}}}}}}"#
         );
-        let found: Vec<Option<String>> = ["docker.io", "ghcr.io", "quay.io", "bad.io"]
-            .iter()
-            .map(|host| basic_in(&config, host))
-            .collect();
-        let expected = Some(format!("Basic {token}"));
-        assert_eq!(found, [expected.clone(), expected, None, None]);
+        let never = |_: &str, _: &str, _: &str| Err("no helper is named".to_owned());
+        let found: Vec<Result<Option<String>, String>> =
+            ["docker.io", "ghcr.io", "quay.io", "bad.io"]
+                .iter()
+                .map(|host| basic_in(&config, host, never))
+                .collect();
+        let expected = Ok(Some(format!("Basic {token}")));
+        assert_eq!(found, [expected.clone(), expected, Ok(None), Ok(None)]);
+    }
+
+    #[test]
+    fn a_hosts_own_helper_comes_before_the_store_and_the_store_before_auths() {
+        let token = base64::engine::general_purpose::STANDARD.encode("from:auths");
+        let config = format!(
+            r#"{{"auths":{{"ghcr.io":{{"auth":"{token}"}}}},"credsStore":"desktop","credHelpers":{{"gcr.io":"gcloud","index.docker.io":"hub"}}}}"#
+        );
+        let asked = std::cell::RefCell::new(Vec::new());
+        let ask = |name: &str, key: &str, server: &str| {
+            asked.borrow_mut().push(format!("{name} {key} {server}"));
+            Ok((name != "desktop" || server == "ghcr.io")
+                .then(|| (format!("{name}-user"), "pw".to_owned())))
+        };
+        let basic = |pair: &str| {
+            Ok(Some(format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(pair)
+            )))
+        };
+        let found: Vec<Result<Option<String>, String>> =
+            ["gcr.io", "docker.io", "ghcr.io", "quay.io"]
+                .iter()
+                .map(|host| basic_in(&config, host, ask))
+                .collect();
+        assert_eq!(
+            (found, asked.into_inner()),
+            (
+                vec![
+                    basic("gcloud-user:pw"),
+                    basic("hub-user:pw"),
+                    basic("desktop-user:pw"),
+                    Ok(None)
+                ],
+                vec![
+                    "gcloud credHelpers gcr.io".to_owned(),
+                    "hub credHelpers https://index.docker.io/v1/".to_owned(),
+                    "desktop credsStore ghcr.io".to_owned(),
+                    "desktop credsStore quay.io".to_owned(),
+                ]
+            )
+        );
     }
 }

@@ -7,6 +7,7 @@
 //! again when the registry answers with the whole blob.
 
 mod auth;
+mod helper;
 mod progress;
 
 use std::fs::{self, File, OpenOptions};
@@ -28,7 +29,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 const READ_TIMEOUT: Duration = Duration::from_secs(120);
 const CHUNK: usize = 1 << 16;
 
-pub struct Registry {
+pub(super) struct Registry {
     agent: ureq::Agent,
     reference: RegistryRef,
     /// The reference as the user wrote it, for every message.
@@ -46,12 +47,14 @@ pub struct Registry {
 enum Failure {
     Status(u16),
     Network(String),
+    /// The user's Docker login could not be read (a credential helper that cannot answer).
+    Login(String),
     Other(String),
 }
 
 impl Registry {
     /// Resolves `reference` to one manifest and its config; layers are fetched as they are asked.
-    pub fn open(
+    pub(super) fn open(
         reference: &RegistryRef,
         blobs: &Utf8Path,
     ) -> Result<(Registry, Resolved), MendError> {
@@ -120,6 +123,7 @@ impl Registry {
             Failure::Network(err) => MendError::harness(format!(
                 "cannot pull {shown}: cannot reach {host} ({err}) — check the network, or pull it where there is one (`mend images pull {shown}`) into a cache this machine reads (--image-cache DIR)"
             )),
+            Failure::Login(err) => MendError::usage(format!("cannot pull {shown}: {err}")),
             Failure::Other(err) => MendError::harness(format!("cannot pull {shown}: {err}")),
         }
     }
@@ -157,8 +161,8 @@ impl Registry {
     /// The `Authorization` a challenge asks for: a bearer token from its realm (asked with the
     /// user's login when there is one, else anonymously), or the login itself for `Basic`.
     fn answer(&self, header: &str) -> Result<String, Failure> {
-        let login = auth::basic_for(&self.reference.host)
-            .or_else(|| auth::basic_for(self.reference.api_host()));
+        // Docker Hub's every spelling finds its login, so the host as written is enough.
+        let login = auth::basic_for(&self.reference.host).map_err(Failure::Login)?;
         let challenge = auth::parse_challenge(header).ok_or(Failure::Status(401))?;
         if challenge.scheme == "basic" {
             return login.ok_or(Failure::Status(401));
@@ -277,6 +281,10 @@ impl Registry {
         let mut body = response.into_reader().take(layer.size - have + 1);
         let mut buffer = vec![0; CHUNK];
         loop {
+            if crate::interrupt::requested() {
+                // The partial file stays: the next pull goes on from it.
+                return Err("stopped by Ctrl-C".into());
+            }
             let count = body
                 .read(&mut buffer)
                 .map_err(|err| self.worded(Failure::Network(err.to_string())).message)?;

@@ -251,3 +251,42 @@ fn a_sparse_file_is_judged_by_the_size_it_claims_not_the_bytes_it_stores() {
     );
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn a_hard_link_to_an_absolute_symlink_is_the_link_again_never_the_hosts_file() {
+    let host = tempfile::tempdir().unwrap();
+    let secret = host.path().join("secret");
+    fs::write(&secret, "the host's").unwrap();
+    let root = host.path().join("root");
+    fs::create_dir(&root).unwrap();
+    let layer = Layer::new()
+        .link(EntryType::Symlink, "abs", secret.to_str().unwrap())
+        .link(EntryType::Symlink, "hostdir", host.path().to_str().unwrap())
+        .link(EntryType::Link, "hard", "abs")
+        .plain();
+    apply_all(&root, &[layer]).unwrap();
+    // `hard` is a second name of the symlink itself: read inside the image, it leads to the
+    // image's own path, which does not exist there.
+    assert_eq!(
+        tree(&root),
+        [
+            format!("abs -> {}", secret.display()),
+            format!("hard -> {}", secret.display()),
+            format!("hostdir -> {}", host.path().display()),
+        ]
+    );
+    assert_eq!(fs::symlink_metadata(root.join("hard")).unwrap().nlink(), 2);
+    // A hard link through an absolute folder link is looked for inside the root: nothing there.
+    let through = Layer::new()
+        .link(EntryType::Link, "stolen", "hostdir/secret")
+        .plain();
+    assert_eq!(
+        apply_all(&root, &[through]),
+        Err(Refusal::Hostile(
+            "its hard link `stolen` points at `hostdir/secret`, which no earlier entry made a file"
+                .into()
+        ))
+    );
+    assert_eq!(fs::read_to_string(&secret).unwrap(), "the host's");
+    assert_eq!(fs::metadata(&secret).unwrap().nlink(), 1);
+}

@@ -1,23 +1,20 @@
 //! `Session::resume`: a stopped session goes on under limits of its own, with or without a new
 //! user message, its request carrying the whole conversation so far.
-#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
-
-mod support;
 
 use std::sync::Arc;
 
+use crate::support::*;
 use mend_core::{
     Action, ConfigError, FollowUpError, Input, Message, Millis, Session, StopReason, ToolOutcome,
 };
 use serde_json::json;
-use support::*;
 
 /// A session stopped by its budget of one turn, after its one call ran.
 fn stopped_by_the_budget() -> Session {
     let (mut session, _) = start(config(1));
     let read = call(Some("call_1"), "read_file", json!({"path": "a.py"}));
     let _ = feed(&mut session, &[tool_calls(vec![read]), done()]);
-    let _ = session.handle(
+    let _ = session.handled(
         Millis(1),
         Input::ToolFinished {
             call_id: mend_core::CallId("call_1".to_owned()),
@@ -53,14 +50,14 @@ fn a_session_cut_by_its_budget_resumes_with_the_whole_conversation_and_a_new_bud
         .map(|m| Message::clone(m))
         .collect();
 
-    let (resumed, actions) = stopped.resume(None, 3, Some(Millis(5_000))).unwrap();
+    let (resumed, actions) = taken(stopped.resume(None, 3, Some(Millis(5_000))).unwrap());
     assert_eq!(request(&actions), Some((1, so_far.clone())));
     assert_eq!(
         (resumed.config().max_turns, resumed.config().deadline),
         (3, Some(Millis(5_000)))
     );
 
-    let (_, actions) = stopped.resume(Some("Now run the tests."), 3, None).unwrap();
+    let (_, actions) = taken(stopped.resume(Some("Now run the tests."), 3, None).unwrap());
     let mut with_message = so_far;
     with_message.push(Message::user("Now run the tests."));
     assert_eq!(request(&actions), Some((1, with_message)));
@@ -79,7 +76,7 @@ fn a_running_session_or_a_zero_budget_does_not_resume() {
     );
     // The conversation is shared, not copied message by message.
     let stopped = stopped_by_the_budget();
-    let (resumed, _) = stopped.resume(None, 1, None).unwrap();
+    let resumed = stopped.resume(None, 1, None).unwrap();
     assert!(Arc::ptr_eq(
         &stopped.conversation()[0],
         &resumed.conversation()[0]

@@ -1,6 +1,8 @@
 //! `mend task`: what mend sends the model for a repository's task — the system prompt, the
 //! task and the tool schemas — as text or one JSON object.
 
+mod files;
+
 use camino::Utf8Path;
 
 use crate::error::{exit, MendError};
@@ -18,20 +20,30 @@ pub fn command(
     };
     let task = Task::locate(&repo, task_file)?;
     crate::workspace::survey::warn(&repo, &task)?;
-    print_task(&task, json);
+    print_task(&task, &repo, json)?;
     Ok(exit::PASS)
 }
 
 /// What a task allows and what the model is sent, as one JSON object: `mend task --json` and
 /// the MCP server's `task` tool.
-pub fn task_json(task: &Task) -> serde_json::Value {
+pub fn task_json(task: &Task, repo: &Utf8Path) -> Result<serde_json::Value, MendError> {
     let tools = crate::tools::table::offered_tools(task, false);
     let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
     let protocol = crate::setup::config::chosen_protocol(None, task);
     let base = crate::provider::connect::server_base(None, protocol);
     let (window, _) = crate::provider::window::for_task(task, protocol, base);
     let first = crate::provider::window::first_request_tokens(task, &tools);
-    serde_json::json!({
+    let mut files: serde_json::Map<String, serde_json::Value> = files::file_sets(task, repo)?
+        .into_iter()
+        .map(|set| (set.name.to_owned(), serde_json::json!(set.files)))
+        .collect();
+    if let Some(held_out) = files::held_out(task, repo)? {
+        files.insert(
+            "held_out_count".to_owned(),
+            serde_json::json!(held_out.files),
+        );
+    }
+    Ok(serde_json::json!({
         "model": model,
         "system_prompt": task.system_prompt,
         "task": task.prompt,
@@ -46,13 +58,14 @@ pub fn task_json(task: &Task) -> serde_json::Value {
         "test_files": task.test.files.patterns(),
         "test_command": task.test.argv,
         "test_timeout_seconds": task.test.timeout.as_secs(),
-    })
+        "files": files,
+    }))
 }
 
-fn print_task(task: &Task, json: bool) {
+fn print_task(task: &Task, repo: &Utf8Path, json: bool) -> Result<(), MendError> {
     if json {
-        println!("{}", task_json(task));
-        return;
+        println!("{}", task_json(task, repo)?);
+        return Ok(());
     }
     let tools = crate::tools::table::offered_tools(task, false);
     let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
@@ -78,4 +91,7 @@ fn print_task(task: &Task, json: bool) {
         window.why,
         first * 100 / u64::from(window.tokens.max(1))
     );
+    let (sets, held_out) = (files::file_sets(task, repo)?, files::held_out(task, repo)?);
+    print!("\n{}", files::describe(&sets, held_out));
+    Ok(())
 }

@@ -45,7 +45,8 @@ fn the_names_older_cores_wrote_still_read() {
 fn a_config_and_a_request_written_with_the_older_key_read_as_today() {
     let mut config = Config::new("m", "system", "task", vec![]);
     config.protocol = Protocol::AnthropicSse;
-    let (_, actions) = Session::new(config.clone()).expect("a valid config");
+    let mut session = Session::new(config.clone()).expect("a valid config");
+    let actions: Vec<Action> = session.drain_actions().collect();
     let request = actions
         .into_iter()
         .find(|action| matches!(action, Action::SendRequest { .. }))

@@ -3,7 +3,6 @@
 //! in `core` and `alloc`. What the compiler cannot see is checked here: that the crate stays
 //! `no_std` (nothing brings `std` back outside the unit tests) and that its only dependencies are
 //! serde and serde_json, without their `std` features.
-#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
 
 use std::path::{Path, PathBuf};
 

@@ -15,10 +15,27 @@ use serde_json::{Map, Value};
 
 use crate::schema::kind_of;
 
+use super::http::Endpoint;
 use super::{
     call_arguments, error_message, malformed, CallArguments, DecodeError, Deltas, Done,
     LineDecoded, ModelCall, TurnMetrics,
 };
+use crate::wire::ChatRequest;
+
+/// Ollama's native chat endpoint; a local server needs no key.
+pub(super) const ENDPOINT: Endpoint = Endpoint {
+    path: "/api/chat",
+    headers: &[],
+    api_key: None,
+};
+
+// Serializing a request body cannot fail: every map has string keys and no type has a fallible
+// `Serialize`; the empty fallback only satisfies the type.
+
+/// Ollama's `/api/chat` body is the session's own request type.
+pub(super) fn request_body(request: &ChatRequest) -> Vec<u8> {
+    serde_json::to_vec(request).unwrap_or_default()
+}
 
 #[derive(Deserialize)]
 struct RawChunk<'a> {

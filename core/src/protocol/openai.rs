@@ -5,12 +5,120 @@
 use crate::prelude::*;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
+use super::http::Endpoint;
 use super::sse::{SseEvent, SseFramer};
 use super::{
     call_arguments, error_message, DecodeError, Deltas, Done, LineDecoded, ModelCall, TurnMetrics,
 };
+use crate::think::Think;
+use crate::wire::{ChatRequest, Message, Role};
+
+/// Chat completions; the key goes as a bearer token.
+pub(super) const ENDPOINT: Endpoint = Endpoint {
+    path: "/v1/chat/completions",
+    headers: &[],
+    api_key: Some(("authorization", "Bearer ")),
+};
+
+// Serializing a request body cannot fail: every map has string keys and no type has a fallible
+// `Serialize`; the empty fallback only satisfies the type.
+
+/// OpenAI chat completions: assistant `tool_calls` with `type: "function"` and string arguments,
+/// tool results with `tool_call_id`, reasoning sent back as `reasoning` (what Ollama's /v1 reads).
+pub(super) fn request_body(request: &ChatRequest) -> Vec<u8> {
+    let messages: Vec<Value> = request
+        .messages
+        .iter()
+        .map(|message| openai_message(message))
+        .collect();
+    let tools: Vec<Value> = request
+        .tools
+        .iter()
+        .map(|tool| json!({"type": "function", "function": tool.function}))
+        .collect();
+    let mut body = json!({
+        "model": request.model,
+        "messages": messages,
+        "tools": tools,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+        "temperature": request.options.temperature,
+        "seed": request.options.seed,
+        "max_tokens": request.options.num_predict,
+    });
+    openai_think(&mut body, request.think);
+    if let Some(schema) = &request.format {
+        // llama-server and vLLM enforce the schema as a grammar; the call is the answer itself.
+        body["response_format"] = json!({
+            "type": "json_schema",
+            "json_schema": {"name": "tool_call", "strict": true, "schema": schema},
+        });
+        if let Some(object) = body.as_object_mut() {
+            object.remove("tools");
+        }
+    }
+    serde_json::to_vec(&body).unwrap_or_default()
+}
+
+/// Thinking as OpenAI-compatible servers take it: a level as `reasoning_effort` (OpenAI, vLLM,
+/// Ollama's /v1) and in `chat_template_kwargs` (llama-server hands those to the template, as
+/// gpt-oss's reads it); off as the template's `enable_thinking: false` (Qwen3's templates, on
+/// llama-server and vLLM). `on` leaves the server's default.
+fn openai_think(body: &mut Value, think: Think) {
+    match (think, think.level()) {
+        (_, Some(level)) => {
+            body["reasoning_effort"] = json!(level);
+            body["chat_template_kwargs"] =
+                json!({"enable_thinking": true, "reasoning_effort": level});
+        }
+        (Think::Off, None) => body["chat_template_kwargs"] = json!({"enable_thinking": false}),
+        _ => {}
+    }
+}
+
+fn openai_message(message: &Message) -> Value {
+    let mut out = Map::new();
+    out.insert("role".to_owned(), json!(role_name(message.role)));
+    out.insert("content".to_owned(), json!(message.content));
+    if let Some(thinking) = &message.thinking {
+        out.insert("reasoning".to_owned(), json!(thinking));
+    }
+    if !message.tool_calls.is_empty() {
+        let calls: Vec<Value> = message
+            .tool_calls
+            .iter()
+            .map(|call| {
+                json!({
+                    "id": call.id,
+                    "type": "function",
+                    "function": {
+                        "name": call.function.name,
+                        "arguments": Value::Object(call.function.arguments.clone()).to_string(),
+                    },
+                })
+            })
+            .collect();
+        out.insert("tool_calls".to_owned(), Value::Array(calls));
+    }
+    if let Some(id) = &message.tool_call_id {
+        out.insert("tool_call_id".to_owned(), json!(id));
+    }
+    if let Some(name) = &message.tool_name {
+        out.insert("name".to_owned(), json!(name));
+    }
+    Value::Object(out)
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    }
+}
 
 /// One turn's decoding state: the event being framed and the calls being built.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -189,7 +297,7 @@ fn raise(slot: &mut Option<u64>, reading: Option<u64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::CallArguments;
+    use crate::protocol::CallArguments;
 
     fn decode(lines: &[&str]) -> (Deltas, Vec<String>) {
         let mut state = State::default();

@@ -1,18 +1,17 @@
 //! A broken call repaired under a grammar: one request whose answer the server must keep to the
 //! offered tools' call schema, its call validated and run like any other, or the text left as the
 //! answer when nothing usable comes back.
-#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
-
-mod support;
 
 use std::sync::Arc;
 
+use crate::support::raw;
+use crate::support::Handled;
+use crate::support::{config, done, feed, start, text, tools};
 use mend_core::{
     Action, CallId, ChatRequest, Event, Input, Message, Millis, Protocol, StopReason, TextCall,
     TextCallFormat, Think, ToolOutcome,
 };
 use serde_json::{json, Map, Value};
-use support::{config, done, feed, start, text, tools};
 
 /// What a small model writes when it means to call a tool and gets the JSON wrong.
 const BROKEN: &str =
@@ -130,7 +129,7 @@ fn a_broken_call_gets_one_request_under_the_tools_schema_and_its_call_runs() {
     );
     // Both requests count: 120 + 30 prompt and output tokens each.
     assert_eq!(session.tokens_used(), 300);
-    let actions = session.handle(
+    let actions = session.handled(
         Millis(0),
         Input::ToolFinished {
             call_id: CallId("repair_1_0".to_owned()),
@@ -225,12 +224,7 @@ fn no_repair_without_a_sign_of_a_call_a_turn_to_spare_or_a_server_that_keeps_a_s
     let mut actions = Vec::new();
     for event in events {
         for line in [format!("data: {event}"), String::new()] {
-            actions.extend(session.handle(
-                Millis(0),
-                Input::StreamLine {
-                    line: line.into_bytes(),
-                },
-            ));
+            actions.extend(session.handled(Millis(0), raw(line.as_bytes())));
         }
     }
     assert_eq!(

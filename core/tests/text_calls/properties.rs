@@ -1,17 +1,15 @@
 //! Calls written as text, as properties: a recovered call is treated exactly like the same call
 //! made natively — the same validation, repetition guard, order of dispatch and results, and
 //! stop — and a session that does not read text calls treats the text as the final answer.
-#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
 
-mod support;
-
+use crate::support::rules::Checker;
+use crate::support::steps::{resolve_for, CallSpec, CallTool, Step, TextForm};
+use crate::support::Handled;
+use crate::support::{config, start};
 use mend_core::{Action, Event, Millis, Protocol, StopReason, ToolStatus};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::{Map, Value};
-use support::rules::Checker;
-use support::steps::{resolve_for, CallSpec, CallTool, Step, TextForm};
-use support::{config, start};
 
 fn proptest_config() -> ProptestConfig {
     ProptestConfig {
@@ -150,7 +148,7 @@ fn run(protocol: Protocol, text_tool_calls: bool, steps: &[Step]) -> (Vec<Seen>,
         for fed in resolve_for(protocol, step, checker.running.as_ref(), &mut serial) {
             let before = session.clone();
             let at = Millis(now as u64);
-            let actions = session.handle(at, fed.input.clone());
+            let actions = session.handled(at, fed.input.clone());
             checker
                 .step(&before, &fed, at, &actions, &session)
                 .unwrap_or_else(|err| panic!("{step:?}: {err}"));

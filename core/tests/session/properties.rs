@@ -3,17 +3,16 @@
 //!
 //! `PROPTEST_CASES` scales every property (`make proptest-deep` runs 50× the default).
 //! Failing seeds are kept in `proptest-regressions/` at the repository root.
-#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
 
-mod support;
-
+use crate::support;
+use crate::support::rules::Checker;
+use crate::support::steps::{resolve_for, CallSpec, CallTool, Step, TextForm};
+use crate::support::Handled;
+use crate::support::{config, done, line, start, text};
 use mend_core::{Action, Event, Input, Message, Millis, Protocol, Session, StopReason};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::json;
-use support::rules::Checker;
-use support::steps::{resolve_for, CallSpec, CallTool, Step, TextForm};
-use support::{config, done, line, start, text};
 
 fn proptest_config() -> ProptestConfig {
     ProptestConfig {
@@ -214,7 +213,7 @@ fn run(script: &Script) -> Result<Run, String> {
         for fed in resolve_for(script.protocol, step, checker.running.as_ref(), &mut serial) {
             let before = session.clone();
             let at = Millis(now as u64);
-            let actions = session.handle(at, fed.input.clone());
+            let actions = session.handled(at, fed.input.clone());
             checker
                 .step(&before, &fed, at, &actions, &session)
                 .map_err(|err| format!("step {now} {step:?}: {err}"))?;
@@ -248,7 +247,7 @@ proptest! {
     fn a_follow_up_keeps_the_history_and_answers_every_call(script in script(), text in "\\PC{1,20}") {
         let run = run(&script).map_err(TestCaseError::fail)?;
         let old = run.final_state.conversation().to_vec();
-        let (next, first) = run.final_state.follow_up(&text).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        let (next, first) = support::taken(run.final_state.follow_up(&text).map_err(|err| TestCaseError::fail(err.to_string()))?);
         let [Action::Emit(Event::ModelStart { turn: 1 }), Action::SendRequest { turn: 1, body, .. }] = first.as_slice() else {
             return Err(TestCaseError::fail(format!("unexpected first actions {first:?}")));
         };
@@ -283,7 +282,7 @@ proptest! {
         let mut serial = 0;
         for (now, step) in prefix.steps.iter().enumerate() {
             for fed in resolve_for(script.protocol, step, running.as_ref(), &mut serial) {
-                for action in original.handle(Millis(now as u64), fed.input) {
+                for action in original.handled(Millis(now as u64), fed.input) {
                     if let Action::DispatchTool { call_id, .. } = action {
                         running = Some(call_id);
                     }
@@ -294,8 +293,8 @@ proptest! {
         for (offset, step) in script.steps[cut..].iter().enumerate() {
             let now = Millis((cut + offset) as u64);
             for fed in resolve_for(script.protocol, step, running.as_ref(), &mut serial) {
-                let from_original = original.handle(now, fed.input.clone());
-                let from_clone = clone.handle(now, fed.input);
+                let from_original = original.handled(now, fed.input.clone());
+                let from_clone = clone.handled(now, fed.input);
                 prop_assert_eq!(&from_original, &from_clone);
                 for action in from_original {
                     if let Action::DispatchTool { call_id, .. } = action {
@@ -357,7 +356,7 @@ proptest! {
             }
             let blank = bytes.iter().all(u8::is_ascii_whitespace);
             let is_object = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bytes).is_ok();
-            let _actions = session.handle(Millis(0), Input::StreamLine { line: bytes });
+            let _actions = session.handled(Millis(0), support::raw(&bytes));
             if !blank && !is_object {
                 prop_assert_eq!(session.stopped().map(|stop| stop.reason), Some(StopReason::ModelError));
             }
@@ -513,7 +512,7 @@ fn identical_calls_in_a_row_are_refused_then_stopped() {
                         value: json!({"ok": true}),
                     };
                     let _actions =
-                        session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
+                        session.handled(Millis(0), Input::ToolFinished { call_id, outcome });
                 }
                 let stopped = session.stopped().map(|stop| stop.reason);
                 if streak >= limits.stop_after {
@@ -582,7 +581,7 @@ fn every_request_ends_with_the_hint_of_its_turn() {
                 }
                 actions = Vec::new();
                 for fed in resolve_for(script.protocol, step, running.as_ref(), &mut serial) {
-                    actions.extend(session.handle(Millis(now as u64), fed.input));
+                    actions.extend(session.handled(Millis(now as u64), fed.input));
                 }
             }
             Ok(())

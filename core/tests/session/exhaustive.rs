@@ -5,14 +5,12 @@
 //! session has stopped, each of the 14 inputs is fed to it once and must give no action and leave
 //! the state equal; since the state is then the same after any input, every longer sequence below
 //! that node is settled by induction instead of being walked again. The test prints both counts.
-#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
 
-mod support;
-
+use crate::support::rules::Checker;
+use crate::support::steps::{resolve_for, CallSpec, CallTool, Step, TextForm};
+use crate::support::Handled;
+use crate::support::{config, start};
 use mend_core::{Millis, Protocol, Session};
-use support::rules::Checker;
-use support::steps::{resolve_for, CallSpec, CallTool, Step, TextForm};
-use support::{config, start};
 
 /// Ollama's protocol is walked to length 7; the SSE codecs, whose steps are several lines each, to
 /// length 6 (13⁶ = 4.8 M sequences each), which keeps the whole check well under a minute.
@@ -106,7 +104,7 @@ fn apply(
     for fed in resolve_for(protocol, step, checker.running.as_ref(), serial) {
         let before = current.clone();
         let now = Millis(u64::from(depth));
-        let actions = current.handle(now, fed.input.clone());
+        let actions = current.handled(now, fed.input.clone());
         checker
             .step(&before, &fed, now, &actions, &current)
             .unwrap_or_else(|error| panic!("{protocol:?}, depth {depth}, {step:?}: {error}"));

@@ -1,20 +1,19 @@
 //! The context window as the session keeps it: the estimate sent before each request, older tool
 //! results shortened to fit, a server that cut the prompt caught, and requests that only grow.
 //! Rules as properties over generated conversations; the stops as whole event lists.
-#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
-
-mod support;
 
 use std::sync::Arc;
 
+use crate::support::Handled;
+use crate::support::{call, chunk, config, line, start, tool_calls};
 use mend_core::{
     Action, CallId, ChatRequest, Config, ContextConfig, Event, Input, Message, Millis, Role,
     Session, Stop, StopCause, StopReason, ToolOutcome, TransportError, TrimReason, Window,
+    WindowError,
 };
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::{json, Value};
-use support::{call, chunk, config, line, start, tool_calls};
 
 fn proptest_config() -> ProptestConfig {
     ProptestConfig {
@@ -89,8 +88,8 @@ fn read_turn(session: &mut Session, turn: u32, counted: u64, bytes: usize) -> Ve
         "read_file",
         json!({"path": format!("f{turn}.py")}),
     )]);
-    let mut actions = session.handle(Millis(0), line(&calls));
-    actions.extend(session.handle(Millis(0), line(&done_counted(counted))));
+    let mut actions = session.handled(Millis(0), line(&calls));
+    actions.extend(session.handled(Millis(0), line(&done_counted(counted))));
     if actions
         .iter()
         .any(|action| matches!(action, Action::DispatchTool { .. }))
@@ -98,7 +97,7 @@ fn read_turn(session: &mut Session, turn: u32, counted: u64, bytes: usize) -> Ve
         let outcome = ToolOutcome::Success {
             value: json!({"path": format!("f{turn}.py"), "text": "v = 1\n".repeat(bytes / 6)}),
         };
-        actions.extend(session.handle(
+        actions.extend(session.handled(
             Millis(0),
             Input::ToolFinished {
                 call_id: CallId(id),
@@ -164,6 +163,17 @@ fn a_server_that_cut_the_prompt_ends_the_run_before_its_calls_run() {
         detail.contains("mend assumed a window of 8192 tokens"),
         "{detail}"
     );
+    // The cause is typed, and the detail is its words.
+    let Some(StopCause::Window(cause)) = stop.cause.clone() else {
+        panic!("{stop:?}")
+    };
+    let WindowError::PromptCut { read, window, .. } = cause else {
+        panic!("{cause:?}")
+    };
+    assert_eq!(
+        (read, window, detail),
+        (honest / 3, 8192, cause.to_string())
+    );
     let Some(Event::ModelDone { metrics, .. }) = events(&actions).first().cloned() else {
         panic!("{actions:?}")
     };
@@ -189,7 +199,7 @@ fn a_server_that_says_the_prompt_is_too_long_ends_the_run_with_context_exceeded(
         status: 400,
         body: r#"{"error":"the input length exceeds the context length"}"#.to_owned(),
     };
-    let actions = session.handle(
+    let actions = session.handled(
         Millis(0),
         Input::TransportFailed {
             error: error.clone(),

@@ -1,12 +1,11 @@
 //! A prompt count as each server gives it, read against the window: cached tokens added where
 //! the server counts them apart, a count of new tokens only noted, and a cut still a stop.
-#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
 
-mod support;
-
+use crate::support::config;
+use crate::support::raw;
+use crate::support::Handled;
 use mend_core::{Action, Config, Event, Input, Millis, Protocol, Session, StopReason, Window};
 use serde_json::{json, Value};
-use support::config;
 
 /// A first turn in a window of 8192 tokens: the request is about 1.5 kB, so nothing can be cut.
 fn windowed(protocol: Protocol) -> Config {
@@ -19,17 +18,13 @@ fn windowed(protocol: Protocol) -> Config {
 
 /// Feeds a whole first turn that answers in text, and returns the events after the last line.
 fn first_turn(protocol: Protocol, lines: &[String]) -> (Vec<Event>, Option<StopReason>) {
-    let (mut session, _) = Session::new(windowed(protocol)).unwrap();
+    let mut session = Session::new(windowed(protocol)).unwrap();
+    session.drain_actions().for_each(drop);
     let mut actions = Vec::new();
     for line in lines {
-        actions = session.handle(
-            Millis(0),
-            Input::StreamLine {
-                line: line.as_bytes().to_vec(),
-            },
-        );
+        actions = session.handled(Millis(0), raw(line.as_bytes()));
     }
-    actions.extend(session.handle(Millis(0), Input::StreamEnd));
+    actions.extend(session.handled(Millis(0), Input::StreamEnd));
     let events = actions
         .into_iter()
         .filter_map(|action| match action {
@@ -89,19 +84,28 @@ fn partial(tokens: u64, cached: u64, at_least: u64) -> Vec<Event> {
 #[test]
 fn each_servers_count_of_a_cached_prompt_is_read_as_it_means() {
     let finished = Some(StopReason::AssistantFinished);
-    let floor = {
-        // What the first request holds at least: its plain bytes at 6 bytes a token.
-        let (events, _) = first_turn(
-            Protocol::OllamaNdjson,
-            &ollama(json!({"prompt_eval_count": 1})),
-        );
-        let Some(Event::PromptCountPartial { at_least, .. }) = events.first() else {
-            panic!("{events:?}")
-        };
-        *at_least
+    for (name, protocol, lines, expected) in cached_prompt_cases(first_request_floor()) {
+        assert_eq!(first_turn(protocol, &lines), (expected, finished), "{name}");
+    }
+}
+
+/// What the first request holds at least: its plain bytes at 6 bytes a token.
+fn first_request_floor() -> u64 {
+    let (events, _) = first_turn(
+        Protocol::OllamaNdjson,
+        &ollama(json!({"prompt_eval_count": 1})),
+    );
+    let Some(Event::PromptCountPartial { at_least, .. }) = events.first() else {
+        panic!("{events:?}")
     };
+    *at_least
+}
+
+/// Each server's way of counting a prompt partly served from its cache, named, with the lines
+/// of a first turn that says so and the events the session must make of it.
+fn cached_prompt_cases(floor: u64) -> Vec<(&'static str, Protocol, Vec<String>, Vec<Event>)> {
     let whole = floor * 3 / 2;
-    let cases: Vec<(&str, Protocol, Vec<String>, Vec<Event>)> = vec![
+    vec![
         // Ollama since the cached count: the count holds the cached tokens.
         (
             "ollama, whole count with cached",
@@ -174,10 +178,7 @@ fn each_servers_count_of_a_cached_prompt_is_read_as_it_means() {
             anthropic(json!({"input_tokens": 20})),
             partial(20, 0, floor),
         ),
-    ];
-    for (name, protocol, lines, expected) in cases {
-        assert_eq!(first_turn(protocol, &lines), (expected, finished), "{name}");
-    }
+    ]
 }
 
 #[test]
@@ -185,7 +186,7 @@ fn a_repeated_first_prompt_served_from_the_cache_runs_on() {
     // The second attempt of an eval task sends the first prompt again; a server that counts only
     // what it processed anew reports a handful of tokens.
     let request = |config: Config| {
-        let (_, actions) = Session::new(config).unwrap();
+        let (_, actions) = crate::support::taken(Session::new(config).unwrap());
         actions.into_iter().find_map(|action| match action {
             Action::SendRequest { body, .. } => Some(body),
             _ => None,

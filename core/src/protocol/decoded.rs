@@ -1,120 +1,12 @@
-//! The codec boundary: one raw line of a server's stream in, normalized deltas out; and the
-//! conversation out in the server's own request shape.
-//!
-//! The session never looks at wire JSON. Each turn gets a fresh [`Decoder`] that turns each line
-//! into a [`LineDecoded`]: nothing (framing), a server error, or the deltas of one chunk. Three
-//! protocols feed the same session: Ollama's NDJSON, OpenAI-compatible chat-completions SSE and
-//! Anthropic's Messages SSE.
+//! What one streamed line means once decoded, the same for every protocol: nothing (framing),
+//! a server error, or the deltas of one chunk; and the helpers every decoder reads with.
 
 use crate::prelude::*;
-
-mod anthropic;
-mod ollama;
-mod openai;
-mod request;
-mod sse;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::schema::kind_of;
-use crate::wire::ChatRequest;
-
-/// The wire protocol a model server speaks: how a request is sent and how its streamed lines
-/// read. mend's one word for it, in the config, the actions, the task file, the command line and
-/// the record. Its name ([`Protocol::name`]) is also its JSON; the names older cores wrote
-/// (`ollama_ndjson`, `openai_sse`, `anthropic_sse`) still read.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub enum Protocol {
-    /// `ollama`: Ollama's native `/api/chat`, one JSON object per line.
-    #[default]
-    #[serde(rename = "ollama", alias = "ollama_ndjson")]
-    OllamaNdjson,
-    /// `openai`: OpenAI-compatible `/v1/chat/completions` with `stream: true`, server-sent
-    /// events; spoken by llama.cpp, vLLM and others as well as OpenAI.
-    #[serde(rename = "openai", alias = "openai_sse")]
-    OpenaiSse,
-    /// `anthropic`: Anthropic's `/v1/messages` with `stream: true`, server-sent events.
-    #[serde(rename = "anthropic", alias = "anthropic_sse")]
-    AnthropicSse,
-}
-
-impl Protocol {
-    /// A fresh decoder for one turn's stream. For fuzz targets: the session owns its decoders.
-    #[doc(hidden)]
-    pub fn decoder(self) -> Decoder {
-        let state = match self {
-            Protocol::OllamaNdjson => DecoderState::Ollama,
-            Protocol::OpenaiSse => DecoderState::Openai(openai::State::default()),
-            Protocol::AnthropicSse => DecoderState::Anthropic(anthropic::State::default()),
-        };
-        Decoder { state }
-    }
-
-    /// The request body in this protocol's shape, ready to send.
-    pub fn request_body(self, request: &ChatRequest) -> Vec<u8> {
-        match self {
-            Protocol::OllamaNdjson => request::ollama(request),
-            Protocol::OpenaiSse => request::openai(request),
-            Protocol::AnthropicSse => request::anthropic(request),
-        }
-    }
-
-    /// Every protocol this core speaks, the default first.
-    pub const ALL: [Protocol; 3] = [
-        Protocol::OllamaNdjson,
-        Protocol::OpenaiSse,
-        Protocol::AnthropicSse,
-    ];
-
-    /// The name users, task files and records know the protocol by.
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::OllamaNdjson => "ollama",
-            Protocol::OpenaiSse => "openai",
-            Protocol::AnthropicSse => "anthropic",
-        }
-    }
-
-    /// Parses the name users and records know a protocol by (`ollama`, `openai`, `anthropic`).
-    pub fn from_name(name: &str) -> Option<Protocol> {
-        Protocol::ALL
-            .into_iter()
-            .find(|protocol| protocol.name() == name)
-    }
-}
-
-/// The decoding state of one turn: opaque, serializable like the session that holds it (its JSON
-/// is the protocol's state, tagged `codec`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Decoder {
-    state: DecoderState,
-}
-
-/// Each protocol's state between lines.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "codec", rename_all = "snake_case")]
-enum DecoderState {
-    /// Ollama's NDJSON needs no state between lines.
-    Ollama,
-    /// OpenAI's SSE: the event being framed and the calls being joined.
-    Openai(openai::State),
-    /// Anthropic's SSE: the event being framed and the content blocks being joined.
-    Anthropic(anthropic::State),
-}
-
-impl Decoder {
-    /// Decodes one line of the current turn. Never panics, whatever the bytes.
-    pub fn decode_line(&mut self, line: &[u8]) -> Result<LineDecoded, DecodeError> {
-        match &mut self.state {
-            DecoderState::Ollama => ollama::decode_line(line),
-            DecoderState::Openai(state) => state.decode_line(line),
-            DecoderState::Anthropic(state) => state.decode_line(line),
-        }
-    }
-}
 
 /// Tool-call arguments as a server sent them: an object is the native form; a string holding an
 /// object is what OpenAI-style servers send; a missing, null or empty value is a call without

@@ -1,16 +1,11 @@
 //! The whole HTTP request of a turn, so that a caller can send it without knowing the protocol:
 //! the method, the path under the server's base URL, the headers the protocol needs, where an API
-//! key goes (never the key itself), and the body.
+//! key goes (never the key itself), and the body. Each protocol's file states its own
+//! [`Endpoint`]; this file only puts a request together from one.
 
 use crate::prelude::*;
 
 use serde::{Deserialize, Serialize};
-
-use crate::codec::Protocol;
-use crate::wire::ChatRequest;
-
-/// Anthropic's API version header; the Messages stream format the codec reads is this one.
-const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// One chat request, ready for any HTTP client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,27 +41,33 @@ impl ApiKeyHeader {
     }
 }
 
-impl Protocol {
-    /// The HTTP request that sends `body` to a server of this protocol.
-    pub fn http_request(self, body: &ChatRequest) -> HttpRequest {
-        let (path, api_key_header) = match self {
-            Protocol::OllamaNdjson => ("/api/chat", None),
-            Protocol::OpenaiSse => ("/v1/chat/completions", Some(("authorization", "Bearer "))),
-            Protocol::AnthropicSse => ("/v1/messages", Some(("x-api-key", ""))),
-        };
-        let mut headers = vec![("content-type".to_owned(), "application/json".to_owned())];
-        if self == Protocol::AnthropicSse {
-            headers.push(("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned()));
-        }
+/// Where and how a protocol is spoken over HTTP, as its own file states it.
+pub(super) struct Endpoint {
+    /// The path under the server's base URL.
+    pub(super) path: &'static str,
+    /// Headers beyond `content-type`, names lower-case.
+    pub(super) headers: &'static [(&'static str, &'static str)],
+    /// The header that carries an API key and what goes before the key, when the server takes one.
+    pub(super) api_key: Option<(&'static str, &'static str)>,
+}
+
+impl Endpoint {
+    /// The request that sends `body` here.
+    pub(super) fn request(&self, body: Vec<u8>) -> HttpRequest {
+        let content_type = ("content-type", "application/json");
+        let headers = core::iter::once(&content_type)
+            .chain(self.headers)
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
         HttpRequest {
             method: "POST".to_owned(),
-            path: path.to_owned(),
+            path: self.path.to_owned(),
             headers,
-            api_key_header: api_key_header.map(|(name, prefix)| ApiKeyHeader {
+            api_key_header: self.api_key.map(|(name, prefix)| ApiKeyHeader {
                 name: name.to_owned(),
                 prefix: prefix.to_owned(),
             }),
-            body: self.request_body(body),
+            body,
         }
     }
 }

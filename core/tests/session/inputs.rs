@@ -1,8 +1,5 @@
 //! The reference lab's checks on the transition function, comparing whole action lists and
 //! whole request bodies.
-#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
-
-mod support;
 
 use mend_core::{
     Action, CallId, ChatRequest, ConfigError, Event, Input, Message, Millis, ModelOptions,
@@ -11,8 +8,8 @@ use mend_core::{
 };
 use std::sync::Arc;
 
+use crate::support::*;
 use serde_json::{json, Map, Value};
-use support::*;
 
 fn object(value: Value) -> Map<String, Value> {
     match value {
@@ -168,7 +165,7 @@ fn success(value: Value) -> ToolOutcome {
 }
 
 fn finish(session: &mut Session, id: &str, outcome: ToolOutcome) -> Vec<Action> {
-    session.handle(
+    session.handled(
         Millis(1),
         Input::ToolFinished {
             call_id: CallId(id.to_owned()),
@@ -427,7 +424,7 @@ fn a_transport_failure_is_a_model_error() {
         status: 404,
         body: r#"{"error":"model 'x' not found"}"#.to_owned(),
     };
-    let actions = session.handle(
+    let actions = session.handled(
         Millis(0),
         Input::TransportFailed {
             error: error.clone(),
@@ -446,7 +443,7 @@ fn a_transport_failure_is_a_model_error() {
 #[test]
 fn a_malformed_line_is_a_model_error() {
     let (mut session, _) = start(config(8));
-    let actions = session.handle(Millis(0), raw(b"{\"message\": "));
+    let actions = session.handled(Millis(0), raw(b"{\"message\": "));
     let [Action::Emit(Event::Stopped(stop)), Action::Stop(_)] = actions.as_slice() else {
         panic!("expected a stop, got {actions:?}");
     };
@@ -461,7 +458,7 @@ fn a_stream_without_done_is_incomplete_and_runs_nothing() {
         &mut session,
         &[text("Let me read."), tool_calls(vec![read])],
     );
-    actions.extend(session.handle(Millis(0), Input::StreamEnd));
+    actions.extend(session.handled(Millis(0), Input::StreamEnd));
     assert_eq!(
         actions,
         concat(vec![
@@ -602,7 +599,7 @@ fn calls_with_the_same_index_stay_separate() {
 fn cancel_and_deadline_stop_the_session() {
     let (mut session, _) = start(config(8));
     assert_eq!(
-        session.handle(Millis(0), Input::Cancel),
+        session.handled(Millis(0), Input::Cancel),
         stopped(StopReason::Cancelled, None)
     );
 
@@ -610,7 +607,7 @@ fn cancel_and_deadline_stop_the_session() {
     with_deadline.deadline = Some(Millis(1_000));
     let (mut session, _) = start(with_deadline);
     assert_eq!(session.next_deadline(), Some(Millis(1_000)));
-    let early = session.handle(Millis(999), Input::DeadlinePassed);
+    let early = session.handled(Millis(999), Input::DeadlinePassed);
     assert_eq!(
         early,
         vec![Action::Emit(Event::InputRejected {
@@ -622,7 +619,7 @@ fn cancel_and_deadline_stop_the_session() {
         })]
     );
     assert_eq!(
-        session.handle(Millis(1_000), Input::DeadlinePassed),
+        session.handled(Millis(1_000), Input::DeadlinePassed),
         stopped(
             StopReason::DeadlineExceeded,
             Some("the run passed its deadline at 1000 ms")
@@ -634,7 +631,7 @@ fn cancel_and_deadline_stop_the_session() {
 #[test]
 fn nothing_happens_after_the_stop() {
     let (mut session, _) = start(config(8));
-    let _stop = session.handle(Millis(0), Input::Cancel);
+    let _stop = session.handled(Millis(0), Input::Cancel);
     let after = session.clone();
     for input in [
         line(&text("late")),
@@ -642,7 +639,7 @@ fn nothing_happens_after_the_stop() {
         Input::Cancel,
         Input::DeadlinePassed,
     ] {
-        assert_eq!(session.handle(Millis(5), input), vec![]);
+        assert_eq!(session.handled(Millis(5), input), vec![]);
     }
     assert_eq!(session, after);
 }
@@ -749,7 +746,7 @@ fn the_core_answers_the_todo_tool_and_the_next_hint_shows_the_list() {
 
 #[test]
 fn a_running_session_takes_no_follow_up() {
-    let (session, _) = Session::new(config(3)).unwrap();
+    let session = Session::new(config(3)).unwrap();
     assert_eq!(
         session.follow_up("and also this").err(),
         Some(mend_core::FollowUpError::StillRunning)
@@ -766,9 +763,9 @@ fn a_follow_up_after_a_cut_turn_answers_the_call_that_never_ran() {
         &[tool_calls(vec![first.clone(), second.clone()]), done()],
     );
     finish(&mut session, "call_a", success(json!({"text": "x = 1\n"})));
-    let _stop = session.handle(Millis(0), Input::Cancel);
+    let _stop = session.handled(Millis(0), Input::Cancel);
 
-    let (next, actions) = session.follow_up("Now run the tests.").unwrap();
+    let (next, actions) = taken(session.follow_up("Now run the tests.").unwrap());
     let mut expected = opening();
     expected.extend([
         assistant("", None, vec![first, second]),

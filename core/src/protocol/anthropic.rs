@@ -5,12 +5,98 @@
 use crate::prelude::*;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{json, Value};
 
+use super::http::Endpoint;
 use super::sse::SseFramer;
 use super::{
     call_arguments, error_message, DecodeError, Deltas, Done, LineDecoded, ModelCall, TurnMetrics,
 };
+use crate::wire::{ChatRequest, Role};
+
+/// The Messages endpoint, at the API version whose stream format this file reads; the key goes
+/// in `x-api-key` as it is.
+pub(super) const ENDPOINT: Endpoint = Endpoint {
+    path: "/v1/messages",
+    headers: &[("anthropic-version", "2023-06-01")],
+    api_key: Some(("x-api-key", "")),
+};
+
+// Serializing a request body cannot fail: every map has string keys and no type has a fallible
+// `Serialize`; the empty fallback only satisfies the type.
+
+/// Anthropic Messages: the system prompt apart, assistant turns as their signed thinking blocks
+/// (unchanged, first), then `text` and `tool_use` blocks, every run of tool results as one user
+/// message of `tool_result` blocks. Unsigned thinking is not sent back: Anthropic refuses it.
+pub(super) fn request_body(request: &ChatRequest) -> Vec<u8> {
+    let mut system = String::new();
+    let mut messages: Vec<Value> = Vec::new();
+    for message in &request.messages {
+        match message.role {
+            Role::System => {
+                // The system prompt, the project's instructions and the hint read as paragraphs.
+                if !system.is_empty() {
+                    system.push_str("\n\n");
+                }
+                system.push_str(&message.content);
+            }
+            Role::User => messages.push(json!({"role": "user", "content": message.content})),
+            Role::Assistant => {
+                let mut blocks = message.signed_thinking.clone();
+                if !message.content.is_empty() {
+                    blocks.push(json!({"type": "text", "text": message.content}));
+                }
+                for call in &message.tool_calls {
+                    blocks.push(json!({
+                        "type": "tool_use",
+                        "id": call.id,
+                        "name": call.function.name,
+                        "input": call.function.arguments,
+                    }));
+                }
+                if blocks.is_empty() {
+                    blocks.push(json!({"type": "text", "text": ""}));
+                }
+                messages.push(json!({"role": "assistant", "content": blocks}));
+            }
+            Role::Tool => {
+                let block = json!({"type": "tool_result", "tool_use_id": message.tool_call_id, "content": message.content});
+                let joins_previous = messages.last().is_some_and(|last| {
+                    last["role"] == "user" && last["content"].as_array().is_some()
+                });
+                match messages
+                    .last_mut()
+                    .and_then(|last| last["content"].as_array_mut())
+                {
+                    Some(blocks) if joins_previous => blocks.push(block),
+                    _ => messages.push(json!({"role": "user", "content": [block]})),
+                }
+            }
+        }
+    }
+    let tools: Vec<Value> = request
+        .tools
+        .iter()
+        .map(|tool| json!({"name": tool.function.name, "description": tool.function.description, "input_schema": tool.function.parameters}))
+        .collect();
+    let mut body = json!({
+        "model": request.model,
+        "system": system,
+        "messages": messages,
+        "tools": tools,
+        "stream": true,
+        "temperature": request.options.temperature,
+        "max_tokens": request.options.num_predict,
+    });
+    // A level is a budget of thinking tokens; Anthropic takes no temperature beside it.
+    if let Some(budget) = request.think.anthropic_budget(request.options.num_predict) {
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+        if let Some(object) = body.as_object_mut() {
+            object.remove("temperature");
+        }
+    }
+    serde_json::to_vec(&body).unwrap_or_default()
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(super) struct State {
@@ -205,7 +291,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::codec::CallArguments;
+    use crate::protocol::CallArguments;
 
     #[test]
     fn reads_text_thinking_and_a_tool_use_in_fragments() {

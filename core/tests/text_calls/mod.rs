@@ -1,0 +1,3 @@
+//! Calls written as text, as properties over generated sessions.
+
+mod properties;

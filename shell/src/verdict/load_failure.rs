@@ -1,0 +1,204 @@
+//! pytest that is installed but could not load the project's own setup: a conftest.py that
+//! raises on import (a missing module, a syntax error), a plugin it cannot import, a hook that
+//! a newer pytest or pluggy refuses, or a crash while it starts. Each is read from what pytest
+//! prints, so the verdict names the file and pytest's own error line instead of asking whether
+//! pytest is installed.
+
+use camino::Utf8Path;
+
+/// What pytest failed to load, and its own line saying why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadFailure {
+    pub what: Loaded,
+    /// pytest's (or Python's) error line, e.g. `ModuleNotFoundError: No module named 'x'`.
+    pub error: String,
+}
+
+/// Which part of the setup failed to load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Loaded {
+    /// A conftest.py, by its path (relative to the copy where pytest printed it inside).
+    Conftest(String),
+    /// A plugin by its module name (`-p NAME`, `pytest_plugins`, an installed entry point).
+    Plugin(String),
+    /// pytest itself stopped with a traceback before running any test.
+    Startup,
+}
+
+impl LoadFailure {
+    /// The reason, as a verdict's sentence.
+    pub fn describe(&self) -> String {
+        match &self.what {
+            Loaded::Conftest(file) => format!("pytest could not load {file}: {}", self.error),
+            Loaded::Plugin(name) => {
+                format!("pytest could not load the plugin `{name}`: {}", self.error)
+            }
+            Loaded::Startup => format!("pytest failed while starting: {}", self.error),
+        }
+    }
+
+    /// What the user can do about it, for the tests run by `python`.
+    pub fn fix(&self, python: &Utf8Path) -> String {
+        match &self.what {
+            Loaded::Conftest(file) => format!(
+                "fix {file}, or install what it imports for `{python}`; run the test command by hand to see the whole error"
+            ),
+            Loaded::Plugin(name) => format!(
+                "install `{name}` for `{python}`, or use a pytest version the plugin supports (test.plugins = false keeps installed plugins out)"
+            ),
+            Loaded::Startup => format!(
+                "a plugin or conftest.py may not suit the pytest installed for `{python}`; run the test command by hand to see the whole traceback"
+            ),
+        }
+    }
+}
+
+/// The load failure `output` shows, if any; paths inside `root` (the copy) are given relative
+/// to it. The forms read, most precise first: pytest's "ImportError while loading conftest",
+/// a collection error raised in a conftest.py, pluggy's `PluginValidationError`, "Error
+/// importing plugin", and a traceback through pytest's own code ending in an error line.
+pub fn load_failure(output: &str, root: &Utf8Path) -> Option<LoadFailure> {
+    let lines: Vec<&str> = output.lines().map(str::trim_end).collect();
+    let relative = |path: &str| -> String {
+        Utf8Path::new(path)
+            .strip_prefix(root)
+            .map_or_else(|_| path.to_owned(), |inside| inside.to_string())
+    };
+    conftest_import(&lines, &relative)
+        .or_else(|| conftest_collection(&lines, &relative))
+        .or_else(|| plugin_validation(&lines, &relative))
+        .or_else(|| plugin_import(&lines))
+        .or_else(|| startup_traceback(&lines))
+}
+
+/// `ImportError while loading conftest '/copy/tests/conftest.py'.`, then pytest's `E   ` lines:
+/// the last of them is the error (for a syntax error, `SyntaxError: invalid syntax`).
+fn conftest_import(lines: &[&str], relative: &dyn Fn(&str) -> String) -> Option<LoadFailure> {
+    let (at, path) = lines.iter().enumerate().find_map(|(at, line)| {
+        let rest = line.strip_prefix("ImportError while loading conftest '")?;
+        Some((at, rest.strip_suffix("'.").unwrap_or(rest)))
+    })?;
+    Some(LoadFailure {
+        what: Loaded::Conftest(relative(path)),
+        error: last_e_line(&lines[at + 1..]).unwrap_or_else(|| "ImportError".to_owned()),
+    })
+}
+
+/// A conftest.py below the first folder fails while the tests are collected: pytest shows the
+/// frame `tests/inner/conftest.py:1: in <module>` and the `E   ` lines after it.
+fn conftest_collection(lines: &[&str], relative: &dyn Fn(&str) -> String) -> Option<LoadFailure> {
+    let (at, path) = lines.iter().enumerate().find_map(|(at, line)| {
+        let (path, place) = line.split_once(".py:")?;
+        let path = format!("{path}.py");
+        let named_conftest = path.rsplit('/').next() == Some("conftest.py");
+        (named_conftest && place.ends_with(": in <module>")).then_some((at, path))
+    })?;
+    let error = last_e_line(&lines[at + 1..])?;
+    Some(LoadFailure {
+        what: Loaded::Conftest(relative(&path)),
+        error,
+    })
+}
+
+/// pluggy refuses a hook: `PluginValidationError: Plugin '/copy/conftest.py' for hook 'h'`
+/// (its reason on a later line), or `unknown hook 'h' in plugin <module 'conftest' from '…'>`.
+fn plugin_validation(lines: &[&str], relative: &dyn Fn(&str) -> String) -> Option<LoadFailure> {
+    const NAME: &str = "PluginValidationError: ";
+    let (at, said) = lines.iter().enumerate().find_map(|(at, line)| {
+        let start = line.find(NAME)?;
+        Some((at, &line[start + NAME.len()..]))
+    })?;
+    let plugin = quoted_after(said, "Plugin '")
+        .or_else(|| quoted_after(said, " from '"))
+        .or_else(|| quoted_after(said, "in plugin '"))
+        .unwrap_or("a plugin");
+    // The reason of the `Plugin '…' for hook` form stands after the hook's definition line.
+    let reason = lines[at + 1..]
+        .iter()
+        .map(|line| strip_internal(line))
+        .find(|line| !line.is_empty() && !line.starts_with("hookimpl definition:"));
+    let error = match reason.filter(|_| said.starts_with("Plugin '")) {
+        Some(reason) => format!("PluginValidationError: {said}: {reason}"),
+        None => format!("PluginValidationError: {said}"),
+    };
+    let what = if plugin.ends_with(".py") {
+        Loaded::Conftest(relative(plugin))
+    } else {
+        Loaded::Plugin(plugin.to_owned())
+    };
+    Some(LoadFailure { what, error })
+}
+
+/// `ImportError: Error importing plugin "name": No module named 'name'`.
+fn plugin_import(lines: &[&str]) -> Option<LoadFailure> {
+    lines.iter().find_map(|line| {
+        let rest = strip_internal(line);
+        let start = rest.find("Error importing plugin \"")?;
+        let named = &rest[start + "Error importing plugin \"".len()..];
+        let (name, error) = named.split_once("\": ")?;
+        Some(LoadFailure {
+            what: Loaded::Plugin(name.to_owned()),
+            error: error.to_owned(),
+        })
+    })
+}
+
+/// A Python traceback that passes through pytest's own code (`_pytest/`, `pluggy/`) and ends
+/// in an error line: pytest is there, and something it loaded stopped it.
+fn startup_traceback(lines: &[&str]) -> Option<LoadFailure> {
+    let through_pytest = lines
+        .iter()
+        .any(|line| line.contains("/_pytest/") || line.contains("/pluggy/"));
+    if !through_pytest
+        || !lines
+            .iter()
+            .any(|line| line.contains("Traceback (most recent"))
+    {
+        return None;
+    }
+    let error = lines
+        .iter()
+        .rev()
+        .map(|line| strip_internal(line))
+        .find(|line| is_error_line(line))?;
+    Some(LoadFailure {
+        what: Loaded::Startup,
+        error: error.to_owned(),
+    })
+}
+
+/// The last of pytest's `E   ` lines in `lines`, up to the next section, stripped.
+fn last_e_line(lines: &[&str]) -> Option<String> {
+    lines
+        .iter()
+        .take_while(|line| !line.starts_with("====") && !line.starts_with("____"))
+        .filter_map(|line| line.strip_prefix('E'))
+        .filter(|rest| rest.starts_with(' '))
+        .map(str::trim)
+        .filter(|rest| !rest.is_empty())
+        .last()
+        .map(str::to_owned)
+}
+
+/// A line `SomeError: …` (or `module.SomeError: …`) as Python ends a traceback with.
+fn is_error_line(line: &str) -> bool {
+    let Some((name, _)) = line.split_once(": ") else {
+        return false;
+    };
+    let last = name.rsplit('.').next().unwrap_or(name);
+    !name.contains(' ') && (last.ends_with("Error") || last.ends_with("Exception"))
+}
+
+/// pytest prefixes its internal errors' lines with `INTERNALERROR> `.
+fn strip_internal(line: &str) -> &str {
+    line.strip_prefix("INTERNALERROR> ").unwrap_or(line).trim()
+}
+
+/// The text between `opening` (which ends in a quote) and the next `'`.
+fn quoted_after<'a>(text: &'a str, opening: &str) -> Option<&'a str> {
+    let start = text.find(opening)? + opening.len();
+    text[start..].split('\'').next()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,134 @@
+use camino::Utf8Path;
+
+use super::{load_failure, LoadFailure, Loaded};
+
+const ROOT: &str = "/tmp/mend-copy";
+
+fn read(output: &str) -> Option<LoadFailure> {
+    load_failure(output, Utf8Path::new(ROOT))
+}
+
+fn conftest(file: &str, error: &str) -> Option<LoadFailure> {
+    Some(LoadFailure {
+        what: Loaded::Conftest(file.to_owned()),
+        error: error.to_owned(),
+    })
+}
+
+#[test]
+fn a_conftest_that_raises_on_import_is_named_with_pytests_error_line() {
+    let missing_module = "ImportError while loading conftest '/tmp/mend-copy/tests/conftest.py'.\n\
+        tests/conftest.py:3: in <module>\n    from helpers import make_user\n\
+        E   ModuleNotFoundError: No module named 'helpers'\n";
+    let syntax = "ImportError while loading conftest '/tmp/mend-copy/conftest.py'.\n\
+        /usr/lib/python3.12/ast.py:52: in parse\n    return compile(source, filename, mode)\n\
+        E     File \"/tmp/mend-copy/conftest.py\", line 7\n\
+        E       def fixture(:\n\
+        E                   ^\n\
+        E   SyntaxError: invalid syntax\n";
+    // Outside the copy the path is kept as printed.
+    let elsewhere = "ImportError while loading conftest '/srv/shared/conftest.py'.\n\
+        E   NameError: name 'fixture' is not defined\n";
+    assert_eq!(
+        [read(missing_module), read(syntax), read(elsewhere)],
+        [
+            conftest(
+                "tests/conftest.py",
+                "ModuleNotFoundError: No module named 'helpers'"
+            ),
+            conftest("conftest.py", "SyntaxError: invalid syntax"),
+            conftest(
+                "/srv/shared/conftest.py",
+                "NameError: name 'fixture' is not defined"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_conftest_that_fails_while_collecting_is_named() {
+    let output =
+        "\n==================================== ERRORS ====================================\n\
+        ___________________________ ERROR collecting api/v2 ____________________________\n\
+        .venv/lib/python3.12/site-packages/_pytest/python.py:493: in importtestmodule\n    ???\n\
+        api/v2/conftest.py:12: in <module>\n    settings.configure()\n\
+        E   RuntimeError: settings already configured\n\
+        =========================== short test summary info ============================\n\
+        ERROR api/v2 - RuntimeError: settings already configured\n";
+    // A test module failing at import is a collection error, but no conftest's.
+    let test_module = "_____ ERROR collecting tests/test_x.py _____\n\
+        tests/test_x.py:1: in <module>\n    import nope\nE   ModuleNotFoundError: No module named 'nope'\n";
+    assert_eq!(
+        [read(output), read(test_module)],
+        [
+            conftest(
+                "api/v2/conftest.py",
+                "RuntimeError: settings already configured"
+            ),
+            None
+        ]
+    );
+}
+
+#[test]
+fn a_hook_a_newer_pluggy_refuses_names_its_plugin_and_the_reason() {
+    let conftest_hook = "Traceback (most recent call last):\n\
+        \x20 File \"/venv/lib/python3.12/site-packages/pluggy/_manager.py\", line 374, in _verify_hook\n\
+        \x20   raise PluginValidationError(\n\
+        pluggy._manager.PluginValidationError: Plugin '/tmp/mend-copy/tests/conftest.py' for hook 'pytest_runtest_call'\n\
+        hookimpl definition: pytest_runtest_call(item)\n\
+        The wrapper=True and hookwrapper=True options are mutually exclusive\n";
+    let unknown_hook = "INTERNALERROR>   File \"/venv/lib/python3.12/site-packages/pluggy/_manager.py\", line 391\n\
+        INTERNALERROR> pluggy._manager.PluginValidationError: unknown hook 'pytest_old_hook' in plugin <module 'conftest' from '/tmp/mend-copy/conftest.py'>\n\n\
+        no tests ran in 0.03s\n";
+    let installed =
+        "pluggy._manager.PluginValidationError: Plugin 'timeout' for hook 'pytest_configure'\n\
+        hookimpl definition: pytest_configure(config, extra)\n\
+        Argument(s) {'extra'} are declared in the hookimpl but can not be found in the hookspec\n";
+    assert_eq!(
+        [read(conftest_hook), read(unknown_hook), read(installed)],
+        [
+            conftest(
+                "tests/conftest.py",
+                "PluginValidationError: Plugin '/tmp/mend-copy/tests/conftest.py' for hook 'pytest_runtest_call': The wrapper=True and hookwrapper=True options are mutually exclusive"
+            ),
+            conftest(
+                "conftest.py",
+                "PluginValidationError: unknown hook 'pytest_old_hook' in plugin <module 'conftest' from '/tmp/mend-copy/conftest.py'>"
+            ),
+            Some(LoadFailure {
+                what: Loaded::Plugin("timeout".to_owned()),
+                error: "PluginValidationError: Plugin 'timeout' for hook 'pytest_configure': Argument(s) {'extra'} are declared in the hookimpl but can not be found in the hookspec".to_owned(),
+            }),
+        ]
+    );
+}
+
+#[test]
+fn a_plugin_that_cannot_be_imported_and_a_crash_at_start_are_told_apart() {
+    let plugin = "  File \"/venv/lib/python3.12/site-packages/_pytest/config/__init__.py\", line 858, in import_plugin\n\
+        \x20   __import__(importspec)\n\
+        ImportError: Error importing plugin \"xdist_compat\": No module named 'xdist_compat'\n";
+    let crash = "Traceback (most recent call last):\n\
+        \x20 File \"/venv/lib/python3.12/site-packages/_pytest/config/__init__.py\", line 156, in main\n\
+        \x20   config = _prepareconfig(args, plugins)\n\
+        AttributeError: module 'py' has no attribute 'path'\n";
+    // No pytest at all, and a plain failing run: no load failure to name.
+    let no_pytest = "/usr/bin/python3: No module named pytest\n";
+    let failing = "F.\n=== FAILURES ===\nE   assert 1 == 2\n1 failed, 1 passed in 0.02s\n";
+    assert_eq!(
+        [read(plugin), read(crash), read(no_pytest), read(failing)],
+        [
+            Some(LoadFailure {
+                what: Loaded::Plugin("xdist_compat".to_owned()),
+                error: "No module named 'xdist_compat'".to_owned(),
+            }),
+            Some(LoadFailure {
+                what: Loaded::Startup,
+                error: "AttributeError: module 'py' has no attribute 'path'".to_owned(),
+            }),
+            None,
+            None,
+        ]
+    );
+}

@@ -1,0 +1,102 @@
+//! The witness, loaded by a real interpreter, keeps its state where the code under test cannot
+//! rebind it: the module holds nothing but its pytest hooks, and no function of the witness
+//! reads a name from the module's globals (every one it uses is in its closure, or a builtin,
+//! which the witness watches).
+
+use std::io::Read;
+use std::os::unix::net::UnixListener;
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::test_support::python;
+use crate::verdict::test_run::{WITNESS_BODY_FILE, WITNESS_LOADER, WITNESS_SOURCE};
+
+/// Imports the witness from `folder` (with its socket set) and prints, as JSON, the names the
+/// module keeps and every global name a function of the witness reads that is no builtin.
+const INSPECT: &str = r#"
+import builtins, dis, json, os, sys, types
+sys.path.insert(0, sys.argv[1])
+import pytest  # what pytest has imported before it loads a -p plugin
+import mend_witness as witness
+own_file = witness.__file__
+kept = sorted(name for name in vars(witness) if not name.startswith("__"))
+
+def codes(code):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from codes(const)
+
+reads, seen, stack = [], set(), [vars(witness)[name] for name in kept]
+while stack:
+    value = stack.pop()
+    if id(value) in seen:
+        continue
+    seen.add(id(value))
+    if isinstance(value, type):
+        if value.__module__ == witness.__name__:
+            stack.extend(vars(value).values())
+        continue
+    function = getattr(value, "__func__", value)
+    code = getattr(function, "__code__", None)
+    if code is None or code.co_filename != own_file:
+        continue
+    for inner in codes(code):
+        for step in dis.get_instructions(inner):
+            if step.opname == "LOAD_GLOBAL" and not hasattr(builtins, step.argval):
+                reads.append(f"{inner.co_name}: {step.argval}")
+    for cell in function.__closure__ or ():
+        try:
+            stack.append(cell.cell_contents)
+        except ValueError:
+            pass
+print(json.dumps({"kept": kept, "globals_read": sorted(reads), "functions": len(seen) > 30}))
+"#;
+
+#[test]
+fn the_witness_keeps_only_its_hooks_and_reads_no_global_of_its_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path();
+    // As mend writes it: the loader pytest imports, and the witness's code beside it.
+    std::fs::write(folder.join("mend_witness.py"), WITNESS_LOADER).unwrap();
+    std::fs::write(folder.join(WITNESS_BODY_FILE), WITNESS_SOURCE).unwrap();
+    let socket = folder.join("witness.sock");
+    let listener = UnixListener::bind(&socket).unwrap();
+    let heard = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut text = String::new();
+        let _ = stream.read_to_string(&mut text);
+        text
+    });
+    let output = Command::new(python())
+        .args(["-c", INSPECT])
+        .arg(folder)
+        .env("MEND_WITNESS", &socket)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let got: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        got,
+        json!({
+            "kept": [
+                "pytest_collection_finish", "pytest_collection_modifyitems",
+                "pytest_collectreport", "pytest_configure", "pytest_plugin_registered",
+                "pytest_report_teststatus", "pytest_runtest_logreport",
+                "pytest_runtest_logstart", "pytest_sessionfinish", "pytest_unconfigure",
+            ],
+            "globals_read": [],
+            "functions": true,
+        })
+    );
+    // It spoke first with its key, as mend expects.
+    assert!(heard
+        .join()
+        .unwrap()
+        .starts_with(r#"{"event": "start", "key": ""#));
+}
