@@ -28,7 +28,9 @@ def broken_stream():
              "choices": [{"index": 0, "delta": {"role": "assistant", "content": BROKEN},
                           "finish_reason": None}]}
     end = dict(chunk, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}])
-    usage = dict(chunk, choices=[], usage={"prompt_tokens": 1000, "completion_tokens": 30})
+    # No prompt count: a made-up one would be judged against the request's size (a count far
+    # below it reads as a server that cut the prompt, and stops the run).
+    usage = dict(chunk, choices=[], usage={"completion_tokens": 30})
     events = [json.dumps(event) for event in (chunk, end, usage)] + ["[DONE]"]
     return "".join(f"data: {event}\n\n" for event in events).encode()
 
