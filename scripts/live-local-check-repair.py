@@ -86,12 +86,27 @@ def check_events(events, failures):
     print("event:", json.dumps(result)[:400])
 
 
+def streamed_text(turn):
+    """The text a recorded OpenAI-compatible stream carried: what the server's grammar produced."""
+    text = ""
+    for line in turn["lines"]:
+        data = line.get("text", "")
+        if not data.startswith("data: {"):
+            continue
+        for choice in json.loads(data[len("data: "):]).get("choices", []):
+            text += (choice.get("delta") or {}).get("content") or ""
+    return text
+
+
 def check_record(record, failures):
     """The record keeps the repair: its turn marked, the call with its format."""
     message = record["messages"][0]
-    repairs = [turn["turn"] for turn in message["turns"] if turn.get("repair_of") == 1]
+    repairs = [turn for turn in message["turns"] if turn.get("repair_of") == 1]
     if not repairs:
         failures.append("the record marks no turn `repair_of: 1`")
+    else:
+        print(f"the server's answer under the schema: {json.dumps(streamed_text(repairs[0]))}")
+    repairs = [turn["turn"] for turn in repairs]
     calls = [call for call in message["tool_calls"] if call.get("call_id") == CALL_ID]
     formats = [(call.get("recovered_from_text") or {}).get("format") for call in calls]
     if formats != ["repaired_by_grammar"]:

