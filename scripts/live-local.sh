@@ -87,15 +87,15 @@ done
 # The tiny model will not repair the sample, so the verdict is expected to fail (exit 1). What
 # must hold: each run completes and is recorded, and each record replays without divergence.
 status=0
-for provider in openai anthropic; do
-    record="$CACHE/run-$provider.json"
-    echo "== mend run --provider $provider"
+for protocol in openai anthropic; do
+    record="$CACHE/run-$protocol.json"
+    echo "== mend run --protocol $protocol"
     code=0
-    "$MEND" run --repo sample-repo --protocol "$provider" --model smollm2-135m \
+    "$MEND" run --repo sample-repo --protocol "$protocol" --model smollm2-135m \
         --host "http://127.0.0.1:$PORT" --max-turns 4 --record "$record" || code=$?
     echo "== exit $code"
     if [ ! -f "$record" ]; then
-        echo "live-local: no record from the $provider run" >&2
+        echo "live-local: no record from the $protocol run" >&2
         status=1
         continue
     fi
@@ -104,7 +104,7 @@ for provider in openai anthropic; do
     "$MEND" replay "$record" || code=$?
     case $code in
         0 | 1) echo "== replay reproduced the run (exit $code)" ;;
-        *) echo "live-local: the $provider replay did not reproduce its record (exit $code)" >&2; status=1 ;;
+        *) echo "live-local: the $protocol replay did not reproduce its record (exit $code)" >&2; status=1 ;;
     esac
 done
 
