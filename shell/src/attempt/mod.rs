@@ -38,7 +38,7 @@ use crate::verdict::contract::Contract;
 use crate::verdict::ending::Ending;
 use crate::verdict::given::Graded;
 use crate::verdict::known::{written_lines, Known};
-use crate::verdict::python_reach::read_added_python;
+use crate::verdict::python_reach::start_reading_added_python;
 use crate::verdict::shrunk::fewer_tests_than_before;
 use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
@@ -234,6 +234,10 @@ pub fn check_at_end(
         first_run: tests_before.map_or(&[][..], |before| before.alarms.as_slice()),
         written: written.as_ref(),
     };
+    // The change's added Python is read beside the final tests, from the sources as they are now.
+    let reading_python = start_reading_added_python(&setup.runner.python, root, &diff, |path| {
+        task.test.files.contains(path)
+    });
     let held_out = put_back(setup.repo, root, task)?;
     let mut tests_after = match &held_out.refused {
         // No run: the change and the held-out tests cannot stand together.
@@ -264,9 +268,7 @@ pub fn check_at_end(
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),
     });
-    let python_reaches = read_added_python(&setup.runner.python, root, &diff, |path| {
-        task.test.files.contains(path)
-    });
+    let python_reaches = reading_python.finish();
     let ending = Ending {
         tests_after,
         test_file_sha256_after,

@@ -7,8 +7,9 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
+use base64::Engine as _;
 use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -33,37 +34,94 @@ impl PythonReach {
     }
 }
 
-/// The added Python of `diff` (a unified diff of the tree at `root`), read with `python`; `None`
-/// when the reader could not run (then the verdict falls back to reading words).
-pub(crate) fn read_added_python(
+/// The reader at work on a change's added Python. Each file's source is read when it starts, so
+/// the reader sees the change as it was before the tests ran there (what they write into the copy
+/// cannot change it) and runs beside them instead of after.
+pub(crate) enum ReadingPython {
+    /// The change adds no Python.
+    Nothing,
+    Started(Reader),
+    /// The reader could not start.
+    Failed,
+}
+
+/// Starts reading the added Python of `diff` (a unified diff of the tree at `root`) with `python`.
+pub(crate) fn start_reading_added_python(
     python: &Utf8Path,
     root: &Utf8Path,
     diff: &str,
     is_test: impl Fn(&str) -> bool,
-) -> Option<Vec<PythonReach>> {
+) -> ReadingPython {
     let added = added_lines(diff);
     if added.is_empty() {
-        return Some(Vec::new());
+        return ReadingPython::Nothing;
     }
+    // A file that cannot be read now is passed over, as one the reader cannot parse.
     let files: Vec<_> = added
         .iter()
-        .map(|(path, ranges)| json!({"path": path, "added": ranges, "test": is_test(path)}))
+        .filter_map(|(path, ranges)| {
+            let source = std::fs::read(root.join(path)).ok()?;
+            Some(json!({
+                "path": path,
+                "added": ranges,
+                "test": is_test(path),
+                // Bytes, not text: Python decodes them as it would import them (a coding cookie).
+                "source": base64::engine::general_purpose::STANDARD.encode(source),
+            }))
+        })
         .collect();
-    let asked = json!({"root": root.as_str(), "files": files}).to_string();
-    let mut child = Command::new(python)
+    let asked = json!({ "files": files }).to_string();
+    let started = Command::new(python)
         .args(["-I", "-S", "-c", READER])
         .current_dir(root)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(asked.as_bytes()).ok()?;
-    let output = child.wait_with_output().ok()?;
-    if !output.status.success() {
-        return None;
+        .spawn();
+    let Ok(mut child) = started else {
+        return ReadingPython::Failed;
+    };
+    // The reader takes all of its input before it writes, so this cannot wait on its output.
+    let sent = child
+        .stdin
+        .take()
+        .is_some_and(|mut stdin| stdin.write_all(asked.as_bytes()).is_ok());
+    if !sent {
+        let _ = child.kill();
+        let _ = child.wait();
+        return ReadingPython::Failed;
     }
-    serde_json::from_slice(&output.stdout).ok()
+    ReadingPython::Started(Reader(Some(child)))
+}
+
+/// The reader's process; stopped and reaped if the verdict is abandoned before it is asked.
+pub(crate) struct Reader(Option<Child>);
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl ReadingPython {
+    /// What the reader found; `None` when it could not run (then the verdict falls back to
+    /// reading words).
+    pub(crate) fn finish(self) -> Option<Vec<PythonReach>> {
+        match self {
+            ReadingPython::Nothing => Some(Vec::new()),
+            ReadingPython::Failed => None,
+            ReadingPython::Started(mut reader) => {
+                let output = reader.0.take()?.wait_with_output().ok()?;
+                if !output.status.success() {
+                    return None;
+                }
+                serde_json::from_slice(&output.stdout).ok()
+            }
+        }
+    }
 }
 
 /// The lines each Python file of `diff` gained, as ranges of line numbers in the new file.
@@ -102,7 +160,7 @@ fn hunk_start(hunk: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{added_lines, read_added_python, PythonReach};
+    use super::{added_lines, start_reading_added_python, PythonReach};
     use crate::test_support::{project, python};
 
     #[test]
@@ -162,7 +220,11 @@ print(getattr(tax, '__name__'))
                 .map(|line| format!("+{line}\n"))
                 .collect::<String>()
         );
-        let found = read_added_python(&python(), &root, &diff, |path| path.starts_with("tests/"));
+        let reading =
+            start_reading_added_python(&python(), &root, &diff, |path| path.starts_with("tests/"));
+        // What the tests write after the reader started is not what it reads.
+        std::fs::write(root.join("pkg/totals.py"), "x = 1\n").unwrap();
+        let found = reading.finish();
         let at = |line: u64, what: &str| PythonReach {
             path: "pkg/totals.py".to_owned(),
             line,

@@ -1,13 +1,14 @@
 """mend's reader of added Python: which added lines reach into the test run, read from the syntax
 tree (never run). Run with `-I -S` so that nothing of the project's environment executes.
 
-stdin: {"root": DIR, "files": [{"path": PATH, "added": [[FIRST, LAST], ...], "test": BOOL}]}
+stdin: {"files": [{"path": PATH, "added": [[FIRST, LAST], ...], "test": BOOL, "source": BASE64}]}
+(each file's bytes as mend read them before the tests ran)
 stdout: [{"path": PATH, "line": N, "what": WORDS}, ...] for the nodes that start on added lines.
 """
 
 import ast
+import binascii
 import json
-import os
 import sys
 
 TEST_RUN_MODULES = ("pytest", "_pytest", "pluggy")
@@ -101,9 +102,9 @@ def main():
     found = []
     for file in asked["files"]:
         try:
-            with open(os.path.join(asked["root"], file["path"]), "rb") as source:
-                tree = ast.parse(source.read(), filename=file["path"])
-        except (OSError, SyntaxError, ValueError):
+            source = binascii.a2b_base64(file["source"])
+            tree = ast.parse(source, filename=file["path"])
+        except (binascii.Error, SyntaxError, ValueError):
             continue
         ranges = file["added"]
         for node, what in findings(tree, file["test"]):

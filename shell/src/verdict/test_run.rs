@@ -14,7 +14,7 @@ use std::fs;
 use std::io::{self, BufRead, BufReader};
 use std::net::Shutdown;
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -187,10 +187,12 @@ struct Witness {
     done: Arc<Mutex<bool>>,
 }
 
-/// One connection: a handle on the socket to close it, and the thread reading it.
+/// One connection: a handle on the socket to close it, the thread reading it, and word from
+/// that thread when the other end closed (waited on, not polled: a run pays no tick for it).
 struct Connection {
     socket: Option<UnixStream>,
     reader: JoinHandle<Vec<String>>,
+    ended: mpsc::Receiver<()>,
 }
 
 impl Witness {
@@ -239,9 +241,9 @@ impl Witness {
             .map(|connection| {
                 // The test process closed its end when it exited; a process that escaped its
                 // group could hold it open, and is cut off after a grace.
-                while !connection.reader.is_finished() && Instant::now() < give_up {
-                    thread::sleep(Duration::from_millis(5));
-                }
+                let _ended = connection
+                    .ended
+                    .recv_timeout(give_up.saturating_duration_since(Instant::now()));
                 if let Some(socket) = &connection.socket {
                     let _closed = socket.shutdown(Shutdown::Read);
                 }
@@ -256,9 +258,15 @@ impl Witness {
 
 impl Connection {
     fn reading(stream: UnixStream) -> Connection {
+        let (ended_tx, ended) = mpsc::channel();
         Connection {
             socket: stream.try_clone().ok(),
-            reader: thread::spawn(move || read_lines(stream)),
+            reader: thread::spawn(move || {
+                let lines = read_lines(stream);
+                let _listener_gone = ended_tx.send(());
+                lines
+            }),
+            ended,
         }
     }
 }
