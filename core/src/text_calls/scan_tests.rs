@@ -88,7 +88,22 @@ fn near_sign_text() -> impl Strategy<Value = String> {
     .prop_map(|pieces| pieces.concat())
 }
 
+/// Failures kept beside the other properties' (at the repository's root), not in `core/`.
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../proptest-regressions/core-text-call-signs.txt"
+            )),
+        )),
+        ..ProptestConfig::default()
+    }
+}
+
 proptest! {
+    #![proptest_config(config())]
+
     #[test]
     fn the_one_pass_decides_as_the_searches_did(text in near_sign_text()) {
         prop_assert_eq!(by_one_pass(&text, &tools()), by_searches(&text, &tools()), "{:?}", text);
