@@ -13,6 +13,7 @@ use crate::event::Event;
 use crate::protocol::Done;
 use crate::repeat::Repeat;
 use crate::stop::{StopCause, StopReason};
+use crate::text_calls::{self, Signs};
 
 use super::tools::check_call;
 use super::{count, Phase, Queue, Session, Verdict};
@@ -88,13 +89,17 @@ impl Session {
     /// guard, the turn joins the conversation, and then the session either stops (no call: a
     /// blank or a final answer) or starts running the calls.
     fn complete_turn(&mut self, turn: u32, mut assembly: TurnAssembly, actions: &mut Queue) {
-        if self.config.text_tool_calls {
-            if let Some(calls) = crate::text_calls::recover(turn, &mut assembly, &self.config.tools)
+        // One pass over the text of a turn without native calls finds the signs of written
+        // calls, for the readers and the repair decision both.
+        let signs = (self.config.text_tool_calls && assembly.calls.is_empty())
+            .then(|| Signs::of(&assembly.content));
+        if let Some(signs) = &signs {
+            if let Some(calls) = text_calls::recover(turn, &mut assembly, signs, &self.config.tools)
             {
                 actions.push_back(Action::Emit(Event::RecoveredFromText { turn, calls }));
             }
         }
-        let Err(assembly) = self.try_repair(turn, assembly, actions) else {
+        let Err(assembly) = self.try_repair(turn, assembly, signs, actions) else {
             return;
         };
         self.decide(turn, assembly, actions);

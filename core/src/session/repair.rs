@@ -13,7 +13,7 @@ use crate::action::Action;
 use crate::assemble::TurnAssembly;
 use crate::event::Event;
 use crate::protocol::Protocol;
-use crate::text_calls::repair;
+use crate::text_calls::{repair, Signs};
 use crate::think::Think;
 
 use super::{Queue, Session};
@@ -27,11 +27,13 @@ pub(super) struct Repairing {
 
 impl Session {
     /// Sends the repair request for `assembly` when it needs one and the session can afford it;
-    /// gives the turn back otherwise.
+    /// gives the turn back otherwise. `signs` are its text's, found when text calls are read
+    /// and the turn has no native call (`None` otherwise: no repair).
     pub(super) fn try_repair(
         &mut self,
         turn: u32,
         assembly: TurnAssembly,
+        signs: Option<Signs>,
         actions: &mut Queue,
     ) -> Result<(), TurnAssembly> {
         // Only servers that enforce a schema (Ollama's `format`, llama-server's and vLLM's
@@ -47,7 +49,9 @@ impl Session {
             && turn < self.config.max_turns
             && self.budget_spent().is_none()
             && !self.config.tools.is_empty()
-            && repair::attempted(&assembly.content, &self.config.tools);
+            && signs.is_some_and(|signs| {
+                repair::attempted(&assembly.content, &signs, &self.config.tools)
+            });
         if !wanted {
             return Err(assembly);
         }

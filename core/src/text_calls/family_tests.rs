@@ -25,7 +25,7 @@ fn tools() -> Vec<ToolSpec> {
 type Read = Vec<(String, Value, TextCallFormat, String)>;
 
 fn read(content: &str) -> Option<Read> {
-    calls_in(content, &tools()).map(|found| {
+    calls_in(content, &Signs::of(content), &tools()).map(|found| {
         found
             .into_iter()
             .map(|Found { call, format, text }| {
@@ -271,6 +271,7 @@ mod properties {
     use serde_json::{Map, Value};
 
     use super::super::scan::calls_in;
+    use super::super::Signs;
     use super::super::{Found, TextCallFormat};
     use super::tools;
     use crate::protocol::CallArguments;
@@ -412,8 +413,8 @@ mod properties {
 
         #[test]
         fn any_text_reads_without_panicking(text in prop_oneof![any::<String>(), near_call_text()]) {
-            let _ = calls_in(&text, &tools());
-            let _ = super::super::scan::may_hold_calls(&text);
+            let _ = calls_in(&text, &Signs::of(&text), &tools());
+            let _ = Signs::of(&text).may_hold_calls();
         }
 
         #[test]
@@ -423,7 +424,7 @@ mod properties {
             arguments in arguments(),
         ) {
             let text = render(format, name, &arguments);
-            let found = calls_in(&text, &tools());
+            let found = calls_in(&text, &Signs::of(&text), &tools());
             let read: Option<Vec<ReadBack>> = found.map(|found| {
                 found.into_iter().map(|Found { call, format, .. }| {
                     let CallArguments::Object { value } = call.arguments else { unreachable!() };

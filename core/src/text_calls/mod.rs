@@ -29,6 +29,8 @@ mod phi;
 mod python;
 pub(crate) mod repair;
 mod scan;
+#[cfg(test)]
+mod scan_tests;
 mod tagged;
 #[cfg(test)]
 mod tests;
@@ -38,6 +40,8 @@ use serde::{Deserialize, Serialize};
 use crate::assemble::TurnAssembly;
 use crate::protocol::ModelCall;
 use crate::schema::ToolSpec;
+
+pub(crate) use scan::Signs;
 
 /// How a recovered call was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,17 +118,20 @@ pub(crate) struct Found {
 /// Turns the calls written in a completed turn's text into the turn's calls, when the turn has
 /// no native call and the text holds only unambiguous ones; returns what was read, for the
 /// session's event.
-/// The text itself stays in the assistant message, as the model wrote it.
+/// The text itself stays in the assistant message, as the model wrote it; `signs` are its
+/// [`Signs`].
 pub(crate) fn recover(
     turn: u32,
     assembly: &mut TurnAssembly,
+    signs: &Signs,
     tools: &[ToolSpec],
 ) -> Option<Vec<TextCall>> {
-    // A turn with native calls, or without a sign of a written call, costs one byte scan at most.
-    if !assembly.calls.is_empty() || !scan::may_hold_calls(&assembly.content) {
+    // A turn with native calls, or without a sign of a written call, costs the one pass over its
+    // text that found `signs` at most.
+    if !assembly.calls.is_empty() || !signs.may_hold_calls() {
         return None;
     }
-    let found = scan::calls_in(&assembly.content, tools)?;
+    let found = scan::calls_in(&assembly.content, signs, tools)?;
     let mut calls = Vec::with_capacity(found.len());
     for (
         index,

@@ -6,7 +6,7 @@ use crate::prelude::*;
 
 use serde_json::{json, Value};
 
-use super::{json, scan, TextCall, TextCallFormat};
+use super::{json, Signs, TextCall, TextCallFormat};
 use crate::protocol::ModelCall;
 use crate::schema::ToolSpec;
 use crate::wire::Message;
@@ -15,20 +15,26 @@ use crate::wire::Message;
 const ASK: &str = "Your last message tried to call a tool, but the call could not be read. \
 Write that one call again as a JSON object: {\"name\": the tool, \"arguments\": its arguments}.";
 
-/// Whether a turn's text, which no reader turned into calls, looks like an attempted call: a
-/// family's marker, or an offered tool's name next to a JSON object.
-pub(crate) fn attempted(content: &str, tools: &[ToolSpec]) -> bool {
-    if !scan::may_be_attempted(content) {
+/// Whether a turn's text (whose signs are `signs`), which no reader turned into calls, looks like
+/// an attempted call: a family's marker, or an offered tool's name next to a JSON object.
+pub(crate) fn attempted(content: &str, signs: &Signs, tools: &[ToolSpec]) -> bool {
+    if !signs.may_be_attempted() {
         return false;
     }
-    if scan::looks_like_a_call(content) {
+    if signs.looks_like_a_call() {
         return true;
     }
-    content.contains('{')
-        && tools.iter().any(|tool| {
-            let name = tool.name();
-            content.contains(&format!("\"{name}\"")) || content.contains(&format!("{name}("))
-        })
+    signs.brace() && tools.iter().any(|tool| names(content, tool.name()))
+}
+
+/// Whether `content` holds `"NAME"` or `NAME(`: one search for the name, its neighbours looked
+/// at where it stands.
+fn names(content: &str, name: &str) -> bool {
+    let bytes = content.as_bytes();
+    content.match_indices(name).any(|(at, _)| {
+        let after = bytes.get(at + name.len()).copied();
+        after == Some(b'(') || (after == Some(b'"') && at > 0 && bytes[at - 1] == b'"')
+    })
 }
 
 /// The JSON schema the server must keep the answer to.

@@ -1,6 +1,6 @@
 use serde_json::{json, Value};
 
-use super::scan::{calls_in, may_hold_calls};
+use super::scan::calls_in;
 use super::*;
 use crate::protocol::CallArguments;
 use crate::schema::JsonType;
@@ -22,7 +22,7 @@ fn tools() -> Vec<ToolSpec> {
 
 /// What a text reads as: each call's name, arguments, format and raw text.
 fn read(content: &str) -> Option<Vec<(String, Value, TextCallFormat, String)>> {
-    calls_in(content, &tools()).map(|found| {
+    calls_in(content, &Signs::of(content), &tools()).map(|found| {
         found
             .into_iter()
             .map(|Found { call, format, text }| {
@@ -193,7 +193,7 @@ fn the_early_out_lets_prose_through_untouched() {
         "use `f`",
     ]
     .iter()
-    .map(|content| may_hold_calls(content))
+    .map(|content| Signs::of(content).may_hold_calls())
     .collect();
     assert_eq!(verdicts, [false, false, true, true, true]);
 }
@@ -208,7 +208,7 @@ fn the_repair_decision_turns_prose_away_in_one_pass_and_misses_no_sign() {
         .collect();
     let missed: Vec<&&str> = signs
         .iter()
-        .filter(|sign| !scan::may_be_attempted(&format!("Done: {sign} it is.")))
+        .filter(|sign| !Signs::of(&format!("Done: {sign} it is.")).may_be_attempted())
         .collect();
     assert_eq!(missed, Vec::<&&str>::new());
     let tools = tools();
@@ -222,8 +222,8 @@ fn the_repair_decision_turns_prose_away_in_one_pass_and_misses_no_sign() {
     .iter()
     .map(|text| {
         (
-            scan::may_be_attempted(text),
-            repair::attempted(text, &tools),
+            Signs::of(text).may_be_attempted(),
+            repair::attempted(text, &Signs::of(text), &tools),
         )
     })
     .collect();
@@ -246,7 +246,7 @@ fn recovery_numbers_the_calls_and_gives_them_ids_only_without_native_calls() {
         content: content.to_owned(),
         ..TurnAssembly::default()
     };
-    let calls = recover(3, &mut assembly, &tools());
+    let calls = recover(3, &mut assembly, &Signs::of(content), &tools());
     let expected_call = ModelCall {
         id: Some("text_3_0".to_owned()),
         index: None,
@@ -271,7 +271,10 @@ fn recovery_numbers_the_calls_and_gives_them_ids_only_without_native_calls() {
     // Native calls win: the text is not read again.
     let before = assembly.clone();
     assert_eq!(
-        (recover(3, &mut assembly, &tools()), assembly),
+        (
+            recover(3, &mut assembly, &Signs::of(content), &tools()),
+            assembly
+        ),
         (None, before)
     );
 }

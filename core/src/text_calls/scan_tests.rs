@@ -1,0 +1,133 @@
+//! The one pass over a text decides as the searches it replaced did, one a sign a family: the
+//! earlier code is kept here as the reference, and generated texts near every sign compared.
+
+use proptest::prelude::*;
+
+use super::repair;
+use super::scan::FAMILIES;
+use super::Signs;
+use crate::prelude::*;
+use crate::schema::ToolSpec;
+
+const OBJECT_SIGN: &str = "\"name\"";
+
+/// What the searches decided: may hold calls, may be attempted, looks like a call, the first
+/// family claiming it (its index), attempted.
+type Decisions = (bool, bool, bool, Option<usize>, bool);
+
+fn by_searches(text: &str, tools: &[ToolSpec]) -> Decisions {
+    let has_sign = |index: usize| FAMILIES[index].signs.iter().any(|sign| text.contains(sign));
+    let may_hold = text.trim_start().starts_with('{')
+        || text.bytes().any(|b| b == b'<' || b == b'`' || b == b'[');
+    let may_be_attempted = text
+        .bytes()
+        .any(|b| matches!(b, b'{' | b'"' | b'=' | b'<' | b'[' | b'`'));
+    let looks = text.contains(OBJECT_SIGN) || (0..FAMILIES.len()).any(has_sign);
+    let first = (0..FAMILIES.len()).find(|index| has_sign(*index));
+    let attempted = may_be_attempted
+        && (looks
+            || text.contains('{')
+                && tools.iter().any(|tool| {
+                    let name = tool.name();
+                    text.contains(&format!("\"{name}\"")) || text.contains(&format!("{name}("))
+                }));
+    (may_hold, may_be_attempted, looks, first, attempted)
+}
+
+fn by_one_pass(text: &str, tools: &[ToolSpec]) -> Decisions {
+    let signs = Signs::of(text);
+    let first = signs.first_family();
+    (
+        signs.may_hold_calls(),
+        signs.may_be_attempted(),
+        signs.looks_like_a_call(),
+        first,
+        repair::attempted(text, &signs, tools),
+    )
+}
+
+fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec::function("run_tests", "Run the tests", &[], &[]),
+        ToolSpec::function("read_file", "Read", &[], &[]),
+    ]
+}
+
+/// Every sign whole and cut short, the repair decision's pieces, and prose: texts that hold
+/// signs, almost hold them, and hold them across the pass's blocks.
+fn near_sign_text() -> impl Strategy<Value = String> {
+    let mut pieces: Vec<String> = FAMILIES
+        .iter()
+        .flat_map(|family| family.signs.iter())
+        .chain([&OBJECT_SIGN])
+        .flat_map(|sign| {
+            let cut: String = sign.chars().take(sign.chars().count() - 1).collect();
+            [(*sign).to_owned(), cut]
+        })
+        .collect();
+    pieces.extend(
+        [
+            "\"run_tests\"",
+            "run_tests(",
+            "read_file",
+            "{",
+            "\"",
+            "=",
+            "\n",
+        ]
+        .map(str::to_owned),
+    );
+    prop::collection::vec(
+        prop_oneof![
+            prop::sample::select(pieces),
+            "[a-z \"{}:;()<>`=|\\[\\]é｜▁]{0,8}",
+            "[a-z ]{0,40}",
+        ],
+        0..16,
+    )
+    .prop_map(|pieces| pieces.concat())
+}
+
+/// Failures kept beside the other properties' (at the repository's root), not in `core/`.
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../proptest-regressions/core-text-call-signs.txt"
+            )),
+        )),
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn the_one_pass_decides_as_the_searches_did(text in near_sign_text()) {
+        prop_assert_eq!(by_one_pass(&text, &tools()), by_searches(&text, &tools()), "{:?}", text);
+    }
+
+    #[test]
+    fn on_any_text_too(text in any::<String>()) {
+        prop_assert_eq!(by_one_pass(&text, &tools()), by_searches(&text, &tools()), "{:?}", text);
+    }
+}
+
+#[test]
+fn every_sign_is_found_at_every_place_in_a_block() {
+    let tools = tools();
+    let missed: Vec<(usize, &str)> = FAMILIES
+        .iter()
+        .flat_map(|family| family.signs.iter().copied())
+        .chain([OBJECT_SIGN])
+        .flat_map(|sign| (0..70).map(move |before| (before, sign)))
+        .filter(|(before, sign)| {
+            let text = format!("{}{sign}{}", "x".repeat(*before), "y".repeat(70 - before));
+            let decided = by_one_pass(&text, &tools);
+            decided != by_searches(&text, &tools) || !decided.2
+        })
+        .collect();
+    assert_eq!(missed, Vec::new());
+}
