@@ -6,6 +6,7 @@ mod files;
 use camino::Utf8Path;
 
 use crate::error::{exit, MendError};
+use crate::provider::window::WindowChoice;
 use crate::setup::repository::{project, repository};
 use crate::task::{Task, DEFAULT_MODEL};
 
@@ -24,15 +25,40 @@ pub fn command(
     Ok(exit::PASS)
 }
 
+/// What the model is offered under a task: its tools, the model, the window and the first
+/// request's estimated size — the same for the text and the JSON.
+struct Offered<'a> {
+    tools: Vec<mend_core::ToolSpec>,
+    model: &'a str,
+    window: WindowChoice,
+    first: u64,
+}
+
+impl<'a> Offered<'a> {
+    fn of(task: &'a Task) -> Offered<'a> {
+        let tools = crate::tools::table::offered_tools(task, false);
+        let protocol = crate::setup::config::chosen_protocol(None, task);
+        let base = crate::provider::connect::server_base(None, protocol);
+        let (window, _) = crate::provider::window::for_task(task, protocol, base);
+        let first = crate::provider::window::first_request_tokens(task, &tools);
+        Offered {
+            model: task.model.as_deref().unwrap_or(DEFAULT_MODEL),
+            tools,
+            window,
+            first,
+        }
+    }
+}
+
 /// What a task allows and what the model is sent, as one JSON object: `mend task --json` and
 /// the MCP server's `task` tool.
 pub fn task_json(task: &Task, repo: &Utf8Path) -> Result<serde_json::Value, MendError> {
-    let tools = crate::tools::table::offered_tools(task, false);
-    let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
-    let protocol = crate::setup::config::chosen_protocol(None, task);
-    let base = crate::provider::connect::server_base(None, protocol);
-    let (window, _) = crate::provider::window::for_task(task, protocol, base);
-    let first = crate::provider::window::first_request_tokens(task, &tools);
+    let Offered {
+        tools,
+        model,
+        window,
+        first,
+    } = Offered::of(task);
     let mut files: serde_json::Map<String, serde_json::Value> = files::file_sets(task, repo)?
         .into_iter()
         .map(|set| (set.name.to_owned(), serde_json::json!(set.files)))
@@ -67,12 +93,12 @@ fn print_task(task: &Task, repo: &Utf8Path, json: bool) -> Result<(), MendError>
         println!("{}", task_json(task, repo)?);
         return Ok(());
     }
-    let tools = crate::tools::table::offered_tools(task, false);
-    let model = task.model.as_deref().unwrap_or(DEFAULT_MODEL);
-    let protocol = crate::setup::config::chosen_protocol(None, task);
-    let base = crate::provider::connect::server_base(None, protocol);
-    let (window, _) = crate::provider::window::for_task(task, protocol, base);
-    let first = crate::provider::window::first_request_tokens(task, &tools);
+    let Offered {
+        tools,
+        model,
+        window,
+        first,
+    } = Offered::of(task);
     println!(
         "Task file: {}\nModel: {model}\n\nSystem prompt:\n{}\n\nTask:\n{}\n\nTools:",
         task.origin,
