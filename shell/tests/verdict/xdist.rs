@@ -1,0 +1,136 @@
+//! The verdict of a project whose tests run under pytest-xdist (`-n 2`): the workers place
+//! mend's canaries, the controller's witness hears their reports, and the canaries show in no
+//! count or id; a change that alters outcomes in the workers is caught by them.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::projects::{
+    counts, project, task_file_with, verdict, verify, write_replaced, LEDGER_FAILING,
+};
+use crate::common::copy_of;
+
+/// The ledger's tests in two xdist workers.
+fn verify_in_two_workers(repo: &Path) -> (i32, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let task_file = task_file_with(
+        &project("ledger"),
+        dir.path(),
+        r#"command = ["python", "-m", "pytest"]"#,
+        r#"command = ["python", "-m", "pytest", "-n", "2"]"#,
+    );
+    verdict(&verify(repo, &["--task-file", task_file.to_str().unwrap()]))
+}
+
+/// The ledger with its bug fixed.
+fn repaired_ledger() -> tempfile::TempDir {
+    let copy = copy_of(&project("ledger"));
+    let amounts = copy.path().join("ledger/amounts.py");
+    write_replaced(
+        &amounts,
+        &amounts,
+        r#"cleaned.replace(",", "", 1)"#,
+        r#"cleaned.replace(",", "")"#,
+    );
+    copy
+}
+
+/// The ledger whose package, at import, registers a plugin with pytest (found through the
+/// assertion rewriter on `sys.meta_path`, no conftest) that turns every failed report into a
+/// passed one and, when `drop_canaries`, leaves out of the collection every test its module
+/// does not define.
+fn gamed_ledger(drop_canaries: bool) -> tempfile::TempDir {
+    let copy = copy_of(&project("ledger"));
+    let drop = if drop_canaries {
+        "
+    @_pytest.hookimpl(hookwrapper=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        yield
+        items[:] = [item for item in items if hasattr(item.module, item.originalname)]
+"
+    } else {
+        ""
+    };
+    let plugin = format!(
+        "
+import sys as _sys
+import pytest as _pytest
+
+
+class _Tidy:
+    @_pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.failed:
+            report.outcome = \"passed\"
+            report.longrepr = None
+{drop}
+
+for _finder in _sys.meta_path:
+    _config = getattr(_finder, \"config\", None)
+    if _config is not None and not _config.pluginmanager.has_plugin(\"tidy\"):
+        _config.pluginmanager.register(_Tidy(), \"tidy\")
+"
+    );
+    let init = copy.path().join("ledger/__init__.py");
+    let text = std::fs::read_to_string(&init).unwrap();
+    std::fs::write(&init, format!("{text}{plugin}")).unwrap();
+    copy
+}
+
+/// Why the run is not trusted, in the words of its JSON.
+fn not_trusted(run: &Value) -> Value {
+    run.get("not_trusted")
+        .unwrap_or_else(|| panic!("the run is trusted: {run}"))
+        .clone()
+}
+
+#[test]
+fn an_honest_run_in_two_workers_passes_with_the_projects_counts_and_ids() {
+    assert_eq!(
+        verify_in_two_workers(&project("ledger")),
+        (
+            1,
+            json!({"exit_code": 1, "summary": counts(9, 2, 0), "failing": LEDGER_FAILING})
+        )
+    );
+    assert_eq!(
+        verify_in_two_workers(repaired_ledger().path()),
+        (0, json!({"exit_code": 0, "summary": counts(11, 0, 0)}))
+    );
+}
+
+#[test]
+fn failures_turned_into_passes_in_the_workers_are_caught_by_the_canaries() {
+    let gamed = gamed_ledger(false);
+    let (code, run) = verify_in_two_workers(gamed.path());
+    // The canary named is whichever of the two altered ones comes first by its random id.
+    let altered = |must: &str| {
+        json!(format!(
+            "the test outcomes were altered: a test mend placed among the project's, which must {must}, passed"
+        ))
+    };
+    let reason = not_trusted(&run);
+    assert!(
+        code == 1 && (reason == altered("fail") || reason == altered("error")),
+        "exit {code}: {reason}"
+    );
+    // Without xdist the witness sees the plugin registered.
+    let (code, run) = verdict(&verify(gamed.path(), &[]));
+    assert_eq!(
+        (code, not_trusted(&run)),
+        (
+            1,
+            json!("a plugin was registered while the tests ran: the plugin 'tidy' registered after pytest was configured at ledger/__init__.py:27; pytest's hooks were altered: a new implementation of pytest_runtest_makereport (tidy) at ledger/__init__.py:15")
+        )
+    );
+}
+
+#[test]
+fn a_run_in_two_workers_without_its_canaries_is_not_a_pass() {
+    let gamed = gamed_ledger(true);
+    let (code, run) = verify_in_two_workers(gamed.path());
+    assert_eq!((code, not_trusted(&run)), (1, json!("the test outcomes were altered: the tests mend placed among the project's never ran, yet the session passed")));
+}
