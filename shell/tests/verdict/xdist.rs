@@ -13,12 +13,17 @@ use crate::common::copy_of;
 
 /// The ledger's tests in two xdist workers.
 fn verify_in_two_workers(repo: &Path) -> (i32, Value) {
+    verify_with_command(repo, r#"["python", "-m", "pytest", "-n", "2"]"#)
+}
+
+/// The ledger's tests run by `command` (TOML).
+fn verify_with_command(repo: &Path, command: &str) -> (i32, Value) {
     let dir = tempfile::tempdir().unwrap();
     let task_file = task_file_with(
         &project("ledger"),
         dir.path(),
         r#"command = ["python", "-m", "pytest"]"#,
-        r#"command = ["python", "-m", "pytest", "-n", "2"]"#,
+        &format!("command = {command}"),
     );
     verdict(&verify(repo, &["--task-file", task_file.to_str().unwrap()]))
 }
@@ -96,10 +101,23 @@ fn an_honest_run_in_two_workers_passes_with_the_projects_counts_and_ids() {
             json!({"exit_code": 1, "summary": counts(9, 2, 0), "failing": LEDGER_FAILING})
         )
     );
+    let repaired = repaired_ledger();
     assert_eq!(
-        verify_in_two_workers(repaired_ledger().path()),
+        verify_in_two_workers(repaired.path()),
         (0, json!({"exit_code": 0, "summary": counts(11, 0, 0)}))
     );
+    // The failing canary stops neither a worker nor the controller (pytest 8 keeps a session's
+    // stop once set), in two workers or in one process.
+    for command in [
+        r#"["python", "-m", "pytest", "-n", "2", "-x"]"#,
+        r#"["python", "-m", "pytest", "-x"]"#,
+    ] {
+        assert_eq!(
+            verify_with_command(repaired.path(), command),
+            (0, json!({"exit_code": 0, "summary": counts(11, 0, 0)})),
+            "{command}"
+        );
+    }
 }
 
 #[test]

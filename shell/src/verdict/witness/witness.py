@@ -593,6 +593,17 @@ def _test_hooks(send, check, canary_ids, state):
     sent as it ends, and the canaries kept out of the run's counts and exit status."""
     import pytest
 
+    def put_back(session, kept):
+        session.testsfailed = kept[0]
+        # pytest 8 refuses to unset these through their properties (it warns and keeps them):
+        # what the properties keep is set instead.
+        own = vars(session)
+        for name, value in (("shouldfail", kept[1]), ("shouldstop", kept[2])):
+            if "_" + name in own:
+                own["_" + name] = value
+            else:
+                setattr(session, name, value)
+
     def pytest_sessionstart(session):
         if session.config is state["config"]:
             state["session"] = session
@@ -613,7 +624,7 @@ def _test_hooks(send, check, canary_ids, state):
         if canary:
             # A canary's outcome is mend's, never the run's: the exit status and -x, --maxfail
             # and --stepwise go by the project's own tests.
-            session.testsfailed, session.shouldfail, session.shouldstop = kept
+            put_back(session, kept)
             if report.failed and state["dsession"] is not None:
                 state["dsession"].countfailures -= 1  # xdist's controller counts it next
 
