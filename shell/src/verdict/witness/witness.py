@@ -17,7 +17,8 @@ what was already said.
 The first line is `{"event": "start", "key": HEX}`; every later line is `MAC JSON`, where MAC is
 the HMAC-SHA256 (first 32 hex digits) under that key of `SEQ JSON`, SEQ counting lines from 1:
 a line written to the socket by anyone else does not carry a valid MAC. The events:
-  {"event": "collected", "count": N}         the tests pytest is about to run (canaries too)
+  {"event": "collected", "count": N}         the tests pytest is about to run (canaries too);
+                                             under pytest-xdist, those of each worker
   {"event": "canaries", "pass": ID, "fail": ID, "error": ID}
                                              mend's own tests among the project's, each with
                                              the outcome it must have; the ids are null when
@@ -29,6 +30,8 @@ a line written to the socket by anyone else does not carry a valid MAC. The even
                                              something reached into the test run
   {"event": "finished", "exitstatus": N}     the session ended
   {"event": "report", "sha256": ... | null}  the digest of the JUnit report as pytest left it
+Under pytest-xdist only the controller speaks: it hands its canaries' seed to the workers, which
+place them, and hears the reports they send it (`_worker_hooks`).
 mend compares what it heard with the report: a report changed afterwards, tests missing from
 it, a canary with another outcome, an alarm, or a second voice on the socket make the run a
 non-pass.
