@@ -41,37 +41,68 @@ fn repaired_ledger() -> tempfile::TempDir {
     copy
 }
 
-/// The ledger whose package, at import, registers a plugin with pytest (found through the
-/// assertion rewriter on `sys.meta_path`, no conftest) that turns every failed report into a
-/// passed one and, when `drop_canaries`, leaves out of the collection every test its module
-/// does not define.
-fn gamed_ledger(drop_canaries: bool) -> tempfile::TempDir {
-    let copy = copy_of(&project("ledger"));
-    let drop = if drop_canaries {
-        "
+/// How the planted plugin treats mend's canaries.
+#[derive(Clone, Copy)]
+enum Canaries {
+    /// It does not look for them.
+    Unseen,
+    /// It leaves out of the collection every test its module does not define.
+    Dropped,
+    /// It rebuilds their names from the seed a worker's `workerinput` holds, as the witness
+    /// does, and leaves their failures alone.
+    SparedBySeed,
+}
+
+/// The plugin's methods and the names it spares, for `canaries`.
+fn canary_moves(canaries: Canaries) -> (&'static str, &'static str) {
+    match canaries {
+        Canaries::Unseen => ("", "set()"),
+        Canaries::Dropped => (
+            "
     @_pytest.hookimpl(hookwrapper=True)
     def pytest_collection_modifyitems(self, session, config, items):
         yield
         items[:] = [item for item in items if hasattr(item.module, item.originalname)]
-"
-    } else {
-        ""
-    };
+",
+            "set()",
+        ),
+        Canaries::SparedBySeed => ("", "_seeded(item.config)"),
+    }
+}
+
+/// Names as the witness draws them from the seed a worker was handed, if it can read it.
+const SEEDED_NAMES: &str = "
+def _seeded(config):
+    import random
+    seed = getattr(config, \"workerinput\", {}).get(\"mend_canaries\")
+    if seed is None:
+        return set()
+    chance = random.Random(seed)
+    letters = \"abcdefghijklmnopqrstuvwxyz\"
+    return {\"test_\" + \"\".join(chance.choice(letters) for _ in range(10)) for _ in range(3)}
+";
+
+/// The ledger whose package, at import, registers a plugin with pytest (found through the
+/// assertion rewriter on `sys.meta_path`, no conftest) that turns every failed report into a
+/// passed one, and treats the canaries as `canaries` says.
+fn gamed_ledger(canaries: Canaries) -> tempfile::TempDir {
+    let copy = copy_of(&project("ledger"));
+    let (methods, spared) = canary_moves(canaries);
     let plugin = format!(
         "
 import sys as _sys
 import pytest as _pytest
-
+{SEEDED_NAMES}
 
 class _Tidy:
     @_pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
         report = outcome.get_result()
-        if report.failed:
+        if report.failed and item.name not in {spared}:
             report.outcome = \"passed\"
             report.longrepr = None
-{drop}
+{methods}
 
 for _finder in _sys.meta_path:
     _config = getattr(_finder, \"config\", None)
@@ -83,6 +114,22 @@ for _finder in _sys.meta_path:
     let text = std::fs::read_to_string(&init).unwrap();
     std::fs::write(&init, format!("{text}{plugin}")).unwrap();
     copy
+}
+
+/// The run in two workers of `repo` is untrusted: a canary that must fail or error passed.
+fn assert_a_canary_altered(repo: &Path) {
+    let (code, run) = verify_in_two_workers(repo);
+    // The canary named is whichever of the two altered ones comes first by its random id.
+    let altered = |must: &str| {
+        json!(format!(
+            "the test outcomes were altered: a test mend placed among the project's, which must {must}, passed"
+        ))
+    };
+    let reason = not_trusted(&run);
+    assert!(
+        code == 1 && (reason == altered("fail") || reason == altered("error")),
+        "exit {code}: {reason}"
+    );
 }
 
 /// Why the run is not trusted, in the words of its JSON.
@@ -122,33 +169,30 @@ fn an_honest_run_in_two_workers_passes_with_the_projects_counts_and_ids() {
 
 #[test]
 fn failures_turned_into_passes_in_the_workers_are_caught_by_the_canaries() {
-    let gamed = gamed_ledger(false);
-    let (code, run) = verify_in_two_workers(gamed.path());
-    // The canary named is whichever of the two altered ones comes first by its random id.
-    let altered = |must: &str| {
-        json!(format!(
-            "the test outcomes were altered: a test mend placed among the project's, which must {must}, passed"
-        ))
-    };
-    let reason = not_trusted(&run);
-    assert!(
-        code == 1 && (reason == altered("fail") || reason == altered("error")),
-        "exit {code}: {reason}"
-    );
+    let gamed = gamed_ledger(Canaries::Unseen);
+    assert_a_canary_altered(gamed.path());
     // Without xdist the witness sees the plugin registered.
     let (code, run) = verdict(&verify(gamed.path(), &[]));
     assert_eq!(
         (code, not_trusted(&run)),
         (
             1,
-            json!("a plugin was registered while the tests ran: the plugin 'tidy' registered after pytest was configured at ledger/__init__.py:27; pytest's hooks were altered: a new implementation of pytest_runtest_makereport (tidy) at ledger/__init__.py:15")
+            json!("a plugin was registered while the tests ran: the plugin 'tidy' registered after pytest was configured at ledger/__init__.py:36; pytest's hooks were altered: a new implementation of pytest_runtest_makereport (tidy) at ledger/__init__.py:24")
         )
     );
 }
 
 #[test]
 fn a_run_in_two_workers_without_its_canaries_is_not_a_pass() {
-    let gamed = gamed_ledger(true);
+    let gamed = gamed_ledger(Canaries::Dropped);
     let (code, run) = verify_in_two_workers(gamed.path());
     assert_eq!((code, not_trusted(&run)), (1, json!("the test outcomes were altered: the tests mend placed among the project's never ran, yet the session passed")));
+}
+
+/// The seed reaches the workers' witness alone: the project's code that reads it from xdist's
+/// `workerinput` to spare the canaries finds none, and they catch the change.
+#[test]
+fn the_canaries_seed_is_gone_before_the_projects_code_can_read_it() {
+    let gamed = gamed_ledger(Canaries::SparedBySeed);
+    assert_a_canary_altered(gamed.path());
 }
