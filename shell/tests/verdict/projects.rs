@@ -174,14 +174,15 @@ fn a_test_command_pytest_refuses_is_a_harness_error_naming_the_fix() {
         &ledger,
         dir.path(),
         r#"command = ["python", "-m", "pytest"]"#,
-        r#"command = ["python", "-m", "pytest", "--numprocesses=2"]"#,
+        // An option no plugin of mend's venv declares (pytest-xdist's `--numprocesses` is one).
+        r#"command = ["python", "-m", "pytest", "--no-such-option=2"]"#,
     );
     let outcome = verify_text(&ledger, &["--task-file", task_file.to_str().unwrap()]);
     assert_eq!(outcome.code, 6, "{}{}", outcome.stdout, outcome.stderr);
     assert!(
         outcome.stderr.starts_with(
-            "mend: error: the test command `python -m pytest --numprocesses=2` gave no verdict: pytest refused its command line or configuration (usage error, exit 4) — check test.command"
-        ) && outcome.stderr.contains("unrecognized arguments: --numprocesses=2"),
+            "mend: error: the test command `python -m pytest --no-such-option=2` gave no verdict: pytest refused its command line or configuration (usage error, exit 4) — check test.command"
+        ) && outcome.stderr.contains("unrecognized arguments: --no-such-option=2"),
         "{}",
         outcome.stderr
     );
