@@ -9,3 +9,4 @@ mod benchmark;
 mod gaming;
 mod mcp;
 mod projects;
+mod xdist;

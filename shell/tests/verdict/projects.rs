@@ -7,12 +7,12 @@ use crate::common;
 use crate::common::{copy_of, mend, repo_root, tree_digest, Outcome};
 use serde_json::{json, Value};
 
-fn project(name: &str) -> PathBuf {
+pub(crate) fn project(name: &str) -> PathBuf {
     repo_root().join("fixtures/projects").join(name)
 }
 
 /// `mend verify --json` on `repo` under bubblewrap, with extra arguments.
-fn verify(repo: &Path, extra: &[&str]) -> Outcome {
+pub(crate) fn verify(repo: &Path, extra: &[&str]) -> Outcome {
     verify_text(repo, &[&["--json"], extra].concat())
 }
 
@@ -25,21 +25,21 @@ fn verify_text(repo: &Path, extra: &[&str]) -> Outcome {
 }
 
 /// Writes `to` as the text of `from` with `old` replaced by `new` (which it must contain).
-fn write_replaced(from: &Path, to: &Path, old: &str, new: &str) {
+pub(crate) fn write_replaced(from: &Path, to: &Path, old: &str, new: &str) {
     let text = std::fs::read_to_string(from).unwrap();
     assert!(text.contains(old), "{} has no {old:?}", from.display());
     std::fs::write(to, text.replace(old, new)).unwrap();
 }
 
 /// A task file in `dir`: the project's own with `old` replaced by `new`.
-fn task_file_with(project: &Path, dir: &Path, old: &str, new: &str) -> PathBuf {
+pub(crate) fn task_file_with(project: &Path, dir: &Path, old: &str, new: &str) -> PathBuf {
     let task_file = dir.join("mend.toml");
     write_replaced(&project.join("mend.toml"), &task_file, old, new);
     task_file
 }
 
 /// The exit code, and the independent check without its timing and output tail.
-fn verdict(outcome: &Outcome) -> (i32, Value) {
+pub(crate) fn verdict(outcome: &Outcome) -> (i32, Value) {
     let mut run = outcome.tests_after();
     let Some(fields) = run.as_object_mut() else {
         panic!("the run is an object: {run}")
@@ -49,11 +49,11 @@ fn verdict(outcome: &Outcome) -> (i32, Value) {
     (outcome.code, run)
 }
 
-fn counts(passed: u32, failed: u32, errors: u32) -> Value {
+pub(crate) fn counts(passed: u32, failed: u32, errors: u32) -> Value {
     json!({"passed": passed, "failed": failed, "errors": errors, "skipped": 0})
 }
 
-const LEDGER_FAILING: [&str; 2] = [
+pub(crate) const LEDGER_FAILING: [&str; 2] = [
     "tests/test_amounts.py::test_parse_amount[1,234,567.89-expected4]",
     "tests/test_totals.py::MonthlyTotalsTest::test_amounts_as_banks_write_them",
 ];
@@ -174,14 +174,15 @@ fn a_test_command_pytest_refuses_is_a_harness_error_naming_the_fix() {
         &ledger,
         dir.path(),
         r#"command = ["python", "-m", "pytest"]"#,
-        r#"command = ["python", "-m", "pytest", "--numprocesses=2"]"#,
+        // An option no plugin of mend's venv declares (pytest-xdist's `--numprocesses` is one).
+        r#"command = ["python", "-m", "pytest", "--no-such-option=2"]"#,
     );
     let outcome = verify_text(&ledger, &["--task-file", task_file.to_str().unwrap()]);
     assert_eq!(outcome.code, 6, "{}{}", outcome.stdout, outcome.stderr);
     assert!(
         outcome.stderr.starts_with(
-            "mend: error: the test command `python -m pytest --numprocesses=2` gave no verdict: pytest refused its command line or configuration (usage error, exit 4) — check test.command"
-        ) && outcome.stderr.contains("unrecognized arguments: --numprocesses=2"),
+            "mend: error: the test command `python -m pytest --no-such-option=2` gave no verdict: pytest refused its command line or configuration (usage error, exit 4) — check test.command"
+        ) && outcome.stderr.contains("unrecognized arguments: --no-such-option=2"),
         "{}",
         outcome.stderr
     );

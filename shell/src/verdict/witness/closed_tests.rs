@@ -86,9 +86,11 @@ fn the_witness_keeps_only_its_hooks_and_reads_no_global_of_its_module() {
         json!({
             "kept": [
                 "pytest_collection_finish", "pytest_collection_modifyitems",
-                "pytest_collectreport", "pytest_configure", "pytest_plugin_registered",
-                "pytest_report_teststatus", "pytest_runtest_logreport",
-                "pytest_runtest_logstart", "pytest_sessionfinish", "pytest_unconfigure",
+                "pytest_collectreport", "pytest_configure", "pytest_configure_node",
+                "pytest_plugin_registered", "pytest_report_teststatus",
+                "pytest_runtest_logreport", "pytest_runtest_logstart", "pytest_sessionfinish",
+                "pytest_sessionstart", "pytest_unconfigure",
+                "pytest_xdist_node_collection_finished",
             ],
             "globals_read": [],
             "functions": true,

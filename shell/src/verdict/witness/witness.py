@@ -17,7 +17,8 @@ what was already said.
 The first line is `{"event": "start", "key": HEX}`; every later line is `MAC JSON`, where MAC is
 the HMAC-SHA256 (first 32 hex digits) under that key of `SEQ JSON`, SEQ counting lines from 1:
 a line written to the socket by anyone else does not carry a valid MAC. The events:
-  {"event": "collected", "count": N}         the tests pytest is about to run (canaries too)
+  {"event": "collected", "count": N}         the tests pytest is about to run (canaries too);
+                                             under pytest-xdist, those of each worker
   {"event": "canaries", "pass": ID, "fail": ID, "error": ID}
                                              mend's own tests among the project's, each with
                                              the outcome it must have; the ids are null when
@@ -29,6 +30,8 @@ a line written to the socket by anyone else does not carry a valid MAC. The even
                                              something reached into the test run
   {"event": "finished", "exitstatus": N}     the session ended
   {"event": "report", "sha256": ... | null}  the digest of the JUnit report as pytest left it
+Under pytest-xdist only the controller speaks: it hands its canaries' seed to the workers, which
+place them, and hears the reports they send it (`_worker_hooks`).
 mend compares what it heard with the report: a report changed afterwards, tests missing from
 it, a canary with another outcome, an alarm, or a second voice on the socket make the run a
 non-pass.
@@ -489,20 +492,27 @@ def _plugins(places, alarm):
     return configured, registered, collected, check
 
 
-def _canaries(send):
+def _canaries(send, seed):
     """mend's own tests, placed among the project's with names the change cannot predict: one
-    must pass, one fail, one error. Returns `place(items)` and `ids`, each canary's node id
-    with the outcome it must have."""
-    import os
+    must pass, one fail, one error. `seed` decides their names, their module and their places:
+    pytest-xdist runs a collection only if every worker's is the same, so its workers place the
+    canaries of their controller's seed. Returns `place(items)`, `ids` (each canary's node id
+    with the outcome it must have), `hand_on(workerinput)` and `found(collected_ids)`."""
     import random
 
     import pytest
 
-    chance = random.Random(int.from_bytes(os.urandom(8), "big"))
     ids = {}
+    key = "mend_canaries"
 
-    def canary_name():
-        return "test_" + "".join(chance.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(10))
+    def chosen():
+        chance = random.Random(seed)
+
+        def name():
+            return "test_" + "".join(chance.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(10))
+
+        names = {"pass": name(), "fail": name(), "error": name()}
+        return chance, names, name()[5:]
 
     class Canary(pytest.Function):
         """A test of mend's: its failure is not worth pytest's traceback formatting, which reads
@@ -524,14 +534,17 @@ def _canaries(send):
                 modules.append(module)
         return modules
 
+    def told(placed):
+        ids.update({nodeid: expected for expected, nodeid in placed.items()})
+        send(event="canaries", **placed)
+
     def place(items):
         modules = test_modules(items)
         if not modules:
             send(event="canaries", **{"pass": None, "fail": None, "error": None})
             return
+        chance, names, missing_fixture = chosen()
         module = chance.choice(modules)
-        names = {"pass": canary_name(), "fail": canary_name(), "error": canary_name()}
-        missing_fixture = canary_name()[5:]
         source = (
             f"def {names['pass']}():\n    pass\n"
             f"def {names['fail']}():\n    assert 1 + 1 == 3\n"
@@ -544,16 +557,60 @@ def _canaries(send):
             canary = Canary.from_parent(module, name=name, callobj=namespace[name])
             items.insert(chance.randint(0, len(items)), canary)
             placed[expected] = canary.nodeid
-        ids.update({nodeid: expected for expected, nodeid in placed.items()})
-        send(event="canaries", **placed)
+        told(placed)
 
-    return place, ids
+    def hand_on(workerinput):
+        workerinput[key] = seed
+
+    def found(collected):
+        """On xdist's controller, which collects nothing: the canaries a worker collected, told
+        only when each is there once (none told: a passing run is then untrusted)."""
+        placed = {}
+        for expected, name in chosen()[1].items():
+            matches = [nodeid for nodeid in collected if nodeid.rpartition("::")[2] == name]
+            if len(matches) != 1:
+                return
+            placed[expected] = matches[0]
+        told(placed)
+
+    return place, ids, hand_on, found
+
+
+def _handed_seed():
+    """In a pytest-xdist worker, the seed of its controller's canaries (`None` elsewhere), taken
+    out of what the controller sent (`workerinput`, a global of xdist's remote module, which is
+    importing pytest's plugins now) before any code of the project runs and could read it."""
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == "__channelexec__":
+            handed = frame.f_globals.get("workerinput")
+            return handed.pop("mend_canaries", None) if isinstance(handed, dict) else None
+        frame = frame.f_back
+    return None
 
 
 def _test_hooks(send, check, canary_ids, state):
     """The hooks pytest calls around each test: the checks as it starts, each phase's outcome
     sent as it ends, and the canaries kept out of the run's counts and exit status."""
     import pytest
+
+    def put_back(session, kept):
+        session.testsfailed = kept[0]
+        # pytest 8 refuses to unset these through their properties (it warns and keeps them):
+        # what the properties keep is set instead.
+        own = vars(session)
+        for name, value in (("shouldfail", kept[1]), ("shouldstop", kept[2])):
+            if "_" + name in own:
+                own["_" + name] = value
+            else:
+                setattr(session, name, value)
+
+    def pytest_sessionstart(session):
+        if session.config is state["config"]:
+            state["session"] = session
+            state["dsession"] = session.config.pluginmanager.getplugin("dsession")
 
     def pytest_runtest_logstart(nodeid, location):
         check()
@@ -570,7 +627,9 @@ def _test_hooks(send, check, canary_ids, state):
         if canary:
             # A canary's outcome is mend's, never the run's: the exit status and -x, --maxfail
             # and --stepwise go by the project's own tests.
-            session.testsfailed, session.shouldfail, session.shouldstop = kept
+            put_back(session, kept)
+            if report.failed and state["dsession"] is not None:
+                state["dsession"].countfailures -= 1  # xdist's controller counts it next
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_report_teststatus(report, config):
@@ -590,8 +649,8 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
 
     configured, registered, collected, check_hooks = plugins
     check_hot, check_cold = holders
-    place_canaries, canary_ids = canaries
-    state = {"config": None, "session": None}
+    place_canaries, canary_ids, hand_on, found = canaries
+    state = {"config": None, "session": None, "dsession": None}
 
     def check():
         check_hot()
@@ -620,7 +679,6 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
     def pytest_collection_modifyitems(session, config, items):
         if config is not state["config"]:
             return
-        state["session"] = session
         collected(config.pluginmanager)
         check_all()
         place_canaries(items)
@@ -628,6 +686,19 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
     def pytest_collection_finish(session):
         if session.config is state["config"]:
             send(event="collected", count=len(session.items))
+
+    # pytest-xdist's controller collects nothing: its workers place the canaries of its seed,
+    # and it hears each worker's collection (the same in every one, or xdist runs none).
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(node):
+        hand_on(node.workerinput)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(node, ids):
+        collected(node.config.pluginmanager)
+        check_all()
+        send(event="collected", count=len(ids))
+        found(ids)
 
     def pytest_collectreport(report):
         if report.failed:
@@ -657,6 +728,28 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
     return hooks
 
 
+def _worker_hooks(canaries):
+    """A pytest-xdist worker's: it places its controller's canaries and keeps them out of its
+    own session's counts (-x, --maxfail). Only the controller speaks to mend: it hears every
+    report the workers send it."""
+    import pytest
+
+    place_canaries, canary_ids, _, _ = canaries
+    state = {"config": None, "session": None, "dsession": None}
+
+    def pytest_configure(config):
+        state["config"] = config
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(session, config, items):
+        place_canaries(items)
+
+    hooks = _test_hooks(lambda **fields: None, lambda: None, canary_ids, state)
+    hooks.update(pytest_configure=pytest_configure,
+                 pytest_collection_modifyitems=pytest_collection_modifyitems)
+    return hooks
+
+
 def _install(module_name, module_file):
     """Wires the parts together, the audit hook first; returns the pytest hooks (none when mend
     did not ask for a witness)."""
@@ -665,7 +758,8 @@ def _install(module_name, module_file):
 
     path = os.environ.pop("MEND_WITNESS", None)
     if not path:
-        return {}
+        seed = _handed_seed()
+        return {} if seed is None else _worker_hooks(_canaries(lambda **fields: None, seed))
     sha256 = _sha256_constructor()
     send, channel_fd = _channel(path, sha256)
     places = _places(os.path.normcase(os.path.abspath(module_file)))
@@ -677,7 +771,7 @@ def _install(module_name, module_file):
     sys.addaudithook(_audit_hook(places, alarm, describe))
     holders = _holders(alarm, places[3])
     plugins = _plugins(places, alarm)
-    canaries = _canaries(send)
+    canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
 
     def forget_module():
         sys.modules.pop(module_name, None)
