@@ -1,16 +1,15 @@
 //! The driver's path per streamed line (reader thread and channel, spill, recorder, core)
 //! against the core's own `Session::handle`, on the same lines of one text turn.
 
-use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use mend::attempt::driver::{drive, start, Observer};
 use mend::clock::SessionClock;
 use mend::provider::source::{ModelSource, StreamItem};
 use mend::tools::ToolContext;
-use mend_core::{ChatRequest, Event, Millis, Protocol, StreamLine};
+use mend_core::{ChatRequest, Event, Protocol, StreamLine};
 
-use super::synthetic::{arrived, config, opened, turn, Rng, Step};
+use super::synthetic::{config, time_text_turn, turn, Rng};
 use super::{command, Row, ToolFree};
 
 const LINES: usize = 500_000;
@@ -89,17 +88,7 @@ fn process_cpu() -> Duration {
 }
 
 fn core_alone(lines: Vec<Vec<u8>>) -> Duration {
-    let started = Instant::now();
-    let (mut session, _) = opened(config(1));
-    for line in lines {
-        black_box(session.step(Millis(0), arrived(line)));
-    }
-    let elapsed = started.elapsed();
-    assert!(
-        session.stopped().is_some(),
-        "the text turn ends the session"
-    );
-    elapsed
+    time_text_turn(config(1), lines)
 }
 
 fn through_driver(lines: Vec<Vec<u8>>) -> Duration {

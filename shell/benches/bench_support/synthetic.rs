@@ -126,3 +126,19 @@ pub fn opened(config: mend_core::Config) -> (mend_core::Session, Vec<mend_core::
     let first = session.drain_actions().collect();
     (session, first)
 }
+
+/// The core alone through one text turn of `lines` under `config`: the time from opening the
+/// session to its stop (the lines are owned before the clock starts).
+pub fn time_text_turn(config: mend_core::Config, lines: Vec<Vec<u8>>) -> std::time::Duration {
+    let started = std::time::Instant::now();
+    let (mut session, _) = opened(config);
+    for line in lines {
+        std::hint::black_box(session.step(mend_core::Millis(0), arrived(line)));
+    }
+    let elapsed = started.elapsed();
+    assert!(
+        session.stopped().is_some(),
+        "the text turn ends the session"
+    );
+    elapsed
+}

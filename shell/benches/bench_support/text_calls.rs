@@ -3,13 +3,11 @@
 //! turn's text finds every family's signs (and the repair decision's); plain prose and prose with
 //! a `<` (code talk) hold none, and pay that pass only.
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use mend_core::Millis;
 use serde_json::json;
 
-use super::synthetic::{arrived, config, opened, turn, Rng, Step};
+use super::synthetic::{config, time_text_turn, turn, Rng};
 use super::{command, Row};
 
 /// Sessions timed each way, one at a time, on and off alternating.
@@ -97,16 +95,5 @@ fn session(lines: &[Vec<u8>], text_tool_calls: bool) -> Duration {
         text_tool_calls,
         ..config(2)
     };
-    let lines = lines.to_vec();
-    let started = Instant::now();
-    let (mut session, _) = opened(config);
-    for line in lines {
-        black_box(session.step(Millis(0), arrived(line)));
-    }
-    let elapsed = started.elapsed();
-    assert!(
-        session.stopped().is_some(),
-        "the text turn ends the session"
-    );
-    elapsed
+    time_text_turn(config, lines.to_vec())
 }

@@ -227,25 +227,8 @@ impl TestRunner {
             .sandbox
             .command(&toolchain.program, &args, workdir, &view);
         command.env_clear();
-        // The task's own value (test.env) replaces mend's; the options are added after either.
-        let addopts = toolchain
-            .env
-            .iter()
-            .chain(&self.env)
-            .rev()
-            .find(|(name, _)| name == PYTEST_ADDOPTS)
-            .map_or(NO_CACHE, |(_, value)| value.as_str());
-        command
-            .env("PATH", self.search_path(&toolchain, &view))
-            .env("HOME", workdir.as_std_path())
-            .env("LANG", "C.UTF-8")
-            .env("LC_ALL", "C.UTF-8")
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env("PYTHONNOUSERSITE", "1")
-            .env("PYTHONHASHSEED", "0");
-        if !self.plugins {
-            command.env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
-        }
+        command.env("PATH", self.search_path(&toolchain, &view));
+        self.scrubbed_env(&mut command, workdir);
         let mut roots = self.import_roots(workdir);
         roots.extend(extra.import_path.map(ToString::to_string));
         if !roots.is_empty() {
@@ -254,11 +237,45 @@ impl TestRunner {
         for (name, value) in toolchain.env.iter().chain(&self.env) {
             command.env(name, value);
         }
+        self.last_env(&mut command, &toolchain.env, extra);
+        Ok(command)
+    }
+
+    /// What every test command's cleared environment holds, on this machine or in an image:
+    /// HOME at `home`, a UTF-8 locale, no bytecode, no user site-packages, a fixed hash seed, and
+    /// pytest's plugins autoloaded only when the task allows it.
+    pub(crate) fn scrubbed_env(&self, command: &mut Command, home: &Utf8Path) {
+        command
+            .env("HOME", home.as_std_path())
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("PYTHONNOUSERSITE", "1")
+            .env("PYTHONHASHSEED", "0");
+        if !self.plugins {
+            command.env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
+        }
+    }
+
+    /// What a command's environment ends with: pytest's options — the last `PYTEST_ADDOPTS` of
+    /// `underneath` (the toolchain's or the image's) and the task's `test.env`, else mend's own,
+    /// then the run's options after it — and mend's own variables for this run.
+    pub(crate) fn last_env(
+        &self,
+        command: &mut Command,
+        underneath: &[(String, String)],
+        extra: Extra,
+    ) {
+        let addopts = underneath
+            .iter()
+            .chain(&self.env)
+            .rev()
+            .find(|(name, _)| name == PYTEST_ADDOPTS)
+            .map_or(NO_CACHE, |(_, value)| value.as_str());
         command.env(PYTEST_ADDOPTS, with_options(addopts, extra.pytest_options));
         for (name, value) in extra.env {
             command.env(name, value);
         }
-        Ok(command)
     }
 
     /// The program's folder, the interpreter's, then the user's PATH as far as the sandbox shows

@@ -7,7 +7,7 @@ use camino::Utf8Path;
 
 use super::root::{image_program, ImageRun};
 use crate::error::MendError;
-use crate::exec::runner::{with_options, Extra, TestRunner, NO_CACHE, PYTEST_ADDOPTS};
+use crate::exec::runner::{Extra, TestRunner};
 
 impl TestRunner {
     /// `argv` inside `image`, the copy at `workdir` on this machine bound at the image's workdir.
@@ -25,16 +25,7 @@ impl TestRunner {
         for (name, value) in &image.env {
             command.env(name, value);
         }
-        command
-            .env("HOME", image.workdir.as_str())
-            .env("LANG", "C.UTF-8")
-            .env("LC_ALL", "C.UTF-8")
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .env("PYTHONNOUSERSITE", "1")
-            .env("PYTHONHASHSEED", "0");
-        if !self.plugins {
-            command.env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
-        }
+        self.scrubbed_env(&mut command, &image.workdir);
         let mut roots: Vec<String> = self
             .import_roots(workdir)
             .iter()
@@ -55,17 +46,7 @@ impl TestRunner {
         for (name, value) in &self.env {
             command.env(name, value);
         }
-        let addopts = image
-            .env
-            .iter()
-            .chain(&self.env)
-            .rev()
-            .find(|(name, _)| name == PYTEST_ADDOPTS)
-            .map_or(NO_CACHE, |(_, value)| value.as_str());
-        command.env(PYTEST_ADDOPTS, with_options(addopts, extra.pytest_options));
-        for (name, value) in extra.env {
-            command.env(name, value);
-        }
+        self.last_env(&mut command, &image.env, extra);
         Ok(command)
     }
 }
