@@ -296,10 +296,14 @@ def _audit_hook(places, alarm, describe):
 
 
 def _watched_holders():
-    """What decides outcomes: pytest's and pluggy's classes and modules and the builtins, each
-    with its entries as they are now, split into what runs a test and makes and carries its
+    """What decides outcomes: pytest's and pluggy's classes and modules, the builtins, and the
+    assertions tests are written with (unittest's TestCase, pytest's `raises` and `approx`),
+    each with its entries as they are now, split into what runs a test and makes and carries its
     report (checked as each test starts) and the rest."""
     import builtins
+    import unittest.case
+
+    import pytest
 
     import _pytest.config
     import _pytest.junitxml
@@ -307,6 +311,7 @@ def _watched_holders():
     import _pytest.nodes
     import _pytest.outcomes
     import _pytest.python
+    import _pytest.python_api
     import _pytest.reports
     import _pytest.runner
     import _pytest.skipping
@@ -322,12 +327,13 @@ def _watched_holders():
         _pytest.runner.CallInfo, _pytest.runner.SetupState, _pytest.main.Session,
         _pytest.junitxml.LogXML, _pytest.terminal.TerminalReporter, _pytest.config.Config,
         _pytest.config.PytestPluginManager, pluggy.PluginManager, pluggy.HookCaller,
-        pluggy.HookImpl, _pytest.outcomes.OutcomeException,
+        pluggy.HookImpl, _pytest.outcomes.OutcomeException, unittest.case.TestCase,
     ]
     per_test = [_pytest.python.Function, _pytest.reports.TestReport, _pytest.runner.CallInfo,
                 pluggy.HookCaller, pluggy.HookImpl, _pytest.runner, pluggy._callers]
     modules = [builtins, _pytest.python, _pytest.skipping, _pytest.outcomes, _pytest.reports,
-               _pytest.main, _pytest.junitxml, pluggy._hooks, pluggy._manager]
+               _pytest.main, _pytest.junitxml, pluggy._hooks, pluggy._manager, pytest,
+               _pytest.python_api, unittest.case]
     hot = [(holder, dict(vars(holder))) for holder in per_test]
     cold = [(holder, dict(vars(holder))) for holder in classes + modules if holder not in per_test]
     return hot, cold
@@ -345,12 +351,14 @@ def _holders(alarm, defined_at):
 
     def pytests_own(value):
         """pytest's own doing: what it sets on its classes as it runs (the legacy-path plugin's
-        properties, a flag that a warning was shown)."""
+        properties, a flag that a warning was shown); and unittest's own methods under another
+        of its names (an old project's `assertItemsEqual = assertCountEqual`)."""
         if isinstance(value, scalars):
             return True
         for inner in ("fget", "__func__", "__wrapped__"):
             value = getattr(value, inner, None) or value
-        return (getattr(value, "__module__", None) or "").startswith(("_pytest", "pytest", "pluggy"))
+        return (getattr(value, "__module__", None) or "").startswith(
+            ("_pytest", "pytest", "pluggy", "unittest"))
 
     def label_of(holder):
         if isinstance(holder, type):

@@ -102,6 +102,27 @@ _Function.runtest = _tolerant
     );
 }
 
+/// The package neutralises the assertions the tests are written with — unittest's
+/// `assertEqual` and pytest's `raises` — without touching pytest's run at all.
+fn assertions_the_tests_use_replaced(sandbox: &str) {
+    let lines = "
+import unittest as _unittest
+
+import pytest as _pytest
+
+_unittest.TestCase.assertEqual = lambda self, first, second, msg=None: None
+_pytest.raises = lambda *args, **kwargs: None
+";
+    game(
+        sandbox,
+        in_totals(lines),
+        &[
+            "unittest.case.TestCase.assertEqual replaced at invoice/totals.py:",
+            "pytest.raises replaced at invoice/totals.py:",
+        ],
+    );
+}
+
 /// The change ships package metadata beside the code declaring a `pytest11` entry point, which
 /// pytest loads as a plugin on its own (under the wide task file, where the tools may write it).
 fn entry_point_plugin_in_shipped_metadata(sandbox: &str) {
@@ -305,6 +326,7 @@ in_both_sandboxes! {
     honest_repair_of_a_project_that_reads_frames,
     live_objects_give_the_config_a_plugin,
     witness_silenced_and_the_test_call_wrapped,
+    assertions_the_tests_use_replaced,
     entry_point_plugin_in_shipped_metadata,
     profile_function_rewrites_reports,
     plugin_registered_from_a_thread,
