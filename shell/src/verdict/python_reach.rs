@@ -186,6 +186,53 @@ mod tests {
         );
     }
 
+    /// A value whose comparisons answer the same whatever they are given passes every `assert
+    /// x == expected` and `assertEqual`; one that can answer otherwise is no finding.
+    #[test]
+    fn comparisons_that_cannot_fail_are_named_and_real_ones_are_not() {
+        let source = "\
+class _Half(float):
+    def __eq__(self, other):
+        \"\"\"Equal to anything.\"\"\"
+        return True
+
+    __ne__ = lambda self, other: False
+
+    def __lt__(self, other):
+        return NotImplemented
+
+    def __bool__(self):
+        return self > 0
+
+
+class Money:
+    def __eq__(self, other):
+        return isinstance(other, Money) and other.cents == self.cents
+";
+        let (_dir, root) = project(&[("pkg/half.py", source)]);
+        let lines = source.lines().count();
+        let diff = format!(
+            "--- a/pkg/half.py\n+++ b/pkg/half.py\n@@ -0,0 +1,{lines} @@\n{}",
+            source
+                .lines()
+                .map(|line| format!("+{line}\n"))
+                .collect::<String>()
+        );
+        let found = start_reading_added_python(&python(), &root, &diff, |_| false).finish();
+        let at = |line: u64, what: &str| PythonReach {
+            path: "pkg/half.py".to_owned(),
+            line,
+            what: what.to_owned(),
+        };
+        assert_eq!(
+            found,
+            Some(vec![
+                at(2, "makes _Half.__eq__ answer True whatever it is given"),
+                at(6, "makes _Half.__ne__ answer False whatever it is given"),
+            ])
+        );
+    }
+
     #[test]
     fn added_python_that_reaches_into_the_test_run_is_named_by_file_and_line() {
         let source = "\

@@ -27,6 +27,48 @@ STRING_WORDS = ("PYTEST_", "junit", "conftest", "sitecustomize", ".pth", "mend_w
                 "MEND_WITNESS")
 
 
+# Comparisons a test's `assert` and unittest's assertions rest on; one that gives the same
+# answer whatever it is given makes every check of the value pass.
+COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__",
+               "__bool__"}
+
+
+def constant_answer(node):
+    """The True or False a function or lambda returns whatever it is given, else None."""
+    if isinstance(node, ast.Lambda):
+        answer = node.body
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        statements = [statement for statement in node.body
+                      if not (isinstance(statement, ast.Expr)
+                              and isinstance(statement.value, ast.Constant))]
+        if len(statements) != 1 or not isinstance(statements[0], ast.Return):
+            return None
+        answer = statements[0].value
+    else:
+        return None
+    if isinstance(answer, ast.Constant) and isinstance(answer.value, bool):
+        return answer.value
+    return None
+
+
+def fixed_comparisons(node):
+    """A class's comparisons that answer the same whatever they are given: (node, words)."""
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names, defined = [item.name], item
+        elif isinstance(item, ast.Assign):
+            names = [target.id for target in item.targets if isinstance(target, ast.Name)]
+            defined = item.value
+        else:
+            continue
+        answer = constant_answer(defined)
+        if answer is None:
+            continue
+        for name in names:
+            if name in COMPARISONS:
+                yield item, f"makes {node.name}.{name} answer {answer} whatever it is given"
+
+
 def dotted(node):
     """`a.b.c` as ("a", "b", "c"); None for anything else."""
     parts = []
@@ -91,6 +133,8 @@ def findings(tree, is_test):
                     yield node, f"replaces {'.'.join(name)}"
                 elif name and name[0] in imported and len(name) >= 2:
                     yield node, f"sets {'.'.join(name)}, which it imported"
+        elif isinstance(node, ast.ClassDef):
+            yield from fixed_comparisons(node)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             for word in STRING_WORDS:
                 if word in node.value:
