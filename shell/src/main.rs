@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use mend::attempt::render::renderer;
 use mend::cli::{Cli, Command};
 use mend::commands;
 use mend::error::MendError;
@@ -23,11 +24,28 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
-        Command::Run(args) => commands::run::command(&args),
-        Command::Chat(args) => commands::chat::command(&args),
-        Command::Replay(args) => commands::replay::command(&args),
-        Command::Resume(args) => commands::resume::command(&args),
-        Command::Verify(args) => commands::verify::command(&args),
+        // Where a command's events go is chosen here, with the rest of the command line: the
+        // commands take any `Render`, as their tests do.
+        Command::Run(args) => {
+            let mut render = renderer(args.common.json, args.model.thinking);
+            commands::run::command(&args, render.as_mut())
+        }
+        Command::Chat(args) => {
+            let mut render = renderer(false, args.model.thinking);
+            commands::chat::command(&args, render.as_mut())
+        }
+        Command::Replay(args) => {
+            let mut render = renderer(args.common.json, args.thinking);
+            commands::replay::command(&args, render.as_mut())
+        }
+        Command::Resume(args) => {
+            let mut render = renderer(args.common.json, args.thinking);
+            commands::resume::command(&args, render.as_mut())
+        }
+        Command::Verify(args) => {
+            let mut render = renderer(args.common.json, false);
+            commands::verify::command(&args, render.as_mut())
+        }
         Command::Mcp => mend::mcp::command(),
         Command::Export { atif, out } => mend::export::command::command(&atif, out.as_deref()),
         Command::Eval(args) => commands::eval::command(args),

@@ -16,7 +16,7 @@ use mend_core::{Config, Session, StopReason};
 
 use crate::atomic::sha256_hex;
 use crate::attempt::driver::{drive, start};
-use crate::attempt::render::{renderer, Render};
+use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::stop_rounds::until_stop_hooks_agree;
 use crate::attempt::{check_at_end, written_by_tools, Setup};
@@ -66,7 +66,7 @@ pub struct ChatSetup<'a> {
 
 /// `mend chat` from the command line: the repository, its task, a checked connection to the
 /// server, then [`chat`] on standard input.
-pub fn command(args: &ChatArgs) -> Result<u8, MendError> {
+pub fn command(args: &ChatArgs, render: &mut dyn Render) -> Result<u8, MendError> {
     interrupt::install();
     let resolved = args.setup.resolve(Recorded::default())?;
     let (repo, task) = (&resolved.repo, &resolved.task);
@@ -92,8 +92,7 @@ pub fn command(args: &ChatArgs) -> Result<u8, MendError> {
         sandbox_choice: resolved.sandbox_choice,
         telemetry: crate::telemetry::config::chosen(args.otel.as_deref(), &task.telemetry),
     };
-    let mut render = renderer(false, args.model.thinking);
-    chat(&setup, &mut std::io::stdin().lock(), render.as_mut())
+    chat(&setup, &mut std::io::stdin().lock(), render)
 }
 
 /// Runs the conversation until the input ends. The original repository is only read.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use camino::Utf8Path;
 use mend_core::StopReason;
 
-use crate::attempt::render::{renderer, Render};
+use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
 use crate::cli::args::ReplayArgs;
@@ -39,7 +39,7 @@ pub struct ReplayOptions<'a> {
 
 /// `mend replay [RECORD]` from the command line: the record, and the repository, interpreter
 /// and sandbox it names unless the flags say otherwise; then [`replay`].
-pub fn command(args: &ReplayArgs) -> Result<u8, MendError> {
+pub fn command(args: &ReplayArgs, render: &mut dyn Render) -> Result<u8, MendError> {
     crate::interrupt::install();
     let record_path = replay_record(args.record.as_deref())?;
     let record = Record::read(&record_path)?;
@@ -50,8 +50,7 @@ pub fn command(args: &ReplayArgs) -> Result<u8, MendError> {
         setup: resolved.setup(args.common.setup.keep_workspace),
         bless: args.bless,
     };
-    let mut render = renderer(args.common.json, args.thinking);
-    replay(&options, render.as_mut())
+    replay(&options, render)
 }
 
 /// Replays a record and returns the exit code: 0 only when it matched and the final tests pass.

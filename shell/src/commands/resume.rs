@@ -10,7 +10,7 @@ use mend_core::{Millis, Session, StopReason};
 
 use crate::attempt::driver::drive;
 use crate::attempt::recorder::Transcript;
-use crate::attempt::render::{renderer, Render};
+use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::stop_rounds::until_stop_hooks_agree;
 use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
@@ -57,7 +57,7 @@ pub struct ResumeOptions<'a> {
 
 /// `mend resume RECORD` from the command line: the record, checked to be resumable before
 /// anything runs, and its repository unless `--repo` says otherwise; then [`resume`].
-pub fn command(args: &ResumeArgs) -> Result<u8, MendError> {
+pub fn command(args: &ResumeArgs, render: &mut dyn Render) -> Result<u8, MendError> {
     crate::interrupt::install();
     let record = Record::read(&args.record)?;
     check_resumable(
@@ -82,8 +82,7 @@ pub fn command(args: &ResumeArgs) -> Result<u8, MendError> {
         setup: resolved.setup(args.common.setup.keep_workspace),
         otel: args.otel.clone(),
     };
-    let mut render = renderer(args.common.json, args.thinking);
-    resume(&options, render.as_mut())
+    resume(&options, render)
 }
 
 /// The stops a session can go on from without a new message: it was cut, not finished.

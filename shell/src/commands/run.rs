@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mend_core::Config;
 
-use crate::attempt::render::{renderer, Render};
+use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::run_record::record_of;
 use crate::attempt::{run_attempt, Setup};
@@ -48,7 +48,7 @@ pub struct RunOptions<'a> {
 
 /// `mend run` from the command line: the repository, its task and the session the flags
 /// describe, then [`run`].
-pub fn command(args: &RunArgs) -> Result<u8, MendError> {
+pub fn command(args: &RunArgs, render: &mut dyn Render) -> Result<u8, MendError> {
     crate::interrupt::install();
     let resolved = args.common.setup.resolve(Recorded::default())?;
     let (repo, task) = (&resolved.repo, &resolved.task);
@@ -58,19 +58,19 @@ pub fn command(args: &RunArgs) -> Result<u8, MendError> {
         deadline: deadline(args.deadline),
         ..args.model.session_config(task, repo, prompt)
     };
+    // Each setting from the room that owns it, the command's own first and the server's last.
     let options = RunOptions {
-        base: server_base(args.model.server.host.as_deref(), config.protocol),
-        api_key: api_key(config.protocol),
-        config,
+        telemetry: crate::telemetry::config::chosen(args.otel.as_deref(), &task.telemetry),
         record: record_target(args.record.as_deref(), &resolved.records, "")?,
         read_timeout: Duration::from_secs(args.model.server.read_timeout),
         print_diff: args.diff,
         setup: resolved.setup(args.common.setup.keep_workspace),
         sandbox_choice: resolved.sandbox_choice,
-        telemetry: crate::telemetry::config::chosen(args.otel.as_deref(), &task.telemetry),
+        api_key: api_key(config.protocol),
+        base: server_base(args.model.server.host.as_deref(), config.protocol),
+        config,
     };
-    let mut render = renderer(args.common.json, args.model.thinking);
-    run(&options, render.as_mut())
+    run(&options, render)
 }
 
 /// What `mend run` asks: `--task`, else the task file's prompt. Checked before the server is

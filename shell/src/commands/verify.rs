@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use camino::Utf8Path;
 
-use crate::attempt::render::{renderer, Render};
+use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::cli::VerifyArgs;
 use crate::error::{exit, MendError};
@@ -32,7 +32,7 @@ pub struct Verified {
     pub sandbox: &'static str,
 }
 
-pub fn command(args: &VerifyArgs) -> Result<u8, MendError> {
+pub fn command(args: &VerifyArgs, render: &mut dyn Render) -> Result<u8, MendError> {
     let patch = match &args.patch {
         None => None,
         Some(path) => Some(
@@ -40,12 +40,11 @@ pub fn command(args: &VerifyArgs) -> Result<u8, MendError> {
                 .map_err(|err| MendError::usage(format!("cannot read the patch {path}: {err}")))?,
         ),
     };
-    let mut render = renderer(args.common.json, false);
     let verified = verify(
         &args.common.setup.choice(),
         args.common.setup.keep_workspace,
         patch.as_deref(),
-        render.as_mut(),
+        render,
     )?;
     Ok(if verified.passed() {
         exit::PASS
