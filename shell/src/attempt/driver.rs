@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mend_core::{Action, CallId, Config, Event, Input, Millis, Session};
+use mend_core::{Action, CallId, Config, Event, Input, Millis, Session, StreamLine};
 use serde_json::{Map, Value};
 
 use crate::attempt::handoff::{handoff, Reader, Taken};
@@ -286,33 +286,51 @@ impl Driver<'_> {
             return Ok(());
         };
         let sent = open.sent;
-        let at = match item {
-            StreamItem::Cut(_) => self.cut_at(session),
-            _ => self.now(),
-        };
-        let input = match item {
-            StreamItem::Line(line) => {
-                let since_sent = line.arrived.0.saturating_sub(sent.0);
-                self.recorder.line_received(since_sent, &line.bytes)?;
-                Input::StreamLine(line)
-            }
+        self.hand_over(item, sent, session)
+    }
+
+    /// Hands the session one item of the body sent at `sent`, recorded first.
+    fn hand_over(
+        &mut self,
+        item: StreamItem,
+        sent: Millis,
+        session: &mut Session,
+    ) -> Result<(), MendError> {
+        match item {
+            StreamItem::Line(line) => self.take_line(line, sent, session)?,
             StreamItem::End => {
+                let at = self.now();
                 self.recorder.body_ended(TurnEnd::Eof);
-                Input::StreamEnd
+                session.handle(at, Input::StreamEnd);
             }
             StreamItem::Failed(error) => {
+                let at = self.now();
                 self.recorder.body_ended(TurnEnd::TransportFailed {
                     error: error.clone(),
                 });
-                Input::TransportFailed { error }
+                session.handle(at, Input::TransportFailed { error });
             }
-            StreamItem::Cut(cut) => cut_input(cut),
-        };
-        session.handle(at, input);
+            StreamItem::Cut(cut) => session.handle(self.cut_at(session), cut_input(cut)),
+        }
         // The turn ends here, before its calls run: they are not the model's time.
         if !session.is_streaming() {
             self.close_stream();
         }
+        Ok(())
+    }
+
+    /// One line of the body, as the reader stamped it: recorded with the time it arrived after
+    /// the request was sent, then given to the session unchanged.
+    fn take_line(
+        &mut self,
+        line: StreamLine,
+        sent: Millis,
+        session: &mut Session,
+    ) -> Result<(), MendError> {
+        let at = self.now();
+        self.recorder
+            .line_received(line.arrived.0.saturating_sub(sent.0), &line.bytes)?;
+        session.handle(at, Input::StreamLine(line));
         Ok(())
     }
 }
