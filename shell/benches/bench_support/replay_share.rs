@@ -68,6 +68,7 @@ fn replays() -> Vec<(f64, f64)> {
                     repo: &repo,
                     task: &task,
                     runner: &runner,
+                    held_out: &[],
                     keep_workspace: false,
                 },
                 bless: false,

@@ -53,6 +53,8 @@ pub struct Setup<'a> {
     pub repo: &'a Utf8Path,
     pub task: &'a Task,
     pub runner: &'a TestRunner,
+    /// The repository's files that `test.held_out` names: the final tests get them back.
+    pub held_out: &'a [String],
     pub keep_workspace: bool,
 }
 
@@ -234,11 +236,11 @@ pub fn check_at_end(
         first_run: tests_before.map_or(&[][..], |before| before.alarms.as_slice()),
         written: written.as_ref(),
     };
+    let held_out = put_back(root, setup.held_out, task)?;
     // The change's added Python is read beside the final tests, from the sources as they are now.
     let reading_python = start_reading_added_python(&setup.runner.python, root, &diff, |path| {
         task.test.files.contains(path)
     });
-    let held_out = put_back(setup.repo, root, task)?;
     let mut tests_after = match &held_out.refused {
         // No run: the change and the held-out tests cannot stand together.
         Some(problem) => TestRun {

@@ -23,7 +23,6 @@ use crate::attempt::{check_at_end, written_by_tools, Setup};
 use crate::cli::args::ChatArgs;
 use crate::cli::CHAT_HELP;
 use crate::error::{exit, MendError};
-use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::SandboxChoice;
 use crate::interrupt;
 use crate::mend_folder::record_target;
@@ -35,7 +34,6 @@ use crate::record::stop::explain_stop;
 use crate::record::target::{RecordFile, RecordTarget};
 use crate::record::{ChatCommand, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::setup::Recorded;
-use crate::task::Task;
 use crate::telemetry::traces::{ending_now, Traces};
 use crate::telemetry::Telemetry;
 use crate::tools::ToolContext;
@@ -47,15 +45,13 @@ use said::{parse, Said};
 use save::{discarded, save, SAVE_USAGE};
 
 pub struct ChatSetup<'a> {
-    pub repo: &'a Utf8Path,
-    pub task: &'a Task,
-    pub runner: &'a TestRunner,
+    /// What each check works with: the repository, its task, the runner, the held-out tests.
+    pub attempt: Setup<'a>,
     pub connection: &'a Connection,
     /// The settings of each message's session; its `task` is replaced by what the user types.
     pub config: Config,
     /// The window of every request, and why.
     pub window: WindowChoice,
-    pub keep_workspace: bool,
     /// Where the conversation is recorded, after every message.
     pub record: RecordTarget,
     /// The `--sandbox` given, kept in the record for replay.
@@ -81,13 +77,10 @@ pub fn command(args: &ChatArgs, render: &mut dyn Render) -> Result<u8, MendError
     )?;
     let (config, window) = connection.settle_window(config);
     let setup = ChatSetup {
-        repo,
-        task,
-        runner: &resolved.runner,
+        attempt: resolved.setup(args.setup.keep_workspace),
         connection: &connection,
         config,
         window,
-        keep_workspace: args.setup.keep_workspace,
         record: record_target(args.record.as_deref(), &resolved.records, "chat-")?,
         sandbox_choice: resolved.sandbox_choice,
         telemetry: crate::telemetry::config::chosen(args.otel.as_deref(), &task.telemetry),
@@ -139,7 +132,7 @@ struct Conversation<'s> {
 
 impl<'s> Conversation<'s> {
     fn start(setup: &'s ChatSetup<'s>, render: &mut dyn Render) -> Result<Self, MendError> {
-        let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
+        let workspace = Workspace::copy_of(setup.attempt.repo, &setup.attempt.task.exclude, &setup.attempt.task.history)?;
         render.run_event(&RunEvent::RunStart {
             command: "chat".to_owned(),
             model: setup.config.model.clone(),
@@ -152,10 +145,10 @@ impl<'s> Conversation<'s> {
             first_request_tokens: first_request_estimate(&setup.config),
             before_message: true,
         });
-        render.run_event(&RunEvent::sandbox(setup.runner));
+        render.run_event(&RunEvent::sandbox(setup.attempt.runner));
         say(&format!(
             "Working on a copy of {} (task file {}).\n{CHAT_HELP}",
-            setup.repo, setup.task.origin
+            setup.attempt.repo, setup.attempt.task.origin
         ));
         Ok(Conversation {
             setup,
@@ -170,9 +163,9 @@ impl<'s> Conversation<'s> {
 
     fn diff(&self) -> Result<String, MendError> {
         unified_diff(
-            self.setup.repo,
+            self.setup.attempt.repo,
             self.workspace.root(),
-            &self.setup.task.editable,
+            &self.setup.attempt.task.editable,
         )
     }
 
@@ -252,7 +245,7 @@ impl<'s> Conversation<'s> {
         let mut source = LiveSource {
             client: &setup.connection.client,
         };
-        let bench = ToolContext::new(self.workspace.root(), setup.task, setup.runner);
+        let bench = ToolContext::new(self.workspace.root(), setup.attempt.task, setup.attempt.runner);
         let first = drive(bench, &mut source, render, started)?;
         // The Stop hooks as in a run: one that blocks sends the model back to work.
         let before = self.record.messages.len();
@@ -292,15 +285,9 @@ impl<'s> Conversation<'s> {
                 .iter()
                 .flat_map(|message| &message.tool_calls),
         );
-        let attempt = Setup {
-            repo: setup.repo,
-            task: setup.task,
-            runner: setup.runner,
-            keep_workspace: setup.keep_workspace,
-        };
         // The conversation goes on in its copy: the final tests get a fresh one, deleted here.
         let loop_copy = LoopCopy::GoesOn(self.workspace.root());
-        check_at_end(&attempt, loop_copy, &written, None, None, render)
+        check_at_end(&setup.attempt, loop_copy, &written, None, None, render)
             .map(|(ending, _tree)| ending)
     }
 
@@ -315,7 +302,7 @@ impl<'s> Conversation<'s> {
             if ending.test_file_sha256_after != self.record.test_file_sha256_before {
                 say(&format!(
                     "The conversation changed the task's test files ({}): its final tests do not count as a pass.",
-                    setup.task.test.files.listed("and")
+                    setup.attempt.task.test.files.listed("and")
                 ));
             }
             self.record.ending = Some(ending);
@@ -330,7 +317,7 @@ impl<'s> Conversation<'s> {
                 traces.finish();
             }
         }
-        if setup.keep_workspace {
+        if setup.attempt.keep_workspace {
             render.run_event(&RunEvent::WorkspaceKept {
                 path: self.workspace.keep().to_string(),
             });
@@ -348,20 +335,20 @@ fn empty_record(setup: &ChatSetup) -> Result<Record, MendError> {
         model_digest: setup.connection.model_digest.clone(),
         server_version: setup.connection.server_version.clone(),
         model_length: setup.connection.model_length,
-        sandbox: setup.runner.sandbox.name(),
+        sandbox: setup.attempt.runner.sandbox.name(),
     };
     let origin = Origin {
-        repo: setup.repo,
-        python: &setup.runner.python,
+        repo: setup.attempt.repo,
+        python: &setup.attempt.runner.python,
         sandbox_choice: setup.sandbox_choice,
-        image: setup.runner.image.as_ref(),
+        image: setup.attempt.runner.image.as_ref(),
     };
     Ok(Record {
         format: RECORD_FORMAT.to_owned(),
         description: None,
         settings: SessionSettings::of(&setup.config, &server, &origin),
-        test_file_sha256_before: set_sha256(setup.repo, &setup.task.test.files)?,
-        source_sha256_before: set_sha256(setup.repo, &setup.task.editable)?,
+        test_file_sha256_before: set_sha256(setup.attempt.repo, &setup.attempt.task.test.files)?,
+        source_sha256_before: set_sha256(setup.attempt.repo, &setup.attempt.task.editable)?,
         messages: Vec::new(),
         tests_before: None,
         ending: None,

@@ -72,7 +72,11 @@ pub fn verify(
 ) -> Result<Verified, MendError> {
     let started = Instant::now();
     let Resolved {
-        repo, task, runner, ..
+        repo,
+        task,
+        runner,
+        held_out: held_out_files,
+        ..
     } = setup.resolve(Recorded::default())?;
     let mut warnings = crate::workspace::survey::warnings(&repo, &task)?;
     crate::workspace::survey::print(&warnings);
@@ -83,7 +87,7 @@ pub fn verify(
     if let Some(patch) = patch {
         apply_to_copy(workspace.root(), patch)?;
     }
-    let held_out = put_back(&repo, workspace.root(), &task)?;
+    let held_out = put_back(workspace.root(), &held_out_files, &task)?;
     render.run_event(&RunEvent::sandbox(&runner));
     let started = Instant::now();
     let run = match held_out.refused.clone() {

@@ -153,7 +153,7 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
             Err(TreePatchError::Io(message)) => return Err(MendError::harness(message)),
         }
     }
-    let held_out = put_back(&resolved.repo, workspace.root(), task)?;
+    let held_out = put_back(workspace.root(), &resolved.held_out, task)?;
     if let Some(refused) = held_out.refused {
         return Ok(match patch {
             Some(_) => Ran::NotApplied(refused.describe()),

@@ -16,6 +16,7 @@ use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::{Sandbox, SandboxChoice};
 use crate::record::settings::LEGACY_REPO;
 use crate::task::{Task, ToolName};
+use crate::workspace::held_out::held_out_files;
 use repository::repository;
 
 /// The repository, its task file, and where its code runs, as the user chose them (`None`: not
@@ -65,6 +66,8 @@ pub struct Resolved {
     pub task: Task,
     pub runner: TestRunner,
     pub sandbox_choice: SandboxChoice,
+    /// The repository's files that `test.held_out` names, sorted.
+    pub held_out: Vec<String>,
 }
 
 impl Resolved {
@@ -74,6 +77,7 @@ impl Resolved {
             repo: &self.repo,
             task: &self.task,
             runner: &self.runner,
+            held_out: &self.held_out,
             keep_workspace,
         }
     }
@@ -121,12 +125,14 @@ impl RepoChoice {
                 task.origin
             )));
         }
+        let held_out = held_out_files(&repo, &task)?;
         Ok(Resolved {
             repo,
             records,
             task,
             runner,
             sandbox_choice,
+            held_out,
         })
     }
 }

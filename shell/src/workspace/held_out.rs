@@ -26,22 +26,28 @@ pub(crate) struct HeldOutTests {
     digests: BTreeMap<String, Option<String>>,
 }
 
-/// Puts `task`'s held-out tests into the final tree at `root`, made from `original` with the
-/// change already in it.
+/// The files of `original` that `test.held_out` names, sorted. Listed once, when a run is set
+/// up: the original is never written, so every final tree of the run gets the same ones back.
+pub(crate) fn held_out_files(original: &Utf8Path, task: &Task) -> Result<Vec<String>, MendError> {
+    if task.exclude.held_out_patterns().is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(files_under(original, &task.exclude.for_final_run())
+        .map_err(|err| MendError::harness(format!("cannot list {original}: {err}")))?
+        .into_iter()
+        .filter(|path| task.exclude.holds_out(path))
+        .collect())
+}
+
+/// Puts `task`'s held-out tests into the final tree at `root`, made with the change already in
+/// it: the files `held_out` lists ([`held_out_files`]) are there already, and the test patch is
+/// applied after the change.
 pub(crate) fn put_back(
-    original: &Utf8Path,
     root: &Utf8Path,
+    held_out: &[String],
     task: &Task,
 ) -> Result<HeldOutTests, MendError> {
-    let mut files: Vec<String> = if task.exclude.held_out_patterns().is_empty() {
-        Vec::new()
-    } else {
-        files_under(original, &task.exclude.for_final_run())
-            .map_err(|err| MendError::harness(format!("cannot list {original}: {err}")))?
-            .into_iter()
-            .filter(|path| task.exclude.holds_out(path))
-            .collect()
-    };
+    let mut files = held_out.to_vec();
     let mut refused = None;
     if let Some(patch) = &task.test_patch {
         match crate::patch::apply_to_tree(root, &patch.text) {
