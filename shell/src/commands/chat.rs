@@ -132,7 +132,11 @@ struct Conversation<'s> {
 
 impl<'s> Conversation<'s> {
     fn start(setup: &'s ChatSetup<'s>, render: &mut dyn Render) -> Result<Self, MendError> {
-        let workspace = Workspace::copy_of(setup.attempt.repo, &setup.attempt.task.exclude, &setup.attempt.task.history)?;
+        let workspace = Workspace::copy_of(
+            setup.attempt.repo,
+            &setup.attempt.task.exclude,
+            &setup.attempt.task.history,
+        )?;
         render.run_event(&RunEvent::RunStart {
             command: "chat".to_owned(),
             model: setup.config.model.clone(),
@@ -245,7 +249,11 @@ impl<'s> Conversation<'s> {
         let mut source = LiveSource {
             client: &setup.connection.client,
         };
-        let bench = ToolContext::new(self.workspace.root(), setup.attempt.task, setup.attempt.runner);
+        let bench = ToolContext::new(
+            self.workspace.root(),
+            setup.attempt.task,
+            setup.attempt.runner,
+        );
         let first = drive(bench, &mut source, render, started)?;
         // The Stop hooks as in a run: one that blocks sends the model back to work.
         let before = self.record.messages.len();

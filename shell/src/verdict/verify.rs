@@ -119,7 +119,41 @@ struct NotRun {
     /// and this is the rare path).
     run: Box<TestRun>,
     /// What the user can do about it.
-    fix: String,
+    fix: Fix,
+}
+
+/// What the user can do about a run that gave no verdict. Only the check before the loop (and
+/// `mend verify`) says it, in the words of [`Fix::words`]: reading a run needs no runner.
+enum Fix {
+    /// The reason says it all: the tests were cut at the time limit.
+    Nothing,
+    Said(&'static str),
+    /// pytest wrote no report, or its witness never spoke: pytest may be missing for the
+    /// runner's Python, or the command may not pass mend's variables on.
+    InstallPytest,
+    /// pytest could not load a conftest.py or a plugin.
+    Load(LoadFailure),
+    /// The runner's output held nothing the reader reads.
+    Unread(OutputReader),
+}
+
+impl Fix {
+    /// The advice, for the tests `runner` runs; empty for [`Fix::Nothing`].
+    fn words(&self, runner: &TestRunner) -> String {
+        match self {
+            Fix::Nothing => String::new(),
+            Fix::Said(words) => (*words).to_owned(),
+            Fix::InstallPytest => format!(
+                "is pytest installed for `{0}`? Install it there (`{0} -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variables PYTEST_ADDOPTS, PYTHONPATH and MEND_WITNESS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS PYTHONPATH MEND_WITNESS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"",
+                runner.python
+            ),
+            Fix::Load(load) => load.fix(&runner.python),
+            Fix::Unread(reader) => format!(
+                "check that test.command prints what the {} reader reads, or set test.report = \"exit_code\"",
+                reader.name()
+            ),
+        }
+    }
 }
 
 /// The check before the loop, and `mend verify`: tests that cannot give a verdict there mean
@@ -138,9 +172,10 @@ pub fn independent_check(
                 .as_ref()
                 .map_or_else(|| "no result".to_owned(), Untrusted::describe),
         );
-        if !not_run.fix.is_empty() {
+        let fix = not_run.fix.words(runner);
+        if !fix.is_empty() {
             message.push_str(" — ");
-            message.push_str(&not_run.fix);
+            message.push_str(&fix);
         }
         if let Some(tail) = run.output_tail.as_deref().filter(|tail| !tail.is_empty()) {
             message.push_str(":\n");
@@ -175,7 +210,7 @@ fn check(
     if let Some(message) = cargo_offline(&test.argv, &ran.finished) {
         return Err(MendError::harness(message));
     }
-    Ok(read_run(ran, test, runner, (workdir, known)))
+    Ok(read_run(ran, test, (workdir, known)))
 }
 
 /// What cargo prints when it needs the network to resolve or download dependencies, which the
@@ -209,7 +244,6 @@ fn cargo_offline(argv: &[String], finished: &Finished) -> Option<String> {
 fn read_run(
     ran: RanTests,
     test: &TestCommand,
-    runner: &TestRunner,
     (workdir, known): (&Utf8Path, Known<'_>),
 ) -> Result<TestRun, NotRun> {
     let finished = without_report_line(ran.finished, ran.report_path.as_deref());
@@ -223,7 +257,7 @@ fn read_run(
                 note: None,
                 ..run
             }),
-            fix: String::new(),
+            fix: Fix::Nothing,
         });
     }
     match (&test.report, ran.report) {
@@ -235,7 +269,7 @@ fn read_run(
         }
         (TestReport::Output(reader), _) => read_output_run(&finished, test, *reader),
         (TestReport::Junit { path }, report) => {
-            let fix = "check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"";
+            let fix = Fix::Said("check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"");
             let owed = OwedReport::Junit {
                 path: path.to_string(),
             };
@@ -253,7 +287,7 @@ fn read_run(
         }
         (TestReport::Pytest, report) => {
             let load = load_failure(&finished.output, workdir);
-            read_pytest_run(&finished, test, runner, report, (&ran.witness, known, load))
+            read_pytest_run(&finished, test, report, (&ran.witness, known, load))
         }
     }
 }
@@ -279,10 +313,7 @@ fn read_output_run(
             finished,
             test,
             Untrusted::OutputUnread { reason },
-            &format!(
-                "check that test.command prints what the {} reader reads, or set test.report = \"exit_code\"",
-                reader.name()
-            ),
+            Fix::Unread(reader),
         )),
     }
 }
@@ -292,37 +323,36 @@ fn read_output_run(
 fn pytest_report(
     finished: &Finished,
     test: &TestCommand,
-    runner: &TestRunner,
     code: Option<i32>,
     report: ReportFile,
 ) -> Result<String, NotRun> {
-    let fail = |reason: Untrusted, fix: &str| Err(not_run(finished, test, reason, fix));
+    let fail = |reason: Untrusted, fix: Fix| Err(not_run(finished, test, reason, fix));
     match (code, report) {
         (Some(3), _) => fail(
             Untrusted::PytestInternalError,
-            "see pytest's output below; a plugin or conftest.py may be failing",
+            Fix::Said("see pytest's output below; a plugin or conftest.py may be failing"),
         ),
         (Some(4), _) => fail(
             Untrusted::PytestUsageError,
-            "check test.command, and the project's pytest settings (addopts, conftest.py, plugins: test.plugins)",
+            Fix::Said("check test.command, and the project's pytest settings (addopts, conftest.py, plugins: test.plugins)"),
         ),
         (_, ReportFile::Written(text)) => Ok(text),
         (_, ReportFile::Missing | ReportFile::NotAsked) => {
             // Exit 0 with no report: pytest was there, and something it imported ended the
             // process before the report was written; the setup is not what to fix.
             let fix = if finished.status.and_then(|status| status.code()) == Some(0) {
-                EXITED_EARLY_FIX.to_owned()
+                Fix::Said(EXITED_EARLY_FIX)
             } else {
-                no_report_fix(runner)
+                Fix::InstallPytest
             };
-            fail(stopped_before_report(finished, OwedReport::Pytest), &fix)
+            fail(stopped_before_report(finished, OwedReport::Pytest), fix)
         }
         (_, ReportFile::Unreadable(reason)) => fail(
             Untrusted::ReportUnreadable {
                 owed: OwedReport::Pytest,
                 reason,
             },
-            "see pytest's output below",
+            Fix::Said("see pytest's output below"),
         ),
     }
 }
@@ -330,7 +360,6 @@ fn pytest_report(
 fn read_pytest_run(
     finished: &Finished,
     test: &TestCommand,
-    runner: &TestRunner,
     report: ReportFile,
     (witness, known, load): (&[Vec<String>], Known<'_>, Option<LoadFailure>),
 ) -> Result<TestRun, NotRun> {
@@ -351,9 +380,9 @@ fn read_pytest_run(
             failure: load.clone(),
             exit: exit_words(finished, code),
         };
-        return Err(not_run(finished, test, reason, &load.fix(&runner.python)));
+        return Err(not_run(finished, test, reason, Fix::Load(load.clone())));
     }
-    let text = pytest_report(finished, test, runner, code, report)?;
+    let text = pytest_report(finished, test, code, report)?;
     let report = match Report::parse(&text) {
         Ok(report) => report,
         Err(reason) => {
@@ -364,7 +393,7 @@ fn read_pytest_run(
                     owed: OwedReport::Pytest,
                     reason,
                 },
-                "see pytest's output below",
+                Fix::Said("see pytest's output below"),
             ))
         }
     };
@@ -389,7 +418,7 @@ fn read_pytest_run(
             .check(&text, &report.cases, code, known)
             .map(|()| heard)
     });
-    trust(run, heard, &canaries, finished, runner)
+    trust(run, heard, &canaries, finished)
 }
 
 /// `run` as the witness's account leaves it: its cases are the ones the witness heard, or it
@@ -399,7 +428,6 @@ fn trust(
     heard: Result<Heard, Untrusted>,
     canaries: &[String],
     finished: &Finished,
-    runner: &TestRunner,
 ) -> Result<TestRun, NotRun> {
     match heard {
         Ok(mut heard) => {
@@ -411,7 +439,7 @@ fn trust(
         Err(Untrusted::Silent) => {
             return Err(NotRun {
                 run: Box::new(untrusted(run, finished, Untrusted::Silent)),
-                fix: no_report_fix(runner),
+                fix: Fix::InstallPytest,
             });
         }
         Err(reason) => run = untrusted(run, finished, reason),
@@ -440,14 +468,6 @@ fn exit_words(finished: &Finished, code: Option<i32>) -> String {
 /// What a run that exited 0 without a report points at.
 const EXITED_EARLY_FIX: &str = "something the tests import ended the process before pytest wrote its report (an `os._exit` or `sys.exit` at import, a conftest.py that exits); run the test command by hand to see where";
 
-/// What the user can do when pytest wrote no report, or its witness never spoke.
-fn no_report_fix(runner: &TestRunner) -> String {
-    format!(
-        "is pytest installed for `{0}`? Install it there (`{0} -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variables PYTEST_ADDOPTS, PYTHONPATH and MEND_WITNESS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS PYTHONPATH MEND_WITNESS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"",
-        runner.python
-    )
-}
-
 /// Why a run has no report: it ended before writing one, and with which exit.
 fn stopped_before_report(finished: &Finished, owed: OwedReport) -> Untrusted {
     Untrusted::NoReport {
@@ -457,14 +477,14 @@ fn stopped_before_report(finished: &Finished, owed: OwedReport) -> Untrusted {
 }
 
 /// A run that gave no verdict, as far as it went: never a pass.
-fn not_run(finished: &Finished, test: &TestCommand, reason: Untrusted, fix: &str) -> NotRun {
+fn not_run(finished: &Finished, test: &TestCommand, reason: Untrusted, fix: Fix) -> NotRun {
     NotRun {
         run: Box::new(untrusted(
             read(finished, test, None, None),
             finished,
             reason,
         )),
-        fix: fix.to_owned(),
+        fix,
     }
 }
 
