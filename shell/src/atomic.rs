@@ -113,6 +113,12 @@ fn filled(
     Ok(temporary)
 }
 
+/// The SHA-256 of the file at `path` as [`sha256_hex`] gives it; `None` when there is no file
+/// to read.
+pub(crate) fn sha256_of_file(path: &Utf8Path) -> Option<String> {
+    fs::read(path).ok().map(|bytes| sha256_hex(&bytes))
+}
+
 /// The SHA-256 of `bytes`, as lowercase hex (64 characters, no prefix).
 pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)

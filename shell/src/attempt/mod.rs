@@ -40,11 +40,12 @@ use crate::verdict::given::Graded;
 use crate::verdict::known::{written_lines, Known};
 use crate::verdict::python_reach::start_reading_added_python;
 use crate::verdict::shrunk::fewer_tests_than_before;
+use crate::verdict::tripwire::Tripwire;
 use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::{final_check, independent_check, TestRun};
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
-use crate::workspace::held_out::{put_back, HeldOutTests};
+use crate::workspace::held_out::put_back;
 use crate::workspace::shared_writes::SharedStamps;
 use crate::workspace::Workspace;
 
@@ -182,21 +183,9 @@ pub fn finish_with(setup: &Setup, workspace: Workspace, render: &mut dyn Render)
     millis(started.elapsed())
 }
 
-/// Why the final run cannot count whatever it reported: it wrote files the verdict rests on
-/// (protected or held-out tests), or, under `--sandbox none`, into a folder the copy shares with
-/// the original.
-fn written_by_final_run(
-    setup: &Setup,
-    tree: &FinalTree,
-    held_out: &HeldOutTests,
-    shared: Option<&SharedStamps>,
-) -> Result<Option<Untrusted>, MendError> {
-    let root = tree.workspace.root();
-    let mut planted = tree.protected_written(setup.repo, setup.task, &held_out.files)?;
-    planted.extend(held_out.changed_since(root));
-    if !planted.is_empty() {
-        return Ok(Some(Untrusted::VerdictFilesWritten { files: planted }));
-    }
+/// Why the final run cannot count whatever it reported, beyond what its tree shows: under
+/// `--sandbox none` it wrote into a folder the copy shares with the original.
+fn shared_written(shared: Option<&SharedStamps>) -> Result<Option<Untrusted>, MendError> {
     let Some(shared) = shared else {
         return Ok(None);
     };
@@ -241,6 +230,12 @@ pub fn check_at_end(
     let reading_python = start_reading_added_python(&setup.runner.python, root, &diff, |path| {
         task.test.files.contains(path)
     });
+    let tripwire = Tripwire {
+        original: setup.repo,
+        task,
+        carried: &tree.carried,
+        held_out: &held_out.digests,
+    };
     let mut tests_after = match &held_out.refused {
         // No run: the change and the held-out tests cannot stand together.
         Some(problem) => TestRun {
@@ -249,9 +244,13 @@ pub fn check_at_end(
         },
         None => final_check(setup.runner, &task.test, root, known)?,
     };
-    let written_by_run = written_by_final_run(setup, &tree, &held_out, shared)?;
     if tests_after.not_trusted.is_none() {
-        tests_after.not_trusted = written_by_run;
+        let planted = tripwire.written(root)?;
+        tests_after.not_trusted = if planted.is_empty() {
+            shared_written(shared)?
+        } else {
+            Some(Untrusted::VerdictFilesWritten { files: planted })
+        };
     }
     // Given tests replace the contract of the run before the change.
     let given = task

@@ -68,6 +68,9 @@ pub fn command(args: &ChatArgs, render: &mut dyn Render) -> Result<u8, MendError
     let (repo, task) = (&resolved.repo, &resolved.task);
     // The prompt of each message's session is what the user types.
     let config = args.model.session_config(task, repo, "");
+    // What needs no server first: a wrong record path is said before the server is asked.
+    let telemetry = crate::telemetry::config::chosen(args.otel.as_deref(), &task.telemetry);
+    let record = record_target(args.record.as_deref(), &resolved.records, "chat-")?;
     let connection = connect(
         &server_base(args.model.server.host.as_deref(), config.protocol),
         Duration::from_secs(args.model.server.read_timeout),
@@ -81,9 +84,9 @@ pub fn command(args: &ChatArgs, render: &mut dyn Render) -> Result<u8, MendError
         connection: &connection,
         config,
         window,
-        record: record_target(args.record.as_deref(), &resolved.records, "chat-")?,
+        record,
         sandbox_choice: resolved.sandbox_choice,
-        telemetry: crate::telemetry::config::chosen(args.otel.as_deref(), &task.telemetry),
+        telemetry,
     };
     chat(&setup, &mut std::io::stdin().lock(), render)
 }

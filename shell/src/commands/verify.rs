@@ -15,6 +15,7 @@ use crate::error::{exit, MendError};
 use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::given::{Graded, HeldAndGiven};
+use crate::verdict::tripwire::Tripwire;
 use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::{independent_check, TestRun};
 use crate::workspace::held_out::put_back;
@@ -84,10 +85,17 @@ pub fn verify(
     // The sandbox's probe is its own figure.
     let setup_time = started.elapsed().saturating_sub(runner.sandbox_start);
     let workspace = Workspace::copy_of(&repo, &task.exclude.for_final_run(), &task.history)?;
-    if let Some(patch) = patch {
-        apply_to_copy(workspace.root(), patch)?;
-    }
+    let carried = match patch {
+        Some(patch) => apply_to_copy(workspace.root(), patch)?,
+        None => Vec::new(),
+    };
     let held_out = put_back(workspace.root(), &held_out_files, &task)?;
+    let tripwire = Tripwire {
+        original: &repo,
+        task: &task,
+        carried: &carried,
+        held_out: &held_out.digests,
+    };
     render.run_event(&RunEvent::sandbox(&runner));
     let started = Instant::now();
     let run = match held_out.refused.clone() {
@@ -96,9 +104,9 @@ pub fn verify(
             not_trusted: Some(problem),
             ..TestRun::default()
         },
-        None => with_held_out_checked(
+        None => untrusted_if_written(
             independent_check(&runner, &task.test, workspace.root())?,
-            held_out.changed_since(workspace.root()),
+            tripwire.written(workspace.root())?,
         ),
     };
     let tests = started.elapsed();
@@ -141,17 +149,18 @@ pub fn verify(
     })
 }
 
-/// A run that rewrote a held-out test while it ran (`rewritten`) is no pass, as in a run's
-/// final tests.
-fn with_held_out_checked(mut run: TestRun, rewritten: Vec<String>) -> TestRun {
-    if !rewritten.is_empty() && run.not_trusted.is_none() {
-        run.not_trusted = Some(Untrusted::VerdictFilesWritten { files: rewritten });
+/// A run that wrote what the verdict rests on while it ran (`written`: a protected file, a
+/// held-out test) is no pass, as in a run's final tests.
+fn untrusted_if_written(mut run: TestRun, written: Vec<String>) -> TestRun {
+    if !written.is_empty() && run.not_trusted.is_none() {
+        run.not_trusted = Some(Untrusted::VerdictFilesWritten { files: written });
     }
     run
 }
 
-fn apply_to_copy(root: &Utf8Path, patch: &str) -> Result<(), MendError> {
-    crate::patch::tree::apply_to_tree(root, patch).map(drop).map_err(|error| match error {
+/// Applies `patch` to the copy at `root`; returns the files it wrote, sorted.
+fn apply_to_copy(root: &Utf8Path, patch: &str) -> Result<Vec<String>, MendError> {
+    crate::patch::tree::apply_to_tree(root, patch).map_err(|error| match error {
         TreePatchError::Io(message) => MendError::harness(message),
         TreePatchError::DoesNotApply(problem) => MendError::usage(format!(
             "the patch does not apply to the repository: {problem} — make it against the repository as it is now (`git diff`, or the .patch beside a record)"

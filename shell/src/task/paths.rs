@@ -2,13 +2,16 @@
 //! it may write, which the verdict rests on. `*` stays inside one folder, `**` crosses folders.
 //! Whether a tool may touch a path is decided from these sets in [`crate::access`].
 
+use std::collections::BTreeSet;
+use std::fs;
 use std::io;
 use std::os::unix::fs::FileTypeExt;
 
-use camino::Utf8Path;
+use camino::{Utf8Path, Utf8PathBuf};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::copy::Exclusion;
+use crate::error::MendError;
 
 /// A walk of a repository stops here: mend is for small repositories, and a runaway walk would
 /// stall every tool call.
@@ -132,6 +135,32 @@ pub(crate) fn normalize(path: &str) -> Result<String, Malformed> {
 /// Every file under `root` as a relative path, sorted: regular files and links (see [`walk`]).
 pub(crate) fn files_under(root: &Utf8Path, exclude: &Exclusion) -> io::Result<Vec<String>> {
     Ok(walk(root, exclude)?.files)
+}
+
+/// Every file of `copy` that is new, gone, or of another size or time than in `original`
+/// (`exclude` aside in both), sorted: the copy keeps the original's times, so a file nothing
+/// wrote looks the same.
+pub(crate) fn touched(
+    original: &Utf8Path,
+    copy: &Utf8Path,
+    exclude: &Exclusion,
+) -> Result<Vec<String>, MendError> {
+    let listed = |root: &Utf8Path| {
+        files_under(root, exclude)
+            .map_err(|err| MendError::harness(format!("cannot list {root}: {err}")))
+    };
+    let stamp = |path: Utf8PathBuf| {
+        fs::symlink_metadata(path)
+            .ok()
+            .map(|meta| (meta.len(), meta.modified().ok()))
+    };
+    let before: BTreeSet<String> = listed(original)?.into_iter().collect();
+    let after: BTreeSet<String> = listed(copy)?.into_iter().collect();
+    Ok(before
+        .union(&after)
+        .filter(|path| stamp(original.join(path)) != stamp(copy.join(path)))
+        .cloned()
+        .collect())
 }
 
 /// What a walk of the repository saw.

@@ -18,6 +18,7 @@ pub(crate) mod readers;
 pub(crate) mod shrunk;
 pub(crate) mod summary;
 pub(crate) mod test_run;
+pub(crate) mod tripwire;
 pub(crate) mod untrusted;
 pub mod verify;
 pub(crate) mod witness;

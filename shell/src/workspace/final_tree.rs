@@ -13,11 +13,11 @@ use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 
-use crate::access::{named_if_protected, protection};
+use crate::access::protection;
 use crate::error::MendError;
-use crate::task::paths::files_under;
+use crate::task::paths::touched;
 use crate::task::Task;
 use crate::workspace::changes::file_digests;
 use crate::workspace::Workspace;
@@ -82,7 +82,7 @@ pub(crate) fn final_tree(
         Carry::Written(written) => written.contains(path),
         Carry::EveryEditable => carried.binary_search(path).is_ok(),
     };
-    let written_by_tests: Vec<String> = touched(original, loop_root, task)?
+    let written_by_tests: Vec<String> = touched(original, loop_root, &task.exclude)?
         .into_iter()
         .filter(|path| !by_tools(path))
         .collect();
@@ -123,26 +123,6 @@ pub(crate) fn final_tree(
     })
 }
 
-impl FinalTree {
-    /// The protected files (test files, test configuration) that were written in this tree
-    /// since it was made, with what each is: the final test run itself planted or changed them,
-    /// so its result cannot be trusted. The held-out tests put back (`put_back`, sorted) are
-    /// checked by their own digests instead.
-    pub fn protected_written(
-        &self,
-        original: &Utf8Path,
-        task: &Task,
-        put_back: &[String],
-    ) -> Result<Vec<String>, MendError> {
-        Ok(touched(original, self.workspace.root(), task)?
-            .into_iter()
-            .filter(|path| self.carried.binary_search(path).is_err())
-            .filter(|path| put_back.binary_search(path).is_err())
-            .filter_map(|path| named_if_protected(task, &path))
-            .collect())
-    }
-}
-
 /// The files of `set` that differ between the two trees, or are in only one, sorted.
 fn changed(
     original: &Utf8Path,
@@ -155,27 +135,6 @@ fn changed(
     Ok(paths
         .into_iter()
         .filter(|path| before.get(*path) != after.get(*path))
-        .cloned()
-        .collect())
-}
-
-/// Every file of the copy that is new, gone, or of another size or time than in the original,
-/// sorted: the copy keeps the original's times, so a file nothing wrote looks the same.
-fn touched(original: &Utf8Path, copy: &Utf8Path, task: &Task) -> Result<Vec<String>, MendError> {
-    let listed = |root: &Utf8Path| {
-        files_under(root, &task.exclude)
-            .map_err(|err| MendError::harness(format!("cannot list {root}: {err}")))
-    };
-    let stamp = |path: Utf8PathBuf| {
-        fs::symlink_metadata(path)
-            .ok()
-            .map(|meta| (meta.len(), meta.modified().ok()))
-    };
-    let before: BTreeSet<String> = listed(original)?.into_iter().collect();
-    let after: BTreeSet<String> = listed(copy)?.into_iter().collect();
-    Ok(before
-        .union(&after)
-        .filter(|path| stamp(original.join(path)) != stamp(copy.join(path)))
         .cloned()
         .collect())
 }

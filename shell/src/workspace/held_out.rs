@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use camino::Utf8Path;
 
-use crate::atomic::sha256_hex;
+use crate::atomic::sha256_of_file;
 use crate::error::MendError;
 use crate::patch::TreePatchError;
 use crate::task::paths::files_under;
@@ -22,8 +22,9 @@ pub(crate) struct HeldOutTests {
     /// Why the test patch could not be applied after the change: the final run cannot
     /// happen, and the verdict is a FAIL that says so.
     pub refused: Option<Untrusted>,
-    /// Each file's digest as it was put there (`None`: absent).
-    digests: BTreeMap<String, Option<String>>,
+    /// Each file's digest as it was put there (`None`: absent): the final run must leave them
+    /// so ([`crate::verdict::tripwire`]).
+    pub digests: BTreeMap<String, Option<String>>,
 }
 
 /// The files of `original` that `test.held_out` names, sorted. Listed once, when a run is set
@@ -72,27 +73,9 @@ pub(crate) fn put_back(
     })
 }
 
-impl HeldOutTests {
-    /// The held-out files that differ in `root` from how they were put there, each with what
-    /// it is: the final run itself wrote them.
-    pub(crate) fn changed_since(&self, root: &Utf8Path) -> Vec<String> {
-        let now = digests(root, &self.files);
-        self.files
-            .iter()
-            .filter(|file| now.get(*file) != self.digests.get(*file))
-            .map(|file| format!("{file} (a held-out test)"))
-            .collect()
-    }
-}
-
 fn digests(root: &Utf8Path, files: &[String]) -> BTreeMap<String, Option<String>> {
     files
         .iter()
-        .map(|file| {
-            let digest = std::fs::read(root.join(file))
-                .ok()
-                .map(|bytes| sha256_hex(&bytes));
-            (file.clone(), digest)
-        })
+        .map(|file| (file.clone(), sha256_of_file(&root.join(file))))
         .collect()
 }

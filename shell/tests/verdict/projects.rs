@@ -256,3 +256,70 @@ fn a_wrapper_that_clears_the_environment_is_told_how_to_pass_the_variable() {
         outcome.stderr
     );
 }
+
+/// A unified diff of `file` (relative to `repo`) from its text in `repo` to `text`, written
+/// beside the repository.
+fn patch_of(repo: &Path, file: &str, text: &str, out: &Path) -> PathBuf {
+    let changed = out.join("changed");
+    std::fs::write(&changed, text).unwrap();
+    let made = std::process::Command::new("diff")
+        .args([
+            "-u",
+            "--label",
+            &format!("a/{file}"),
+            "--label",
+            &format!("b/{file}"),
+        ])
+        .arg(repo.join(file))
+        .arg(&changed)
+        .output()
+        .unwrap();
+    assert_eq!(made.status.code(), Some(1), "the texts differ");
+    let patch = out.join(format!("{}.patch", text.len()));
+    std::fs::write(&patch, made.stdout).unwrap();
+    patch
+}
+
+/// `mend verify --patch` holds a run to what a run's final tests are held to: code under test
+/// that writes test configuration while the tests run makes them untrusted, whatever they
+/// report; the same repair without the planting passes.
+#[test]
+fn a_patch_whose_code_writes_test_configuration_while_the_tests_run_is_no_pass() {
+    let copy = copy_of(&project("ledger"));
+    let out = tempfile::tempdir().unwrap();
+    let file = "ledger/amounts.py";
+    let original = std::fs::read_to_string(copy.path().join(file)).unwrap();
+    let repaired = original.replace(
+        r#"cleaned.replace(",", "", 1)"#,
+        r#"cleaned.replace(",", "")"#,
+    );
+    let planting = format!(
+        "{repaired}\nimport pathlib\n\n_planted = pathlib.Path(__file__).resolve().parent.parent / \"conftest.py\"\nif not _planted.exists():\n    _planted.write_text(\"\")\n"
+    );
+    let honest = patch_of(copy.path(), file, &repaired, out.path());
+    let planted = patch_of(copy.path(), file, &planting, out.path());
+    let before = tree_digest(copy.path());
+    let verdicts: Vec<(i32, Value)> = [honest, planted]
+        .iter()
+        .map(|patch| verdict(&verify(copy.path(), &["--patch", patch.to_str().unwrap()])))
+        .collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            (0, json!({"exit_code": 0, "summary": counts(11, 0, 0)})),
+            (
+                1,
+                json!({
+                    "exit_code": 0,
+                    "summary": counts(11, 0, 0),
+                    "not_trusted": "the test run wrote files the verdict rests on while it ran: conftest.py (test configuration (pytest runs it while collecting the tests))"
+                })
+            ),
+        ]
+    );
+    assert_eq!(
+        tree_digest(copy.path()),
+        before,
+        "the repository is untouched"
+    );
+}
