@@ -11,6 +11,8 @@ use crate::exec::sandbox::SandboxChoice;
 use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::given::Graded;
+use crate::verdict::tripwire::Tripwire;
+use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::independent_check;
 use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
@@ -146,13 +148,12 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
     let task = &resolved.task;
     let workspace =
         Workspace::copy_of(&resolved.repo, &task.exclude.for_final_run(), &task.history)?;
-    if let Some(patch) = patch {
-        match crate::patch::apply_to_tree(workspace.root(), patch) {
-            Ok(_) => {}
-            Err(TreePatchError::DoesNotApply(problem)) => return Ok(Ran::NotApplied(problem)),
-            Err(TreePatchError::Io(message)) => return Err(MendError::harness(message)),
-        }
-    }
+    let carried = match patch.map(|patch| crate::patch::apply_to_tree(workspace.root(), patch)) {
+        None => Vec::new(),
+        Some(Ok(written)) => written,
+        Some(Err(TreePatchError::DoesNotApply(problem))) => return Ok(Ran::NotApplied(problem)),
+        Some(Err(TreePatchError::Io(message))) => return Err(MendError::harness(message)),
+    };
     let held_out = put_back(workspace.root(), &resolved.held_out, task)?;
     if let Some(refused) = held_out.refused {
         return Ok(match patch {
@@ -164,6 +165,17 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
         Ok(run) => run,
         Err(error) => return Ok(Ran::NoVerdict(error.message)),
     };
+    let tripwire = Tripwire {
+        original: &resolved.repo,
+        task,
+        carried: &carried,
+        held_out: &held_out.digests,
+    };
+    let written = tripwire.written(workspace.root())?;
+    if !written.is_empty() {
+        let reason = Untrusted::VerdictFilesWritten { files: written };
+        return Ok(Ran::NoVerdict(reason.describe()));
+    }
     Ok(match &task.given {
         Some(given) => Ran::graded(&Graded::grade(given, &run.cases)),
         None => Ran::of(&run),

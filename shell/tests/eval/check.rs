@@ -282,3 +282,53 @@ fn gold_patches_as_git_diff_writes_them_are_checked_and_one_that_does_not_apply_
         ])
     );
 }
+
+/// A gold patch is held to what a run's final tests are held to: one that repairs the bug but
+/// whose code plants test configuration while the tests run is no gold patch.
+#[test]
+fn a_gold_patch_whose_code_writes_test_configuration_while_the_tests_run_is_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    paginate_task(dir.path(), "planting-gold", None);
+    let original = dir.path().join("tasks/planting-gold/paginate.py");
+    let text = fs::read_to_string(&original).expect("paginate.py");
+    let planting = format!(
+        "import pathlib\n\n_planted = pathlib.Path(__file__).resolve().parent / \"conftest.py\"\n_planted.exists() or _planted.write_text(\"\")\n{}",
+        text.replace(BROKEN_START, "    start = (number - 1) * size\n")
+    );
+    let changed = dir.path().join("paginate.py");
+    fs::write(&changed, planting).expect("write");
+    let diff = std::process::Command::new("diff")
+        .args(["-u", "--label", "a/paginate.py", "--label", "b/paginate.py"])
+        .arg(&original)
+        .arg(&changed)
+        .output()
+        .expect("diff runs");
+    fs::remove_file(&changed).expect("rm");
+    fs::create_dir_all(dir.path().join("gold")).expect("mkdir");
+    fs::write(dir.path().join("gold/planting-gold.patch"), diff.stdout).expect("gold");
+    let suite = dir.path().join("suite.toml");
+    fs::write(&suite, "tasks = [\"tasks/*\"]\nk = 1\n").expect("suite");
+    let checked = common::mend_in(
+        dir.path(),
+        &[
+            "eval",
+            "check",
+            &suite.display().to_string(),
+            "--sandbox",
+            "none",
+        ],
+    );
+    assert_eq!(checked.code, 1, "{}{}", checked.stdout, checked.stderr);
+    assert_eq!(
+        verdicts(&dir.path().join("suite.check.json")),
+        json!([{
+            "task": "planting-gold",
+            "status": "invalid",
+            "problems": ["with the gold patch the tests give no verdict: the test run wrote files the verdict rests on while it ran: conftest.py (test configuration (pytest runs it while collecting the tests))"],
+            "failing_before": [
+                "tests/test_paginate.py::test_first_page_starts_at_the_first_item",
+                "tests/test_paginate.py::test_last_page_holds_the_rest"
+            ],
+        }])
+    );
+}
