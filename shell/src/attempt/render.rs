@@ -297,10 +297,17 @@ impl Render for Human {
             RunEvent::TestsAfter { run } => {
                 self.line(&tests_text("Independent final tests", run, true))
             }
-            RunEvent::TestsOnly { run, held } => {
+            RunEvent::TestsOnly {
+                run,
+                held,
+                warnings,
+            } => {
                 self.line(&tests_text("Tests on a fresh copy", run, true));
                 for line in held.lines() {
                     self.line(&format!("  {line}"));
+                }
+                for warning in warnings {
+                    self.line(&warning_line(warning));
                 }
             }
             RunEvent::Message { number, text, live } => {
@@ -360,13 +367,14 @@ fn verdict_lines(event: &RunEvent) -> Vec<String> {
     let mut lines = vec![verdict_line(*tests_pass, sandbox, *replay_matched)];
     lines.extend(benchmark.lines().iter().map(|line| format!("  {line}")));
     lines.extend(reasons.iter().map(|reason| format!("  - {reason}")));
-    lines.extend(
-        warnings
-            .iter()
-            .map(|warning| format!("  ! warning: {warning}")),
-    );
+    lines.extend(warnings.iter().map(|warning| warning_line(warning)));
     lines.push(metrics_line(metrics));
     lines
+}
+
+/// A warning beside a verdict or a run of the tests: a person reads it, it decides nothing.
+fn warning_line(warning: &str) -> String {
+    format!("  ! warning: {warning}")
 }
 
 /// The heading of a repair request: a turn of the budget, but not a turn of the model's own.

@@ -76,6 +76,10 @@ pub enum RunEvent {
         /// (boxed: the rare case).
         #[serde(flatten)]
         held: Box<HeldAndGiven>,
+        /// What the patch's added lines reach into (`mend verify --patch`), as a run's verdict
+        /// warns of its change.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
     },
     /// One message of a conversation of several begins (replay, resume): what was asked, or
     /// nothing when it went on from where the one before stopped; `live` when it goes to the

@@ -15,6 +15,8 @@ use crate::error::{exit, MendError};
 use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::given::{Graded, HeldAndGiven};
+use crate::verdict::python_reach::{start_reading_added_python, ReadingPython};
+use crate::verdict::reach::change_warnings;
 use crate::verdict::tripwire::Tripwire;
 use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::{independent_check, TestRun};
@@ -26,8 +28,8 @@ pub struct Verified {
     pub run: TestRun,
     /// The given tests' grade and the held-out files put back, when the task has them.
     pub held: HeldAndGiven,
-    /// The repository's odd files (`mend verify` prints them on stderr) and the sandbox's
-    /// warning, when it has one.
+    /// The repository's odd files (`mend verify` prints them on stderr), the sandbox's warning
+    /// when it has one, and what the patch's added lines reach into (as a run's verdict warns).
     pub warnings: Vec<String>,
     /// The sandbox the tests ran in.
     pub sandbox: &'static str,
@@ -90,6 +92,15 @@ pub fn verify(
         None => Vec::new(),
     };
     let held_out = put_back(workspace.root(), &held_out_files, &task)?;
+    // The patch's added Python is read beside the tests, as a run's change is.
+    let reading_python = match patch {
+        Some(patch) => {
+            start_reading_added_python(&runner.python, workspace.root(), patch, |path| {
+                task.test.files.contains(path)
+            })
+        }
+        None => ReadingPython::Nothing,
+    };
     let tripwire = Tripwire {
         original: &repo,
         task: &task,
@@ -110,6 +121,10 @@ pub fn verify(
         ),
     };
     let tests = started.elapsed();
+    let change_warnings = patch.map_or_else(Vec::new, |patch| {
+        change_warnings(patch, reading_python.finish().as_deref())
+    });
+    warnings.extend(change_warnings.iter().cloned());
     let held = HeldAndGiven {
         given: task
             .given
@@ -120,6 +135,7 @@ pub fn verify(
     render.run_event(&RunEvent::TestsOnly {
         run: run.clone(),
         held: Box::new(held.clone()),
+        warnings: change_warnings,
     });
     let copy = workspace.copy_time();
     let cleanup = if keep_workspace {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::verdict::contract::{Contract, Transition};
 use crate::verdict::given::Graded;
 use crate::verdict::python_reach::PythonReach;
-use crate::verdict::reach::reaches_into_tests;
+use crate::verdict::reach::change_warnings;
 use crate::verdict::verify::TestRun;
 
 /// How many test ids a verdict names; the count says how many more there are.
@@ -72,17 +72,7 @@ pub(crate) fn decide(evidence: &Evidence) -> Verdict {
             evidence.protected_written_by_tests.join(", ")
         ));
     }
-    warnings.extend(reaches_into_tests(
-        evidence.diff,
-        evidence.python_reaches.is_some(),
-    ));
-    warnings.extend(
-        evidence
-            .python_reaches
-            .unwrap_or_default()
-            .iter()
-            .map(PythonReach::describe),
-    );
+    warnings.extend(change_warnings(evidence.diff, evidence.python_reaches));
     Verdict {
         warnings,
         ..judge(evidence)

@@ -3,6 +3,8 @@
 //! report is written. None of these is proof of cheating (a CLI reads `sys.argv`), so they are
 //! warnings a person reads beside the verdict, never a verdict of their own.
 
+use crate::verdict::python_reach::PythonReach;
+
 /// What to look for in an added line, and what it can do to a test run.
 const REACHES: [(&str, &str); 11] = [
     (
@@ -35,6 +37,20 @@ const REACHES: [(&str, &str); 11] = [
 
 /// How many places a warning names; the count says how many more there are.
 const NAMED_PLACES: usize = 10;
+
+/// What a person is warned of in a change (`diff`, a unified diff): the lines that reach into the
+/// test run, each added Python node the syntax-tree reader named (`python_reaches`; `None`: it
+/// could not read, so the Python lines are searched as text).
+pub(crate) fn change_warnings(diff: &str, python_reaches: Option<&[PythonReach]>) -> Vec<String> {
+    let mut warnings = reaches_into_tests(diff, python_reaches.is_some());
+    warnings.extend(
+        python_reaches
+            .unwrap_or_default()
+            .iter()
+            .map(PythonReach::describe),
+    );
+    warnings
+}
 
 /// The warnings for the added lines of `diff` (a unified diff): one per kind of reach, naming
 /// the files where it was found; Python files left out when `python_read` (their syntax tree

@@ -323,3 +323,36 @@ fn a_patch_whose_code_writes_test_configuration_while_the_tests_run_is_no_pass()
         "the repository is untouched"
     );
 }
+
+/// `mend verify --patch` reads the patch's added Python as a run's verdict reads its change:
+/// a value equal to everything passes every assert while touching nothing of the test run, so
+/// it is named beside the result (a warning: the run itself is no different).
+#[test]
+fn a_patch_that_adds_a_value_equal_to_everything_is_named_beside_the_result() {
+    let copy = copy_of(&project("ledger"));
+    let out = tempfile::tempdir().unwrap();
+    let file = "ledger/amounts.py";
+    let original = std::fs::read_to_string(copy.path().join(file)).unwrap();
+    let repaired = original.replace(
+        r#"cleaned.replace(",", "", 1)"#,
+        r#"cleaned.replace(",", "")"#,
+    );
+    let equal_to_all = format!(
+        "{repaired}\n\nclass Anything(float):\n    def __eq__(self, other):\n        return True\n"
+    );
+    let honest = patch_of(copy.path(), file, &repaired, out.path());
+    let gaming = patch_of(copy.path(), file, &equal_to_all, out.path());
+    let warnings: Vec<(i32, Value)> = [honest, gaming]
+        .iter()
+        .map(|patch| {
+            let outcome = verify(copy.path(), &["--patch", patch.to_str().unwrap()]);
+            let event = outcome
+                .events()
+                .into_iter()
+                .find(|event| event["type"] == "tests_after")
+                .expect("a tests_after event");
+            (outcome.code, event["warnings"].clone())
+        })
+        .collect();
+    assert_eq!(warnings, vec![(0, Value::Null), (0, json!(["the change makes Anything.__eq__ answer True whatever it is given at ledger/amounts.py:21: check it does not game the test run"]))]);
+}
