@@ -55,3 +55,91 @@ impl Tripwire<'_> {
         Ok(written)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::fs;
+
+    use super::Tripwire;
+    use crate::atomic::sha256_of_file;
+    use crate::task::Task;
+    use crate::test_support::project;
+
+    const TASK: &str = r#"
+[paths]
+readable = ["**"]
+editable = ["pkg/**/*.py"]
+[test]
+command = ["python", "-m", "pytest", "-q"]
+files = ["tests/**/*.py"]
+timeout_seconds = 10
+[tools]
+enabled = ["read_file", "write_file", "run_tests"]
+"#;
+
+    #[test]
+    fn names_what_the_run_wrote_of_the_protected_files_and_the_held_out_tests_and_nothing_given() {
+        let (_original_dir, original) = project(&[
+            ("pkg/core.py", "bug\n"),
+            ("tests/test_core.py", "test\n"),
+            ("README.md", "words\n"),
+        ]);
+        let task = Task::parse(&original.join("mend.toml"), TASK).unwrap();
+        let copy_dir = tempfile::tempdir().unwrap();
+        let root = camino::Utf8Path::from_path(copy_dir.path())
+            .unwrap()
+            .join("copy");
+        // The copy keeps the original's times, as the workspace's copies do.
+        let copied = std::process::Command::new("cp")
+            .args(["-a", original.as_str(), root.as_str()])
+            .status()
+            .unwrap();
+        assert!(copied.success());
+        // The tree as its tests start: the change carried (a test file among it, as a patch given
+        // to `mend verify` may carry), the held-out tests put back.
+        fs::write(root.join("pkg/core.py"), "the repair\n").unwrap();
+        fs::write(root.join("tests/test_new.py"), "a new test\n").unwrap();
+        fs::create_dir_all(root.join("tests/held")).unwrap();
+        fs::write(root.join("tests/held/test_held.py"), "held\n").unwrap();
+        fs::write(root.join("tests/held/test_kept.py"), "kept\n").unwrap();
+        let held_out: BTreeMap<String, Option<String>> = [
+            "tests/held/test_held.py",
+            "tests/held/test_kept.py",
+            "tests/held/test_gone.py",
+        ]
+        .into_iter()
+        .map(|file| (file.to_owned(), sha256_of_file(&root.join(file))))
+        .collect();
+        let carried = vec!["pkg/core.py".to_owned(), "tests/test_new.py".to_owned()];
+        let tripwire = Tripwire {
+            original: &original,
+            task: &task,
+            carried: &carried,
+            held_out: &held_out,
+        };
+        let before_the_run = tripwire.written(&root).unwrap();
+        // What the run writes: test configuration, a test file, a held-out test, a file that
+        // was absent, and files nothing rests on.
+        fs::write(root.join("conftest.py"), "planted\n").unwrap();
+        fs::write(root.join("tests/test_core.py"), "rewritten\n").unwrap();
+        fs::write(root.join("tests/held/test_held.py"), "rewritten\n").unwrap();
+        fs::write(root.join("tests/held/test_gone.py"), "appeared\n").unwrap();
+        fs::write(root.join("README.md"), "other words\n").unwrap();
+        fs::write(root.join("pkg/core.py"), "rewritten by the run\n").unwrap();
+        let after_the_run = tripwire.written(&root).unwrap();
+        assert_eq!(
+            (before_the_run, after_the_run),
+            (
+                Vec::<String>::new(),
+                vec![
+                    "conftest.py (test configuration (pytest runs it while collecting the tests))"
+                        .to_owned(),
+                    "tests/test_core.py (one of the task's test files)".to_owned(),
+                    "tests/held/test_gone.py (a held-out test)".to_owned(),
+                    "tests/held/test_held.py (a held-out test)".to_owned(),
+                ]
+            )
+        );
+    }
+}
