@@ -59,7 +59,7 @@ impl Alarm {
             AlarmKind::Frame => "the code under test read the test run's frames",
             AlarmKind::Plugin => "a plugin was registered while the tests ran",
             AlarmKind::Hook => "pytest's hooks were altered",
-            AlarmKind::Replaced => "pytest was altered while the tests ran",
+            AlarmKind::Replaced => "the test run's own code was altered while the tests ran",
         };
         match &self.place {
             Some(place) => format!("{lead}: {} at {place}", self.what),

@@ -184,7 +184,7 @@ fn what_reached_into_the_run_is_named_where_it_happened() {
                     },
                 ]
             },
-            "the code under test reached into the test run: gc.get_objects; pytest was altered while the tests ran: _pytest.python.Function.runtest replaced at pkg/totals.py:12"
+            "the code under test reached into the test run: gc.get_objects; the test run's own code was altered while the tests ran: _pytest.python.Function.runtest replaced at pkg/totals.py:12"
                 .to_owned()
         )
     );
