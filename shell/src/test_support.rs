@@ -16,6 +16,20 @@ pub(crate) fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Utf8PathBuf
     (dir, root)
 }
 
+/// A task file for a Python project of `pkg/` and `tests/`, run by pytest: every file readable,
+/// `pkg/` editable, `tests/test_*.py` its test files.
+pub(crate) const PYTHON_TASK: &str = r#"
+[paths]
+readable = ["**"]
+editable = ["pkg/**/*.py"]
+[test]
+command = ["python", "-m", "pytest", "-q"]
+files = ["tests/test_*.py"]
+timeout_seconds = 10
+[tools]
+enabled = ["read_file", "write_file", "run_tests"]
+"#;
+
 /// The venv's interpreter with pytest (`make venv`); a missing one fails the test with the fix.
 pub(crate) fn python() -> Utf8PathBuf {
     let python = std::env::var("MEND_PYTHON").map_or_else(

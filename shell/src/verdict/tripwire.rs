@@ -64,19 +64,7 @@ mod tests {
     use super::Tripwire;
     use crate::atomic::sha256_of_file;
     use crate::task::Task;
-    use crate::test_support::project;
-
-    const TASK: &str = r#"
-[paths]
-readable = ["**"]
-editable = ["pkg/**/*.py"]
-[test]
-command = ["python", "-m", "pytest", "-q"]
-files = ["tests/**/*.py"]
-timeout_seconds = 10
-[tools]
-enabled = ["read_file", "write_file", "run_tests"]
-"#;
+    use crate::test_support::{project, PYTHON_TASK as TASK};
 
     #[test]
     fn names_what_the_run_wrote_of_the_protected_files_and_the_held_out_tests_and_nothing_given() {

@@ -188,20 +188,8 @@ mod tests {
 
     use super::{final_tree, Carry, LoopCopy};
     use crate::task::Task;
-    use crate::test_support::project;
+    use crate::test_support::{project, PYTHON_TASK as TASK};
     use crate::workspace::Workspace;
-
-    const TASK: &str = r#"
-[paths]
-readable = ["**"]
-editable = ["pkg/**/*.py"]
-[test]
-command = ["python", "-m", "pytest", "-q"]
-files = ["tests/test_*.py"]
-timeout_seconds = 10
-[tools]
-enabled = ["read_file", "write_file", "run_tests"]
-"#;
 
     /// Every file under `root` with its text, sorted.
     fn tree(root: &Utf8Path) -> Vec<(String, String)> {

@@ -201,6 +201,24 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
+/// `mend eval check` of the suite of every task under `dir`'s `tasks/` (one run each, no
+/// sandbox), which must find a task invalid.
+fn check_failing_suite(dir: &Path) {
+    let suite = dir.join("suite.toml");
+    fs::write(&suite, "tasks = [\"tasks/*\"]\nk = 1\n").expect("suite");
+    let checked = common::mend_in(
+        dir,
+        &[
+            "eval",
+            "check",
+            &suite.display().to_string(),
+            "--sandbox",
+            "none",
+        ],
+    );
+    assert_eq!(checked.code, 1, "{}{}", checked.stdout, checked.stderr);
+}
+
 /// A gold patch as `git diff` writes it (`diff --git`, `index`, a new file, a mode change) is a
 /// gold patch; one that no longer applies is named as such, not as tests without a verdict.
 #[test]
@@ -249,19 +267,7 @@ fn gold_patches_as_git_diff_writes_them_are_checked_and_one_that_does_not_apply_
     )
     .expect("gold");
     fs::remove_dir_all(&work).expect("rm");
-    let suite = dir.path().join("suite.toml");
-    fs::write(&suite, "tasks = [\"tasks/*\"]\nk = 1\n").expect("suite");
-    let checked = common::mend_in(
-        dir.path(),
-        &[
-            "eval",
-            "check",
-            &suite.display().to_string(),
-            "--sandbox",
-            "none",
-        ],
-    );
-    assert_eq!(checked.code, 1, "{}{}", checked.stdout, checked.stderr);
+    check_failing_suite(dir.path());
     let first_page = "tests/test_paginate.py::test_first_page_starts_at_the_first_item";
     let last_page = "tests/test_paginate.py::test_last_page_holds_the_rest";
     assert_eq!(
@@ -306,19 +312,7 @@ fn a_gold_patch_whose_code_writes_test_configuration_while_the_tests_run_is_name
     fs::remove_file(&changed).expect("rm");
     fs::create_dir_all(dir.path().join("gold")).expect("mkdir");
     fs::write(dir.path().join("gold/planting-gold.patch"), diff.stdout).expect("gold");
-    let suite = dir.path().join("suite.toml");
-    fs::write(&suite, "tasks = [\"tasks/*\"]\nk = 1\n").expect("suite");
-    let checked = common::mend_in(
-        dir.path(),
-        &[
-            "eval",
-            "check",
-            &suite.display().to_string(),
-            "--sandbox",
-            "none",
-        ],
-    );
-    assert_eq!(checked.code, 1, "{}{}", checked.stdout, checked.stderr);
+    check_failing_suite(dir.path());
     assert_eq!(
         verdicts(&dir.path().join("suite.check.json")),
         json!([{

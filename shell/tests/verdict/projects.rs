@@ -257,10 +257,58 @@ fn a_wrapper_that_clears_the_environment_is_told_how_to_pass_the_variable() {
     );
 }
 
-/// A unified diff of `file` (relative to `repo`) from its text in `repo` to `text`, written
-/// beside the repository.
-fn patch_of(repo: &Path, file: &str, text: &str, out: &Path) -> PathBuf {
-    let changed = out.join("changed");
+/// A copy of the ledger project and two patches of `ledger/amounts.py`, written beside it: the
+/// honest repair, and the repair followed by `added` (Python appended to the module).
+struct LedgerPatches {
+    copy: tempfile::TempDir,
+    _out: tempfile::TempDir,
+    honest: PathBuf,
+    with_added: PathBuf,
+}
+
+impl LedgerPatches {
+    fn new(added: &str) -> LedgerPatches {
+        let copy = copy_of(&project("ledger"));
+        let out = tempfile::tempdir().unwrap();
+        let file = "ledger/amounts.py";
+        let original = std::fs::read_to_string(copy.path().join(file)).unwrap();
+        let repaired = original.replace(
+            r#"cleaned.replace(",", "", 1)"#,
+            r#"cleaned.replace(",", "")"#,
+        );
+        let honest = patch_of(
+            copy.path(),
+            file,
+            &repaired,
+            &out.path().join("honest.patch"),
+        );
+        let with_added = patch_of(
+            copy.path(),
+            file,
+            &format!("{repaired}\n{added}"),
+            &out.path().join("added.patch"),
+        );
+        LedgerPatches {
+            copy,
+            _out: out,
+            honest,
+            with_added,
+        }
+    }
+
+    /// `mend verify --json --patch` with each patch, honest first.
+    fn verify_both(&self) -> Vec<Outcome> {
+        [&self.honest, &self.with_added]
+            .iter()
+            .map(|patch| verify(self.copy.path(), &["--patch", patch.to_str().unwrap()]))
+            .collect()
+    }
+}
+
+/// Writes to `patch` the unified diff of `file` (relative to `repo`) from its text there to
+/// `text`.
+fn patch_of(repo: &Path, file: &str, text: &str, patch: &Path) -> PathBuf {
+    let changed = patch.with_extension("py");
     std::fs::write(&changed, text).unwrap();
     let made = std::process::Command::new("diff")
         .args([
@@ -275,9 +323,8 @@ fn patch_of(repo: &Path, file: &str, text: &str, out: &Path) -> PathBuf {
         .output()
         .unwrap();
     assert_eq!(made.status.code(), Some(1), "the texts differ");
-    let patch = out.join(format!("{}.patch", text.len()));
-    std::fs::write(&patch, made.stdout).unwrap();
-    patch
+    std::fs::write(patch, made.stdout).unwrap();
+    patch.to_owned()
 }
 
 /// `mend verify --patch` holds a run to what a run's final tests are held to: code under test
@@ -285,24 +332,11 @@ fn patch_of(repo: &Path, file: &str, text: &str, out: &Path) -> PathBuf {
 /// report; the same repair without the planting passes.
 #[test]
 fn a_patch_whose_code_writes_test_configuration_while_the_tests_run_is_no_pass() {
-    let copy = copy_of(&project("ledger"));
-    let out = tempfile::tempdir().unwrap();
-    let file = "ledger/amounts.py";
-    let original = std::fs::read_to_string(copy.path().join(file)).unwrap();
-    let repaired = original.replace(
-        r#"cleaned.replace(",", "", 1)"#,
-        r#"cleaned.replace(",", "")"#,
+    let patches = LedgerPatches::new(
+        "import pathlib\n\n_planted = pathlib.Path(__file__).resolve().parent.parent / \"conftest.py\"\nif not _planted.exists():\n    _planted.write_text(\"\")\n",
     );
-    let planting = format!(
-        "{repaired}\nimport pathlib\n\n_planted = pathlib.Path(__file__).resolve().parent.parent / \"conftest.py\"\nif not _planted.exists():\n    _planted.write_text(\"\")\n"
-    );
-    let honest = patch_of(copy.path(), file, &repaired, out.path());
-    let planted = patch_of(copy.path(), file, &planting, out.path());
-    let before = tree_digest(copy.path());
-    let verdicts: Vec<(i32, Value)> = [honest, planted]
-        .iter()
-        .map(|patch| verdict(&verify(copy.path(), &["--patch", patch.to_str().unwrap()])))
-        .collect();
+    let before = tree_digest(patches.copy.path());
+    let verdicts: Vec<(i32, Value)> = patches.verify_both().iter().map(verdict).collect();
     assert_eq!(
         verdicts,
         vec![
@@ -318,7 +352,7 @@ fn a_patch_whose_code_writes_test_configuration_while_the_tests_run_is_no_pass()
         ]
     );
     assert_eq!(
-        tree_digest(copy.path()),
+        tree_digest(patches.copy.path()),
         before,
         "the repository is untouched"
     );
@@ -329,23 +363,13 @@ fn a_patch_whose_code_writes_test_configuration_while_the_tests_run_is_no_pass()
 /// it is named beside the result (a warning: the run itself is no different).
 #[test]
 fn a_patch_that_adds_a_value_equal_to_everything_is_named_beside_the_result() {
-    let copy = copy_of(&project("ledger"));
-    let out = tempfile::tempdir().unwrap();
-    let file = "ledger/amounts.py";
-    let original = std::fs::read_to_string(copy.path().join(file)).unwrap();
-    let repaired = original.replace(
-        r#"cleaned.replace(",", "", 1)"#,
-        r#"cleaned.replace(",", "")"#,
+    let patches = LedgerPatches::new(
+        "\nclass Anything(float):\n    def __eq__(self, other):\n        return True\n",
     );
-    let equal_to_all = format!(
-        "{repaired}\n\nclass Anything(float):\n    def __eq__(self, other):\n        return True\n"
-    );
-    let honest = patch_of(copy.path(), file, &repaired, out.path());
-    let gaming = patch_of(copy.path(), file, &equal_to_all, out.path());
-    let warnings: Vec<(i32, Value)> = [honest, gaming]
+    let warnings: Vec<(i32, Value)> = patches
+        .verify_both()
         .iter()
-        .map(|patch| {
-            let outcome = verify(copy.path(), &["--patch", patch.to_str().unwrap()]);
+        .map(|outcome| {
             let event = outcome
                 .events()
                 .into_iter()
@@ -354,5 +378,14 @@ fn a_patch_that_adds_a_value_equal_to_everything_is_named_beside_the_result() {
             (outcome.code, event["warnings"].clone())
         })
         .collect();
-    assert_eq!(warnings, vec![(0, Value::Null), (0, json!(["the change makes Anything.__eq__ answer True whatever it is given at ledger/amounts.py:21: check it does not game the test run"]))]);
+    assert_eq!(
+        warnings,
+        vec![
+            (0, Value::Null),
+            (
+                0,
+                json!(["the change makes Anything.__eq__ answer True whatever it is given at ledger/amounts.py:21: check it does not game the test run"])
+            )
+        ]
+    );
 }
