@@ -24,8 +24,8 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<u8, MendError> {
     match cli.command {
-        // Where a command's events go is chosen here, with the rest of the command line: the
-        // commands take any `Render`, as their tests do.
+        // Where a command's events go is chosen here, with the rest of the command line: a
+        // command writes its events to whatever `Render` it is given.
         Command::Run(args) => {
             let mut render = renderer(args.common.json, args.model.thinking);
             commands::run::command(&args, render.as_mut())
