@@ -1,7 +1,7 @@
 //! A scripted Ollama on 127.0.0.1 for the shell's tests: HTTP/1.1, one connection at a time,
 //! bounded in connections and in time, and it stops by itself.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -165,7 +165,15 @@ fn handle(
         times,
         seen,
     } = shared;
-    let (method, path, headers, body) = read_request(&stream)?;
+    let Some(Request {
+        method,
+        path,
+        headers,
+        body,
+    }) = read_request(&mut BufReader::new(&stream))?
+    else {
+        return Ok(());
+    };
     match (method.as_str(), path.as_str()) {
         ("GET", "/api/version") => {
             respond(&mut stream, 200, &json!({"version": "0.33.0"}).to_string())
@@ -274,10 +282,21 @@ fn at_the_edge(request: &Value, window: u64, reply: Reply) -> Reply {
 
 type Headers = Vec<(String, String)>;
 
-fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Headers, Vec<u8>)> {
-    let mut reader = BufReader::new(stream);
+/// One HTTP/1.1 request as a loopback test server reads it: the headers' names in lower case.
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    pub headers: Headers,
+    pub body: Vec<u8>,
+}
+
+/// The next request on a connection, read up to its `Content-Length`; `None` when the client
+/// closed the connection before sending one (so keep-alive servers read until it does).
+pub fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<Request>> {
     let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
+    if reader.read_line(&mut request_line)? == 0 {
+        return Ok(None);
+    }
     let mut parts = request_line.split_whitespace();
     let method = parts.next().unwrap_or_default().to_owned();
     let path = parts.next().unwrap_or_default().to_owned();
@@ -285,7 +304,9 @@ fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Headers,
     let mut headers = Vec::new();
     loop {
         let mut header = String::new();
-        reader.read_line(&mut header)?;
+        if reader.read_line(&mut header)? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
         if header.trim().is_empty() {
             break;
         }
@@ -298,7 +319,12 @@ fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Headers,
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
-    Ok((method, path, headers, body))
+    Ok(Some(Request {
+        method,
+        path,
+        headers,
+        body,
+    }))
 }
 
 fn respond(stream: &mut TcpStream, code: u16, body: &str) -> std::io::Result<()> {

@@ -4,7 +4,7 @@
 //! its change when it finds one. Bounded: it serves at most `MAX_REQUESTS` and stops when
 //! dropped.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -12,6 +12,8 @@ use std::thread;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+
+use crate::common::server::{read_request, Request};
 
 pub const MODEL: &str = "bench:1b";
 const MAX_REQUESTS: usize = 400;
@@ -67,33 +69,14 @@ fn serve(stream: TcpStream, instances: &[Instance], served: &AtomicUsize) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
     let mut stream = stream;
     loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+        let Ok(Some(Request {
+            method, path, body, ..
+        })) = read_request(&mut reader)
+        else {
             return;
-        }
-        let mut length = 0usize;
-        loop {
-            let mut header = String::new();
-            if reader.read_line(&mut header).unwrap_or(0) == 0 {
-                return;
-            }
-            let header = header.trim_end();
-            if header.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = header.split_once(':') {
-                if name.eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-            }
-        }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
+        };
         served.fetch_add(1, Ordering::SeqCst);
-        let mut parts = request_line.split_whitespace();
-        let text = match (parts.next().unwrap_or(""), parts.next().unwrap_or("")) {
+        let text = match (method.as_str(), path.as_str()) {
             ("GET", "/api/version") => json!({"version": "0.33.0"}).to_string(),
             ("GET", "/api/tags") => {
                 json!({"models": [{"name": MODEL, "model": MODEL, "digest": "b3nch", "size": 1}]})

@@ -2,7 +2,7 @@
 //! which attempts repair is known in advance whatever order and process they run in. One thread
 //! per connection (shards and --jobs talk to it at once); it stops when dropped.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -10,6 +10,8 @@ use std::thread;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+
+use crate::common::server::{read_request, Request};
 
 pub const MODEL: &str = "scripted:1b";
 pub const DIGEST: &str = "5c1e9d0a7b";
@@ -71,33 +73,13 @@ fn serve(stream: TcpStream, fixes: &[Fix], chats: &AtomicUsize) {
     let mut stream = stream;
     // Keep-alive: answer requests on this connection until the client closes it.
     loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+        let Ok(Some(Request {
+            method, path, body, ..
+        })) = read_request(&mut reader)
+        else {
             return;
-        }
-        let mut length = 0usize;
-        loop {
-            let mut header = String::new();
-            if reader.read_line(&mut header).unwrap_or(0) == 0 {
-                return;
-            }
-            let header = header.trim_end();
-            if header.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = header.split_once(':') {
-                if name.eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-            }
-        }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-        let mut parts = request_line.split_whitespace();
-        let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-        let (kind, text) = match (method, path) {
+        };
+        let (kind, text) = match (method.as_str(), path.as_str()) {
             ("GET", "/api/version") => {
                 ("application/json", json!({"version": "0.33.0"}).to_string())
             }
