@@ -8,9 +8,9 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::common::server::Server;
-use crate::common::turns::{call, fix, say, script, DIGEST, MODEL, NEW, OLD};
-use crate::common::{mend, python, repo_root, sample_copy};
-use crate::support::{resume, run};
+use crate::common::turns::{fix, say, script, DIGEST, MODEL, NEW, OLD};
+use crate::common::{mend, python, repo_root};
+use crate::support::{cut_by_max_turns, records, resume, Records};
 
 fn export(record: &Path, out: &Path) {
     let exported = mend(&[
@@ -40,15 +40,13 @@ pub fn checked(files: &[PathBuf]) -> Vec<Value> {
 
 #[test]
 fn a_resumed_run_and_a_replayed_fixture_export_as_trajectories_the_atif_models_validate() {
-    let repo = sample_copy();
-    let dir = tempfile::tempdir().unwrap();
-    let (first, second) = (
-        dir.path().join("first.json"),
-        dir.path().join("second.json"),
-    );
-    let read_call = call("c1", "read_file", json!({"path": "path_rules.py"}));
-    let server = Server::start(script(vec![read_call]));
-    let cut = run(&server.base, repo.path(), &first, &["--max-turns", "1"]);
+    let Records {
+        repo,
+        dir,
+        first,
+        second,
+    } = records();
+    let (_server, cut) = cut_by_max_turns(repo.path(), &first);
     assert_eq!(cut.code, 1, "{}", cut.stderr);
     let live = Server::start(script(vec![fix("c2"), say("Fixed.")]));
     let resumed = resume(&live.base, &first, &second, &["--max-turns", "3"]);
