@@ -3,6 +3,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -277,6 +278,45 @@ fn at_the_edge(request: &Value, window: u64, reply: Reply) -> Reply {
             ending,
         },
         other => other,
+    }
+}
+
+/// A listener on 127.0.0.1 that serves each connection on a thread of its own with `serve`,
+/// while `open` says so, until it is dropped: for scripted models many clients talk to at once.
+pub struct Loopback {
+    pub base: String,
+    stop: Arc<AtomicBool>,
+}
+
+impl Loopback {
+    pub fn start(
+        open: impl Fn() -> bool + Send + 'static,
+        serve: impl Fn(TcpStream) + Send + Sync + 'static,
+    ) -> Loopback {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let base = format!("http://{}", listener.local_addr().expect("address"));
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = Arc::clone(&stop);
+        let serve = Arc::new(serve);
+        thread::spawn(move || {
+            while !stopping.load(Ordering::SeqCst) && open() {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let serve = Arc::clone(&serve);
+                        thread::spawn(move || serve(stream));
+                    }
+                    Err(_) => thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        Loopback { base, stop }
+    }
+}
+
+impl Drop for Loopback {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
     }
 }
 

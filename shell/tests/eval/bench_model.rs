@@ -5,15 +5,14 @@
 //! dropped.
 
 use std::io::{BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::thread;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::server::{read_request, Request};
+use crate::common::server::{read_request, Loopback, Request};
 
 pub const MODEL: &str = "bench:1b";
 const MAX_REQUESTS: usize = 400;
@@ -30,36 +29,21 @@ pub struct Instance {
 
 pub struct BenchModel {
     pub base: String,
-    stop: Arc<AtomicBool>,
+    _loopback: Loopback,
 }
 
 impl BenchModel {
     pub fn start(instances: Vec<Instance>) -> BenchModel {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let base = format!("http://{}", listener.local_addr().expect("address"));
-        let stop = Arc::new(AtomicBool::new(false));
         let served = Arc::new(AtomicUsize::new(0));
-        let instances = Arc::new(instances);
-        let stopping = Arc::clone(&stop);
-        thread::spawn(move || {
-            while !stopping.load(Ordering::SeqCst) && served.load(Ordering::SeqCst) < MAX_REQUESTS {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        let (instances, served) = (Arc::clone(&instances), Arc::clone(&served));
-                        thread::spawn(move || serve(stream, &instances, &served));
-                    }
-                    Err(_) => thread::sleep(Duration::from_millis(5)),
-                }
-            }
-        });
-        BenchModel { base, stop }
-    }
-}
-
-impl Drop for BenchModel {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
+        let counted = Arc::clone(&served);
+        let loopback = Loopback::start(
+            move || counted.load(Ordering::SeqCst) < MAX_REQUESTS,
+            move |stream| serve(stream, &instances, &served),
+        );
+        BenchModel {
+            base: loopback.base.clone(),
+            _loopback: loopback,
+        }
     }
 }
 

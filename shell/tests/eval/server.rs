@@ -3,15 +3,14 @@
 //! per connection (shards and --jobs talk to it at once); it stops when dropped.
 
 use std::io::{BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::thread;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::server::{read_request, Request};
+use crate::common::server::{read_request, Loopback, Request};
 
 pub const MODEL: &str = "scripted:1b";
 pub const DIGEST: &str = "5c1e9d0a7b";
@@ -32,37 +31,20 @@ pub struct Fix {
 
 pub struct SeededServer {
     pub base: String,
-    stop: Arc<AtomicBool>,
+    _loopback: Loopback,
     pub chats: Arc<AtomicUsize>,
 }
 
 impl SeededServer {
     pub fn start(fixes: Vec<Fix>) -> SeededServer {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let base = format!("http://{}", listener.local_addr().expect("address"));
-        let stop = Arc::new(AtomicBool::new(false));
         let chats = Arc::new(AtomicUsize::new(0));
-        let fixes = Arc::new(fixes);
-        let (stopping, counting) = (Arc::clone(&stop), Arc::clone(&chats));
-        thread::spawn(move || {
-            while !stopping.load(Ordering::SeqCst) {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        let (fixes, counting) = (Arc::clone(&fixes), Arc::clone(&counting));
-                        thread::spawn(move || serve(stream, &fixes, &counting));
-                    }
-                    Err(_) => thread::sleep(Duration::from_millis(5)),
-                }
-            }
-        });
-        SeededServer { base, stop, chats }
-    }
-}
-
-impl Drop for SeededServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
+        let counting = Arc::clone(&chats);
+        let loopback = Loopback::start(|| true, move |stream| serve(stream, &fixes, &counting));
+        SeededServer {
+            base: loopback.base.clone(),
+            _loopback: loopback,
+            chats,
+        }
     }
 }
 
