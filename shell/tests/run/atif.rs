@@ -2,14 +2,13 @@
 //! on live) and a replayed fixture exported, then loaded and validated by the `atif` package's
 //! models in the project venv, and what they hold compared whole.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::common::server::Server;
 use crate::common::turns::{fix, say, script, DIGEST, MODEL, NEW, OLD};
-use crate::common::{mend, python, repo_root};
+use crate::common::{atif_checked, mend, repo_root};
 use crate::support::{cut_by_max_turns, records, resume, Records};
 
 fn export(record: &Path, out: &Path) {
@@ -21,21 +20,6 @@ fn export(record: &Path, out: &Path) {
         out.to_str().unwrap(),
     ]);
     assert_eq!(exported.code, 0, "{}", exported.stderr);
-}
-
-/// What `atif_check.py` read of each file, once the `atif` models validated it.
-pub fn checked(files: &[PathBuf]) -> Vec<Value> {
-    let output = Command::new(python())
-        .arg(repo_root().join("shell/tests/interop/atif_check.py"))
-        .args(files)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "the atif models refused a trajectory:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice::<Vec<Value>>(&output.stdout).unwrap()
 }
 
 #[test]
@@ -58,7 +42,7 @@ fn a_resumed_run_and_a_replayed_fixture_export_as_trajectories_the_atif_models_v
     ];
     export(&second, &files[0]);
     export(&repo_root().join("fixtures/repair.json"), &files[1]);
-    let got = checked(&files);
+    let got = atif_checked(&files);
 
     let id = |name: &str| format!("tests/test_path_rules.py::{name}");
     let kept = json!({"before": "passed", "after": "passed"});
