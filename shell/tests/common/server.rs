@@ -281,8 +281,10 @@ fn at_the_edge(request: &Value, window: u64, reply: Reply) -> Reply {
     }
 }
 
-/// A listener on 127.0.0.1 that serves each connection on a thread of its own with `serve`,
-/// while `open` says so, until it is dropped: for scripted models many clients talk to at once.
+/// A listener on 127.0.0.1 that serves each connection on a thread of its own, while `open`
+/// says so, until it is dropped: for scripted models many clients talk to at once. Each request
+/// gets status 200 with the content type and body `answer` gives; a connection is kept alive
+/// until the client closes it.
 pub struct Loopback {
     pub base: String,
     stop: Arc<AtomicBool>,
@@ -291,20 +293,20 @@ pub struct Loopback {
 impl Loopback {
     pub fn start(
         open: impl Fn() -> bool + Send + 'static,
-        serve: impl Fn(TcpStream) + Send + Sync + 'static,
+        answer: impl Fn(Request) -> (&'static str, String) + Send + Sync + 'static,
     ) -> Loopback {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         listener.set_nonblocking(true).expect("nonblocking");
         let base = format!("http://{}", listener.local_addr().expect("address"));
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = Arc::clone(&stop);
-        let serve = Arc::new(serve);
+        let answer = Arc::new(answer);
         thread::spawn(move || {
             while !stopping.load(Ordering::SeqCst) && open() {
                 match listener.accept() {
                     Ok((stream, _)) => {
-                        let serve = Arc::clone(&serve);
-                        thread::spawn(move || serve(stream));
+                        let answer = Arc::clone(&answer);
+                        thread::spawn(move || keep_alive(stream, &*answer));
                     }
                     Err(_) => thread::sleep(Duration::from_millis(5)),
                 }
@@ -317,6 +319,28 @@ impl Loopback {
 impl Drop for Loopback {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Answers the requests on one connection until the client closes it or a read or write fails.
+fn keep_alive(stream: TcpStream, answer: &dyn Fn(Request) -> (&'static str, String)) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
+    let Ok(reading) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(reading);
+    let mut stream = stream;
+    while let Ok(Some(request)) = read_request(&mut reader) {
+        let (kind, text) = answer(request);
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
+            text.len()
+        );
+        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(text.as_bytes()).is_err()
+        {
+            return;
+        }
     }
 }
 

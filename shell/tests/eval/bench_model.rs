@@ -4,15 +4,12 @@
 //! its change when it finds one. Bounded: it serves at most `MAX_REQUESTS` and stops when
 //! dropped.
 
-use std::io::{BufReader, Write};
-use std::net::TcpStream;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::server::{read_request, Loopback, Request};
+use crate::common::server::{Loopback, Request};
 
 pub const MODEL: &str = "bench:1b";
 const MAX_REQUESTS: usize = 400;
@@ -38,7 +35,7 @@ impl BenchModel {
         let counted = Arc::clone(&served);
         let loopback = Loopback::start(
             move || counted.load(Ordering::SeqCst) < MAX_REQUESTS,
-            move |stream| serve(stream, &instances, &served),
+            move |request| respond(request, &instances, &served),
         );
         BenchModel {
             base: loopback.base.clone(),
@@ -47,44 +44,30 @@ impl BenchModel {
     }
 }
 
-fn serve(stream: TcpStream, instances: &[Instance], served: &AtomicUsize) {
-    let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
-    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-    let mut stream = stream;
-    loop {
-        let Ok(Some(Request {
-            method, path, body, ..
-        })) = read_request(&mut reader)
-        else {
-            return;
-        };
-        served.fetch_add(1, Ordering::SeqCst);
-        let text = match (method.as_str(), path.as_str()) {
-            ("GET", "/api/version") => json!({"version": "0.33.0"}).to_string(),
-            ("GET", "/api/tags") => {
-                json!({"models": [{"name": MODEL, "model": MODEL, "digest": "b3nch", "size": 1}]})
-                    .to_string()
-            }
-            ("POST", "/api/chat") => {
-                let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                let message = answer(&request, instances);
-                format!(
-                    "{}\n",
-                    json!({"model": MODEL, "message": message, "done": true, "done_reason": "stop", "prompt_eval_count": 1000, "eval_count": 20})
-                )
-            }
-            _ => json!({"error": "not found"}).to_string(),
-        };
-        let head = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            text.len()
-        );
-        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(text.as_bytes()).is_err()
-        {
-            return;
+/// The answer to one request; every one counts towards `MAX_REQUESTS`.
+fn respond(
+    request: Request,
+    instances: &[Instance],
+    served: &AtomicUsize,
+) -> (&'static str, String) {
+    served.fetch_add(1, Ordering::SeqCst);
+    let text = match (request.method.as_str(), request.path.as_str()) {
+        ("GET", "/api/version") => json!({"version": "0.33.0"}).to_string(),
+        ("GET", "/api/tags") => {
+            json!({"models": [{"name": MODEL, "model": MODEL, "digest": "b3nch", "size": 1}]})
+                .to_string()
         }
-    }
+        ("POST", "/api/chat") => {
+            let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            let message = answer(&body, instances);
+            format!(
+                "{}\n",
+                json!({"model": MODEL, "message": message, "done": true, "done_reason": "stop", "prompt_eval_count": 1000, "eval_count": 20})
+            )
+        }
+        _ => json!({"error": "not found"}).to_string(),
+    };
+    ("application/json", text)
 }
 
 fn call(name: &str, arguments: Value) -> Value {

@@ -2,15 +2,12 @@
 //! which attempts repair is known in advance whatever order and process they run in. One thread
 //! per connection (shards and --jobs talk to it at once); it stops when dropped.
 
-use std::io::{BufReader, Write};
-use std::net::TcpStream;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::common::server::{read_request, Loopback, Request};
+use crate::common::server::{Loopback, Request};
 
 pub const MODEL: &str = "scripted:1b";
 pub const DIGEST: &str = "5c1e9d0a7b";
@@ -39,7 +36,7 @@ impl SeededServer {
     pub fn start(fixes: Vec<Fix>) -> SeededServer {
         let chats = Arc::new(AtomicUsize::new(0));
         let counting = Arc::clone(&chats);
-        let loopback = Loopback::start(|| true, move |stream| serve(stream, &fixes, &counting));
+        let loopback = Loopback::start(|| true, move |request| respond(request, &fixes, &counting));
         SeededServer {
             base: loopback.base.clone(),
             _loopback: loopback,
@@ -48,46 +45,24 @@ impl SeededServer {
     }
 }
 
-fn serve(stream: TcpStream, fixes: &[Fix], chats: &AtomicUsize) {
-    let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-    let mut stream = stream;
-    // Keep-alive: answer requests on this connection until the client closes it.
-    loop {
-        let Ok(Some(Request {
-            method, path, body, ..
-        })) = read_request(&mut reader)
-        else {
-            return;
-        };
-        let (kind, text) = match (method.as_str(), path.as_str()) {
-            ("GET", "/api/version") => {
-                ("application/json", json!({"version": "0.33.0"}).to_string())
-            }
-            ("GET", "/api/tags") => (
-                "application/json",
-                json!({"models": [{"name": MODEL, "model": MODEL, "digest": DIGEST, "size": 1}]})
-                    .to_string(),
-            ),
-            ("POST", "/api/chat") => {
-                chats.fetch_add(1, Ordering::SeqCst);
-                let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                ("application/x-ndjson", answer(&request, fixes))
-            }
-            _ => (
-                "application/json",
-                json!({"error": "not found"}).to_string(),
-            ),
-        };
-        let head = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
-            text.len()
-        );
-        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(text.as_bytes()).is_err()
-        {
-            return;
+/// The answer to one request; chats are counted.
+fn respond(request: Request, fixes: &[Fix], chats: &AtomicUsize) -> (&'static str, String) {
+    match (request.method.as_str(), request.path.as_str()) {
+        ("GET", "/api/version") => ("application/json", json!({"version": "0.33.0"}).to_string()),
+        ("GET", "/api/tags") => (
+            "application/json",
+            json!({"models": [{"name": MODEL, "model": MODEL, "digest": DIGEST, "size": 1}]})
+                .to_string(),
+        ),
+        ("POST", "/api/chat") => {
+            chats.fetch_add(1, Ordering::SeqCst);
+            let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            ("application/x-ndjson", answer(&body, fixes))
         }
+        _ => (
+            "application/json",
+            json!({"error": "not found"}).to_string(),
+        ),
     }
 }
 
