@@ -30,17 +30,17 @@ pub fn fixture(name: &str) -> Value {
 /// What `shell/tests/interop/atif_check.py` read of each ATIF file, once the `atif` package's
 /// models validated it (a refusal fails the test with their words).
 pub fn atif_checked(files: &[PathBuf]) -> Vec<Value> {
-    let output = Command::new(python())
+    let mut command = Command::new(python());
+    command
         .arg(repo_root().join("shell/tests/interop/atif_check.py"))
-        .args(files)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
+        .args(files);
+    let checked = Outcome::from(command.output().unwrap());
+    assert_eq!(
+        checked.code, 0,
         "the atif models refused a trajectory:\n{}",
-        String::from_utf8_lossy(&output.stderr)
+        checked.stderr
     );
-    serde_json::from_slice::<Vec<Value>>(&output.stdout).unwrap()
+    serde_json::from_str(&checked.stdout).unwrap()
 }
 
 /// The interpreter with pytest: `MEND_PYTHON` (the Makefile sets it), else the project venv.

@@ -66,15 +66,8 @@ fn lines(rows: &[serde_json::Value]) -> String {
 
 /// `mend eval import FILE --out OUT`, then the `extra` arguments.
 fn import(file: &Path, out: &Path, extra: &[&str]) -> common::Outcome {
-    let mut args = vec![
-        "eval",
-        "import",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    common::mend(&args)
+    let (file, out) = (file.to_str().unwrap(), out.to_str().unwrap());
+    common::mend(&[&["eval", "import", file, "--out", out], extra].concat())
 }
 
 /// Every entry directly in `dir`, sorted.

@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::common::server::Server;
 use crate::common::turns::{fix, say, script, DIGEST, MODEL, NEW, OLD};
 use crate::common::{atif_checked, mend, repo_root};
-use crate::support::{cut_by_max_turns, records, resume, Records};
+use crate::support::{cut_by_max_turns, records, resume};
 
 fn export(record: &Path, out: &Path) {
     let exported = mend(&[
@@ -24,12 +24,7 @@ fn export(record: &Path, out: &Path) {
 
 #[test]
 fn a_resumed_run_and_a_replayed_fixture_export_as_trajectories_the_atif_models_validate() {
-    let Records {
-        repo,
-        dir,
-        first,
-        second,
-    } = records();
+    let (repo, dir, first, second) = records();
     let (_server, cut) = cut_by_max_turns(repo.path(), &first);
     assert_eq!(cut.code, 1, "{}", cut.stderr);
     let live = Server::start(script(vec![fix("c2"), say("Fixed.")]));

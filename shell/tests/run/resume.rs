@@ -12,18 +12,13 @@ use crate::common::turns::{fix, say, script, stalls_after, MODEL, NEW, OLD};
 use crate::common::{live_args, mend, mend_command, repo_root, sigint};
 use crate::support::{
     cut_by_max_turns, ended, line_of, read, read_rules, records, repaired_as_recorded, resume, row,
-    rows, run, shape, verdict, Records,
+    rows, run, shape, verdict,
 };
 use serde_json::{json, Value};
 
 #[test]
 fn a_run_cut_by_max_turns_resumes_to_a_repair_with_the_whole_conversation() {
-    let Records {
-        repo,
-        dir: _dir,
-        first,
-        second,
-    } = records();
+    let (repo, _dir, first, second) = records();
     let read_line = line_of(&read_rules());
     let (server, cut) = cut_by_max_turns(repo.path(), &first);
     assert_eq!(
@@ -148,12 +143,7 @@ fn cancelled_run(repo: &Path, record: &Path) -> i32 {
 
 #[test]
 fn a_cancelled_run_resumes_from_its_cut_turn() {
-    let Records {
-        repo,
-        dir: _dir,
-        first,
-        second,
-    } = records();
+    let (repo, _dir, first, second) = records();
     assert_eq!(cancelled_run(repo.path(), &first), 130);
     let old = read(&first);
     assert_eq!(old["messages"][0]["stop"]["reason"], "cancelled");
@@ -192,12 +182,7 @@ fn a_cancelled_run_resumes_from_its_cut_turn() {
 
 #[test]
 fn a_run_cut_by_its_deadline_replays_and_resumes() {
-    let Records {
-        repo,
-        dir: _dir,
-        first,
-        second,
-    } = records();
+    let (repo, _dir, first, second) = records();
     let stalled = Server::start(Script {
         models: vec![(MODEL, "0123456789abcdef")],
         chats: vec![Reply::Stream {

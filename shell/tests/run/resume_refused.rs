@@ -8,16 +8,12 @@ use crate::common;
 use crate::common::server::Server;
 use crate::common::turns::{fix, say, script};
 use crate::common::{live_args, mend_command, repo_root, sample_copy};
-use crate::support::{
-    cut_by_max_turns, ended, read, records, repaired_as_recorded, resume, Records,
-};
+use crate::support::{cut_by_max_turns, ended, read, records, repaired_as_recorded, resume};
 use serde_json::{json, Value};
 
 #[test]
 fn a_record_that_no_longer_replays_or_a_finished_run_is_refused() {
-    let Records {
-        repo, dir, first, ..
-    } = records();
+    let (repo, dir, first, _) = records();
     let (_server, cut) = cut_by_max_turns(repo.path(), &first);
     assert_eq!(cut.code, 1, "{}", cut.stderr);
 

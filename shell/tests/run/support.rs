@@ -33,23 +33,15 @@ pub fn resume(base: &str, record: &Path, out: &Path, extra: &[&str]) -> Outcome 
     mend(&args)
 }
 
-/// A copy of the sample project, and in a temporary folder the paths of a run's record
+/// A copy of the sample project, a temporary folder, and in it the paths of a run's record
 /// (`first.json`) and of its resumption (`second.json`), neither written yet.
-pub struct Records {
-    pub repo: tempfile::TempDir,
-    pub dir: tempfile::TempDir,
-    pub first: PathBuf,
-    pub second: PathBuf,
-}
-
-pub fn records() -> Records {
+pub fn records() -> (tempfile::TempDir, tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    Records {
-        repo: sample_copy(),
-        first: dir.path().join("first.json"),
-        second: dir.path().join("second.json"),
-        dir,
-    }
+    let (first, second) = (
+        dir.path().join("first.json"),
+        dir.path().join("second.json"),
+    );
+    (sample_copy(), dir, first, second)
 }
 
 /// The one turn of a run cut by its turn budget: a call `c1` reading `path_rules.py`.
