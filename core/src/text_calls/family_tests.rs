@@ -2,42 +2,8 @@
 
 use serde_json::{json, Value};
 
-use super::scan::calls_in;
+use super::test_support::{read, Read};
 use super::*;
-use crate::protocol::CallArguments;
-use crate::schema::JsonType;
-
-fn tools() -> Vec<ToolSpec> {
-    vec![
-        ToolSpec::function(
-            "read_file",
-            "Read",
-            &[
-                ("path", JsonType::String, "which file"),
-                ("start_line", JsonType::Integer, "from"),
-            ],
-            &["path"],
-        ),
-        ToolSpec::function("run_tests", "Run the tests", &[], &[]),
-    ]
-}
-
-type Read = Vec<(String, Value, TextCallFormat, String)>;
-
-fn read(content: &str) -> Option<Read> {
-    calls_in(content, &Signs::of(content), &tools()).map(|found| {
-        found
-            .into_iter()
-            .map(|Found { call, format, text }| {
-                let arguments = match call.arguments {
-                    CallArguments::Object { value } => Value::Object(value),
-                    CallArguments::Unreadable { problem } => Value::String(problem),
-                };
-                (call.name, arguments, format, text)
-            })
-            .collect()
-    })
-}
 
 fn calls(list: &[(&str, Value, TextCallFormat, &str)]) -> Option<Read> {
     Some(
@@ -271,9 +237,9 @@ mod properties {
     use serde_json::{Map, Value};
 
     use super::super::scan::calls_in;
+    use super::super::test_support::tools;
     use super::super::Signs;
     use super::super::{Found, TextCallFormat};
-    use super::tools;
     use crate::protocol::CallArguments;
 
     /// Pieces of every family's markers, so generated texts come near real calls.

@@ -33,6 +33,8 @@ mod scan;
 mod scan_tests;
 mod tagged;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 
 use serde::{Deserialize, Serialize};

@@ -1,47 +1,10 @@
 use serde_json::{json, Value};
 
-use super::scan::calls_in;
+use super::test_support::{read, tools, Read};
 use super::*;
 use crate::protocol::CallArguments;
-use crate::schema::JsonType;
 
-fn tools() -> Vec<ToolSpec> {
-    vec![
-        ToolSpec::function(
-            "read_file",
-            "Read",
-            &[
-                ("path", JsonType::String, "which file"),
-                ("start_line", JsonType::Integer, "from"),
-            ],
-            &["path"],
-        ),
-        ToolSpec::function("run_tests", "Run the tests", &[], &[]),
-    ]
-}
-
-/// What a text reads as: each call's name, arguments, format and raw text.
-fn read(content: &str) -> Option<Vec<(String, Value, TextCallFormat, String)>> {
-    calls_in(content, &Signs::of(content), &tools()).map(|found| {
-        found
-            .into_iter()
-            .map(|Found { call, format, text }| {
-                let arguments = match call.arguments {
-                    CallArguments::Object { value } => Value::Object(value),
-                    CallArguments::Unreadable { problem } => Value::String(problem),
-                };
-                (call.name, arguments, format, text)
-            })
-            .collect()
-    })
-}
-
-fn one(
-    name: &str,
-    arguments: Value,
-    format: TextCallFormat,
-    text: &str,
-) -> Option<Vec<(String, Value, TextCallFormat, String)>> {
+fn one(name: &str, arguments: Value, format: TextCallFormat, text: &str) -> Option<Read> {
     Some(vec![(name.to_owned(), arguments, format, text.to_owned())])
 }
 

@@ -42,13 +42,14 @@ fn page_of(rows: &[Row]) -> String {
     })
 }
 
-/// The cells of every row of the page's first table, tags stripped and references undone.
-fn table_cells(page: &str) -> Vec<Vec<String>> {
+/// The cells of every row of the page's table of class `numbers KIND` (`passk`, `why`), tags
+/// stripped and references undone.
+fn table_cells(page: &str, kind: &str) -> Vec<Vec<String>> {
     let table = page
-        .split("<table class=\"numbers passk\">")
+        .split(&format!("<table class=\"numbers {kind}\">"))
         .nth(1)
         .and_then(|rest| rest.split("</table>").next())
-        .expect("the pass@k table");
+        .expect("the table");
     table
         .split("<tr>")
         .skip(1)
@@ -79,7 +80,7 @@ fn the_table_holds_the_text_reports_numbers_cell_for_cell() {
         .take_while(|line| !line.starts_with("cost:") && !line.starts_with("why:"))
         .map(|line| line.split_whitespace().map(str::to_owned).collect())
         .collect();
-    assert_eq!(table_cells(&page_of(&rows)), expected);
+    assert_eq!(table_cells(&page_of(&rows), "passk"), expected);
     assert_eq!(
         expected,
         [
@@ -103,7 +104,7 @@ fn flaky_tasks_are_listed_apart_below_the_mean_on_the_page_as_in_the_text() {
         flaky(0, true),
         flaky(1, true),
     ];
-    let cells = table_cells(&page_of(&rows));
+    let cells = table_cells(&page_of(&rows), "passk");
     let heading = "flaky tasks (their tests flip between runs of the same tree; not in the mean)";
     assert_eq!(
         cells,
@@ -265,24 +266,7 @@ fn the_page_and_the_text_report_say_why_attempts_failed_alike() {
     ];
     let text = render(&report(&rows));
     let page = page_of(&rows);
-    let why_table: Vec<Vec<String>> = page
-        .split("<table class=\"numbers why\">")
-        .nth(1)
-        .and_then(|rest| rest.split("</table>").next())
-        .map(|table| {
-            table
-                .split("<tr>")
-                .skip(1)
-                .map(|row| {
-                    row.split("</t")
-                        .filter_map(|cell| cell.rsplit('>').next())
-                        .filter(|cell| !cell.is_empty())
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let why_table = table_cells(&page, "why");
     let why_lines: Vec<&str> = text
         .lines()
         .filter(|line| line.starts_with("why:") || line.starts_with("  "))

@@ -164,6 +164,22 @@ mod tests {
         }
     }
 
+    /// What the run left, with nothing else against it: the test files unchanged and protected
+    /// (digest `aa`), an empty diff, no given tests, no syntax tree and nothing held out.
+    fn evidence<'a>(after: &'a TestRun, contract: Option<&'a Contract>) -> Evidence<'a> {
+        Evidence {
+            tests_after: after,
+            contract,
+            test_files_changed: false,
+            diff: "",
+            test_file_sha256_before: "aa",
+            protected_written_by_tests: &[],
+            given: None,
+            python_reaches: None,
+            held_out: &[],
+        }
+    }
+
     fn moved(id: &str, before: CaseOutcome, after: Option<CaseOutcome>) -> Transition {
         Transition {
             id: id.to_owned(),
@@ -184,17 +200,7 @@ mod tests {
             added: Vec::new(),
         };
         let after = passing();
-        let verdict = decide(&Evidence {
-            tests_after: &after,
-            contract: Some(&contract),
-            test_files_changed: false,
-            diff: "",
-            test_file_sha256_before: "aa",
-            protected_written_by_tests: &[],
-            given: None,
-            python_reaches: None,
-            held_out: &[],
-        });
+        let verdict = decide(&evidence(&after, Some(&contract)));
         assert_eq!(
             verdict,
             Verdict {
@@ -237,17 +243,7 @@ mod tests {
             }),
             ..TestRun::default()
         };
-        let verdict = decide(&Evidence {
-            tests_after: &after,
-            contract: Some(&contract),
-            given: None,
-            python_reaches: None,
-            held_out: &[],
-            test_files_changed: false,
-            diff: "",
-            test_file_sha256_before: "aa",
-            protected_written_by_tests: &[],
-        });
+        let verdict = decide(&evidence(&after, Some(&contract)));
         let show = format!("Tests by id: {}", contract.tally().describe());
         assert_eq!(
             (verdict.reasons, show),
@@ -268,17 +264,7 @@ mod tests {
             by_exit_code: true,
             ..TestRun::default()
         };
-        let verdict = decide(&Evidence {
-            tests_after: &after,
-            contract: None,
-            test_files_changed: false,
-            diff: "",
-            test_file_sha256_before: "aa",
-            protected_written_by_tests: &[],
-            given: None,
-            python_reaches: None,
-            held_out: &[],
-        });
+        let verdict = decide(&evidence(&after, None));
         assert_eq!(
             (verdict.passed, verdict.reasons.len()),
             (true, 1),
@@ -291,15 +277,8 @@ mod tests {
         let mut after = passing();
         after.not_trusted = Some(crate::verdict::untrusted::Untrusted::ReportRewritten);
         let verdict = decide(&Evidence {
-            tests_after: &after,
-            contract: None,
             test_files_changed: true,
-            diff: "",
-            test_file_sha256_before: "aa",
-            protected_written_by_tests: &[],
-            given: None,
-            python_reaches: None,
-            held_out: &[],
+            ..evidence(&after, None)
         });
         assert_eq!(
             verdict,
@@ -320,15 +299,9 @@ mod tests {
         let after = passing();
         let warnings = |held_out: &[String]| {
             decide(&Evidence {
-                tests_after: &after,
-                contract: None,
-                test_files_changed: false,
-                diff: "",
                 test_file_sha256_before: super::NO_FILES_SHA256,
-                protected_written_by_tests: &[],
-                given: None,
-                python_reaches: None,
                 held_out,
+                ..evidence(&after, None)
             })
             .warnings
         };

@@ -27,6 +27,22 @@ pub fn fixture(name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// What `shell/tests/interop/atif_check.py` read of each ATIF file, once the `atif` package's
+/// models validated it (a refusal fails the test with their words).
+pub fn atif_checked(files: &[PathBuf]) -> Vec<Value> {
+    let mut command = Command::new(python());
+    command
+        .arg(repo_root().join("shell/tests/interop/atif_check.py"))
+        .args(files);
+    let checked = Outcome::from(command.output().unwrap());
+    assert_eq!(
+        checked.code, 0,
+        "the atif models refused a trajectory:\n{}",
+        checked.stderr
+    );
+    serde_json::from_str(&checked.stdout).unwrap()
+}
+
 /// The interpreter with pytest: `MEND_PYTHON` (the Makefile sets it), else the project venv.
 /// A missing interpreter fails the test with the fix, never skips it.
 pub fn python() -> PathBuf {

@@ -1,8 +1,9 @@
 //! A scripted Ollama on 127.0.0.1 for the shell's tests: HTTP/1.1, one connection at a time,
 //! bounded in connections and in time, and it stops by itself.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -165,7 +166,15 @@ fn handle(
         times,
         seen,
     } = shared;
-    let (method, path, headers, body) = read_request(&stream)?;
+    let Some(Request {
+        method,
+        path,
+        headers,
+        body,
+    }) = read_request(&mut BufReader::new(&stream))?
+    else {
+        return Ok(());
+    };
     match (method.as_str(), path.as_str()) {
         ("GET", "/api/version") => {
             respond(&mut stream, 200, &json!({"version": "0.33.0"}).to_string())
@@ -272,12 +281,86 @@ fn at_the_edge(request: &Value, window: u64, reply: Reply) -> Reply {
     }
 }
 
+/// A listener on 127.0.0.1 that serves each connection on a thread of its own, while `open`
+/// says so, until it is dropped: for scripted models many clients talk to at once. Each request
+/// gets status 200 with the content type and body `answer` gives; a connection is kept alive
+/// until the client closes it.
+pub struct Loopback {
+    pub base: String,
+    stop: Arc<AtomicBool>,
+}
+
+impl Loopback {
+    pub fn start(
+        open: impl Fn() -> bool + Send + 'static,
+        answer: impl Fn(Request) -> (&'static str, String) + Send + Sync + 'static,
+    ) -> Loopback {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let base = format!("http://{}", listener.local_addr().expect("address"));
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = Arc::clone(&stop);
+        let answer = Arc::new(answer);
+        thread::spawn(move || {
+            while !stopping.load(Ordering::SeqCst) && open() {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        let answer = Arc::clone(&answer);
+                        thread::spawn(move || keep_alive(stream, &*answer));
+                    }
+                    Err(_) => thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        Loopback { base, stop }
+    }
+}
+
+impl Drop for Loopback {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Answers the requests on one connection until the client closes it or a read or write fails.
+fn keep_alive(stream: TcpStream, answer: &dyn Fn(Request) -> (&'static str, String)) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
+    let Ok(reading) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(reading);
+    let mut stream = stream;
+    while let Ok(Some(request)) = read_request(&mut reader) {
+        let (kind, text) = answer(request);
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
+            text.len()
+        );
+        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(text.as_bytes()).is_err()
+        {
+            return;
+        }
+    }
+}
+
 type Headers = Vec<(String, String)>;
 
-fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Headers, Vec<u8>)> {
-    let mut reader = BufReader::new(stream);
+/// One HTTP/1.1 request as a loopback test server reads it: the headers' names in lower case.
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    pub headers: Headers,
+    pub body: Vec<u8>,
+}
+
+/// The next request on a connection, read up to its `Content-Length`; `None` when the client
+/// closed the connection before sending one (so keep-alive servers read until it does).
+pub fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<Request>> {
     let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
+    if reader.read_line(&mut request_line)? == 0 {
+        return Ok(None);
+    }
     let mut parts = request_line.split_whitespace();
     let method = parts.next().unwrap_or_default().to_owned();
     let path = parts.next().unwrap_or_default().to_owned();
@@ -285,7 +368,9 @@ fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Headers,
     let mut headers = Vec::new();
     loop {
         let mut header = String::new();
-        reader.read_line(&mut header)?;
+        if reader.read_line(&mut header)? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
         if header.trim().is_empty() {
             break;
         }
@@ -298,7 +383,12 @@ fn read_request(stream: &TcpStream) -> std::io::Result<(String, String, Headers,
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
-    Ok((method, path, headers, body))
+    Ok(Some(Request {
+        method,
+        path,
+        headers,
+        body,
+    }))
 }
 
 fn respond(stream: &mut TcpStream, code: u16, body: &str) -> std::io::Result<()> {

@@ -3,11 +3,10 @@
 //! attempt's verdict.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{mend, python, repo_root};
+use crate::common::{atif_checked, mend};
 use crate::server::SeededServer;
 use crate::{fixes, suite_folder};
 
@@ -35,17 +34,7 @@ fn every_attempt_of_an_eval_exports_as_a_trajectory_the_atif_models_validate() {
         .map(|entry| entry.unwrap().path())
         .collect();
     files.sort();
-    let output = Command::new(python())
-        .arg(repo_root().join("shell/tests/interop/atif_check.py"))
-        .args(&files)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "the atif models refused a trajectory:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let checked: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let checked = atif_checked(&files);
     // Each trajectory's verdict is its attempt's, as the results lines say.
     let by_file: BTreeMap<String, Value> = files
         .iter()

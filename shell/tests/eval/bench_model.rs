@@ -4,14 +4,12 @@
 //! its change when it finds one. Bounded: it serves at most `MAX_REQUESTS` and stops when
 //! dropped.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::thread;
-use std::time::Duration;
 
 use serde_json::{json, Value};
+
+use crate::common::server::{Loopback, Request};
 
 pub const MODEL: &str = "bench:1b";
 const MAX_REQUESTS: usize = 400;
@@ -28,96 +26,48 @@ pub struct Instance {
 
 pub struct BenchModel {
     pub base: String,
-    stop: Arc<AtomicBool>,
+    _loopback: Loopback,
 }
 
 impl BenchModel {
     pub fn start(instances: Vec<Instance>) -> BenchModel {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let base = format!("http://{}", listener.local_addr().expect("address"));
-        let stop = Arc::new(AtomicBool::new(false));
         let served = Arc::new(AtomicUsize::new(0));
-        let instances = Arc::new(instances);
-        let stopping = Arc::clone(&stop);
-        thread::spawn(move || {
-            while !stopping.load(Ordering::SeqCst) && served.load(Ordering::SeqCst) < MAX_REQUESTS {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        let (instances, served) = (Arc::clone(&instances), Arc::clone(&served));
-                        thread::spawn(move || serve(stream, &instances, &served));
-                    }
-                    Err(_) => thread::sleep(Duration::from_millis(5)),
-                }
-            }
-        });
-        BenchModel { base, stop }
-    }
-}
-
-impl Drop for BenchModel {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
-}
-
-fn serve(stream: TcpStream, instances: &[Instance], served: &AtomicUsize) {
-    let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
-    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-    let mut stream = stream;
-    loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut length = 0usize;
-        loop {
-            let mut header = String::new();
-            if reader.read_line(&mut header).unwrap_or(0) == 0 {
-                return;
-            }
-            let header = header.trim_end();
-            if header.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = header.split_once(':') {
-                if name.eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-            }
-        }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-        served.fetch_add(1, Ordering::SeqCst);
-        let mut parts = request_line.split_whitespace();
-        let text = match (parts.next().unwrap_or(""), parts.next().unwrap_or("")) {
-            ("GET", "/api/version") => json!({"version": "0.33.0"}).to_string(),
-            ("GET", "/api/tags") => {
-                json!({"models": [{"name": MODEL, "model": MODEL, "digest": "b3nch", "size": 1}]})
-                    .to_string()
-            }
-            ("POST", "/api/chat") => {
-                let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                let message = answer(&request, instances);
-                format!(
-                    "{}\n",
-                    json!({"model": MODEL, "message": message, "done": true, "done_reason": "stop", "prompt_eval_count": 1000, "eval_count": 20})
-                )
-            }
-            _ => json!({"error": "not found"}).to_string(),
-        };
-        let head = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            text.len()
+        let counted = Arc::clone(&served);
+        let loopback = Loopback::start(
+            move || counted.load(Ordering::SeqCst) < MAX_REQUESTS,
+            move |request| respond(request, &instances, &served),
         );
-        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(text.as_bytes()).is_err()
-        {
-            return;
+        BenchModel {
+            base: loopback.base.clone(),
+            _loopback: loopback,
         }
     }
+}
+
+/// The answer to one request; every one counts towards `MAX_REQUESTS`.
+fn respond(
+    request: Request,
+    instances: &[Instance],
+    served: &AtomicUsize,
+) -> (&'static str, String) {
+    served.fetch_add(1, Ordering::SeqCst);
+    let text = match (request.method.as_str(), request.path.as_str()) {
+        ("GET", "/api/version") => json!({"version": "0.33.0"}).to_string(),
+        ("GET", "/api/tags") => {
+            json!({"models": [{"name": MODEL, "model": MODEL, "digest": "b3nch", "size": 1}]})
+                .to_string()
+        }
+        ("POST", "/api/chat") => {
+            let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            let message = answer(&body, instances);
+            format!(
+                "{}\n",
+                json!({"model": MODEL, "message": message, "done": true, "done_reason": "stop", "prompt_eval_count": 1000, "eval_count": 20})
+            )
+        }
+        _ => json!({"error": "not found"}).to_string(),
+    };
+    ("application/json", text)
 }
 
 fn call(name: &str, arguments: Value) -> Value {

@@ -64,6 +64,23 @@ fn lines(rows: &[serde_json::Value]) -> String {
     rows.iter().map(|row| format!("{row}\n")).collect()
 }
 
+/// `mend eval import FILE --out OUT`, then the `extra` arguments.
+fn import(file: &Path, out: &Path, extra: &[&str]) -> common::Outcome {
+    let (file, out) = (file.to_str().unwrap(), out.to_str().unwrap());
+    common::mend(&[&["eval", "import", file, "--out", out], extra].concat())
+}
+
+/// Every entry directly in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .expect("list")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn rows_become_tasks_and_every_refused_row_is_named() {
     let dir = tempfile::tempdir().expect("temp");
@@ -88,17 +105,16 @@ fn rows_become_tasks_and_every_refused_row_is_named() {
     let file = dir.path().join("instances.jsonl");
     fs::write(&file, format!("{}\n{}", lines(&rows), "")).expect("write");
     let out = dir.path().join("suite");
-    let done = common::mend(&[
-        "eval",
-        "import",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--repos",
-        repos.to_str().unwrap(),
-        "--test-command",
-        "python -m pytest -q",
-    ]);
+    let done = import(
+        &file,
+        &out,
+        &[
+            "--repos",
+            repos.to_str().unwrap(),
+            "--test-command",
+            "python -m pytest -q",
+        ],
+    );
     let _ = no_command;
     let file_name = file.display();
     let refused: Vec<&str> = done
@@ -156,24 +172,14 @@ fn rows_become_tasks_and_every_refused_row_is_named() {
             String::new()
         )
     );
-    let mut names: Vec<String> = fs::read_dir(dir.path())
-        .expect("list")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = names_in(dir.path());
     assert_eq!(
         names,
         ["instances.jsonl", "repos", "suite"],
         "no staging folder is left behind"
     );
     // The suite reads as one: both tasks, by their ids.
-    let mut tasks: Vec<String> = fs::read_dir(out.join("tasks"))
-        .expect("tasks")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    tasks.sort();
+    let tasks = names_in(&out.join("tasks"));
     assert_eq!(tasks, ["acme__calc-1", "acme__calc-2"]);
 }
 
@@ -183,39 +189,11 @@ fn an_import_that_makes_no_task_or_meets_an_existing_folder_writes_nothing() {
     let file = dir.path().join("instances.jsonl");
     fs::write(&file, "{\"instance_id\":\"a\"}\n").expect("write");
     let out = dir.path().join("suite");
-    let none = common::mend(&[
-        "eval",
-        "import",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let none = import(&file, &out, &[]);
     fs::create_dir(dir.path().join("taken")).expect("mkdir");
-    let taken = common::mend(&[
-        "eval",
-        "import",
-        file.to_str().unwrap(),
-        "--out",
-        dir.path().join("taken").to_str().unwrap(),
-    ]);
-    let template = common::mend(&[
-        "eval",
-        "import",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--image-template",
-        "x/{nope}",
-    ]);
-    let reader = common::mend(&[
-        "eval",
-        "import",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--test-report",
-        "xunit",
-    ]);
+    let taken = import(&file, &dir.path().join("taken"), &[]);
+    let template = import(&file, &out, &["--image-template", "x/{nope}"]);
+    let reader = import(&file, &out, &["--test-report", "xunit"]);
     assert_eq!(
         [(none.code, none.stderr.lines().last().unwrap_or("").to_owned()), (taken.code, taken.stderr.trim().to_owned()), (template.code, template.stderr.trim().to_owned()), (reader.code, reader.stderr.trim().to_owned())],
         [
@@ -225,12 +203,7 @@ fn an_import_that_makes_no_task_or_meets_an_existing_folder_writes_nothing() {
             (2, "mend: error: --test-report xunit: use one of pytest, pytest-ra, django, sympy, libtest, exit_code".to_owned()),
         ]
     );
-    let mut names: Vec<String> = fs::read_dir(dir.path())
-        .expect("list")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = names_in(dir.path());
     assert_eq!(names, ["instances.jsonl", "taken"]);
 }
 
@@ -261,15 +234,14 @@ fn five_hundred_instances_import_in_seconds() {
     fs::write(&file, lines(&rows)).expect("write");
     let out = dir.path().join("suite");
     let started = Instant::now();
-    let done = common::mend(&[
-        "eval",
-        "import",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--image-template",
-        "swebench/sweb.eval.x86_64.{docker_id}:latest",
-    ]);
+    let done = import(
+        &file,
+        &out,
+        &[
+            "--image-template",
+            "swebench/sweb.eval.x86_64.{docker_id}:latest",
+        ],
+    );
     let seconds = started.elapsed().as_secs_f64();
     eprintln!("imported 500 instances in {seconds:.2} s");
     assert_eq!(done.code, 0, "{}", done.stderr);

@@ -2,14 +2,12 @@
 //! which attempts repair is known in advance whatever order and process they run in. One thread
 //! per connection (shards and --jobs talk to it at once); it stops when dropped.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::thread;
-use std::time::Duration;
 
 use serde_json::{json, Value};
+
+use crate::common::server::{Loopback, Request};
 
 pub const MODEL: &str = "scripted:1b";
 pub const DIGEST: &str = "5c1e9d0a7b";
@@ -30,100 +28,41 @@ pub struct Fix {
 
 pub struct SeededServer {
     pub base: String,
-    stop: Arc<AtomicBool>,
+    _loopback: Loopback,
     pub chats: Arc<AtomicUsize>,
 }
 
 impl SeededServer {
     pub fn start(fixes: Vec<Fix>) -> SeededServer {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let base = format!("http://{}", listener.local_addr().expect("address"));
-        let stop = Arc::new(AtomicBool::new(false));
         let chats = Arc::new(AtomicUsize::new(0));
-        let fixes = Arc::new(fixes);
-        let (stopping, counting) = (Arc::clone(&stop), Arc::clone(&chats));
-        thread::spawn(move || {
-            while !stopping.load(Ordering::SeqCst) {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        let (fixes, counting) = (Arc::clone(&fixes), Arc::clone(&counting));
-                        thread::spawn(move || serve(stream, &fixes, &counting));
-                    }
-                    Err(_) => thread::sleep(Duration::from_millis(5)),
-                }
-            }
-        });
-        SeededServer { base, stop, chats }
+        let counting = Arc::clone(&chats);
+        let loopback = Loopback::start(|| true, move |request| respond(request, &fixes, &counting));
+        SeededServer {
+            base: loopback.base.clone(),
+            _loopback: loopback,
+            chats,
+        }
     }
 }
 
-impl Drop for SeededServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
-}
-
-fn serve(stream: TcpStream, fixes: &[Fix], chats: &AtomicUsize) {
-    let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-    let mut stream = stream;
-    // Keep-alive: answer requests on this connection until the client closes it.
-    loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
-            return;
+/// The answer to one request; chats are counted.
+fn respond(request: Request, fixes: &[Fix], chats: &AtomicUsize) -> (&'static str, String) {
+    match (request.method.as_str(), request.path.as_str()) {
+        ("GET", "/api/version") => ("application/json", json!({"version": "0.33.0"}).to_string()),
+        ("GET", "/api/tags") => (
+            "application/json",
+            json!({"models": [{"name": MODEL, "model": MODEL, "digest": DIGEST, "size": 1}]})
+                .to_string(),
+        ),
+        ("POST", "/api/chat") => {
+            chats.fetch_add(1, Ordering::SeqCst);
+            let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            ("application/x-ndjson", answer(&body, fixes))
         }
-        let mut length = 0usize;
-        loop {
-            let mut header = String::new();
-            if reader.read_line(&mut header).unwrap_or(0) == 0 {
-                return;
-            }
-            let header = header.trim_end();
-            if header.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = header.split_once(':') {
-                if name.eq_ignore_ascii_case("content-length") {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-            }
-        }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-        let mut parts = request_line.split_whitespace();
-        let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-        let (kind, text) = match (method, path) {
-            ("GET", "/api/version") => {
-                ("application/json", json!({"version": "0.33.0"}).to_string())
-            }
-            ("GET", "/api/tags") => (
-                "application/json",
-                json!({"models": [{"name": MODEL, "model": MODEL, "digest": DIGEST, "size": 1}]})
-                    .to_string(),
-            ),
-            ("POST", "/api/chat") => {
-                chats.fetch_add(1, Ordering::SeqCst);
-                let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                ("application/x-ndjson", answer(&request, fixes))
-            }
-            _ => (
-                "application/json",
-                json!({"error": "not found"}).to_string(),
-            ),
-        };
-        let head = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
-            text.len()
-        );
-        if stream.write_all(head.as_bytes()).is_err() || stream.write_all(text.as_bytes()).is_err()
-        {
-            return;
-        }
+        _ => (
+            "application/json",
+            json!({"error": "not found"}).to_string(),
+        ),
     }
 }
 

@@ -2,15 +2,14 @@
 //! on live) and a replayed fixture exported, then loaded and validated by the `atif` package's
 //! models in the project venv, and what they hold compared whole.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::common::server::Server;
-use crate::common::turns::{call, fix, say, script, DIGEST, MODEL, NEW, OLD};
-use crate::common::{mend, python, repo_root, sample_copy};
-use crate::support::{resume, run};
+use crate::common::turns::{fix, say, script, DIGEST, MODEL, NEW, OLD};
+use crate::common::{atif_checked, mend, repo_root};
+use crate::support::{cut_by_max_turns, records, resume};
 
 fn export(record: &Path, out: &Path) {
     let exported = mend(&[
@@ -23,32 +22,10 @@ fn export(record: &Path, out: &Path) {
     assert_eq!(exported.code, 0, "{}", exported.stderr);
 }
 
-/// What `atif_check.py` read of each file, once the `atif` models validated it.
-pub fn checked(files: &[PathBuf]) -> Vec<Value> {
-    let output = Command::new(python())
-        .arg(repo_root().join("shell/tests/interop/atif_check.py"))
-        .args(files)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "the atif models refused a trajectory:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice::<Vec<Value>>(&output.stdout).unwrap()
-}
-
 #[test]
 fn a_resumed_run_and_a_replayed_fixture_export_as_trajectories_the_atif_models_validate() {
-    let repo = sample_copy();
-    let dir = tempfile::tempdir().unwrap();
-    let (first, second) = (
-        dir.path().join("first.json"),
-        dir.path().join("second.json"),
-    );
-    let read_call = call("c1", "read_file", json!({"path": "path_rules.py"}));
-    let server = Server::start(script(vec![read_call]));
-    let cut = run(&server.base, repo.path(), &first, &["--max-turns", "1"]);
+    let (repo, dir, first, second) = records();
+    let (_server, cut) = cut_by_max_turns(repo.path(), &first);
     assert_eq!(cut.code, 1, "{}", cut.stderr);
     let live = Server::start(script(vec![fix("c2"), say("Fixed.")]));
     let resumed = resume(&live.base, &first, &second, &["--max-turns", "3"]);
@@ -60,7 +37,7 @@ fn a_resumed_run_and_a_replayed_fixture_export_as_trajectories_the_atif_models_v
     ];
     export(&second, &files[0]);
     export(&repo_root().join("fixtures/repair.json"), &files[1]);
-    let got = checked(&files);
+    let got = atif_checked(&files);
 
     let id = |name: &str| format!("tests/test_path_rules.py::{name}");
     let kept = json!({"before": "passed", "after": "passed"});

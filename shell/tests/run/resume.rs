@@ -8,25 +8,19 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use crate::common::server::{Ending, Reply, Script, Server};
-use crate::common::turns::{call, fix, say, script, stalls_after, MODEL, NEW, OLD};
-use crate::common::{live_args, mend, mend_command, repo_root, sample_copy, sigint};
+use crate::common::turns::{fix, say, script, stalls_after, MODEL, NEW, OLD};
+use crate::common::{live_args, mend, mend_command, repo_root, sigint};
 use crate::support::{
-    ended, line_of, read, repaired_as_recorded, resume, row, rows, run, shape, verdict,
+    cut_by_max_turns, ended, line_of, read, read_rules, records, repaired_as_recorded, resume, row,
+    rows, run, shape, verdict,
 };
 use serde_json::{json, Value};
 
 #[test]
 fn a_run_cut_by_max_turns_resumes_to_a_repair_with_the_whole_conversation() {
-    let repo = sample_copy();
-    let dir = tempfile::tempdir().unwrap();
-    let (first, second) = (
-        dir.path().join("first.json"),
-        dir.path().join("second.json"),
-    );
-    let read_call = call("c1", "read_file", json!({"path": "path_rules.py"}));
-    let read_line = line_of(&read_call);
-    let server = Server::start(script(vec![read_call]));
-    let cut = run(&server.base, repo.path(), &first, &["--max-turns", "1"]);
+    let (repo, _dir, first, second) = records();
+    let read_line = line_of(&read_rules());
+    let (server, cut) = cut_by_max_turns(repo.path(), &first);
     assert_eq!(
         ended(&cut),
         (1, Some((json!(false), Value::Null, json!("max_turns")))),
@@ -149,12 +143,7 @@ fn cancelled_run(repo: &Path, record: &Path) -> i32 {
 
 #[test]
 fn a_cancelled_run_resumes_from_its_cut_turn() {
-    let repo = sample_copy();
-    let dir = tempfile::tempdir().unwrap();
-    let (first, second) = (
-        dir.path().join("first.json"),
-        dir.path().join("second.json"),
-    );
+    let (repo, _dir, first, second) = records();
     assert_eq!(cancelled_run(repo.path(), &first), 130);
     let old = read(&first);
     assert_eq!(old["messages"][0]["stop"]["reason"], "cancelled");
@@ -193,12 +182,7 @@ fn a_cancelled_run_resumes_from_its_cut_turn() {
 
 #[test]
 fn a_run_cut_by_its_deadline_replays_and_resumes() {
-    let repo = sample_copy();
-    let dir = tempfile::tempdir().unwrap();
-    let (first, second) = (
-        dir.path().join("first.json"),
-        dir.path().join("second.json"),
-    );
+    let (repo, _dir, first, second) = records();
     let stalled = Server::start(Script {
         models: vec![(MODEL, "0123456789abcdef")],
         chats: vec![Reply::Stream {

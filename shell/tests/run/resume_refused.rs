@@ -6,22 +6,15 @@ use std::process::Stdio;
 
 use crate::common;
 use crate::common::server::Server;
-use crate::common::turns::{call, fix, say, script};
+use crate::common::turns::{fix, say, script};
 use crate::common::{live_args, mend_command, repo_root, sample_copy};
-use crate::support::{ended, read, repaired_as_recorded, resume, run};
+use crate::support::{cut_by_max_turns, ended, read, records, repaired_as_recorded, resume};
 use serde_json::{json, Value};
 
 #[test]
 fn a_record_that_no_longer_replays_or_a_finished_run_is_refused() {
-    let repo = sample_copy();
-    let dir = tempfile::tempdir().unwrap();
-    let first = dir.path().join("first.json");
-    let server = Server::start(script(vec![call(
-        "c1",
-        "read_file",
-        json!({"path": "path_rules.py"}),
-    )]));
-    let cut = run(&server.base, repo.path(), &first, &["--max-turns", "1"]);
+    let (repo, dir, first, _) = records();
+    let (_server, cut) = cut_by_max_turns(repo.path(), &first);
     assert_eq!(cut.code, 1, "{}", cut.stderr);
 
     // A tool result that the repository no longer gives: the replay diverges, nothing goes live.

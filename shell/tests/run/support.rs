@@ -1,12 +1,13 @@
 //! Running `mend run` and `mend resume` against the loopback server, and reading what they
 //! recorded and what they said.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::common::server::Reply;
-use crate::common::{live_run, mend, Outcome};
+use crate::common::server::{Reply, Server};
+use crate::common::turns::{call, script};
+use crate::common::{live_run, mend, sample_copy, Outcome};
 
 pub fn read(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("the record is written")).unwrap()
@@ -30,6 +31,30 @@ pub fn resume(base: &str, record: &Path, out: &Path, extra: &[&str]) -> Outcome 
     ];
     args.extend(extra);
     mend(&args)
+}
+
+/// A copy of the sample project, a temporary folder, and in it the paths of a run's record
+/// (`first.json`) and of its resumption (`second.json`), neither written yet.
+pub fn records() -> (tempfile::TempDir, tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (
+        dir.path().join("first.json"),
+        dir.path().join("second.json"),
+    );
+    (sample_copy(), dir, first, second)
+}
+
+/// The one turn of a run cut by its turn budget: a call `c1` reading `path_rules.py`.
+pub fn read_rules() -> Reply {
+    call("c1", "read_file", json!({"path": "path_rules.py"}))
+}
+
+/// `mend run` of `repo` into `record` against a server whose one turn is [`read_rules`], cut
+/// by `--max-turns 1`: the server (for what it was sent) and the outcome.
+pub fn cut_by_max_turns(repo: &Path, record: &Path) -> (Server, Outcome) {
+    let server = Server::start(script(vec![read_rules()]));
+    let cut = run(&server.base, repo, record, &["--max-turns", "1"]);
+    (server, cut)
 }
 
 /// `mend replay --json` of `record` ends at 0 with nothing on stderr: it matched.

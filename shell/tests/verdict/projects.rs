@@ -115,8 +115,8 @@ fn plugin_autoload_is_the_projects_choice() {
     );
 }
 
-#[test]
-fn the_repaired_project_passes() {
+/// A copy of the ledger project with its bug fixed (thousands separators all removed).
+pub(crate) fn repaired_ledger() -> tempfile::TempDir {
     let copy = copy_of(&project("ledger"));
     let amounts = copy.path().join("ledger/amounts.py");
     write_replaced(
@@ -125,6 +125,12 @@ fn the_repaired_project_passes() {
         r#"cleaned.replace(",", "", 1)"#,
         r#"cleaned.replace(",", "")"#,
     );
+    copy
+}
+
+#[test]
+fn the_repaired_project_passes() {
+    let copy = repaired_ledger();
     assert_eq!(
         verdict(&verify(copy.path(), &[])),
         (0, json!({"exit_code": 0, "summary": counts(11, 0, 0)}))

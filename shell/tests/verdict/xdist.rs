@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::projects::{
-    counts, project, task_file_with, verdict, verify, write_replaced, LEDGER_FAILING,
+    counts, project, repaired_ledger, task_file_with, verdict, verify, LEDGER_FAILING,
 };
 use crate::common::copy_of;
 
@@ -26,19 +26,6 @@ fn verify_with_command(repo: &Path, command: &str) -> (i32, Value) {
         &format!("command = {command}"),
     );
     verdict(&verify(repo, &["--task-file", task_file.to_str().unwrap()]))
-}
-
-/// The ledger with its bug fixed.
-fn repaired_ledger() -> tempfile::TempDir {
-    let copy = copy_of(&project("ledger"));
-    let amounts = copy.path().join("ledger/amounts.py");
-    write_replaced(
-        &amounts,
-        &amounts,
-        r#"cleaned.replace(",", "", 1)"#,
-        r#"cleaned.replace(",", "")"#,
-    );
-    copy
 }
 
 /// How the planted plugin treats mend's canaries.

@@ -178,15 +178,22 @@ fn old_for(text: &str, start: usize, length: usize, shift: i32, strip: bool) -> 
         .join("\n")
 }
 
-/// Window starts where the lines of `old` match the file's under `same`.
-fn matches_of(text: &str, old: &str, same: impl Fn(&str, &str) -> bool) -> usize {
-    let have: Vec<&str> = text.lines().map(str::trim_end).collect();
-    let want: Vec<&str> = old
+/// The lines of the file and of `old` (one final newline of `old` not making a line), each
+/// without its trailing whitespace: what the oracles compare.
+fn trimmed_lines<'a>(text: &'a str, old: &'a str) -> (Vec<&'a str>, Vec<&'a str>) {
+    let have = text.lines().map(str::trim_end).collect();
+    let want = old
         .strip_suffix('\n')
         .unwrap_or(old)
         .split('\n')
         .map(str::trim_end)
         .collect();
+    (have, want)
+}
+
+/// Window starts where the lines of `old` match the file's under `same`.
+fn matches_of(text: &str, old: &str, same: impl Fn(&str, &str) -> bool) -> usize {
+    let (have, want) = trimmed_lines(text, old);
     (0..(have.len() + 1).saturating_sub(want.len()))
         .filter(|at| {
             have[*at..*at + want.len()]
@@ -200,13 +207,7 @@ fn matches_of(text: &str, old: &str, same: impl Fn(&str, &str) -> bool) -> usize
 /// The oracle of the indentation rule for space-indented text: the same text on each line, the
 /// same non-zero difference of indentation on each non-blank line, blank lines blank in both.
 fn shifted_matches(text: &str, old: &str) -> usize {
-    let have: Vec<&str> = text.lines().map(str::trim_end).collect();
-    let want: Vec<&str> = old
-        .strip_suffix('\n')
-        .unwrap_or(old)
-        .split('\n')
-        .map(str::trim_end)
-        .collect();
+    let (have, want) = trimmed_lines(text, old);
     let indent = |line: &str| (line.len() - line.trim_start().len()) as i64;
     (0..(have.len() + 1).saturating_sub(want.len()))
         .filter(|at| {

@@ -3,6 +3,26 @@
 
 use super::*;
 
+/// The network-namespace sandbox, when `/bin/true` runs in it in `root`; `None` (said on
+/// stderr) on a machine without namespaces, where only the refusal without a sandbox can be shown.
+fn network_namespace(root: &camino::Utf8Path) -> Option<Sandbox> {
+    let sandbox = Sandbox::NetworkNamespace { map_root: true };
+    let runner = TestRunner::new("/bin/false".into(), sandbox.clone());
+    let probe = runner
+        .run_argv(
+            &["/bin/true".to_owned()],
+            std::time::Duration::from_secs(5),
+            root,
+            Watch::NONE,
+        )
+        .unwrap();
+    if probe.status.is_none_or(|status| !status.success()) {
+        eprintln!("skipped: unshare --net --map-root-user does not work here");
+        return None;
+    }
+    Some(sandbox)
+}
+
 #[test]
 fn shell_refuses_to_run_without_a_sandbox() {
     let (_dir, root) = general_workspace();
@@ -15,22 +35,10 @@ fn shell_refuses_to_run_without_a_sandbox() {
 
 #[test]
 fn shell_runs_inside_the_sandbox_with_its_output_capped() {
-    let sandbox = Sandbox::NetworkNamespace { map_root: true };
     let (_dir, root) = general_workspace();
-    let runner = TestRunner::new("/bin/false".into(), sandbox.clone());
-    let probe = runner
-        .run_argv(
-            &["/bin/true".to_owned()],
-            std::time::Duration::from_secs(5),
-            &root,
-            Watch::NONE,
-        )
-        .unwrap();
-    if probe.status.is_none_or(|status| !status.success()) {
-        // No namespaces on this machine: the refusal above is all that can be shown here.
-        eprintln!("skipped: unshare --net --map-root-user does not work here");
+    let Some(sandbox) = network_namespace(&root) else {
         return;
-    }
+    };
     let mut task = general_task();
     task.shell.output_chars = 10;
     assert_eq!(
@@ -111,21 +119,10 @@ fn a_link_to_another_editable_file_may_be_written() {
 
 #[test]
 fn shell_puts_back_the_test_files_and_configuration_a_command_changed() {
-    let sandbox = Sandbox::NetworkNamespace { map_root: true };
     let (_dir, root) = general_workspace();
-    let runner = TestRunner::new("/bin/false".into(), sandbox.clone());
-    let probe = runner
-        .run_argv(
-            &["/bin/true".to_owned()],
-            std::time::Duration::from_secs(5),
-            &root,
-            Watch::NONE,
-        )
-        .unwrap();
-    if probe.status.is_none_or(|status| !status.success()) {
-        eprintln!("skipped: unshare --net --map-root-user does not work here");
+    let Some(sandbox) = network_namespace(&root) else {
         return;
-    }
+    };
     let command = "echo 'import os; os._exit(0)' > src/app/conftest.py; rm tests/test_core.py; \
                    echo 'SEP = 1' > src/app/util.py; echo done";
     assert_eq!(

@@ -83,13 +83,8 @@ fn header_name(line: &str, header: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::read;
-    use crate::verdict::contract::CaseOutcome::{self, Error, Failed, Passed, Skipped};
-
-    fn pairs(list: &[(&str, CaseOutcome)]) -> Vec<(String, CaseOutcome)> {
-        list.iter()
-            .map(|(id, outcome)| ((*id).to_owned(), *outcome))
-            .collect()
-    }
+    use crate::verdict::contract::CaseOutcome::{Error, Failed, Passed, Skipped};
+    use crate::verdict::readers::pairs;
 
     /// What `./runtests.py --verbosity 2 --parallel 1 utils_tests.test_text` prints with an
     /// older Python: the header, the tests, printed output between a test and its `ok`, the

@@ -61,13 +61,8 @@ fn outcome(word: &str) -> Option<CaseOutcome> {
 #[cfg(test)]
 mod tests {
     use super::read;
-    use crate::verdict::contract::CaseOutcome::{self, Failed, Passed, Skipped};
-
-    fn pairs(list: &[(&str, CaseOutcome)]) -> Vec<(String, CaseOutcome)> {
-        list.iter()
-            .map(|(id, outcome)| ((*id).to_owned(), *outcome))
-            .collect()
-    }
+    use crate::verdict::contract::CaseOutcome::{Failed, Passed, Skipped};
+    use crate::verdict::readers::pairs;
 
     /// `cargo test` (Rust 1.8x) on a crate with unit tests, an integration test file that fails
     /// and doc-tests.

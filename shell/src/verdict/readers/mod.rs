@@ -121,6 +121,16 @@ fn report_of(cases: BTreeMap<String, CaseOutcome>, totals: Option<Summary>) -> R
     }
 }
 
+/// Each test id with its outcome, owned: what a reader's `cases` hold, for its tests to compare.
+#[cfg(test)]
+fn pairs(
+    list: &[(&str, crate::verdict::contract::CaseOutcome)],
+) -> Vec<(String, crate::verdict::contract::CaseOutcome)> {
+    list.iter()
+        .map(|(id, outcome)| ((*id).to_owned(), *outcome))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::OutputReader;

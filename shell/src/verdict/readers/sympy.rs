@@ -206,15 +206,10 @@ fn is_results(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::read;
-    use crate::verdict::contract::CaseOutcome::{self, Error, Failed, Passed};
+    use crate::verdict::contract::CaseOutcome::{Error, Failed, Passed};
+    use crate::verdict::readers::pairs;
     use crate::verdict::readers::Reading;
     use crate::verdict::summary::Summary;
-
-    fn pairs(list: &[(&str, CaseOutcome)]) -> Vec<(String, CaseOutcome)> {
-        list.iter()
-            .map(|(id, outcome)| ((*id).to_owned(), *outcome))
-            .collect()
-    }
 
     /// `bin/test -C --verbose sympy/core/tests/test_expr.py sympy/core/tests/test_numbers.py`
     /// off a terminal (80 columns), with a failure, an exception, a skip and an expected failure.
