@@ -245,11 +245,9 @@ pub fn check_at_end(
         None => final_check(setup.runner, &task.test, root, known)?,
     };
     if tests_after.not_trusted.is_none() {
-        let planted = tripwire.written(root)?;
-        tests_after.not_trusted = if planted.is_empty() {
-            shared_written(shared)?
-        } else {
-            Some(Untrusted::VerdictFilesWritten { files: planted })
+        tests_after.not_trusted = match tripwire.untrusted(root)? {
+            Some(planted) => Some(planted),
+            None => shared_written(shared)?,
         };
     }
     // Given tests replace the contract of the run before the change.

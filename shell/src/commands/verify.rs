@@ -18,7 +18,6 @@ use crate::verdict::given::{Graded, HeldAndGiven};
 use crate::verdict::python_reach::{start_reading_added_python, ReadingPython};
 use crate::verdict::reach::change_warnings;
 use crate::verdict::tripwire::Tripwire;
-use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::{independent_check, TestRun};
 use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
@@ -115,10 +114,14 @@ pub fn verify(
             not_trusted: Some(problem),
             ..TestRun::default()
         },
-        None => untrusted_if_written(
-            independent_check(&runner, &task.test, workspace.root())?,
-            tripwire.written(workspace.root())?,
-        ),
+        None => {
+            let mut run = independent_check(&runner, &task.test, workspace.root())?;
+            // As in a run's final tests: the first reason a run is untrusted is the one given.
+            if run.not_trusted.is_none() {
+                run.not_trusted = tripwire.untrusted(workspace.root())?;
+            }
+            run
+        }
     };
     let tests = started.elapsed();
     let change_warnings = patch.map_or_else(Vec::new, |patch| {
@@ -163,15 +166,6 @@ pub fn verify(
         warnings,
         sandbox: runner.sandbox.name(),
     })
-}
-
-/// A run that wrote what the verdict rests on while it ran (`written`: a protected file, a
-/// held-out test) is no pass, as in a run's final tests.
-fn untrusted_if_written(mut run: TestRun, written: Vec<String>) -> TestRun {
-    if !written.is_empty() && run.not_trusted.is_none() {
-        run.not_trusted = Some(Untrusted::VerdictFilesWritten { files: written });
-    }
-    run
 }
 
 /// Applies `patch` to the copy at `root`; returns the files it wrote, sorted.

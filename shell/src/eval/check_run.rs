@@ -12,7 +12,6 @@ use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::given::Graded;
 use crate::verdict::tripwire::Tripwire;
-use crate::verdict::untrusted::Untrusted;
 use crate::verdict::verify::independent_check;
 use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
@@ -171,9 +170,7 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
         carried: &carried,
         held_out: &held_out.digests,
     };
-    let written = tripwire.written(workspace.root())?;
-    if !written.is_empty() {
-        let reason = Untrusted::VerdictFilesWritten { files: written };
+    if let Some(reason) = tripwire.untrusted(workspace.root())? {
         return Ok(Ran::NoVerdict(reason.describe()));
     }
     Ok(match &task.given {

@@ -12,6 +12,7 @@ use crate::atomic::sha256_of_file;
 use crate::error::MendError;
 use crate::task::paths::touched;
 use crate::task::Task;
+use crate::verdict::untrusted::Untrusted;
 
 /// A final tree as it stood when its tests started.
 pub(crate) struct Tripwire<'a> {
@@ -53,6 +54,13 @@ impl Tripwire<'_> {
             .collect();
         written.extend(held_out);
         Ok(written)
+    }
+
+    /// Why the run that just ended in the tree at `root` cannot be trusted for what it wrote
+    /// ([`Tripwire::written`]); `None` when it wrote nothing the verdict rests on.
+    pub(crate) fn untrusted(&self, root: &Utf8Path) -> Result<Option<Untrusted>, MendError> {
+        let files = self.written(root)?;
+        Ok((!files.is_empty()).then_some(Untrusted::VerdictFilesWritten { files }))
     }
 }
 

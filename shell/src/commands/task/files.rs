@@ -6,8 +6,8 @@ use camino::Utf8Path;
 use serde::Serialize;
 
 use crate::error::MendError;
-use crate::task::paths::files_under;
 use crate::task::Task;
+use crate::workspace::held_out::held_out_files;
 
 /// How many files a set names in the text; the JSON has them all.
 const NAMED: usize = 12;
@@ -58,11 +58,7 @@ pub(crate) fn held_out(task: &Task, repo: &Utf8Path) -> Result<Option<HeldOut>, 
     if task.exclude.held_out_patterns().is_empty() {
         return Ok(None);
     }
-    let files = files_under(repo, &task.exclude.for_final_run())
-        .map_err(|err| MendError::harness(format!("cannot list {repo}: {err}")))?
-        .into_iter()
-        .filter(|file| task.exclude.holds_out(file))
-        .count();
+    let files = held_out_files(repo, task)?.len();
     Ok(Some(HeldOut { files }))
 }
 

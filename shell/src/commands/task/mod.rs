@@ -53,12 +53,7 @@ impl<'a> Offered<'a> {
 /// What a task allows and what the model is sent, as one JSON object: `mend task --json` and
 /// the MCP server's `task` tool.
 pub fn task_json(task: &Task, repo: &Utf8Path) -> Result<serde_json::Value, MendError> {
-    let Offered {
-        tools,
-        model,
-        window,
-        first,
-    } = Offered::of(task);
+    let offered = Offered::of(task);
     let mut files: serde_json::Map<String, serde_json::Value> = files::file_sets(task, repo)?
         .into_iter()
         .map(|set| (set.name.to_owned(), serde_json::json!(set.files)))
@@ -70,13 +65,13 @@ pub fn task_json(task: &Task, repo: &Utf8Path) -> Result<serde_json::Value, Mend
         );
     }
     Ok(serde_json::json!({
-        "model": model,
+        "model": offered.model,
         "system_prompt": task.system_prompt,
         "task": task.prompt,
-        "tools": tools,
-        "num_ctx": window.tokens,
-        "num_ctx_why": window.why,
-        "first_request_tokens": first,
+        "tools": offered.tools,
+        "num_ctx": offered.window.tokens,
+        "num_ctx_why": offered.window.why,
+        "first_request_tokens": offered.first,
         "instructions": task.instructions.as_ref().map(|found| serde_json::json!({"file": found.file, "text": found.text})),
         "text_tool_calls": task.text_tool_calls,
         "readable": task.readable.patterns(),
@@ -93,29 +88,26 @@ fn print_task(task: &Task, repo: &Utf8Path, json: bool) -> Result<(), MendError>
         println!("{}", task_json(task, repo)?);
         return Ok(());
     }
-    let Offered {
-        tools,
-        model,
-        window,
-        first,
-    } = Offered::of(task);
+    let offered = Offered::of(task);
     println!(
-        "Task file: {}\nModel: {model}\n\nSystem prompt:\n{}\n\nTask:\n{}\n\nTools:",
+        "Task file: {}\nModel: {}\n\nSystem prompt:\n{}\n\nTask:\n{}\n\nTools:",
         task.origin,
+        offered.model,
         task.system_prompt,
         task.prompt.as_deref().unwrap_or(
             "(none in the task file: type it in `mend chat`, or pass `mend run --task`)"
         )
     );
-    for tool in &tools {
+    for tool in &offered.tools {
         println!("- {}: {}", tool.function.name, tool.function.description);
     }
     println!("\n{}", crate::task::instructions::describe(task));
     println!(
-        "\nContext window: {} tokens, the num_ctx of every request ({})\nFirst request: about {first} tokens ({} % of the window; a conservative estimate)",
-        window.tokens,
-        window.why,
-        first * 100 / u64::from(window.tokens.max(1))
+        "\nContext window: {} tokens, the num_ctx of every request ({})\nFirst request: about {} tokens ({} % of the window; a conservative estimate)",
+        offered.window.tokens,
+        offered.window.why,
+        offered.first,
+        offered.first * 100 / u64::from(offered.window.tokens.max(1))
     );
     let (sets, held_out) = (files::file_sets(task, repo)?, files::held_out(task, repo)?);
     print!("\n{}", files::describe(&sets, held_out));
