@@ -16,9 +16,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use super::{command, Row};
 
 const ROUNDS: usize = 15;
-const WITNESS: &str = include_str!("../../src/verdict/witness/witness.py");
+const WITNESS: &str = include_str!("../../src/verdict/trust/witness/witness.py");
 /// The module pytest imports, which runs `mend_witness.body` beside it.
-const LOADER: &str = include_str!("../../src/verdict/witness/loader.py");
+const LOADER: &str = include_str!("../../src/verdict/trust/witness/loader.py");
 
 /// The witness with its guards taken out: no audit hook, no per-test check, no canaries.
 fn unguarded() -> String {

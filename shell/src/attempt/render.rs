@@ -12,8 +12,8 @@ use crate::record::metrics::RunMetrics;
 use crate::record::settings::RecordedImage;
 use crate::record::usage::{Trim, TurnUsage};
 use crate::task::ToolName;
-use crate::verdict::summary::Summary;
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
+use crate::verdict::read::summary::Summary;
 
 pub trait Render: Observer {
     fn run_event(&mut self, event: &RunEvent);

@@ -11,11 +11,11 @@ use crate::record::metrics::RunMetrics;
 use crate::record::settings::RecordedImage;
 use crate::record::usage::TurnUsage;
 use crate::record::ChatCommand;
-use crate::verdict::contract::Contract;
-use crate::verdict::decide::Verdict;
-use crate::verdict::ending::Ending;
-use crate::verdict::given::HeldAndGiven;
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
+use crate::verdict::grade::contract::Contract;
+use crate::verdict::grade::decide::Verdict;
+use crate::verdict::grade::ending::Ending;
+use crate::verdict::grade::given::HeldAndGiven;
 use camino::Utf8Path;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.

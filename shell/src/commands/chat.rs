@@ -37,7 +37,7 @@ use crate::setup::Recorded;
 use crate::telemetry::traces::{ending_now, Traces};
 use crate::telemetry::Telemetry;
 use crate::tools::ToolContext;
-use crate::verdict::ending::Ending;
+use crate::verdict::grade::ending::Ending;
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::LoopCopy;
 use crate::workspace::Workspace;

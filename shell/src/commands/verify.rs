@@ -14,11 +14,11 @@ use crate::cli::VerifyArgs;
 use crate::error::{exit, MendError};
 use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
-use crate::verdict::given::{Graded, HeldAndGiven};
-use crate::verdict::python_reach::{start_reading_added_python, ReadingPython};
-use crate::verdict::reach::change_warnings;
-use crate::verdict::tripwire::Tripwire;
-use crate::verdict::verify::{independent_check, TestRun};
+use crate::verdict::final_run::{independent_check, TestRun};
+use crate::verdict::grade::given::{Graded, HeldAndGiven};
+use crate::verdict::trust::python_reach::{start_reading_added_python, ReadingPython};
+use crate::verdict::trust::reach::change_warnings;
+use crate::verdict::trust::tripwire::Tripwire;
 use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
 

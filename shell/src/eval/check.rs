@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::given::Graded;
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
+use crate::verdict::grade::given::Graded;
 
 /// How many times each side is run: the tests without a change, and with the gold patch.
 pub(crate) const RUNS: usize = 3;

@@ -10,9 +10,9 @@ use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
 use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
-use crate::verdict::given::Graded;
-use crate::verdict::tripwire::Tripwire;
-use crate::verdict::verify::independent_check;
+use crate::verdict::final_run::independent_check;
+use crate::verdict::grade::given::Graded;
+use crate::verdict::trust::tripwire::Tripwire;
 use crate::workspace::held_out::put_back;
 use crate::workspace::Workspace;
 

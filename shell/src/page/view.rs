@@ -4,9 +4,9 @@ use mend_core::Stop;
 
 use crate::record::metrics::RunMetrics;
 use crate::record::{ChatCommand, Record, RecordedCall, RecordedTurn, SessionSettings};
-use crate::verdict::decide::Verdict;
-use crate::verdict::ending::Ending;
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
+use crate::verdict::grade::decide::Verdict;
+use crate::verdict::grade::ending::Ending;
 
 pub struct Shown<'a> {
     /// `run` or `chat`.
@@ -52,7 +52,7 @@ pub struct Ended<'a> {
 }
 
 impl Ended<'_> {
-    /// The verdict (see [`crate::verdict::decide`]).
+    /// The verdict (see [`crate::verdict::grade::decide`]).
     pub fn verdict(&self) -> Verdict {
         self.after.verdict(self.test_file_sha256_before)
     }

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
 
 /// One command, after `after_messages` messages of the conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,8 +60,8 @@ impl ChatCommand {
 #[cfg(test)]
 mod tests {
     use super::{Asked, ChatCommand, Saved};
-    use crate::verdict::summary::Summary;
-    use crate::verdict::verify::TestRun;
+    use crate::verdict::final_run::TestRun;
+    use crate::verdict::read::summary::Summary;
 
     #[test]
     fn each_command_keeps_its_place_and_outcome_through_json_and_in_words() {

@@ -14,8 +14,8 @@ use crate::record::chat_command::ChatCommand;
 use crate::record::message::Message;
 use crate::record::metrics::RunMetrics;
 use crate::record::settings::SessionSettings;
-use crate::verdict::ending::Ending;
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
+use crate::verdict::grade::ending::Ending;
 
 /// Written into every record; a reader also takes the older formats `record::legacy` names,
 /// and refuses any other.

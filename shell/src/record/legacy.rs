@@ -12,8 +12,8 @@ use crate::record::message::Message;
 use crate::record::metrics::RunMetrics;
 use crate::record::settings::SessionSettings;
 use crate::record::turn::{RecordedCall, RecordedTurn};
-use crate::verdict::checks::Checks;
-use crate::verdict::ending::Ending;
+use crate::verdict::grade::checks::Checks;
+use crate::verdict::grade::ending::Ending;
 
 /// `mend run`'s record before runs and chats shared one format.
 pub(crate) const RUN_FORMAT_1: &str = "mend-record/1";
@@ -125,8 +125,8 @@ mod tests {
     use serde_json::json;
 
     use crate::record::{Message, Record, SessionSettings, RECORD_FORMAT};
-    use crate::verdict::ending::Ending;
-    use crate::verdict::verify::TestRun;
+    use crate::verdict::final_run::TestRun;
+    use crate::verdict::grade::ending::Ending;
 
     fn settings() -> serde_json::Value {
         json!({"provider": "ollama", "model": "m", "max_turns": 3, "think": false, "keep_alive": 0,
@@ -277,8 +277,8 @@ mod tests {
     /// sentence older versions wrote.
     #[test]
     fn a_runs_reasons_load_from_older_records_and_are_written_as_they_were() {
-        use crate::verdict::note::Note;
-        use crate::verdict::untrusted::Untrusted;
+        use crate::verdict::read::note::Note;
+        use crate::verdict::trust::untrusted::Untrusted;
         let older_after = json!({"exit_code": 0, "duration_ms": 5,
             "note": "pytest collected no tests (exit 5)",
             "not_trusted": "the tests stopped before reporting: exit 0 with no pytest report"});
@@ -308,7 +308,7 @@ mod tests {
             note: Some(Note::NoTestsCollected),
             not_trusted: Some(Untrusted::NoReport {
                 exit: Some(0),
-                owed: crate::verdict::untrusted::OwedReport::Pytest,
+                owed: crate::verdict::trust::untrusted::OwedReport::Pytest,
             }),
             ..tests(0)
         };

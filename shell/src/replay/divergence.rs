@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 use crate::attempt::run_event::RunEvent;
 use crate::record::{RecordedCall, RecordedTurn};
 use crate::task::{Task, ToolName};
-use crate::verdict::summary::Summary;
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
+use crate::verdict::read::summary::Summary;
 
 /// What a run left behind, as its record keeps it and as a replay finds it.
 pub(crate) struct LeftBehind<'a> {

@@ -1,5 +1,5 @@
 //! The runners whose printed output mend reads test by test (`test.report = "django"`, …): the
-//! task file names one; `verdict::readers` reads with it.
+//! task file names one; `verdict::read::readers` reads with it.
 
 /// A runner whose printed output mend reads test by test (`test.report`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -292,7 +292,7 @@ fn verdict_attributes(record: &Record) -> Option<(Vec<KeyValue>, Duration, bool)
         int("mend.verdict.reasons", verdict.reasons.len() as u64),
     ];
     if let Some(contract) = &ending.contract {
-        let kept = |list: &[crate::verdict::contract::Transition]| {
+        let kept = |list: &[crate::verdict::grade::contract::Transition]| {
             list.iter().filter(|t| t.kept()).count() as u64
         };
         attributes.extend([

@@ -1,24 +1,12 @@
-//! The verdict: the independent test runs before and after the loop ([`test_run`] runs one,
-//! [`verify`] reads it), read from the runner's JUnit report ([`junit`]) or pytest's summary
-//! line ([`summary`]) and checked against what mend's pytest plugin heard ([`witness`]).
+//! The verdict: the independent test runs before and after the loop, split by the question each
+//! part answers. [`read`] says what a test run reported (the run itself, its JUnit report or the
+//! runner's own output); [`trust`] says whether that report can be believed (mend's pytest
+//! witness, the tripwire on shared folders, added code that reaches into the run, a suite that
+//! shrank); [`grade`] says what it comes to (the contract of the first run, the task's given
+//! lists, the one decision every command asks). [`final_run`] is the check after the loop that
+//! asks all three.
 
-pub(crate) mod checks;
-pub(crate) mod contract;
-pub(crate) mod decide;
-pub(crate) mod ending;
-pub(crate) mod given;
-pub(crate) mod junit;
-pub(crate) mod known;
-pub mod load_failure;
-pub(crate) mod note;
-pub(crate) mod progress;
-pub(crate) mod python_reach;
-pub(crate) mod reach;
-pub(crate) mod readers;
-pub(crate) mod shrunk;
-pub(crate) mod summary;
-pub(crate) mod test_run;
-pub(crate) mod tripwire;
-pub(crate) mod untrusted;
-pub mod verify;
-pub(crate) mod witness;
+pub mod final_run;
+pub(crate) mod grade;
+pub mod read;
+pub(crate) mod trust;

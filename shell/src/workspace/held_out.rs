@@ -13,7 +13,7 @@ use crate::error::MendError;
 use crate::patch::TreePatchError;
 use crate::task::paths::files_under;
 use crate::task::Task;
-use crate::verdict::untrusted::Untrusted;
+use crate::verdict::trust::untrusted::Untrusted;
 
 /// What was put back into a final tree.
 pub(crate) struct HeldOutTests {
@@ -23,7 +23,7 @@ pub(crate) struct HeldOutTests {
     /// happen, and the verdict is a FAIL that says so.
     pub refused: Option<Untrusted>,
     /// Each file's digest as it was put there (`None`: absent): the final run must leave them
-    /// so ([`crate::verdict::tripwire`]).
+    /// so ([`crate::verdict::trust::tripwire`]).
     pub digests: BTreeMap<String, Option<String>>,
 }
 

@@ -3,8 +3,8 @@
 use serde_json::json;
 
 use super::{message_line, short_arguments, short_result, tests_text, verdict_line, window_text};
-use crate::verdict::summary::Summary;
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
+use crate::verdict::read::summary::Summary;
 
 #[test]
 fn the_verdict_line_names_the_sandbox_it_rests_on() {

@@ -1,5 +1,5 @@
 //! A test run's counts. The independent check takes them from a JUnit report
-//! ([`crate::verdict::junit`]); pytest's printed summary line is read only where no report exists: a
+//! ([`crate::verdict::read::junit`]); pytest's printed summary line is read only where no report exists: a
 //! `run_tests` result, shown to a person or compared on replay.
 
 use std::sync::LazyLock;

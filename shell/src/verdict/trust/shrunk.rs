@@ -2,8 +2,8 @@
 //! compile tests out (`#[cfg(test)]` → `#[cfg(any())]`), delete them, or filter them away. The
 //! final run must then run at least as many tests as the first one did.
 
-use crate::verdict::untrusted::Untrusted;
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
+use crate::verdict::trust::untrusted::Untrusted;
 
 /// How many tests `run` ran to a result: its report's counts, else the totals its output printed.
 fn ran(run: &TestRun) -> Option<u32> {
@@ -25,9 +25,9 @@ pub(crate) fn fewer_tests_than_before(before: &TestRun, after: &TestRun) -> Opti
 #[cfg(test)]
 mod tests {
     use super::fewer_tests_than_before;
-    use crate::verdict::summary::Summary;
-    use crate::verdict::untrusted::Untrusted;
-    use crate::verdict::verify::TestRun;
+    use crate::verdict::final_run::TestRun;
+    use crate::verdict::read::summary::Summary;
+    use crate::verdict::trust::untrusted::Untrusted;
 
     fn counted(count: Option<u32>) -> TestRun {
         TestRun {

@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
-use crate::verdict::contract::CaseOutcome;
-use crate::verdict::summary::Summary;
+use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::summary::Summary;
 
 /// pytest's message on the `<error>` of a module it could not collect.
 const COLLECTION_FAILURE: &str = "collection failure";
@@ -275,8 +275,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::Report;
-    use crate::verdict::contract::CaseOutcome;
-    use crate::verdict::summary::Summary;
+    use crate::verdict::grade::contract::CaseOutcome;
+    use crate::verdict::read::summary::Summary;
 
     fn cases(list: &[(&str, CaseOutcome)]) -> BTreeMap<String, CaseOutcome> {
         list.iter()
@@ -364,10 +364,12 @@ mod tests {
         use CaseOutcome::{Failed, Passed, Skipped};
         let read = |xml: &str| Report::parse(xml).map(|report| report.cases);
         let reports = [
-            read(include_str!("../../../fixtures/readers/junit-nextest.xml")),
-            read(include_str!("../../../fixtures/readers/junit-node.xml")),
-            read(include_str!("../../../fixtures/readers/junit-mocha.xml")),
-            read(include_str!("../../../fixtures/readers/junit-jest.xml")),
+            read(include_str!(
+                "../../../../fixtures/readers/junit-nextest.xml"
+            )),
+            read(include_str!("../../../../fixtures/readers/junit-node.xml")),
+            read(include_str!("../../../../fixtures/readers/junit-mocha.xml")),
+            read(include_str!("../../../../fixtures/readers/junit-jest.xml")),
         ];
         assert_eq!(
             reports,

@@ -18,17 +18,17 @@ use crate::exec::runner::TestRunner;
 use crate::task::OutputReader;
 use crate::task::{TestCommand, TestReport};
 use crate::truncate::keep_tail;
-use crate::verdict::contract::CaseOutcome;
-use crate::verdict::junit::Report;
-use crate::verdict::known::Known;
-use crate::verdict::load_failure::{load_failure, LoadFailure};
-use crate::verdict::note::Note;
-use crate::verdict::progress::shorten_trailing_progress;
-use crate::verdict::readers::tests_counted;
-use crate::verdict::summary::{without_colours, Summary};
-use crate::verdict::test_run::{RanTests, ReportFile};
-use crate::verdict::untrusted::{Alarm, OwedReport, Untrusted};
-use crate::verdict::witness::Heard;
+use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::junit::Report;
+use crate::verdict::read::load_failure::{load_failure, LoadFailure};
+use crate::verdict::read::note::Note;
+use crate::verdict::read::progress::shorten_trailing_progress;
+use crate::verdict::read::readers::tests_counted;
+use crate::verdict::read::summary::{without_colours, Summary};
+use crate::verdict::read::test_run::{RanTests, ReportFile};
+use crate::verdict::trust::known::Known;
+use crate::verdict::trust::untrusted::{Alarm, OwedReport, Untrusted};
+use crate::verdict::trust::witness::Heard;
 
 /// How much of the output a run that did not pass keeps, for the person reading the verdict.
 const OUTPUT_TAIL_CHARS: usize = 2_000;
@@ -64,7 +64,7 @@ pub struct TestRun {
     /// The end of the output (colours removed) of a run that did not pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
-    /// Each test's outcome by id, for the contract (`verdict::contract`); a record keeps the
+    /// Each test's outcome by id, for the contract (`verdict::grade::contract`); a record keeps the
     /// contract instead.
     #[serde(skip)]
     pub cases: BTreeMap<String, CaseOutcome>,

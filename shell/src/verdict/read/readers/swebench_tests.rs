@@ -10,8 +10,8 @@ use std::process::{Command, Stdio};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::verdict::contract::{CaseOutcome, Contract, Transition};
-use crate::verdict::readers::OutputReader;
+use crate::verdict::grade::contract::{CaseOutcome, Contract, Transition};
+use crate::verdict::read::readers::OutputReader;
 
 struct Case {
     name: &'static str,

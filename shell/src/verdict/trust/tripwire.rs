@@ -12,7 +12,7 @@ use crate::atomic::sha256_of_file;
 use crate::error::MendError;
 use crate::task::paths::touched;
 use crate::task::Task;
-use crate::verdict::untrusted::Untrusted;
+use crate::verdict::trust::untrusted::Untrusted;
 
 /// A final tree as it stood when its tests started.
 pub(crate) struct Tripwire<'a> {

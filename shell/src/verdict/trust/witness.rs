@@ -1,4 +1,4 @@
-//! What mend's pytest plugin said over its socket during a run (see `verdict::test_run`), and
+//! What mend's pytest plugin said over its socket during a run (see `verdict::read::test_run`), and
 //! the checks of the report against it: a report is trusted only when it says what the witness
 //! heard as each test finished.
 
@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::verdict::contract::CaseOutcome;
-use crate::verdict::known::Known;
-use crate::verdict::untrusted::{Alarm, Untrusted};
-use crate::verdict::witness::seal::Key;
+use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::trust::known::Known;
+use crate::verdict::trust::untrusted::{Alarm, Untrusted};
+use crate::verdict::trust::witness::seal::Key;
 
 mod seal;
 

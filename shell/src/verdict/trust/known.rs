@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::patch::parse::{parse, HunkLine};
-use crate::verdict::untrusted::{Alarm, AlarmKind};
+use crate::verdict::trust::untrusted::{Alarm, AlarmKind};
 
 /// The lines the change wrote, by path from the repository, numbered from 1 in the final tree.
 pub(crate) type WrittenLines = BTreeMap<String, BTreeSet<usize>>;

@@ -5,10 +5,10 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::verdict::load_failure::LoadFailure;
+use crate::verdict::read::load_failure::LoadFailure;
 
 use crate::task::OutputReader;
-use crate::verdict::note::Note;
+use crate::verdict::read::note::Note;
 
 /// What kind of reach into the test run the witness saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

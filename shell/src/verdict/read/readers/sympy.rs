@@ -16,9 +16,9 @@
 //! run). Without `--verbose` the passing tests have no names, so the output gives counts only:
 //! its ids would make every fixed test look as if it had vanished.
 
-use crate::verdict::contract::CaseOutcome;
-use crate::verdict::readers::Reading;
-use crate::verdict::summary::Summary;
+use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::readers::Reading;
+use crate::verdict::read::summary::Summary;
 
 const TOTALS: &str = "tests finished:";
 
@@ -206,14 +206,14 @@ fn is_results(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::read;
-    use crate::verdict::contract::CaseOutcome::{Error, Failed, Passed};
-    use crate::verdict::readers::pairs;
-    use crate::verdict::readers::Reading;
-    use crate::verdict::summary::Summary;
+    use crate::verdict::grade::contract::CaseOutcome::{Error, Failed, Passed};
+    use crate::verdict::read::readers::pairs;
+    use crate::verdict::read::readers::Reading;
+    use crate::verdict::read::summary::Summary;
 
     /// `bin/test -C --verbose sympy/core/tests/test_expr.py sympy/core/tests/test_numbers.py`
     /// off a terminal (80 columns), with a failure, an exception, a skip and an expected failure.
-    const SYMPY_VERBOSE: &str = include_str!("../../../../fixtures/readers/sympy-verbose.log");
+    const SYMPY_VERBOSE: &str = include_str!("../../../../../fixtures/readers/sympy-verbose.log");
 
     #[test]
     fn reads_the_verbose_lines_the_headers_and_the_totals() {

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::verdict::load_failure::LoadFailure;
+use crate::verdict::read::load_failure::LoadFailure;
 
 /// What the exit code of a test run means beyond pass or fail.
 #[derive(Debug, Clone, PartialEq, Eq)]

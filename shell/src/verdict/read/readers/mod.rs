@@ -19,9 +19,9 @@ mod sympy;
 
 use std::collections::BTreeMap;
 
-use crate::verdict::contract::CaseOutcome;
-use crate::verdict::junit::Report;
-use crate::verdict::summary::{without_colours, Summary};
+use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::junit::Report;
+use crate::verdict::read::summary::{without_colours, Summary};
 
 use crate::task::OutputReader;
 pub(crate) use counts::tests_counted;
@@ -124,8 +124,8 @@ fn report_of(cases: BTreeMap<String, CaseOutcome>, totals: Option<Summary>) -> R
 /// Each test id with its outcome, owned: what a reader's `cases` hold, for its tests to compare.
 #[cfg(test)]
 fn pairs(
-    list: &[(&str, crate::verdict::contract::CaseOutcome)],
-) -> Vec<(String, crate::verdict::contract::CaseOutcome)> {
+    list: &[(&str, crate::verdict::grade::contract::CaseOutcome)],
+) -> Vec<(String, crate::verdict::grade::contract::CaseOutcome)> {
     list.iter()
         .map(|(id, outcome)| ((*id).to_owned(), *outcome))
         .collect()
@@ -134,9 +134,9 @@ fn pairs(
 #[cfg(test)]
 mod tests {
     use super::OutputReader;
-    use crate::verdict::contract::CaseOutcome::{Failed, Passed};
-    use crate::verdict::junit::Report;
-    use crate::verdict::summary::Summary;
+    use crate::verdict::grade::contract::CaseOutcome::{Failed, Passed};
+    use crate::verdict::read::junit::Report;
+    use crate::verdict::read::summary::Summary;
 
     #[test]
     fn an_output_without_result_lines_is_no_report() {

@@ -2,9 +2,9 @@ use std::collections::BTreeMap;
 
 use super::seal::Key;
 use super::Heard;
-use crate::verdict::contract::CaseOutcome;
-use crate::verdict::known::Known;
-use crate::verdict::untrusted::{Alarm, AlarmKind, Untrusted};
+use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::trust::known::Known;
+use crate::verdict::trust::untrusted::{Alarm, AlarmKind, Untrusted};
 
 const REPORT: &str = "<testsuites/>";
 /// SHA-256 of `REPORT`.

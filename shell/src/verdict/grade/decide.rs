@@ -4,11 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::contract::{Contract, Transition};
-use crate::verdict::given::Graded;
-use crate::verdict::python_reach::PythonReach;
-use crate::verdict::reach::change_warnings;
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
+use crate::verdict::grade::contract::{Contract, Transition};
+use crate::verdict::grade::given::Graded;
+use crate::verdict::trust::python_reach::PythonReach;
+use crate::verdict::trust::reach::change_warnings;
 
 /// How many test ids a verdict names; the count says how many more there are.
 pub(crate) const NAMED_IDS: usize = 10;
@@ -28,7 +28,7 @@ pub(crate) struct Evidence<'a> {
     /// The given tests' grade (`test.fail_to_pass`, `test.pass_to_pass`): with it, the
     /// resolved rule replaces "the final tests pass" and the derived contract.
     pub given: Option<&'a Graded>,
-    /// The added Python read as a syntax tree (see [`crate::verdict::python_reach`]); `None`:
+    /// The added Python read as a syntax tree (see [`crate::verdict::trust::python_reach`]); `None`:
     /// the diff's words are read instead, Python files too.
     pub python_reaches: Option<&'a [PythonReach]>,
     /// The files held out of the attempt and put back for the final run: tests the change never
@@ -46,7 +46,7 @@ pub struct Verdict {
     /// Why it failed, or for a pass, what it could not check: each a sentence a person reads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
-    /// What a person should look at in the change, pass or fail (see [`crate::verdict::reach`]).
+    /// What a person should look at in the change, pass or fail (see [`crate::verdict::trust::reach`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
@@ -149,9 +149,9 @@ fn broken_contract(contract: &Contract) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::{decide, Evidence, Verdict};
-    use crate::verdict::contract::{CaseOutcome, Contract, Transition};
-    use crate::verdict::summary::Summary;
-    use crate::verdict::verify::TestRun;
+    use crate::verdict::final_run::TestRun;
+    use crate::verdict::grade::contract::{CaseOutcome, Contract, Transition};
+    use crate::verdict::read::summary::Summary;
 
     fn passing() -> TestRun {
         TestRun {
@@ -275,7 +275,7 @@ mod tests {
     #[test]
     fn an_untrusted_report_or_changed_test_files_fail() {
         let mut after = passing();
-        after.not_trusted = Some(crate::verdict::untrusted::Untrusted::ReportRewritten);
+        after.not_trusted = Some(crate::verdict::trust::untrusted::Untrusted::ReportRewritten);
         let verdict = decide(&Evidence {
             test_files_changed: true,
             ..evidence(&after, None)

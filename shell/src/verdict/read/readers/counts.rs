@@ -7,11 +7,11 @@
 //! `# pass 5` in TAP), mocha's `5 passing` / `1 failing`, `go test -v`'s `--- PASS:` lines and
 //! pytest's summary line. Tests that were skipped did not run.
 
-use crate::verdict::summary::Summary;
+use crate::verdict::read::summary::Summary;
 
 /// The tests the output says ran to a result, or `None` when it prints no totals mend knows.
 pub(crate) fn tests_counted(output: &str) -> Option<u32> {
-    let output = crate::verdict::summary::without_colours(output);
+    let output = crate::verdict::read::summary::without_colours(output);
     let lines: Vec<&str> = output.lines().map(str::trim).collect();
     libtest(&lines)
         .or_else(|| jest(&lines))

@@ -4,11 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::contract::Contract;
-use crate::verdict::decide::{decide, Evidence, Verdict};
-use crate::verdict::given::{Graded, HeldAndGiven};
-use crate::verdict::python_reach::PythonReach;
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
+use crate::verdict::grade::contract::Contract;
+use crate::verdict::grade::decide::{decide, Evidence, Verdict};
+use crate::verdict::grade::given::{Graded, HeldAndGiven};
+use crate::verdict::trust::python_reach::PythonReach;
 
 /// The independent check after the conversation, and what it had changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,8 +10,8 @@
 //! headers add the bare test name. An expected failure or unexpected success is no outcome the
 //! harness reads, and is left out here too.
 
-use crate::verdict::contract::CaseOutcome;
-use crate::verdict::readers::Reading;
+use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::readers::Reading;
 
 const SEPARATOR: &str = " ... ";
 /// unittest prints `ok`; django's parallel runner has printed `OK`, once with two spaces.
@@ -83,13 +83,13 @@ fn header_name(line: &str, header: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::read;
-    use crate::verdict::contract::CaseOutcome::{Error, Failed, Passed, Skipped};
-    use crate::verdict::readers::pairs;
+    use crate::verdict::grade::contract::CaseOutcome::{Error, Failed, Passed, Skipped};
+    use crate::verdict::read::readers::pairs;
 
     /// What `./runtests.py --verbosity 2 --parallel 1 utils_tests.test_text` prints with an
     /// older Python: the header, the tests, printed output between a test and its `ok`, the
     /// failures list.
-    const DJANGO_OLD: &str = include_str!("../../../../fixtures/readers/django-old.log");
+    const DJANGO_OLD: &str = include_str!("../../../../../fixtures/readers/django-old.log");
 
     #[test]
     fn reads_each_test_and_the_failures_list() {
@@ -125,7 +125,7 @@ mod tests {
 
     /// Python 3.11 and later: the dotted id names the method, a docstring takes the line that
     /// ends in the outcome, and a failing subtest is a line of its own.
-    const DJANGO_NEW: &str = include_str!("../../../../fixtures/readers/django-new.log");
+    const DJANGO_NEW: &str = include_str!("../../../../../fixtures/readers/django-new.log");
 
     #[test]
     fn reads_the_dotted_ids_and_docstring_lines() {

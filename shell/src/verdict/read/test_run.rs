@@ -1,7 +1,7 @@
 //! The one door of a verdict's test run: the task's test command run once, with the report the
 //! task reads asked for, and what came back handed over as it is — the process's end, the report
 //! file's text, and, for pytest, what mend's witness plugin said over a socket as each test
-//! finished. Reading and judging all of it is the verdict's job (`verdict::verify`).
+//! finished. Reading and judging all of it is the verdict's job (`verdict::final_run`).
 //!
 //! The report is written outside the copy, in a folder of its own that the sandbox lets the
 //! command write, so the code under test does not find it lying in the repository. The witness
@@ -32,8 +32,8 @@ const PYTEST_REPORT_FILE: &str = "junit.xml";
 /// The witness plugin's module name, its loader (the module pytest imports) and the code the
 /// loader runs (a file no `import` finds), and the socket it reports to.
 const WITNESS_MODULE: &str = "mend_witness";
-pub(crate) const WITNESS_LOADER: &str = include_str!("witness/loader.py");
-pub(crate) const WITNESS_SOURCE: &str = include_str!("witness/witness.py");
+pub(crate) const WITNESS_LOADER: &str = include_str!("../trust/witness/loader.py");
+pub(crate) const WITNESS_SOURCE: &str = include_str!("../trust/witness/witness.py");
 pub(crate) const WITNESS_BODY_FILE: &str = "mend_witness.body";
 const WITNESS_SOCKET: &str = "witness.sock";
 /// The variable that tells the witness where to connect; it removes it from its environment

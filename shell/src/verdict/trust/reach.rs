@@ -3,7 +3,7 @@
 //! report is written. None of these is proof of cheating (a CLI reads `sys.argv`), so they are
 //! warnings a person reads beside the verdict, never a verdict of their own.
 
-use crate::verdict::python_reach::PythonReach;
+use crate::verdict::trust::python_reach::PythonReach;
 
 /// What to look for in an added line, and what it can do to a test run.
 const REACHES: [(&str, &str); 11] = [
@@ -54,7 +54,7 @@ pub(crate) fn change_warnings(diff: &str, python_reaches: Option<&[PythonReach]>
 
 /// The warnings for the added lines of `diff` (a unified diff): one per kind of reach, naming
 /// the files where it was found; Python files left out when `python_read` (their syntax tree
-/// was read instead, see [`crate::verdict::python_reach`]).
+/// was read instead, see [`crate::verdict::trust::python_reach`]).
 pub(crate) fn reaches_into_tests(diff: &str, python_read: bool) -> Vec<String> {
     let mut file = "";
     let mut found: Vec<(&str, &str, Vec<String>)> = Vec::new();

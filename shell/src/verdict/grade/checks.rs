@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::decide::Verdict;
-use crate::verdict::ending::Ending;
-use crate::verdict::verify::TestRun;
+use crate::verdict::final_run::TestRun;
+use crate::verdict::grade::decide::Verdict;
+use crate::verdict::grade::ending::Ending;
 
 /// What the independent check saw around the loop: the tests and the digests before it, and
 /// what the check after it saw ([`Ending`]). A record stores these as they are, the ending's
@@ -23,7 +23,7 @@ pub struct Checks {
 }
 
 impl Checks {
-    /// The verdict on what the checks saw (see [`crate::verdict::decide`]).
+    /// The verdict on what the checks saw (see [`crate::verdict::grade::decide`]).
     pub fn verdict(&self) -> Verdict {
         self.after.verdict(&self.test_file_sha256_before)
     }
@@ -40,9 +40,9 @@ impl Checks {
 #[cfg(test)]
 mod tests {
     use super::Checks;
-    use crate::verdict::ending::Ending;
-    use crate::verdict::summary::Summary;
-    use crate::verdict::verify::TestRun;
+    use crate::verdict::final_run::TestRun;
+    use crate::verdict::grade::ending::Ending;
+    use crate::verdict::read::summary::Summary;
 
     #[test]
     fn passing_tests_count_only_when_the_test_files_are_the_ones_the_run_started_with() {

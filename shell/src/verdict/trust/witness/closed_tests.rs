@@ -10,7 +10,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::test_support::python;
-use crate::verdict::test_run::{WITNESS_BODY_FILE, WITNESS_LOADER, WITNESS_SOURCE};
+use crate::verdict::read::test_run::{WITNESS_BODY_FILE, WITNESS_LOADER, WITNESS_SOURCE};
 
 /// Imports the witness from `folder` (with its socket set) and prints, as JSON, the names the
 /// module keeps and every global name a function of the witness reads that is no builtin.

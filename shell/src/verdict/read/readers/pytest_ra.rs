@@ -9,8 +9,8 @@
 //! `XPASS` is not one of the outcomes SWE-bench's harness reads, and is left out as it leaves it
 //! out: a test that unexpectedly passed counts as not run.
 
-use crate::verdict::contract::CaseOutcome;
-use crate::verdict::readers::Reading;
+use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::readers::Reading;
 
 const STATUSES: [(&str, CaseOutcome); 5] = [
     ("PASSED", CaseOutcome::Passed),
@@ -70,12 +70,12 @@ fn is_skip_count(outcome: CaseOutcome, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::read;
-    use crate::verdict::contract::CaseOutcome::{Error, Failed, Passed, Skipped, Xfailed};
-    use crate::verdict::readers::Reading;
+    use crate::verdict::grade::contract::CaseOutcome::{Error, Failed, Passed, Skipped, Xfailed};
+    use crate::verdict::read::readers::Reading;
 
     /// The end of what pytest 7.4 prints with `-rA` (passes with captured output, a failure,
     /// an error in setup, skips, an xfail and an xpass).
-    const PYTEST_RA: &str = include_str!("../../../../fixtures/readers/pytest-ra.log");
+    const PYTEST_RA: &str = include_str!("../../../../../fixtures/readers/pytest-ra.log");
 
     #[test]
     fn reads_the_short_summary_with_whole_ids() {

@@ -9,8 +9,8 @@
 //! is left out); a test of the same name in two binaries keeps its worse outcome. A binary that
 //! did not build or crashed prints no line for its tests: they did not run.
 
-use crate::verdict::contract::CaseOutcome;
-use crate::verdict::readers::Reading;
+use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::readers::Reading;
 
 const SEPARATOR: &str = " ... ";
 
@@ -61,12 +61,12 @@ fn outcome(word: &str) -> Option<CaseOutcome> {
 #[cfg(test)]
 mod tests {
     use super::read;
-    use crate::verdict::contract::CaseOutcome::{Failed, Passed, Skipped};
-    use crate::verdict::readers::pairs;
+    use crate::verdict::grade::contract::CaseOutcome::{Failed, Passed, Skipped};
+    use crate::verdict::read::readers::pairs;
 
     /// `cargo test` (Rust 1.8x) on a crate with unit tests, an integration test file that fails
     /// and doc-tests.
-    const CARGO_TEST: &str = include_str!("../../../../fixtures/readers/cargo-test.log");
+    const CARGO_TEST: &str = include_str!("../../../../../fixtures/readers/cargo-test.log");
 
     #[test]
     fn reads_every_binary_and_the_doc_tests() {

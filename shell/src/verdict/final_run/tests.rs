@@ -7,9 +7,9 @@ use crate::exec::sandbox::Sandbox;
 use crate::task::OutputReader;
 use crate::task::{PathSet, PythonPath};
 use crate::test_support::{project, python};
-use crate::verdict::contract::CaseOutcome;
-use crate::verdict::load_failure::{LoadFailure, Loaded};
-use crate::verdict::untrusted::Untrusted;
+use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::load_failure::{LoadFailure, Loaded};
+use crate::verdict::trust::untrusted::Untrusted;
 
 fn runner() -> TestRunner {
     TestRunner::new(python(), Sandbox::Unsandboxed)
