@@ -15,7 +15,7 @@ use mend::exec::runner::TestRunner;
 use mend::exec::sandbox::{Sandbox, SandboxChoice};
 use mend::oci::ImageRef;
 use mend::task::Task;
-use mend::verdict::final_run::independent_check;
+use mend::verdict::check::independent_check;
 use mend::workspace::Workspace;
 
 use super::{command, Row};

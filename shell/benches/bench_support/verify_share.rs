@@ -12,7 +12,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use mend::exec::runner::TestRunner;
 use mend::exec::sandbox::{Sandbox, SandboxChoice};
 use mend::task::Task;
-use mend::verdict::final_run::independent_check;
+use mend::verdict::check::independent_check;
 use mend::workspace::Workspace;
 
 use super::{command, Row};

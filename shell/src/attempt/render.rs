@@ -12,7 +12,7 @@ use crate::record::metrics::RunMetrics;
 use crate::record::settings::RecordedImage;
 use crate::record::usage::{Trim, TurnUsage};
 use crate::task::ToolName;
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::read::summary::Summary;
 
 pub trait Render: Observer {

@@ -11,7 +11,7 @@ use crate::record::metrics::RunMetrics;
 use crate::record::settings::RecordedImage;
 use crate::record::usage::TurnUsage;
 use crate::record::ChatCommand;
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::grade::contract::Contract;
 use crate::verdict::grade::decide::Verdict;
 use crate::verdict::grade::ending::Ending;

@@ -31,7 +31,7 @@ use crate::setup::Recorded;
 use crate::telemetry::config::chosen;
 use crate::telemetry::traces::{ending_now, Traces};
 use crate::tools::ToolContext;
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::grade::ending::Ending;
 use crate::workspace::changes::file_digests;
 use crate::workspace::final_tree::LoopCopy;

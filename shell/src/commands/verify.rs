@@ -14,7 +14,7 @@ use crate::cli::VerifyArgs;
 use crate::error::{exit, MendError};
 use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
-use crate::verdict::final_run::{independent_check, TestRun};
+use crate::verdict::check::{independent_check, TestRun};
 use crate::verdict::grade::given::{Graded, HeldAndGiven};
 use crate::verdict::trust::python_reach::{start_reading_added_python, ReadingPython};
 use crate::verdict::trust::reach::change_warnings;

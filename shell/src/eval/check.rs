@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::grade::given::Graded;
 
 /// How many times each side is run: the tests without a change, and with the gold patch.

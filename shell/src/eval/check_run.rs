@@ -10,7 +10,7 @@ use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
 use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
-use crate::verdict::final_run::independent_check;
+use crate::verdict::check::independent_check;
 use crate::verdict::grade::given::Graded;
 use crate::verdict::trust::tripwire::Tripwire;
 use crate::workspace::held_out::put_back;

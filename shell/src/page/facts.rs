@@ -6,7 +6,7 @@ use mend_core::{Stop, StopReason};
 use super::html::Html;
 use super::view::Shown;
 use crate::record::stop::explain_stop;
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::grade::contract::{Contract, Transition};
 
 /// Hex digits of a model digest people are shown; the whole one is in the record.

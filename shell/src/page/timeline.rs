@@ -150,7 +150,7 @@ fn test_span(
     subject: Subject,
     what: &str,
     start_ms: u64,
-    run: &crate::verdict::final_run::TestRun,
+    run: &crate::verdict::check::TestRun,
 ) -> Span {
     Span {
         lane: Lane::Tests,

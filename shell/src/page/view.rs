@@ -4,7 +4,7 @@ use mend_core::Stop;
 
 use crate::record::metrics::RunMetrics;
 use crate::record::{ChatCommand, Record, RecordedCall, RecordedTurn, SessionSettings};
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::grade::decide::Verdict;
 use crate::verdict::grade::ending::Ending;
 

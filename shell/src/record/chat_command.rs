@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 
 /// One command, after `after_messages` messages of the conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,7 +60,7 @@ impl ChatCommand {
 #[cfg(test)]
 mod tests {
     use super::{Asked, ChatCommand, Saved};
-    use crate::verdict::final_run::TestRun;
+    use crate::verdict::check::TestRun;
     use crate::verdict::read::summary::Summary;
 
     #[test]

@@ -14,7 +14,7 @@ use crate::record::chat_command::ChatCommand;
 use crate::record::message::Message;
 use crate::record::metrics::RunMetrics;
 use crate::record::settings::SessionSettings;
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::grade::ending::Ending;
 
 /// Written into every record; a reader also takes the older formats `record::legacy` names,

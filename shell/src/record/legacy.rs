@@ -125,7 +125,7 @@ mod tests {
     use serde_json::json;
 
     use crate::record::{Message, Record, SessionSettings, RECORD_FORMAT};
-    use crate::verdict::final_run::TestRun;
+    use crate::verdict::check::TestRun;
     use crate::verdict::grade::ending::Ending;
 
     fn settings() -> serde_json::Value {

@@ -20,7 +20,7 @@ use crate::replay::divergence::{
 };
 use crate::replay::source::ReplaySource;
 use crate::tools::ToolContext;
-use crate::verdict::final_run::{independent_check, TestRun};
+use crate::verdict::check::{independent_check, TestRun};
 
 /// What playing a record's conversation again gave.
 pub(crate) struct Replayed {

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::attempt::run_event::RunEvent;
 use crate::record::{RecordedCall, RecordedTurn};
 use crate::task::{Task, ToolName};
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::read::summary::Summary;
 
 /// What a run left behind, as its record keeps it and as a replay finds it.

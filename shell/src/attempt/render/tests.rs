@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::{message_line, short_arguments, short_result, tests_text, verdict_line, window_text};
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::read::summary::Summary;
 
 #[test]

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::grade::decide::Verdict;
 use crate::verdict::grade::ending::Ending;
 
@@ -40,7 +40,7 @@ impl Checks {
 #[cfg(test)]
 mod tests {
     use super::Checks;
-    use crate::verdict::final_run::TestRun;
+    use crate::verdict::check::TestRun;
     use crate::verdict::grade::ending::Ending;
     use crate::verdict::read::summary::Summary;
 

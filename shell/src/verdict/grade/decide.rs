@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::grade::contract::{Contract, Transition};
 use crate::verdict::grade::given::Graded;
 use crate::verdict::trust::python_reach::PythonReach;
@@ -149,8 +149,9 @@ fn broken_contract(contract: &Contract) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::{decide, Evidence, Verdict};
-    use crate::verdict::final_run::TestRun;
-    use crate::verdict::grade::contract::{CaseOutcome, Contract, Transition};
+    use crate::verdict::check::TestRun;
+    use crate::verdict::grade::contract::{Contract, Transition};
+    use crate::verdict::read::outcome::CaseOutcome;
     use crate::verdict::read::summary::Summary;
 
     fn passing() -> TestRun {

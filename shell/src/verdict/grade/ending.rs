@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::grade::contract::Contract;
 use crate::verdict::grade::decide::{decide, Evidence, Verdict};
 use crate::verdict::grade::given::{Graded, HeldAndGiven};

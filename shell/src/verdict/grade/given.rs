@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::task::GivenTests;
-use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::outcome::CaseOutcome;
 
 /// What the verdict of a benchmark-style task adds: the given tests' four groups and the files
 /// held out of the attempt and put back for the final run.
@@ -153,7 +153,7 @@ mod tests {
 
     use super::{Graded, Group, HeldAndGiven, Missed};
     use crate::task::GivenTests;
-    use crate::verdict::grade::contract::CaseOutcome::{
+    use crate::verdict::read::outcome::CaseOutcome::{
         self, Error, Failed, Passed, Skipped, Xfailed,
     };
 

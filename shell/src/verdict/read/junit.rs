@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
-use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::summary::Summary;
 
 /// pytest's message on the `<error>` of a module it could not collect.
@@ -275,7 +275,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::Report;
-    use crate::verdict::grade::contract::CaseOutcome;
+    use crate::verdict::read::outcome::CaseOutcome;
     use crate::verdict::read::summary::Summary;
 
     fn cases(list: &[(&str, CaseOutcome)]) -> BTreeMap<String, CaseOutcome> {

@@ -1,10 +1,11 @@
 //! How a test run's result is read: the run itself ([`test_run`]), the runner's JUnit report
 //! ([`junit`]) or its own output ([`readers`], [`summary`], [`progress`]), what its exit means
-//! ([`note`]) and why a run never got to its tests ([`load_failure`]).
+//! ([`note`]), what one test came to ([`outcome`]) and why a run never got to its tests ([`load_failure`]).
 
 pub(crate) mod junit;
 pub mod load_failure;
 pub(crate) mod note;
+pub(crate) mod outcome;
 pub(crate) mod progress;
 pub(crate) mod readers;
 pub(crate) mod summary;

@@ -1,7 +1,7 @@
 //! The one door of a verdict's test run: the task's test command run once, with the report the
 //! task reads asked for, and what came back handed over as it is — the process's end, the report
 //! file's text, and, for pytest, what mend's witness plugin said over a socket as each test
-//! finished. Reading and judging all of it is the verdict's job (`verdict::final_run`).
+//! finished. Reading and judging all of it is the verdict's job (`verdict::check`).
 //!
 //! The report is written outside the copy, in a folder of its own that the sandbox lets the
 //! command write, so the code under test does not find it lying in the repository. The witness

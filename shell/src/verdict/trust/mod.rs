@@ -1,12 +1,11 @@
 //! Whether a test run's report can be believed: what mend's pytest plugin heard ([`witness`]),
 //! what the shared folders show ([`tripwire`]), added lines that reach into the run ([`reach`],
-//! [`python_reach`]) and which of those the change did not write ([`known`]), a suite that shrank
-//! ([`shrunk`]), and the reasons a report is not trusted, in words ([`untrusted`]).
+//! [`python_reach`]) and which of those the change did not write ([`known`]), and the reasons a
+//! report is not trusted, in words ([`untrusted`]).
 
 pub(crate) mod known;
 pub(crate) mod python_reach;
 pub(crate) mod reach;
-pub(crate) mod shrunk;
 pub(crate) mod tripwire;
 pub(crate) mod untrusted;
 pub(crate) mod witness;

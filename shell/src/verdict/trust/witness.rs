@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::trust::known::Known;
 use crate::verdict::trust::untrusted::{Alarm, Untrusted};
 use crate::verdict::trust::witness::seal::Key;

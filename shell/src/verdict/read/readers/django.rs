@@ -10,7 +10,7 @@
 //! headers add the bare test name. An expected failure or unexpected success is no outcome the
 //! harness reads, and is left out here too.
 
-use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::readers::Reading;
 
 const SEPARATOR: &str = " ... ";
@@ -83,7 +83,7 @@ fn header_name(line: &str, header: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::read;
-    use crate::verdict::grade::contract::CaseOutcome::{Error, Failed, Passed, Skipped};
+    use crate::verdict::read::outcome::CaseOutcome::{Error, Failed, Passed, Skipped};
     use crate::verdict::read::readers::pairs;
 
     /// What `./runtests.py --verbosity 2 --parallel 1 utils_tests.test_text` prints with an

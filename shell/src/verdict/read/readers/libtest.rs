@@ -9,7 +9,7 @@
 //! is left out); a test of the same name in two binaries keeps its worse outcome. A binary that
 //! did not build or crashed prints no line for its tests: they did not run.
 
-use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::readers::Reading;
 
 const SEPARATOR: &str = " ... ";
@@ -61,7 +61,7 @@ fn outcome(word: &str) -> Option<CaseOutcome> {
 #[cfg(test)]
 mod tests {
     use super::read;
-    use crate::verdict::grade::contract::CaseOutcome::{Failed, Passed, Skipped};
+    use crate::verdict::read::outcome::CaseOutcome::{Failed, Passed, Skipped};
     use crate::verdict::read::readers::pairs;
 
     /// `cargo test` (Rust 1.8x) on a crate with unit tests, an integration test file that fails

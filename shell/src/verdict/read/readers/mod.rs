@@ -19,8 +19,8 @@ mod sympy;
 
 use std::collections::BTreeMap;
 
-use crate::verdict::grade::contract::CaseOutcome;
 use crate::verdict::read::junit::Report;
+use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::summary::{without_colours, Summary};
 
 use crate::task::OutputReader;
@@ -124,8 +124,8 @@ fn report_of(cases: BTreeMap<String, CaseOutcome>, totals: Option<Summary>) -> R
 /// Each test id with its outcome, owned: what a reader's `cases` hold, for its tests to compare.
 #[cfg(test)]
 fn pairs(
-    list: &[(&str, crate::verdict::grade::contract::CaseOutcome)],
-) -> Vec<(String, crate::verdict::grade::contract::CaseOutcome)> {
+    list: &[(&str, crate::verdict::read::outcome::CaseOutcome)],
+) -> Vec<(String, crate::verdict::read::outcome::CaseOutcome)> {
     list.iter()
         .map(|(id, outcome)| ((*id).to_owned(), *outcome))
         .collect()
@@ -134,8 +134,8 @@ fn pairs(
 #[cfg(test)]
 mod tests {
     use super::OutputReader;
-    use crate::verdict::grade::contract::CaseOutcome::{Failed, Passed};
     use crate::verdict::read::junit::Report;
+    use crate::verdict::read::outcome::CaseOutcome::{Failed, Passed};
     use crate::verdict::read::summary::Summary;
 
     #[test]

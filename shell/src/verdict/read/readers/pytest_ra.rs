@@ -9,7 +9,7 @@
 //! `XPASS` is not one of the outcomes SWE-bench's harness reads, and is left out as it leaves it
 //! out: a test that unexpectedly passed counts as not run.
 
-use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::readers::Reading;
 
 const STATUSES: [(&str, CaseOutcome); 5] = [
@@ -70,7 +70,7 @@ fn is_skip_count(outcome: CaseOutcome, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::read;
-    use crate::verdict::grade::contract::CaseOutcome::{Error, Failed, Passed, Skipped, Xfailed};
+    use crate::verdict::read::outcome::CaseOutcome::{Error, Failed, Passed, Skipped, Xfailed};
     use crate::verdict::read::readers::Reading;
 
     /// The end of what pytest 7.4 prints with `-rA` (passes with captured output, a failure,

@@ -10,7 +10,8 @@ use std::process::{Command, Stdio};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::verdict::grade::contract::{CaseOutcome, Contract, Transition};
+use crate::verdict::grade::contract::{Contract, Transition};
+use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::readers::OutputReader;
 
 struct Case {

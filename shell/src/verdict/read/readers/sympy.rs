@@ -16,7 +16,7 @@
 //! run). Without `--verbose` the passing tests have no names, so the output gives counts only:
 //! its ids would make every fixed test look as if it had vanished.
 
-use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::readers::Reading;
 use crate::verdict::read::summary::Summary;
 
@@ -206,7 +206,7 @@ fn is_results(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::read;
-    use crate::verdict::grade::contract::CaseOutcome::{Error, Failed, Passed};
+    use crate::verdict::read::outcome::CaseOutcome::{Error, Failed, Passed};
     use crate::verdict::read::readers::pairs;
     use crate::verdict::read::readers::Reading;
     use crate::verdict::read::summary::Summary;

@@ -2,7 +2,7 @@ use std::collections::BTreeMap;
 
 use super::seal::Key;
 use super::Heard;
-use crate::verdict::grade::contract::CaseOutcome;
+use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::trust::known::Known;
 use crate::verdict::trust::untrusted::{Alarm, AlarmKind, Untrusted};
 

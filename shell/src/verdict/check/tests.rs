@@ -7,8 +7,8 @@ use crate::exec::sandbox::Sandbox;
 use crate::task::OutputReader;
 use crate::task::{PathSet, PythonPath};
 use crate::test_support::{project, python};
-use crate::verdict::grade::contract::CaseOutcome;
 use crate::verdict::read::load_failure::{LoadFailure, Loaded};
+use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::trust::untrusted::Untrusted;
 
 fn runner() -> TestRunner {

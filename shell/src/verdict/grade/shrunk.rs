@@ -2,7 +2,7 @@
 //! compile tests out (`#[cfg(test)]` → `#[cfg(any())]`), delete them, or filter them away. The
 //! final run must then run at least as many tests as the first one did.
 
-use crate::verdict::final_run::TestRun;
+use crate::verdict::check::TestRun;
 use crate::verdict::trust::untrusted::Untrusted;
 
 /// How many tests `run` ran to a result: its report's counts, else the totals its output printed.
@@ -25,7 +25,7 @@ pub(crate) fn fewer_tests_than_before(before: &TestRun, after: &TestRun) -> Opti
 #[cfg(test)]
 mod tests {
     use super::fewer_tests_than_before;
-    use crate::verdict::final_run::TestRun;
+    use crate::verdict::check::TestRun;
     use crate::verdict::read::summary::Summary;
     use crate::verdict::trust::untrusted::Untrusted;
 
