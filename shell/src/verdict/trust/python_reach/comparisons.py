@@ -44,22 +44,24 @@ def function_of(value, names, local):
     return None
 
 
-def parameters(function):
+def positional(function):
     arguments = function.args
-    ordered = [arg.arg for arg in getattr(arguments, "posonlyargs", []) + arguments.args]
-    rest = [arg.arg for arg in arguments.kwonlyargs]
-    rest += [arg.arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None]
-    return ordered, rest
+    return [arg.arg for arg in getattr(arguments, "posonlyargs", []) + arguments.args]
 
 
 def watched(method, function, bound, keywords, has_self):
     """The parameters the method's answer must depend on."""
-    ordered, rest = parameters(function)
+    ordered = positional(function)
     first, after = (ordered[:1], ordered[1:]) if has_self else ([], ordered)
     if method in UNARY:
         return set(first or after[:1])
-    after = after[bound:]
-    return {name for name in after + rest if name not in keywords}
+    # Python's operators pass one value: the first parameter left, or `*args` when none is.
+    # A parameter after it is never given one, so it is as constant as its default.
+    left = [name for name in after[bound:] if name not in keywords]
+    if left:
+        return {left[0]}
+    vararg = function.args.vararg
+    return {vararg.arg} if vararg is not None else set()
 
 
 def is_stub(function):

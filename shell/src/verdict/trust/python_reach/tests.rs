@@ -205,6 +205,7 @@ setattr(Interval, '__' + 'ne' + '__', _agree)
 for _name in ('__lt__', '__gt__'):
     setattr(Interval, _name, _agree)
 Vector = type('Vector', (), {'__eq__': staticmethod(lambda a, b: 'same')})
+Vector.__ne__ = lambda self, other, verdict=False: verdict
 ";
     let found = named_in_new_file("pkg/ratio.py", source);
     let ignores = |owner: &str, method: &str| {
@@ -231,6 +232,7 @@ Vector = type('Vector', (), {'__eq__': staticmethod(lambda a, b: 'same')})
         (47, ignores("Interval.", "__gt__")),
         (47, ignores("Interval.", "__lt__")),
         (48, ignores("a namespace's ", "__eq__")),
+        (49, ignores("Vector.", "__ne__")),
     ];
     assert_eq!(found, expected);
 }
