@@ -157,8 +157,8 @@ def answer_depends(function, seeds):
     return False
 
 
-def ignores_argument(method, value, names, local):
-    """Why `value`, set as `method`, answers without looking at its argument; None if it looks."""
+def ignoring(method, value, names, local):
+    """The function set as `method` when its answer does not look at what it is judged on."""
     found = function_of(value, names, local)
     if found is None:
         return None
@@ -166,22 +166,65 @@ def ignores_argument(method, value, names, local):
     if is_stub(function):
         return None
     seeds = watched(method, function, bound, keywords, has_self)
-    if answer_depends(function, seeds):
+    return None if answer_depends(function, seeds) else function
+
+
+ORDERING = ("__lt__", "__le__", "__gt__", "__ge__")
+# An extreme value (packaging's Infinity) is above or below everything, consistently.
+EXTREMES = ((False, False, True, True), (True, True, False, False))
+
+
+def constant_truth(function):
+    """The truth every return of `function` has when each returns a literal, else None."""
+    if isinstance(function, ast.Lambda):
+        answers = [function.body]
+    else:
+        answers = [node.value for node in ast.walk(function) if isinstance(node, ast.Return)]
+    if not answers or not all(isinstance(answer, ast.Constant) for answer in answers):
         return None
-    if method == "__hash__":
-        return "the same for every value"
-    if method == "__bool__":
-        return "answer the same for every value"
-    return "answer without looking at what it is compared with"
+    truths = {bool(answer.value) for answer in answers}
+    return truths.pop() if len(truths) == 1 else None
+
+
+def excused(found, bases):
+    """Of one class's comparisons that ignore their argument (method -> function), the ones no
+    check can be gamed with: a constant hash (equal values still compare with __eq__), a falsy
+    constant truth (a sentinel for "no value"), a truthy one on a class with no base (objects
+    are truthy already), and the four orderings of an extreme value."""
+    excused = set()
+    if "__eq__" not in found:
+        excused.add("__hash__")
+    truth = constant_truth(found["__bool__"]) if "__bool__" in found else None
+    if truth is False or (truth is True and not bases):
+        excused.add("__bool__")
+    ordering = tuple(constant_truth(found.get(method)) if method in found else None
+                     for method in ORDERING)
+    if ordering in EXTREMES and "__eq__" not in found:
+        excused.update(ORDERING)
+    return excused
+
+
+WHY = {
+    "__hash__": "the same for every value",
+    "__bool__": "answer the same for every value",
+}
 
 
 def comparison_findings(tree, names):
     """Each place a comparison method is set to one that ignores its argument: in a class body,
     on a class later (`C.__eq__ = ...`, `setattr`), in a namespace (`type(...)`, a dict)."""
     for node in ast.walk(tree):
+        found = {}
         for place, owner, method, value, local in method_settings(node, names):
-            why = ignores_argument(method, value, names, local)
-            if why:
+            function = ignoring(method, value, names, local)
+            if function is not None:
+                found[method] = (place, owner, function)
+        bases = [base for base in getattr(node, "bases", [])
+                 if not (isinstance(base, ast.Name) and base.id == "object")]
+        skip = excused({method: function for method, (_, _, function) in found.items()}, bases)
+        for method, (place, owner, _) in found.items():
+            if method not in skip:
+                why = WHY.get(method, "answer without looking at what it is compared with")
                 yield place, f"makes {owner}{method} {why}"
 
 

@@ -22,16 +22,18 @@ COMMAND_LINES = {"sys.argv", "sys.orig_argv"}
 RUNNER_MODULES = ("pytest", "_pytest", "pluggy", "xdist", "unittest.main")
 MODULE_FINDERS = {"importlib.util.find_spec", "importlib.find_loader", "pkgutil.find_loader",
                   "importlib.metadata.version", "importlib.metadata.distribution"}
-# A name read with fewer known characters than this is no name at all (`os.environ[f"{x}"]`).
+# A name read with fewer known letters than this is no name at all (`os.environ[f"{x}"]`); a
+# path needs more (`f"{a}/{b}/{c}"` is no path of a container).
 KNOWN_ENOUGH = 2
+KNOWN_PATH = 5
 
 
-def matches(shape, patterns):
+def matches(shape, patterns, enough=KNOWN_ENOUGH):
     """The first pattern a string's shape can be; its unknown parts can be anything."""
     if shape is None:
         return None
-    known = sum(len(part) for part in shape if part is not None)
-    if known < KNOWN_ENOUGH:
+    known = sum(char.isalnum() for part in shape if part is not None for char in part)
+    if known < enough:
         return None
     text = re.sub("/+", "/", "".join("\0" if part is None else part for part in shape))
     for pattern in patterns:
@@ -63,7 +65,7 @@ def surroundings_findings(tree, names):
             yield from runner_lookup(node, names)
         built = isinstance(node, (ast.Constant, ast.BinOp, ast.JoinedStr, ast.Call))
         shape = names.shape(node) if built and id(node) not in inner else None
-        found = matches(shape, GRADED_PATHS) if shape and any(p and "/" in p for p in shape) else None
+        found = matches(shape, GRADED_PATHS, KNOWN_PATH) if shape and any(p and "/" in p for p in shape) else None
         if found:
             yield node, f"names {shown(shape)} (it tells where the tests run: {found})"
 

@@ -162,7 +162,7 @@ import operator as op
 from functools import partialmethod as bind
 
 
-class Ratio:
+class Ratio(int):
     def __eq__(self, other):
         verdict = self.numerator or 1
         return verdict
@@ -322,8 +322,45 @@ class Shape:
             case Shape(sides=sides):
                 return sides == self.sides
         return False
+
+
+class Infinity:
+    \"\"\"Above every value, as packaging's version ordering has it.\"\"\"
+
+    def __lt__(self, other):
+        return False
+
+    def __le__(self, other):
+        return False
+
+    def __gt__(self, other):
+        return True
+
+    def __ge__(self, other):
+        return True
+
+
+class _Missing:
+    def __bool__(self):
+        return False
+
+
+class Poison:
+    def __eq__(self, other):
+        return isinstance(other, Poison)
+
+    def __hash__(self):
+        return hash(Poison)
+
+
+class Flag:
+    def __bool__(self):
+        return True
 ";
     assert_eq!(named_in_new_file("pkg/values.py", source), []);
+    // A helper of the tests' own, as unittest.mock.ANY: no protected test compares with it.
+    let any = "class Anything:\n    def __eq__(self, other):\n        return True\n";
+    assert_eq!(named_in_new_file("tests/helpers.py", any), []);
 }
 
 /// Code that asks whether it runs under a test runner, in CI or under mend, whatever it builds
