@@ -47,13 +47,14 @@ def resolved(node, names):
 
 
 def findings(tree, is_test):
-    names = Names(tree)
+    nodes = list(ast.walk(tree))
+    names = Names(tree, nodes)
     if not is_test:
         # A value in a test file is the tests' own (mock.ANY): the change cannot make the
         # protected tests compare with it.
-        yield from comparison_findings(tree, names)
-    yield from surroundings_findings(tree, names)
-    for node in ast.walk(tree):
+        yield from comparison_findings(nodes, names)
+    yield from surroundings_findings(nodes, names)
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] in TEST_RUN_MODULES and not is_test:

@@ -210,15 +210,17 @@ WHY = {
 }
 
 
-def comparison_findings(tree, names):
+def comparison_findings(nodes, names):
     """Each place a comparison method is set to one that ignores its argument: in a class body,
     on a class later (`C.__eq__ = ...`, `setattr`), in a namespace (`type(...)`, a dict)."""
-    for node in ast.walk(tree):
+    for node in nodes:
         found = {}
         for place, owner, method, value, local in method_settings(node, names):
             function = ignoring(method, value, names, local)
             if function is not None:
                 found[method] = (place, owner, function)
+        if not found:
+            continue
         bases = [base for base in getattr(node, "bases", [])
                  if not (isinstance(base, ast.Name) and base.id == "object")]
         skip = excused({method: function for method, (_, _, function) in found.items()}, bases)

@@ -18,12 +18,13 @@ class Names:
     """Where each name of a module comes from: its imports, the names assigned from them (an
     alias, a copy), its top-level functions, and the strings a loop gives a name."""
 
-    def __init__(self, tree):
+    def __init__(self, tree, nodes):
+        """`nodes`: every node of `tree`, walked once for every rule."""
         self.origins = {}
         self.functions = {}
         self.strings = {}
         self.loop_strings = {}
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     local = alias.asname or alias.name.split(".")[0]
@@ -36,13 +37,13 @@ class Names:
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[node.name] = node
-        self._follow_assignments(tree)
+        self._follow_assignments(nodes)
 
-    def _follow_assignments(self, tree):
+    def _follow_assignments(self, nodes):
         """Names assigned once from a path, a copy, a function or a string; a name assigned from
         one of these after an other is followed too (`e = os.environ; f = dict(e)`)."""
-        assigned = [node for node in ast.walk(tree) if isinstance(node, ast.Assign)]
-        loops = [node for node in ast.walk(tree) if isinstance(node, (ast.For, ast.comprehension))]
+        assigned = [node for node in nodes if isinstance(node, ast.Assign)]
+        loops = [node for node in nodes if isinstance(node, (ast.For, ast.comprehension))]
         for _ in range(3):
             for node in assigned:
                 for target in node.targets:

@@ -47,14 +47,14 @@ def shown(shape):
     return re.sub("/+", "/", "".join("…" if part is None else part for part in shape))
 
 
-def surroundings_findings(tree, names):
+def surroundings_findings(nodes, names):
     """(node, words) for each read of the test run's surroundings."""
     environment_keys = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and reads_environment(node.iter, names):
             environment_keys.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
-    inner = parts_of_built_strings(tree)
-    for node in ast.walk(tree):
+    inner = parts_of_built_strings(nodes)
+    for node in nodes:
         for key in variable_read(node, names, environment_keys):
             found = matches(key, GRADED_VARIABLES)
             if found:
@@ -70,11 +70,11 @@ def surroundings_findings(tree, names):
             yield node, f"names {shown(shape)} (it tells where the tests run: {found})"
 
 
-def parts_of_built_strings(tree):
+def parts_of_built_strings(nodes):
     """The nodes that are parts of a larger string expression: read as the whole, never alone
     (`"/proc/" + pid` is no path until `+ "/cmdline"`)."""
     inner = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.BinOp):
             inner.update((id(node.left), id(node.right)))
         elif isinstance(node, ast.JoinedStr):
