@@ -15,6 +15,7 @@ mod config;
 mod disk;
 mod reach;
 mod snapshot;
+mod test_data;
 
 use std::io;
 
@@ -23,6 +24,7 @@ use camino::Utf8Path;
 pub(crate) use disk::{grant, Granted};
 pub(crate) use reach::protected_note;
 pub(crate) use snapshot::{Restored, Snapshot};
+pub(crate) use test_data::test_folders;
 
 use crate::task::paths::{files_under, normalize, Malformed, PathSet};
 use crate::task::Task;
@@ -42,6 +44,8 @@ pub(crate) enum Protected {
     TestFile,
     /// Test configuration the task does not name in `test.config_editable`, with the reason.
     TestConfig(&'static str),
+    /// Not code, in a folder of the test files: data the tests read (a snapshot, a golden file).
+    FixtureData,
 }
 
 /// Why the text of a path was refused, before the disk was touched.
@@ -74,6 +78,9 @@ pub(crate) fn decide(task: &Task, path: &str, operation: Operation) -> Result<St
 pub(crate) fn protection(task: &Task, relative: &str) -> Option<Protected> {
     if task.test.files.contains(relative) {
         return Some(Protected::TestFile);
+    }
+    if test_data::is_test_data(task.test.data_folders.as_ref(), relative) {
+        return Some(Protected::FixtureData);
     }
     if task.hooks.names(relative) {
         return Some(Protected::TestConfig(
@@ -136,6 +143,9 @@ impl Protected {
     pub(crate) fn describe(&self) -> String {
         match self {
             Protected::TestFile => "one of the task's test files".to_owned(),
+            Protected::FixtureData => {
+                "data the tests read (not code, in a folder of the task's test files)".to_owned()
+            }
             Protected::TestConfig(reason) => format!("test configuration ({reason})"),
         }
     }
@@ -159,10 +169,12 @@ impl Refusal {
             Refusal::Malformed(Malformed::Backslash) | Refusal::NotInSet => {
                 format!("`{path}` is not allowed; use one of: {options}")
             }
-            Refusal::Protected(Protected::TestFile) => format!(
-                "`{shown}` is {}, which no tool may change; change the code under test instead",
-                Protected::TestFile.describe()
-            ),
+            Refusal::Protected(protected @ (Protected::TestFile | Protected::FixtureData)) => {
+                format!(
+                    "`{shown}` is {}, which no tool may change; change the code under test instead",
+                    protected.describe()
+                )
+            }
             Refusal::Protected(protected) => format!(
                 "`{shown}` is {}, which no tool may change; change the code under test instead \
                  (a task that must change it names it in test.config_editable)",

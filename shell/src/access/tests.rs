@@ -325,6 +325,8 @@ fn the_protected_files_of_a_tree_are_listed_with_why() {
                 "src/conftest.py".to_owned(),
                 Protected::TestConfig(CONFTEST)
             ),
+            // Not code, in the test files' folder: data the tests read.
+            ("tests/data.json".to_owned(), Protected::FixtureData),
             ("tests/test_app.py".to_owned(), Protected::TestFile),
         ]
     );

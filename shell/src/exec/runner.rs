@@ -24,6 +24,13 @@ pub(crate) const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";
 pub(crate) const NO_CACHE: &str = "-p no:cacheprovider";
 
 /// How much output a "cannot start" message quotes.
+/// Where Python (and pytest's assertion rewriter) looks for bytecode instead of `__pycache__`:
+/// a path under a file, which no process can create, so a test run reads no `.pyc` at all. A
+/// `.pyc` beside a source is checked against the source's size and time (or its hash) only, not
+/// against what it does: one planted for a test file (by the code under test while the run
+/// imports it, or kept in the repository) would run in the test file's place.
+pub(crate) const NO_BYTECODE: &str = "/dev/null/mend-reads-no-bytecode";
+
 const CANNOT_START_TAIL_CHARS: usize = 600;
 
 /// Exit codes of a shell whose command was not found (127) or not executable (126).
@@ -242,14 +249,15 @@ impl TestRunner {
     }
 
     /// What every test command's cleared environment holds, on this machine or in an image:
-    /// HOME at `home`, a UTF-8 locale, no bytecode, no user site-packages, a fixed hash seed, and
-    /// pytest's plugins autoloaded only when the task allows it.
+    /// HOME at `home`, a UTF-8 locale, no bytecode read or written, no user site-packages, a
+    /// fixed hash seed, and pytest's plugins autoloaded only when the task allows it.
     pub(crate) fn scrubbed_env(&self, command: &mut Command, home: &Utf8Path) {
         command
             .env("HOME", home.as_std_path())
             .env("LANG", "C.UTF-8")
             .env("LC_ALL", "C.UTF-8")
             .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("PYTHONPYCACHEPREFIX", NO_BYTECODE)
             .env("PYTHONNOUSERSITE", "1")
             .env("PYTHONHASHSEED", "0");
         if !self.plugins {

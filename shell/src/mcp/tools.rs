@@ -22,7 +22,7 @@ pub(crate) fn list() -> Value {
         {
             "name": "verify",
             "title": "Verify a change with the repository's own tests",
-            "description": "Runs the repository's tests once on a throwaway copy — with `patch` (a unified diff, as `git diff` prints) applied, or the repository as it is — inside mend's sandbox, and returns mend's verdict: each test's outcome by id, the failing tests, why a run cannot be trusted, and warnings; a task's held-out tests (`test.held_out`, `test.patch`) are put back after the change and its given tests graded (`given`), as in a run's final tests. The repository is never written. The same run as `mend verify`.",
+            "description": "Runs the repository's tests once on a throwaway copy — with `patch` (a unified diff, as `git diff` prints) applied, or the repository as it is — inside mend's sandbox, and returns mend's verdict: each test's outcome by id, the failing tests, why a run cannot be trusted, and warnings; a task's held-out tests (`test.held_out`, `test.patch`) are put back after the change and its given tests graded (`given`), as in a run's final tests; on such a task it answers only whether the change resolves it and how many tests passed (`withheld` says why: no held-out id, source or output). The repository is never written. The same run as `mend verify`.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
@@ -114,6 +114,16 @@ fn call_verify(arguments: &Map<String, Value>) -> Result<Value, String> {
         warnings,
         sandbox,
     } = verified;
+    // Filtered here, for issue 40: a task with held-out tests gets resolved-or-not and counts.
+    if !held.held_out.is_empty() {
+        let mut answer = super::withheld::answer(passed, &run, &held);
+        if let Value::Object(fields) = &mut answer {
+            fields.insert("warnings".to_owned(), json!(warnings));
+            fields.insert("sandbox".to_owned(), json!(sandbox));
+            fields.insert("patch_applied".to_owned(), json!(patch.is_some()));
+        }
+        return Ok(answer);
+    }
     let tests: Map<String, Value> = run
         .cases
         .iter()

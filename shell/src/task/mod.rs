@@ -147,6 +147,9 @@ pub struct TestCommand {
     /// The files the verdict rests on: no tool may write them, and they are hashed around the
     /// run.
     pub files: PathSet,
+    /// The folders of `files`, whose files that are not code are data the tests read, protected
+    /// like them (see [`crate::access`]); `None` when the globs name no folder.
+    pub data_folders: Option<PathSet>,
     pub report: TestReport,
     /// `test.env`: the variables it gets besides mend's own scrubbed set.
     pub env: Vec<EnvEntry>,
@@ -200,6 +203,10 @@ impl Task {
         self.editable = self.editable.excluding(&self.exclude);
         self.config_editable = self.config_editable.excluding(&self.exclude);
         self.test.files = self.test.files.excluding(&self.exclude);
+        self.test.data_folders = self
+            .test
+            .data_folders
+            .map(|folders| folders.excluding(&self.exclude));
         self
     }
 
@@ -259,7 +266,8 @@ impl Task {
         let config_editable = std::mem::take(&mut raw.test.config_editable);
         let config_editable = set("test.config_editable", config_editable)?.excluding(&exclude);
 
-        let test = test_command(raw.test, files, &at)?;
+        let mut test = test_command(raw.test, files, &at)?;
+        test.data_folders = test.data_folders.map(|folders| folders.excluding(&exclude));
         let given = given.map(|given| GivenTests {
             ids: ListedIds::of(&test.report),
             ..given
@@ -373,9 +381,11 @@ fn test_command(raw: TestTable, files: PathSet, at: At) -> Result<TestCommand, M
     let timeout = positive_seconds(&raw.timeout_seconds, "test.timeout_seconds")
         .map_err(|message| at(Some(raw.timeout_seconds.span()), &message))?;
     let report = report(raw.report, raw.junit_path, command_span, at)?;
+    let data_folders = crate::access::test_folders(files.patterns());
     Ok(TestCommand {
         argv,
         timeout,
+        data_folders,
         files,
         report,
         plugins: raw.plugins,

@@ -1,17 +1,15 @@
 //! `mend mcp` driven by the official MCP Python SDK (in the project venv): the handshake, the
 //! tool list, `task`, and `verify` with and without a patch — whose verdict is the one `mend
 //! verify` gives for the same change — and a verify of a folder that does not exist; and on a
-//! task in SWE-bench's shape, a verify that puts the held-out tests and the test patch back
-//! after the change and grades the given tests, as `mend verify` does.
+//! task in SWE-bench's shape, a verify that answers only whether the change resolves it and how
+//! many tests passed, with no held-out id, source or output (the caller may be the model).
 
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::benchmark::{
-    instance, BUGGY, FIXED, HELD_OUT, HIDDEN_FILE_TEST, HIDDEN_TEST, KEPT, TAX_TEST,
-};
+use crate::benchmark::{instance, BUGGY, FIXED, HELD_OUT, HIDDEN_FILE_TEST, HIDDEN_TEST, TAX_TEST};
 use crate::common::turns::{NEW, OLD};
 use crate::common::{mend, python, repo_root, sample_copy, tree_digest};
 
@@ -187,7 +185,7 @@ fn invoice_fix(repo: &Path) -> String {
 }
 
 #[test]
-fn a_verify_over_mcp_puts_the_held_out_tests_and_the_test_patch_back_as_mend_verify_does() {
+fn a_verify_over_mcp_of_a_task_with_held_out_tests_answers_resolved_and_counts_only() {
     // The task offers the shell tool, which runs only in bubblewrap.
     let instance = instance();
     let root = instance.repo.path();
@@ -200,58 +198,54 @@ fn a_verify_over_mcp_puts_the_held_out_tests_and_the_test_patch_back_as_mend_ver
         "as_it_is": ["verify", {"repo": repo, "python": python, "sandbox": "bwrap"}],
         "fixed": ["verify", {"repo": repo, "patch": fix, "python": python, "sandbox": "bwrap"}],
     }));
-    let ids = |ids: &[&str]| json!(ids);
-    let fail_to_pass = [TAX_TEST, HIDDEN_TEST, HIDDEN_FILE_TEST];
-    let failed = |id: &str| json!({"id": id, "outcome": "failed"});
-    // What each verify says of the task's own parts: passed, the given tests' grade, the files
-    // put back, and whether the held-out tests ran at all (their ids among the outcomes).
-    let shape = |verdict: &Value| {
-        json!([
-            verdict["passed"],
-            verdict["given"],
-            verdict["held_out"],
-            fail_to_pass.map(|id| verdict["tests"][id].clone()),
-        ])
-    };
     let results = &got["results"];
-    assert_eq!(
-        (
-            shape(&results["as_it_is"]["structured"]),
-            shape(&results["fixed"]["structured"]),
-        ),
-        (
-            json!([
-                false,
-                {"fail_to_pass": {"success": [], "failure": fail_to_pass.map(failed)},
-                 "pass_to_pass": {"success": ids(&KEPT), "failure": []}},
-                HELD_OUT,
-                ["failed", "failed", "failed"],
-            ]),
-            json!([
-                true,
-                {"fail_to_pass": {"success": ids(&fail_to_pass), "failure": []},
-                 "pass_to_pass": {"success": ids(&KEPT), "failure": []}},
-                HELD_OUT,
-                ["passed", "passed", "passed"],
-            ]),
-        ),
-        "{got}"
-    );
-    // `mend verify` says the same of the same change: the run, the grade, the files put back.
+    // `mend verify` of the same change: the run the counts come from, the grade the counts
+    // are of, the files put back.
     let dir = tempfile::tempdir().unwrap();
     let patch_path = dir.path().join("fix.patch");
     std::fs::write(&patch_path, &fix).unwrap();
-    let by_cli = |patch: Option<&str>| {
-        let event = verify_event(&repo, "bwrap", patch);
-        json!([judged(&event["run"]), event["given"], event["held_out"]])
+    let by_cli = |patch: Option<&str>| verify_event(&repo, "bwrap", patch);
+    let counted = |group: &Value| {
+        json!({
+            "success": group["success"].as_array().unwrap().len(),
+            "failure": group["failure"].as_array().unwrap().len(),
+        })
     };
-    let by_mcp = |verdict: &Value| json!([judged(verdict), verdict["given"], verdict["held_out"]]);
+    let expected = |event: Value, passed: bool, patch_applied: bool| {
+        json!({
+            "passed": passed,
+            "counts": event["run"]["summary"],
+            "held_out_files": HELD_OUT.len(),
+            "given": {
+                "fail_to_pass": counted(&event["given"]["fail_to_pass"]),
+                "pass_to_pass": counted(&event["given"]["pass_to_pass"]),
+            },
+            "withheld": "this task holds tests out of the attempt (test.held_out): verify answers whether the change resolves it and how many tests passed or failed, never their ids, source or output, so that it cannot be used to learn what the held-out tests check",
+            "warnings": [],
+            "sandbox": "bwrap",
+            "patch_applied": patch_applied,
+        })
+    };
+    let cli_fixed = by_cli(Some(patch_path.to_str().unwrap()));
+    assert_eq!(cli_fixed["given"]["fail_to_pass"]["failure"], json!([]));
     assert_eq!(
         (
-            by_mcp(&results["as_it_is"]["structured"]),
-            by_mcp(&results["fixed"]["structured"])
+            &results["as_it_is"]["structured"],
+            &results["fixed"]["structured"]
         ),
-        (by_cli(None), by_cli(Some(patch_path.to_str().unwrap())))
+        (
+            &expected(by_cli(None), false, false),
+            &expected(cli_fixed, true, true)
+        ),
+        "{got}"
     );
+    // Nothing of the held-out tests anywhere in what the client got, text content included.
+    let said = got.to_string();
+    let named: Vec<&str> = [TAX_TEST, HIDDEN_TEST, HIDDEN_FILE_TEST]
+        .into_iter()
+        .chain(HELD_OUT.iter().copied())
+        .filter(|secret| said.contains(secret))
+        .collect();
+    assert_eq!(named, Vec::<&str>::new(), "{said}");
     assert_eq!(tree_digest(root), before, "the repository was written");
 }

@@ -390,7 +390,7 @@ fn a_patch_that_adds_a_value_equal_to_everything_is_named_beside_the_result() {
             (0, Value::Null),
             (
                 0,
-                json!(["the change makes Anything.__eq__ answer True whatever it is given at ledger/amounts.py:21: check it does not game the test run"])
+                json!(["the change makes Anything.__eq__ answer without looking at what it is compared with at ledger/amounts.py:21: check it does not game the test run"])
             )
         ]
     );

@@ -141,11 +141,11 @@ fn a_stale_pycache_is_left_out_of_the_copy_unless_the_task_keeps_it() {
     )
     .unwrap();
     let kept = verify(dir);
-    // In place the stale bytecode runs the bug; the copy without caches runs the source; a task
-    // that keeps the caches gets what in place gets.
+    // In place the stale bytecode runs the bug; the copy without caches runs the source, and so
+    // does a copy that keeps them: mend's test runs read no bytecode they did not write.
     assert_eq!(
         (in_place.status.code(), default.code, kept.code),
-        (Some(1), 0, 1),
+        (Some(1), 0, 0),
         "{}\n{}",
         default.stderr,
         kept.stderr

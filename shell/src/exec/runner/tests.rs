@@ -48,6 +48,7 @@ fn the_test_process_gets_only_what_python_needs() {
             ("PYTHONHASHSEED", "0"),
             ("PYTHONNOUSERSITE", "1"),
             ("PYTHONPATH", workdir.as_str()),
+            ("PYTHONPYCACHEPREFIX", "/dev/null/mend-reads-no-bytecode"),
         ])
     );
     let args: Vec<&OsStr> = command.get_args().collect();

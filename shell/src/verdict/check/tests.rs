@@ -20,6 +20,7 @@ fn test_command(argv: &[&str], report: TestReport, timeout_seconds: u64) -> Test
         argv: argv.iter().map(|word| (*word).to_owned()).collect(),
         timeout: Duration::from_secs(timeout_seconds),
         files: PathSet::new(Vec::new()).unwrap(),
+        data_folders: None,
         report,
         plugins: false,
         env: Vec::new(),

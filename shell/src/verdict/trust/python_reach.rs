@@ -14,8 +14,14 @@ use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-/// The reader, run with `-c`.
-const READER: &str = include_str!("reach.py");
+/// The reader, run with `-c`: its parts, each with one job, joined into one script (the last one
+/// runs it).
+const READER: &str = concat!(
+    include_str!("python_reach/names.py"),
+    include_str!("python_reach/comparisons.py"),
+    include_str!("python_reach/surroundings.py"),
+    include_str!("reach.py"),
+);
 
 /// One added node that reaches into the test run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,136 +165,4 @@ fn hunk_start(hunk: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{added_lines, start_reading_added_python, PythonReach};
-    use crate::test_support::{project, python};
-
-    #[test]
-    fn the_added_lines_of_each_python_file_are_ranges_in_the_new_file() {
-        let diff = "\
---- a/pkg/a.py
-+++ b/pkg/a.py
-@@ -1,3 +1,5 @@
- import os
-+import gc
-+import sys
- x = 1
--y = 2
-+y = 3
---- a/notes.md
-+++ b/notes.md
-@@ -1 +1 @@
-+text
-";
-        assert_eq!(
-            added_lines(diff).into_iter().collect::<Vec<_>>(),
-            [("pkg/a.py".to_owned(), vec![[2, 3], [5, 5]])]
-        );
-    }
-
-    /// A value whose comparisons answer the same whatever they are given passes every `assert
-    /// x == expected` and `assertEqual`; one that can answer otherwise is no finding.
-    #[test]
-    fn comparisons_that_cannot_fail_are_named_and_real_ones_are_not() {
-        let source = "\
-class _Half(float):
-    def __eq__(self, other):
-        \"\"\"Equal to anything.\"\"\"
-        return True
-
-    __ne__ = lambda self, other: False
-
-    def __lt__(self, other):
-        return NotImplemented
-
-    def __bool__(self):
-        return self > 0
-
-
-class Money:
-    def __eq__(self, other):
-        return isinstance(other, Money) and other.cents == self.cents
-";
-        let (_dir, root) = project(&[("pkg/half.py", source)]);
-        let lines = source.lines().count();
-        let diff = format!(
-            "--- a/pkg/half.py\n+++ b/pkg/half.py\n@@ -0,0 +1,{lines} @@\n{}",
-            source
-                .lines()
-                .map(|line| format!("+{line}\n"))
-                .collect::<String>()
-        );
-        let found = start_reading_added_python(&python(), &root, &diff, |_| false).finish();
-        let at = |line: u64, what: &str| PythonReach {
-            path: "pkg/half.py".to_owned(),
-            line,
-            what: what.to_owned(),
-        };
-        assert_eq!(
-            found,
-            Some(vec![
-                at(2, "makes _Half.__eq__ answer True whatever it is given"),
-                at(6, "makes _Half.__ne__ answer False whatever it is given"),
-            ])
-        );
-    }
-
-    #[test]
-    fn added_python_that_reaches_into_the_test_run_is_named_by_file_and_line() {
-        let source = "\
-import sys
-from _pytest import python as _python
-import gc
-
-
-def tax(cents):
-    return cents
-
-
-for module in list(sys.modules.values()):
-    pass
-_python.Function.runtest = lambda self: None
-objects = gc.get_objects()
-frame = sys._getframe(1).f_back
-exec(\"x = \" + str(1))
-setattr(gc, 'x', 1)
-print(getattr(tax, '__name__'))
-";
-        let (_dir, root) = project(&[
-            ("pkg/totals.py", source),
-            ("tests/test_x.py", "import pytest\n"),
-        ]);
-        let lines = source.lines().count();
-        let diff = format!(
-            "--- a/pkg/totals.py\n+++ b/pkg/totals.py\n@@ -0,0 +1,{lines} @@\n{}\
-             --- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -0,0 +1 @@\n+import pytest\n",
-            source
-                .lines()
-                .map(|line| format!("+{line}\n"))
-                .collect::<String>()
-        );
-        let reading =
-            start_reading_added_python(&python(), &root, &diff, |path| path.starts_with("tests/"));
-        // What the tests write after the reader started is not what it reads.
-        std::fs::write(root.join("pkg/totals.py"), "x = 1\n").unwrap();
-        let found = reading.finish();
-        let at = |line: u64, what: &str| PythonReach {
-            path: "pkg/totals.py".to_owned(),
-            line,
-            what: what.to_owned(),
-        };
-        assert_eq!(
-            found,
-            Some(vec![
-                at(2, "imports from _pytest outside the tests"),
-                at(10, "looks through sys.modules"),
-                at(12, "sets _python.Function.runtest, which it imported"),
-                at(13, "walks live objects (gc.get_objects)"),
-                at(14, "frame access or tracing (sys._getframe)"),
-                at(14, "reads a frame (f_back)"),
-                at(15, "exec of a built string"),
-                at(16, "setattr on gc, which it imported"),
-            ])
-        );
-    }
-}
+mod tests;

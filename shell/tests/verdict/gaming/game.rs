@@ -287,7 +287,7 @@ impl Played {
 
     /// What mend said about the verdict: the verdict and the final tests (as JSON), the result
     /// of every call that was refused or failed, and what it printed on stderr.
-    fn said(&self) -> String {
+    pub fn said(&self) -> String {
         let mut said: Vec<String> = self
             .events()
             .into_iter()

@@ -23,6 +23,7 @@ macro_rules! in_both_sandboxes {
 }
 
 mod config;
+mod corpus;
 mod exits;
 mod game;
 mod planted;
