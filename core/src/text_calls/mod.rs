@@ -21,16 +21,25 @@ mod family;
 mod family_tests;
 mod fenced;
 mod gemma;
+mod gemma4;
+mod glm;
 mod harmony;
 mod json;
+mod kimi;
+mod listed;
 mod llama;
+#[cfg(test)]
+mod local_family_tests;
+mod minimax;
 mod mistral;
 mod phi;
 mod python;
+mod pythonic;
 pub(crate) mod repair;
 mod scan;
 #[cfg(test)]
 mod scan_tests;
+mod seed;
 mod tagged;
 #[cfg(test)]
 mod test_support;
@@ -71,6 +80,24 @@ pub enum TextCallFormat {
     Deepseek,
     /// Phi-4-mini's and Granite's `<|tool_call|>[{"name": …, "arguments": …}]`.
     ToolCallList,
+    /// Gemma 4's `<|tool_call>call:NAME{key:<|"|>text<|"|>}<tool_call|>`.
+    Gemma4,
+    /// GLM-4.5 and later: `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>…</arg_value>`.
+    Glm,
+    /// MiniMax-M2's `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">…`.
+    MiniMax,
+    /// Nemotron's `<TOOLCALL>[{"name": …, "arguments": …}]</TOOLCALL>`.
+    ToolCallTags,
+    /// Hunyuan's `<tool_calls>[{"name": …, "arguments": …}]</tool_calls>`.
+    Hunyuan,
+    /// Phi-4-mini's `functools[{"name": …, "arguments": …}]`.
+    Functools,
+    /// Seed-OSS's `<seed:tool_call><function=NAME><parameter=KEY>…`.
+    SeedOss,
+    /// Python calls `[NAME(key=value)]` (Llama 4, LFM2) or OLMo 3's `<function_calls>` lines.
+    Pythonic,
+    /// Kimi K2's `<|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{…}`.
+    Kimi,
     /// Written in no form a reader accepts, then asked for again under a grammar (the call
     /// comes from that answer; `text` is the broken turn's).
     RepairedByGrammar,
@@ -91,6 +118,15 @@ impl TextCallFormat {
             TextCallFormat::GemmaToolCode => "gemma_tool_code",
             TextCallFormat::Deepseek => "deepseek",
             TextCallFormat::ToolCallList => "tool_call_list",
+            TextCallFormat::Gemma4 => "gemma4",
+            TextCallFormat::Glm => "glm",
+            TextCallFormat::MiniMax => "minimax",
+            TextCallFormat::ToolCallTags => "toolcall_tags",
+            TextCallFormat::Hunyuan => "hunyuan",
+            TextCallFormat::Functools => "functools",
+            TextCallFormat::SeedOss => "seed_oss",
+            TextCallFormat::Pythonic => "pythonic",
+            TextCallFormat::Kimi => "kimi",
             TextCallFormat::RepairedByGrammar => "repaired_by_grammar",
         }
     }

@@ -17,13 +17,23 @@ use crate::schema::ToolSpec;
 
 /// The readers, most specific signs first (Gemma's ```` ```tool_code ```` before the plain
 /// fence).
-pub(super) const FAMILIES: [Family; 8] = [
+pub(super) const FAMILIES: [Family; 18] = [
     super::harmony::FAMILY,
     super::mistral::FAMILY,
     super::llama::FAMILY,
     super::deepseek::FAMILY,
     super::phi::FAMILY,
+    super::kimi::FAMILY,
+    super::gemma4::FAMILY,
     super::gemma::FAMILY,
+    super::listed::NEMOTRON_FAMILY,
+    super::listed::HUNYUAN_FAMILY,
+    super::listed::FUNCTOOLS_FAMILY,
+    super::minimax::FAMILY,
+    super::seed::FAMILY,
+    super::pythonic::LLAMA4_FAMILY,
+    super::pythonic::LFM2_FAMILY,
+    super::pythonic::OLMO3_FAMILY,
     super::tagged::FAMILY,
     super::fenced::FAMILY,
 ];
@@ -95,7 +105,7 @@ const fn signs() -> [Sign; sign_count()] {
         OBJECT_SIGN.as_bytes()[anchor_of(OBJECT_SIGN.as_bytes())]
     ));
     assert!(
-        table.len() <= u32::BITS as usize,
+        table.len() <= u64::BITS as usize,
         "a bit of `Signs::found` a sign"
     );
     // No anchor but `{` without a sign: prose holding only such a byte would count as one
@@ -142,7 +152,7 @@ const fn is_anchor(byte: u8) -> bool {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Signs {
     /// Bit `i`: the text holds `SIGNS[i]`.
-    found: u32,
+    found: u64,
     /// The text holds one of [`OPENERS`].
     opener: bool,
     /// The text holds one of [`ANCHORS`].
@@ -251,6 +261,13 @@ pub(super) fn calls_in(content: &str, signs: &Signs, tools: &[ToolSpec]) -> Opti
                 format: TextCallFormat::BareJson,
                 text: whole.to_owned(),
             }]);
+        }
+    }
+    // A text that is one pythonic list `[NAME(…), …]` is those calls: no marker announces it,
+    // so it is read only when it is the whole text.
+    if whole.starts_with('[') && whole.ends_with(")]") {
+        if let Some(found) = super::pythonic::list(whole, tools) {
+            return Some(found);
         }
     }
     let family = &FAMILIES[signs.first_family()?];
