@@ -36,7 +36,7 @@ mod window;
 mod wire;
 
 pub use action::Action;
-pub use config::{Config, ConfigError, DEFAULT_MAX_TURNS};
+pub use config::{Config, ConfigError, DEFAULT_KEEP_ALIVE_SECONDS, DEFAULT_MAX_TURNS};
 pub use context::{todo_tool, ContextConfig, TODO_TOOL};
 pub use event::{Event, ToolStatus};
 pub use follow_up::FollowUpError;

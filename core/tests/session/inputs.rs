@@ -25,7 +25,7 @@ fn body(messages: Vec<Message>) -> ChatRequest {
         tools: tools().into(),
         stream: true,
         think: mend_core::Think::On,
-        keep_alive: 0,
+        keep_alive: mend_core::DEFAULT_KEEP_ALIVE_SECONDS,
         options: ModelOptions::default(),
         format: None,
     }
