@@ -75,6 +75,11 @@ pub struct Config {
     /// call object) as calls, when a turn has no native one.
     #[serde(default = "yes")]
     pub text_tool_calls: bool,
+    /// The family of written calls the model's template names ([`crate::family_of_template`]),
+    /// read first; `None` (or a name no reader has) leaves the general detector, which reads
+    /// every family's form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_call_family: Option<String>,
 }
 
 fn yes() -> bool {
@@ -103,6 +108,7 @@ impl Config {
             context: None,
             window: None,
             text_tool_calls: true,
+            text_call_family: None,
         }
     }
 

@@ -50,7 +50,7 @@ pub use schema::{
 };
 pub use session::Session;
 pub use stop::{Stop, StopCause, StopReason};
-pub use text_calls::{TextCall, TextCallFormat};
+pub use text_calls::{family_of_parser, family_of_template, TextCall, TextCallFormat};
 pub use think::Think;
 pub use window::{
     estimate_prompt_tokens, TrimReason, Window, WindowError, DEFAULT_TRIM_PERCENT,

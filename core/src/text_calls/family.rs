@@ -12,6 +12,8 @@ pub(super) type Read = Option<(Vec<Found>, String)>;
 
 /// One family of written calls.
 pub(super) struct Family {
+    /// What users and the run's first line call it.
+    pub name: &'static str,
     /// Any of these in a text means the family may have written it.
     pub signs: &'static [&'static str],
     /// Reads every call of the family in the text.

@@ -422,7 +422,7 @@ mod properties {
 
         #[test]
         fn any_text_reads_without_panicking(text in prop_oneof![any::<String>(), near_call_text()]) {
-            let _ = calls_in(&text, &Signs::of(&text), &tools());
+            let _ = calls_in(&text, &Signs::of(&text), &tools(), None);
             let _ = Signs::of(&text).may_hold_calls();
         }
 
@@ -433,7 +433,7 @@ mod properties {
             arguments in arguments(),
         ) {
             let text = render(format, name, &arguments);
-            let found = calls_in(&text, &Signs::of(&text), &tools());
+            let found = calls_in(&text, &Signs::of(&text), &tools(), None);
             let read: Option<Vec<ReadBack>> = found.map(|found| {
                 found.into_iter().map(|Found { call, format, .. }| {
                     let CallArguments::Object { value } = call.arguments else { unreachable!() };

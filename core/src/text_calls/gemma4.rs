@@ -16,6 +16,7 @@ const CALL: &str = "call:";
 const QUOTE: &str = "<|\"|>";
 
 pub(super) const FAMILY: Family = Family {
+    name: "gemma4",
     signs: &[OPEN, CLOSE, QUOTE],
     read,
 };

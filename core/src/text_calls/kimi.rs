@@ -15,6 +15,7 @@ const CALL: (&str, &str) = ("<|tool_call_begin|>", "<|tool_call_end|>");
 const ARGUMENTS: &str = "<|tool_call_argument_begin|>";
 
 pub(super) const FAMILY: Family = Family {
+    name: "kimi",
     // Not the call's end: LFM2 ends its calls with the same token.
     signs: &[SECTION.0, SECTION.1, CALL.0, ARGUMENTS],
     read,

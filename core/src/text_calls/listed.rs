@@ -13,6 +13,7 @@ const HUNYUAN: (&str, &str) = ("<tool_calls>", "</tool_calls>");
 const FUNCTOOLS: &str = "functools[";
 
 pub(super) const NEMOTRON_FAMILY: Family = Family {
+    name: "nemotron",
     signs: &[NEMOTRON.0, NEMOTRON.1],
     read: |content, tools| {
         lists(
@@ -26,6 +27,7 @@ pub(super) const NEMOTRON_FAMILY: Family = Family {
 };
 
 pub(super) const HUNYUAN_FAMILY: Family = Family {
+    name: "hunyuan",
     signs: &[HUNYUAN.0, HUNYUAN.1],
     read: |content, tools| {
         lists(
@@ -39,6 +41,7 @@ pub(super) const HUNYUAN_FAMILY: Family = Family {
 };
 
 pub(super) const FUNCTOOLS_FAMILY: Family = Family {
+    name: "functools",
     signs: &[FUNCTOOLS],
     read: |content, tools| lists(content, FUNCTOOLS, "", TextCallFormat::Functools, tools),
 };

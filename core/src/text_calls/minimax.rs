@@ -20,6 +20,7 @@ const PARAMETER_OPEN: &str = "<parameter name=\"";
 const PARAMETER_CLOSE: &str = "</parameter>";
 
 pub(super) const FAMILY: Family = Family {
+    name: "minimax",
     signs: &[OPEN, CLOSE, "<invoke", "</invoke"],
     read,
 };

@@ -41,6 +41,9 @@ mod scan;
 mod scan_tests;
 mod seed;
 mod tagged;
+mod template;
+#[cfg(test)]
+mod template_tests;
 #[cfg(test)]
 mod test_support;
 #[cfg(test)]
@@ -53,6 +56,7 @@ use crate::protocol::ModelCall;
 use crate::schema::ToolSpec;
 
 pub(crate) use scan::Signs;
+pub use template::{family_of_parser, family_of_template};
 
 /// How a recovered call was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,19 +161,21 @@ pub(crate) struct Found {
 /// no native call and the text holds only unambiguous ones; returns what was read, for the
 /// session's event.
 /// The text itself stays in the assistant message, as the model wrote it; `signs` are its
-/// [`Signs`].
+/// [`Signs`]; `family`, the model's family when its template named one, is read first.
 pub(crate) fn recover(
     turn: u32,
     assembly: &mut TurnAssembly,
     signs: &Signs,
     tools: &[ToolSpec],
+    family: Option<&str>,
 ) -> Option<Vec<TextCall>> {
     // A turn with native calls, or without a sign of a written call, costs the one pass over its
     // text that found `signs` at most.
     if !assembly.calls.is_empty() || !signs.may_hold_calls() {
         return None;
     }
-    let found = scan::calls_in(&assembly.content, signs, tools)?;
+    let preferred = family.and_then(template::index_of);
+    let found = scan::calls_in(&assembly.content, signs, tools, preferred)?;
     let mut calls = Vec::with_capacity(found.len());
     for (
         index,

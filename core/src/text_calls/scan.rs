@@ -237,6 +237,14 @@ impl Signs {
         self.found != 0
     }
 
+    /// Whether the text holds a sign of the family at `index` in [`FAMILIES`].
+    pub(super) fn holds_family(&self, index: usize) -> bool {
+        SIGNS
+            .iter()
+            .enumerate()
+            .any(|(bit, sign)| self.found & (1 << bit) != 0 && sign.owner == index)
+    }
+
     /// The index in [`FAMILIES`] of the first family whose sign the text holds.
     pub(super) fn first_family(&self) -> Option<usize> {
         SIGNS
@@ -249,8 +257,14 @@ impl Signs {
 }
 
 /// The calls `content` (whose signs are `signs`) holds, in order, when it holds only
-/// unambiguous ones naming `tools`.
-pub(super) fn calls_in(content: &str, signs: &Signs, tools: &[ToolSpec]) -> Option<Vec<Found>> {
+/// unambiguous ones naming `tools`; the `preferred` family (an index in [`FAMILIES`]) reads
+/// first when the text holds its signs.
+pub(super) fn calls_in(
+    content: &str,
+    signs: &Signs,
+    tools: &[ToolSpec],
+    preferred: Option<usize>,
+) -> Option<Vec<Found>> {
     let whole = content.trim();
     // A text that is one call object is that call; one that only starts with a brace (prose
     // that opens with `{`, then a tagged or fenced call) is read like any other text.
@@ -270,7 +284,16 @@ pub(super) fn calls_in(content: &str, signs: &Signs, tools: &[ToolSpec]) -> Opti
             return Some(found);
         }
     }
-    let family = &FAMILIES[signs.first_family()?];
-    let (found, rest) = (family.read)(content, tools)?;
+    // The model's own family first; when it reads nothing, the family whose signs come first.
+    preferred
+        .filter(|index| signs.holds_family(*index))
+        .and_then(|index| read_as(index, content, tools))
+        .or_else(|| read_as(signs.first_family()?, content, tools))
+}
+
+/// The calls the family at `index` reads in `content`, when nothing call-like is left around
+/// them.
+fn read_as(index: usize, content: &str, tools: &[ToolSpec]) -> Option<Vec<Found>> {
+    let (found, rest) = (FAMILIES[index].read)(content, tools)?;
     (!found.is_empty() && !Signs::of(&rest).looks_like_a_call()).then_some(found)
 }

@@ -12,6 +12,7 @@ const OPEN: &str = "<seed:tool_call>";
 const CLOSE: &str = "</seed:tool_call>";
 
 pub(super) const FAMILY: Family = Family {
+    name: "seed_oss",
     signs: &[OPEN, CLOSE],
     read,
 };

@@ -19,6 +19,7 @@ const PARAMETER_OPEN: &str = "<parameter=";
 const PARAMETER_CLOSE: &str = "</parameter>";
 
 pub(super) const FAMILY: Family = Family {
+    name: "hermes_qwen3_glm",
     // The open tags without their ends, and the closing tags: a stray one left around the calls
     // makes the text ambiguous.
     signs: &[
