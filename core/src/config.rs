@@ -11,7 +11,7 @@ use crate::repeat::RepeatLimits;
 use crate::schema::ToolSpec;
 use crate::think::Think;
 use crate::window::Window;
-use crate::wire::ModelOptions;
+use crate::wire::{ModelOptions, SchemaField};
 
 /// The turn budget when the caller names none (8 fits the sample task with room to spare).
 pub const DEFAULT_MAX_TURNS: u32 = 8;
@@ -80,6 +80,10 @@ pub struct Config {
     /// every family's form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_call_family: Option<String>,
+    /// Where an OpenAI-compatible server takes a repair request's schema (the shell asks the
+    /// server which it is); Ollama's own API takes it as `format` whatever this says.
+    #[serde(default)]
+    pub schema_field: SchemaField,
 }
 
 fn yes() -> bool {
@@ -109,6 +113,7 @@ impl Config {
             window: None,
             text_tool_calls: true,
             text_call_family: None,
+            schema_field: SchemaField::default(),
         }
     }
 

@@ -56,7 +56,7 @@ pub use window::{
     estimate_prompt_tokens, TrimReason, Window, WindowError, DEFAULT_TRIM_PERCENT,
     MIN_WINDOW_TOKENS,
 };
-pub use wire::{ChatRequest, Message, ModelOptions, Role, ToolCall, ToolCallFunction};
+pub use wire::{ChatRequest, Message, ModelOptions, Role, SchemaField, ToolCall, ToolCallFunction};
 
 /// Reading a model server's output outside a session: the lines of a recorded stream back into
 /// chunks and tool calls ([`Protocol::decoder`]), an HTTP error body into the server's message. The

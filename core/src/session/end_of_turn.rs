@@ -100,8 +100,7 @@ impl Session {
                 signs,
                 &self.config.tools,
                 self.config.text_call_family.as_deref(),
-            )
-            {
+            ) {
                 actions.push_back(Action::Emit(Event::RecoveredFromText { turn, calls }));
             }
         }

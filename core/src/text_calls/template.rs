@@ -5,8 +5,6 @@
 //! that does not parse is simply one without markers: the general detector reads for every
 //! family, as it does for a model no one named.
 
-use crate::prelude::*;
-
 use super::scan::{Signs, FAMILIES};
 
 /// The family whose markers the template holds (the most specific first, as the readers'

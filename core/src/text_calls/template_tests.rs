@@ -2,7 +2,6 @@
 //! family's way (Jinja as llama-server serves it, Go templates as Ollama does), parser names,
 //! and templates that name no family or do not parse.
 
-
 use super::scan::calls_in;
 use super::template::index_of;
 use super::test_support::tools;
@@ -62,7 +61,16 @@ fn a_template_without_markers_or_that_does_not_parse_names_none() {
 
 #[test]
 fn ollamas_parser_names_map_to_families_and_unknown_ones_to_none() {
-    let names = ["gemma4", "qwen3-coder", "glm-4.7", "olmo3-think", "lfm2", "harmony", "granite", ""];
+    let names = [
+        "gemma4",
+        "qwen3-coder",
+        "glm-4.7",
+        "olmo3-think",
+        "lfm2",
+        "harmony",
+        "granite",
+        "",
+    ];
     let families: Vec<Option<&str>> = names.iter().map(|n| family_of_parser(n)).collect();
     assert_eq!(
         families,
@@ -90,14 +98,28 @@ fn ollamas_parser_names_map_to_families_and_unknown_ones_to_none() {
 fn the_models_family_reads_first_and_any_other_still_reads_after_it() {
     let hunyuan = "<tool_calls>[{\"name\": \"run_tests\", \"arguments\": {}}]</tool_calls>";
     let read = |preferred: Option<&str>| {
-        calls_in(hunyuan, &Signs::of(hunyuan), &tools(), preferred.and_then(index_of))
-            .map(|found| found.into_iter().map(|f| (f.call.name, f.format)).collect::<Vec<_>>())
+        calls_in(
+            hunyuan,
+            &Signs::of(hunyuan),
+            &tools(),
+            preferred.and_then(index_of),
+        )
+        .map(|found| {
+            found
+                .into_iter()
+                .map(|f| (f.call.name, f.format))
+                .collect::<Vec<_>>()
+        })
     };
     let expected = Some(vec![("run_tests".to_owned(), TextCallFormat::Hunyuan)]);
     // The template named the tagged family, whose reader finds nothing here; a name no reader
     // has is the same as none.
     assert_eq!(
-        [read(Some("hermes_qwen3_glm")), read(Some("no such family")), read(None)],
+        [
+            read(Some("hermes_qwen3_glm")),
+            read(Some("no such family")),
+            read(None)
+        ],
         [expected.clone(), expected.clone(), expected]
     );
 }

@@ -28,6 +28,7 @@ fn body(messages: Vec<Message>) -> ChatRequest {
         keep_alive: mend_core::DEFAULT_KEEP_ALIVE_SECONDS,
         options: ModelOptions::default(),
         format: None,
+        schema_field: mend_core::SchemaField::ResponseFormat,
     }
 }
 
