@@ -127,31 +127,25 @@ pub(crate) fn for_task(
 }
 
 /// The conservative estimate of the first request's prompt, in tokens, for `mend task`: the
-/// system prompt, the project's instructions, the task and the tools.
+/// system prompt, the project's instructions, the task and the tools, as the core estimates it.
 pub(crate) fn first_request_tokens(task: &crate::task::Task, tools: &[mend_core::ToolSpec]) -> u64 {
-    use std::sync::Arc;
-    let instructions = task.instructions.as_ref().map(|found| found.message());
-    let messages: Vec<Arc<mend_core::Message>> =
-        std::iter::once(mend_core::Message::system(task.system_prompt.clone()))
-            .chain(instructions.map(mend_core::Message::system))
-            .chain([mend_core::Message::user(
-                task.prompt.clone().unwrap_or_default(),
-            )])
-            .map(Arc::new)
-            .collect();
-    mend_core::estimate_prompt_tokens(&messages, tools)
+    let config = Config {
+        instructions: task.instructions.as_ref().map(|found| found.message()),
+        ..Config::new(
+            crate::task::DEFAULT_MODEL,
+            &task.system_prompt,
+            task.prompt.as_deref().unwrap_or_default(),
+            tools.to_vec(),
+        )
+    };
+    config.first_request_tokens()
 }
 
-/// The session's own estimate of its first request under `config`, in tokens: what `mend run`
+/// The session's estimate of its first request under `config`, in tokens: what `mend run`
 /// and `mend chat` print beside the window (for `mend chat`, whose task is what the user types,
-/// the opening before it). `None` without a window, or for a config the session refuses.
+/// the opening before it). `None` without a window, which the session estimates only for.
 pub(crate) fn first_request_estimate(config: &Config) -> Option<u64> {
-    let mut session = mend_core::Session::new(config.clone()).ok()?;
-    let estimate = session.drain_actions().find_map(|action| match action {
-        mend_core::Action::Emit(mend_core::Event::PromptEstimate { tokens, .. }) => Some(tokens),
-        _ => None,
-    });
-    estimate
+    config.window.map(|_| config.first_request_tokens())
 }
 
 /// `config` keeping within `tokens`: the window, and Ollama's `num_ctx` with it.
