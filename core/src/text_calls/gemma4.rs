@@ -1,6 +1,8 @@
 //! Gemma 4's calls: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`, one a block.
 //! Keys are bare words, strings sit between `<|"|>` marks (and hold anything, quotes and
-//! newlines included), everything else is JSON (numbers, `true`, lists, nested objects).
+//! newlines included), everything else is JSON (numbers, `true`, lists, nested objects). Its
+//! thinking, `<|channel>thought…<channel|>`, when the server leaves it in the text, is thinking:
+//! what it says of calls is not left around them.
 
 use crate::prelude::*;
 
@@ -14,6 +16,7 @@ const OPEN: &str = "<|tool_call>";
 const CLOSE: &str = "<tool_call|>";
 const CALL: &str = "call:";
 const QUOTE: &str = "<|\"|>";
+const THOUGHT: (&str, &str) = ("<|channel>", "<channel|>");
 
 pub(super) const FAMILY: Family = Family {
     name: "gemma4",
@@ -22,6 +25,26 @@ pub(super) const FAMILY: Family = Family {
 };
 
 fn read(content: &str, tools: &[ToolSpec]) -> Read {
+    // A call the model only thought of is not one.
+    calls(&without_thoughts(content), tools)
+}
+
+/// `text` without its closed `<|channel>…<channel|>` blocks.
+fn without_thoughts(text: &str) -> String {
+    let mut kept = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find(THOUGHT.0) {
+        let Some(close) = rest[open..].find(THOUGHT.1) else {
+            break;
+        };
+        kept.push_str(&rest[..open]);
+        rest = &rest[open + close + THOUGHT.1.len()..];
+    }
+    kept.push_str(rest);
+    kept
+}
+
+fn calls(content: &str, tools: &[ToolSpec]) -> Read {
     blocks(content, OPEN, CLOSE, |inner, text| {
         let body = inner.trim().strip_prefix(CALL)?;
         let brace = body.find('{')?;

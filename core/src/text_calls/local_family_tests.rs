@@ -67,6 +67,18 @@ fn gemma4_writes_bare_keys_and_marked_strings() {
 }
 
 #[test]
+fn gemma4_thinking_left_in_the_text_is_not_left_around_its_calls() {
+    let call = "<|tool_call>call:run_tests{}<tool_call|>";
+    let text = format!(
+        "<|channel>thought\nA <tool_call> would be wrong here; {call} is right.<channel|>{call}"
+    );
+    assert_eq!(read(&text), one("run_tests", json!({}), Gemma4, call));
+    // Without its close, the thought is text like any other, and its marker makes it ambiguous.
+    let open = format!("<|channel>thought\nuse <tool_call> {call}");
+    assert_eq!(read(&open), None);
+}
+
+#[test]
 fn glm_writes_a_name_and_key_value_pairs_with_or_without_newlines() {
     let glm45 = "<tool_call>read_file\n<arg_key>path</arg_key>\n<arg_value>src/a.py</arg_value>\n<arg_key>start_line</arg_key>\n<arg_value>3</arg_value>\n</tool_call>";
     assert_eq!(
