@@ -5,8 +5,12 @@
 //! Qwen3-Coder's `<function=NAME><parameter=KEY>…</parameter></function>`, a fenced
 //! ```` ```json ```` block or the bare call object, Mistral's `[TOOL_CALLS]`, Llama 3.x's
 //! `<|python_tag|>`, gpt-oss's harmony `to=functions.NAME`, Gemma's ```` ```tool_code ````,
-//! DeepSeek's `<｜tool▁calls▁begin｜>`, Phi-4's and Granite's `<|tool_call|>[…]`. Each family has
-//! one small reader behind the table in `scan`. Read as a final answer, such a turn would end the run with nothing done. When a
+//! DeepSeek's `<｜tool▁calls▁begin｜>`, Phi-4's and Granite's `<|tool_call|>[…]`, Gemma 4's
+//! `<|tool_call>call:NAME{…}<tool_call|>`, GLM's `<arg_key>`/`<arg_value>` pairs, MiniMax-M2's
+//! `<invoke>`, Nemotron's `<TOOLCALL>`, Hunyuan's `<tool_calls>`, Phi-4-mini's `functools[…]`,
+//! Seed-OSS's `<seed:tool_call>`, the pythonic `[NAME(key=value)]` of Llama 4, LFM2 and OLMo 3,
+//! Kimi K2's sections. Each family has one small reader behind the table in `scan`; the model's
+//! own family, when its template names one (`template`), reads first. Read as a final answer, such a turn would end the run with nothing done. When a
 //! completed turn has no native call, its text is read here; the calls found go through the same
 //! validation, repetition guard and ordering as native ones.
 //!
