@@ -11,10 +11,16 @@ use crate::repeat::RepeatLimits;
 use crate::schema::ToolSpec;
 use crate::think::Think;
 use crate::window::Window;
-use crate::wire::ModelOptions;
+use crate::wire::{ModelOptions, SchemaField};
 
 /// The turn budget when the caller names none (8 fits the sample task with room to spare).
 pub const DEFAULT_MAX_TURNS: u32 = 8;
+
+/// Seconds the server keeps the model loaded after each request when the caller names none:
+/// Ollama's own default (five minutes), so the next turn finds the model and its prompt cache
+/// warm. `0` unloads it after every request, each turn then loading it and reading the whole
+/// conversation again.
+pub const DEFAULT_KEEP_ALIVE_SECONDS: u64 = 300;
 
 /// Everything a session is started with. [`Config::new`] fills in the defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,7 +51,8 @@ pub struct Config {
     /// server's `reasoning_effort` and `chat_template_kwargs`, Anthropic's `thinking` (see
     /// [`Think`]). Older configs' `true` and `false` still read.
     pub think: Think,
-    /// Seconds the server keeps the model loaded after each request.
+    /// Seconds the server keeps the model loaded after each request (Ollama's `keep_alive`);
+    /// `0` unloads it after each one. See [`DEFAULT_KEEP_ALIVE_SECONDS`].
     pub keep_alive: u64,
     /// Sampling options sent with every request.
     pub options: ModelOptions,
@@ -68,6 +75,15 @@ pub struct Config {
     /// call object) as calls, when a turn has no native one.
     #[serde(default = "yes")]
     pub text_tool_calls: bool,
+    /// The family of written calls the model's template names ([`crate::family_of_template`]),
+    /// read first; `None` (or a name no reader has) leaves the general detector, which reads
+    /// every family's form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_call_family: Option<String>,
+    /// Where an OpenAI-compatible server takes a repair request's schema (the shell asks the
+    /// server which it is); Ollama's own API takes it as `format` whatever this says.
+    #[serde(default)]
+    pub schema_field: SchemaField,
 }
 
 fn yes() -> bool {
@@ -75,7 +91,7 @@ fn yes() -> bool {
 }
 
 impl Config {
-    /// A config with the defaults: thinking on, the model unloaded after each request,
+    /// A config with the defaults: thinking on, the model kept loaded between requests,
     /// deterministic sampling, no deadline, no token budget, [`DEFAULT_MAX_TURNS`], calls written
     /// as text recovered.
     pub fn new(model: &str, system_prompt: &str, task: &str, tools: Vec<ToolSpec>) -> Self {
@@ -89,13 +105,15 @@ impl Config {
             deadline: None,
             token_budget: None,
             think: Think::On,
-            keep_alive: 0,
+            keep_alive: DEFAULT_KEEP_ALIVE_SECONDS,
             options: ModelOptions::default(),
             protocol: Protocol::default(),
             repeat_limits: RepeatLimits::default(),
             context: None,
             window: None,
             text_tool_calls: true,
+            text_call_family: None,
+            schema_field: SchemaField::default(),
         }
     }
 

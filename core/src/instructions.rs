@@ -21,6 +21,22 @@ pub(crate) fn opening(config: &Config) -> Vec<Arc<Message>> {
     messages
 }
 
+impl Config {
+    /// The estimate of the first request's prompt, in tokens, that a session under this config
+    /// would state in its first `prompt_estimate` (the opening, the turn-1 hint with `context`,
+    /// the tools), without starting one: what `mend task`, `mend run` and `mend chat` print
+    /// beside the window.
+    pub fn first_request_tokens(&self) -> u64 {
+        let mut messages = opening(self);
+        if let Some(context) = &self.context {
+            let stats = crate::context::ToolStats::default();
+            let hint = crate::context::hint(context, 1, self.max_turns, &stats, &[]);
+            messages.push(Arc::new(hint));
+        }
+        crate::window::estimate_prompt_tokens(&messages, &self.tools)
+    }
+}
+
 /// How many messages at the start of `conversation` are pinned (never shortened or dropped):
 /// the opening, up to and including the first user message (the task).
 pub fn pinned_messages(conversation: &[Arc<Message>]) -> usize {

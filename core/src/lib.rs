@@ -36,7 +36,7 @@ mod window;
 mod wire;
 
 pub use action::Action;
-pub use config::{Config, ConfigError, DEFAULT_MAX_TURNS};
+pub use config::{Config, ConfigError, DEFAULT_KEEP_ALIVE_SECONDS, DEFAULT_MAX_TURNS};
 pub use context::{todo_tool, ContextConfig, TODO_TOOL};
 pub use event::{Event, ToolStatus};
 pub use follow_up::FollowUpError;
@@ -50,13 +50,13 @@ pub use schema::{
 };
 pub use session::Session;
 pub use stop::{Stop, StopCause, StopReason};
-pub use text_calls::{TextCall, TextCallFormat};
+pub use text_calls::{family_of_parser, family_of_template, TextCall, TextCallFormat};
 pub use think::Think;
 pub use window::{
     estimate_prompt_tokens, TrimReason, Window, WindowError, DEFAULT_TRIM_PERCENT,
     MIN_WINDOW_TOKENS,
 };
-pub use wire::{ChatRequest, Message, ModelOptions, Role, ToolCall, ToolCallFunction};
+pub use wire::{ChatRequest, Message, ModelOptions, Role, SchemaField, ToolCall, ToolCallFunction};
 
 /// Reading a model server's output outside a session: the lines of a recorded stream back into
 /// chunks and tool calls ([`Protocol::decoder`]), an HTTP error body into the server's message. The

@@ -36,6 +36,33 @@ pub struct ChatRequest {
     /// a broken call; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<Value>,
+    /// Where an OpenAI-compatible server takes `format`'s schema; not part of Ollama's body.
+    #[serde(skip)]
+    pub schema_field: SchemaField,
+}
+
+/// Where an OpenAI-compatible server takes the JSON schema a repair's answer must keep to
+/// (Ollama's own API always takes it as `format`). Chosen per server once connected, and
+/// recorded with the run's settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemaField {
+    /// `response_format: {"type": "json_schema", …}`: OpenAI, llama-server, Ollama's `/v1`,
+    /// LM Studio.
+    #[default]
+    ResponseFormat,
+    /// vLLM's `structured_outputs: {"json": …}`.
+    StructuredOutputs,
+}
+
+impl SchemaField {
+    /// The request field's name, as the record and the run's events say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchemaField::ResponseFormat => "response_format",
+            SchemaField::StructuredOutputs => "structured_outputs",
+        }
+    }
 }
 
 /// The sampling options of a request. Unknown keys are ignored by the server, so

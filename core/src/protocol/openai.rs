@@ -13,7 +13,7 @@ use super::{
     call_arguments, error_message, DecodeError, Deltas, Done, LineDecoded, ModelCall, TurnMetrics,
 };
 use crate::think::Think;
-use crate::wire::{ChatRequest, Message, Role};
+use crate::wire::{ChatRequest, Message, Role, SchemaField};
 
 /// Chat completions; the key goes as a bearer token.
 pub(super) const ENDPOINT: Endpoint = Endpoint {
@@ -50,11 +50,18 @@ pub(super) fn request_body(request: &ChatRequest) -> Vec<u8> {
     });
     openai_think(&mut body, request.think);
     if let Some(schema) = &request.format {
-        // llama-server and vLLM enforce the schema as a grammar; the call is the answer itself.
-        body["response_format"] = json!({
-            "type": "json_schema",
-            "json_schema": {"name": "tool_call", "strict": true, "schema": schema},
-        });
+        // The server enforces the schema as a grammar; the call is the answer itself.
+        match request.schema_field {
+            SchemaField::StructuredOutputs => {
+                body["structured_outputs"] = json!({"json": schema});
+            }
+            SchemaField::ResponseFormat => {
+                body["response_format"] = json!({
+                    "type": "json_schema",
+                    "json_schema": {"name": "tool_call", "strict": true, "schema": schema},
+                });
+            }
+        }
         if let Some(object) = body.as_object_mut() {
             object.remove("tools");
         }

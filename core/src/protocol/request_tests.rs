@@ -59,6 +59,7 @@ mod tests {
             keep_alive: 0,
             options: ModelOptions::default(),
             format: None,
+            schema_field: crate::wire::SchemaField::ResponseFormat,
         }
     }
 
@@ -123,6 +124,7 @@ mod think_tests {
             keep_alive: 0,
             options: ModelOptions::default(),
             format: None,
+            schema_field: crate::wire::SchemaField::ResponseFormat,
         }
     }
 
@@ -191,11 +193,30 @@ mod format_tests {
             keep_alive: 0,
             options: ModelOptions::default(),
             format: Some(schema.clone()),
+            schema_field: crate::wire::SchemaField::ResponseFormat,
         };
         let read = |bytes: Vec<u8>| serde_json::from_slice::<Value>(&bytes).unwrap_or_default();
-        let (ollama, openai) = (
+        let vllm = ChatRequest {
+            schema_field: crate::wire::SchemaField::StructuredOutputs,
+            ..request.clone()
+        };
+        let (ollama, openai, vllm) = (
             read(crate::protocol::ollama::request_body(&request)),
             read(crate::protocol::openai::request_body(&request)),
+            read(crate::protocol::openai::request_body(&vllm)),
+        );
+        // vLLM's body carries the schema as `structured_outputs`, and nothing else changes.
+        let mut as_openai = vllm.clone();
+        if let Some(body) = as_openai.as_object_mut() {
+            body.remove("structured_outputs");
+            body.insert(
+                "response_format".to_owned(),
+                openai["response_format"].clone(),
+            );
+        }
+        assert_eq!(
+            (&vllm["structured_outputs"], &as_openai),
+            (&json!({"json": schema}), &openai)
         );
         assert_eq!(
             (

@@ -94,8 +94,13 @@ impl Session {
         let signs = (self.config.text_tool_calls && assembly.calls.is_empty())
             .then(|| Signs::of(&assembly.content));
         if let Some(signs) = &signs {
-            if let Some(calls) = text_calls::recover(turn, &mut assembly, signs, &self.config.tools)
-            {
+            if let Some(calls) = text_calls::recover(
+                turn,
+                &mut assembly,
+                signs,
+                &self.config.tools,
+                self.config.text_call_family.as_deref(),
+            ) {
                 actions.push_back(Action::Emit(Event::RecoveredFromText { turn, calls }));
             }
         }

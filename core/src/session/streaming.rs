@@ -176,6 +176,7 @@ impl Session {
             keep_alive: self.config.keep_alive,
             options: self.config.options.clone(),
             format: None,
+            schema_field: self.config.schema_field,
         }
     }
 }

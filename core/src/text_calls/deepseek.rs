@@ -20,6 +20,7 @@ const SEP: &str = "<｜tool▁sep｜>";
 const FENCE: &str = "```";
 
 pub(super) const FAMILY: Family = Family {
+    name: "deepseek",
     signs: &["<｜tool▁"],
     read,
 };

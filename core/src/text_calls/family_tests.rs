@@ -314,6 +314,25 @@ mod properties {
         }
     }
 
+    /// A value as Gemma 4 writes it: strings between `<|"|>` marks, keys bare.
+    fn gemma4(value: &Value) -> String {
+        match value {
+            Value::String(text) => format!("<|\"|>{text}<|\"|>"),
+            Value::Array(items) => {
+                let items: Vec<String> = items.iter().map(gemma4).collect();
+                format!("[{}]", items.join(","))
+            }
+            Value::Object(map) => {
+                let pairs: Vec<String> = map
+                    .iter()
+                    .map(|(key, value)| format!("{key}:{}", gemma4(value)))
+                    .collect();
+                format!("{{{}}}", pairs.join(","))
+            }
+            other => other.to_string(),
+        }
+    }
+
     /// `name` called with `arguments`, in `format`'s form.
     fn render(format: TextCallFormat, name: &str, arguments: &Map<String, Value>) -> String {
         let args = Value::Object(arguments.clone());
@@ -342,14 +361,38 @@ mod properties {
                 "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
             ),
             TextCallFormat::ToolCallList => format!("<|tool_call|>[{object}]<|/tool_call|>"),
-            // Its parameters are typed by the schema: the session-level properties cover it.
-            TextCallFormat::Qwen3Coder | TextCallFormat::RepairedByGrammar => String::new(),
+            TextCallFormat::Gemma4 => format!("<|tool_call>call:{name}{}<tool_call|>", gemma4(&args)),
+            TextCallFormat::Kimi => format!(
+                "<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"
+            ),
+            TextCallFormat::ToolCallTags => format!("<TOOLCALL>[{object}]</TOOLCALL>"),
+            TextCallFormat::Hunyuan => format!("<tool_calls>[{object}]</tool_calls>"),
+            TextCallFormat::Functools => format!("functools[{object}]"),
+            TextCallFormat::Pythonic => {
+                let keywords: Vec<String> = arguments
+                    .iter()
+                    .map(|(key, value)| format!("{key}={}", python(value)))
+                    .collect();
+                format!("[{name}({})]", keywords.join(", "))
+            }
+            // Their parameters are typed by the schema: the session-level properties cover them.
+            TextCallFormat::Qwen3Coder
+            | TextCallFormat::Glm
+            | TextCallFormat::MiniMax
+            | TextCallFormat::SeedOss
+            | TextCallFormat::RepairedByGrammar => String::new(),
         }
     }
 
     type ReadBack = (String, Map<String, Value>, TextCallFormat);
 
-    const FORMATS: [TextCallFormat; 10] = [
+    const FORMATS: [TextCallFormat; 16] = [
+        TextCallFormat::Gemma4,
+        TextCallFormat::Kimi,
+        TextCallFormat::ToolCallTags,
+        TextCallFormat::Hunyuan,
+        TextCallFormat::Functools,
+        TextCallFormat::Pythonic,
         TextCallFormat::Hermes,
         TextCallFormat::FencedJson,
         TextCallFormat::BareJson,
@@ -379,7 +422,7 @@ mod properties {
 
         #[test]
         fn any_text_reads_without_panicking(text in prop_oneof![any::<String>(), near_call_text()]) {
-            let _ = calls_in(&text, &Signs::of(&text), &tools());
+            let _ = calls_in(&text, &Signs::of(&text), &tools(), None);
             let _ = Signs::of(&text).may_hold_calls();
         }
 
@@ -390,7 +433,7 @@ mod properties {
             arguments in arguments(),
         ) {
             let text = render(format, name, &arguments);
-            let found = calls_in(&text, &Signs::of(&text), &tools());
+            let found = calls_in(&text, &Signs::of(&text), &tools(), None);
             let read: Option<Vec<ReadBack>> = found.map(|found| {
                 found.into_iter().map(|Found { call, format, .. }| {
                     let CallArguments::Object { value } = call.arguments else { unreachable!() };

@@ -9,6 +9,7 @@ use crate::schema::ToolSpec;
 const FENCE: &str = "```";
 
 pub(super) const FAMILY: Family = Family {
+    name: "fenced_json",
     signs: &[FENCE],
     read: fenced,
 };

@@ -16,6 +16,7 @@ const OPEN: &str = "```tool_code";
 const FENCE: &str = "```";
 
 pub(super) const FAMILY: Family = Family {
+    name: "gemma_tool_code",
     signs: &[OPEN],
     read,
 };

@@ -18,6 +18,7 @@ const END: &str = "<|end|>";
 const HEADERS: [&str; 2] = ["<|start|>", "<|channel|>"];
 
 pub(super) const FAMILY: Family = Family {
+    name: "harmony",
     signs: &[RECIPIENT, CALL],
     read,
 };

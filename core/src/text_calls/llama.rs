@@ -13,6 +13,7 @@ const PYTHON_TAG: &str = "<|python_tag|>";
 const ENDS: [&str; 2] = ["<|eom_id|>", "<|eot_id|>"];
 
 pub(super) const FAMILY: Family = Family {
+    name: "llama",
     signs: &[PYTHON_TAG],
     read,
 };

@@ -13,6 +13,7 @@ const ARGS: &str = "[ARGS]";
 const CALL_ID: &str = "[CALL_ID]";
 
 pub(super) const FAMILY: Family = Family {
+    name: "mistral",
     signs: &[TOOL_CALLS, ARGS],
     read,
 };

@@ -12,6 +12,7 @@ const OPEN: &str = "<|tool_call|>";
 const CLOSE: &str = "<|/tool_call|>";
 
 pub(super) const FAMILY: Family = Family {
+    name: "tool_call_list",
     signs: &[OPEN, CLOSE],
     read,
 };

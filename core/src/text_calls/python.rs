@@ -8,42 +8,45 @@ use serde_json::{Map, Number, Value};
 
 /// `NAME(key=value, …)` as the whole of `text`: the name and the arguments.
 pub(super) fn call(text: &str) -> Option<(String, Map<String, Value>)> {
-    let open = text.find('(')?;
-    let name = text[..open].trim();
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return None;
-    }
     let mut parser = Parser {
         text: text.as_bytes(),
-        at: open + 1,
+        at: 0,
     };
-    let mut arguments = Map::new();
+    let call = parser.call()?;
+    parser.blank();
+    (parser.at == parser.text.len()).then_some(call)
+}
+
+/// One call of a list: its name, its arguments and its exact text.
+pub(super) type Listed<'a> = (String, Map<String, Value>, &'a str);
+
+/// `[NAME(key=value, …), …]` as the whole of `text` (the pythonic list of Llama 4, LFM2 and
+/// the vLLM `pythonic` parser): each call with its exact text. An empty list is no call.
+pub(super) fn list(text: &str) -> Option<Vec<Listed<'_>>> {
+    let mut parser = Parser {
+        text: text.as_bytes(),
+        at: 0,
+    };
+    parser.blank();
+    if !parser.eat(b'[') {
+        return None;
+    }
+    let mut calls = Vec::new();
     loop {
         parser.blank();
-        if parser.eat(b')') {
-            break;
-        }
-        let key = parser.identifier()?;
-        parser.blank();
-        if !parser.eat(b'=') {
-            return None;
-        }
-        let value = parser.value(0)?;
-        if arguments.insert(key, value).is_some() {
-            return None;
-        }
+        let start = parser.at;
+        let (name, arguments) = parser.call()?;
+        calls.push((name, arguments, text.get(start..parser.at)?));
         parser.blank();
         if parser.eat(b',') {
             continue;
         }
-        parser.blank();
-        if !parser.eat(b')') {
+        if !parser.eat(b']') {
             return None;
         }
-        break;
+        parser.blank();
+        return (parser.at == parser.text.len()).then_some(calls);
     }
-    parser.blank();
-    (parser.at == parser.text.len()).then(|| (name.to_owned(), arguments))
 }
 
 /// How deep lists may nest: a bound on recursion, far above what a tool's arguments need.
@@ -55,6 +58,37 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
+    /// `NAME(key=value, …)` from here: a Python identifier and keyword arguments.
+    fn call(&mut self) -> Option<(String, Map<String, Value>)> {
+        self.blank();
+        let name = self.identifier()?;
+        self.blank();
+        if !self.eat(b'(') {
+            return None;
+        }
+        let mut arguments = Map::new();
+        loop {
+            self.blank();
+            if self.eat(b')') {
+                return Some((name, arguments));
+            }
+            let key = self.identifier()?;
+            self.blank();
+            if !self.eat(b'=') {
+                return None;
+            }
+            let value = self.value(0)?;
+            if arguments.insert(key, value).is_some() {
+                return None;
+            }
+            self.blank();
+            if !self.eat(b',') {
+                self.blank();
+                return self.eat(b')').then_some((name, arguments));
+            }
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.text.get(self.at).copied()
     }

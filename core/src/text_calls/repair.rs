@@ -15,8 +15,10 @@ use crate::wire::Message;
 const ASK: &str = "Your last message tried to call a tool, but the call could not be read. \
 Write that one call again as a JSON object: {\"name\": the tool, \"arguments\": its arguments}.";
 
-/// Whether a turn's text (whose signs are `signs`), which no reader turned into calls, looks like
-/// an attempted call: a family's marker, or an offered tool's name next to a JSON object.
+/// Whether a turn's text (whose signs are `signs`), which no reader turned into calls, is an
+/// attempted call: it holds a family's marker, or it names an offered tool with arguments after
+/// it. Prose that only mentions a tool (`read_file`, `run read_file on it`, `read_file(path)`)
+/// is not one.
 pub(crate) fn attempted(content: &str, signs: &Signs, tools: &[ToolSpec]) -> bool {
     if !signs.may_be_attempted() {
         return false;
@@ -24,17 +26,45 @@ pub(crate) fn attempted(content: &str, signs: &Signs, tools: &[ToolSpec]) -> boo
     if signs.looks_like_a_call() {
         return true;
     }
-    signs.brace() && tools.iter().any(|tool| names(content, tool.name()))
+    tools
+        .iter()
+        .any(|tool| names_with_arguments(content, tool.name(), signs.brace()))
 }
 
-/// Whether `content` holds `"NAME"` or `NAME(`: one search for the name, its neighbours looked
-/// at where it stands.
-fn names(content: &str, name: &str) -> bool {
+/// Whether `content` holds the tool `name` as a word followed by arguments: `"NAME"` in a text
+/// with a JSON object (`{"name": "NAME", …}`), `NAME{` or `NAME {` (an object after the name),
+/// or `NAME(` with a keyword (`key=`) or a literal (`"…"`, `{…}`) first. One search for the
+/// name, its neighbours looked at where it stands.
+pub(super) fn names_with_arguments(content: &str, name: &str, brace: bool) -> bool {
     let bytes = content.as_bytes();
     content.match_indices(name).any(|(at, _)| {
-        let after = bytes.get(at + name.len()).copied();
-        after == Some(b'(') || (after == Some(b'"') && at > 0 && bytes[at - 1] == b'"')
+        let before = at.checked_sub(1).map(|before| bytes[before]);
+        if before.is_some_and(|byte| byte.is_ascii_alphanumeric() || byte == b'_') {
+            return false;
+        }
+        let after = &content[at + name.len()..];
+        match after.as_bytes().first() {
+            Some(b'"') => brace && before == Some(b'"'),
+            Some(b'(') => python_arguments(&after[1..]),
+            _ => after.trim_start_matches([' ', ':']).starts_with('{'),
+        }
     })
+}
+
+/// Whether a Python call's argument list starts with `key=` or a literal (a string, a dict, a
+/// list).
+fn python_arguments(arguments: &str) -> bool {
+    let arguments = arguments.trim_start();
+    if arguments.starts_with(['"', '\'', '{', '[']) {
+        return true;
+    }
+    let key = arguments
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(arguments.len());
+    key > 0 && {
+        let rest = arguments[key..].trim_start();
+        rest.starts_with('=') && !rest.starts_with("==")
+    }
 }
 
 /// The JSON schema the server must keep the answer to.

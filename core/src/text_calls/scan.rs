@@ -17,13 +17,23 @@ use crate::schema::ToolSpec;
 
 /// The readers, most specific signs first (Gemma's ```` ```tool_code ```` before the plain
 /// fence).
-pub(super) const FAMILIES: [Family; 8] = [
+pub(super) const FAMILIES: [Family; 18] = [
     super::harmony::FAMILY,
     super::mistral::FAMILY,
     super::llama::FAMILY,
     super::deepseek::FAMILY,
     super::phi::FAMILY,
+    super::kimi::FAMILY,
+    super::gemma4::FAMILY,
     super::gemma::FAMILY,
+    super::listed::NEMOTRON_FAMILY,
+    super::listed::HUNYUAN_FAMILY,
+    super::listed::FUNCTOOLS_FAMILY,
+    super::minimax::FAMILY,
+    super::seed::FAMILY,
+    super::pythonic::LLAMA4_FAMILY,
+    super::pythonic::LFM2_FAMILY,
+    super::pythonic::OLMO3_FAMILY,
     super::tagged::FAMILY,
     super::fenced::FAMILY,
 ];
@@ -95,7 +105,7 @@ const fn signs() -> [Sign; sign_count()] {
         OBJECT_SIGN.as_bytes()[anchor_of(OBJECT_SIGN.as_bytes())]
     ));
     assert!(
-        table.len() <= u32::BITS as usize,
+        table.len() <= u64::BITS as usize,
         "a bit of `Signs::found` a sign"
     );
     // No anchor but `{` without a sign: prose holding only such a byte would count as one
@@ -142,7 +152,7 @@ const fn is_anchor(byte: u8) -> bool {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Signs {
     /// Bit `i`: the text holds `SIGNS[i]`.
-    found: u32,
+    found: u64,
     /// The text holds one of [`OPENERS`].
     opener: bool,
     /// The text holds one of [`ANCHORS`].
@@ -227,6 +237,14 @@ impl Signs {
         self.found != 0
     }
 
+    /// Whether the text holds a sign of the family at `index` in [`FAMILIES`].
+    pub(super) fn holds_family(&self, index: usize) -> bool {
+        SIGNS
+            .iter()
+            .enumerate()
+            .any(|(bit, sign)| self.found & (1 << bit) != 0 && sign.owner == index)
+    }
+
     /// The index in [`FAMILIES`] of the first family whose sign the text holds.
     pub(super) fn first_family(&self) -> Option<usize> {
         SIGNS
@@ -239,8 +257,14 @@ impl Signs {
 }
 
 /// The calls `content` (whose signs are `signs`) holds, in order, when it holds only
-/// unambiguous ones naming `tools`.
-pub(super) fn calls_in(content: &str, signs: &Signs, tools: &[ToolSpec]) -> Option<Vec<Found>> {
+/// unambiguous ones naming `tools`; the `preferred` family (an index in [`FAMILIES`]) reads
+/// first when the text holds its signs.
+pub(super) fn calls_in(
+    content: &str,
+    signs: &Signs,
+    tools: &[ToolSpec],
+    preferred: Option<usize>,
+) -> Option<Vec<Found>> {
     let whole = content.trim();
     // A text that is one call object is that call; one that only starts with a brace (prose
     // that opens with `{`, then a tagged or fenced call) is read like any other text.
@@ -253,7 +277,23 @@ pub(super) fn calls_in(content: &str, signs: &Signs, tools: &[ToolSpec]) -> Opti
             }]);
         }
     }
-    let family = &FAMILIES[signs.first_family()?];
-    let (found, rest) = (family.read)(content, tools)?;
+    // A text that is one pythonic list `[NAME(…), …]` is those calls: no marker announces it,
+    // so it is read only when it is the whole text.
+    if whole.starts_with('[') && whole.ends_with(")]") {
+        if let Some(found) = super::pythonic::list(whole, tools) {
+            return Some(found);
+        }
+    }
+    // The model's own family first; when it reads nothing, the family whose signs come first.
+    preferred
+        .filter(|index| signs.holds_family(*index))
+        .and_then(|index| read_as(index, content, tools))
+        .or_else(|| read_as(signs.first_family()?, content, tools))
+}
+
+/// The calls the family at `index` reads in `content`, when nothing call-like is left around
+/// them.
+fn read_as(index: usize, content: &str, tools: &[ToolSpec]) -> Option<Vec<Found>> {
+    let (found, rest) = (FAMILIES[index].read)(content, tools)?;
     (!found.is_empty() && !Signs::of(&rest).looks_like_a_call()).then_some(found)
 }

@@ -24,13 +24,13 @@ fn by_searches(text: &str, tools: &[ToolSpec]) -> Decisions {
         .any(|b| matches!(b, b'{' | b'"' | b'=' | b'<' | b'[' | b'`'));
     let looks = text.contains(OBJECT_SIGN) || (0..FAMILIES.len()).any(has_sign);
     let first = (0..FAMILIES.len()).find(|index| has_sign(*index));
+    // How a name with arguments is told from prose is the same function either way; what is
+    // compared is what the pass hands it.
     let attempted = may_be_attempted
         && (looks
-            || text.contains('{')
-                && tools.iter().any(|tool| {
-                    let name = tool.name();
-                    text.contains(&format!("\"{name}\"")) || text.contains(&format!("{name}("))
-                }));
+            || tools
+                .iter()
+                .any(|tool| repair::names_with_arguments(text, tool.name(), text.contains('{'))));
     (may_hold, may_be_attempted, looks, first, attempted)
 }
 

@@ -1,13 +1,13 @@
-//! Hermes `<tool_call>{…}</tool_call>` blocks and Qwen3-Coder's
+//! Hermes `<tool_call>{…}</tool_call>` blocks, Qwen3-Coder's
 //! `<function=NAME><parameter=KEY>…</parameter></function>` blocks (wrapped in `<tool_call>` or
-//! not), in any order.
+//! not) and GLM's `<tool_call>NAME<arg_key>…` blocks, in any order.
 
 use crate::prelude::*;
 
 use serde_json::{Map, Value};
 
 use super::family::{Family, Read};
-use super::{json, Found, TextCallFormat};
+use super::{glm, json, Found, TextCallFormat};
 use crate::protocol::{CallArguments, ModelCall};
 use crate::schema::{JsonType, ToolSpec};
 
@@ -19,6 +19,7 @@ const PARAMETER_OPEN: &str = "<parameter=";
 const PARAMETER_CLOSE: &str = "</parameter>";
 
 pub(super) const FAMILY: Family = Family {
+    name: "hermes_qwen3_glm",
     // The open tags without their ends, and the closing tags: a stray one left around the calls
     // makes the text ambiguous.
     signs: &[
@@ -28,6 +29,10 @@ pub(super) const FAMILY: Family = Family {
         "</function",
         "<parameter",
         "</parameter",
+        glm::SIGNS[0],
+        glm::SIGNS[1],
+        glm::SIGNS[2],
+        glm::SIGNS[3],
     ],
     read: tagged,
 };
@@ -82,13 +87,16 @@ fn wrapped_call(block: &str, tools: &[ToolSpec]) -> Option<(ModelCall, TextCallF
             used,
         ));
     }
-    Some((json::call(body, tools)?, TextCallFormat::Hermes, used))
+    if body.starts_with('{') {
+        return Some((json::call(body, tools)?, TextCallFormat::Hermes, used));
+    }
+    Some((glm::call(body, tools)?, TextCallFormat::Glm, used))
 }
 
 /// One `<function=NAME>…</function>` block at the start of `block`, and its length. Each
 /// parameter's value loses the one newline Qwen3-Coder writes after the opening tag and before
 /// the closing one, and is read as JSON when the tool's schema wants anything but a string.
-fn function_block(block: &str, tools: &[ToolSpec]) -> Option<(ModelCall, usize)> {
+pub(super) fn function_block(block: &str, tools: &[ToolSpec]) -> Option<(ModelCall, usize)> {
     let header = &block[FUNCTION_OPEN.len()..];
     let name_end = header.find('>')?;
     let name = header[..name_end].trim();
@@ -128,7 +136,7 @@ fn function_block(block: &str, tools: &[ToolSpec]) -> Option<(ModelCall, usize)>
 
 /// A parameter's text as the schema's type: a string stays as written; anything else is read
 /// as JSON, and kept as text when it is not (validation then tells the model the type it needs).
-fn typed(raw: &str, tool: &ToolSpec, key: &str) -> Value {
+pub(super) fn typed(raw: &str, tool: &ToolSpec, key: &str) -> Value {
     let kind = tool.function.parameters.properties.get(key).map(|p| p.kind);
     match kind {
         None | Some(JsonType::String) => Value::String(raw.to_owned()),

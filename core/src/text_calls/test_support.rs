@@ -29,7 +29,7 @@ pub(super) type Read = Vec<(String, Value, TextCallFormat, String)>;
 
 /// What a text reads as against [`tools`], or `None` when it stays text.
 pub(super) fn read(content: &str) -> Option<Read> {
-    calls_in(content, &Signs::of(content), &tools()).map(|found| {
+    calls_in(content, &Signs::of(content), &tools(), None).map(|found| {
         found
             .into_iter()
             .map(|Found { call, format, text }| {

@@ -209,7 +209,7 @@ fn recovery_numbers_the_calls_and_gives_them_ids_only_without_native_calls() {
         content: content.to_owned(),
         ..TurnAssembly::default()
     };
-    let calls = recover(3, &mut assembly, &Signs::of(content), &tools());
+    let calls = recover(3, &mut assembly, &Signs::of(content), &tools(), None);
     let expected_call = ModelCall {
         id: Some("text_3_0".to_owned()),
         index: None,
@@ -235,7 +235,7 @@ fn recovery_numbers_the_calls_and_gives_them_ids_only_without_native_calls() {
     let before = assembly.clone();
     assert_eq!(
         (
-            recover(3, &mut assembly, &Signs::of(content), &tools()),
+            recover(3, &mut assembly, &Signs::of(content), &tools(), None),
             assembly
         ),
         (None, before)

@@ -25,9 +25,10 @@ fn body(messages: Vec<Message>) -> ChatRequest {
         tools: tools().into(),
         stream: true,
         think: mend_core::Think::On,
-        keep_alive: 0,
+        keep_alive: mend_core::DEFAULT_KEEP_ALIVE_SECONDS,
         options: ModelOptions::default(),
         format: None,
+        schema_field: mend_core::SchemaField::ResponseFormat,
     }
 }
 

@@ -312,6 +312,7 @@ mod tests {
             keep_alive: 0,
             options: ModelOptions::default(),
             format: None,
+            schema_field: mend_core::SchemaField::ResponseFormat,
         }
     }
 

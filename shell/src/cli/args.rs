@@ -75,6 +75,12 @@ pub struct ModelArgs {
     /// OpenAI-compatible server states (else 8192), 200000 with Anthropic].
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(i64::from(mend_core::MIN_WINDOW_TOKENS)..))]
     pub num_ctx: Option<u32>,
+    /// Seconds the server keeps the model loaded after each request, so the next turn finds it
+    /// and its prompt cache warm; 0 unloads it after every request (each turn starts cold)
+    /// [default: the task file's model.keep_alive, else 300, Ollama's own]. Sent as Ollama's
+    /// keep_alive.
+    #[arg(long, value_name = "SECS")]
+    pub keep_alive: Option<u64>,
     /// Whether and how hard the model thinks: on, off, or a level for models that take one
     /// (low, medium, high, as gpt-oss does) [default: the task file's model.think, else on].
     /// Sent as Ollama's think, an OpenAI-compatible server's reasoning_effort and
@@ -101,6 +107,7 @@ impl ModelArgs {
             model: self.model.clone(),
             max_turns: self.max_turns,
             num_ctx: self.num_ctx,
+            keep_alive: self.keep_alive,
             think: if self.no_think {
                 Some(mend_core::Think::Off)
             } else {

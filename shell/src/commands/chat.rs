@@ -78,7 +78,7 @@ pub fn command(args: &ChatArgs, render: &mut dyn Render) -> Result<u8, MendError
         api_key(config.protocol),
         &config.model,
     )?;
-    let (config, window) = connection.settle_window(config);
+    let (config, window) = connection.settle(config);
     let setup = ChatSetup {
         attempt: resolved.setup(args.setup.keep_workspace),
         connection: &connection,

@@ -93,7 +93,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         options.api_key.clone(),
         &options.config.model,
     )?;
-    let (config, window) = connection.settle_window(options.config.clone());
+    let (config, window) = connection.settle(options.config.clone());
     let config = &config;
     let Connection {
         client,
@@ -101,6 +101,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         model_digest,
         described,
         model_length,
+        ..
     } = connection;
     announce(render, config, described, window, model_length);
     let setup = &options.setup;

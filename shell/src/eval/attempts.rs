@@ -359,7 +359,7 @@ impl Shared<'_> {
         if let Some(tokens) = task.num_ctx {
             config = crate::provider::window::with_window(config, tokens);
         }
-        let (mut config, _) = self.connection.settle_window(config);
+        let (mut config, _) = self.connection.settle(config);
         config.options.seed = seed;
         if let Some(temperature) = suite.temperature {
             config.options.temperature = temperature;

@@ -7,6 +7,7 @@ use mend_core::{Config, Protocol};
 
 use super::client::{Client, Secret};
 use super::host::BaseUrl;
+use super::model_facts::{self, ModelFacts};
 use super::window::{self, WindowChoice};
 use crate::error::MendError;
 
@@ -42,18 +43,23 @@ pub struct Connection {
     pub client: Client,
     pub server_version: Option<String>,
     pub model_digest: Option<String>,
-    /// `Ollama 0.33.0 at http://…`, for the user.
+    /// `Ollama 0.33.0 at http://…; text calls read as gemma4, from the model's template`, for
+    /// the run's first line.
     pub described: String,
     /// The model's context length, when the server states it.
     pub model_length: Option<u64>,
+    /// What the server said of the model: its family of written calls, where it takes a schema.
+    pub facts: ModelFacts,
 }
 
 impl Connection {
-    /// `config` with its context window: the one it was given (`--num-ctx`, the task file's
-    /// `num_ctx`), else the one chosen from what the server says of the model.
-    pub fn settle_window(&self, config: Config) -> (Config, WindowChoice) {
+    /// `config` with its context window (the one it was given, `--num-ctx` or the task file's
+    /// `num_ctx`, else the one chosen from what the server says of the model), the model's
+    /// family of written calls and the server's schema field.
+    pub fn settle(&self, config: Config) -> (Config, WindowChoice) {
         let requested = config.window.map(|window| window.tokens);
         let choice = window::choose(requested, config.protocol, self.model_length);
+        let config = self.facts.applied(config);
         (window::with_window(config, choice.tokens), choice)
     }
 }
@@ -70,16 +76,18 @@ pub(crate) fn connect(
         Protocol::OllamaNdjson => (Some(client.version()?), Some(client.digest(model)?)),
         _ => (None, None),
     };
-    let model_length = window::model_length(&client, protocol, model);
-    let described = match &server_version {
+    let facts = model_facts::ask(&client, protocol, model);
+    let server = match &server_version {
         Some(version) => format!("Ollama {version} at {}", client.base()),
         None => format!("{} server at {}", protocol.name(), client.base()),
     };
+    let described = format!("{server}; {}", facts.text_calls());
     Ok(Connection {
         client,
         server_version,
         model_digest,
         described,
-        model_length,
+        model_length: facts.length,
+        facts,
     })
 }

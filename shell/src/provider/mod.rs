@@ -8,5 +8,6 @@ pub mod client;
 pub(crate) mod connect;
 pub mod host;
 pub(crate) mod lines;
+pub(crate) mod model_facts;
 pub mod source;
 pub(crate) mod window;

@@ -10,9 +10,7 @@
 //! whenever `num_ctx` changes.
 
 use mend_core::{Config, Protocol, Window};
-use serde_json::{json, Value};
-
-use super::client::Client;
+use serde_json::Value;
 
 /// Ollama's window when nothing else decides: what a small machine holds. The KV cache of a 3–4 B
 /// model costs 110–150 KB a token at f16 (28–36 layers × 8 KV heads × 128 dimensions × K and V ×
@@ -32,32 +30,9 @@ pub struct WindowChoice {
     pub why: String,
 }
 
-/// The model's context length as the server states it, if it does.
-pub(crate) fn model_length(client: &Client, protocol: Protocol, model: &str) -> Option<u64> {
-    match protocol {
-        Protocol::OllamaNdjson => {
-            let url = client.base().join_api("/api/show");
-            let show = client.metadata(&url, Some(&json!({"model": model})))?;
-            ollama_length(&show)
-        }
-        Protocol::OpenaiSse => llama_cpp_window(client).or_else(|| {
-            let url = client.base().join_api("/v1/models");
-            openai_listed_length(&client.metadata(&url, None)?, model)
-        }),
-        // A local server speaking Anthropic's protocol (llama.cpp's does) says its window where
-        // llama.cpp says it; Anthropic's own API states none, and is not asked.
-        Protocol::AnthropicSse if client.base().host != ANTHROPIC_HOST => llama_cpp_window(client),
-        _ => None,
-    }
-}
-
-/// Where Anthropic's API is served.
-const ANTHROPIC_HOST: &str = "api.anthropic.com";
-
-/// The window llama.cpp's server was started with (`GET /props`,
-/// `default_generation_settings.n_ctx`): it answers at its root, whatever path the API base has.
-fn llama_cpp_window(client: &Client) -> Option<u64> {
-    let props = client.metadata(&format!("{}/props", client.base()), None)?;
+/// The window llama.cpp's server was started with, from its `GET /props` answer
+/// (`default_generation_settings.n_ctx`).
+pub(crate) fn props_window(props: &Value) -> Option<u64> {
     props
         .pointer("/default_generation_settings/n_ctx")
         .and_then(Value::as_u64)
@@ -74,7 +49,7 @@ pub(crate) fn ollama_length(show: &Value) -> Option<u64> {
 
 /// The model's entry in an OpenAI-style model list, where the server names a length: vLLM's
 /// `max_model_len`, LM Studio's and OpenRouter's `context_length`, llama.cpp's `meta.n_ctx`.
-fn openai_listed_length(models: &Value, model: &str) -> Option<u64> {
+pub(crate) fn openai_listed_length(models: &Value, model: &str) -> Option<u64> {
     let entry = models
         .get("data")?
         .as_array()?
@@ -139,8 +114,8 @@ pub(crate) fn for_task(
     }
     let model = task.model.as_deref().unwrap_or(crate::task::DEFAULT_MODEL);
     let asked = base.to_string();
-    let client = Client::new(base, std::time::Duration::from_secs(3), None);
-    let length = model_length(&client, protocol, model);
+    let client = super::client::Client::new(base, std::time::Duration::from_secs(3), None);
+    let length = super::model_facts::ask(&client, protocol, model).length;
     let mut choice = choose(None, protocol, length);
     if length.is_none() && choice.why.contains("the server") {
         // `mend task` names no server: it only tried the usual address, which may hold none.
@@ -152,31 +127,25 @@ pub(crate) fn for_task(
 }
 
 /// The conservative estimate of the first request's prompt, in tokens, for `mend task`: the
-/// system prompt, the project's instructions, the task and the tools.
+/// system prompt, the project's instructions, the task and the tools, as the core estimates it.
 pub(crate) fn first_request_tokens(task: &crate::task::Task, tools: &[mend_core::ToolSpec]) -> u64 {
-    use std::sync::Arc;
-    let instructions = task.instructions.as_ref().map(|found| found.message());
-    let messages: Vec<Arc<mend_core::Message>> =
-        std::iter::once(mend_core::Message::system(task.system_prompt.clone()))
-            .chain(instructions.map(mend_core::Message::system))
-            .chain([mend_core::Message::user(
-                task.prompt.clone().unwrap_or_default(),
-            )])
-            .map(Arc::new)
-            .collect();
-    mend_core::estimate_prompt_tokens(&messages, tools)
+    let config = Config {
+        instructions: task.instructions.as_ref().map(|found| found.message()),
+        ..Config::new(
+            crate::task::DEFAULT_MODEL,
+            &task.system_prompt,
+            task.prompt.as_deref().unwrap_or_default(),
+            tools.to_vec(),
+        )
+    };
+    config.first_request_tokens()
 }
 
-/// The session's own estimate of its first request under `config`, in tokens: what `mend run`
+/// The session's estimate of its first request under `config`, in tokens: what `mend run`
 /// and `mend chat` print beside the window (for `mend chat`, whose task is what the user types,
-/// the opening before it). `None` without a window, or for a config the session refuses.
+/// the opening before it). `None` without a window, which the session estimates only for.
 pub(crate) fn first_request_estimate(config: &Config) -> Option<u64> {
-    let mut session = mend_core::Session::new(config.clone()).ok()?;
-    let estimate = session.drain_actions().find_map(|action| match action {
-        mend_core::Action::Emit(mend_core::Event::PromptEstimate { tokens, .. }) => Some(tokens),
-        _ => None,
-    });
-    estimate
+    config.window.map(|_| config.first_request_tokens())
 }
 
 /// `config` keeping within `tokens`: the window, and Ollama's `num_ctx` with it.
@@ -190,6 +159,7 @@ pub(crate) fn with_window(config: Config, tokens: u32) -> Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_length_comes_from_model_info() {

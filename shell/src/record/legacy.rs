@@ -194,6 +194,8 @@ mod tests {
                 system_prompt: "s".to_owned(),
                 instructions: None,
                 text_tool_calls: false,
+                text_call_family: None,
+                schema_field: mend_core::SchemaField::ResponseFormat,
                 context: None,
                 window: None,
                 model_length: None,

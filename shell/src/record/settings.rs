@@ -67,6 +67,14 @@ pub struct SessionSettings {
     /// made before mend read them: replay reads those turns as they were read then.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub text_tool_calls: bool,
+    /// The family of written calls the model's template named, read first: replay reads the
+    /// same way. Absent when the server named none (and in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_call_family: Option<String>,
+    /// Where the server took a repair request's schema (`response_format`, or vLLM's
+    /// `structured_outputs`); Ollama's own API takes it as `format` whatever this says.
+    #[serde(default)]
+    pub schema_field: mend_core::SchemaField,
     /// The per-turn context, when the run had it on (`--context`): replay rebuilds the same
     /// hints and offers the same `todo` tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +114,8 @@ impl SessionSettings {
             system_prompt: config.system_prompt.clone(),
             instructions: config.instructions.clone(),
             text_tool_calls: config.text_tool_calls,
+            text_call_family: config.text_call_family.clone(),
+            schema_field: config.schema_field,
             context: config.context.clone(),
             window: config.window,
             model_length: server.model_length,
@@ -126,6 +136,8 @@ impl SessionSettings {
             window: self.window,
             instructions: self.instructions.clone(),
             text_tool_calls: self.text_tool_calls,
+            text_call_family: self.text_call_family.clone(),
+            schema_field: self.schema_field,
             ..Config::new(
                 &self.model,
                 &self.system_prompt,

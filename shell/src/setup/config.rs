@@ -12,6 +12,8 @@ pub struct ModelChoice {
     pub model: Option<String>,
     pub max_turns: Option<u32>,
     pub num_ctx: Option<u32>,
+    /// `--keep-alive SECS`, when given.
+    pub keep_alive: Option<u64>,
     /// `--think` (or `--no-think`), when given.
     pub think: Option<mend_core::Think>,
     pub context: bool,
@@ -37,6 +39,10 @@ impl ModelChoice {
         let config = Config {
             protocol: chosen_protocol(self.protocol, task),
             max_turns: self.max_turns(task),
+            keep_alive: self
+                .keep_alive
+                .or(task.keep_alive)
+                .unwrap_or(mend_core::DEFAULT_KEEP_ALIVE_SECONDS),
             think: self.think.or(task.think).unwrap_or_default(),
             context: self.context.then(|| context_config(repo)),
             text_tool_calls: task.text_tool_calls,
@@ -72,4 +78,46 @@ pub(crate) fn deadline(seconds: Option<u64>) -> Option<Millis> {
 /// `--protocol`, else the task file's, else Ollama.
 pub(crate) fn chosen_protocol(flag: Option<Protocol>, task: &Task) -> Protocol {
     flag.or(task.protocol).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TASK: &str = r#"
+[task]
+prompt = "Fix it."
+[paths]
+readable = ["src/*.py"]
+editable = ["src/*.py"]
+[test]
+command = ["pytest"]
+timeout_seconds = 30
+files = ["tests/*.py"]
+[tools]
+enabled = ["read_file"]
+"#;
+
+    fn keep_alive(flag: Option<u64>, file_line: &str) -> u64 {
+        let text = TASK.replace("[tools]", &format!("[model]\n{file_line}\n[tools]"));
+        let task = Task::parse(Utf8Path::new("mend.toml"), &text).map_err(|err| err.message);
+        let choice = ModelChoice {
+            keep_alive: flag,
+            ..ModelChoice::default()
+        };
+        choice
+            .session_config(&task.unwrap(), Utf8Path::new("repo"), "fix")
+            .keep_alive
+    }
+
+    #[test]
+    fn the_model_stays_loaded_unless_the_flag_or_the_file_says_otherwise() {
+        let chosen = [
+            keep_alive(None, ""),
+            keep_alive(None, "keep_alive = 0"),
+            keep_alive(Some(60), "keep_alive = 0"),
+            keep_alive(Some(0), ""),
+        ];
+        assert_eq!(chosen, [mend_core::DEFAULT_KEEP_ALIVE_SECONDS, 0, 60, 0]);
+    }
 }

@@ -137,6 +137,8 @@ pub(super) struct ModelTable {
     pub provider: Option<Spanned<String>>,
     pub max_turns: Option<Spanned<u32>>,
     pub num_ctx: Option<Spanned<u32>>,
+    /// Seconds the server keeps the model loaded after each request (`0`: unload it).
+    pub keep_alive: Option<u64>,
     /// Read calls a model writes into its text as calls (on unless `false`).
     #[serde(default = "yes")]
     pub text_tool_calls: bool,
@@ -188,6 +190,7 @@ impl Default for ModelTable {
             provider: None,
             max_turns: None,
             num_ctx: None,
+            keep_alive: None,
             text_tool_calls: true,
             think: None,
         }

@@ -76,6 +76,8 @@ pub struct Task {
     pub max_turns: Option<u32>,
     /// `model.num_ctx`: the context window of every request, instead of the one mend chooses.
     pub num_ctx: Option<u32>,
+    /// `model.keep_alive`: seconds the server keeps the model loaded after each request.
+    pub keep_alive: Option<u64>,
     /// `model.text_tool_calls`: read calls a model writes into its text as calls.
     pub text_tool_calls: bool,
     /// `model.think`: whether and how hard the model thinks, when the file says.
@@ -294,6 +296,7 @@ impl Task {
             protocol,
             max_turns,
             num_ctx,
+            keep_alive: raw.model.keep_alive,
             text_tool_calls: raw.model.text_tool_calls,
             think: raw.model.think,
             instructions_source,

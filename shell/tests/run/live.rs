@@ -119,7 +119,7 @@ fn the_recorded_repair_runs_end_to_end_over_http_and_replays() {
     settings.as_object_mut().unwrap().remove("tools");
     assert_eq!(
         settings,
-        json!({"model": MODEL, "stream": true, "think": true, "keep_alive": 0,
+        json!({"model": MODEL, "stream": true, "think": true, "keep_alive": 300,
                "options": {"temperature": 0.0, "seed": 7, "num_ctx": 16384, "num_predict": 2048}})
     );
 

@@ -23,6 +23,7 @@ mod repair_shown;
 mod replay;
 mod resume;
 mod resume_refused;
+mod signed_thinking;
 mod stop_hooks;
 mod support;
 mod text_calls;

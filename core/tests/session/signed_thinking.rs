@@ -1,13 +1,11 @@
 //! Anthropic with thinking on: the assistant's signed thinking blocks (`thinking` with its
 //! `signature`, `redacted_thinking`) go back unchanged, first in its message, in the request
 //! after its tool call — what Anthropic requires when thinking meets tool use.
-#![allow(clippy::expect_used, clippy::unwrap_used)] // tests may panic on broken invariants
-
-mod support;
 
 use mend_core::{Action, Input, Millis, Protocol, Think, ToolOutcome};
 use serde_json::{json, Value};
-use support::{config, start};
+
+use crate::support::{config, raw, start, Handled};
 
 /// Anthropic's events for a turn that thinks (signed, then redacted), says a word and calls.
 fn turn_events() -> Vec<Value> {
@@ -45,8 +43,7 @@ fn signed_thinking_goes_back_unchanged_before_the_text_and_the_call() {
             format!("data: {event}"),
             String::new(),
         ] {
-            let line = line.into_bytes();
-            actions.extend(session.handle(Millis(0), Input::StreamLine { line }));
+            actions.extend(session.handled(Millis(0), raw(line.as_bytes())));
         }
     }
     let call_id = actions
@@ -59,7 +56,7 @@ fn signed_thinking_goes_back_unchanged_before_the_text_and_the_call() {
     let outcome = ToolOutcome::Success {
         value: json!({"path": "src/a.py", "text": "x = 1\n"}),
     };
-    let next = session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
+    let next = session.handled(Millis(0), Input::ToolFinished { call_id, outcome });
     let http = next.iter().find_map(Action::http_request).unwrap();
     let body: Value = serde_json::from_slice(&http.body).unwrap();
     assert_eq!(
