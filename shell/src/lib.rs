@@ -24,6 +24,7 @@ pub(crate) mod mend_folder;
 pub mod oci;
 pub mod page;
 pub(crate) mod patch;
+pub mod pipe;
 pub mod provider;
 pub mod record;
 pub(crate) mod replay;
