@@ -26,6 +26,8 @@ pub mod page;
 pub(crate) mod patch;
 pub mod pipe;
 pub mod provider;
+#[cfg(test)]
+mod readme_defaults;
 pub mod record;
 pub(crate) mod replay;
 pub mod setup;

@@ -3,12 +3,14 @@
 //! documents every field; the sample's own file is `sample-repo/mend.toml`.
 
 pub mod copy;
+pub mod defaults;
 pub(crate) mod environment;
 mod file;
 pub(crate) mod held_out;
 pub(crate) mod hook_run;
 pub(crate) mod hooks;
 pub(crate) mod instructions;
+mod missing;
 mod output_reader;
 pub(crate) mod paths;
 pub(crate) mod protocol;
@@ -57,7 +59,6 @@ Never claim the tests pass unless run_tests returned exit_code 0.
 When you are done, finish with a short summary of what you changed and the test result.";
 
 /// The limits of the `shell` tool when the task file names none.
-const SHELL_TIMEOUT_DEFAULT: Duration = Duration::from_secs(10);
 const SHELL_OUTPUT_CHARS_DEFAULT: usize = 4_000;
 
 /// A loaded, checked task.
@@ -112,6 +113,9 @@ pub struct Task {
     pub history: History,
     /// `[environment]`: the image the commands run in, when the task names one.
     pub environment: Option<Environment>,
+    /// What the task file left to a guess a person should know of (a test command read by its
+    /// exit code alone), said before any run.
+    pub warnings: Vec<String>,
 }
 
 /// `[environment]`: an image and where the repository is inside it.
@@ -229,6 +233,9 @@ impl Task {
         let at = |span: Option<Range<usize>>, message: &str| located(origin, text, span, message);
         let mut raw: TaskFile = toml::from_str(text).map_err(|err| {
             let message = err.message().trim_end();
+            if let Some(missing) = missing::missing_field(message, text, err.span()) {
+                return at(err.span(), &missing);
+            }
             let field = field_of(text, err.span());
             at(err.span(), &format!("{message}{field}"))
         })?;
@@ -247,7 +254,11 @@ impl Task {
             &at,
         )?;
         let history = held_out::history(raw.copy.history.take(), raw.copy.base.take(), &at)?;
-        if given.is_some() && raw.test.report == ReportKind::ExitCode {
+        let (report_kind, report_warning) = match raw.test.report {
+            Some(kind) => (kind, None),
+            None => defaults::report_for(raw.test.command.get_ref()),
+        };
+        if given.is_some() && report_kind == ReportKind::ExitCode {
             return Err(at(
                 Some(raw.test.command.span()),
                 "test.fail_to_pass: the given tests are graded by their ids, which test.report = \"exit_code\" does not give: use \"pytest\" or \"junit\"",
@@ -259,10 +270,13 @@ impl Task {
         let config_editable = std::mem::take(&mut raw.test.config_editable);
         let config_editable = set("test.config_editable", config_editable)?.excluding(&exclude);
 
-        let test = test_command(raw.test, files, &at)?;
+        let test = test_command(raw.test, report_kind, files, &at)?;
         let read_only = each_checked(raw.sandbox.read_only, environment::read_only, &at)?;
 
-        let tools = tools(raw.tools.enabled, &at)?;
+        let tools = match raw.tools.enabled {
+            Some(enabled) => tools(enabled, &at)?,
+            None => defaults::TOOLS.to_vec(),
+        };
         let shell = shell_limits(&raw.shell, &at)?;
         let protocol = protocol::of_table(raw.model.protocol, raw.model.provider, &at)?;
         let max_turns = max_turns(raw.model.max_turns, &at)?;
@@ -301,6 +315,7 @@ impl Task {
             given,
             history,
             environment,
+            warnings: report_warning.into_iter().collect(),
         })
     }
 
@@ -352,7 +367,12 @@ pub(crate) fn environment_table(
 }
 
 /// The `[test]` table: the command, its environment, limit and report.
-fn test_command(raw: TestTable, files: PathSet, at: At) -> Result<TestCommand, MendError> {
+fn test_command(
+    raw: TestTable,
+    report_kind: ReportKind,
+    files: PathSet,
+    at: At,
+) -> Result<TestCommand, MendError> {
     let command_span = raw.command.span();
     let argv = raw.command.into_inner();
     if argv.first().is_none_or(|program| program.trim().is_empty()) {
@@ -366,9 +386,12 @@ fn test_command(raw: TestTable, files: PathSet, at: At) -> Result<TestCommand, M
         Some(roots) => PythonPath::Roots(each_checked(roots, environment::import_root, at)?),
         None => PythonPath::Guessed,
     };
-    let timeout = positive_seconds(&raw.timeout_seconds, "test.timeout_seconds")
-        .map_err(|message| at(Some(raw.timeout_seconds.span()), &message))?;
-    let report = report(raw.report, raw.junit_path, command_span, at)?;
+    let timeout = match &raw.timeout_seconds {
+        Some(seconds) => positive_seconds(seconds, "test.timeout_seconds")
+            .map_err(|message| at(Some(seconds.span()), &message))?,
+        None => defaults::TEST_TIMEOUT,
+    };
+    let report = report(report_kind, raw.junit_path, command_span, at)?;
     Ok(TestCommand {
         argv,
         timeout,
@@ -551,7 +574,7 @@ fn shell_limits(raw: &file::ShellTable, at: At) -> Result<ShellLimits, MendError
         timeout: match &raw.timeout_seconds {
             Some(seconds) => positive_seconds(seconds, "shell.timeout_seconds")
                 .map_err(|message| at(Some(seconds.span()), &message))?,
-            None => SHELL_TIMEOUT_DEFAULT,
+            None => defaults::SHELL_TIMEOUT,
         },
         output_chars: match &raw.output_chars {
             Some(chars) if *chars.get_ref() == 0 => {
