@@ -2,6 +2,7 @@
 //! tools may read and write, how the tests run, which tools it gets. `docs/task-file.md`
 //! documents every field; the sample's own file is `sample-repo/mend.toml`.
 
+pub mod claude_code;
 pub mod copy;
 pub mod defaults;
 pub(crate) mod environment;
@@ -116,6 +117,9 @@ pub struct Task {
     /// What the task file left to a guess a person should know of (a test command read by its
     /// exit code alone), said before any run.
     pub warnings: Vec<String>,
+    /// Where the hooks came from, with how many each gave: the task file, Claude Code's
+    /// settings files.
+    pub hook_sources: Vec<String>,
 }
 
 /// `[environment]`: an image and where the repository is inside it.
@@ -172,8 +176,22 @@ impl Task {
     pub fn locate(repo: &Utf8Path, task_file: Option<&Utf8Path>) -> Result<Task, MendError> {
         let mut task = Task::locate_file(repo, task_file)?;
         task.instructions = instructions::load(repo, &task.instructions_source)?;
+        task.add_claude_code_hooks(repo)?;
         let hidden = task.hidden_in(repo);
         Ok(task.hiding(hidden))
+    }
+
+    /// The hooks of Claude Code's settings files for `repo` (the project's and the user's),
+    /// after the task file's; which files gave hooks is kept to be said.
+    fn add_claude_code_hooks(&mut self, repo: &Utf8Path) -> Result<(), MendError> {
+        let home = std::env::var("HOME").ok().map(camino::Utf8PathBuf::from);
+        let files = claude_code::settings_files(repo, home.as_deref());
+        let loaded = claude_code::load(&files).map_err(MendError::usage)?;
+        self.warnings.extend(loaded.warnings);
+        self.warnings.extend(loaded.hooks.never_matching());
+        self.hook_sources.extend(loaded.sources);
+        self.hooks.extend(loaded.hooks);
+        Ok(())
     }
 
     /// The files inside `repo` no copy may hold: a held-out test patch, and, when the task
@@ -283,6 +301,17 @@ impl Task {
         let num_ctx = num_ctx(raw.model.num_ctx, &at)?;
         let instructions_source = instructions_source(raw.task.instructions, &at)?;
         let hooks = hooks::check(raw.hooks).map_err(|(span, message)| at(span, &message))?;
+        let warnings: Vec<String> = report_warning
+            .into_iter()
+            .chain(hooks.never_matching())
+            .collect();
+        let hook_sources = match hooks.count() {
+            0 => Vec::new(),
+            count => vec![format!(
+                "{} ({count} hook(s))",
+                origin.file_name().unwrap_or("the task file")
+            )],
+        };
         let environment = environment_table(raw.environment, origin, &at)?;
         Ok(Task {
             origin: origin.to_owned(),
@@ -315,7 +344,8 @@ impl Task {
             given,
             history,
             environment,
-            warnings: report_warning.into_iter().collect(),
+            warnings,
+            hook_sources,
         })
     }
 
