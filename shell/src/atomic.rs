@@ -2,9 +2,9 @@
 //! or a kill at any moment leaves the old file or the whole new one. Also the SHA-256 hex form
 //! every record uses.
 
-use std::fs::{self, File, Permissions};
+use std::fs::{self, File, OpenOptions, Permissions};
 use std::io::{self, BufWriter, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use sha2::{Digest, Sha256};
@@ -22,6 +22,27 @@ pub fn write_file(
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     write(path, fill, Durability::Synced)
+}
+
+/// The path that names standard output for an output flag (`-o -`, `--html -`).
+pub const STANDARD_OUTPUT: &str = "-";
+
+/// Writes output the user asked for by path (`--html OUT`, `-o FILE`): [`STANDARD_OUTPUT`] is
+/// standard output, where a closed pipe ends the command quietly; any other path as
+/// [`write_file`].
+pub fn write_output(
+    path: &Utf8Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    if path != STANDARD_OUTPUT {
+        return write_file(path, fill);
+    }
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = fill(&mut out).and_then(|()| out.flush());
+    if let Err(err) = &written {
+        crate::pipe::end_if_closed(err);
+    }
+    written
 }
 
 /// As [`write_file`], whole or not at all against a kill, but without waiting for the disk: for
@@ -43,7 +64,7 @@ pub fn write_new_file(
     names: impl IntoIterator<Item = String>,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<Utf8PathBuf> {
-    let mut temporary = filled(dir, fill, &Durability::Synced)?;
+    let mut temporary = filled(dir, &mut Some(fill), &Durability::Synced)?;
     for name in names {
         let path = dir.join(name);
         match temporary.persist_noclobber(&path) {
@@ -74,11 +95,110 @@ fn write(
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     durability: Durability,
 ) -> io::Result<()> {
+    match destination(path) {
+        Destination::File(file) => replace(&file, fill, durability),
+        Destination::Through => write_through(path, fill),
+    }
+}
+
+/// Where a write to `path` lands, as a Unix tool writing to it would see it.
+enum Destination {
+    /// A regular file (or none yet): replaced whole through a temporary file. A link to one is
+    /// followed, so the link stays and its target gets the contents.
+    File(Utf8PathBuf),
+    /// A device, a FIFO, a socket, a descriptor link (`/dev/stdout`, `/proc/self/fd/N`) or a
+    /// dangling link: opened and written, as `cat > PATH` would; renaming over it would replace
+    /// the device or the link itself.
+    Through,
+}
+
+fn destination(path: &Utf8Path) -> Destination {
+    let Ok(entry) = fs::symlink_metadata(path) else {
+        return Destination::File(path.to_owned());
+    };
+    if entry.file_type().is_file() {
+        return Destination::File(path.to_owned());
+    }
+    if !entry.file_type().is_symlink() {
+        // A folder is left to the rename, which fails with its own message.
+        return match entry.is_dir() {
+            true => Destination::File(path.to_owned()),
+            false => Destination::Through,
+        };
+    }
+    let followed_to_file = fs::metadata(path).is_ok_and(|target| target.is_file());
+    match (
+        followed_to_file,
+        links_to_descriptor(path),
+        path.canonicalize_utf8(),
+    ) {
+        (true, false, Ok(target)) => Destination::File(target),
+        _ => Destination::Through,
+    }
+}
+
+/// Whether any link on the way from `path` passes through `/proc` or `/dev`, where a link names
+/// an open descriptor (`/dev/stdout` → `/proc/self/fd/1` → the shell's redirection): written
+/// through, a `>>` or a pipe set up by the shell keeps working.
+fn links_to_descriptor(path: &Utf8Path) -> bool {
+    let mut hop = path.to_path_buf();
+    // Linux follows at most 40 links in one path; a longer chain is no descriptor's.
+    for _ in 0..40 {
+        if hop.starts_with("/proc") || hop.starts_with("/dev") {
+            return true;
+        }
+        let Ok(next) = fs::read_link(&hop) else {
+            return false;
+        };
+        let Ok(next) = Utf8PathBuf::from_path_buf(next) else {
+            return false;
+        };
+        hop = match (next.is_absolute(), hop.parent()) {
+            (false, Some(parent)) => parent.join(next),
+            _ => next,
+        };
+    }
+    false
+}
+
+/// Opens `path` for writing (creating a link's missing target) and writes `fill` into it.
+fn write_through(
+    path: &Utf8Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(NEW_FILE_MODE)
+        .open(path)?;
+    let mut writer = BufWriter::new(file);
+    fill(&mut writer)?;
+    writer.flush()
+}
+
+/// Replaces the regular file `path` whole: a temporary file in its folder, renamed over it. A
+/// folder mend may not create a file in, holding a file it may write, gets the file written in
+/// place, as any tool would.
+fn replace(
+    path: &Utf8Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    durability: Durability,
+) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_str().is_empty() => dir,
         _ => Utf8Path::new("."),
     };
-    let temporary = filled(dir, fill, &durability)?;
+    let mut fill = Some(fill);
+    let temporary = match filled(dir, &mut fill, &durability) {
+        Err(err) if err.kind() == io::ErrorKind::PermissionDenied && writable_file(path) => {
+            return match fill.take() {
+                Some(fill) => write_through(path, fill),
+                None => Err(err),
+            };
+        }
+        other => other?,
+    };
     if let Ok(existing) = fs::metadata(path) {
         temporary
             .as_file()
@@ -91,11 +211,17 @@ fn write(
     Ok(())
 }
 
+/// An existing regular file this process may open for writing.
+fn writable_file(path: &Utf8Path) -> bool {
+    fs::metadata(path).is_ok_and(|meta| meta.is_file())
+        && OpenOptions::new().write(true).open(path).is_ok()
+}
+
 /// A temporary file in `dir` (made first if missing) holding what `fill` wrote, on disk when
 /// `durability` asks for it.
-fn filled(
+fn filled<F: FnOnce(&mut dyn Write) -> io::Result<()>>(
     dir: &Utf8Path,
-    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    fill: &mut Option<F>,
     durability: &Durability,
 ) -> io::Result<NamedTempFile> {
     fs::create_dir_all(dir)?;
@@ -104,6 +230,11 @@ fn filled(
         .permissions(Permissions::from_mode(NEW_FILE_MODE))
         .tempfile_in(dir)?;
     let mut writer = BufWriter::new(temporary.as_file());
+    // The fill is taken only once the temporary file exists, so a folder that refuses one
+    // leaves it to the caller's fallback.
+    let Some(fill) = fill.take() else {
+        return Err(io::Error::other("the contents were already written"));
+    };
     fill(&mut writer)?;
     writer.flush()?;
     drop(writer);

@@ -24,7 +24,10 @@ pub(crate) mod mend_folder;
 pub mod oci;
 pub mod page;
 pub(crate) mod patch;
+pub mod pipe;
 pub mod provider;
+#[cfg(test)]
+mod readme_defaults;
 pub mod record;
 pub(crate) mod replay;
 pub mod setup;

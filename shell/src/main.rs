@@ -12,13 +12,26 @@ use mend::error::MendError;
 use mend::setup::repository::repository;
 
 fn main() -> ExitCode {
+    mend::pipe::quiet_closed_pipe_panics();
     let cli = Cli::parse();
-    match run(cli) {
-        Ok(code) => ExitCode::from(code),
-        Err(error) => {
+    // A print to a closed pipe unwinds to here (dropping what it held on the way, temporary
+    // copies included) and ends the process by SIGPIPE, as it ends any Unix tool.
+    let ended = std::panic::catch_unwind(|| run(cli));
+    // A run whose events met a closed pipe went on to write its record; now it ends as the
+    // pipe asked.
+    if mend::pipe::was_closed() {
+        mend::pipe::end_by_sigpipe();
+    }
+    match ended {
+        Ok(Ok(code)) => ExitCode::from(code),
+        Ok(Err(error)) => {
             eprintln!("mend: error: {error}");
             ExitCode::from(error.exit_code)
         }
+        Err(payload) if mend::pipe::is_closed_pipe(payload.as_ref()) => {
+            mend::pipe::end_by_sigpipe()
+        }
+        Err(payload) => std::panic::resume_unwind(payload),
     }
 }
 

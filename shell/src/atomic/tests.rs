@@ -128,3 +128,98 @@ fn a_write_replaces_whole_or_not_at_all() {
         )
     );
 }
+
+/// What a path holds after mend wrote "new" to it: its kind (a link, a FIFO, a device, a file)
+/// and, for a link, the target's text.
+fn kind_of(path: &Utf8Path) -> &'static str {
+    let kind = fs::symlink_metadata(path).unwrap().file_type();
+    use std::os::unix::fs::FileTypeExt;
+    match () {
+        () if kind.is_symlink() => "link",
+        () if kind.is_fifo() => "fifo",
+        () if kind.is_char_device() => "char device",
+        () if kind.is_file() => "file",
+        () => "other",
+    }
+}
+
+/// A link is written through to its target (which is replaced whole, and the link stays); a
+/// dangling link gets its target created; neither is renamed over.
+#[test]
+fn a_link_is_written_through_and_stays_a_link() {
+    let (_dir, root) = project(&[("target.html", "old\n")]);
+    std::os::unix::fs::symlink("target.html", root.join("link.html")).unwrap();
+    std::os::unix::fs::symlink("made.html", root.join("dangling.html")).unwrap();
+    for name in ["link.html", "dangling.html"] {
+        write_file(&root.join(name), |out| out.write_all(b"new\n")).unwrap();
+    }
+    let seen: Vec<(&str, &str, String)> =
+        ["link.html", "dangling.html", "target.html", "made.html"]
+            .into_iter()
+            .map(|name| {
+                let path = root.join(name);
+                (name, kind_of(&path), fs::read_to_string(&path).unwrap())
+            })
+            .collect();
+    assert_eq!(
+        seen,
+        [
+            ("link.html", "link", "new\n".to_owned()),
+            ("dangling.html", "link", "new\n".to_owned()),
+            ("target.html", "file", "new\n".to_owned()),
+            ("made.html", "file", "new\n".to_owned()),
+        ]
+    );
+}
+
+/// A FIFO is opened and written (what a reader at its other end gets), never replaced by a file.
+#[test]
+fn a_fifo_is_written_through() {
+    let (_dir, root) = project(&[]);
+    let fifo = root.join("out.fifo");
+    let name = std::ffi::CString::new(fifo.as_str()).unwrap();
+    // SAFETY: a valid NUL-terminated path; mkfifo touches no memory of ours.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
+    };
+    write_file(&fifo, |out| out.write_all(b"through the pipe\n")).unwrap();
+    assert_eq!(
+        (reader.join().unwrap(), kind_of(&fifo)),
+        ("through the pipe\n".to_owned(), "fifo")
+    );
+}
+
+/// A device stays the device (run as root, a rename over `/dev/null` would succeed), and a
+/// descriptor's link (`/proc/self/fd/N`, what `/dev/stdout` leads to) writes into the open
+/// file it names.
+#[test]
+fn a_device_and_a_descriptor_link_are_written_through() {
+    let (_dir, root) = project(&[("held.txt", "")]);
+    let held = fs::OpenOptions::new()
+        .append(true)
+        .open(root.join("held.txt"))
+        .unwrap();
+    use std::os::fd::AsRawFd;
+    let descriptor = Utf8PathBuf::from(format!("/proc/self/fd/{}", held.as_raw_fd()));
+    write_file(Utf8Path::new("/dev/null"), |out| out.write_all(b"gone\n")).unwrap();
+    write_file(&descriptor, |out| out.write_all(b"through fd\n")).unwrap();
+    let mut left: Vec<String> = fs::read_dir(&root)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(
+        (
+            kind_of(Utf8Path::new("/dev/null")),
+            fs::read_to_string(root.join("held.txt")).unwrap(),
+            left
+        ),
+        (
+            "char device",
+            "through fd\n".to_owned(),
+            vec!["held.txt".to_owned()]
+        )
+    );
+}

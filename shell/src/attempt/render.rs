@@ -61,8 +61,7 @@ impl JsonLines {
         let mut out = self.out.lock();
         // A closed stdout (a pipe to `head`) must not abort the run: the record still gets written.
         if let Ok(line) = serde_json::to_string(value) {
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
+            crate::pipe::note_if_closed(writeln!(out, "{line}").and_then(|()| out.flush()));
         }
     }
 }
@@ -116,8 +115,7 @@ impl Human {
             return;
         }
         let mut out = self.out.lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        crate::pipe::note_if_closed(out.write_all(text.as_bytes()).and_then(|()| out.flush()));
         self.at_line_start = text.ends_with('\n');
     }
 

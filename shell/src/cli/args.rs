@@ -133,9 +133,13 @@ pub struct ServerArgs {
     #[arg(long)]
     pub host: Option<String>,
     /// Seconds to wait for each piece of the server's answer before giving up.
-    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = READ_TIMEOUT_SECONDS, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub read_timeout: u64,
 }
+
+/// `--read-timeout` when not given: a slow machine's first token of a large prompt arrives
+/// well within it.
+pub(crate) const READ_TIMEOUT_SECONDS: u64 = 120;
 
 /// `mend resume`: a recorded run or chat, replayed and then continued live. The model, its
 /// settings and the prompts are the record's.

@@ -53,7 +53,7 @@ pub struct EvalArgs {
     #[arg(long)]
     pub on_host: bool,
     /// Seconds to wait for each piece of the server's answer.
-    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = super::args::READ_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
     pub read_timeout: u64,
     /// Also run tasks that `mend eval check` has not checked, or found invalid.
     #[arg(long)]

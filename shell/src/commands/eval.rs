@@ -138,6 +138,11 @@ fn report_command(
     json: bool,
     html: Option<&Utf8Path>,
 ) -> Result<u8, MendError> {
+    if html.is_some_and(|out| out == crate::atomic::STANDARD_OUTPUT) {
+        return Err(MendError::usage(
+            "--html needs a file, not `-`: the attempt pages it links are written beside it",
+        ));
+    }
     let located = merge_located(dirs)?;
     let rows: Vec<Row> = located.iter().map(|(_, row)| row.clone()).collect();
     let report = report(&rows);

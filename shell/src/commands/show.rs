@@ -15,8 +15,9 @@ pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendE
     if let Some(out) = html {
         let page = crate::page::record_file_page(record_path, None)?;
         crate::page::write_page(out, &page)?;
-        println!(
-            "Wrote {out} ({} KB): open it in any browser; it loads nothing.",
+        // Said on stderr: the page itself may be going to standard output.
+        eprintln!(
+            "mend: wrote {out} ({} KB): open it in any browser; it loads nothing.",
             page.len().div_ceil(1024)
         );
         return Ok(exit::PASS);

@@ -3,19 +3,23 @@
 
 use camino::Utf8Path;
 
+use crate::atomic::{write_output, STANDARD_OUTPUT};
 use crate::error::{exit, MendError};
 use crate::export::atif::trajectory;
-use crate::record::{write_json_atomically, Record};
+use crate::record::format::json_into;
+use crate::record::Record;
 
 pub fn command(record: &Utf8Path, out: Option<&Utf8Path>) -> Result<u8, MendError> {
     let read = Record::read(record)?;
     let exported = trajectory(&read, &session_id(record));
     match out {
-        Some(out) => {
-            write_json_atomically(out, &exported)?;
+        Some(out) if out != STANDARD_OUTPUT => {
+            write_output(out, |file| json_into(file, &exported)).map_err(|err| {
+                MendError::harness(format!("cannot write the trajectory {out}: {err}"))
+            })?;
             eprintln!("mend: wrote the ATIF trajectory of {record} to {out}");
         }
-        None => println!("{exported}"),
+        _ => println!("{exported}"),
     }
     Ok(exit::PASS)
 }

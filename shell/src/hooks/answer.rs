@@ -123,19 +123,56 @@ fn read_stdout(event: HookEvent, require_decision: bool, stdout: &str) -> Answer
     }
 }
 
+/// What is wrong with a hook's JSON answer: the call is blocked, saying which.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum AnswerError {
+    /// `hookSpecificOutput` or `updatedInput` is there but not an object.
+    NotAnObject { field: &'static str },
+    /// A field that holds text holds something else.
+    NotAString { field: String },
+    /// `permissionDecision` is none of Claude Code's.
+    UnknownPermission(String),
+    /// `decision` is none of Claude Code's.
+    UnknownDecision(String),
+}
+
+impl std::fmt::Display for AnswerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnswerError::NotAnObject { field } => {
+                write!(f, "has a `{field}` that is not an object")
+            }
+            AnswerError::NotAString { field } => write!(f, "has a `{field}` that is not a string"),
+            AnswerError::UnknownPermission(other) => write!(
+                f,
+                "has permissionDecision `{other}`; it must be allow, deny or ask"
+            ),
+            AnswerError::UnknownDecision(other) => {
+                write!(f, "has decision `{other}`; it must be block or approve")
+            }
+        }
+    }
+}
+
 /// Claude Code's JSON output: `continue: false`, `decision: "block"` (or the older `approve`),
 /// and `hookSpecificOutput` with `permissionDecision`, `updatedInput`, `additionalContext`.
-fn json_answer(event: HookEvent, object: &Map<String, Value>) -> Result<Answer, String> {
+fn json_answer(event: HookEvent, object: &Map<String, Value>) -> Result<Answer, AnswerError> {
     let specific = match object.get("hookSpecificOutput") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(specific)) => specific.clone(),
-        Some(_) => return Err("has a `hookSpecificOutput` that is not an object".to_owned()),
+        Some(_) => {
+            return Err(AnswerError::NotAnObject {
+                field: "hookSpecificOutput",
+            })
+        }
     };
-    let text = |map: &Map<String, Value>, key: &str| -> Result<Option<String>, String> {
+    let text = |map: &Map<String, Value>, key: &str| -> Result<Option<String>, AnswerError> {
         match map.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(text)) => Ok(Some(text.clone())),
-            Some(_) => Err(format!("has a `{key}` that is not a string")),
+            Some(_) => Err(AnswerError::NotAString {
+                field: key.to_owned(),
+            }),
         }
     };
     let additional_context = text(&specific, "additionalContext")?;
@@ -143,7 +180,7 @@ fn json_answer(event: HookEvent, object: &Map<String, Value>) -> Result<Answer, 
         decision,
         additional_context: additional_context.clone(),
     };
-    let reason = |key_map: &Map<String, Value>, key: &str| -> Result<String, String> {
+    let reason = |key_map: &Map<String, Value>, key: &str| -> Result<String, AnswerError> {
         Ok(text(key_map, key)?.unwrap_or_else(|| "(the hook gave no reason)".to_owned()))
     };
     if object.get("continue") == Some(&Value::Bool(false)) {
@@ -163,9 +200,7 @@ fn json_answer(event: HookEvent, object: &Map<String, Value>) -> Result<Answer, 
                         "the hook asks for a person's approval, and a mend run has no one to ask: {why}"
                     ),
                 })),
-                other => Err(format!(
-                    "has permissionDecision `{other}`; it must be allow, deny or ask"
-                )),
+                other => Err(AnswerError::UnknownPermission(other.to_owned())),
             };
         }
     }
@@ -182,16 +217,16 @@ fn json_answer(event: HookEvent, object: &Map<String, Value>) -> Result<Answer, 
         Some("approve" | "allow") => Ok(answer(Decision::Allow {
             updated_input: updated_input(&specific)?,
         })),
-        Some(other) => Err(format!(
-            "has decision `{other}`; it must be block or approve"
-        )),
+        Some(other) => Err(AnswerError::UnknownDecision(other.to_owned())),
     }
 }
 
-fn updated_input(specific: &Map<String, Value>) -> Result<Option<Map<String, Value>>, String> {
+fn updated_input(specific: &Map<String, Value>) -> Result<Option<Map<String, Value>>, AnswerError> {
     match specific.get("updatedInput") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(input)) => Ok(Some(input.clone())),
-        Some(_) => Err("has an `updatedInput` that is not an object".to_owned()),
+        Some(_) => Err(AnswerError::NotAnObject {
+            field: "updatedInput",
+        }),
     }
 }

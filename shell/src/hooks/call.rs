@@ -10,6 +10,7 @@ use crate::error::MendError;
 use crate::hooks::gate::Gate;
 use crate::hooks::input::Call;
 use crate::interrupt::Cut;
+use crate::task::claude_code;
 use crate::task::hook_run::{self, HookEvent, HookRun, Outcome};
 use crate::task::hooks::Hooks;
 use crate::tools::ToolRun;
@@ -28,6 +29,15 @@ pub(crate) enum Deciders<'a> {
 }
 
 impl Deciders<'_> {
+    /// The copy the hooks run in, which Claude Code's absolute `file_path` lies under (none in
+    /// a replay: a recorded path is taken as it was written).
+    fn cwd(&self) -> &str {
+        match self {
+            Deciders::Live { gate, .. } => gate.place.root.as_str(),
+            Deciders::Recorded(_) => "",
+        }
+    }
+
     fn decide(&self, event: HookEvent, call: &Call) -> Result<Vec<HookRun>, Cut> {
         match self {
             Deciders::Recorded(runs) => Ok(runs
@@ -72,7 +82,8 @@ pub(crate) fn around(
             let outcome = ToolOutcome::Failure { message: reason };
             return Ok((ToolRun::Finished(outcome), runs));
         }
-        Outcome::Go { updated_input } => updated_input,
+        Outcome::Go { updated_input } => updated_input
+            .map(|input| claude_code::to_mend_fields(pending.name, &input, deciders.cwd())),
     };
     let arguments = updated.as_ref().unwrap_or(pending.arguments);
     let outcome = match execute(arguments)? {

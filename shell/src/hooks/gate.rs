@@ -30,8 +30,12 @@ impl Gate<'_> {
         commands: &[&HookCommand],
         call: &Call,
     ) -> Result<Vec<HookRun>, Cut> {
-        let stdin = input::tool_event(&self.common(), event, call);
-        self.run_all(event, commands, &stdin)
+        let for_mend = input::tool_event(&self.common(), event, call, false);
+        let for_claude_code = input::tool_event(&self.common(), event, call, true);
+        self.run_all(event, commands, &|command| match command.claude_code {
+            true => for_claude_code.clone(),
+            false => for_mend.clone(),
+        })
     }
 
     /// Runs the Stop hooks, telling them the model's last words.
@@ -42,21 +46,21 @@ impl Gate<'_> {
         active: bool,
     ) -> Result<Vec<HookRun>, Cut> {
         let stdin = input::stop_event(&self.common(), last_message, active);
-        self.run_all(HookEvent::Stop, commands, &stdin)
+        self.run_all(HookEvent::Stop, commands, &|_| stdin.clone())
     }
 
     fn run_all(
         &self,
         event: HookEvent,
         commands: &[&HookCommand],
-        stdin: &[u8],
+        stdin: &dyn Fn(&HookCommand) -> Vec<u8>,
     ) -> Result<Vec<HookRun>, Cut> {
         let mut runs = Vec::new();
         for command in commands {
             let spawned = spawn::run(
                 self.place,
                 &command.command,
-                stdin.to_vec(),
+                stdin(command),
                 command.timeout,
             );
             let answer = answer::read(event, command.require_decision, spawned.ending?);

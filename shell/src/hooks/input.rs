@@ -1,9 +1,10 @@
 //! The JSON a hook reads on stdin, field for field as Claude Code sends it, so that a hook
-//! written for Claude Code reads mend's calls unchanged. Tools go by mend's names and arguments
-//! (`shell` with `command`, `write_file` with `path` and `content`, …).
+//! written for Claude Code reads mend's calls unchanged: its tool names and field names are
+//! there (`Write` with `file_path` and `content`), beside mend's own (`write_file`, `path`, `text`).
 
 use serde_json::{json, Map, Value};
 
+use crate::task::claude_code;
 use crate::task::hook_run::HookEvent;
 
 /// What every event's JSON carries.
@@ -38,13 +39,24 @@ fn common(common: &Common, event: HookEvent) -> Map<String, Value> {
     }
 }
 
-pub(crate) fn tool_event(shared: &Common, event: HookEvent, call: &Call) -> Vec<u8> {
+/// A tool event's JSON. `tool_input` carries Claude Code's field names beside mend's
+/// (`file_path`, `content`, `old_string`/`new_string`); a hook written for Claude Code
+/// (`claude_code`) is told the tool by Claude Code's name (`Write` for `write_file`).
+pub(crate) fn tool_event(
+    shared: &Common,
+    event: HookEvent,
+    call: &Call,
+    claude_code: bool,
+) -> Vec<u8> {
     let mut map = common(shared, event);
-    map.insert("tool_name".to_owned(), json!(call.tool_name));
-    map.insert(
-        "tool_input".to_owned(),
-        Value::Object(call.tool_input.clone()),
-    );
+    let claude_name = claude_code::names_of(call.tool_name).first().copied();
+    let tool_name = match (claude_code, claude_name) {
+        (true, Some(name)) => name,
+        _ => call.tool_name,
+    };
+    map.insert("tool_name".to_owned(), json!(tool_name));
+    let input = claude_code::with_claude_fields(call.tool_name, call.tool_input, shared.cwd);
+    map.insert("tool_input".to_owned(), Value::Object(input));
     map.insert("tool_use_id".to_owned(), json!(call.tool_use_id));
     if let Some(response) = call.tool_response {
         map.insert("tool_response".to_owned(), response.clone());

@@ -16,4 +16,6 @@ pub(crate) mod spawn;
 pub(crate) mod stop;
 
 #[cfg(test)]
+mod claude_code_tests;
+#[cfg(test)]
 mod tests;

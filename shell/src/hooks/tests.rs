@@ -42,6 +42,7 @@ fn command(text: &str, seconds: u64, require_decision: bool) -> HookCommand {
         command: text.to_owned(),
         timeout: Duration::from_secs(seconds),
         require_decision,
+        claude_code: false,
     }
 }
 

@@ -45,9 +45,10 @@ pub fn record_file_page(path: &Utf8Path, back: Option<Back>) -> Result<String, M
     })
 }
 
-/// Writes a page whole or not at all (a kill leaves the old file or the new one).
+/// Writes a page whole or not at all (a kill leaves the old file or the new one); `-` is
+/// standard output.
 pub fn write_page(out: &Utf8Path, page: &str) -> Result<(), MendError> {
-    crate::atomic::write_file(out, |file| file.write_all(page.as_bytes()))
+    crate::atomic::write_output(out, |file| file.write_all(page.as_bytes()))
         .map_err(|err| MendError::harness(format!("cannot write the page {out}: {err}")))
 }
 

@@ -11,6 +11,7 @@ pub(super) struct TaskFile {
     pub task: TaskTable,
     pub paths: PathsTable,
     pub test: TestTable,
+    #[serde(default)]
     pub tools: ToolsTable,
     #[serde(default)]
     pub model: ModelTable,
@@ -72,12 +73,13 @@ pub(super) struct PathsTable {
 #[serde(deny_unknown_fields)]
 pub(super) struct TestTable {
     pub command: Spanned<Vec<String>>,
-    pub timeout_seconds: Spanned<u64>,
+    /// Absent: [`super::defaults::TEST_TIMEOUT`].
+    pub timeout_seconds: Option<Spanned<u64>>,
     /// The files the verdict rests on: hashed before and after, never writable by a tool.
     #[serde(default)]
     pub files: Vec<Spanned<String>>,
-    #[serde(default)]
-    pub report: ReportKind,
+    /// Absent: read as the command's runner prints ([`super::defaults::report_for`]).
+    pub report: Option<ReportKind>,
     /// The JUnit XML file the command writes, relative to the repository (`report = "junit"`).
     pub junit_path: Option<Spanned<String>>,
     /// Let pytest load the plugins installed in its environment (entry points).
@@ -105,10 +107,9 @@ pub(super) struct TestTable {
 }
 
 /// `test.report` as written; `junit` takes its file from `test.junit_path`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(super) enum ReportKind {
-    #[default]
     Pytest,
     Junit,
     ExitCode,
@@ -122,7 +123,8 @@ pub(super) enum ReportKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ToolsTable {
-    pub enabled: Spanned<Vec<Spanned<String>>>,
+    /// Absent: [`super::defaults::TOOLS`].
+    pub enabled: Option<Spanned<Vec<Spanned<String>>>>,
     /// Offer `start_line`/`end_line` on `read_file`.
     #[serde(default = "yes")]
     pub read_file_line_range: bool,
@@ -193,6 +195,15 @@ impl Default for ModelTable {
             keep_alive: None,
             text_tool_calls: true,
             think: None,
+        }
+    }
+}
+
+impl Default for ToolsTable {
+    fn default() -> Self {
+        ToolsTable {
+            enabled: None,
+            read_file_line_range: true,
         }
     }
 }

@@ -71,6 +71,9 @@ pub struct HookCommand {
     pub command: String,
     pub timeout: Duration,
     pub require_decision: bool,
+    /// Written for Claude Code (read from its settings, or matching by its tool names): told of
+    /// a call by Claude Code's tool name.
+    pub claude_code: bool,
 }
 
 /// Which tool names a matcher takes, read as Claude Code reads it: empty or `*` takes every
@@ -99,11 +102,44 @@ impl Matcher {
         }
     }
 
+    /// Whether the matcher takes mend's `tool`, by its own name or a Claude Code name for it
+    /// (`Edit|Write` takes `replace_text` and `write_file`).
     pub fn takes(&self, tool: &str) -> bool {
+        std::iter::once(tool)
+            .chain(super::claude_code::names_of(tool).iter().copied())
+            .any(|name| self.takes_name(name))
+    }
+
+    fn takes_name(&self, name: &str) -> bool {
         match self {
             Matcher::Every => true,
-            Matcher::Names(names) => names.iter().any(|name| name == tool),
-            Matcher::Pattern(pattern) => pattern.is_match(tool),
+            Matcher::Names(names) => names.iter().any(|named| named == name),
+            Matcher::Pattern(pattern) => pattern.is_match(name),
+        }
+    }
+
+    /// Whether it names a tool by Claude Code's name: a hook written for Claude Code.
+    pub fn names_claude_code_tools(&self) -> bool {
+        !matches!(self, Matcher::Every)
+            && super::claude_code::CLAUDE_CODE_TOOLS
+                .iter()
+                .flat_map(|(_, names)| names.iter())
+                .any(|name| self.takes_name(name))
+    }
+
+    /// Whether no tool mend has, by any of its names, is one it takes.
+    pub fn never_matches(&self) -> bool {
+        !super::claude_code::every_tool_name()
+            .into_iter()
+            .any(|name| self.takes_name(name))
+    }
+
+    /// The matcher as written.
+    pub fn text(&self) -> String {
+        match self {
+            Matcher::Every => "*".to_owned(),
+            Matcher::Names(names) => names.join("|"),
+            Matcher::Pattern(pattern) => pattern.as_str().to_owned(),
         }
     }
 }
@@ -139,6 +175,40 @@ impl Hooks {
     pub fn is_empty(&self) -> bool {
         self.pre_tool_use.is_empty() && self.post_tool_use.is_empty() && self.stop.is_empty()
     }
+
+    /// How many commands there are, over every event.
+    pub fn count(&self) -> usize {
+        [&self.pre_tool_use, &self.post_tool_use, &self.stop]
+            .into_iter()
+            .flatten()
+            .map(|matched| matched.commands.len())
+            .sum()
+    }
+
+    /// These hooks, then `more`'s, event by event: all of them run, as Claude Code runs the
+    /// hooks of every settings file.
+    pub fn extend(&mut self, more: Hooks) {
+        self.pre_tool_use.extend(more.pre_tool_use);
+        self.post_tool_use.extend(more.post_tool_use);
+        self.stop.extend(more.stop);
+    }
+
+    /// A warning for each tool matcher that takes none of mend's tools by any name (`WebFetch`,
+    /// `mcp__.*`): its hooks never run. Stop hooks have no tool to match.
+    pub fn never_matching(&self) -> Vec<String> {
+        [("PreToolUse", &self.pre_tool_use), ("PostToolUse", &self.post_tool_use)]
+            .into_iter()
+            .flat_map(|(event, matchers)| matchers.iter().map(move |matched| (event, matched)))
+            .filter(|(_, matched)| matched.matcher.never_matches())
+            .map(|(event, matched)| {
+                format!(
+                    "hooks.{event}: matcher `{}` takes none of mend's tools ({}), so its hooks never run",
+                    matched.matcher.text(),
+                    super::claude_code::every_tool_name().join(", ")
+                )
+            })
+            .collect()
+    }
 }
 
 /// A problem in `[hooks]`, with where it is written (a byte span of the task file).
@@ -165,14 +235,18 @@ fn matchers(event: &str, tables: Vec<MatcherTable>) -> Result<Vec<Matched>, Prob
             let commands = table
                 .hooks
                 .into_iter()
-                .map(|command| hook_command(event, command))
+                .map(|command| hook_command(event, command, matcher.names_claude_code_tools()))
                 .collect::<Result<_, _>>()?;
             Ok(Matched { matcher, commands })
         })
         .collect()
 }
 
-fn hook_command(event: &str, table: CommandTable) -> Result<HookCommand, Problem> {
+fn hook_command(
+    event: &str,
+    table: CommandTable,
+    claude_code: bool,
+) -> Result<HookCommand, Problem> {
     if table.kind.get_ref() != "command" {
         return Err((
             Some(table.kind.span()),
@@ -202,6 +276,7 @@ fn hook_command(event: &str, table: CommandTable) -> Result<HookCommand, Problem
         command: table.command.into_inner(),
         timeout,
         require_decision: table.require_decision,
+        claude_code,
     })
 }
 

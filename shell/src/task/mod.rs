@@ -2,13 +2,16 @@
 //! tools may read and write, how the tests run, which tools it gets. `docs/task-file.md`
 //! documents every field; the sample's own file is `sample-repo/mend.toml`.
 
+pub mod claude_code;
 pub mod copy;
+pub mod defaults;
 pub(crate) mod environment;
 mod file;
 pub(crate) mod held_out;
 pub(crate) mod hook_run;
 pub(crate) mod hooks;
 pub(crate) mod instructions;
+mod missing;
 mod output_reader;
 pub(crate) mod paths;
 pub(crate) mod protocol;
@@ -57,7 +60,6 @@ Never claim the tests pass unless run_tests returned exit_code 0.
 When you are done, finish with a short summary of what you changed and the test result.";
 
 /// The limits of the `shell` tool when the task file names none.
-const SHELL_TIMEOUT_DEFAULT: Duration = Duration::from_secs(10);
 const SHELL_OUTPUT_CHARS_DEFAULT: usize = 4_000;
 
 /// A loaded, checked task.
@@ -114,6 +116,12 @@ pub struct Task {
     pub history: History,
     /// `[environment]`: the image the commands run in, when the task names one.
     pub environment: Option<Environment>,
+    /// What the task file left to a guess a person should know of (a test command read by its
+    /// exit code alone), said before any run.
+    pub warnings: Vec<String>,
+    /// Where the hooks came from, with how many each gave: the task file, Claude Code's
+    /// settings files.
+    pub hook_sources: Vec<String>,
 }
 
 /// `[environment]`: an image and where the repository is inside it.
@@ -173,8 +181,22 @@ impl Task {
     pub fn locate(repo: &Utf8Path, task_file: Option<&Utf8Path>) -> Result<Task, MendError> {
         let mut task = Task::locate_file(repo, task_file)?;
         task.instructions = instructions::load(repo, &task.instructions_source)?;
+        task.add_claude_code_hooks(repo)?;
         let hidden = task.hidden_in(repo);
         Ok(task.hiding(hidden))
+    }
+
+    /// The hooks of Claude Code's settings files for `repo` (the project's and the user's),
+    /// after the task file's; which files gave hooks is kept to be said.
+    fn add_claude_code_hooks(&mut self, repo: &Utf8Path) -> Result<(), MendError> {
+        let home = std::env::var("HOME").ok().map(camino::Utf8PathBuf::from);
+        let files = claude_code::settings_files(repo, home.as_deref());
+        let loaded = claude_code::load(&files).map_err(MendError::usage)?;
+        self.warnings.extend(loaded.warnings);
+        self.warnings.extend(loaded.hooks.never_matching());
+        self.hook_sources.extend(loaded.sources);
+        self.hooks.extend(loaded.hooks);
+        Ok(())
     }
 
     /// The files inside `repo` no copy may hold: a held-out test patch, and, when the task
@@ -238,6 +260,9 @@ impl Task {
         let at = |span: Option<Range<usize>>, message: &str| located(origin, text, span, message);
         let mut raw: TaskFile = toml::from_str(text).map_err(|err| {
             let message = err.message().trim_end();
+            if let Some(missing) = missing::missing_field(message, text, err.span()) {
+                return at(err.span(), &missing);
+            }
             let field = field_of(text, err.span());
             at(err.span(), &format!("{message}{field}"))
         })?;
@@ -256,7 +281,11 @@ impl Task {
             &at,
         )?;
         let history = held_out::history(raw.copy.history.take(), raw.copy.base.take(), &at)?;
-        if given.is_some() && raw.test.report == ReportKind::ExitCode {
+        let (report_kind, report_warning) = match raw.test.report {
+            Some(kind) => (kind, None),
+            None => defaults::report_for(raw.test.command.get_ref()),
+        };
+        if given.is_some() && report_kind == ReportKind::ExitCode {
             return Err(at(
                 Some(raw.test.command.span()),
                 "test.fail_to_pass: the given tests are graded by their ids, which test.report = \"exit_code\" does not give: use \"pytest\" or \"junit\"",
@@ -268,7 +297,7 @@ impl Task {
         let config_editable = std::mem::take(&mut raw.test.config_editable);
         let config_editable = set("test.config_editable", config_editable)?.excluding(&exclude);
 
-        let mut test = test_command(raw.test, files, &at)?;
+        let mut test = test_command(raw.test, report_kind, files, &at)?;
         test.data_folders = test.data_folders.map(|folders| folders.excluding(&exclude));
         let given = given.map(|given| GivenTests {
             ids: ListedIds::of(&test.report),
@@ -276,13 +305,27 @@ impl Task {
         });
         let read_only = each_checked(raw.sandbox.read_only, environment::read_only, &at)?;
 
-        let tools = tools(raw.tools.enabled, &at)?;
+        let tools = match raw.tools.enabled {
+            Some(enabled) => tools(enabled, &at)?,
+            None => defaults::TOOLS.to_vec(),
+        };
         let shell = shell_limits(&raw.shell, &at)?;
         let protocol = protocol::of_table(raw.model.protocol, raw.model.provider, &at)?;
         let max_turns = max_turns(raw.model.max_turns, &at)?;
         let num_ctx = num_ctx(raw.model.num_ctx, &at)?;
         let instructions_source = instructions_source(raw.task.instructions, &at)?;
         let hooks = hooks::check(raw.hooks).map_err(|(span, message)| at(span, &message))?;
+        let warnings: Vec<String> = report_warning
+            .into_iter()
+            .chain(hooks.never_matching())
+            .collect();
+        let hook_sources = match hooks.count() {
+            0 => Vec::new(),
+            count => vec![format!(
+                "{} ({count} hook(s))",
+                origin.file_name().unwrap_or("the task file")
+            )],
+        };
         let environment = environment_table(raw.environment, origin, &at)?;
         Ok(Task {
             origin: origin.to_owned(),
@@ -316,6 +359,8 @@ impl Task {
             given,
             history,
             environment,
+            warnings,
+            hook_sources,
         })
     }
 
@@ -367,7 +412,12 @@ pub(crate) fn environment_table(
 }
 
 /// The `[test]` table: the command, its environment, limit and report.
-fn test_command(raw: TestTable, files: PathSet, at: At) -> Result<TestCommand, MendError> {
+fn test_command(
+    raw: TestTable,
+    report_kind: ReportKind,
+    files: PathSet,
+    at: At,
+) -> Result<TestCommand, MendError> {
     let command_span = raw.command.span();
     let argv = raw.command.into_inner();
     if argv.first().is_none_or(|program| program.trim().is_empty()) {
@@ -381,9 +431,12 @@ fn test_command(raw: TestTable, files: PathSet, at: At) -> Result<TestCommand, M
         Some(roots) => PythonPath::Roots(each_checked(roots, environment::import_root, at)?),
         None => PythonPath::Guessed,
     };
-    let timeout = positive_seconds(&raw.timeout_seconds, "test.timeout_seconds")
-        .map_err(|message| at(Some(raw.timeout_seconds.span()), &message))?;
-    let report = report(raw.report, raw.junit_path, command_span, at)?;
+    let timeout = match &raw.timeout_seconds {
+        Some(seconds) => positive_seconds(seconds, "test.timeout_seconds")
+            .map_err(|message| at(Some(seconds.span()), &message))?,
+        None => defaults::TEST_TIMEOUT,
+    };
+    let report = report(report_kind, raw.junit_path, command_span, at)?;
     let data_folders = crate::access::test_folders(files.patterns());
     Ok(TestCommand {
         argv,
@@ -568,7 +621,7 @@ fn shell_limits(raw: &file::ShellTable, at: At) -> Result<ShellLimits, MendError
         timeout: match &raw.timeout_seconds {
             Some(seconds) => positive_seconds(seconds, "shell.timeout_seconds")
                 .map_err(|message| at(Some(seconds.span()), &message))?,
-            None => SHELL_TIMEOUT_DEFAULT,
+            None => defaults::SHELL_TIMEOUT,
         },
         output_chars: match &raw.output_chars {
             Some(chars) if *chars.get_ref() == 0 => {

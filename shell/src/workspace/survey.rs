@@ -25,7 +25,7 @@ pub(crate) fn warnings(repo: &Utf8Path, task: &Task) -> Result<Vec<String>, Mend
     let real_root = repo
         .canonicalize_utf8()
         .map_err(|err| MendError::harness(format!("cannot read {repo}: {err}")))?;
-    let mut found = Vec::new();
+    let mut found = task.warnings.clone();
     for file in &seen.files {
         let fields: Vec<&str> = [
             ("paths.readable", &task.readable),

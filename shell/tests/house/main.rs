@@ -9,3 +9,4 @@ mod common;
 mod cli;
 mod docs;
 mod import_circles;
+mod output;

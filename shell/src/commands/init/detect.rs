@@ -153,7 +153,14 @@ fn pytest(repo: &Utf8Path) -> Guess {
     if repo.join("conftest.py").is_file() {
         tests.push("conftest.py".to_owned());
     }
-    let mut notes = Vec::new();
+    // What pytest's own configuration collects as tests (a README run as a doctest).
+    let configured = super::addopts::added(repo);
+    for glob in configured.tests {
+        if !tests.contains(&glob) {
+            tests.push(glob);
+        }
+    }
+    let mut notes = configured.notes;
     if tests.is_empty() {
         notes.push(
             "found no test folder (tests/, test/) nor test_*.py files: set test.files to the files the verdict rests on"

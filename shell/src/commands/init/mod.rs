@@ -1,10 +1,11 @@
 //! `mend init`: writes a commented `mend.toml` for a project from what it finds there, and says
 //! what it guessed. It never overwrites a task file unless told to (`--force`).
 
+mod addopts;
 mod detect;
 mod python;
 mod share;
-mod template;
+pub(crate) mod template;
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;

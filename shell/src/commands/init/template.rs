@@ -55,7 +55,7 @@ enabled = [\"list_files\", \"grep\", \"read_file\", \"write_file\", \"replace_te
 # Each is overridden by its flag on `mend run` and `mend chat`.
 name = \"{model}\"
 protocol = \"ollama\"   # or \"openai\" / \"anthropic\" for compatible servers
-max_turns = 12
+max_turns = {max_turns}
 # The context window of every request, in tokens (--num-ctx; at least 1024). Left out, mend
 # takes the model's own length up to {num_ctx} with Ollama (what an 8 GB machine holds), the
 # window an OpenAI-compatible server states (else {openai}), {anthropic} with Anthropic;
@@ -73,12 +73,17 @@ text_tool_calls = true
         tests = list(&guess.tests),
         report = guess.report,
         model = crate::task::DEFAULT_MODEL,
+        max_turns = INIT_MAX_TURNS,
         num_ctx = window::DEFAULT_NUM_CTX,
         openai = window::OPENAI_DEFAULT_WINDOW,
         anthropic = window::ANTHROPIC_DEFAULT_WINDOW,
         share = list(share),
     )
 }
+
+/// The turns a written task file gives a run: more than the core's default, since a real
+/// project takes a few turns of reading before the first edit.
+pub(crate) const INIT_MAX_TURNS: u32 = 12;
 
 /// Which Python runs the tests, as a comment (Python projects only).
 fn python_comment(interpreter: Option<&str>) -> String {
@@ -103,6 +108,7 @@ fn found_comment(found: &[String]) -> String {
 fn report_comment(report: &str) -> &'static str {
     match report {
         "pytest" => "# counts and failing tests from pytest's own report",
+        "libtest" => "# each test's outcome from libtest's lines (`test NAME ... ok`; with -q, the failures and totals)",
         _ => "# exit code 0 passes; anything else fails",
     }
 }

@@ -79,8 +79,17 @@ pub fn task_json(task: &Task, repo: &Utf8Path) -> Result<serde_json::Value, Mend
         "test_files": task.test.files.patterns(),
         "test_command": task.test.argv,
         "test_timeout_seconds": task.test.timeout.as_secs(),
+        "hooks_from": task.hook_sources,
         "files": files,
     }))
+}
+
+/// Where the task's hooks come from: the task file, Claude Code's settings files.
+fn hooks_line(task: &Task) -> String {
+    match task.hook_sources.as_slice() {
+        [] => "Hooks: none (no [hooks] in the task file, no .claude/settings.json hooks)".to_owned(),
+        sources => format!("Hooks: {}", sources.join(", ")),
+    }
 }
 
 fn print_task(task: &Task, repo: &Utf8Path, json: bool) -> Result<(), MendError> {
@@ -102,6 +111,7 @@ fn print_task(task: &Task, repo: &Utf8Path, json: bool) -> Result<(), MendError>
         println!("- {}: {}", tool.function.name, tool.function.description);
     }
     println!("\n{}", crate::task::instructions::describe(task));
+    println!("{}", hooks_line(task));
     println!(
         "\nContext window: {} tokens, the num_ctx of every request ({})\nFirst request: about {} tokens ({} % of the window; a conservative estimate)",
         offered.window.tokens,

@@ -196,3 +196,25 @@ fn a_go_module_and_a_python_project_in_one_folder_are_both_found_python_first() 
     let kinds: Vec<Kind> = detect(&root).iter().map(|guess| guess.kind).collect();
     assert_eq!(kinds, vec![Kind::Pytest, Kind::Go]);
 }
+
+/// A README that pytest runs as a doctest (`--doctest-glob`) is a test: readable, protected.
+#[test]
+fn a_readme_pytest_runs_as_a_doctest_is_a_readable_protected_test() {
+    let (_dir, root) = project(&[
+        (
+            "setup.cfg",
+            "[tool:pytest]\naddopts = --doctest-glob=README.rst\n",
+        ),
+        ("README.rst", ">>> 1 + 1\n2\n"),
+        ("pkg/__init__.py", ""),
+        ("tests/test_pkg.py", ""),
+    ]);
+    let guess = detect(&root).remove(0);
+    assert_eq!(
+        (guess.tests, guess.readable),
+        (
+            strings(&["tests/**/*.py", "**/README.rst"]),
+            strings(&["pkg/**/*.py", "tests/**/*.py", "**/README.rst", "setup.cfg"])
+        )
+    );
+}

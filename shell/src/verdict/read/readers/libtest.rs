@@ -8,9 +8,14 @@
 //! The id is the test's name as `cargo test NAME` takes it (the ` - should panic` libtest adds
 //! is left out); a test of the same name in two binaries keeps its worse outcome. A binary that
 //! did not build or crashed prints no line for its tests: they did not run.
+//!
+//! `cargo test -q` prints a character per test instead (`..F.i`): then the counts come from the
+//! `test result:` lines and the failing tests by name from the `failures:` lists; the passing
+//! ones have no id.
 
 use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::readers::Reading;
+use crate::verdict::read::summary::Summary;
 
 const SEPARATOR: &str = " ... ";
 
@@ -39,10 +44,55 @@ pub(super) fn read(output: &str) -> Reading {
             }
         }
     }
+    if cases.is_empty() {
+        return quiet(output);
+    }
     Reading {
         cases,
         totals: None,
     }
+}
+
+/// What `cargo test -q` prints: each binary's `test result: ok. 4 passed; 1 failed; 1 ignored;
+/// …` summed, and the names under its second `failures:` heading (the first holds their output).
+fn quiet(output: &str) -> Reading {
+    let mut totals: Option<Summary> = None;
+    let mut cases = Vec::new();
+    let mut in_list = false;
+    for line in output.lines() {
+        if let Some(result) = line.trim().strip_prefix("test result: ") {
+            let sum = totals.get_or_insert_with(Summary::default);
+            for part in result.split(';') {
+                let mut words = part.split_whitespace().rev();
+                let (Some(kind), Some(count)) = (words.next(), words.next()) else {
+                    continue;
+                };
+                let count: u32 = count.parse().unwrap_or(0);
+                match kind {
+                    "passed" => sum.passed += count,
+                    "failed" => sum.failed += count,
+                    "ignored" => sum.skipped += count,
+                    _ => {}
+                }
+            }
+            in_list = false;
+            continue;
+        }
+        if line.trim_end() == "failures:" {
+            in_list = true;
+            continue;
+        }
+        // The list's names are indented by four spaces; the first `failures:` block's output
+        // (`---- name stdout ----`, the panic) is not.
+        match line.strip_prefix("    ") {
+            Some(name) if in_list && !name.trim().is_empty() && !name.contains(' ') => {
+                cases.push((name.to_owned(), CaseOutcome::Failed));
+            }
+            _ if in_list && !line.trim().is_empty() => in_list = false,
+            _ => {}
+        }
+    }
+    Reading { cases, totals }
 }
 
 fn outcome(word: &str) -> Option<CaseOutcome> {
@@ -82,6 +132,29 @@ mod tests {
                 ("src/lib.rs - slugify (line 7)", Passed),
                 ("src/lib.rs - Slug::new (line 21)", Skipped),
             ])
+        );
+    }
+
+    /// `cargo test -q` (as cargo 1.95 prints it: a failure also named as it happens), a
+    /// character per test, then the failures by name and the totals.
+    #[test]
+    fn quiet_output_gives_the_failing_tests_and_the_totals() {
+        let quiet = "\nrunning 4 tests\ntests::trims --- FAILED\n..i\nfailures:\n\n---- tests::trims stdout ----\n\
+            thread 'tests::trims' (2277) panicked at src/lib.rs:30:9:\nassertion failed: trimmed\n\n\
+            failures:\n    tests::trims\n\ntest result: FAILED. 2 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\n\
+            \nrunning 2 tests\n..\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n";
+        assert_eq!(
+            read(quiet),
+            crate::verdict::read::readers::Reading {
+                cases: pairs(&[("tests::trims", Failed)]),
+                totals: Some(crate::verdict::read::summary::Summary {
+                    passed: 4,
+                    failed: 1,
+                    errors: 0,
+                    skipped: 1,
+                    xfailed: 0,
+                }),
+            }
         );
     }
 
