@@ -24,7 +24,6 @@ use camino::Utf8Path;
 pub(crate) use disk::{grant, Granted};
 pub(crate) use reach::protected_note;
 pub(crate) use snapshot::{Restored, Snapshot};
-pub(crate) use test_data::test_folders;
 
 use crate::task::paths::{files_under, normalize, Malformed, PathSet};
 use crate::task::Task;

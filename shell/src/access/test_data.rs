@@ -2,8 +2,7 @@
 //! file, a JSON fixture). A test that compares against one passes as soon as the file says what
 //! the code gives, so they are protected like the tests. The test folders are read off the
 //! task's `test.files` globs: each glob's folder (`tests/test_*.py`: `tests/`), with all it
-//! holds; a glob that names no folder of its own (`**/test_*.py`, `test_app.py`) names no data,
-//! and neither does a plain path (`src/conftest.py` is one file, not a folder of tests).
+//! holds (see [`crate::task::test_folders`]).
 
 use crate::task::paths::PathSet;
 
@@ -13,40 +12,6 @@ const CODE: [&str; 24] = [
     "py", "pyi", "pyx", "pxd", "rs", "js", "mjs", "cjs", "ts", "mts", "cts", "tsx", "jsx", "go",
     "java", "kt", "rb", "c", "h", "cc", "cpp", "hpp", "cs", "swift",
 ];
-
-/// The folders of the test files, each with all it holds, as one set; `None` when no glob names
-/// a folder of its own.
-pub(crate) fn test_folders(test_files: &[String]) -> Option<PathSet> {
-    let mut folders: Vec<String> = test_files
-        .iter()
-        .filter_map(|glob| folder_of(glob))
-        .collect();
-    folders.sort();
-    folders.dedup();
-    if folders.is_empty() {
-        return None;
-    }
-    // Each folder is a prefix of a glob that compiled, followed by `/**`, which is a glob too.
-    PathSet::new(folders).ok()
-}
-
-/// `tests/unit/test_*.py` → `tests/unit/**`; `tests/**/test_*.py` → `tests/**`; `None` for a
-/// glob with no folder, a folder that is all wildcards (it would name the whole repository), or
-/// a plain path.
-fn folder_of(glob: &str) -> Option<String> {
-    let (folder, file) = glob.rsplit_once('/')?;
-    if !file.contains(['*', '?', '[', '{']) {
-        return None;
-    }
-    let mut parts: Vec<&str> = folder.split('/').collect();
-    while parts.last() == Some(&"**") {
-        parts.pop();
-    }
-    let named = parts
-        .iter()
-        .any(|part| !part.is_empty() && !part.chars().all(|c| matches!(c, '*' | '?')));
-    named.then(|| format!("{}/**", parts.join("/")))
-}
 
 /// Whether a normalised relative path is data the tests read: under a test folder, and not code.
 pub(crate) fn is_test_data(folders: Option<&PathSet>, relative: &str) -> bool {
@@ -62,7 +27,8 @@ pub(crate) fn is_test_data(folders: Option<&PathSet>, relative: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_test_data, test_folders};
+    use super::is_test_data;
+    use crate::task::test_folders::test_folders;
 
     #[test]
     fn data_is_what_is_not_code_in_the_folders_the_test_globs_name() {

@@ -16,6 +16,7 @@ mod output_reader;
 pub(crate) mod paths;
 pub(crate) mod protocol;
 pub(crate) mod shared;
+pub(crate) mod test_folders;
 mod tool_name;
 
 use std::fs;
@@ -437,7 +438,7 @@ fn test_command(
         None => defaults::TEST_TIMEOUT,
     };
     let report = report(report_kind, raw.junit_path, command_span, at)?;
-    let data_folders = crate::access::test_folders(files.patterns());
+    let data_folders = test_folders::test_folders(files.patterns());
     Ok(TestCommand {
         argv,
         timeout,
