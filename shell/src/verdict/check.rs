@@ -61,6 +61,10 @@ pub struct TestRun {
     /// [`tests_counted`]); absent where it prints none mend knows, and in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests_counted: Option<u32>,
+    /// What mend's pytest witness could not watch in this pytest (an internal a release moved
+    /// or renamed that nothing stands in for): checks that were not made, said beside the result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unwatched: Vec<String>,
     /// The end of the output (colours removed) of a run that did not pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
@@ -98,11 +102,18 @@ impl TestRun {
             (Some(_), Some(summary)) => summary.describe(),
             (Some(code), None) => format!("exit {code}"),
         };
+        let unwatched = (!self.unwatched.is_empty()).then(|| {
+            format!(
+                "not checked, this pytest lacks what the witness watches: {}",
+                self.unwatched.join(", ")
+            )
+        });
         let reasons: Vec<String> = self
             .not_trusted
             .iter()
             .map(Untrusted::describe)
             .chain(self.note.iter().map(Note::describe))
+            .chain(unwatched)
             .collect();
         if reasons.is_empty() {
             outcome
@@ -412,6 +423,10 @@ fn read_pytest_run(
     run.alarms = heard
         .as_ref()
         .map(|heard| heard.alarms.clone())
+        .unwrap_or_default();
+    run.unwatched = heard
+        .as_ref()
+        .map(|heard| heard.unwatched.clone())
         .unwrap_or_default();
     let heard = heard.and_then(|heard| {
         heard

@@ -43,6 +43,11 @@ enum Said {
     Uncollected {
         id: String,
     },
+    /// What the witness watches that this pytest or pluggy does not have (a renamed internal a
+    /// later release moved): a check that could not be made, named in the verdict.
+    Unwatched {
+        what: Vec<String>,
+    },
     Alarm(Alarm),
     Finished {
         exitstatus: i64,
@@ -67,6 +72,8 @@ pub(crate) struct Heard {
     pub exit_status: Option<i64>,
     /// What reached into the run, in the order the witness saw it.
     pub alarms: Vec<Alarm>,
+    /// What the witness could not watch in this pytest (see `Said::Unwatched`).
+    pub unwatched: Vec<String>,
     /// The report's digest as pytest left it; `Some(None)` when pytest wrote none.
     pub report_sha256: Option<Option<String>>,
     /// Lines that were not the plugin's.
@@ -127,6 +134,7 @@ impl Heard {
                 xfail,
             } => self.phase(id, &when, &outcome, xfail),
             Said::Uncollected { id } => self.worse(id, CaseOutcome::Error),
+            Said::Unwatched { what } => self.unwatched.extend(what),
             Said::Alarm(alarm) => self.alarms.push(alarm),
             Said::Finished { exitstatus } => {
                 self.finished = true;

@@ -297,55 +297,101 @@ def _audit_hook(places, alarm, describe):
 
 def _watched_holders():
     """What decides outcomes: pytest's and pluggy's classes and modules, the builtins, and the
-    assertions tests are written with (unittest's TestCase, pytest's `raises` and `approx`),
-    each with its entries as they are now, split into what runs a test and makes and carries its
-    report (checked as each test starts) and the rest."""
+    assertions tests are written with (unittest's TestCase, pytest's `raises`, `approx`, `fail`,
+    `skip`, `warns`, in whichever module this pytest defines them), each with its entries as they
+    are now, split into what runs a test and makes and carries its report (checked as each test
+    starts) and the rest. pytest and pluggy move and rename their internals between releases, so
+    each is looked up where this version keeps it; what no supported version lacks is required,
+    and what one lacks is named in the third value (never a failed load)."""
     import builtins
+    import importlib
+    import sys
     import unittest.case
 
     import pytest
-
-    import _pytest.config
-    import _pytest.junitxml
-    import _pytest.main
-    import _pytest.nodes
-    import _pytest.outcomes
-    import _pytest.python
-    import _pytest.python_api
-    import _pytest.reports
-    import _pytest.runner
-    import _pytest.skipping
-    import _pytest.terminal
     import pluggy
-    import pluggy._callers
-    import pluggy._hooks
-    import pluggy._manager
+
+    missing = []
+
+    def module(*names):
+        for name in names:
+            try:
+                return importlib.import_module(name)
+            except ImportError:
+                continue
+        missing.append(" or ".join(names))
+        return None
+
+    def attribute(what, *places):
+        for holder, name in places:
+            value = getattr(holder, name, None) if holder is not None else None
+            if value is not None:
+                return value
+        missing.append(what)
+        return None
+
+    config = module("_pytest.config")
+    junitxml = module("_pytest.junitxml")
+    main = module("_pytest.main")
+    nodes = module("_pytest.nodes")
+    outcomes = module("_pytest.outcomes")
+    python = module("_pytest.python")
+    reports = module("_pytest.reports")
+    runner = module("_pytest.runner")
+    skipping = module("_pytest.skipping")
+    terminal = module("_pytest.terminal")
+    callers = module("pluggy._callers", "pluggy.callers")  # pluggy < 1.0: no underscore
+    hooks = module("pluggy._hooks", "pluggy.hooks")
+    manager = module("pluggy._manager", "pluggy.manager")
+    hook_caller = attribute("pluggy's HookCaller", (pluggy, "HookCaller"),
+                            (hooks, "HookCaller"), (hooks, "_HookCaller"))
+    hook_impl = attribute("pluggy's HookImpl", (pluggy, "HookImpl"), (hooks, "HookImpl"))
+    # Where pytest's assertion helpers are defined moves (`_pytest.python_api` until 9.1, a
+    # module each since): the module that defines each one is the one watched.
+    helpers = []
+    for name in ("raises", "approx", "fail", "skip", "warns"):
+        helper = getattr(pytest, name, None)
+        defined_in = sys.modules.get(getattr(helper, "__module__", None) or "")
+        if defined_in is None:
+            missing.append(f"the module of pytest.{name}")
+        elif defined_in not in helpers:
+            helpers.append(defined_in)
 
     classes = [
-        _pytest.python.Function, _pytest.python.Module, _pytest.nodes.Node, _pytest.nodes.Item,
-        _pytest.reports.BaseReport, _pytest.reports.TestReport, _pytest.reports.CollectReport,
-        _pytest.runner.CallInfo, _pytest.runner.SetupState, _pytest.main.Session,
-        _pytest.junitxml.LogXML, _pytest.terminal.TerminalReporter, _pytest.config.Config,
-        _pytest.config.PytestPluginManager, pluggy.PluginManager, pluggy.HookCaller,
-        pluggy.HookImpl, _pytest.outcomes.OutcomeException, unittest.case.TestCase,
-    ]
-    per_test = [_pytest.python.Function, _pytest.reports.TestReport, _pytest.runner.CallInfo,
-                pluggy.HookCaller, pluggy.HookImpl, _pytest.runner, pluggy._callers]
-    modules = [builtins, _pytest.python, _pytest.skipping, _pytest.outcomes, _pytest.reports,
-               _pytest.main, _pytest.junitxml, pluggy._hooks, pluggy._manager, pytest,
-               _pytest.python_api, unittest.case]
+        attribute(f"{holder.__name__}.{name}", (holder, name))
+        for holder, names in (
+            (python, ("Function", "Module")), (nodes, ("Node", "Item")),
+            (reports, ("BaseReport", "TestReport", "CollectReport")),
+            (runner, ("CallInfo", "SetupState")), (main, ("Session",)), (junitxml, ("LogXML",)),
+            (terminal, ("TerminalReporter",)), (config, ("Config", "PytestPluginManager")),
+            (outcomes, ("OutcomeException",)),
+        )
+        if holder is not None
+        for name in names
+    ] + [pluggy.PluginManager, hook_caller, hook_impl, unittest.case.TestCase]
+    per_test = [getattr(python, "Function", None), getattr(reports, "TestReport", None),
+                getattr(runner, "CallInfo", None), hook_caller, hook_impl, runner, callers]
+    modules = [builtins, python, skipping, outcomes, reports, main, junitxml, hooks, manager,
+               pytest, unittest.case] + helpers
+    per_test = [holder for holder in per_test if holder is not None]
+    watched = []
+    for holder in classes + modules:
+        if holder is not None and holder not in per_test and holder not in watched:
+            watched.append(holder)
     hot = [(holder, dict(vars(holder))) for holder in per_test]
-    cold = [(holder, dict(vars(holder))) for holder in classes + modules if holder not in per_test]
-    return hot, cold
+    cold = [(holder, dict(vars(holder))) for holder in watched]
+    return hot, cold, missing
 
 
-def _holders(alarm, defined_at):
+def _holders(send, alarm, defined_at):
     """What decides outcomes, as pytest and pluggy were at import: `check_hot()` compares what
     runs a test and makes and carries its report (as each test starts), `check_cold()` the rest
     of the watched classes and modules (after collection and at the end). Each is compared as a
     whole dictionary (at C speed), entry by entry only when it differs; a replaced entry is an
-    alarm, told once."""
-    hot, cold = _watched_holders()
+    alarm, told once. What this pytest lacks of them is told to mend, which names it."""
+    hot, cold, unwatched = _watched_holders()
+    if unwatched:
+        send(event="unwatched", what=unwatched)
     missing = object()
     scalars = (bool, int, float, str, bytes, type(None))
 
@@ -559,7 +605,9 @@ def _canaries(send, seed):
             f"def {names['error']}({missing_fixture}):\n    pass\n"
         )
         namespace = {"__name__": module.obj.__name__}
-        exec(compile(source, str(module.path), "exec"), namespace)
+        # `Node.path` is pytest 7's; pytest 6 has only the py.path `fspath`.
+        filename = str(getattr(module, "path", None) or module.fspath)
+        exec(compile(source, filename, "exec"), namespace)
         placed = {}
         for expected, name in names.items():
             canary = Canary.from_parent(module, name=name, callobj=namespace[name])
@@ -680,8 +728,9 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
         forget_module()
         check_all()
 
-    def pytest_plugin_registered(plugin, plugin_name, manager):
-        registered(plugin, plugin_name, manager)
+    # Only the arguments every pytest passes: `plugin_name` is pytest 8's.
+    def pytest_plugin_registered(plugin, manager):
+        registered(plugin, manager.get_name(plugin) or repr(plugin), manager)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(session, config, items):
@@ -777,7 +826,7 @@ def _install(module_name, module_file):
     watched_prefixes = ("_pytest", "pytest", "pluggy", module_name)
     describe = _watched_events(touches, ours, watched_prefixes)
     sys.addaudithook(_audit_hook(places, alarm, describe))
-    holders = _holders(alarm, places[3])
+    holders = _holders(send, alarm, places[3])
     plugins = _plugins(places, alarm)
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
 
