@@ -4,6 +4,7 @@ pub mod attempt_copies;
 pub mod core_throughput;
 pub mod driver_share;
 pub mod image_attempts;
+pub mod keep_alive;
 pub mod latency;
 pub mod memory;
 pub mod otel_export;
