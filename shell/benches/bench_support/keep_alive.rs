@@ -13,13 +13,9 @@ use mend::tools::ToolContext;
 use mend_core::{Config, Event};
 use serde_json::{json, Value};
 
-#[path = "../../tests/common/server.rs"]
-#[allow(dead_code)]
-mod server;
-
+use super::server::{Loopback, Request};
 use super::synthetic::done_line;
 use super::{command, Row, ToolFree};
-use server::{Loopback, Request};
 
 const TURNS: usize = 10;
 /// Loading the model's weights: a 1–4 B model from the page cache takes 0.5–3 s; scaled down

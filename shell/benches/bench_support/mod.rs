@@ -10,6 +10,10 @@ pub mod memory;
 pub mod otel_export;
 pub mod replay_share;
 pub mod request_building;
+/// The tests' scripted servers; the benchmarks use part of them.
+#[path = "../../tests/common/server.rs"]
+#[allow(dead_code)]
+pub mod server;
 pub mod show_page;
 pub mod synthetic;
 pub mod text_calls;
