@@ -26,9 +26,12 @@ pub(crate) fn attempted(content: &str, signs: &Signs, tools: &[ToolSpec]) -> boo
     if signs.looks_like_a_call() {
         return true;
     }
-    tools
-        .iter()
-        .any(|tool| names_with_arguments(content, tool.name(), signs.brace()))
+    // Searching the text for each name costs most of the decision: a text with nothing that
+    // can start arguments (most prose, code talk with a `<`) is passed over without it.
+    (signs.argument() || content.contains('\''))
+        && tools
+            .iter()
+            .any(|tool| names_with_arguments(content, tool.name(), signs.brace()))
 }
 
 /// Whether `content` holds the tool `name` as a word followed by arguments: `"NAME"` in a text
@@ -51,11 +54,10 @@ pub(super) fn names_with_arguments(content: &str, name: &str, brace: bool) -> bo
     })
 }
 
-/// Whether a Python call's argument list starts with `key=` or a literal (a string, a dict, a
-/// list).
+/// Whether a Python call's argument list starts with `key=` or a literal (a string, a dict).
 fn python_arguments(arguments: &str) -> bool {
     let arguments = arguments.trim_start();
-    if arguments.starts_with(['"', '\'', '{', '[']) {
+    if arguments.starts_with(['"', '\'', '{']) {
         return true;
     }
     let key = arguments

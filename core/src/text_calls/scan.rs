@@ -159,6 +159,9 @@ pub(crate) struct Signs {
     anchor: bool,
     /// The text holds a `{`.
     brace: bool,
+    /// The text holds a `"`, `=` or `{`: one of them starts the arguments after a tool's name in
+    /// every form but a single-quoted Python string.
+    argument: bool,
     /// The text starts with `{` after blanks.
     leading_brace: bool,
 }
@@ -203,6 +206,7 @@ impl Signs {
         self.anchor = true;
         self.opener |= OPENERS.contains(&byte);
         self.brace |= byte == b'{';
+        self.argument |= matches!(byte, b'"' | b'=' | b'{');
         for (index, sign) in SIGNS.iter().enumerate() {
             if sign.text[sign.anchor] == byte
                 && at >= sign.anchor
@@ -228,6 +232,12 @@ impl Signs {
     /// Whether the text holds a `{`.
     pub(crate) fn brace(&self) -> bool {
         self.brace
+    }
+
+    /// Whether the text holds a `"`, `=` or `{`, which arguments after a tool's name start with
+    /// (a single-quoted string aside).
+    pub(crate) fn argument(&self) -> bool {
+        self.argument
     }
 
     /// Whether the text holds a sign of any family, or a call object's `"name"`: what may not be

@@ -8,7 +8,7 @@ use mend_core::{Action, Input, Millis, ToolOutcome};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::synthetic::{arrived, config, opened, turn, Rng, Step};
+use super::synthetic::{arrived, config, opened, turn, Rng};
 use super::{command, Row};
 
 const TURNS: u64 = 1_000;
@@ -73,7 +73,7 @@ pub fn measure() -> Vec<Row> {
         Row {
             figure: "core time ÷ bare `serde_json::from_slice` of the same lines".to_owned(),
             measured: format!("{:.2}×", core.as_secs_f64() / bare.as_secs_f64()),
-            target: "≤ 1.5×".to_owned(),
+            target: "≤ 1.2×".to_owned(),
             command: command("core"),
         },
     ]
@@ -94,21 +94,18 @@ fn session_run(turns: Vec<Vec<Vec<u8>>>) -> Duration {
     let (mut stops, mut requests) = (0, 1);
     for turn in turns {
         for line in turn {
-            for action in session.step(Millis(0), arrived(line)) {
+            session.handle(Millis(0), arrived(line));
+            // Actions are taken one at a time, as the driver takes them: collecting each line's
+            // into a Vec of its own would time an allocation the driver never makes.
+            while let Some(action) = session.poll_action() {
                 match action {
                     Action::DispatchTool { call_id, .. } => {
                         let outcome = ToolOutcome::Success {
                             value: json!({"exit_code": 0, "output": "4 passed"}),
                         };
-                        let next =
-                            session.step(Millis(0), Input::ToolFinished { call_id, outcome });
-                        let sent = next
-                            .iter()
-                            .filter(|action| matches!(action, Action::SendRequest { .. }))
-                            .count();
-                        requests += sent as u64;
-                        black_box(next);
+                        session.handle(Millis(0), Input::ToolFinished { call_id, outcome });
                     }
+                    Action::SendRequest { .. } => requests += 1,
                     Action::Stop(_) => stops += 1,
                     other => {
                         black_box(other);

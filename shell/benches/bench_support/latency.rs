@@ -9,14 +9,9 @@ use mend::provider::host::BaseUrl;
 use mend::tools::ToolContext;
 use mend_core::{Config, Event};
 
-/// The tests' scripted Ollama; the benchmark uses only part of it.
-#[path = "../../tests/common/server.rs"]
-#[allow(dead_code)]
-mod server;
-
+use super::server::{Ending, Reply, Script, Server};
 use super::synthetic::{done_line, text_line, Rng};
 use super::{command, Row, ToolFree};
-use server::{Ending, Reply, Script, Server};
 
 const LINES: usize = 300;
 /// Far apart enough that each line is read on its own, as a model's tokens are.

@@ -4,11 +4,16 @@ pub mod attempt_copies;
 pub mod core_throughput;
 pub mod driver_share;
 pub mod image_attempts;
+pub mod keep_alive;
 pub mod latency;
 pub mod memory;
 pub mod otel_export;
 pub mod replay_share;
 pub mod request_building;
+/// The tests' scripted servers; the benchmarks use part of them.
+#[path = "../../tests/common/server.rs"]
+#[allow(dead_code)]
+pub mod server;
 pub mod show_page;
 pub mod synthetic;
 pub mod text_calls;

