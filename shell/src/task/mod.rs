@@ -9,6 +9,7 @@ pub(crate) mod environment;
 mod file;
 pub(crate) mod held_out;
 pub(crate) mod hook_run;
+pub mod hook_text;
 pub(crate) mod hooks;
 pub(crate) mod instructions;
 mod missing;

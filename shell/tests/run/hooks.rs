@@ -98,6 +98,66 @@ fn a_hook_blocks_a_call_in_the_sandbox_and_its_decision_replays() {
         .sum();
     assert_eq!(record["metrics"]["hook_ms"].as_u64().unwrap_or(0), hook_ms);
 
+    // Every decision is seen: as it happened, in `mend show`'s text and on its page, a blocked
+    // call as blocked rather than failed.
+    let without_times = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|line| line.contains("hook PreToolUse") || line.contains("BLOCKED by a hook"))
+            .map(|line| {
+                let line = line.trim();
+                let cut = line
+                    .rfind(", ")
+                    .filter(|_| line.contains(" — "))
+                    .unwrap_or(line.len());
+                let line = &line[..cut];
+                line.rsplit_once(" (")
+                    .map_or(line, |(kept, _)| kept)
+                    .to_owned()
+            })
+            .collect()
+    };
+    let blocked_line = format!(
+        "hook PreToolUse `{command}` on replace_text: BLOCKED: no hacks in this repository"
+    );
+    let passed_line = format!("hook PreToolUse `{command}` on replace_text: pass");
+    let shown = crate::common::mend(&["show", record_path.to_str().unwrap()]);
+    let page = crate::common::mend(&["show", record_path.to_str().unwrap(), "--html", "-"]);
+    assert_eq!(
+        (
+            outcome
+                .events()
+                .into_iter()
+                .filter(|event| event["type"] == "hook")
+                .map(|mut event| {
+                    event.as_object_mut().unwrap().remove("duration_ms");
+                    event
+                })
+                .collect::<Vec<Value>>(),
+            without_times(&shown.stdout)
+                .into_iter()
+                .filter(|line| line.starts_with("hook"))
+                .collect::<Vec<_>>(),
+            shown
+                .stdout
+                .contains("1 ok, 0 failed, 0 refused, 1 blocked by hooks"),
+            page.stdout.contains("blocked by a hook"),
+            page.stdout.contains(&blocked_line.replace('`', "&#96;"))
+                || page.stdout.contains(&blocked_line),
+        ),
+        (
+            vec![
+                json!({"type": "hook", "call_id": "c1", "tool": "replace_text", "event": "PreToolUse",
+                    "command": command, "decision": "block", "reason": "no hacks in this repository"}),
+                json!({"type": "hook", "call_id": "c2", "tool": "replace_text", "event": "PreToolUse",
+                    "command": command, "decision": "pass"}),
+            ],
+            vec![blocked_line.clone(), passed_line],
+            true,
+            true,
+            true
+        )
+    );
+
     // A hook that now blocks everything: the replay reuses the recorded decisions, so it
     // matches, and the hook never runs.
     std::fs::write(

@@ -87,7 +87,9 @@ pub fn task_json(task: &Task, repo: &Utf8Path) -> Result<serde_json::Value, Mend
 /// Where the task's hooks come from: the task file, Claude Code's settings files.
 fn hooks_line(task: &Task) -> String {
     match task.hook_sources.as_slice() {
-        [] => "Hooks: none (no [hooks] in the task file, no .claude/settings.json hooks)".to_owned(),
+        [] => {
+            "Hooks: none (no [hooks] in the task file, no .claude/settings.json hooks)".to_owned()
+        }
         sources => format!("Hooks: {}", sources.join(", ")),
     }
 }
