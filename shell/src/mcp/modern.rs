@@ -84,3 +84,66 @@ pub(crate) fn discovered() -> Value {
 pub(crate) fn server_info() -> Value {
     json!({"name": "mend", "version": env!("CARGO_PKG_VERSION")})
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use crate::mcp::methods::Session;
+
+    fn answer(session: &mut Session, request: Value) -> Value {
+        session.handle(&request.to_string()).unwrap()
+    }
+
+    /// A modern request is served with no handshake before it; an unknown version is refused
+    /// with the list to retry with; a handshake still works beside them.
+    #[test]
+    fn each_era_is_served_by_how_the_client_opens() {
+        let mut session = Session::default();
+        let meta = |version: &str| json!({"_meta": {"io.modelcontextprotocol/protocolVersion": version, "io.modelcontextprotocol/clientCapabilities": {}}});
+        let discovered = answer(
+            &mut session,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": meta("2026-07-28")}),
+        );
+        let ping = answer(
+            &mut session,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": meta("2026-07-28")}),
+        );
+        let refused = answer(
+            &mut session,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": meta("1900-01-01")}),
+        );
+        let legacy = answer(
+            &mut session,
+            json!({"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}}),
+        );
+        let versions = json!([
+            "2026-07-28",
+            "2025-11-25",
+            "2025-06-18",
+            "2025-03-26",
+            "2024-11-05"
+        ]);
+        let server = json!({"io.modelcontextprotocol/serverInfo": {"name": "mend", "version": env!("CARGO_PKG_VERSION")}});
+        assert_eq!(
+            (
+                &discovered["result"]["supportedVersions"],
+                &discovered["result"]["resultType"],
+                &discovered["result"]["ttlMs"],
+                &discovered["result"]["_meta"],
+                &ping["result"],
+                &refused["error"],
+                &legacy["result"]["protocolVersion"],
+            ),
+            (
+                &versions,
+                &json!("complete"),
+                &json!(0),
+                &server,
+                &json!({"resultType": "complete", "_meta": server}),
+                &json!({"code": -32022, "message": "Unsupported protocol version", "data": {"supported": versions, "requested": "1900-01-01"}}),
+                &json!("2025-06-18"),
+            )
+        );
+    }
+}
