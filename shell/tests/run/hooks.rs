@@ -167,3 +167,70 @@ fn a_hook_blocks_a_call_in_the_sandbox_and_its_decision_replays() {
     .unwrap();
     replays_cleanly(&record_path);
 }
+
+/// `mend verify` runs the hooks that match `run_tests` (a verify is a test run) and says which:
+/// a `PreToolUse` block stops it as blocked, a `PostToolUse` hook hears the run; hooks about edits
+/// do not run.
+#[test]
+fn a_verify_runs_the_hooks_of_a_test_run_and_says_which() {
+    let outcomes: Vec<(i32, Vec<String>)> = [
+        ("PreToolUse", "run_tests", "echo 'no tests today' >&2; exit 2"),
+        ("PostToolUse", "run_tests", "echo '{\"decision\": \"block\", \"reason\": \"heard the run\"}'"),
+        ("PreToolUse", "Edit|Write", "exit 2"),
+    ]
+    .into_iter()
+    .map(|(event, matcher, script)| {
+        let repo = sample_copy();
+        std::fs::create_dir_all(repo.path().join("hooks")).unwrap();
+        std::fs::write(repo.path().join("hooks/gate.sh"), script).unwrap();
+        let task = std::fs::read_to_string(repo.path().join("mend.toml")).unwrap();
+        let hooks = format!(
+            "\n[[hooks.{event}]]\nmatcher = \"{matcher}\"\nhooks = [{{ type = \"command\", command = \"sh hooks/gate.sh\" }}]\n"
+        );
+        std::fs::write(repo.path().join("mend.toml"), format!("{task}{hooks}")).unwrap();
+        let outcome = crate::common::mend(&[
+            "verify",
+            "--repo",
+            repo.path().to_str().unwrap(),
+            "--sandbox",
+            "none",
+        ]);
+        let said: Vec<String> = outcome
+            .stderr
+            .lines()
+            .chain(outcome.stdout.lines())
+            .filter(|line| line.contains("hook"))
+            .map(|line| match line.rfind(" (") {
+                Some(cut) if line.ends_with("ms)") => line[..cut].to_owned(),
+                _ => line.to_owned(),
+            })
+            .collect();
+        (outcome.code, said)
+    })
+    .collect();
+    let gate = "sh hooks/gate.sh";
+    assert_eq!(
+        outcomes,
+        [
+            (
+                4,
+                vec![
+                    format!("mend: hooks: a verify runs those that match run_tests: PreToolUse `{gate}`"),
+                    format!("mend: error: the verify was blocked by the PreToolUse hook `{gate}`: no tests today"),
+                    format!("hook PreToolUse `{gate}` on run_tests: BLOCKED: no tests today"),
+                ]
+            ),
+            (
+                1,
+                vec![
+                    format!("mend: hooks: a verify runs those that match run_tests: PostToolUse `{gate}`"),
+                    format!("hook PostToolUse `{gate}` on run_tests: BLOCKED: heard the run"),
+                ]
+            ),
+            (
+                1,
+                vec!["mend: hooks: none of the task's applies to a verify (only those that match run_tests do)".to_owned()]
+            ),
+        ]
+    );
+}
