@@ -40,6 +40,39 @@ pub(crate) fn python() -> Utf8PathBuf {
     python
 }
 
+/// What SWE-bench's own harness (the `swebench` package `make venv` installs) makes of each
+/// case, in one run of its Python: `cases` is a list of `{"parser", "log", "fail_to_pass",
+/// "pass_to_pass"}`, the answer a list of `{"status_map", "tests_status", "resolved"}`
+/// (fixtures/readers/swebench_grade.py).
+pub(crate) fn swebench_grade<T: serde::de::DeserializeOwned>(cases: &serde_json::Value) -> T {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/readers/swebench_grade.py"
+    );
+    let mut child = Command::new(python())
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(cases.to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "SWE-bench's harness did not run (is swebench in the venv? `make venv`): {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 /// A FIFO at `path`, the special file a walk must never open.
 pub(crate) fn make_fifo(path: &camino::Utf8Path) {
     let made = std::process::Command::new("mkfifo")

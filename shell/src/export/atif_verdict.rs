@@ -36,7 +36,11 @@ pub(crate) fn verdict(record: &Record) -> Value {
             .into_iter()
             .zip([&given.fail_to_pass, &given.pass_to_pass])
         {
-            for (id, listed) in listed_tests(list, group) {
+            for (id, mut listed) in listed_tests(list, group) {
+                // A listed id that stood for other whole ids (cut at a space, truncated).
+                if let Some(whole) = given.read_as.get(&id) {
+                    listed.insert("read_as".to_owned(), json!(whole));
+                }
                 match tests.get_mut(&id) {
                     Some(Value::Object(known)) => known.extend(listed),
                     _ => {

@@ -10,6 +10,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use toml::Spanned;
 
 use crate::error::MendError;
+use crate::task::{OutputReader, TestReport};
 
 /// `test.patch`: a unified diff of tests held out of the attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +28,44 @@ pub struct TestPatch {
 pub struct GivenTests {
     pub fail_to_pass: Vec<String>,
     pub pass_to_pass: Vec<String>,
+    /// How the lists spell a test's id: the way SWE-bench's log parser for the task's runner
+    /// reads it from the log, which is how published rows were written.
+    pub ids: ListedIds,
+}
+
+/// How SWE-bench's log parser for a runner spells the id of a test it read, and so how
+/// published rows list their tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ListedIds {
+    /// As the runner prints it (django, sympy, libtest, a JUnit report).
+    #[default]
+    Whole,
+    /// pytest: the parser splits a result line at whitespace and keeps the second word, so an
+    /// id with a space (a parameter `[a b]`, a folder `my tests/`) is cut at its first space:
+    /// `t.py::t[a b]` is listed as `t.py::t[a`.
+    UpToFirstSpace,
+}
+
+impl ListedIds {
+    /// How the given lists of a task whose tests are read by `report` spell their ids.
+    pub fn of(report: &TestReport) -> ListedIds {
+        match report {
+            TestReport::Pytest | TestReport::Output(OutputReader::PytestRa) => {
+                ListedIds::UpToFirstSpace
+            }
+            TestReport::Junit { .. } | TestReport::ExitCode | TestReport::Output(_) => {
+                ListedIds::Whole
+            }
+        }
+    }
+
+    /// `id` as the parser would key it.
+    pub fn listed(self, id: &str) -> &str {
+        match self {
+            ListedIds::Whole => id,
+            ListedIds::UpToFirstSpace => id.split_whitespace().next().unwrap_or(id),
+        }
+    }
 }
 
 /// How much of the repository's `.git` the copy holds.
@@ -100,6 +139,7 @@ pub(crate) fn given_tests(
     let given = GivenTests {
         fail_to_pass: fail_to_pass.map(Spanned::into_inner).unwrap_or_default(),
         pass_to_pass: pass_to_pass.map(Spanned::into_inner).unwrap_or_default(),
+        ids: ListedIds::Whole,
     };
     if given.fail_to_pass.is_empty() && given.pass_to_pass.is_empty() {
         return Err(at(

@@ -33,7 +33,7 @@ pub use environment::{EnvEntry, PythonPath, ReadOnly};
 pub(crate) use file::EnvironmentTable;
 pub use file::TelemetryTable;
 use file::{InstructionsSetting, ReportKind, TaskFile, TestTable};
-pub use held_out::{GivenTests, History, TestPatch};
+pub use held_out::{GivenTests, History, ListedIds, TestPatch};
 pub(crate) use hook_run::HookRun;
 pub(crate) use hooks::Hooks;
 use instructions::{Instructions, InstructionsSource};
@@ -290,6 +290,10 @@ impl Task {
         let config_editable = set("test.config_editable", config_editable)?.excluding(&exclude);
 
         let test = test_command(raw.test, report_kind, files, &at)?;
+        let given = given.map(|given| GivenTests {
+            ids: ListedIds::of(&test.report),
+            ..given
+        });
         let read_only = each_checked(raw.sandbox.read_only, environment::read_only, &at)?;
 
         let tools = match raw.tools.enabled {

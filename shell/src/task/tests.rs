@@ -461,6 +461,7 @@ fn held_out_tests_given_lists_and_the_history_are_read() {
             Some(GivenTests {
                 fail_to_pass: vec!["t::a".to_owned()],
                 pass_to_pass: vec!["t::b".to_owned(), "t::c".to_owned()],
+                ids: ListedIds::UpToFirstSpace,
             }),
             History::Base("v1.0".to_owned()),
             true,

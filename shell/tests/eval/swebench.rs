@@ -189,6 +189,11 @@ fn from_record(record: &Value) -> (BTreeMap<String, Value>, Value, Value) {
             tests.insert(missed["id"].as_str().unwrap().to_owned(), test);
         }
     }
+    for (id, whole) in given["read_as"].as_object().into_iter().flatten() {
+        if let Some(test) = tests.get_mut(id) {
+            test["read_as"] = whole.clone();
+        }
+    }
     let count = |group: &str| {
         given[group]["success"].as_array().map_or(0, Vec::len)
             + given[group]["failure"].as_array().map_or(0, Vec::len)

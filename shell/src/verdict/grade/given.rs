@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::task::GivenTests;
+use crate::verdict::grade::listed::{passes, AsListed};
 use crate::verdict::read::outcome::CaseOutcome;
 
 /// What the verdict of a benchmark-style task adds: the given tests' four groups and the files
@@ -64,15 +65,26 @@ pub struct Group {
 pub struct Graded {
     pub fail_to_pass: Group,
     pub pass_to_pass: Group,
+    /// A listed id that stands for other whole ids than itself (cut at a space, or truncated),
+    /// with the whole ids of the tests it was graded on.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub read_as: BTreeMap<String, Vec<String>>,
 }
 
 impl Graded {
-    /// `given` judged on the final run's outcomes by id.
+    /// `given` judged on the final run's outcomes by id, as SWE-bench's harness judges the same
+    /// run from its log ([`AsListed`]).
     pub fn grade(given: &GivenTests, cases: &BTreeMap<String, CaseOutcome>) -> Graded {
-        let group = |ids: &[String], succeeds: fn(CaseOutcome) -> bool| {
+        let listed = AsListed::of(cases, given.ids);
+        let mut read_as = BTreeMap::new();
+        let mut group = |ids: &[String], succeeds: fn(CaseOutcome) -> bool| {
             let mut group = Group::default();
             for id in ids {
-                match cases.get(id).copied() {
+                let keyed = listed.resolve(id);
+                if let Some(keyed) = keyed.filter(|keyed| keyed.whole != [id.clone()]) {
+                    read_as.insert(id.clone(), keyed.whole.clone());
+                }
+                match keyed.map(|keyed| keyed.outcome) {
                     Some(outcome) if succeeds(outcome) => group.success.push(id.clone()),
                     outcome => group.failure.push(Missed {
                         id: id.clone(),
@@ -82,16 +94,15 @@ impl Graded {
             }
             group
         };
+        let fail_to_pass = group(&given.fail_to_pass, passes);
+        // A skipped test that should keep passing is not a regression, as the harness counts it.
+        let pass_to_pass = group(&given.pass_to_pass, |outcome| {
+            passes(outcome) || outcome == CaseOutcome::Skipped
+        });
         Graded {
-            fail_to_pass: group(&given.fail_to_pass, |outcome| {
-                matches!(outcome, CaseOutcome::Passed | CaseOutcome::Xfailed)
-            }),
-            pass_to_pass: group(&given.pass_to_pass, |outcome| {
-                matches!(
-                    outcome,
-                    CaseOutcome::Passed | CaseOutcome::Xfailed | CaseOutcome::Skipped
-                )
-            }),
+            fail_to_pass,
+            pass_to_pass,
+            read_as,
         }
     }
 
@@ -131,8 +142,9 @@ impl Graded {
         .collect()
     }
 
-    /// The four groups as counts, one line each: `FAIL_TO_PASS: 2 success, 1 failure`.
-    pub fn lines(&self) -> [String; 2] {
+    /// The groups as counts, one line each (`FAIL_TO_PASS: 2 success, 1 failure`), then each
+    /// listed id that stands for a longer one, with the whole ids.
+    pub fn lines(&self) -> Vec<String> {
         let line = |name: &str, group: &Group| {
             format!(
                 "{name}: {} success, {} failure",
@@ -140,10 +152,17 @@ impl Graded {
                 group.failure.len()
             )
         };
-        [
+        let mut lines = vec![
             line("FAIL_TO_PASS", &self.fail_to_pass),
             line("PASS_TO_PASS", &self.pass_to_pass),
-        ]
+        ];
+        lines.extend(self.read_as.iter().map(|(listed, whole)| {
+            format!(
+                "`{listed}` as SWE-bench's parser spells it: {}",
+                whole.join(", ")
+            )
+        }));
+        lines
     }
 }
 
@@ -152,7 +171,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::{Graded, Group, HeldAndGiven, Missed};
-    use crate::task::GivenTests;
+    use crate::task::{GivenTests, ListedIds};
     use crate::verdict::read::outcome::CaseOutcome::{
         self, Error, Failed, Passed, Skipped, Xfailed,
     };
@@ -173,6 +192,7 @@ mod tests {
         let given = GivenTests {
             fail_to_pass: ids(&["f_pass", "f_xfail", "f_skip", "f_fail", "f_error", "f_gone"]),
             pass_to_pass: ids(&["p_pass", "p_xfail", "p_skip", "p_fail", "p_error", "p_gone"]),
+            ids: ListedIds::Whole,
         };
         let cases: BTreeMap<String, CaseOutcome> = [
             ("f_pass", Passed),
@@ -211,6 +231,7 @@ mod tests {
                         missed("p_gone", None),
                     ],
                 },
+                read_as: BTreeMap::new(),
             }
         );
         assert_eq!(
@@ -230,6 +251,7 @@ mod tests {
         let given = GivenTests {
             fail_to_pass: ids(&["a"]),
             pass_to_pass: Vec::new(),
+            ids: ListedIds::Whole,
         };
         let cases = BTreeMap::from([("a".to_owned(), Passed), ("other".to_owned(), Failed)]);
         let graded = Graded::grade(&given, &cases);

@@ -4,8 +4,6 @@
 //! names the ids and the test checks that they do differ, so the list stays exact.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use serde::Deserialize;
 use serde_json::json;
@@ -65,30 +63,7 @@ fn harness(cases: &[Case]) -> Vec<Graded> {
             "pass_to_pass": case.pass_to_pass,
         }))
         .collect::<Vec<_>>());
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/readers/swebench_grade.py"
-    );
-    let mut child = Command::new(crate::test_support::python())
-        .arg(script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "SWE-bench's harness did not run (is swebench in the venv? `make venv`): {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    crate::test_support::swebench_grade(&input)
 }
 
 /// mend's reading of the listed tests: a test of either list keeps its promise only by passing
