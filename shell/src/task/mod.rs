@@ -298,7 +298,7 @@ impl Task {
 
         let tools = match raw.tools.enabled {
             Some(enabled) => tools(enabled, &at)?,
-            None => defaults::TOOLS.to_vec(),
+            None => defaults::tools(),
         };
         let shell = shell_limits(&raw.shell, &at)?;
         let protocol = protocol::of_table(raw.model.protocol, raw.model.provider, &at)?;
