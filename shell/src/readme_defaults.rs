@@ -35,7 +35,7 @@ fn seconds(duration: std::time::Duration) -> u64 {
 /// What the code uses, written as the README writes it.
 fn in_code() -> BTreeMap<String, String> {
     let options = mend_core::ModelOptions::default();
-    let tools: Vec<String> = defaults::TOOLS
+    let tools: Vec<String> = defaults::tools()
         .iter()
         .map(|tool| format!("`{}`", ToolName::name(*tool)))
         .collect();

@@ -28,6 +28,9 @@ use crate::tools::{self, ToolContext, ToolRun};
 /// Receives every event, in order, as it happens.
 pub trait Observer {
     fn event(&mut self, event: &Event);
+
+    /// The hooks run about a call (or, in a replay, the record's), each with its decision.
+    fn hooks_ran(&mut self, _call_id: &str, _tool: &str, _runs: &[crate::task::HookRun]) {}
 }
 
 /// A new session from `config`, its first actions queued, not yet driven. A config the core
@@ -202,6 +205,7 @@ impl Driver<'_> {
                 }
                 let (run, runs) = self.hooked_call(&call_id, &name, &arguments, watch)?;
                 self.recorder.hooks_ran(&call_id, &runs);
+                self.observer.hooks_ran(&call_id.0, &name, &runs);
                 let input = match run {
                     ToolRun::Finished(outcome) => Input::ToolFinished { call_id, outcome },
                     ToolRun::Cut(cut) => cut_input(cut),

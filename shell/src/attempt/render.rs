@@ -67,6 +67,16 @@ impl JsonLines {
 }
 
 impl Observer for JsonLines {
+    fn hooks_ran(&mut self, call_id: &str, tool: &str, runs: &[crate::task::HookRun]) {
+        for run in runs {
+            self.write(&RunEvent::Hook {
+                call_id: call_id.to_owned(),
+                tool: tool.to_owned(),
+                run: run.clone(),
+            });
+        }
+    }
+
     fn event(&mut self, event: &Event) {
         self.write(event);
         if let Some((turn, usage)) = usage_after(&mut self.estimate, event) {
@@ -188,6 +198,12 @@ impl Human {
 }
 
 impl Observer for Human {
+    fn hooks_ran(&mut self, _call_id: &str, tool: &str, runs: &[crate::task::HookRun]) {
+        for run in runs {
+            self.line(&crate::task::hook_text::line(tool, run));
+        }
+    }
+
     fn event(&mut self, event: &Event) {
         match event {
             Event::ContextTrimmed {
@@ -291,6 +307,7 @@ impl Render for Human {
                 *before_message,
             )),
             RunEvent::TurnUsage { usage, .. } => self.line(&format!("  ({})", usage.describe())),
+            RunEvent::Hook { tool, run, .. } => self.line(&crate::task::hook_text::line(tool, run)),
             RunEvent::TestsBefore { run } => self.line(&tests_text("Starting tests", run, false)),
             RunEvent::TestsAfter { run } => {
                 self.line(&tests_text("Independent final tests", run, true))

@@ -61,6 +61,13 @@ pub enum RunEvent {
         turn: u32,
         usage: TurnUsage,
     },
+    /// One hook's run about a call: which hook, the event, its decision and reason, its time.
+    Hook {
+        call_id: String,
+        tool: String,
+        #[serde(flatten)]
+        run: crate::task::HookRun,
+    },
     TestsBefore {
         run: TestRun,
     },

@@ -10,6 +10,8 @@ use crate::page::timeline::{seconds, Subject, Timeline};
 use crate::page::view::{SessionView, Shown};
 use crate::record::metrics::RunMetrics;
 use crate::record::Record;
+use crate::record::RecordedCall;
+use crate::task::hook_text as hooks;
 
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {
     if let Some(out) = html {
@@ -90,20 +92,26 @@ fn session_lines(
     timeline: &Timeline,
     protocol: mend_core::Protocol,
 ) -> String {
+    let blocked = |call: &&RecordedCall| hooks::blocked(&call.hooks).is_some();
     let counts = |status: ToolStatus| {
         session
             .calls
             .iter()
-            .filter(|call| call.status == status)
+            .filter(|call| call.status == status && !blocked(call))
             .count()
     };
+    let by_hooks = session.calls.iter().filter(blocked).count();
     let mut out = format!(
-        "{} turn(s), {} call(s): {} ok, {} failed, {} refused\n",
+        "{} turn(s), {} call(s): {} ok, {} failed, {} refused{}\n",
         session.turns.len(),
         session.calls.len(),
         counts(ToolStatus::Ok),
         counts(ToolStatus::Failed),
-        counts(ToolStatus::Refused)
+        counts(ToolStatus::Refused),
+        match by_hooks {
+            0 => String::new(),
+            count => format!(", {count} blocked by hooks"),
+        }
     );
     for span in &timeline.spans {
         let Subject::Turn { session: of, turn } = span.subject else {
@@ -123,10 +131,11 @@ fn session_lines(
             }
         }
         for call in session.calls.iter().filter(|call| call.turn == turn) {
-            let status = match call.status {
-                ToolStatus::Ok => "ok",
-                ToolStatus::Failed => "FAILED",
-                ToolStatus::Refused => "REFUSED",
+            let status = match (call.status, hooks::blocked(&call.hooks)) {
+                (_, Some(_)) => "BLOCKED by a hook",
+                (ToolStatus::Ok, None) => "ok",
+                (ToolStatus::Failed, None) => "FAILED",
+                (ToolStatus::Refused, None) => "REFUSED",
                 // A status added to the core after this shell: named as the record spells it.
                 _ => "OTHER",
             };
@@ -143,6 +152,9 @@ fn session_lines(
                 short_arguments(&call.arguments),
                 call.duration_ms
             ));
+            for run in &call.hooks {
+                out.push_str(&format!("      {}\n", hooks::line(&call.name, run)));
+            }
         }
     }
     out.push_str(&match &session.stop.detail {

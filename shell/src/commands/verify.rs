@@ -12,6 +12,7 @@ use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::cli::VerifyArgs;
 use crate::error::{exit, MendError};
+use crate::hooks::verify::{VerifyHooks, VERIFY_CALL_ID};
 use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::check::{independent_check, TestRun};
@@ -115,7 +116,25 @@ pub fn verify(
             ..TestRun::default()
         },
         None => {
+            let hooks = VerifyHooks {
+                task: &task,
+                runner: &runner,
+                root: workspace.root(),
+            };
+            if let Some(which) = hooks.which() {
+                eprintln!("mend: {which}");
+            }
+            match hooks.before() {
+                Ok(runs) => render.hooks_ran(VERIFY_CALL_ID, "run_tests", &runs),
+                Err((runs, reason)) => {
+                    render.hooks_ran(VERIFY_CALL_ID, "run_tests", &runs);
+                    return Err(MendError::refused(format!("the verify was {reason}")));
+                }
+            }
             let mut run = independent_check(&runner, &task.test, workspace.root())?;
+            let (runs, objection) = hooks.after(&serde_json::json!(run))?;
+            render.hooks_ran(VERIFY_CALL_ID, "run_tests", &runs);
+            warnings.extend(objection);
             // As in a run's final tests: the first reason a run is untrusted is the one given.
             if run.not_trusted.is_none() {
                 run.not_trusted = tripwire.untrusted(workspace.root())?;

@@ -14,6 +14,7 @@ pub(crate) mod gate;
 pub(crate) mod input;
 pub(crate) mod spawn;
 pub(crate) mod stop;
+pub(crate) mod verify;
 
 #[cfg(test)]
 mod claude_code_tests;

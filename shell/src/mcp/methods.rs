@@ -1,12 +1,13 @@
-//! The MCP methods mend answers: `initialize` (agreeing on a protocol version), `ping`,
-//! `tools/list` and `tools/call`; every other request is "method not found".
+//! The MCP methods mend answers: `initialize` (agreeing on a protocol version, the older
+//! handshake), `server/discover` (the 2026-07-28 revision, see `modern`), `ping`, `tools/list`
+//! and `tools/call`; every other request is "method not found".
 
 use serde_json::{json, Map, Value};
 
 use crate::mcp::jsonrpc::{self, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
-use crate::mcp::tools;
+use crate::mcp::{modern, tools};
 
-/// The protocol versions mend speaks, newest first: a client asking for one of them gets it,
+/// The handshake's protocol versions mend speaks, newest first: a client asking for one of them gets it,
 /// any other client gets the newest, and decides whether it can go on.
 pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
     ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -30,7 +31,26 @@ impl Session {
     }
 
     fn request(&mut self, id: Value, method: &str, params: &Map<String, Value>) -> Value {
+        // A request naming its revision in `_meta` is served on its own (2026-07-28).
+        if let Some(requested) = modern::requested_version(params) {
+            if !modern::MODERN_VERSIONS.contains(&requested) {
+                return modern::unsupported(id, requested);
+            }
+            let answer = self.answer(id.clone(), method, params);
+            return match answer.get("result").cloned() {
+                Some(result) if method == "tools/list" || method == "server/discover" => {
+                    jsonrpc::result(id, modern::cacheable(result))
+                }
+                Some(result) => jsonrpc::result(id, modern::complete(result)),
+                None => answer,
+            };
+        }
+        self.answer(id, method, params)
+    }
+
+    fn answer(&mut self, id: Value, method: &str, params: &Map<String, Value>) -> Value {
         match method {
+            "server/discover" => jsonrpc::result(id, modern::discovered()),
             "initialize" => {
                 let asked = params.get("protocolVersion").and_then(Value::as_str);
                 let version = PROTOCOL_VERSIONS
@@ -72,7 +92,10 @@ fn initialized(version: &str) -> Value {
     json!({
         "protocolVersion": version,
         "capabilities": {"tools": {"listChanged": false}},
-        "serverInfo": {"name": "mend", "version": env!("CARGO_PKG_VERSION")},
-        "instructions": "verify runs a repository's own tests (its mend.toml) on a throwaway copy, with a patch applied or the repository as it is, and returns mend's verdict by test id: a verdict the change under test cannot fake. task says what the repository's task allows.",
+        "serverInfo": modern::server_info(),
+        "instructions": INSTRUCTIONS,
     })
 }
+
+/// What mend's server is for, said to the client (and perhaps its model) once.
+pub(crate) const INSTRUCTIONS: &str = "verify runs a repository's own tests (its mend.toml) on a throwaway copy, with a patch applied or the repository as it is, and returns mend's verdict: counts, the failing tests and the end of the output (`detail: \"tests\"` adds each test's outcome by id). task says what the repository's task allows.";

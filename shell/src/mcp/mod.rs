@@ -8,6 +8,7 @@
 
 pub(crate) mod jsonrpc;
 pub(crate) mod methods;
+pub(crate) mod modern;
 pub(crate) mod tools;
 mod withheld;
 

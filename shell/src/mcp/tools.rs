@@ -22,7 +22,7 @@ pub(crate) fn list() -> Value {
         {
             "name": "verify",
             "title": "Verify a change with the repository's own tests",
-            "description": "Runs the repository's tests once on a throwaway copy — with `patch` (a unified diff, as `git diff` prints) applied, or the repository as it is — inside mend's sandbox, and returns mend's verdict: each test's outcome by id, the failing tests, why a run cannot be trusted, and warnings; a task's held-out tests (`test.held_out`, `test.patch`) are put back after the change and its given tests graded (`given`), as in a run's final tests; on such a task it answers only whether the change resolves it and how many tests passed (`withheld` says why: no held-out id, source or output). The repository is never written. The same run as `mend verify`.",
+            "description": "Runs the repository's tests once on a throwaway copy — with `patch` (a unified diff, as `git diff` prints) applied, or the repository as it is — inside mend's sandbox, and returns mend's verdict: its counts, the failing tests, the end of the output (each test's outcome by id with `detail: \"tests\"`), why a run cannot be trusted, and warnings; a task's held-out tests (`test.held_out`, `test.patch`) are put back after the change and its given tests graded (`given`), as in a run's final tests; on such a task it answers only whether the change resolves it and how many tests passed (`withheld` says why: no held-out id, source or output). The repository is never written. The same run as `mend verify`.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
@@ -30,7 +30,8 @@ pub(crate) fn list() -> Value {
                     "patch": {"type": "string", "description": "A unified diff with `--- a/FILE` / `+++ b/FILE` headers, applied to the copy; omit it to verify the current change."},
                     "task_file": task_file,
                     "python": {"type": "string", "description": "The interpreter with pytest, if not the repository's venv."},
-                    "sandbox": {"type": "string", "enum": ["auto", "bwrap", "none"], "description": "Where the tests run (default auto)."}
+                    "sandbox": {"type": "string", "enum": ["auto", "bwrap", "none"], "description": "Where the tests run (default auto)."},
+                    "detail": {"type": "string", "enum": ["summary", "tests"], "description": "summary (the default): counts, the failing tests (the first 50) and the end of the output; tests: also each test's outcome by id (the first 5000)."}
                 },
                 "required": ["repo"]
             }
@@ -99,17 +100,59 @@ fn repo_args(arguments: &Map<String, Value>) -> Result<RepoChoice, String> {
     })
 }
 
+/// A command's failure in MCP's words: the flags it names are this tool's arguments.
 fn failed(error: MendError) -> String {
-    format!("mend: {}", error.message)
+    let mut message = format!("mend: {}", error.message);
+    for (flag, argument) in [
+        ("--task-file", "task_file"),
+        ("--repo", "repo"),
+        ("--python", "python"),
+        ("--patch", "patch"),
+        ("--sandbox", "sandbox"),
+    ] {
+        message = message.replace(flag, &format!("the `{argument}` argument"));
+    }
+    message
 }
 
 fn call_verify(arguments: &Map<String, Value>) -> Result<Value, String> {
     let setup = repo_args(arguments)?;
     let patch = text(arguments, "patch")?;
+    let detail = match text(arguments, "detail")?.as_deref() {
+        None | Some("summary") => Detail::Summary,
+        Some("tests") => Detail::Tests,
+        Some(other) => {
+            return Err(format!(
+                "`detail` is `{other}`; it must be summary or tests"
+            ))
+        }
+    };
     let verified = verify(&setup, false, patch.as_deref(), &mut Silent).map_err(failed)?;
+    Ok(verify_answer(verified, patch.is_some(), detail))
+}
+
+/// How much of a verify's run the answer carries.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Detail {
+    /// Counts, the failing tests (the first [`FAILING_SHOWN`]) and a short tail of the output:
+    /// small enough for any client's output cap, whatever the suite's size.
+    Summary,
+    /// Also each test's outcome by id, the first [`TESTS_SHOWN`].
+    Tests,
+}
+
+/// Failing ids an answer lists; the rest are counted in `failing_count`.
+pub(crate) const FAILING_SHOWN: usize = 50;
+/// Test outcomes `detail: "tests"` lists; the rest are counted in `tests_omitted`.
+pub(crate) const TESTS_SHOWN: usize = 5_000;
+/// Characters of the output's end an answer keeps.
+pub(crate) const TAIL_CHARS: usize = 1_500;
+
+/// The answer to `verify`: the verdict, bounded (see [`Detail`]).
+pub(crate) fn verify_answer(verified: Verified, patch_applied: bool, detail: Detail) -> Value {
     let passed = verified.passed();
     let Verified {
-        run,
+        mut run,
         held,
         warnings,
         sandbox,
@@ -121,28 +164,39 @@ fn call_verify(arguments: &Map<String, Value>) -> Result<Value, String> {
         if let Value::Object(fields) = &mut answer {
             fields.insert("warnings".to_owned(), json!(warnings));
             fields.insert("sandbox".to_owned(), json!(sandbox));
-            fields.insert("patch_applied".to_owned(), json!(patch.is_some()));
+            fields.insert("patch_applied".to_owned(), json!(patch_applied));
         }
-        return Ok(answer);
+        return answer;
     }
-    let tests: Map<String, Value> = run
-        .cases
-        .iter()
-        .map(|(id, outcome)| (id.clone(), json!(outcome)))
-        .collect();
+    let failing_count = run.failing.len();
+    run.failing.truncate(FAILING_SHOWN);
+    run.output_tail = run
+        .output_tail
+        .as_deref()
+        .map(|tail| crate::truncate::keep_tail(tail, TAIL_CHARS));
     let mut verdict = json!({
         "passed": passed,
-        "tests": tests,
+        "failing_count": failing_count,
         "warnings": warnings,
         "sandbox": sandbox,
-        "patch_applied": patch.is_some(),
+        "patch_applied": patch_applied,
     });
+    if detail == Detail::Tests {
+        let tests: Map<String, Value> = run
+            .cases
+            .iter()
+            .take(TESTS_SHOWN)
+            .map(|(id, outcome)| (id.clone(), json!(outcome)))
+            .collect();
+        verdict["tests"] = Value::Object(tests);
+        verdict["tests_omitted"] = json!(run.cases.len().saturating_sub(TESTS_SHOWN));
+    }
     for details in [serde_json::to_value(&run), serde_json::to_value(&held)] {
         if let (Value::Object(verdict), Ok(Value::Object(details))) = (&mut verdict, details) {
             verdict.extend(details);
         }
     }
-    Ok(verdict)
+    verdict
 }
 
 fn call_task(arguments: &Map<String, Value>) -> Result<Value, String> {

@@ -162,7 +162,9 @@ fn turn_summary(content: &TurnContent, calls: &[&RecordedCall]) -> String {
 /// A call with its arguments and result. A refused call's record holds no arguments (they never
 /// reached a tool), so the model's own are shown, as it streamed them.
 fn draw_call(call: &RecordedCall, streamed: Option<&ModelCall>, page: &mut Html) {
+    let blocked = crate::task::hook_text::blocked(&call.hooks).is_some();
     let (class, status) = match call.status {
+        _ if blocked => ("call refused", "blocked by a hook"),
         ToolStatus::Ok => ("call ok", "ok"),
         ToolStatus::Failed => ("call failed", "failed"),
         ToolStatus::Refused => ("call refused", "refused"),
@@ -194,8 +196,16 @@ fn draw_call(call: &RecordedCall, streamed: Option<&ModelCall>, page: &mut Html)
     };
     page.raw("<table class=\"call-body\">")
         .row("arguments", &arguments)
-        .row("result", &result_text(&call.result))
-        .raw("</table></div>");
+        .row("result", &result_text(&call.result));
+    if !call.hooks.is_empty() {
+        let lines: Vec<String> = call
+            .hooks
+            .iter()
+            .map(|run| crate::task::hook_text::line(&call.name, run))
+            .collect();
+        page.row("hooks", &lines.join("\n"));
+    }
+    page.raw("</table></div>");
 }
 
 /// A result as a person reads it: its long text fields (a file, pytest's output) unescaped.

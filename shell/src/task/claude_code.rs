@@ -44,6 +44,15 @@ pub fn every_tool_name() -> Vec<&'static str> {
         .collect()
 }
 
+/// The fields of mend's `tool` that Claude Code names otherwise: (mend's, Claude Code's).
+fn renamed(tool: &str) -> &'static [(&'static str, &'static str)] {
+    match tool {
+        "write_file" => &[("text", "content")],
+        "replace_text" => &[("old", "old_string"), ("new", "new_string")],
+        _ => &[],
+    }
+}
+
 /// `arguments` of mend's `tool` with Claude Code's field names beside mend's own: `file_path`
 /// (absolute, under `cwd`, as Claude Code gives it), `content`, `old_string`/`new_string`.
 pub fn with_claude_fields(
@@ -52,12 +61,7 @@ pub fn with_claude_fields(
     cwd: &str,
 ) -> Map<String, Value> {
     let mut input = arguments.clone();
-    let renamed: &[(&str, &str)] = match tool {
-        "write_file" => &[("text", "content")],
-        "replace_text" => &[("old", "old_string"), ("new", "new_string")],
-        _ => &[],
-    };
-    for (mend, claude) in renamed {
+    for (mend, claude) in renamed(tool) {
         if let Some(value) = arguments.get(*mend) {
             input.entry(*claude).or_insert_with(|| value.clone());
         }
@@ -77,12 +81,7 @@ pub fn with_claude_fields(
 /// `file_path`, which the tool reads as `text` and `path`. Claude Code's names are taken out.
 pub fn to_mend_fields(tool: &str, updated: &Map<String, Value>, cwd: &str) -> Map<String, Value> {
     let mut input = updated.clone();
-    let renamed: &[(&str, &str)] = match tool {
-        "write_file" => &[("content", "text")],
-        "replace_text" => &[("old_string", "old"), ("new_string", "new")],
-        _ => &[],
-    };
-    for (claude, mend) in renamed {
+    for (mend, claude) in renamed(tool) {
         if let Some(value) = input.remove(*claude) {
             input.insert((*mend).to_owned(), value);
         }

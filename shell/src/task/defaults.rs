@@ -13,16 +13,14 @@ pub const TEST_TIMEOUT: Duration = Duration::from_secs(600);
 /// `shell.timeout_seconds` when the task file gives none: one command, not a test suite.
 pub const SHELL_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// `tools.enabled` when the task file gives none: reading, searching, editing and the tests;
-/// never `shell`, which a task must ask for.
-pub const TOOLS: [ToolName; 6] = [
-    ToolName::ListFiles,
-    ToolName::Grep,
-    ToolName::ReadFile,
-    ToolName::WriteFile,
-    ToolName::ReplaceText,
-    ToolName::RunTests,
-];
+/// `tools.enabled` when the task file gives none: every tool but `shell`, which a task must ask
+/// for (reading, searching, editing and the tests).
+pub fn tools() -> Vec<ToolName> {
+    ToolName::ALL
+        .into_iter()
+        .filter(|tool| *tool != ToolName::Shell)
+        .collect()
+}
 
 /// Runners mend has no reader for: their result is their exit code, and mend says so.
 const UNREAD_RUNNERS: [&str; 14] = [
@@ -66,7 +64,7 @@ pub(super) fn report_for(argv: &[String]) -> (ReportKind, Option<String>) {
 mod tests {
     use camino::Utf8Path;
 
-    use super::{report_for, ReportKind, TEST_TIMEOUT, TOOLS};
+    use super::{report_for, tools, ReportKind, TEST_TIMEOUT};
     use crate::task::{OutputReader, Task, TestReport};
 
     fn parse(text: &str) -> Result<Task, String> {
@@ -91,7 +89,7 @@ mod tests {
             (
                 TestReport::Output(OutputReader::Libtest),
                 TEST_TIMEOUT,
-                TOOLS.to_vec(),
+                tools(),
                 Vec::<String>::new()
             )
         );

@@ -123,7 +123,7 @@ pub(super) enum ReportKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ToolsTable {
-    /// Absent: [`super::defaults::TOOLS`].
+    /// Absent: [`super::defaults::tools`].
     pub enabled: Option<Spanned<Vec<Spanned<String>>>>,
     /// Offer `start_line`/`end_line` on `read_file`.
     #[serde(default = "yes")]

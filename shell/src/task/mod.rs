@@ -9,6 +9,7 @@ pub(crate) mod environment;
 mod file;
 pub(crate) mod held_out;
 pub(crate) mod hook_run;
+pub mod hook_text;
 pub(crate) mod hooks;
 pub(crate) mod instructions;
 mod missing;
@@ -308,7 +309,7 @@ impl Task {
 
         let tools = match raw.tools.enabled {
             Some(enabled) => tools(enabled, &at)?,
-            None => defaults::TOOLS.to_vec(),
+            None => defaults::tools(),
         };
         let shell = shell_limits(&raw.shell, &at)?;
         let protocol = protocol::of_table(raw.model.protocol, raw.model.provider, &at)?;

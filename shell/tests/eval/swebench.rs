@@ -147,6 +147,61 @@ fn by_mend(record: &Value) -> BTreeMap<String, String> {
     outcomes
 }
 
+/// What the ATIF trajectory of the record at `record` says of the given tests, as the `atif`
+/// models read it back: each listed test (its list, whether it held, what it came to), the
+/// contract's lists, and the grade whole.
+fn atif_given(record: &Path, atif: &Path) -> (BTreeMap<String, Value>, Value, Value) {
+    let exported = common::mend(&["export", "--atif", &arg(record), "-o", &arg(atif)]);
+    assert_eq!(exported.code, 0, "{}", exported.stderr);
+    let verdict = common::atif_checked(&[atif.to_path_buf()])[0]["verdict"].clone();
+    let tests = verdict["tests"]
+        .as_object()
+        .expect("tests by id")
+        .iter()
+        .map(|(id, test)| (id.clone(), test.clone()))
+        .collect();
+    let lists = json!([
+        verdict["contract"]["fail_to_pass"].as_array().map(Vec::len),
+        verdict["contract"]["pass_to_pass"].as_array().map(Vec::len),
+    ]);
+    (tests, lists, verdict["given"].clone())
+}
+
+/// The same, from the record's own fields.
+fn from_record(record: &Value) -> (BTreeMap<String, Value>, Value, Value) {
+    let given = find(record, "given").expect("the record grades by the given lists");
+    let mut tests = BTreeMap::new();
+    for (group, list) in [
+        ("fail_to_pass", "FAIL_TO_PASS"),
+        ("pass_to_pass", "PASS_TO_PASS"),
+    ] {
+        for id in given[group]["success"].as_array().into_iter().flatten() {
+            tests.insert(
+                id.as_str().unwrap().to_owned(),
+                json!({"given": list, "met": true}),
+            );
+        }
+        for missed in given[group]["failure"].as_array().into_iter().flatten() {
+            let mut test = json!({"given": list, "met": false});
+            if let Some(outcome) = missed.get("outcome") {
+                test["after"] = outcome.clone();
+            }
+            tests.insert(missed["id"].as_str().unwrap().to_owned(), test);
+        }
+    }
+    for (id, whole) in given["read_as"].as_object().into_iter().flatten() {
+        if let Some(test) = tests.get_mut(id) {
+            test["read_as"] = whole.clone();
+        }
+    }
+    let count = |group: &str| {
+        given[group]["success"].as_array().map_or(0, Vec::len)
+            + given[group]["failure"].as_array().map_or(0, Vec::len)
+    };
+    let lists = json!([count("fail_to_pass"), count("pass_to_pass")]);
+    (tests, lists, given.clone())
+}
+
 fn find<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
     match value {
         Value::Object(map) => map
@@ -296,6 +351,15 @@ fn instances_from_real_projects_import_check_and_only_the_honest_fix_resolves() 
             assert_eq!(
                 by_mend(&record),
                 by_hand(&tree, command),
+                "{task} attempt {attempt}"
+            );
+            let record_path = out.join(task).join(format!("{attempt}.json"));
+            assert_eq!(
+                atif_given(
+                    &record_path,
+                    &dir.path().join(format!("{task}-{attempt}.atif.json"))
+                ),
+                from_record(&record),
                 "{task} attempt {attempt}"
             );
         }

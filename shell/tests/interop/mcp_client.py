@@ -1,8 +1,10 @@
 """Drives `mend mcp` with the official MCP Python SDK, as an agent would, and prints what it got
 as one JSON object for the Rust test to compare whole.
 
-Usage: python mcp_client.py MEND CALLS_FILE, where CALLS_FILE holds a JSON object of calls,
-each `KEY: [TOOL, ARGUMENTS]`, made in order; the results come back under the same keys.
+Usage: python mcp_client.py MEND CALLS_FILE [ERA], where CALLS_FILE holds a JSON object of calls,
+each `KEY: [TOOL, ARGUMENTS]`, made in order; the results come back under the same keys. ERA is
+`legacy` (the initialize handshake, the default) or `modern` (MCP 2026-07-28: `server/discover`,
+then every request carrying its version in `_meta`, no handshake).
 """
 
 import asyncio
@@ -13,13 +15,16 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
-async def main(mend: str, calls_file: str) -> dict:
+async def main(mend: str, calls_file: str, era: str = "legacy") -> dict:
     with open(calls_file, encoding="utf-8") as handle:
         calls = json.load(handle)
     server = StdioServerParameters(command=mend, args=["mcp"])
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write) as session:
-            initialized = await session.initialize()
+            if era == "modern":
+                await session.discover()
+            else:
+                await session.initialize()
             listed = await session.list_tools()
             results = {}
             for key, (tool, arguments) in calls.items():
@@ -30,12 +35,12 @@ async def main(mend: str, calls_file: str) -> dict:
                     "text": [block.text for block in result.content],
                 }
     return {
-        "protocol_version": initialized.protocol_version,
-        "server": initialized.server_info.name,
+        "protocol_version": session.protocol_version,
+        "server": session.server_info.name,
         "tools": sorted(tool.name for tool in listed.tools),
         "results": results,
     }
 
 
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(main(*sys.argv[1:3]))))
+    print(json.dumps(asyncio.run(main(*sys.argv[1:4]))))

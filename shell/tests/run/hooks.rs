@@ -98,6 +98,66 @@ fn a_hook_blocks_a_call_in_the_sandbox_and_its_decision_replays() {
         .sum();
     assert_eq!(record["metrics"]["hook_ms"].as_u64().unwrap_or(0), hook_ms);
 
+    // Every decision is seen: as it happened, in `mend show`'s text and on its page, a blocked
+    // call as blocked rather than failed.
+    let without_times = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|line| line.contains("hook PreToolUse") || line.contains("BLOCKED by a hook"))
+            .map(|line| {
+                let line = line.trim();
+                let cut = line
+                    .rfind(", ")
+                    .filter(|_| line.contains(" — "))
+                    .unwrap_or(line.len());
+                let line = &line[..cut];
+                line.rsplit_once(" (")
+                    .map_or(line, |(kept, _)| kept)
+                    .to_owned()
+            })
+            .collect()
+    };
+    let blocked_line = format!(
+        "hook PreToolUse `{command}` on replace_text: BLOCKED: no hacks in this repository"
+    );
+    let passed_line = format!("hook PreToolUse `{command}` on replace_text: pass");
+    let shown = crate::common::mend(&["show", record_path.to_str().unwrap()]);
+    let page = crate::common::mend(&["show", record_path.to_str().unwrap(), "--html", "-"]);
+    assert_eq!(
+        (
+            outcome
+                .events()
+                .into_iter()
+                .filter(|event| event["type"] == "hook")
+                .map(|mut event| {
+                    event.as_object_mut().unwrap().remove("duration_ms");
+                    event
+                })
+                .collect::<Vec<Value>>(),
+            without_times(&shown.stdout)
+                .into_iter()
+                .filter(|line| line.starts_with("hook"))
+                .collect::<Vec<_>>(),
+            shown
+                .stdout
+                .contains("1 ok, 0 failed, 0 refused, 1 blocked by hooks"),
+            page.stdout.contains("blocked by a hook"),
+            page.stdout.contains(&blocked_line.replace('`', "&#96;"))
+                || page.stdout.contains(&blocked_line),
+        ),
+        (
+            vec![
+                json!({"type": "hook", "call_id": "c1", "tool": "replace_text", "event": "PreToolUse",
+                    "command": command, "decision": "block", "reason": "no hacks in this repository"}),
+                json!({"type": "hook", "call_id": "c2", "tool": "replace_text", "event": "PreToolUse",
+                    "command": command, "decision": "pass"}),
+            ],
+            vec![blocked_line.clone(), passed_line],
+            true,
+            true,
+            true
+        )
+    );
+
     // A hook that now blocks everything: the replay reuses the recorded decisions, so it
     // matches, and the hook never runs.
     std::fs::write(
@@ -106,4 +166,71 @@ fn a_hook_blocks_a_call_in_the_sandbox_and_its_decision_replays() {
     )
     .unwrap();
     replays_cleanly(&record_path);
+}
+
+/// `mend verify` runs the hooks that match `run_tests` (a verify is a test run) and says which:
+/// a `PreToolUse` block stops it as blocked, a `PostToolUse` hook hears the run; hooks about edits
+/// do not run.
+#[test]
+fn a_verify_runs_the_hooks_of_a_test_run_and_says_which() {
+    let outcomes: Vec<(i32, Vec<String>)> = [
+        ("PreToolUse", "run_tests", "echo 'no tests today' >&2; exit 2"),
+        ("PostToolUse", "run_tests", "echo '{\"decision\": \"block\", \"reason\": \"heard the run\"}'"),
+        ("PreToolUse", "Edit|Write", "exit 2"),
+    ]
+    .into_iter()
+    .map(|(event, matcher, script)| {
+        let repo = sample_copy();
+        std::fs::create_dir_all(repo.path().join("hooks")).unwrap();
+        std::fs::write(repo.path().join("hooks/gate.sh"), script).unwrap();
+        let task = std::fs::read_to_string(repo.path().join("mend.toml")).unwrap();
+        let hooks = format!(
+            "\n[[hooks.{event}]]\nmatcher = \"{matcher}\"\nhooks = [{{ type = \"command\", command = \"sh hooks/gate.sh\" }}]\n"
+        );
+        std::fs::write(repo.path().join("mend.toml"), format!("{task}{hooks}")).unwrap();
+        let outcome = crate::common::mend(&[
+            "verify",
+            "--repo",
+            repo.path().to_str().unwrap(),
+            "--sandbox",
+            "none",
+        ]);
+        let said: Vec<String> = outcome
+            .stderr
+            .lines()
+            .chain(outcome.stdout.lines())
+            .filter(|line| line.contains("hook"))
+            .map(|line| match line.rfind(" (") {
+                Some(cut) if line.ends_with("ms)") => line[..cut].to_owned(),
+                _ => line.to_owned(),
+            })
+            .collect();
+        (outcome.code, said)
+    })
+    .collect();
+    let gate = "sh hooks/gate.sh";
+    assert_eq!(
+        outcomes,
+        [
+            (
+                4,
+                vec![
+                    format!("mend: hooks: a verify runs those that match run_tests: PreToolUse `{gate}`"),
+                    format!("mend: error: the verify was blocked by the PreToolUse hook `{gate}`: no tests today"),
+                    format!("hook PreToolUse `{gate}` on run_tests: BLOCKED: no tests today"),
+                ]
+            ),
+            (
+                1,
+                vec![
+                    format!("mend: hooks: a verify runs those that match run_tests: PostToolUse `{gate}`"),
+                    format!("hook PostToolUse `{gate}` on run_tests: BLOCKED: heard the run"),
+                ]
+            ),
+            (
+                1,
+                vec!["mend: hooks: none of the task's applies to a verify (only those that match run_tests do)".to_owned()]
+            ),
+        ]
+    );
 }

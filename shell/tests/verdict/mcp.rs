@@ -18,8 +18,14 @@ fn fix_patch() -> String {
     format!("--- a/path_rules.py\n+++ b/path_rules.py\n@@ -13 +13 @@\n-{OLD}\n+{NEW}\n")
 }
 
-/// What the official MCP client got from `mend mcp` for `calls` (`KEY: [TOOL, ARGUMENTS]`).
+/// What the official MCP client got from `mend mcp` for `calls` (`KEY: [TOOL, ARGUMENTS]`), with
+/// the older handshake.
 fn mcp_client(calls: Value) -> Value {
+    mcp_client_in("legacy", calls)
+}
+
+/// As [`mcp_client`], in `era`: `legacy` (initialize) or `modern` (2026-07-28, stateless).
+fn mcp_client_in(era: &str, calls: Value) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let calls_path = dir.path().join("calls.json");
     std::fs::write(&calls_path, calls.to_string()).unwrap();
@@ -27,6 +33,7 @@ fn mcp_client(calls: Value) -> Value {
         .arg(repo_root().join("shell/tests/interop/mcp_client.py"))
         .arg(env!("CARGO_BIN_EXE_mend"))
         .arg(&calls_path)
+        .arg(era)
         .output()
         .unwrap();
     assert!(
@@ -77,93 +84,117 @@ fn the_python_sdk_verifies_a_patch_over_mcp_as_mend_verify_does() {
     std::fs::write(&patch_path, fix_patch()).unwrap();
     let python = python();
     let python = python.to_str().unwrap();
-    let got = mcp_client(json!({
-        "task": ["task", {"repo": repo_path}],
-        "verify": ["verify", {"repo": repo_path, "python": python, "sandbox": "none"}],
-        "verify_patched": ["verify", {"repo": repo_path, "patch": fix_patch(), "python": python, "sandbox": "none"}],
-        "verify_missing": ["verify", {"repo": format!("{repo_path}/no-such-folder")}],
-    }));
-    let results = &got["results"];
-    let test = |name: &str| format!("tests/test_path_rules.py::{name}");
-    let tests_before = json!({
-        test("test_selects_only_python_under_src"): "passed",
-        test("test_preserves_nested_modules"): "passed",
-        test("test_accepts_windows_separators"): "failed",
-        test("test_empty_changes_select_nothing"): "passed",
-    });
-    let task = &results["task"]["structured"];
-    assert_eq!(
-        (
-            &got["protocol_version"],
-            &got["server"],
-            &got["tools"],
-            json!([
-                task["readable"],
-                task["editable"],
-                task["test_files"],
-                task["test_command"]
-            ]),
-        ),
-        (
-            &json!("2025-11-25"),
-            &json!("mend"),
-            &json!(["task", "verify"]),
-            json!([
-                ["path_rules.py", "tests/test_path_rules.py"],
-                ["path_rules.py"],
-                ["tests/test_path_rules.py"],
-                ["python", "-m", "pytest", "-q"]
-            ]),
-        )
-    );
-    let verify = &results["verify"]["structured"];
-    let patched = &results["verify_patched"]["structured"];
-    let all_passed: Value = tests_before
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(|id| (id.clone(), json!("passed")))
-        .collect::<serde_json::Map<_, _>>()
-        .into();
-    assert_eq!(
-        (
-            &verify["passed"],
-            &verify["tests"],
-            &patched["passed"],
-            &patched["tests"],
-            &patched["patch_applied"],
-        ),
-        (
-            &json!(false),
-            &tests_before,
-            &json!(true),
-            &all_passed,
-            &json!(true)
-        )
-    );
-    // The same verdict as `mend verify`, with the patch and without.
-    assert_eq!(
-        (judged(verify), judged(patched)),
-        (
-            judged(&verify_by_cli(&repo_path, None)),
-            judged(&verify_by_cli(
-                &repo_path,
-                Some(patch_path.to_str().unwrap())
-            ))
-        )
-    );
-    let missing = &results["verify_missing"];
-    assert_eq!(
-        (&missing["is_error"], &missing["structured"]),
-        (&json!(true), &Value::Null)
-    );
-    assert!(
-        missing["text"][0]
-            .as_str()
+    for (era, version) in [("legacy", "2025-11-25"), ("modern", "2026-07-28")] {
+        let got = mcp_client_in(
+            era,
+            json!({
+                "task": ["task", {"repo": repo_path}],
+                "verify": ["verify", {"repo": repo_path, "python": python, "sandbox": "none", "detail": "tests"}],
+                "verify_patched": ["verify", {"repo": repo_path, "patch": fix_patch(), "python": python, "sandbox": "none", "detail": "tests"}],
+                "verify_short": ["verify", {"repo": repo_path, "python": python, "sandbox": "none"}],
+                "verify_missing": ["verify", {"repo": format!("{repo_path}/no-such-folder")}],
+            }),
+        );
+        let results = &got["results"];
+        let test = |name: &str| format!("tests/test_path_rules.py::{name}");
+        let tests_before = json!({
+            test("test_selects_only_python_under_src"): "passed",
+            test("test_preserves_nested_modules"): "passed",
+            test("test_accepts_windows_separators"): "failed",
+            test("test_empty_changes_select_nothing"): "passed",
+        });
+        let task = &results["task"]["structured"];
+        assert_eq!(
+            (
+                &got["protocol_version"],
+                &got["server"],
+                &got["tools"],
+                json!([
+                    task["readable"],
+                    task["editable"],
+                    task["test_files"],
+                    task["test_command"]
+                ]),
+            ),
+            (
+                &json!(version),
+                &json!("mend"),
+                &json!(["task", "verify"]),
+                json!([
+                    ["path_rules.py", "tests/test_path_rules.py"],
+                    ["path_rules.py"],
+                    ["tests/test_path_rules.py"],
+                    ["python", "-m", "pytest", "-q"]
+                ]),
+            )
+        );
+        let verify = &results["verify"]["structured"];
+        let patched = &results["verify_patched"]["structured"];
+        let all_passed: Value = tests_before
+            .as_object()
             .unwrap()
-            .contains("no-such-folder"),
-        "{missing}"
-    );
+            .keys()
+            .map(|id| (id.clone(), json!("passed")))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        assert_eq!(
+            (
+                &verify["passed"],
+                &verify["tests"],
+                &patched["passed"],
+                &patched["tests"],
+                &patched["patch_applied"],
+            ),
+            (
+                &json!(false),
+                &tests_before,
+                &json!(true),
+                &all_passed,
+                &json!(true)
+            )
+        );
+        // The same verdict as `mend verify`, with the patch and without.
+        assert_eq!(
+            (judged(verify), judged(patched)),
+            (
+                judged(&verify_by_cli(&repo_path, None)),
+                judged(&verify_by_cli(
+                    &repo_path,
+                    Some(patch_path.to_str().unwrap())
+                ))
+            )
+        );
+        let missing = &results["verify_missing"];
+        assert_eq!(
+            (&missing["is_error"], &missing["structured"]),
+            (&json!(true), &Value::Null)
+        );
+        assert!(
+            missing["text"][0]
+                .as_str()
+                .unwrap()
+                .contains("no-such-folder"),
+            "{missing}"
+        );
+        // By default the answer is bounded: counts, failing ids and the output's end, no test map.
+        let short = &results["verify_short"]["structured"];
+        assert_eq!(
+            (
+                short.get("tests"),
+                &short["failing"],
+                &short["failing_count"],
+                short["output_tail"]
+                    .as_str()
+                    .map(|tail| tail.chars().count() <= 1_500),
+            ),
+            (
+                None,
+                &json!([test("test_accepts_windows_separators")]),
+                &json!(1),
+                Some(true)
+            )
+        );
+    }
     assert_eq!(
         tree_digest(repo.path()),
         before,
@@ -195,8 +226,8 @@ fn a_verify_over_mcp_of_a_task_with_held_out_tests_answers_resolved_and_counts_o
     let python = python();
     let python = python.to_str().unwrap();
     let got = mcp_client(json!({
-        "as_it_is": ["verify", {"repo": repo, "python": python, "sandbox": "bwrap"}],
-        "fixed": ["verify", {"repo": repo, "patch": fix, "python": python, "sandbox": "bwrap"}],
+        "as_it_is": ["verify", {"repo": repo, "python": python, "sandbox": "bwrap", "detail": "tests"}],
+        "fixed": ["verify", {"repo": repo, "patch": fix, "python": python, "sandbox": "bwrap", "detail": "tests"}],
     }));
     let results = &got["results"];
     // `mend verify` of the same change: the run the counts come from, the grade the counts
