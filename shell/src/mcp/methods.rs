@@ -5,12 +5,8 @@
 use serde_json::{json, Map, Value};
 
 use crate::mcp::jsonrpc::{self, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
+use crate::mcp::said::{INSTRUCTIONS, PROTOCOL_VERSIONS};
 use crate::mcp::{modern, tools};
-
-/// The handshake's protocol versions mend speaks, newest first: a client asking for one of them gets it,
-/// any other client gets the newest, and decides whether it can go on.
-pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
-    ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 #[derive(Default)]
 pub(crate) struct Session {
@@ -96,6 +92,3 @@ fn initialized(version: &str) -> Value {
         "instructions": INSTRUCTIONS,
     })
 }
-
-/// What mend's server is for, said to the client (and perhaps its model) once.
-pub(crate) const INSTRUCTIONS: &str = "verify runs a repository's own tests (its mend.toml) on a throwaway copy, with a patch applied or the repository as it is, and returns mend's verdict: counts, the failing tests and the end of the output (`detail: \"tests\"` adds each test's outcome by id). task says what the repository's task allows.";

@@ -9,6 +9,7 @@
 pub(crate) mod jsonrpc;
 pub(crate) mod methods;
 pub(crate) mod modern;
+mod said;
 pub(crate) mod tools;
 mod withheld;
 

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::mcp::methods::{INSTRUCTIONS, PROTOCOL_VERSIONS};
+use crate::mcp::said::{INSTRUCTIONS, PROTOCOL_VERSIONS};
 
 /// The revisions served per request, newest first.
 pub(crate) const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
