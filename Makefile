@@ -21,7 +21,7 @@ export MEND_PYTHON := $(abspath $(VENV))/bin/python
 DEEP_CASES := 12800
 
 .PHONY: eval all build install run test lint proptest-deep venv fixtures conformance fuzz bench live-local screenshot clean \
-	python-dev python-test python-wheel bench-python
+	python-dev python-test python-wheel bench-python pytest-matrix compat
 
 all: build
 
@@ -51,6 +51,45 @@ $(SDISTS_STAMP): $(SDISTS) $(VENV_STAMP)
 
 venv: $(VENV_STAMP) $(SDISTS_STAMP)
 
+# The witness across the pytest people run (docs/pytest-versions.md): one venv per pytest line,
+# hash-pinned (fixtures/pytest-matrix/pytest-LINE.txt, written by scripts/pytest-pins.sh) and
+# made once, like .venv. `make test` runs the witness's tests under PYTEST_LINES; `make compat`
+# under every minor line, then under whatever pytest PyPI serves newest, unpinned.
+PYTEST_LINES := 6.2 7.4 8.4 9.2
+PYTEST_COMPAT_LINES := 6.2 7.0 7.1 7.2 7.3 7.4 8.0 8.1 8.2 8.3 8.4 9.0 9.1 9.2
+PYTEST_VENVS := target/pytest-venvs
+# The witness's tests: the witness loaded by a real interpreter, and every game of the verdict
+# on a pytest project, pytest-xdist's included, in one sandbox (the witness's checks do not
+# depend on it).
+WITNESS_TESTS := verdict::trust::witness
+WITNESS_GAMES := gaming::config gaming::exits gaming::planted gaming::reach gaming::shared xdist::
+
+$(PYTEST_VENVS)/%/.installed: fixtures/pytest-matrix/pytest-%.txt
+	rm -rf $(dir $@)
+	$(PYTHON) -m venv $(dir $@)
+	$(dir $@)bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $<
+	touch $@
+
+# The witness's tests under the venv in $(1).
+define witness_tests
+	@echo "== the witness under $$($(1)/bin/python -c 'import pytest, pluggy, sys; print("pytest", pytest.__version__, "pluggy", pluggy.__version__, "Python", sys.version.split()[0])')"
+	MEND_PYTHON=$(abspath $(1))/bin/python $(CARGO) test --locked -q -p mend --lib $(WITNESS_TESTS)
+	MEND_PYTHON=$(abspath $(1))/bin/python $(CARGO) test --locked -q -p mend --test verdict -- $(WITNESS_GAMES) --skip ::none
+endef
+
+pytest-matrix: $(foreach line,$(PYTEST_LINES),$(PYTEST_VENVS)/$(line)/.installed)
+	$(foreach line,$(PYTEST_LINES),$(call witness_tests,$(PYTEST_VENVS)/$(line))
+	)
+
+# Every minor line, then the newest pytest and pytest-xdist PyPI serves today (made afresh).
+compat: venv $(foreach line,$(PYTEST_COMPAT_LINES),$(PYTEST_VENVS)/$(line)/.installed)
+	$(foreach line,$(PYTEST_COMPAT_LINES),$(call witness_tests,$(PYTEST_VENVS)/$(line))
+	)
+	rm -rf $(PYTEST_VENVS)/newest
+	$(PYTHON) -m venv $(PYTEST_VENVS)/newest
+	$(PYTEST_VENVS)/newest/bin/pip install --quiet --disable-pip-version-check --upgrade pytest pytest-xdist
+	$(call witness_tests,$(PYTEST_VENVS)/newest)
+
 # Replays the recorded repair on a fresh copy of the sample: real tools, real pytest, no model.
 # Then the second task's recorded repair, to show nothing is specific to the sample.
 run: build venv
@@ -59,7 +98,7 @@ run: build venv
 
 # Every test: unit, property, exhaustive, integration (real pytest on temporary copies), docs,
 # and the Python package's tests.
-test: venv lint python-test
+test: venv lint python-test pytest-matrix
 	$(CARGO) test --workspace --locked
 
 lint:
@@ -120,7 +159,7 @@ conformance: build
 	./target/release/mend conformance $(CAPTURES)
 
 # mend's own costs as ratios measured in one run; rewrites the table in BENCHMARKS.md.
-bench: venv
+bench: venv $(foreach line,$(PYTEST_LINES),$(PYTEST_VENVS)/$(line)/.installed)
 	MEND_BENCH_WRITE=$(abspath BENCHMARKS.md) $(CARGO) bench --locked -p mend --bench harness
 
 # A real tiny model (SmolLM2-135M) behind llama.cpp's llama-server, built from PyPI sources once
@@ -145,4 +184,4 @@ fixtures: venv
 
 clean:
 	$(CARGO) clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(PYTEST_VENVS)
