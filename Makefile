@@ -59,10 +59,10 @@ PYTEST_LINES := 6.2 7.4 8.4 9.2
 PYTEST_COMPAT_LINES := 6.2 7.0 7.1 7.2 7.3 7.4 8.0 8.1 8.2 8.3 8.4 9.0 9.1 9.2
 PYTEST_VENVS := target/pytest-venvs
 # The witness's tests: the witness loaded by a real interpreter, and every game of the verdict
-# on a pytest project, pytest-xdist's included, in one sandbox (the witness's checks do not
-# depend on it).
+# on a pytest project, in one sandbox (the witness's checks do not depend on it). (The xdist
+# tests run on the ledger project, whose plugins only .venv has.)
 WITNESS_TESTS := verdict::trust::witness
-WITNESS_GAMES := gaming::config gaming::exits gaming::planted gaming::reach gaming::shared xdist::
+WITNESS_GAMES := gaming::config gaming::exits gaming::planted gaming::reach gaming::shared
 
 $(PYTEST_VENVS)/%/.installed: fixtures/pytest-matrix/pytest-%.txt
 	rm -rf $(dir $@)
