@@ -58,37 +58,23 @@ venv: $(VENV_STAMP) $(SDISTS_STAMP)
 PYTEST_LINES := 6.2 7.4 8.4 9.2
 PYTEST_COMPAT_LINES := 6.2 7.0 7.1 7.2 7.3 7.4 8.0 8.1 8.2 8.3 8.4 9.0 9.1 9.2
 PYTEST_VENVS := target/pytest-venvs
-# The witness's tests: the witness loaded by a real interpreter, and every game of the verdict
-# on a pytest project, in one sandbox (the witness's checks do not depend on it). (The xdist
-# tests run on the ledger project, whose plugins only .venv has.)
-WITNESS_TESTS := verdict::trust::witness
-WITNESS_GAMES := gaming::config gaming::exits gaming::planted gaming::reach gaming::shared
-
 $(PYTEST_VENVS)/%/.installed: fixtures/pytest-matrix/pytest-%.txt
 	rm -rf $(dir $@)
 	$(PYTHON) -m venv $(dir $@)
 	$(dir $@)bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $<
 	touch $@
 
-# The witness's tests under the venv in $(1).
-define witness_tests
-	@echo "== the witness under $$($(1)/bin/python -c 'import pytest, pluggy, sys; print("pytest", pytest.__version__, "pluggy", pluggy.__version__, "Python", sys.version.split()[0])')"
-	MEND_PYTHON=$(abspath $(1))/bin/python $(CARGO) test --locked -q -p mend --lib $(WITNESS_TESTS)
-	MEND_PYTHON=$(abspath $(1))/bin/python $(CARGO) test --locked -q -p mend --test verdict -- $(WITNESS_GAMES) --skip ::none
-endef
-
+# The witness's tests (scripts/witness-matrix.sh says which) under each line.
 pytest-matrix: $(foreach line,$(PYTEST_LINES),$(PYTEST_VENVS)/$(line)/.installed)
-	$(foreach line,$(PYTEST_LINES),$(call witness_tests,$(PYTEST_VENVS)/$(line))
-	)
+	CARGO=$(CARGO) scripts/witness-matrix.sh $(foreach line,$(PYTEST_LINES),$(PYTEST_VENVS)/$(line))
 
-# Every minor line, then the newest pytest and pytest-xdist PyPI serves today (made afresh).
+# Every minor line, then the newest pytest PyPI serves today, in a venv made afresh.
 compat: venv $(foreach line,$(PYTEST_COMPAT_LINES),$(PYTEST_VENVS)/$(line)/.installed)
-	$(foreach line,$(PYTEST_COMPAT_LINES),$(call witness_tests,$(PYTEST_VENVS)/$(line))
-	)
+	CARGO=$(CARGO) scripts/witness-matrix.sh $(foreach line,$(PYTEST_COMPAT_LINES),$(PYTEST_VENVS)/$(line))
 	rm -rf $(PYTEST_VENVS)/newest
 	$(PYTHON) -m venv $(PYTEST_VENVS)/newest
-	$(PYTEST_VENVS)/newest/bin/pip install --quiet --disable-pip-version-check --upgrade pytest pytest-xdist
-	$(call witness_tests,$(PYTEST_VENVS)/newest)
+	$(PYTEST_VENVS)/newest/bin/pip install --quiet --disable-pip-version-check --upgrade pytest
+	CARGO=$(CARGO) scripts/witness-matrix.sh $(PYTEST_VENVS)/newest
 
 # Replays the recorded repair on a fresh copy of the sample: real tools, real pytest, no model.
 # Then the second task's recorded repair, to show nothing is specific to the sample.

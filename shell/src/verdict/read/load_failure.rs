@@ -27,6 +27,8 @@ pub enum Loaded {
     Plugin(String),
     /// pytest itself stopped with a traceback before running any test.
     Startup,
+    /// pytest cannot import its own modules: a broken or half-installed pytest.
+    Pytest,
     /// mend's witness plugin failed in this pytest, pluggy or Python: the versions it met (when
     /// it could tell them) and where in the witness it failed.
     Witness {
@@ -44,6 +46,7 @@ impl LoadFailure {
                 format!("pytest could not load the plugin `{name}`: {}", self.error)
             }
             Loaded::Startup => format!("pytest failed while starting: {}", self.error),
+            Loaded::Pytest => format!("pytest could not import itself: {}", self.error),
             Loaded::Witness { runner, place } => {
                 let runner = runner
                     .as_ref()
@@ -72,6 +75,9 @@ impl LoadFailure {
                 "a plugin or conftest.py may not suit the pytest installed for `{python}`; run the test command by hand to see the whole traceback"
             ),
             Loaded::Witness { .. } => WITNESS_FIX.to_owned(),
+            Loaded::Pytest => format!(
+                "the pytest installed for `{python}` is broken or half-installed: reinstall it (`{python} -m pip install --force-reinstall pytest`)"
+            ),
         }
     }
 }
@@ -91,7 +97,9 @@ pub fn load_failure(output: &str, root: &Utf8Path) -> Option<LoadFailure> {
             .map_or_else(|_| path.to_owned(), |inside| inside.to_string())
     };
     witness_traceback(&lines)
+        .or_else(|| half_installed(&lines))
         .or_else(|| conftest_import(&lines, &relative))
+        .or_else(|| plugin_raised(&lines))
         .or_else(|| conftest_collection(&lines, &relative))
         .or_else(|| plugin_validation(&lines, &relative))
         .or_else(|| plugin_import(&lines))
@@ -191,6 +199,37 @@ fn startup_traceback(lines: &[&str]) -> Option<LoadFailure> {
     Some(LoadFailure {
         what: Loaded::Startup,
         error: error.to_owned(),
+    })
+}
+
+/// pytest's own package failing to import a module of pytest's: `pytest/__init__.py` (or
+/// `_pytest/`) in the traceback, and `No module named '_pytest…'` or `'pluggy…'` at its end.
+fn half_installed(lines: &[&str]) -> Option<LoadFailure> {
+    let error = lines.iter().rev().find(|line| is_error_line(line))?;
+    let own_module = ["No module named '_pytest", "No module named 'pluggy"]
+        .iter()
+        .any(|missing| error.contains(missing));
+    let in_pytest = lines.iter().any(|line| {
+        frame(line.trim()).is_some_and(|(file, _, _)| {
+            file.ends_with("/pytest/__init__.py") || file.contains("/_pytest/")
+        })
+    });
+    (own_module && in_pytest).then(|| LoadFailure {
+        what: Loaded::Pytest,
+        error: (*error).to_owned(),
+    })
+}
+
+/// `Error while loading plugin "name".` (pytest 8.1 and later: a `-p` plugin that raised while
+/// imported), then pytest's `E   ` lines: the last of them is the error.
+fn plugin_raised(lines: &[&str]) -> Option<LoadFailure> {
+    let (at, name) = lines.iter().enumerate().find_map(|(at, line)| {
+        let rest = line.strip_prefix("Error while loading plugin \"")?;
+        Some((at, rest.strip_suffix("\".").unwrap_or(rest)))
+    })?;
+    Some(LoadFailure {
+        what: Loaded::Plugin(name.to_owned()),
+        error: last_e_line(&lines[at + 1..])?,
     })
 }
 

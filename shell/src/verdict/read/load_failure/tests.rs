@@ -198,3 +198,36 @@ fn mend_s_own_witness_failing_is_told_apart_from_the_projects_setup() {
         "mend's pytest witness could not run under pytest 9.3.0, pluggy 1.8.0, Python 3.13.0: ModuleNotFoundError: No module named '_pytest.approx' (in _watched_holders, line 314)"
     );
 }
+
+#[test]
+fn a_plugin_that_raises_at_import_and_a_half_installed_pytest_are_named() {
+    let raised = "Error while loading plugin \"boomplugin\".\n\
+        boomplugin.py:1: in <module>\n    raise RuntimeError(\"boom at import\")\n\
+        E   RuntimeError: boom at import\n";
+    let half_installed = "Traceback (most recent call last):\n\
+        \x20 File \"<frozen runpy>\", line 148, in _get_module_details\n\
+        \x20 File \"/venv/lib/python3.11/site-packages/pytest/__init__.py\", line 6, in <module>\n\
+        \x20   from _pytest import __version__\n\
+        ModuleNotFoundError: No module named '_pytest'\n";
+    // A test module's own missing import is the project's, however pytest got there.
+    let projects = "Traceback (most recent call last):\n\
+        \x20 File \"/venv/lib/python3.11/site-packages/_pytest/config/__init__.py\", line 1, in main\n\
+        ModuleNotFoundError: No module named 'requests'\n";
+    assert_eq!(
+        [read(raised), read(half_installed), read(projects)],
+        [
+            Some(LoadFailure {
+                what: Loaded::Plugin("boomplugin".to_owned()),
+                error: "RuntimeError: boom at import".to_owned(),
+            }),
+            Some(LoadFailure {
+                what: Loaded::Pytest,
+                error: "ModuleNotFoundError: No module named '_pytest'".to_owned(),
+            }),
+            Some(LoadFailure {
+                what: Loaded::Startup,
+                error: "ModuleNotFoundError: No module named 'requests'".to_owned(),
+            }),
+        ]
+    );
+}
