@@ -8,7 +8,9 @@ cargo=${CARGO:-cargo}
 for venv in "$@"; do
     python=$(cd "$venv" && pwd)/bin/python
     echo "== the witness under $("$python" -c 'import sys, pytest, pluggy; print("pytest", pytest.__version__, "pluggy", pluggy.__version__, "Python", sys.version.split()[0])')"
-    MEND_PYTHON=$python "$cargo" test --locked -q -p mend --lib verdict::trust::witness
+    # (The grammar test reads the witness with the checkout's own Python: feature_version is
+    # best-effort before 3.10.)
+    MEND_PYTHON=$python "$cargo" test --locked -q -p mend --lib verdict::trust::witness -- --skip grammar_tests
     MEND_PYTHON=$python "$cargo" test --locked -q -p mend --test verdict -- \
         gaming::config gaming::exits gaming::planted gaming::reach gaming::shared --skip ::none
 done
