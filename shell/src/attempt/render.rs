@@ -371,6 +371,7 @@ fn verdict_lines(event: &RunEvent) -> Vec<String> {
         reasons,
         warnings,
         sandbox,
+        runner,
         replay_matched,
         metrics,
         benchmark,
@@ -380,6 +381,7 @@ fn verdict_lines(event: &RunEvent) -> Vec<String> {
         return Vec::new();
     };
     let mut lines = vec![verdict_line(*tests_pass, sandbox, *replay_matched)];
+    lines.extend(runner.iter().map(|runner| format!("  graded by {runner}")));
     lines.extend(benchmark.lines().iter().map(|line| format!("  {line}")));
     lines.extend(reasons.iter().map(|reason| format!("  - {reason}")));
     lines.extend(warnings.iter().map(|warning| warning_line(warning)));

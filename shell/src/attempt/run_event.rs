@@ -16,6 +16,7 @@ use crate::verdict::grade::contract::Contract;
 use crate::verdict::grade::decide::Verdict;
 use crate::verdict::grade::ending::Ending;
 use crate::verdict::grade::given::HeldAndGiven;
+use crate::verdict::read::runner::Runner;
 use camino::Utf8Path;
 
 /// Events of the shell, around the session's own: setup, the independent check, the verdict.
@@ -144,6 +145,9 @@ pub enum RunEvent {
         /// The sandbox the final tests ran in (`bwrap`, `network-namespace`, `none`): a PASS
         /// outside bwrap came from tests that could write outside the copy.
         sandbox: String,
+        /// What graded the final tests (pytest, pluggy and Python's versions), when pytest did.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        runner: Option<Runner>,
         #[serde(skip_serializing_if = "Option::is_none")]
         replay_matched: Option<bool>,
         /// How the last session ended; `none` for a replay of a record without one.
@@ -215,6 +219,7 @@ impl RunEvent {
             contract: ending.contract.clone(),
             benchmark: Box::new(ending.held_and_given()),
             sandbox: sandbox.name().to_owned(),
+            runner: ending.tests_after.runner.clone(),
             replay_matched: None,
             stop_reason,
             exit_code,
@@ -260,6 +265,7 @@ mod tests {
             contract: None,
             benchmark: Box::default(),
             sandbox: "none".to_owned(),
+            runner: None,
             replay_matched: None,
             stop_reason,
             exit_code: 0,

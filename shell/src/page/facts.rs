@@ -121,6 +121,9 @@ pub(crate) fn tests(shown: &Shown, page: &mut Html) {
 /// A test run's outcome, then the failing tests and the output's end when the record has them.
 fn test_rows<'p>(name: &str, run: &TestRun, page: &'p mut Html) -> &'p mut Html {
     page.row(name, &test_run(run));
+    if let Some(runner) = &run.runner {
+        page.row("graded by", &runner.to_string());
+    }
     if !run.failing.is_empty() {
         page.row("failing tests", &run.failing.join("\n"));
     }

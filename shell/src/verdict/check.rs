@@ -19,16 +19,17 @@ use crate::task::OutputReader;
 use crate::task::{TestCommand, TestReport};
 use crate::truncate::keep_tail;
 use crate::verdict::read::junit::Report;
-use crate::verdict::read::load_failure::{load_failure, LoadFailure};
+use crate::verdict::read::load_failure::{load_failure, LoadFailure, Loaded};
 use crate::verdict::read::note::Note;
 use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::progress::shorten_trailing_progress;
 use crate::verdict::read::readers::tests_counted;
+use crate::verdict::read::runner::Runner;
 use crate::verdict::read::summary::{without_colours, Summary};
 use crate::verdict::read::test_run::{RanTests, ReportFile};
 use crate::verdict::trust::known::Known;
 use crate::verdict::trust::untrusted::{Alarm, OwedReport, Untrusted};
-use crate::verdict::trust::witness::Heard;
+use crate::verdict::trust::witness::{witness_failure, Heard, Unchecked};
 
 /// How much of the output a run that did not pass keeps, for the person reading the verdict.
 const OUTPUT_TAIL_CHARS: usize = 2_000;
@@ -61,10 +62,14 @@ pub struct TestRun {
     /// [`tests_counted`]); absent where it prints none mend knows, and in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tests_counted: Option<u32>,
-    /// What mend's pytest witness could not watch in this pytest (an internal a release moved
-    /// or renamed that nothing stands in for): checks that were not made, said beside the result.
+    /// What graded the run: pytest's, pluggy's and Python's versions, as mend's witness told
+    /// them (pytest runs only; absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<Runner>,
+    /// The witness's checks this pytest, pluggy or Python did not let it make, in sentences:
+    /// the verdict stands without them, and says so.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unwatched: Vec<String>,
+    pub unchecked: Vec<String>,
     /// The end of the output (colours removed) of a run that did not pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
@@ -102,18 +107,15 @@ impl TestRun {
             (Some(_), Some(summary)) => summary.describe(),
             (Some(code), None) => format!("exit {code}"),
         };
-        let unwatched = (!self.unwatched.is_empty()).then(|| {
-            format!(
-                "not checked, this pytest lacks what the witness watches: {}",
-                self.unwatched.join(", ")
-            )
-        });
         let reasons: Vec<String> = self
             .not_trusted
             .iter()
             .map(Untrusted::describe)
             .chain(self.note.iter().map(Note::describe))
-            .chain(unwatched)
+            .chain(
+                (!self.unchecked.is_empty())
+                    .then(|| format!("not checked: {}", self.unchecked.join("; "))),
+            )
             .collect();
         if reasons.is_empty() {
             outcome
@@ -297,8 +299,23 @@ fn read_run(
             Err(not_run(&finished, test, reason, fix))
         }
         (TestReport::Pytest, report) => {
-            let load = load_failure(&finished.output, workdir);
-            read_pytest_run(&finished, test, report, (&ran.witness, known, load))
+            let load = witness_failure(&ran.witness, load_failure(&finished.output, workdir));
+            let graded = read_pytest_run(&finished, test, report, (&ran.witness, known, load));
+            named_runner(graded, Heard::runner_of(&ran.witness))
+        }
+    }
+}
+
+/// The run, given or not, naming the pytest that ran it.
+fn named_runner(
+    graded: Result<TestRun, NotRun>,
+    runner: Option<Runner>,
+) -> Result<TestRun, NotRun> {
+    match graded {
+        Ok(run) => Ok(TestRun { runner, ..run }),
+        Err(mut not_run) => {
+            not_run.run.runner = runner;
+            Err(not_run)
         }
     }
 }
@@ -382,9 +399,13 @@ fn read_pytest_run(
         .filter(|_| runs_pytest_itself(&test.argv));
     let heard = Heard::of(witness);
     let no_report = !matches!(report, ReportFile::Written(_));
+    // A witness that failed heard nothing to trust, whatever pytest went on to write.
+    let witness_broke = load
+        .as_ref()
+        .is_some_and(|load| matches!(load.what, Loaded::Witness { .. }));
     if let Some(load) = load
         .as_ref()
-        .filter(|_| no_report || matches!(code, Some(3 | 4)))
+        .filter(|_| witness_broke || no_report || matches!(code, Some(3 | 4)))
     {
         // pytest is there and said what it could not load: that, not the setup, is the fix.
         let reason = Untrusted::SetupNotLoaded {
@@ -420,14 +441,10 @@ fn read_pytest_run(
         .map(|heard| heard.canary_ids().cloned().collect())
         .unwrap_or_default();
     let mut run = read(finished, test, Some(report.without(&canaries)), note);
-    run.alarms = heard
-        .as_ref()
-        .map(|heard| heard.alarms.clone())
-        .unwrap_or_default();
-    run.unwatched = heard
-        .as_ref()
-        .map(|heard| heard.unwatched.clone())
-        .unwrap_or_default();
+    if let Ok(heard) = &heard {
+        run.alarms = heard.alarms.clone();
+        run.unchecked = heard.unchecked.iter().map(Unchecked::describe).collect();
+    }
     let heard = heard.and_then(|heard| {
         heard
             .check(&text, &report.cases, code, known)

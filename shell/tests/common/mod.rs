@@ -57,6 +57,20 @@ pub fn python() -> PathBuf {
     python
 }
 
+/// What mend's witness must name as the grading of a run by `python()`: its pytest's, pluggy's
+/// and Python's versions, asked of the interpreter itself.
+pub fn installed_runner() -> Value {
+    let output = Command::new(python())
+        .args([
+            "-c",
+            "import json, sys, pytest, pluggy; print(json.dumps({'pytest': pytest.__version__, \
+             'pluggy': pluggy.__version__, 'python': '%d.%d.%d' % sys.version_info[:3]}))",
+        ])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 pub struct Outcome {
     pub code: i32,
     pub stdout: String,

@@ -1,7 +1,7 @@
 //! The command line's failures: each ends with one clear message and its documented exit code,
 //! and leaves the original repository untouched.
 
-use crate::common::{fixture, mend, mend_in, sample_copy, tree_digest};
+use crate::common::{fixture, installed_runner, mend, mend_in, sample_copy, tree_digest};
 use serde_json::Value;
 
 #[test]
@@ -137,7 +137,7 @@ fn verify_reports_the_pristine_sample_as_failing() {
         events,
         vec![
             serde_json::json!({"type": "sandbox", "name": "bwrap"}),
-            serde_json::json!({"type": "tests_after", "run": {"exit_code": 1, "summary": {"passed": 3, "failed": 1, "errors": 0, "skipped": 0}, "failing": ["tests/test_path_rules.py::test_accepts_windows_separators"]}}),
+            serde_json::json!({"type": "tests_after", "run": {"exit_code": 1, "summary": {"passed": 3, "failed": 1, "errors": 0, "skipped": 0}, "failing": ["tests/test_path_rules.py::test_accepts_windows_separators"], "runner": installed_runner()}}),
             serde_json::json!({"type": "costs", "setup_ms": "ms", "copy_ms": "ms", "sandbox_start_ms": "ms", "tests_ms": "ms", "cleanup_ms": "ms"}),
         ]
     );

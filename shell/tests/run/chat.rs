@@ -305,7 +305,8 @@ fn commands_are_recorded_shown_and_replayed(
         json!([
             {"after_messages": 1, "command": "verify", "passed": true,
              "tests": {"exit_code": 0, "duration_ms": 0,
-                       "summary": {"passed": 4, "failed": 0, "errors": 0, "skipped": 0}}},
+                       "summary": {"passed": 4, "failed": 0, "errors": 0, "skipped": 0},
+                       "runner": common::installed_runner()}},
             {"after_messages": 1, "command": "save", "path": nowhere.to_str().unwrap(),
              "saved": {"outcome": "failed", "error": refused}},
             {"after_messages": 1, "command": "save", "path": patch.to_str().unwrap(),
@@ -381,7 +382,7 @@ fn a_recorded_conversation_replays_offline_and_a_changed_answer_diverges() {
         (
             0,
             Some(
-                json!({"type": "verdict", "tests_pass": true, "sandbox": "none", "replay_matched": true, "stop_reason": "assistant_finished", "exit_code": 0})
+                json!({"type": "verdict", "tests_pass": true, "sandbox": "none", "runner": common::installed_runner(), "replay_matched": true, "stop_reason": "assistant_finished", "exit_code": 0})
             )
         ),
         "{}",

@@ -128,6 +128,15 @@ fn the_python_sdk_verifies_a_patch_over_mcp_as_mend_verify_does() {
                 ]),
             )
         );
+        // An error result has no structured content: its text says why.
+        for key in ["verify", "verify_patched"] {
+            assert_eq!(
+                results[key]["is_error"],
+                json!(false),
+                "{era} {key}: {}",
+                results[key]["text"]
+            );
+        }
         let verify = &results["verify"]["structured"];
         let patched = &results["verify_patched"]["structured"];
         let all_passed: Value = tests_before

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common;
-use crate::common::{copy_of, mend, repo_root, tree_digest, Outcome};
+use crate::common::{copy_of, installed_runner, mend, repo_root, tree_digest, Outcome};
 use serde_json::{json, Value};
 
 pub(crate) fn project(name: &str) -> PathBuf {
@@ -38,7 +38,8 @@ pub(crate) fn task_file_with(project: &Path, dir: &Path, old: &str, new: &str) -
     task_file
 }
 
-/// The exit code, and the independent check without its timing and output tail.
+/// The exit code, and the independent check without its timing and output tail, and without
+/// the runner it names once that is checked to be the test interpreter's pytest.
 pub(crate) fn verdict(outcome: &Outcome) -> (i32, Value) {
     let mut run = outcome.tests_after();
     let Some(fields) = run.as_object_mut() else {
@@ -46,6 +47,9 @@ pub(crate) fn verdict(outcome: &Outcome) -> (i32, Value) {
     };
     fields.remove("duration_ms");
     fields.remove("output_tail");
+    if let Some(runner) = fields.remove("runner") {
+        assert_eq!(runner, installed_runner(), "the pytest that graded the run");
+    }
     (outcome.code, run)
 }
 

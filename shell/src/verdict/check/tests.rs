@@ -9,6 +9,7 @@ use crate::task::{PathSet, PythonPath};
 use crate::test_support::{project, python};
 use crate::verdict::read::load_failure::{LoadFailure, Loaded};
 use crate::verdict::read::outcome::CaseOutcome;
+use crate::verdict::read::runner::Runner;
 use crate::verdict::trust::untrusted::Untrusted;
 
 fn runner() -> TestRunner {
@@ -30,6 +31,23 @@ fn test_command(argv: &[&str], report: TestReport, timeout_seconds: u64) -> Test
 
 fn pytest() -> TestCommand {
     test_command(&["python", "-m", "pytest", "-q"], TestReport::Pytest, 60)
+}
+
+/// The pytest, pluggy and Python of the test interpreter, as the witness must name them.
+fn installed() -> Option<Runner> {
+    let output = std::process::Command::new(python().as_str())
+        .args(["-c", "import sys, pytest, pluggy; print(pytest.__version__, pluggy.__version__, '%d.%d.%d' % sys.version_info[:3])"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let [pytest, pluggy, python] = text.split_whitespace().collect::<Vec<_>>()[..] else {
+        panic!("no versions from {text:?}");
+    };
+    Some(Runner {
+        pytest: pytest.to_owned(),
+        pluggy: pluggy.to_owned(),
+        python: python.to_owned(),
+    })
 }
 
 /// A run without its timing and output, which differ between runs.
@@ -61,6 +79,7 @@ fn failed_run(summary: Summary, failing: &str, cases: &[(&str, CaseOutcome)]) ->
             .iter()
             .map(|(id, outcome)| ((*id).to_owned(), *outcome))
             .collect(),
+        runner: installed(),
         ..TestRun::default()
     }
 }
@@ -109,6 +128,7 @@ fn no_tests_collected_is_not_a_pass() {
                 exit_code: Some(5),
                 summary: Some(Summary::default()),
                 note: Some(Note::NoTestsCollected),
+                runner: installed(),
                 ..TestRun::default()
             },
             false,
@@ -165,6 +185,7 @@ fn a_broken_conftest_is_a_harness_error_before_the_loop_and_a_failing_verdict_af
                     },
                     exit: "a usage error, exit 4".to_owned(),
                 }),
+                runner: installed(),
                 ..TestRun::default()
             },
             false
@@ -307,14 +328,18 @@ fn a_junit_runner_gives_counts_and_an_old_report_never_stands_in() {
     let run = independent_check(&runner(), &command, &root).unwrap();
     assert_eq!(
         outcome(&run),
-        failed_run(
-            counts(1, 1, 0, 0),
-            "cli::prints",
-            &[
-                ("cli::parses", CaseOutcome::Passed),
-                ("cli::prints", CaseOutcome::Failed)
-            ]
-        )
+        TestRun {
+            // No witness names another runner.
+            runner: None,
+            ..failed_run(
+                counts(1, 1, 0, 0),
+                "cli::prints",
+                &[
+                    ("cli::parses", CaseOutcome::Passed),
+                    ("cli::prints", CaseOutcome::Failed)
+                ]
+            )
+        }
     );
 
     // The command writes nothing now: the report of the run above is removed first.

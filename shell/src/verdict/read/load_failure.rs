@@ -2,9 +2,13 @@
 //! raises on import (a missing module, a syntax error), a plugin it cannot import, a hook that
 //! a newer pytest or pluggy refuses, or a crash while it starts. Each is read from what pytest
 //! prints, so the verdict names the file and pytest's own error line instead of asking whether
-//! pytest is installed.
+//! pytest is installed. mend's own witness failing in a pytest it does not know is told apart:
+//! that is mend's to fix, and the user's way around it is another report.
 
 use camino::Utf8Path;
+
+use crate::verdict::read::runner::Runner;
+use crate::verdict::read::test_run::WITNESS_MODULE;
 
 /// What pytest failed to load, and its own line saying why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +27,14 @@ pub enum Loaded {
     Plugin(String),
     /// pytest itself stopped with a traceback before running any test.
     Startup,
+    /// pytest cannot import its own modules: a broken or half-installed pytest.
+    Pytest,
+    /// mend's witness plugin failed in this pytest, pluggy or Python: the versions it met (when
+    /// it could tell them) and where in the witness it failed.
+    Witness {
+        runner: Option<Box<Runner>>,
+        place: Option<String>,
+    },
 }
 
 impl LoadFailure {
@@ -34,6 +46,19 @@ impl LoadFailure {
                 format!("pytest could not load the plugin `{name}`: {}", self.error)
             }
             Loaded::Startup => format!("pytest failed while starting: {}", self.error),
+            Loaded::Pytest => format!("pytest could not import itself: {}", self.error),
+            Loaded::Witness { runner, place } => {
+                let runner = runner
+                    .as_ref()
+                    .map_or_else(|| "the installed pytest".to_owned(), ToString::to_string);
+                let place = place
+                    .as_ref()
+                    .map_or_else(String::new, |place| format!(" (in {place})"));
+                format!(
+                    "mend's pytest witness could not run under {runner}: {}{place}",
+                    self.error
+                )
+            }
         }
     }
 
@@ -49,9 +74,16 @@ impl LoadFailure {
             Loaded::Startup => format!(
                 "a plugin or conftest.py may not suit the pytest installed for `{python}`; run the test command by hand to see the whole traceback"
             ),
+            Loaded::Witness { .. } => WITNESS_FIX.to_owned(),
+            Loaded::Pytest => format!(
+                "the pytest installed for `{python}` is broken or half-installed: reinstall it (`{python} -m pip install --force-reinstall pytest`)"
+            ),
         }
     }
 }
+
+/// What to do when mend's witness fails in a pytest it does not know.
+const WITNESS_FIX: &str = "this is mend's to fix, not the project's: please report it as an issue of mend, with this message. Until then, install a pytest mend is tested with (6.2 to 9.2: docs/pytest-versions.md) for the tests, or set test.report = \"junit\" and a test.junit_path the test command writes (add `--junitxml=junit.xml` to it), which reads pytest's report without the witness's cross-checks";
 
 /// The load failure `output` shows, if any; paths inside `root` (the copy) are given relative
 /// to it. The forms read, most precise first: pytest's "ImportError while loading conftest",
@@ -64,7 +96,10 @@ pub fn load_failure(output: &str, root: &Utf8Path) -> Option<LoadFailure> {
             .strip_prefix(root)
             .map_or_else(|_| path.to_owned(), |inside| inside.to_string())
     };
-    conftest_import(&lines, &relative)
+    witness_traceback(&lines)
+        .or_else(|| half_installed(&lines))
+        .or_else(|| conftest_import(&lines, &relative))
+        .or_else(|| plugin_raised(&lines))
         .or_else(|| conftest_collection(&lines, &relative))
         .or_else(|| plugin_validation(&lines, &relative))
         .or_else(|| plugin_import(&lines))
@@ -165,6 +200,86 @@ fn startup_traceback(lines: &[&str]) -> Option<LoadFailure> {
         what: Loaded::Startup,
         error: error.to_owned(),
     })
+}
+
+/// pytest's own package failing to import a module of pytest's: `pytest/__init__.py` (or
+/// `_pytest/`) in the traceback, and `No module named '_pytest…'` or `'pluggy…'` at its end.
+fn half_installed(lines: &[&str]) -> Option<LoadFailure> {
+    let error = lines.iter().rev().find(|line| is_error_line(line))?;
+    let own_module = ["No module named '_pytest", "No module named 'pluggy"]
+        .iter()
+        .any(|missing| error.contains(missing));
+    let in_pytest = lines.iter().any(|line| {
+        frame(line.trim()).is_some_and(|(file, _, _)| {
+            file.ends_with("/pytest/__init__.py") || file.contains("/_pytest/")
+        })
+    });
+    (own_module && in_pytest).then(|| LoadFailure {
+        what: Loaded::Pytest,
+        error: (*error).to_owned(),
+    })
+}
+
+/// `Error while loading plugin "name".` (pytest 8.1 and later: a `-p` plugin that raised while
+/// imported), then pytest's `E   ` lines: the last of them is the error.
+fn plugin_raised(lines: &[&str]) -> Option<LoadFailure> {
+    let (at, name) = lines.iter().enumerate().find_map(|(at, line)| {
+        let rest = line.strip_prefix("Error while loading plugin \"")?;
+        Some((at, rest.strip_suffix("\".").unwrap_or(rest)))
+    })?;
+    Some(LoadFailure {
+        what: Loaded::Plugin(name.to_owned()),
+        error: last_e_line(&lines[at + 1..])?,
+    })
+}
+
+/// A traceback whose innermost frame outside pytest, pluggy and the standard library is in
+/// mend's witness (pytest's `mend_witness.py:314: in f` or Python's `File ".../mend_witness.py",
+/// line 314, in f`): the witness failed, whatever project code came before it.
+fn witness_traceback(lines: &[&str]) -> Option<LoadFailure> {
+    let witness_file = format!("{WITNESS_MODULE}.py");
+    let innermost = lines
+        .iter()
+        .map(|line| strip_internal(line))
+        .filter_map(frame)
+        .rfind(|(file, _, _)| {
+            !["/_pytest/", "/pluggy/", "/lib/python"]
+                .iter()
+                .any(|inside| file.contains(inside))
+        })?;
+    let (file, line, function) = innermost;
+    if file.rsplit('/').next() != Some(witness_file.as_str()) {
+        return None;
+    }
+    let error = lines
+        .iter()
+        .rev()
+        .map(|line| strip_internal(line))
+        .map(|line| line.strip_prefix("E ").map_or(line, str::trim))
+        .find(|line| is_error_line(line))?;
+    Some(LoadFailure {
+        what: Loaded::Witness {
+            runner: None,
+            place: Some(format!("{function}, line {line}")),
+        },
+        error: error.to_owned(),
+    })
+}
+
+/// A traceback's frame line as (file, line, function), in pytest's form or Python's.
+fn frame(line: &str) -> Option<(&str, &str, &str)> {
+    if let Some(rest) = line.strip_prefix("File \"") {
+        let (file, rest) = rest.split_once("\", line ")?;
+        let (number, function) = rest.split_once(", in ")?;
+        return Some((file, number, function));
+    }
+    let (file, rest) = line.split_once(".py:")?;
+    let (number, function) = rest.split_once(": in ")?;
+    let file = &line[..file.len() + ".py".len()];
+    number
+        .bytes()
+        .all(|byte| byte.is_ascii_digit())
+        .then_some((file, number, function))
 }
 
 /// The last of pytest's `E   ` lines in `lines`, up to the next section, stripped.

@@ -1,6 +1,7 @@
 //! How a test run's result is read: the run itself ([`test_run`]), the runner's JUnit report
 //! ([`junit`]) or its own output ([`readers`], [`summary`], [`progress`]), what its exit means
-//! ([`note`]), what one test came to ([`outcome`]) and why a run never got to its tests ([`load_failure`]).
+//! ([`note`]), what one test came to ([`outcome`]), why a run never got to its tests
+//! ([`load_failure`]) and what graded it ([`runner`]).
 
 pub(crate) mod junit;
 pub mod load_failure;
@@ -8,5 +9,6 @@ pub(crate) mod note;
 pub(crate) mod outcome;
 pub(crate) mod progress;
 pub(crate) mod readers;
+pub mod runner;
 pub(crate) mod summary;
 pub(crate) mod test_run;

@@ -31,7 +31,7 @@ use crate::task::{TestCommand, TestReport};
 const PYTEST_REPORT_FILE: &str = "junit.xml";
 /// The witness plugin's module name, its loader (the module pytest imports) and the code the
 /// loader runs (a file no `import` finds), and the socket it reports to.
-const WITNESS_MODULE: &str = "mend_witness";
+pub(crate) const WITNESS_MODULE: &str = "mend_witness";
 pub(crate) const WITNESS_LOADER: &str = include_str!("../trust/witness/loader.py");
 pub(crate) const WITNESS_SOURCE: &str = include_str!("../trust/witness/witness.py");
 pub(crate) const WITNESS_BODY_FILE: &str = "mend_witness.body";

@@ -107,13 +107,29 @@ def assignment_findings(node, names):
             yield node, f"sets {'.'.join(name)}, which it imported"
 
 
+def with_constants(tree):
+    """The tree as Python 3.8 and later parse it: 3.6 and 3.7 give literals as Str, Bytes, Num
+    and NameConstant, where the checks above read Constant."""
+    legacy = {"Str": "s", "Bytes": "s", "Num": "n", "NameConstant": "value"}
+
+    class Constants(ast.NodeTransformer):
+        def generic_visit(self, node):
+            node = ast.NodeTransformer.generic_visit(self, node)
+            field = legacy.get(type(node).__name__)
+            if field is None:
+                return node
+            return ast.copy_location(ast.Constant(value=getattr(node, field)), node)
+
+    return tree if sys.version_info >= (3, 8) else Constants().visit(tree)
+
+
 def main():
     asked = json.load(sys.stdin)
     found = set()
     for file in asked["files"]:
         try:
             source = binascii.a2b_base64(file["source"])
-            tree = ast.parse(source, filename=file["path"])
+            tree = with_constants(ast.parse(source, filename=file["path"]))
         except (binascii.Error, SyntaxError, ValueError):
             continue
         ranges = file["added"]

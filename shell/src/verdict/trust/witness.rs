@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use crate::verdict::read::load_failure::{LoadFailure, Loaded};
 use crate::verdict::read::outcome::CaseOutcome;
+use crate::verdict::read::runner::Runner;
 use crate::verdict::trust::known::Known;
 use crate::verdict::trust::untrusted::{Alarm, Untrusted};
 use crate::verdict::trust::witness::seal::Key;
@@ -21,10 +23,42 @@ enum Opening {
     Start { key: String },
 }
 
+/// The loader's word that the witness could not load in this pytest, pluggy or Python: which
+/// versions it met and what failed. It is not sealed (the witness never got to make its key):
+/// all it can do is make a run fail, which any code can.
+#[derive(Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+enum Notice {
+    Broken {
+        pytest: String,
+        pluggy: String,
+        python: String,
+        error: String,
+        #[serde(rename = "where")]
+        place: Option<String>,
+    },
+}
+
+/// A check the witness could not make in this pytest, pluggy or Python, and why: the verdict
+/// names it instead of weakening silently.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub(crate) struct Unchecked {
+    pub what: String,
+    pub why: String,
+}
+
+impl Unchecked {
+    pub(crate) fn describe(&self) -> String {
+        format!("{} ({})", self.what, self.why)
+    }
+}
+
 /// One sealed line the plugin sends.
 #[derive(Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 enum Said {
+    Runner(Runner),
+    Unchecked(Unchecked),
     Collected {
         count: u64,
     },
@@ -43,11 +77,6 @@ enum Said {
     Uncollected {
         id: String,
     },
-    /// What the witness watches that this pytest or pluggy does not have (a renamed internal a
-    /// later release moved): a check that could not be made, named in the verdict.
-    Unwatched {
-        what: Vec<String>,
-    },
     Alarm(Alarm),
     Finished {
         exitstatus: i64,
@@ -60,6 +89,10 @@ enum Said {
 /// What one connection said, put together.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Heard {
+    /// The pytest, pluggy and Python that ran the tests.
+    pub runner: Option<Runner>,
+    /// The checks this pytest, pluggy or Python did not let the witness make.
+    pub unchecked: Vec<Unchecked>,
     pub collected: Option<u64>,
     /// Each test's outcome by pytest's node id, its phases combined (the worse wins); mend's
     /// canaries among them.
@@ -72,8 +105,6 @@ pub(crate) struct Heard {
     pub exit_status: Option<i64>,
     /// What reached into the run, in the order the witness saw it.
     pub alarms: Vec<Alarm>,
-    /// What the witness could not watch in this pytest (see `Said::Unwatched`).
-    pub unwatched: Vec<String>,
     /// The report's digest as pytest left it; `Some(None)` when pytest wrote none.
     pub report_sha256: Option<Option<String>>,
     /// Lines that were not the plugin's.
@@ -90,18 +121,7 @@ impl Heard {
                 Untrusted::SecondVoice
             });
         };
-        let Some(Ok(Opening::Start { key })) = lines.first().map(|line| serde_json::from_str(line))
-        else {
-            return Err(Untrusted::SecondVoice);
-        };
-        let key = Key::from_hex(&key).ok_or(Untrusted::SecondVoice)?;
-        let mut heard = Heard::default();
-        for (number, line) in (1u64..).zip(&lines[1..]) {
-            match key.open(number, line).map(serde_json::from_str::<Said>) {
-                Some(Ok(said)) => heard.take(said),
-                _ => heard.garbled += 1,
-            }
-        }
+        let heard = Heard::opened(lines).ok_or(Untrusted::SecondVoice)?;
         if heard.garbled > 0 {
             return Err(Untrusted::SecondVoice);
         }
@@ -111,8 +131,34 @@ impl Heard {
         Ok(heard)
     }
 
+    /// What one connection said, unjudged; `None` when it did not open with the witness's key.
+    fn opened(lines: &[String]) -> Option<Heard> {
+        let Some(Ok(Opening::Start { key })) = lines.first().map(|line| serde_json::from_str(line))
+        else {
+            return None;
+        };
+        let key = Key::from_hex(&key)?;
+        let mut heard = Heard::default();
+        for (number, line) in (1u64..).zip(&lines[1..]) {
+            match key.open(number, line).map(serde_json::from_str::<Said>) {
+                Some(Ok(said)) => heard.take(said),
+                _ => heard.garbled += 1,
+            }
+        }
+        Some(heard)
+    }
+
+    /// The runner a connection named before anything else happened, whatever came after.
+    pub(crate) fn runner_of(connections: &[Vec<String>]) -> Option<Runner> {
+        connections
+            .iter()
+            .find_map(|lines| Heard::opened(lines)?.runner)
+    }
+
     fn take(&mut self, said: Said) {
         match said {
+            Said::Runner(runner) => self.runner = Some(runner),
+            Said::Unchecked(unchecked) => self.unchecked.push(unchecked),
             Said::Collected { count } => self.collected = Some(count),
             Said::Canaries { pass, fail, error } => {
                 let placed = [
@@ -134,7 +180,6 @@ impl Heard {
                 xfail,
             } => self.phase(id, &when, &outcome, xfail),
             Said::Uncollected { id } => self.worse(id, CaseOutcome::Error),
-            Said::Unwatched { what } => self.unwatched.extend(what),
             Said::Alarm(alarm) => self.alarms.push(alarm),
             Said::Finished { exitstatus } => {
                 self.finished = true;
@@ -239,6 +284,58 @@ impl Heard {
     }
 }
 
+/// The witness itself failed in this pytest, pluggy or Python: as its loader told mend (the
+/// versions it met, what failed, where), or as pytest printed it (`load`, a traceback whose
+/// innermost frame of code not pytest's is the witness's), with the runner the witness named
+/// when it started. Any other load failure is handed back as it is.
+pub(crate) fn witness_failure(
+    connections: &[Vec<String>],
+    load: Option<LoadFailure>,
+) -> Option<LoadFailure> {
+    let notice = connections.iter().find_map(|lines| {
+        let Ok(Notice::Broken {
+            pytest,
+            pluggy,
+            python,
+            error,
+            place,
+        }) = serde_json::from_str(lines.first()?)
+        else {
+            return None;
+        };
+        let runner = Some(Box::new(Runner {
+            pytest,
+            pluggy,
+            python,
+        }));
+        Some(LoadFailure {
+            what: Loaded::Witness { runner, place },
+            error,
+        })
+    });
+    match (notice, load) {
+        (Some(notice), _) => Some(notice),
+        (
+            None,
+            Some(LoadFailure {
+                what:
+                    Loaded::Witness {
+                        runner: None,
+                        place,
+                    },
+                error,
+            }),
+        ) => Some(LoadFailure {
+            what: Loaded::Witness {
+                runner: Heard::runner_of(connections).map(Box::new),
+                place,
+            },
+            error,
+        }),
+        (None, load) => load,
+    }
+}
+
 /// What a canary with `outcome` must do, in words.
 fn must(outcome: CaseOutcome) -> &'static str {
     match outcome {
@@ -269,5 +366,7 @@ fn describe_tally(counts: &BTreeMap<CaseOutcome, usize>) -> String {
 
 #[cfg(test)]
 mod closed_tests;
+#[cfg(test)]
+mod grammar_tests;
 #[cfg(test)]
 mod tests;

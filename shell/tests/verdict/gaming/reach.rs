@@ -225,7 +225,8 @@ _worker.join()
 }
 
 /// pluggy's hook calling replaced on the plugin manager, so that every report comes back
-/// passed.
+/// passed. It takes what every pluggy passes: (name, impls, kwargs, firstresult) from 1.0 on,
+/// (hook caller, impls, kwargs) in 0.13.
 fn pluggy_hook_calling_replaced(sandbox: &str) {
     let lines = format!(
         "{FIND_CONFIG}
@@ -233,8 +234,9 @@ _manager = _config().pluginmanager
 _inner = _manager._inner_hookexec
 
 
-def _calling(name, impls, kwargs, firstresult):
-    result = _inner(name, impls, kwargs, firstresult)
+def _calling(*args):
+    result = _inner(*args)
+    name = getattr(args[0], \"name\", args[0])
     if name == \"pytest_runtest_makereport\" and result is not None and result.failed:
         result.outcome = \"passed\"
         result.longrepr = None

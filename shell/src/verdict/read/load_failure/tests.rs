@@ -132,3 +132,102 @@ fn a_plugin_that_cannot_be_imported_and_a_crash_at_start_are_told_apart() {
         ]
     );
 }
+
+fn witness(place: &str, error: &str) -> Option<LoadFailure> {
+    Some(LoadFailure {
+        what: Loaded::Witness {
+            runner: None,
+            place: Some(place.to_owned()),
+        },
+        error: error.to_owned(),
+    })
+}
+
+#[test]
+fn mend_s_own_witness_failing_is_told_apart_from_the_projects_setup() {
+    // As pytest prints a `-p` plugin that raised while imported.
+    let at_import = "Error while loading plugin \"mend_witness\".\n\
+        /venv/lib/python3.12/site-packages/_pytest/config/__init__.py:844: in import_plugin\n    __import__(importspec)\n\
+        ../mend-report-oyEsdN/mend_witness.py:780: in _install\n    ???\n\
+        ../mend-report-oyEsdN/mend_witness.py:314: in _watched_holders\n    ???\n\
+        E   ModuleNotFoundError: No module named '_pytest.python_api'\n";
+    // A hook of the witness failing while the tests are collected: pytest's internal error.
+    let in_a_hook = "INTERNALERROR> Traceback (most recent call last):\n\
+        INTERNALERROR>   File \"/venv/lib/python3.9/site-packages/_pytest/main.py\", line 269, in wrap_session\n\
+        INTERNALERROR>     session.exitstatus = doit(config, session) or 0\n\
+        INTERNALERROR>   File \"/tmp/mend-report-x/mend_witness.py\", line 562, in place\n\
+        INTERNALERROR>     ???\n\
+        INTERNALERROR> AttributeError: 'Module' object has no attribute 'path'\n";
+    // The project's conftest.py failing in a hook called after the witness's: the project's.
+    let projects = "INTERNALERROR> Traceback (most recent call last):\n\
+        INTERNALERROR>   File \"/tmp/mend-report-x/mend_witness.py\", line 700, in pytest_collection_modifyitems\n\
+        INTERNALERROR>   File \"/venv/lib/python3.9/site-packages/pluggy/_callers.py\", line 39, in _multicall\n\
+        INTERNALERROR>   File \"/tmp/mend-copy/conftest.py\", line 4, in pytest_collection_modifyitems\n\
+        INTERNALERROR>     raise RuntimeError('no')\n\
+        INTERNALERROR> RuntimeError: no\n";
+    assert_eq!(
+        [read(at_import), read(in_a_hook), read(projects)],
+        [
+            witness(
+                "_watched_holders, line 314",
+                "ModuleNotFoundError: No module named '_pytest.python_api'"
+            ),
+            witness(
+                "place, line 562",
+                "AttributeError: 'Module' object has no attribute 'path'"
+            ),
+            Some(LoadFailure {
+                what: Loaded::Startup,
+                error: "RuntimeError: no".to_owned(),
+            }),
+        ]
+    );
+    assert_eq!(
+        LoadFailure {
+            what: Loaded::Witness {
+                runner: Some(Box::new(crate::verdict::read::runner::Runner {
+                    pytest: "9.3.0".to_owned(),
+                    pluggy: "1.8.0".to_owned(),
+                    python: "3.13.0".to_owned(),
+                })),
+                place: Some("_watched_holders, line 314".to_owned()),
+            },
+            error: "ModuleNotFoundError: No module named '_pytest.approx'".to_owned(),
+        }
+        .describe(),
+        "mend's pytest witness could not run under pytest 9.3.0, pluggy 1.8.0, Python 3.13.0: ModuleNotFoundError: No module named '_pytest.approx' (in _watched_holders, line 314)"
+    );
+}
+
+#[test]
+fn a_plugin_that_raises_at_import_and_a_half_installed_pytest_are_named() {
+    let raised = "Error while loading plugin \"boomplugin\".\n\
+        boomplugin.py:1: in <module>\n    raise RuntimeError(\"boom at import\")\n\
+        E   RuntimeError: boom at import\n";
+    let half_installed = "Traceback (most recent call last):\n\
+        \x20 File \"<frozen runpy>\", line 148, in _get_module_details\n\
+        \x20 File \"/venv/lib/python3.11/site-packages/pytest/__init__.py\", line 6, in <module>\n\
+        \x20   from _pytest import __version__\n\
+        ModuleNotFoundError: No module named '_pytest'\n";
+    // A test module's own missing import is the project's, however pytest got there.
+    let projects = "Traceback (most recent call last):\n\
+        \x20 File \"/venv/lib/python3.11/site-packages/_pytest/config/__init__.py\", line 1, in main\n\
+        ModuleNotFoundError: No module named 'requests'\n";
+    assert_eq!(
+        [read(raised), read(half_installed), read(projects)],
+        [
+            Some(LoadFailure {
+                what: Loaded::Plugin("boomplugin".to_owned()),
+                error: "RuntimeError: boom at import".to_owned(),
+            }),
+            Some(LoadFailure {
+                what: Loaded::Pytest,
+                error: "ModuleNotFoundError: No module named '_pytest'".to_owned(),
+            }),
+            Some(LoadFailure {
+                what: Loaded::Startup,
+                error: "ModuleNotFoundError: No module named 'requests'".to_owned(),
+            }),
+        ]
+    );
+}

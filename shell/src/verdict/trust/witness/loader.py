@@ -1,7 +1,12 @@
 """mend's witness, as pytest imports it (`-p mend_witness`): it runs the witness's code
 (`mend_witness.body`, beside it) in this module. pytest rewrites the asserts of every module a
 `-p` names, parsing and walking its whole syntax tree first; the witness has no assert, and this
-small loader is all that pass sees (it cost more than every guard of the witness together)."""
+small loader is all that pass sees (it cost more than every guard of the witness together).
+
+A witness that cannot load in the pytest, pluggy or Python at hand (one newer than mend knows)
+tells mend which versions it met and what failed, on a line of its own, before pytest shows the
+error: mend then says so, instead of pytest's traceback alone. That line is not sealed: all it
+can do is make a run fail, which any code can."""
 
 
 def _code():
@@ -12,4 +17,44 @@ def _code():
         return compile(body.read(), __file__, "exec")
 
 
-exec(_code())
+def _tell_mend(path, error):
+    import json
+    import socket
+    import sys
+    import traceback
+
+    def version(name):
+        return str(getattr(sys.modules.get(name), "__version__", None) or "unknown")
+
+    own = [frame for frame in traceback.extract_tb(error.__traceback__)
+           if frame.filename == __file__]
+    notice = {
+        "event": "broken",
+        "pytest": version("pytest"), "pluggy": version("pluggy"),
+        "python": "%d.%d.%d" % tuple(sys.version_info[:3]),
+        "error": "".join(traceback.format_exception_only(type(error), error)).strip(),
+        "where": "%s, line %d" % (own[-1].name, own[-1].lineno) if own else None,
+    }
+    channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        channel.connect(path)
+        channel.sendall((json.dumps(notice) + "\n").encode())
+    except OSError:
+        pass
+    finally:
+        channel.close()
+
+
+def _load(tell_mend=_tell_mend):
+    import os
+
+    path = os.environ.get("MEND_WITNESS")  # the witness takes it out of the environment
+    try:
+        exec(_code(), globals())
+    except Exception as error:
+        if path:
+            tell_mend(path, error)
+        raise
+
+
+_load()

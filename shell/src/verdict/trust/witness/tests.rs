@@ -1,8 +1,10 @@
 use std::collections::BTreeMap;
 
 use super::seal::Key;
-use super::Heard;
+use super::{witness_failure, Heard, Unchecked};
+use crate::verdict::read::load_failure::{LoadFailure, Loaded};
 use crate::verdict::read::outcome::CaseOutcome;
+use crate::verdict::read::runner::Runner;
 use crate::verdict::trust::known::Known;
 use crate::verdict::trust::untrusted::{Alarm, AlarmKind, Untrusted};
 
@@ -281,5 +283,90 @@ fn what_the_first_run_saw_from_the_same_file_is_not_held_against_the_final_run()
         Err(Untrusted::Reached {
             alarms: vec![first_run("pkg/totals.py:3")]
         })
+    );
+}
+
+const RUNNER_LINE: &str =
+    r#"{"event": "runner", "pytest": "9.2.0", "pluggy": "1.7.0", "python": "3.9.18"}"#;
+
+fn runner_92() -> Runner {
+    Runner {
+        pytest: "9.2.0".to_owned(),
+        pluggy: "1.7.0".to_owned(),
+        python: "3.9.18".to_owned(),
+    }
+}
+
+#[test]
+fn the_runner_and_the_checks_not_made_are_heard_and_a_pass_still_stands() {
+    let mut lines = texts(&RUN, true);
+    lines.insert(0, RUNNER_LINE.to_owned());
+    lines.insert(
+        1,
+        r#"{"event": "unchecked", "what": "the audit hook", "why": "Python 3.7.16 has no audit hooks"}"#.to_owned(),
+    );
+    let heard = Heard::of(&[sealed(&lines)]).unwrap();
+    assert_eq!(
+        (
+            heard.runner.clone(),
+            heard
+                .unchecked
+                .iter()
+                .map(Unchecked::describe)
+                .collect::<Vec<_>>(),
+            heard.check(REPORT, &heard.cases.clone(), None, Known::default()),
+        ),
+        (
+            Some(runner_92()),
+            vec!["the audit hook (Python 3.7.16 has no audit hooks)".to_owned()],
+            Ok(())
+        )
+    );
+}
+
+#[test]
+fn a_witness_that_broke_is_named_with_the_versions_it_met() {
+    let notice = r#"{"event": "broken", "pytest": "9.2.0", "pluggy": "1.7.0", "python": "3.9.18", "error": "ModuleNotFoundError: No module named '_pytest.python_api'", "where": "_watched_holders, line 314"}"#;
+    // The witness named its runner, then failed in a hook: pytest printed where.
+    let started = sealed(&[RUNNER_LINE.to_owned()]);
+    let printed = LoadFailure {
+        what: Loaded::Witness {
+            runner: None,
+            place: Some("place, line 562".to_owned()),
+        },
+        error: "AttributeError: 'Module' object has no attribute 'path'".to_owned(),
+    };
+    let conftest = LoadFailure {
+        what: Loaded::Conftest("conftest.py".to_owned()),
+        error: "ImportError: x".to_owned(),
+    };
+    assert_eq!(
+        [
+            witness_failure(&[started.clone(), vec![notice.to_owned()]], None),
+            witness_failure(std::slice::from_ref(&started), Some(printed.clone())),
+            witness_failure(&[], Some(printed.clone())),
+            witness_failure(&[started], Some(conftest.clone())),
+            // An unsealed line that is no notice is no failure of the witness.
+            witness_failure(&[vec![RUNNER_LINE.to_owned()]], None),
+        ],
+        [
+            Some(LoadFailure {
+                what: Loaded::Witness {
+                    runner: Some(Box::new(runner_92())),
+                    place: Some("_watched_holders, line 314".to_owned()),
+                },
+                error: "ModuleNotFoundError: No module named '_pytest.python_api'".to_owned(),
+            }),
+            Some(LoadFailure {
+                what: Loaded::Witness {
+                    runner: Some(Box::new(runner_92())),
+                    place: Some("place, line 562".to_owned()),
+                },
+                ..printed.clone()
+            }),
+            Some(printed),
+            Some(conftest),
+            None,
+        ]
     );
 }

@@ -94,9 +94,8 @@ def _places(own_file):
     `defined_at(function)`."""
     import os
 
-    import _pytest
-    import _pytest.config
-    import pluggy
+    import _pytest  # pytest's own package (the `pytest` module is its public face): always there
+    import pluggy  # pytest's hook machinery, which every pytest requires
 
     stdlib_dir = os.path.dirname(os.__file__)
     stdlib = tuple({os.path.normcase(os.path.realpath(stdlib_dir)) + os.sep,
@@ -105,7 +104,6 @@ def _places(own_file):
         os.path.normcase(os.path.dirname(os.path.abspath(module.__file__))) + os.sep
         for module in (_pytest, pluggy)
     )
-    config_file = os.path.normcase(os.path.abspath(_pytest.config.__file__))
     installed = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
     kinds = {}
 
@@ -114,7 +112,7 @@ def _places(own_file):
             return "stdlib"
         if name == own_file:
             return "witness"
-        if name.startswith(pytest_dirs) or name == config_file:
+        if name.startswith(pytest_dirs):
             return "pytest"
         if installed[0] in name or installed[1] in name:
             return "site"
@@ -166,6 +164,30 @@ def _alarms(send):
             send(event="alarm", kind=kind_, what=what, where=where)
 
     return alarm
+
+
+def _told_once(send, event):
+    """`tell(what, why)`: a check this pytest, pluggy or Python does not let the witness make,
+    sent once each as `event`, so the verdict names it."""
+    told = set()
+
+    def tell(what, why):
+        if what not in told:
+            told.add(what)
+            send(event=event, what=what, why=why)
+
+    return tell
+
+
+def _runner():
+    """The versions that graded the run: pytest's, pluggy's and Python's."""
+    import sys
+
+    def version(name):
+        return str(getattr(sys.modules.get(name), "__version__", None) or "unknown")
+
+    return {"pytest": version("pytest"), "pluggy": version("pluggy"),
+            "python": "%d.%d.%d" % tuple(sys.version_info[:3])}
 
 
 def _ours(path, channel_fd, report_path):
@@ -295,103 +317,128 @@ def _audit_hook(places, alarm, describe):
     return audit
 
 
-def _watched_holders():
-    """What decides outcomes: pytest's and pluggy's classes and modules, the builtins, and the
-    assertions tests are written with (unittest's TestCase, pytest's `raises`, `approx`, `fail`,
-    `skip`, `warns`, in whichever module this pytest defines them), each with its entries as they
-    are now, split into what runs a test and makes and carries its report (checked as each test
-    starts) and the rest. pytest and pluggy move and rename their internals between releases, so
-    each is looked up where this version keeps it; what no supported version lacks is required,
-    and what one lacks is named in the third value (never a failed load)."""
-    import builtins
+def _finder():
+    """`find(*places)`: the first of `places` that this pytest and pluggy have, each place
+    "module" or "module:attribute.attribute"; `None` when none is there. pytest moves and
+    splits its private modules (`_pytest.python_api` became `_pytest.approx` and
+    `_pytest.raises` in 9.2) and pluggy renamed its own (`pluggy.hooks` became `pluggy._hooks`
+    in 1.0): the witness names what it watches by where each version keeps it, public names
+    first, and never imports a private name bare, which would fail its load."""
     import importlib
     import sys
-    import unittest.case
 
-    import pytest
-    import pluggy
+    def find_one(place):
+        module_name, _, attributes = place.partition(":")
+        value = sys.modules.get(module_name)
+        try:
+            if value is None:
+                value = importlib.import_module(module_name)
+            for attribute in filter(None, attributes.split(".")):
+                value = getattr(value, attribute)
+        except Exception:
+            return None
+        return value
 
-    missing = []
-
-    def module(*names):
-        for name in names:
-            try:
-                return importlib.import_module(name)
-            except ImportError:
-                continue
-        missing.append(" or ".join(names))
+    def find(*places):
+        for place in places:
+            found = find_one(place)
+            if found is not None:
+                return found
         return None
 
-    def attribute(what, *places):
-        for holder, name in places:
-            value = getattr(holder, name, None) if holder is not None else None
-            if value is not None:
-                return value
-        missing.append(what)
-        return None
+    return find
 
-    config = module("_pytest.config")
-    junitxml = module("_pytest.junitxml")
-    main = module("_pytest.main")
-    nodes = module("_pytest.nodes")
-    outcomes = module("_pytest.outcomes")
-    python = module("_pytest.python")
-    reports = module("_pytest.reports")
-    runner = module("_pytest.runner")
-    skipping = module("_pytest.skipping")
-    terminal = module("_pytest.terminal")
-    callers = module("pluggy._callers", "pluggy.callers")  # pluggy < 1.0: no underscore
-    hooks = module("pluggy._hooks", "pluggy.hooks")
-    manager = module("pluggy._manager", "pluggy.manager")
-    hook_caller = attribute("pluggy's HookCaller", (pluggy, "HookCaller"),
-                            (hooks, "HookCaller"), (hooks, "_HookCaller"))
-    hook_impl = attribute("pluggy's HookImpl", (pluggy, "HookImpl"), (hooks, "HookImpl"))
-    # Where pytest's assertion helpers are defined moves (`_pytest.python_api` until 9.1, a
-    # module each since): the module that defines each one is the one watched.
-    helpers = []
-    for name in ("raises", "approx", "fail", "skip", "warns"):
-        helper = getattr(pytest, name, None)
-        defined_in = sys.modules.get(getattr(helper, "__module__", None) or "")
-        if defined_in is None:
-            missing.append(f"the module of pytest.{name}")
-        elif defined_in not in helpers:
-            helpers.append(defined_in)
 
+def _watched_holders(find, unchecked):
+    """What decides outcomes: pytest's and pluggy's classes and modules, the builtins, and the
+    assertions tests are written with (unittest's TestCase, pytest's `raises` and `approx`),
+    each with its entries as they are now, split into what runs a test and makes and carries its
+    report (checked as each test starts) and the rest. A module is named by what it defines, so
+    that a module split in two is watched in both halves. What this pytest or pluggy does not
+    have is told to mend (`unchecked`): a check not made, never a silent one."""
+    import builtins
+    import sys
+
+    def module_of(value):
+        return None if value is None else sys.modules.get(getattr(value, "__module__", None))
+
+    def found(label, value):
+        if value is None:
+            unchecked(label, "not found in this pytest and pluggy")
+        return value
+
+    def watched(label, *places):
+        return found(label, find(*places))
+
+    def module_found(label, value):
+        """The module defining `value` (told as unchecked only when `value` itself was found)."""
+        return None if value is None else found(f"the module of {label}", module_of(value))
+
+    def defining(label, *places):
+        return module_found(label, watched(label, *places))
+
+    function = watched("pytest.Function", "pytest:Function", "_pytest.python:Function")
+    report = watched("pytest.TestReport", "pytest:TestReport", "_pytest.reports:TestReport")
+    call_info = watched("pytest.CallInfo", "pytest:CallInfo", "_pytest.runner:CallInfo")
+    session = watched("pytest.Session", "pytest:Session", "_pytest.main:Session")
+    log_xml = watched("_pytest.junitxml.LogXML", "_pytest.junitxml:LogXML")
+    hook_caller = watched("pluggy.HookCaller", "pluggy:HookCaller", "pluggy._hooks:_HookCaller",
+                          "pluggy.hooks:_HookCaller")
+    hook_impl = watched("pluggy.HookImpl", "pluggy:HookImpl", "pluggy._hooks:HookImpl",
+                        "pluggy.hooks:HookImpl")
+    plugin_manager = watched("pluggy.PluginManager", "pluggy:PluginManager")
+    test_case = watched("unittest.TestCase", "unittest.case:TestCase")
     classes = [
-        attribute(f"{holder.__name__}.{name}", (holder, name))
-        for holder, names in (
-            (python, ("Function", "Module")), (nodes, ("Node", "Item")),
-            (reports, ("BaseReport", "TestReport", "CollectReport")),
-            (runner, ("CallInfo", "SetupState")), (main, ("Session",)), (junitxml, ("LogXML",)),
-            (terminal, ("TerminalReporter",)), (config, ("Config", "PytestPluginManager")),
-            (outcomes, ("OutcomeException",)),
-        )
-        if holder is not None
-        for name in names
-    ] + [pluggy.PluginManager, hook_caller, hook_impl, unittest.case.TestCase]
-    per_test = [getattr(python, "Function", None), getattr(reports, "TestReport", None),
-                getattr(runner, "CallInfo", None), hook_caller, hook_impl, runner, callers]
-    modules = [builtins, python, skipping, outcomes, reports, main, junitxml, hooks, manager,
-               pytest, unittest.case] + helpers
-    per_test = [holder for holder in per_test if holder is not None]
-    watched = []
-    for holder in classes + modules:
-        if holder is not None and holder not in per_test and holder not in watched:
-            watched.append(holder)
-    hot = [(holder, dict(vars(holder))) for holder in per_test]
-    cold = [(holder, dict(vars(holder))) for holder in watched]
-    return hot, cold, missing
+        function, watched("pytest.Module", "pytest:Module", "_pytest.python:Module"),
+        watched("_pytest.nodes.Node", "_pytest.nodes:Node"),
+        watched("pytest.Item", "pytest:Item", "_pytest.nodes:Item"),
+        watched("_pytest.reports.BaseReport", "_pytest.reports:BaseReport"), report,
+        watched("pytest.CollectReport", "pytest:CollectReport", "_pytest.reports:CollectReport"),
+        call_info, watched("_pytest.runner.SetupState", "_pytest.runner:SetupState"), session,
+        log_xml,
+        watched("pytest.TerminalReporter", "pytest:TerminalReporter",
+                "_pytest.terminal:TerminalReporter"),
+        watched("pytest.Config", "pytest:Config", "_pytest.config:Config"),
+        watched("pytest.PytestPluginManager", "pytest:PytestPluginManager",
+                "_pytest.config:PytestPluginManager"),
+        plugin_manager, hook_caller, hook_impl,
+        watched("_pytest.outcomes.OutcomeException", "_pytest.outcomes:OutcomeException"),
+        test_case,
+    ]
+    per_test = [function, report, call_info, hook_caller, hook_impl,
+                module_found("pytest.CallInfo", call_info),
+                # pluggy's `_multicall`, which runs every hook implementation
+                defining("pluggy's hook calling", "pluggy._callers:_multicall",
+                         "pluggy.callers:_multicall")]
+    modules = [
+        builtins, module_found("pytest.Function", function),
+        watched("_pytest.skipping", "_pytest.skipping"),
+        defining("pytest.fail", "pytest:fail", "_pytest.outcomes:fail"),
+        module_found("pytest.TestReport", report),
+        module_found("pytest.Session", session),
+        module_found("_pytest.junitxml.LogXML", log_xml),
+        module_found("pluggy.HookCaller", hook_caller),
+        module_found("pluggy.PluginManager", plugin_manager),
+        sys.modules.get("pytest"),
+        defining("pytest.approx", "pytest:approx"), defining("pytest.raises", "pytest:raises"),
+        module_found("unittest.TestCase", test_case),
+    ]
+    hot, cold, seen = [], [], set()
+    for holders, kept in ((per_test, hot), (classes + modules, cold)):
+        for holder in holders:
+            if holder is not None and id(holder) not in seen:
+                seen.add(id(holder))
+                kept.append((holder, dict(vars(holder))))
+    return hot, cold
 
 
-def _holders(send, alarm, defined_at):
+def _holders(alarm, defined_at, find, unchecked):
     """What decides outcomes, as pytest and pluggy were at import: `check_hot()` compares what
     runs a test and makes and carries its report (as each test starts), `check_cold()` the rest
     of the watched classes and modules (after collection and at the end). Each is compared as a
     whole dictionary (at C speed), entry by entry only when it differs; a replaced entry is an
-    alarm, told once. What this pytest lacks of them is told to mend, which names it."""
-    hot, cold, unwatched = _watched_holders()
-    if unwatched:
-        send(event="unwatched", what=unwatched)
+    alarm, told once."""
+    hot, cold = _watched_holders(find, unchecked)
     missing = object()
     scalars = (bool, int, float, str, bytes, type(None))
 
@@ -464,7 +511,7 @@ def _entry_points(places, alarm):
     return shipped_by_project
 
 
-def _plugins(places, alarm):
+def _plugins(places, alarm, unchecked):
     """Plugins and hooks: what was registered before configuration is allowed; a plugin the
     project registers later, a new implementation of an outcome hook, or a replaced hook caller
     is an alarm. Returns `configured(pm)`, `registered(...)`, `collected(pm)` and `check()`."""
@@ -494,18 +541,25 @@ def _plugins(places, alarm):
                     allowed_impls.add(id(impl))
 
     def configured(pm):
-        watching.update(pm=pm, hookexec=pm._inner_hookexec, hook_calling=pm._hookexec)
+        # pluggy's hook calling (every pluggy from 0.13 on has both; a later one may not).
+        hookexec = getattr(pm, "_inner_hookexec", None)
+        hook_calling = getattr(pm, "_hookexec", None)
+        if hookexec is None or hook_calling is None:
+            unchecked("pluggy's hook calling (PluginManager._inner_hookexec, _hookexec)",
+                      "not found in this pluggy")
+        watching.update(pm=pm, hookexec=hookexec, hook_calling=hook_calling)
         for plugin in pm.get_plugins():
             allow(plugin, pm)
         shipped_by_project(pm)
         callers.update(outcome_hooks(pm))
 
-    def registered(plugin, plugin_name, manager):
+    def registered(plugin, manager):
         if manager is not watching.get("pm"):
             return
         frame = responsible(sys._getframe(2), through_registration)
         if frame is None or kind(frame.f_code.co_filename) == "project":
-            alarm("plugin", f"the plugin {plugin_name!r} registered after pytest was configured",
+            name = manager.get_name(plugin)
+            alarm("plugin", f"the plugin {name!r} registered after pytest was configured",
                   place(frame) if frame is not None else None)
             return
         allow(plugin, manager)
@@ -534,12 +588,14 @@ def _plugins(places, alarm):
         pm = watching.get("pm")
         if pm is None:
             return
-        if pm._inner_hookexec is not watching["hookexec"]:
+        hookexec = getattr(pm, "_inner_hookexec", None)
+        if hookexec is not watching["hookexec"]:
             once("pluggy's hook caller (PluginManager._inner_hookexec) replaced",
-                 defined_at(pm._inner_hookexec))
+                 defined_at(hookexec))
         hook_calling = watching["hook_calling"]
         for name, caller in callers.items():
-            if getattr(pm.hook, name, None) is not caller or caller._hookexec != hook_calling:
+            if getattr(pm.hook, name, None) is not caller \
+                    or getattr(caller, "_hookexec", None) != hook_calling:
                 once(f"the hook {name} replaced")
             check_impls(name, caller)
 
@@ -580,6 +636,12 @@ def _canaries(send, seed):
 
     Canary.__name__ = Canary.__qualname__ = "Function"
 
+    def made(module, name, function):
+        # `from_parent` came with pytest 5.4; before it, a node was made by its constructor.
+        if getattr(Canary, "from_parent", None) is None:
+            return Canary(name, parent=module, callobj=function)
+        return Canary.from_parent(module, name=name, callobj=function)
+
     def test_modules(items):
         modules = []
         for item in items:
@@ -605,12 +667,12 @@ def _canaries(send, seed):
             f"def {names['error']}({missing_fixture}):\n    pass\n"
         )
         namespace = {"__name__": module.obj.__name__}
-        # `Node.path` is pytest 7's; pytest 6 has only the py.path `fspath`.
-        filename = str(getattr(module, "path", None) or module.fspath)
-        exec(compile(source, filename, "exec"), namespace)
+        # `path` came with pytest 7; 6.2 has only the py.path `fspath`.
+        path = getattr(module, "path", None) or module.fspath
+        exec(compile(source, str(path), "exec"), namespace)
         placed = {}
         for expected, name in names.items():
-            canary = Canary.from_parent(module, name=name, callobj=namespace[name])
+            canary = made(module, name, namespace[name])
             items.insert(chance.randint(0, len(items)), canary)
             placed[expected] = canary.nodeid
         told(placed)
@@ -728,9 +790,9 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
         forget_module()
         check_all()
 
-    # Only the arguments every pytest passes: `plugin_name` is pytest 8's.
+    # Only the arguments every pytest passes: `plugin_name` came with pytest 8.
     def pytest_plugin_registered(plugin, manager):
-        registered(plugin, manager.get_name(plugin) or repr(plugin), manager)
+        registered(plugin, manager)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(session, config, items):
@@ -819,15 +881,23 @@ def _install(module_name, module_file):
         return {} if seed is None else _worker_hooks(_canaries(lambda **fields: None, seed))
     sha256 = _sha256_constructor()
     send, channel_fd = _channel(path, sha256)
+    runner = _runner()
+    send(event="runner", **runner)
+    unchecked = _told_once(send, "unchecked")
     places = _places(os.path.normcase(os.path.abspath(module_file)))
     alarm = _alarms(send)
     report_path = [None, None]  # the JUnit report: its absolute path, its file name
     touches, ours = _ours(path, channel_fd, report_path)
     watched_prefixes = ("_pytest", "pytest", "pluggy", module_name)
     describe = _watched_events(touches, ours, watched_prefixes)
-    sys.addaudithook(_audit_hook(places, alarm, describe))
-    holders = _holders(send, alarm, places[3])
-    plugins = _plugins(places, alarm)
+    add_audit_hook = getattr(sys, "addaudithook", None)  # PEP 578: Python 3.8 and later
+    if add_audit_hook is None:
+        unchecked("the audit hook (frame reads, gc, tracing, ctypes, the report, the socket)",
+                  f"Python {runner['python']} has no audit hooks (they came with 3.8)")
+    else:
+        add_audit_hook(_audit_hook(places, alarm, describe))
+    holders = _holders(alarm, places[3], _finder(), unchecked)
+    plugins = _plugins(places, alarm, unchecked)
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
 
     def forget_module():
