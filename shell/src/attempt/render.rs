@@ -318,6 +318,9 @@ impl Render for Human {
                 warnings,
             } => {
                 self.line(&tests_text("Tests on a fresh copy", run, true));
+                if let Some(runner) = &run.runner {
+                    self.line(&format!("  graded by {runner}"));
+                }
                 for line in held.lines() {
                     self.line(&format!("  {line}"));
                 }

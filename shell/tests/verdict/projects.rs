@@ -83,8 +83,17 @@ fn colours_subtests_and_plugins_do_not_hide_the_verdict() {
         "Tests on a fresh copy: 2 failed · 9 passed\n  failing:\n    {}\n    {}\n  the end of the output:\n",
         LEDGER_FAILING[0], LEDGER_FAILING[1]
     );
+    let runner = installed_runner();
+    // The text names what graded the run, as the JSON's `runner` does.
+    let graded_by = format!(
+        "\n  graded by pytest {}, pluggy {}, Python {}\n",
+        runner["pytest"].as_str().unwrap(),
+        runner["pluggy"].as_str().unwrap(),
+        runner["python"].as_str().unwrap()
+    );
     assert!(
         human.stdout.contains(&expected_start)
+            && human.stdout.contains(&graded_by)
             && human.stdout.contains("    │ (text='1,234,567.89') SUBFAIL tests/test_totals.py::MonthlyTotalsTest::test_amounts_as_banks_write_them")
             && !human.stdout.contains('\x1b'),
         "{}",
