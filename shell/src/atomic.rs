@@ -173,8 +173,13 @@ fn write_through(
         .mode(NEW_FILE_MODE)
         .open(path)?;
     let mut writer = BufWriter::new(file);
-    fill(&mut writer)?;
-    writer.flush()
+    let written = fill(&mut writer).and_then(|()| writer.flush());
+    // A pipe whose reader left (`-o /proc/self/fd/1 | head`) ends the command as a closed
+    // standard output does: quietly, by SIGPIPE, not with an error about the path.
+    if let Err(err) = &written {
+        crate::pipe::end_if_closed(err);
+    }
+    written
 }
 
 /// Replaces the regular file `path` whole: a temporary file in its folder, renamed over it. A

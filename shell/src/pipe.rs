@@ -62,14 +62,56 @@ pub fn was_closed() -> bool {
 
 /// Ends quietly when `err` is a closed pipe, for writes that return their error.
 pub fn end_if_closed(err: &io::Error) {
-    if err.kind() == io::ErrorKind::BrokenPipe {
+    if is_closed(err) {
         end_by_sigpipe();
     }
 }
 
+/// Whether `err` is a closed pipe, or wraps one: a serializer writing into the pipe hands its
+/// own error back (`io::Error::other(serde_json::Error)`), whose kind is no longer the pipe's.
+fn is_closed(err: &io::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(error) = cause {
+        let kind = error
+            .downcast_ref::<io::Error>()
+            .map(io::Error::kind)
+            .or_else(|| {
+                // serde_json's error hides the io::Error it carries from `source()`.
+                error
+                    .downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            });
+        if kind == Some(io::ErrorKind::BrokenPipe) {
+            return true;
+        }
+        cause = error
+            .downcast_ref::<io::Error>()
+            .and_then(io::Error::get_ref)
+            .map(|inner| inner as &(dyn std::error::Error + 'static))
+            .or_else(|| error.source());
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_closed_pipe;
+    use super::{is_closed, is_closed_pipe};
+
+    #[test]
+    fn a_closed_pipe_is_known_inside_the_errors_that_wrap_it() {
+        let closed = || std::io::Error::from_raw_os_error(libc::EPIPE);
+        let errors = [
+            closed(),
+            std::io::Error::other(serde_json::Error::io(closed())),
+            std::io::Error::other(std::io::Error::other(closed())),
+            std::io::Error::other(serde_json::Error::io(std::io::Error::from_raw_os_error(
+                libc::ENOSPC,
+            ))),
+            std::io::Error::other("Broken pipe (os error 32)"),
+        ];
+        let closed: Vec<bool> = errors.iter().map(is_closed).collect();
+        assert_eq!(closed, [true, true, true, false, false]);
+    }
 
     #[test]
     fn only_a_print_to_a_closed_pipe_is_quiet() {

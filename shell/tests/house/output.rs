@@ -22,13 +22,17 @@ fn closed_pipe() -> OwnedFd {
 #[test]
 fn a_closed_pipe_ends_every_printing_command_quietly_by_sigpipe() {
     let record = "fixtures/repair.json";
-    let commands: [&[&str]; 7] = [
+    // `-o` naming standard output by a path is written through to the same closed pipe.
+    let commands: [&[&str]; 10] = [
         &["task", "--repo", "sample-repo"],
         &["task", "--json", "--repo", "sample-repo"],
         &["show", record],
         &["show", record, "--html", "-"],
+        &["show", record, "--html", "/dev/stdout"],
         &["export", "--atif", record],
         &["export", "--atif", record, "-o", "-"],
+        &["export", "--atif", record, "-o", "/proc/self/fd/1"],
+        &["export", "--atif", record, "-o", "/dev/stdout"],
         &["verify", "--repo", "sample-repo"],
     ];
     let mut endings = Vec::new();
