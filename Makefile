@@ -9,6 +9,10 @@ REQUIREMENTS := sample-repo/requirements.txt
 TEST_PLUGINS := fixtures/projects/requirements-plugins.txt
 # The clients of mend's interoperability tests (the MCP Python SDK for `mend mcp`), same venv.
 INTEROP := shell/tests/interop/requirements.txt
+# The MCP SDK's previous line (1.x), in a venv of its own: mend must serve the clients people
+# still run, not only the newest (shell/tests/verdict/mcp.rs).
+INTEROP_MCP1 := shell/tests/interop/requirements-mcp1.txt
+MCP1_VENV := target/interop-venvs/mcp1
 # SWE-bench's harness, for the tests that compare mend's readers with its parsers (no deps).
 SWEBENCH := fixtures/readers/requirements-swebench.txt
 # The real projects the SWE-bench-style fixture suite is built from (their source distributions,
@@ -42,6 +46,12 @@ $(VENV_STAMP): $(REQUIREMENTS) $(TEST_PLUGINS) $(SWEBENCH) $(INTEROP)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $(REQUIREMENTS) -r $(TEST_PLUGINS) -r $(INTEROP)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: --no-deps -r $(SWEBENCH)
+	touch $@
+
+$(MCP1_VENV)/.installed: $(INTEROP_MCP1)
+	rm -rf $(dir $@)
+	$(PYTHON) -m venv $(dir $@)
+	$(dir $@)bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $<
 	touch $@
 
 $(SDISTS_STAMP): $(SDISTS) $(VENV_STAMP)
@@ -84,7 +94,7 @@ run: build venv
 
 # Every test: unit, property, exhaustive, integration (real pytest on temporary copies), docs,
 # and the Python package's tests.
-test: venv lint python-test pytest-matrix
+test: venv $(MCP1_VENV)/.installed lint python-test pytest-matrix
 	$(CARGO) test --workspace --locked
 
 lint:

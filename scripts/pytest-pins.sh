@@ -22,14 +22,6 @@ trap 'rm -rf "$wheels"' EXIT
 {
     echo "# The witness's matrix, pytest $line: pytest $pytest, pluggy $pluggy, pytest-xdist $xdist and"
     echo "# what they need, pinned with hashes (scripts/pytest-pins.sh $line $pytest $pluggy $xdist)."
-    "$python" - "$wheels" <<'PY'
-import hashlib, os, sys
-folder = sys.argv[1]
-for wheel in sorted(os.listdir(folder)):
-    name, version = wheel.split("-")[:2]
-    with open(os.path.join(folder, wheel), "rb") as file:
-        digest = hashlib.sha256(file.read()).hexdigest()
-    print("%s==%s --hash=sha256:%s" % (name.replace("_", "-").lower(), version, digest))
-PY
+    "$python" "$here/scripts/pin-wheels.py" "$wheels"
 } > "$out"
 echo "wrote $out"

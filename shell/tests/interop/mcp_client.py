@@ -15,6 +15,12 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
+def field(result, name, older_name):
+    """A result's field by the SDK's name for it: 2.x spells them in snake case, 1.x as the wire
+    does."""
+    return getattr(result, name) if hasattr(result, name) else getattr(result, older_name)
+
+
 async def main(mend: str, calls_file: str, era: str = "legacy") -> dict:
     with open(calls_file, encoding="utf-8") as handle:
         calls = json.load(handle)
@@ -22,21 +28,22 @@ async def main(mend: str, calls_file: str, era: str = "legacy") -> dict:
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write) as session:
             if era == "modern":
-                await session.discover()
+                opened = await session.discover()
             else:
-                await session.initialize()
+                opened = await session.initialize()
             listed = await session.list_tools()
             results = {}
             for key, (tool, arguments) in calls.items():
                 result = await session.call_tool(tool, arguments)
                 results[key] = {
-                    "is_error": result.is_error,
-                    "structured": result.structured_content,
+                    "is_error": field(result, "is_error", "isError"),
+                    "structured": field(result, "structured_content", "structuredContent"),
                     "text": [block.text for block in result.content],
                 }
     return {
-        "protocol_version": session.protocol_version,
-        "server": session.server_info.name,
+        # 1.x keeps them only in the handshake's answer.
+        "protocol_version": getattr(session, "protocol_version", None) or opened.protocolVersion,
+        "server": (getattr(session, "server_info", None) or opened.serverInfo).name,
         "tools": sorted(tool.name for tool in listed.tools),
         "results": results,
     }

@@ -4,7 +4,7 @@
 //! task in SWE-bench's shape, a verify that answers only whether the change resolves it and how
 //! many tests passed, with no held-out id, source or output (the caller may be the model).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{json, Value};
@@ -21,15 +21,28 @@ fn fix_patch() -> String {
 /// What the official MCP client got from `mend mcp` for `calls` (`KEY: [TOOL, ARGUMENTS]`), with
 /// the older handshake.
 fn mcp_client(calls: Value) -> Value {
-    mcp_client_in("legacy", calls)
+    mcp_client_in(&python(), "legacy", calls)
 }
 
-/// As [`mcp_client`], in `era`: `legacy` (initialize) or `modern` (2026-07-28, stateless).
-fn mcp_client_in(era: &str, calls: Value) -> Value {
+/// The Python of the venv `make test` makes with the SDK's previous line (1.x), which speaks
+/// only the older handshake: mend serves the clients people still run.
+fn previous_sdk_python() -> PathBuf {
+    let python = repo_root().join("target/interop-venvs/mcp1/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: `make test` makes it (the Makefile's MCP1_VENV)",
+        python.display()
+    );
+    python
+}
+
+/// As [`mcp_client`], with the SDK installed for `client`, in `era`: `legacy` (initialize) or
+/// `modern` (2026-07-28, stateless).
+fn mcp_client_in(client: &Path, era: &str, calls: Value) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let calls_path = dir.path().join("calls.json");
     std::fs::write(&calls_path, calls.to_string()).unwrap();
-    let output = Command::new(python())
+    let output = Command::new(client)
         .arg(repo_root().join("shell/tests/interop/mcp_client.py"))
         .arg(env!("CARGO_BIN_EXE_mend"))
         .arg(&calls_path)
@@ -84,8 +97,14 @@ fn the_python_sdk_verifies_a_patch_over_mcp_as_mend_verify_does() {
     std::fs::write(&patch_path, fix_patch()).unwrap();
     let python = python();
     let python = python.to_str().unwrap();
-    for (era, version) in [("legacy", "2025-11-25"), ("modern", "2026-07-28")] {
+    let sdks = [
+        (crate::common::python(), "legacy", "2025-11-25"),
+        (previous_sdk_python(), "legacy", "2025-11-25"),
+        (crate::common::python(), "modern", "2026-07-28"),
+    ];
+    for (client, era, version) in sdks {
         let got = mcp_client_in(
+            &client,
             era,
             json!({
                 "task": ["task", {"repo": repo_path}],
