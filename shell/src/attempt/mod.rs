@@ -33,21 +33,17 @@ use crate::provider::source::ModelSource;
 use crate::record::{Message, RecordedCall};
 use crate::task::{Task, ToolName};
 use crate::tools::ToolContext;
-use crate::verdict::check::{final_check, independent_check, TestRun};
+use crate::verdict::check::{independent_check, TestRun};
+use crate::verdict::final_run::{final_run, Alone, Before, Change, FinalRun, Subject};
 use crate::verdict::grade::checks::Checks;
 use crate::verdict::grade::contract::Contract;
 use crate::verdict::grade::ending::Ending;
-use crate::verdict::grade::given::Graded;
 use crate::verdict::grade::shrunk::fewer_tests_than_before;
 use crate::verdict::trust::known::{written_lines, Known};
-use crate::verdict::trust::python_reach::start_reading_added_python;
-use crate::verdict::trust::tripwire::Tripwire;
-use crate::verdict::trust::untrusted::Untrusted;
 use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
-use crate::workspace::held_out::put_back;
 use crate::workspace::shared_writes::SharedStamps;
-use crate::workspace::Workspace;
+use crate::workspace::{Left, Workspace};
 
 pub struct Setup<'a> {
     /// The original repository; only ever read.
@@ -165,34 +161,28 @@ pub fn written_by_tools<'a>(calls: impl IntoIterator<Item = &'a RecordedCall>) -
         .collect()
 }
 
-/// Keeps the copy when asked to (and says where), else deletes it; returns how long deleting took
-/// in milliseconds (0 when kept). A copy that cannot be deleted is named on stderr with the fix,
-/// and the run goes on to write its record: the verdict is already made.
+/// Keeps the copy when asked to (and says where), else deletes it
+/// ([`Workspace::keep_or_delete`]); returns how long deleting took in milliseconds (0 when kept).
 pub fn finish_with(setup: &Setup, workspace: Workspace, render: &mut dyn Render) -> u64 {
-    if setup.keep_workspace {
-        render.run_event(&RunEvent::WorkspaceKept {
-            path: workspace.keep().to_string(),
-        });
-        return 0;
-    }
-    let root = workspace.root().to_owned();
-    let started = std::time::Instant::now();
-    if let Err(err) = workspace.remove() {
-        eprintln!("mend: cannot delete the temporary copy {root}: {err} — delete it by hand");
-    }
-    millis(started.elapsed())
+    leave_copy(workspace, setup.keep_workspace, render).map_or(0, millis)
 }
 
-/// Why the final run cannot count whatever it reported, beyond what its tree shows: under
-/// `--sandbox none` it wrote into a folder the copy shares with the original.
-fn shared_written(shared: Option<&SharedStamps>) -> Result<Option<Untrusted>, MendError> {
-    let Some(shared) = shared else {
-        return Ok(None);
-    };
-    let entries = shared.written_since().map_err(|err| {
-        MendError::harness(format!("cannot read the folders the copy shares: {err}"))
-    })?;
-    Ok((!entries.is_empty()).then_some(Untrusted::SharedFolderWritten { entries }))
+/// What becomes of a copy whose last run is over, said to `render` when it is kept; how long
+/// deleting it took (`None`: kept).
+pub fn leave_copy(
+    workspace: Workspace,
+    keep: bool,
+    render: &mut dyn Render,
+) -> Option<std::time::Duration> {
+    match workspace.keep_or_delete(keep) {
+        Left::Kept(path) => {
+            render.run_event(&RunEvent::WorkspaceKept {
+                path: path.to_string(),
+            });
+            None
+        }
+        Left::Deleted(time) => Some(time),
+    }
 }
 
 /// The independent check after the loop (reported as it ends): on the original with the change
@@ -225,36 +215,34 @@ pub fn check_at_end(
         first_run: tests_before.map_or(&[][..], |before| before.alarms.as_slice()),
         written: written.as_ref(),
     };
-    let held_out = put_back(root, setup.held_out, task)?;
-    // The change's added Python is read beside the final tests, from the sources as they are now.
-    let reading_python = start_reading_added_python(&setup.runner.python, root, &diff, |path| {
-        task.test.files.contains(path)
-    });
-    let tripwire = Tripwire {
+    let subject = Subject {
         original: setup.repo,
         task,
+        runner: setup.runner,
+        held_out: setup.held_out,
+    };
+    let change = Change {
+        root,
         carried: &tree.carried,
-        held_out: &held_out.digests,
+        diff: Some(&diff),
     };
-    let mut tests_after = match &held_out.refused {
-        // No run: the change and the held-out tests cannot stand together.
-        Some(problem) => TestRun {
-            not_trusted: Some(problem.clone()),
-            ..TestRun::default()
-        },
-        None => final_check(setup.runner, &task.test, root, known)?,
+    let FinalRun {
+        run: mut tests_after,
+        held_out,
+        given,
+        python_reaches,
+        ..
+    } = match final_run(
+        &subject,
+        &change,
+        Before::Loop { known, shared },
+        &mut Alone,
+    )? {
+        Ok(judged) => judged,
+        // After a loop a run with no verdict fails instead ([`Before::Loop`]): not reached.
+        Err(no_verdict) => return Err(MendError::harness(no_verdict.message)),
     };
-    if tests_after.not_trusted.is_none() {
-        tests_after.not_trusted = match tripwire.untrusted(root)? {
-            Some(planted) => Some(planted),
-            None => shared_written(shared)?,
-        };
-    }
     // Given tests replace the contract of the run before the change.
-    let given = task
-        .given
-        .as_ref()
-        .map(|given| Graded::grade(given, &tests_after.cases));
     let contract = tests_before
         .filter(|before| !before.cases.is_empty() && given.is_none())
         .map(|before| Contract::between(&before.cases, &tests_after.cases));
@@ -267,7 +255,6 @@ pub fn check_at_end(
     render.run_event(&RunEvent::TestsAfter {
         run: tests_after.clone(),
     });
-    let python_reaches = reading_python.finish();
     let ending = Ending {
         tests_after,
         test_file_sha256_after,
@@ -281,7 +268,7 @@ pub fn check_at_end(
             .collect(),
         written_by_tests: tree.written_by_tests.clone(),
         given,
-        held_out: held_out.files,
+        held_out,
         history: Some(tree.workspace.history()),
         python_reaches,
     };

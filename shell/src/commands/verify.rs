@@ -6,22 +6,19 @@
 
 use std::time::{Duration, Instant};
 
-use camino::Utf8Path;
-
+use crate::attempt::leave_copy;
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::cli::VerifyArgs;
 use crate::error::{exit, MendError};
 use crate::hooks::verify::{VerifyHooks, VERIFY_CALL_ID};
-use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
-use crate::verdict::check::{independent_check, TestRun};
+use crate::verdict::check::TestRun;
+use crate::verdict::final_run::{
+    final_run, patched_copy, AroundTests, Before, Change, Patched, Subject,
+};
 use crate::verdict::grade::given::{Graded, HeldAndGiven};
-use crate::verdict::trust::python_reach::{start_reading_added_python, ReadingPython};
 use crate::verdict::trust::reach::change_warnings;
-use crate::verdict::trust::tripwire::Tripwire;
-use crate::workspace::held_out::put_back;
-use crate::workspace::Workspace;
 
 /// What one verification found.
 pub struct Verified {
@@ -78,7 +75,7 @@ pub fn verify(
         repo,
         task,
         runner,
-        held_out: held_out_files,
+        held_out,
         ..
     } = setup.resolve(Recorded::default())?;
     let mut warnings = crate::workspace::survey::warnings(&repo, &task)?;
@@ -86,97 +83,55 @@ pub fn verify(
     warnings.extend(runner.sandbox.warning().map(str::to_owned));
     // The sandbox's probe is its own figure.
     let setup_time = started.elapsed().saturating_sub(runner.sandbox_start);
-    let workspace = Workspace::copy_of(&repo, &task.exclude.for_final_run(), &task.history)?;
-    let carried = match patch {
-        Some(patch) => apply_to_copy(workspace.root(), patch)?,
-        None => Vec::new(),
-    };
-    let held_out = put_back(workspace.root(), &held_out_files, &task)?;
-    // The patch's added Python is read beside the tests, as a run's change is.
-    let reading_python = match patch {
-        Some(patch) => {
-            start_reading_added_python(&runner.python, workspace.root(), patch, |path| {
-                task.test.files.contains(path)
-            })
-        }
-        None => ReadingPython::Nothing,
-    };
-    let tripwire = Tripwire {
-        original: &repo,
-        task: &task,
-        carried: &carried,
-        held_out: &held_out.digests,
+    let (workspace, carried) = match patched_copy(&repo, &task, patch)? {
+        Patched::Ready(workspace, carried) => (workspace, carried),
+        Patched::Refused(problem) => return Err(MendError::usage(format!(
+            "the patch does not apply to the repository: {problem} — make it against the repository as it is now (`git diff`, or the .patch beside a record)"
+        ))),
     };
     render.run_event(&RunEvent::sandbox(&runner));
-    let started = Instant::now();
-    let run = match held_out.refused.clone() {
-        // No run: the change and the held-out tests cannot stand together.
-        Some(problem) => TestRun {
-            not_trusted: Some(problem),
-            ..TestRun::default()
-        },
-        None => {
-            let hooks = VerifyHooks {
-                task: &task,
-                runner: &runner,
-                root: workspace.root(),
-            };
-            if let Some(which) = hooks.which() {
-                eprintln!("mend: {which}");
-            }
-            match hooks.before() {
-                Ok(runs) => render.hooks_ran(VERIFY_CALL_ID, "run_tests", &runs),
-                Err((runs, reason)) => {
-                    render.hooks_ran(VERIFY_CALL_ID, "run_tests", &runs);
-                    return Err(MendError::refused(format!("the verify was {reason}")));
-                }
-            }
-            let mut run = independent_check(&runner, &task.test, workspace.root())?;
-            let (runs, objection) = hooks.after(&serde_json::json!(run))?;
-            render.hooks_ran(VERIFY_CALL_ID, "run_tests", &runs);
-            warnings.extend(objection);
-            // As in a run's final tests: the first reason a run is untrusted is the one given.
-            if run.not_trusted.is_none() {
-                run.not_trusted = tripwire.untrusted(workspace.root())?;
-            }
-            run
-        }
+    let subject = Subject {
+        original: &repo,
+        task: &task,
+        runner: &runner,
+        held_out: &held_out,
     };
-    let tests = started.elapsed();
+    let change = Change {
+        root: workspace.root(),
+        carried: &carried,
+        diff: patch,
+    };
+    let mut hooks = HooksAround {
+        task: &task,
+        runner: &runner,
+        render,
+        objections: Vec::new(),
+    };
+    let judged = final_run(&subject, &change, Before::Nothing, &mut hooks)?
+        .map_err(|no_verdict| MendError::harness(no_verdict.message))?;
+    warnings.append(&mut hooks.objections);
     let change_warnings = patch.map_or_else(Vec::new, |patch| {
-        change_warnings(patch, reading_python.finish().as_deref())
+        change_warnings(patch, judged.python_reaches.as_deref())
     });
     warnings.extend(change_warnings.iter().cloned());
     let held = HeldAndGiven {
-        given: task
-            .given
-            .as_ref()
-            .map(|given| Graded::grade(given, &run.cases)),
-        held_out: held_out.files,
+        given: judged.given,
+        held_out: judged.held_out,
     };
+    let run = judged.run;
     render.run_event(&RunEvent::TestsOnly {
         run: run.clone(),
         held: Box::new(held.clone()),
         warnings: change_warnings,
     });
     let copy = workspace.copy_time();
-    let cleanup = if keep_workspace {
-        render.run_event(&RunEvent::WorkspaceKept {
-            path: workspace.keep().to_string(),
-        });
-        None
-    } else {
-        let root = workspace.root().to_owned();
-        Some(workspace.remove().map_err(|err| {
-            MendError::harness(format!("cannot delete the temporary copy {root}: {err}"))
-        })?)
-    };
+    let cleanup = leave_copy(workspace, keep_workspace, render);
     let ms = |time: Duration| u64::try_from(time.as_millis()).unwrap_or(u64::MAX);
     render.run_event(&RunEvent::Costs {
         setup_ms: ms(setup_time),
         copy_ms: ms(copy),
         sandbox_start_ms: ms(runner.sandbox_start),
-        tests_ms: ms(tests),
+        tests_ms: ms(judged.tests_time),
         cleanup_ms: cleanup.map(ms),
     });
     Ok(Verified {
@@ -187,12 +142,49 @@ pub fn verify(
     })
 }
 
-/// Applies `patch` to the copy at `root`; returns the files it wrote, sorted.
-fn apply_to_copy(root: &Utf8Path, patch: &str) -> Result<Vec<String>, MendError> {
-    crate::patch::tree::apply_to_tree(root, patch).map_err(|error| match error {
-        TreePatchError::Io(message) => MendError::harness(message),
-        TreePatchError::DoesNotApply(problem) => MendError::usage(format!(
-            "the patch does not apply to the repository: {problem} — make it against the repository as it is now (`git diff`, or the .patch beside a record)"
-        ))
-    })
+/// The task's hooks that match `run_tests`, run around a verify's tests on its copy, and heard
+/// by `render`; a `PostToolUse` objection is a warning beside the verdict.
+struct HooksAround<'a> {
+    task: &'a crate::task::Task,
+    runner: &'a crate::exec::runner::TestRunner,
+    render: &'a mut dyn Render,
+    objections: Vec<String>,
+}
+
+impl<'a> HooksAround<'a> {
+    fn at<'r>(&self, root: &'r camino::Utf8Path) -> VerifyHooks<'r>
+    where
+        'a: 'r,
+    {
+        VerifyHooks {
+            task: self.task,
+            runner: self.runner,
+            root,
+        }
+    }
+}
+
+impl AroundTests for HooksAround<'_> {
+    fn before(&mut self, root: &camino::Utf8Path) -> Result<(), MendError> {
+        let hooks = self.at(root);
+        if let Some(which) = hooks.which() {
+            eprintln!("mend: {which}");
+        }
+        let (runs, blocked) = match hooks.before() {
+            Ok(runs) => (runs, None),
+            Err((runs, reason)) => (runs, Some(reason)),
+        };
+        self.render.hooks_ran(VERIFY_CALL_ID, "run_tests", &runs);
+        match blocked {
+            Some(reason) => Err(MendError::refused(format!("the verify was {reason}"))),
+            None => Ok(()),
+        }
+    }
+
+    fn after(&mut self, root: &camino::Utf8Path, run: &TestRun) -> Result<(), MendError> {
+        let (runs, objection) = self.at(root).after(&serde_json::json!(run))?;
+        self.render.hooks_ran(VERIFY_CALL_ID, "run_tests", &runs);
+        self.objections.extend(objection);
+        Ok(())
+    }
 }

@@ -8,13 +8,9 @@ use super::check_file::{gold_patch, gold_patch_path, CheckFile, Digests, TaskChe
 use super::suite::Suite;
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
-use crate::patch::TreePatchError;
 use crate::setup::{Recorded, RepoChoice, Resolved};
-use crate::verdict::check::independent_check;
-use crate::verdict::grade::given::Graded;
-use crate::verdict::trust::tripwire::Tripwire;
-use crate::workspace::held_out::put_back;
-use crate::workspace::Workspace;
+use crate::verdict::final_run::{final_run, patched_copy, Alone, Before, Change, Patched, Subject};
+use crate::verdict::trust::untrusted::Untrusted;
 
 pub(crate) struct CheckOptions {
     pub suite: Suite,
@@ -140,42 +136,45 @@ fn check_task(
     }))
 }
 
-/// The task's tests once as its final run makes them: a fresh copy with `patch` applied, then
-/// the held-out tests put back (the test patch applied after the change); a task that gives its
-/// tests is graded by SWE-bench's resolved rule, as its attempts are.
+/// The task's tests once as its final run makes them ([`final_run`]): a fresh copy with `patch`
+/// applied, then the held-out tests put back (the test patch applied after the change); a task
+/// that gives its tests is graded by SWE-bench's resolved rule, as its attempts are.
 fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> {
     let task = &resolved.task;
-    let workspace =
-        Workspace::copy_of(&resolved.repo, &task.exclude.for_final_run(), &task.history)?;
-    let carried = match patch.map(|patch| crate::patch::apply_to_tree(workspace.root(), patch)) {
-        None => Vec::new(),
-        Some(Ok(written)) => written,
-        Some(Err(TreePatchError::DoesNotApply(problem))) => return Ok(Ran::NotApplied(problem)),
-        Some(Err(TreePatchError::Io(message))) => return Err(MendError::harness(message)),
+    let (workspace, carried) = match patched_copy(&resolved.repo, task, patch)? {
+        Patched::Ready(workspace, carried) => (workspace, carried),
+        Patched::Refused(problem) => return Ok(Ran::NotApplied(problem)),
     };
-    let held_out = put_back(workspace.root(), &resolved.held_out, task)?;
-    if let Some(refused) = held_out.refused {
+    let subject = Subject {
+        original: &resolved.repo,
+        task,
+        runner: &resolved.runner,
+        held_out: &resolved.held_out,
+    };
+    let change = Change {
+        root: workspace.root(),
+        carried: &carried,
+        diff: None,
+    };
+    let judged = final_run(&subject, &change, Before::Nothing, &mut Alone);
+    // Nothing of the copy is kept: the check file says what was found.
+    let _deleted = workspace.keep_or_delete(false);
+    let judged = match judged? {
+        Ok(judged) => judged,
+        Err(no_verdict) => return Ok(Ran::NoVerdict(no_verdict.message)),
+    };
+    if let Some(refused @ Untrusted::HeldOutPatchRefused { .. }) = &judged.run.not_trusted {
         return Ok(match patch {
             Some(_) => Ran::NotApplied(refused.describe()),
             None => Ran::NoVerdict(refused.describe()),
         });
     }
-    let run = match independent_check(&resolved.runner, &task.test, workspace.root()) {
-        Ok(run) => run,
-        Err(error) => return Ok(Ran::NoVerdict(error.message)),
-    };
-    let tripwire = Tripwire {
-        original: &resolved.repo,
-        task,
-        carried: &carried,
-        held_out: &held_out.digests,
-    };
-    if let Some(reason) = tripwire.untrusted(workspace.root())? {
-        return Ok(Ran::NoVerdict(reason.describe()));
+    if let Some(planted) = &judged.planted {
+        return Ok(Ran::NoVerdict(planted.describe()));
     }
-    Ok(match &task.given {
-        Some(given) => Ran::graded(&Graded::grade(given, &run.cases)),
-        None => Ran::of(&run),
+    Ok(match &judged.given {
+        Some(graded) => Ran::graded(graded),
+        None => Ran::of(&judged.run),
     })
 }
 

@@ -169,15 +169,19 @@ impl Fix {
     }
 }
 
-/// The check before the loop, and `mend verify`: tests that cannot give a verdict there mean
-/// the task or the environment is wrong, a harness error that names the fix.
-pub fn independent_check(
-    runner: &TestRunner,
-    test: &TestCommand,
-    workdir: &Utf8Path,
-) -> Result<TestRun, MendError> {
-    check(runner, test, workdir, Known::default())?.map_err(|not_run| {
-        let run = *not_run.run;
+/// A run of the tests that gave no verdict: the run as far as it went, and what it means in
+/// words, with the fix where the user has one.
+pub(crate) struct NoVerdict {
+    /// The run, never a pass (boxed: a `TestRun` is large, and this is the rare path).
+    pub run: Box<TestRun>,
+    /// Why, with the fix and the end of the output: a harness error's message where no loop
+    /// came before (the check before the loop, `mend verify`, `mend eval check`).
+    pub message: String,
+}
+
+impl NoVerdict {
+    fn of(not_run: NotRun, runner: &TestRunner, test: &TestCommand) -> NoVerdict {
+        let run = not_run.run;
         let mut message = format!(
             "the test command `{}` gave no verdict: {}",
             test.argv.join(" "),
@@ -194,8 +198,19 @@ pub fn independent_check(
             message.push_str(":\n");
             message.push_str(tail);
         }
-        MendError::harness(message)
-    })
+        NoVerdict { run, message }
+    }
+}
+
+/// The check before the loop, and `mend verify`: tests that cannot give a verdict there mean
+/// the task or the environment is wrong, a harness error that names the fix.
+pub fn independent_check(
+    runner: &TestRunner,
+    test: &TestCommand,
+    workdir: &Utf8Path,
+) -> Result<TestRun, MendError> {
+    run_and_read(runner, test, workdir, Known::default())?
+        .map_err(|no_verdict| MendError::harness(no_verdict.message))
 }
 
 /// The check after the model's work: the same tests, in the same environment as the first
@@ -208,7 +223,21 @@ pub fn final_check(
     workdir: &Utf8Path,
     known: Known<'_>,
 ) -> Result<TestRun, MendError> {
-    Ok(check(runner, test, workdir, known)?.unwrap_or_else(|not_run| *not_run.run))
+    Ok(run_and_read(runner, test, workdir, known)?.unwrap_or_else(|no_verdict| *no_verdict.run))
+}
+
+/// The task's tests once in `workdir`, read and trusted: the run, or why it gave no verdict.
+/// `Err` is the harness's own failure (the command cannot start, a file mend cannot handle).
+pub(crate) fn run_and_read(
+    runner: &TestRunner,
+    test: &TestCommand,
+    workdir: &Utf8Path,
+    known: Known<'_>,
+) -> Result<Result<TestRun, NoVerdict>, MendError> {
+    Ok(
+        check(runner, test, workdir, known)?
+            .map_err(|not_run| NoVerdict::of(not_run, runner, test)),
+    )
 }
 
 /// Runs the task's tests once in `workdir` and reads their result. `Err` is the harness's own

@@ -13,7 +13,6 @@ use crate::error::MendError;
 use crate::patch::TreePatchError;
 use crate::task::paths::files_under;
 use crate::task::Task;
-use crate::verdict::trust::untrusted::Untrusted;
 
 /// What was put back into a final tree.
 pub(crate) struct HeldOutTests {
@@ -21,10 +20,16 @@ pub(crate) struct HeldOutTests {
     pub files: Vec<String>,
     /// Why the test patch could not be applied after the change: the final run cannot
     /// happen, and the verdict is a FAIL that says so.
-    pub refused: Option<Untrusted>,
+    pub refused: Option<PatchRefused>,
     /// Each file's digest as it was put there (`None`: absent): the final run must leave them
     /// so ([`crate::verdict::trust::tripwire`]).
     pub digests: BTreeMap<String, Option<String>>,
+}
+
+/// The task's test patch (`test.patch`, by its path) did not apply after the change: why.
+pub(crate) struct PatchRefused {
+    pub patch: String,
+    pub problem: String,
 }
 
 /// The files of `original` that `test.held_out` names, sorted. Listed once, when a run is set
@@ -55,7 +60,7 @@ pub(crate) fn put_back(
             Ok(written) => files.extend(written),
             Err(TreePatchError::Io(message)) => return Err(MendError::harness(message)),
             Err(TreePatchError::DoesNotApply(problem)) => {
-                refused = Some(Untrusted::HeldOutPatchRefused {
+                refused = Some(PatchRefused {
                     patch: patch.path.to_string(),
                     problem,
                 });

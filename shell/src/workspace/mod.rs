@@ -180,6 +180,28 @@ impl Workspace {
         let _kept = self.dir.keep();
         self.root
     }
+
+    /// What becomes of the copy once its last run is over: kept when `keep` (and where), else
+    /// deleted. A copy that cannot be deleted is named on stderr with the fix and the command
+    /// goes on: its verdict is already made.
+    pub fn keep_or_delete(self, keep: bool) -> Left {
+        if keep {
+            return Left::Kept(self.keep());
+        }
+        let root = self.root.clone();
+        let started = Instant::now();
+        if let Err(err) = self.remove() {
+            eprintln!("mend: cannot delete the temporary copy {root}: {err} — delete it by hand");
+        }
+        Left::Deleted(started.elapsed())
+    }
+}
+
+/// What a copy came to ([`Workspace::keep_or_delete`]).
+pub enum Left {
+    Kept(Utf8PathBuf),
+    /// Deleted (or named on stderr for the user to delete), taking this long.
+    Deleted(Duration),
 }
 
 fn git_folder(history: Option<&CleanHistory>) -> GitFolder<'_> {
