@@ -75,6 +75,10 @@ pub struct TestRun {
     /// test can print to (`verdict::trust::printed`); absent for a witnessed or JUnit run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unconfirmed: Option<String>,
+    /// The tests a skip raised by the code under test stopped (not pytest's marks, nor the
+    /// tests' own code), each with the place it was raised: the witness's word (pytest runs).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped_by_code: BTreeMap<String, String>,
     /// The end of the output (colours removed) of a run that did not pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
@@ -455,6 +459,7 @@ fn read_pytest_run(
     let mut run = read(finished, test, Some(report.without(&canaries)), note);
     if let Ok(heard) = &heard {
         run.alarms = heard.alarms.clone();
+        run.skipped_by_code = heard.skips_raised.clone();
         run.unchecked = heard.unchecked.iter().map(Unchecked::describe).collect();
     }
     let heard = heard.and_then(|heard| {

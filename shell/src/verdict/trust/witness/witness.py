@@ -869,6 +869,49 @@ def _worker_hooks(canaries):
     return hooks
 
 
+def _skip_hooks(send, places):
+    """A skip raised by the code under test: the test did not run, and neither pytest's marks
+    nor the test's own code skipped it. Told with the place it was raised, so the verdict can
+    hold it against the change (a skip is no pass) and show where."""
+    import os
+
+    import pytest
+
+    kind, place = places[0], places[1]
+    own = ("project", "site")
+
+    def raiser(tb):
+        """The innermost frame of code that is neither pytest's nor Python's: who called skip."""
+        found = None
+        while tb is not None:
+            if kind(tb.tb_frame.f_code.co_filename) in own:
+                found = tb.tb_frame
+            tb = tb.tb_next
+        return found
+
+    def tests_own(filename, item):
+        module = getattr(getattr(item, "module", None), "__file__", None)
+        if module is None or os.path.basename(filename) == "conftest.py":
+            return True
+        # The test module, and the helpers beside it, are the tests'.
+        return os.path.dirname(os.path.abspath(filename)) == os.path.dirname(os.path.abspath(module))
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(item, call):
+        # Read before pytest's own hook turns a unittest.SkipTest into a skip of its own (the
+        # traceback then starts in pytest).
+        excinfo = call.excinfo
+        frame = None if excinfo is None else raiser(excinfo.tb)
+        made = yield
+        report = made.get_result()
+        if report is None or not report.skipped or hasattr(report, "wasxfail"):
+            return
+        if frame is not None and not tests_own(frame.f_code.co_filename, item):
+            send(event="skip_raised", id=item.nodeid, at=place(frame))
+
+    return {"pytest_runtest_makereport": pytest_runtest_makereport}
+
+
 def _install(module_name, module_file):
     """Wires the parts together, the audit hook first; returns the pytest hooks (none when mend
     did not ask for a witness)."""
@@ -903,7 +946,9 @@ def _install(module_name, module_file):
     def forget_module():
         sys.modules.pop(module_name, None)
 
-    return _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module)
+    hooks = _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module)
+    hooks.update(_skip_hooks(send, places))
+    return hooks
 
 
 def _keep_only(namespace, hooks):
