@@ -874,6 +874,7 @@ def _skip_hooks(send, places):
     nor the test's own code skipped it. Told with the place it was raised, so the verdict can
     hold it against the change (a skip is no pass) and show where."""
     import os
+    import unittest
 
     import pytest
 
@@ -896,20 +897,149 @@ def _skip_hooks(send, places):
         # The test module, and the helpers beside it, are the tests'.
         return os.path.dirname(os.path.abspath(filename)) == os.path.dirname(os.path.abspath(module))
 
-    @pytest.hookimpl(hookwrapper=True)
+    skips = (pytest.skip.Exception, unittest.SkipTest)
+
+    # First among the first (registered after pytest's own plugins): read before pytest's
+    # unittest plugin turns a unittest.SkipTest into a skip of its own, whose traceback starts
+    # in pytest. A plain hook, not a wrapper: it costs a test a call, not a generator.
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(item, call):
-        # Read before pytest's own hook turns a unittest.SkipTest into a skip of its own (the
-        # traceback then starts in pytest).
         excinfo = call.excinfo
-        frame = None if excinfo is None else raiser(excinfo.tb)
-        made = yield
-        report = made.get_result()
-        if report is None or not report.skipped or hasattr(report, "wasxfail"):
-            return
+        if excinfo is None or not isinstance(excinfo.value, skips):
+            return None
+        frame = raiser(excinfo.tb)
         if frame is not None and not tests_own(frame.f_code.co_filename, item):
             send(event="skip_raised", id=item.nodeid, at=place(frame))
+        return None
 
     return {"pytest_runtest_makereport": pytest_runtest_makereport}
+
+
+def _imported_helpers(places, alarm):
+    """The helpers the test modules import from outside the project (numpy.testing's asserts,
+    pandas.testing's, any package's or Python's own), found from each test module's import
+    statements as its first test starts: a function taken from an installed package must run
+    that package's code, and neither the name nor the function's code may change while the tests
+    run. A module the tests import whole, and the modules it holds (`np.testing` of `import
+    numpy as np`), are watched for their functions the same way. Returns the hooks and the
+    check made with pytest's own at the end (`check_cold`)."""
+    import ast
+    import sys
+    import types
+
+    from pytest import hookimpl
+
+    kind, defined_at = places[0], places[3]
+    outside = ("site", "stdlib")
+    seen_modules = {}  # test module name -> (module, {name: (value, code)}, ids in `wholes`)
+    wholes = {}  # id(module) -> (module, {name: (value, code)}, vars(module) as first seen)
+
+    def code_of(value):
+        return getattr(getattr(value, "__func__", value), "__code__", None)
+
+    def installed(name):
+        """Python's own (compiled in, or in its library) or an installed package's."""
+        if name in sys.builtin_module_names:
+            return True
+        filename = getattr(sys.modules.get(name), "__file__", None)
+        return filename is not None and kind(filename) in outside
+
+    def imported(module):
+        """The names the module's import statements take from installed packages, and the
+        names it gives the modules it imports whole."""
+        try:
+            with open(module.__file__, "rb") as source:
+                tree = ast.parse(source.read())
+        except (OSError, SyntaxError, ValueError, TypeError):
+            return set(), set()
+        names, whole = set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and not node.level and installed(node.module):
+                names.update(alias.asname or alias.name for alias in node.names)
+            elif isinstance(node, ast.Import):
+                whole.update(alias.asname or alias.name.partition(".")[0] for alias in node.names)
+        return names, whole
+
+    def functions(namespace, names):
+        found = {}
+        for name in names:
+            value = namespace.get(name)
+            code = code_of(value)
+            if code is not None and callable(value):
+                found[name] = (value, code)
+        return found
+
+    def check_origin(holder, helpers):
+        for name, (value, code) in helpers.items():
+            if kind(code.co_filename) not in outside:
+                alarm("replaced", f"{name} (as {holder.__name__} has it) runs the project's code",
+                      defined_at(value))
+
+    def watch_whole(module, depth):
+        if id(module) in wholes or not installed(module.__name__):
+            return
+        namespace = vars(module)
+        public = [name for name in namespace if not name.startswith("_")]
+        helpers = functions(namespace, public)
+        wholes[id(module)] = (module, helpers, dict(namespace))
+        check_origin(module, helpers)
+        if depth:
+            for name in public:
+                if isinstance(namespace[name], types.ModuleType):
+                    watch_whole(namespace[name], depth - 1)
+
+    def watch(module):
+        names, whole = imported(module)
+        namespace = vars(module)
+        own = functions(namespace, names)
+        check_origin(module, own)
+        modules = [namespace[name] for name in whole
+                   if isinstance(namespace.get(name), types.ModuleType)]
+        for imported_whole in modules:
+            watch_whole(imported_whole, 1)
+        # As each test starts, only what its module imports itself (the modules those hold are
+        # compared at the end): a test pays for its own imports, not the suite's.
+        return module, own, [id(value) for value in modules if id(value) in wholes]
+
+    def compare(holder, helpers, now):
+        for name, (value, code) in list(helpers.items()):
+            current = now.get(name)
+            if current is not value or code_of(current) is not code:
+                alarm("replaced", f"{name} (as {holder.__name__} has it) replaced",
+                      defined_at(current))
+                helpers.pop(name)  # told once
+
+    @hookimpl(tryfirst=True)
+    def pytest_runtest_setup(item):
+        module = getattr(item, "module", None)
+        if not isinstance(module, types.ModuleType) or not getattr(module, "__file__", None):
+            return
+        watched = seen_modules.get(module.__name__)
+        if watched is None:
+            seen_modules[module.__name__] = watch(module)
+            return
+        compare(watched[0], watched[1], vars(watched[0]))
+        for index in watched[2]:
+            holder, helpers, seen = wholes[index]
+            now = vars(holder)
+            if now != seen:  # the whole dictionary at C speed; entry by entry when it differs
+                compare(holder, helpers, now)
+                wholes[index] = (holder, helpers, dict(now))
+
+    def check_cold():
+        """Each watched function still runs the code it ran when first seen."""
+        for holder, helpers, *_ in [*seen_modules.values(), *wholes.values()]:
+            compare(holder, helpers, vars(holder))
+
+    return {"pytest_runtest_setup": pytest_runtest_setup}, check_cold
+
+
+def _both(first, second):
+    def both():
+        first()
+        second()
+
+    return both
 
 
 def _install(module_name, module_file):
@@ -940,6 +1070,8 @@ def _install(module_name, module_file):
     else:
         add_audit_hook(_audit_hook(places, alarm, describe))
     holders = _holders(alarm, places[3], _finder(), unchecked)
+    helper_hooks, check_helpers = _imported_helpers(places, alarm)
+    holders = (holders[0], _both(holders[1], check_helpers))
     plugins = _plugins(places, alarm, unchecked)
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
 
@@ -948,6 +1080,7 @@ def _install(module_name, module_file):
 
     hooks = _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module)
     hooks.update(_skip_hooks(send, places))
+    hooks.update(helper_hooks)
     return hooks
 
 
