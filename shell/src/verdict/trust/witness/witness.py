@@ -935,14 +935,18 @@ def _imported_helpers(places, alarm):
     wholes = {}  # id(module) -> (module, {name: (value, code)}, vars(module) as first seen)
 
     def code_of(value):
-        return getattr(getattr(value, "__func__", value), "__code__", None)
+        """A function's code, or a method's; `None` for anything else. By exact type: a mock
+        (`unittest.mock.call`) answers any attribute, and can claim any class."""
+        if type(value) is types.MethodType:
+            value = value.__func__
+        return value.__code__ if type(value) is types.FunctionType else None
 
     def installed(name):
         """Python's own (compiled in, or in its library) or an installed package's."""
         if name in sys.builtin_module_names:
             return True
         filename = getattr(sys.modules.get(name), "__file__", None)
-        return filename is not None and kind(filename) in outside
+        return isinstance(filename, str) and kind(filename) in outside
 
     def imported(module):
         """The names the module's import statements take from installed packages, and the
@@ -965,7 +969,7 @@ def _imported_helpers(places, alarm):
         for name in names:
             value = namespace.get(name)
             code = code_of(value)
-            if code is not None and callable(value):
+            if code is not None:
                 found[name] = (value, code)
         return found
 
@@ -976,7 +980,8 @@ def _imported_helpers(places, alarm):
                       defined_at(value))
 
     def watch_whole(module, depth):
-        if id(module) in wholes or not installed(module.__name__):
+        name = getattr(module, "__name__", None)
+        if id(module) in wholes or not isinstance(name, str) or not installed(name):
             return
         namespace = vars(module)
         public = [name for name in namespace if not name.startswith("_")]
@@ -1005,8 +1010,8 @@ def _imported_helpers(places, alarm):
         for name, (value, code) in list(helpers.items()):
             current = now.get(name)
             if current is not value or code_of(current) is not code:
-                alarm("replaced", f"{name} (as {holder.__name__} has it) replaced",
-                      defined_at(current))
+                place = defined_at(current) if code_of(current) is not None else None
+                alarm("replaced", f"{name} (as {holder.__name__} has it) replaced", place)
                 helpers.pop(name)  # told once
 
     @hookimpl(tryfirst=True)
