@@ -28,6 +28,7 @@ use crate::verdict::read::runner::Runner;
 use crate::verdict::read::summary::{without_colours, Summary};
 use crate::verdict::read::test_run::{RanTests, ReportFile};
 use crate::verdict::trust::known::Known;
+use crate::verdict::trust::printed::{forged_result, UNCONFIRMED};
 use crate::verdict::trust::untrusted::{Alarm, OwedReport, Untrusted};
 use crate::verdict::trust::witness::{witness_failure, Heard, Unchecked};
 
@@ -70,6 +71,14 @@ pub struct TestRun {
     /// the verdict stands without them, and says so.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unchecked: Vec<String>,
+    /// Why the outcomes cannot be confirmed: read from the runner's output, which the code under
+    /// test can print to (`verdict::trust::printed`); absent for a witnessed or JUnit run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unconfirmed: Option<String>,
+    /// The tests a skip raised by the code under test stopped (not pytest's marks, nor the
+    /// tests' own code), each with the place it was raised: the witness's word (pytest runs).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped_by_code: BTreeMap<String, String>,
     /// The end of the output (colours removed) of a run that did not pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
@@ -116,6 +125,7 @@ impl TestRun {
                 (!self.unchecked.is_empty())
                     .then(|| format!("not checked: {}", self.unchecked.join("; "))),
             )
+            .chain(self.unconfirmed.clone())
             .collect();
         if reasons.is_empty() {
             outcome
@@ -357,7 +367,13 @@ fn read_output_run(
 ) -> Result<TestRun, NotRun> {
     match reader.read(&finished.output) {
         Ok(report) => {
-            let run = read(finished, test, Some(report), None);
+            let run = TestRun {
+                unconfirmed: Some(UNCONFIRMED.to_owned()),
+                ..read(finished, test, Some(report), None)
+            };
+            if let Some(reason) = forged_result(reader, &finished.output) {
+                return Ok(untrusted(run, finished, reason));
+            }
             // The kept end of a long output lacks the first tests' lines; -rA's summary is at
             // the end, whole.
             if finished.head_dropped && reader != OutputReader::PytestRa {
@@ -472,6 +488,7 @@ fn read_pytest_run(
     let mut run = read(finished, test, Some(report.without(&canaries)), note);
     if let Ok(heard) = &heard {
         run.alarms = heard.alarms.clone();
+        run.skipped_by_code = heard.skips_raised.clone();
         run.unchecked = heard.unchecked.iter().map(Unchecked::describe).collect();
     }
     let heard = heard.and_then(|heard| {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::verdict::check::TestRun;
 use crate::verdict::grade::contract::{Contract, Transition};
 use crate::verdict::grade::given::Graded;
+use crate::verdict::grade::skips::{skipped_contract_tests, skipped_given_tests};
 use crate::verdict::trust::python_reach::PythonReach;
 use crate::verdict::trust::reach::change_warnings;
 
@@ -73,6 +74,9 @@ pub(crate) fn decide(evidence: &Evidence) -> Verdict {
         ));
     }
     warnings.extend(change_warnings(evidence.diff, evidence.python_reaches));
+    if evidence.given.is_some() {
+        warnings.extend(skipped_given_tests(evidence.tests_after));
+    }
     Verdict {
         warnings,
         ..judge(evidence)
@@ -99,7 +103,10 @@ fn judge(evidence: &Evidence) -> Verdict {
     }
     match evidence.contract {
         Some(_) if evidence.given.is_some() => {}
-        Some(contract) => reasons.extend(broken_contract(contract)),
+        Some(contract) => {
+            reasons.extend(broken_contract(contract));
+            reasons.extend(skipped_contract_tests(after, contract));
+        }
         None if after.by_exit_code && after.passed() => {
             let weaker = "judged by the exit code alone (test.report = \"exit_code\"): the weaker rule, with no test ids to hold the change to";
             return Verdict {

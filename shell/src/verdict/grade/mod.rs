@@ -10,3 +10,4 @@ pub(crate) mod ending;
 pub(crate) mod given;
 pub(crate) mod listed;
 pub(crate) mod shrunk;
+pub(crate) mod skips;

@@ -119,6 +119,9 @@ pub enum Untrusted {
     /// The output was longer than mend keeps, so a reader that needs its start cannot tell
     /// which tests ran.
     HeadDropped { reader: OutputReader },
+    /// A result line the code under test printed among the runner's (see
+    /// `verdict::trust::printed`): what gives it away.
+    PrintedOutcome { sign: String },
     /// pytest's exit 3.
     PytestInternalError,
     /// pytest's exit 4.
@@ -191,6 +194,9 @@ impl Untrusted {
             Untrusted::HeadDropped { reader } => format!(
                 "the output was longer than mend keeps, so its first test lines are lost and the {} reader cannot tell which tests ran; run fewer tests per task, or use a runner that writes a JUnit report",
                 reader.name()
+            ),
+            Untrusted::PrintedOutcome { sign } => format!(
+                "the output holds a test result the runner did not print: {sign}"
             ),
             Untrusted::PytestInternalError => "pytest stopped with an internal error (exit 3)".to_owned(),
             Untrusted::PytestUsageError => "pytest refused its command line or configuration (usage error, exit 4)".to_owned(),

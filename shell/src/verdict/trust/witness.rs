@@ -77,6 +77,10 @@ enum Said {
     Uncollected {
         id: String,
     },
+    SkipRaised {
+        id: String,
+        at: String,
+    },
     Alarm(Alarm),
     Finished {
         exitstatus: i64,
@@ -105,6 +109,9 @@ pub(crate) struct Heard {
     pub exit_status: Option<i64>,
     /// What reached into the run, in the order the witness saw it.
     pub alarms: Vec<Alarm>,
+    /// The tests skipped by the code under test (not pytest's marks, not the tests' own code),
+    /// each with the place (FILE:LINE) the skip was raised.
+    pub skips_raised: BTreeMap<String, String>,
     /// The report's digest as pytest left it; `Some(None)` when pytest wrote none.
     pub report_sha256: Option<Option<String>>,
     /// Lines that were not the plugin's.
@@ -180,6 +187,9 @@ impl Heard {
                 xfail,
             } => self.phase(id, &when, &outcome, xfail),
             Said::Uncollected { id } => self.worse(id, CaseOutcome::Error),
+            Said::SkipRaised { id, at } => {
+                self.skips_raised.insert(id, at);
+            }
             Said::Alarm(alarm) => self.alarms.push(alarm),
             Said::Finished { exitstatus } => {
                 self.finished = true;

@@ -6,8 +6,8 @@
 //!
 //! Ids are the ones the runner prints, and for django, sympy and `-rA` the ones SWE-bench's
 //! harness reads from the same lines (its instances list their tests that way). What the code
-//! under test prints can look like a result line: an output reader trusts the process as far as
-//! the exit code does, no further (the witness watches pytest only).
+//! under test prints can look like a result line: `verdict::trust::printed` looks for the lines
+//! it gives itself away by, and the verdict calls what is read here unconfirmed.
 
 mod counts;
 mod django;

@@ -869,6 +869,184 @@ def _worker_hooks(canaries):
     return hooks
 
 
+def _skip_hooks(send, places):
+    """A skip raised by the code under test: the test did not run, and neither pytest's marks
+    nor the test's own code skipped it. Told with the place it was raised, so the verdict can
+    hold it against the change (a skip is no pass) and show where."""
+    import os
+    import unittest
+
+    import pytest
+
+    kind, place = places[0], places[1]
+    own = ("project", "site")
+
+    def raiser(tb):
+        """The innermost frame of code that is neither pytest's nor Python's: who called skip."""
+        found = None
+        while tb is not None:
+            if kind(tb.tb_frame.f_code.co_filename) in own:
+                found = tb.tb_frame
+            tb = tb.tb_next
+        return found
+
+    def tests_own(filename, item):
+        module = getattr(getattr(item, "module", None), "__file__", None)
+        if module is None or os.path.basename(filename) == "conftest.py":
+            return True
+        # The test module, and the helpers beside it, are the tests'.
+        return os.path.dirname(os.path.abspath(filename)) == os.path.dirname(os.path.abspath(module))
+
+    skips = (pytest.skip.Exception, unittest.SkipTest)
+
+    # First among the first (registered after pytest's own plugins): read before pytest's
+    # unittest plugin turns a unittest.SkipTest into a skip of its own, whose traceback starts
+    # in pytest. A plain hook, not a wrapper: it costs a test a call, not a generator.
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(item, call):
+        excinfo = call.excinfo
+        if excinfo is None or not isinstance(excinfo.value, skips):
+            return None
+        frame = raiser(excinfo.tb)
+        if frame is not None and not tests_own(frame.f_code.co_filename, item):
+            send(event="skip_raised", id=item.nodeid, at=place(frame))
+        return None
+
+    return {"pytest_runtest_makereport": pytest_runtest_makereport}
+
+
+def _imported_helpers(places, alarm):
+    """The helpers the test modules import from outside the project (numpy.testing's asserts,
+    pandas.testing's, any package's or Python's own), found from each test module's import
+    statements as its first test starts: a function taken from an installed package must run
+    that package's code, and neither the name nor the function's code may change while the tests
+    run. A module the tests import whole, and the modules it holds (`np.testing` of `import
+    numpy as np`), are watched for their functions the same way. Returns the hooks and the
+    check made with pytest's own at the end (`check_cold`)."""
+    import ast
+    import sys
+    import types
+
+    from pytest import hookimpl
+
+    kind, defined_at = places[0], places[3]
+    outside = ("site", "stdlib")
+    seen_modules = {}  # test module name -> (module, {name: (value, code)}, ids in `wholes`)
+    wholes = {}  # id(module) -> (module, {name: (value, code)}, vars(module) as first seen)
+
+    def code_of(value):
+        """A function's code, or a method's; `None` for anything else. By exact type: a mock
+        (`unittest.mock.call`) answers any attribute, and can claim any class."""
+        if type(value) is types.MethodType:
+            value = value.__func__
+        return value.__code__ if type(value) is types.FunctionType else None
+
+    def installed(name):
+        """Python's own (compiled in, or in its library) or an installed package's."""
+        if name in sys.builtin_module_names:
+            return True
+        filename = getattr(sys.modules.get(name), "__file__", None)
+        return isinstance(filename, str) and kind(filename) in outside
+
+    def imported(module):
+        """The names the module's import statements take from installed packages, and the
+        names it gives the modules it imports whole."""
+        try:
+            with open(module.__file__, "rb") as source:
+                tree = ast.parse(source.read())
+        except (OSError, SyntaxError, ValueError, TypeError):
+            return set(), set()
+        names, whole = set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and not node.level and installed(node.module):
+                names.update(alias.asname or alias.name for alias in node.names)
+            elif isinstance(node, ast.Import):
+                whole.update(alias.asname or alias.name.partition(".")[0] for alias in node.names)
+        return names, whole
+
+    def functions(namespace, names):
+        found = {}
+        for name in names:
+            value = namespace.get(name)
+            code = code_of(value)
+            if code is not None:
+                found[name] = (value, code)
+        return found
+
+    def check_origin(holder, helpers):
+        for name, (value, code) in helpers.items():
+            if kind(code.co_filename) not in outside:
+                alarm("replaced", f"{name} (as {holder.__name__} has it) runs the project's code",
+                      defined_at(value))
+
+    def watch_whole(module, depth):
+        name = getattr(module, "__name__", None)
+        if id(module) in wholes or not isinstance(name, str) or not installed(name):
+            return
+        namespace = vars(module)
+        public = [name for name in namespace if not name.startswith("_")]
+        helpers = functions(namespace, public)
+        wholes[id(module)] = (module, helpers, dict(namespace))
+        check_origin(module, helpers)
+        if depth:
+            for name in public:
+                if isinstance(namespace[name], types.ModuleType):
+                    watch_whole(namespace[name], depth - 1)
+
+    def watch(module):
+        names, whole = imported(module)
+        namespace = vars(module)
+        own = functions(namespace, names)
+        check_origin(module, own)
+        modules = [namespace[name] for name in whole
+                   if isinstance(namespace.get(name), types.ModuleType)]
+        for imported_whole in modules:
+            watch_whole(imported_whole, 1)
+        # As each test starts, only what its module imports itself (the modules those hold are
+        # compared at the end): a test pays for its own imports, not the suite's.
+        return module, own, [id(value) for value in modules if id(value) in wholes]
+
+    def compare(holder, helpers, now):
+        for name, (value, code) in list(helpers.items()):
+            current = now.get(name)
+            if current is not value or code_of(current) is not code:
+                place = defined_at(current) if code_of(current) is not None else None
+                alarm("replaced", f"{name} (as {holder.__name__} has it) replaced", place)
+                helpers.pop(name)  # told once
+
+    @hookimpl(tryfirst=True)
+    def pytest_runtest_setup(item):
+        module = getattr(item, "module", None)
+        if not isinstance(module, types.ModuleType) or not getattr(module, "__file__", None):
+            return
+        watched = seen_modules.get(module.__name__)
+        if watched is None:
+            seen_modules[module.__name__] = watch(module)
+            return
+        compare(watched[0], watched[1], vars(watched[0]))
+        for index in watched[2]:
+            holder, helpers, seen = wholes[index]
+            now = vars(holder)
+            if now != seen:  # the whole dictionary at C speed; entry by entry when it differs
+                compare(holder, helpers, now)
+                wholes[index] = (holder, helpers, dict(now))
+
+    def check_cold():
+        """Each watched function still runs the code it ran when first seen."""
+        for holder, helpers, *_ in [*seen_modules.values(), *wholes.values()]:
+            compare(holder, helpers, vars(holder))
+
+    return {"pytest_runtest_setup": pytest_runtest_setup}, check_cold
+
+
+def _both(first, second):
+    def both():
+        first()
+        second()
+
+    return both
+
+
 def _install(module_name, module_file):
     """Wires the parts together, the audit hook first; returns the pytest hooks (none when mend
     did not ask for a witness)."""
@@ -897,13 +1075,18 @@ def _install(module_name, module_file):
     else:
         add_audit_hook(_audit_hook(places, alarm, describe))
     holders = _holders(alarm, places[3], _finder(), unchecked)
+    helper_hooks, check_helpers = _imported_helpers(places, alarm)
+    holders = (holders[0], _both(holders[1], check_helpers))
     plugins = _plugins(places, alarm, unchecked)
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
 
     def forget_module():
         sys.modules.pop(module_name, None)
 
-    return _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module)
+    hooks = _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module)
+    hooks.update(_skip_hooks(send, places))
+    hooks.update(helper_hooks)
+    return hooks
 
 
 def _keep_only(namespace, hooks):
