@@ -193,10 +193,37 @@ fn a_broken_conftest_is_a_harness_error_before_the_loop_and_a_failing_verdict_af
     );
 }
 
+/// A version's `MAJOR.MINOR` as numbers, to compare ("9.2.0" is (9, 2)).
+fn line_of(version: &str) -> (u32, u32) {
+    let mut numbers = version.split('.').map(|part| part.parse::<u32>().unwrap());
+    (numbers.next().unwrap(), numbers.next().unwrap())
+}
+
+/// Both hook wrapper styles on one hook: pluggy 1.1 and later know `wrapper=True` and refuse the
+/// pair (exit 1); an older pluggy has no such argument, so importing the conftest fails (exit 4).
+fn both_wrapper_styles(runner: &Runner) -> &'static str {
+    if line_of(&runner.pluggy) >= (1, 1) {
+        "pytest could not load conftest.py: PluginValidationError: Plugin 'ROOT/conftest.py' for hook 'pytest_collection_modifyitems': The wrapper=True and hookwrapper=True options are mutually exclusive (exit 1, no pytest report)"
+    } else {
+        "pytest could not load conftest.py: TypeError: HookimplMarker.__call__() got an unexpected keyword argument 'wrapper' (a usage error, exit 4)"
+    }
+}
+
+/// A `pytest_plugins` entry that is not installed: pytest 9.2 made it a usage error (exit 4),
+/// where earlier pytest stopped with exit 1.
+fn a_missing_pytest_plugins_entry(runner: &Runner) -> &'static str {
+    if line_of(&runner.pytest) >= (9, 2) {
+        "pytest could not load the plugin `no_such_plugin`: No module named 'no_such_plugin' (a usage error, exit 4)"
+    } else {
+        "pytest could not load the plugin `no_such_plugin`: No module named 'no_such_plugin' (exit 1, no pytest report)"
+    }
+}
+
 /// Each way pytest can fail to load a project's conftest.py, run for real: the verdict names the
 /// file and pytest's error line, and pytest's exit in its own words; never "is pytest installed?".
 #[test]
 fn every_way_a_conftest_fails_to_load_is_named_with_its_file_and_pytests_error() {
+    let runner_line = installed().unwrap();
     let test_file = ("tests/test_io.py", "def test_x():\n    pass\n");
     let cases = [
         (
@@ -209,7 +236,7 @@ fn every_way_a_conftest_fails_to_load_is_named_with_its_file_and_pytests_error()
                 "conftest.py",
                 "import pytest\n\n@pytest.hookimpl(hookwrapper=True, wrapper=True)\ndef pytest_collection_modifyitems(items):\n    yield\n",
             ),
-            "pytest could not load conftest.py: PluginValidationError: Plugin 'ROOT/conftest.py' for hook 'pytest_collection_modifyitems': The wrapper=True and hookwrapper=True options are mutually exclusive (exit 1, no pytest report)",
+            both_wrapper_styles(&runner_line),
         ),
         (
             // A hook an older pytest had: a newer one stops with an internal error.
@@ -218,7 +245,7 @@ fn every_way_a_conftest_fails_to_load_is_named_with_its_file_and_pytests_error()
         ),
         (
             ("conftest.py", "pytest_plugins = [\"no_such_plugin\"]\n"),
-            "pytest could not load the plugin `no_such_plugin`: No module named 'no_such_plugin' (exit 1, no pytest report)",
+            a_missing_pytest_plugins_entry(&runner_line),
         ),
     ];
     for (conftest, expected) in cases {

@@ -300,7 +300,10 @@ def _audit_hook(places, alarm, describe):
     busy = [False]
     getframe = sys._getframe
 
-    def audit(event, args):
+    def heard(event, args):
+        """One watched event, owed to the frame that called heard's caller (the audit hook, or
+        a stand-in for it): judged, told if it reached in. The frame is read once busy, since
+        reading it is itself an event."""
         described = describe.get(event)
         if described is None or busy[0]:
             return
@@ -308,13 +311,62 @@ def _audit_hook(places, alarm, describe):
         try:
             what = described(event, args)
             if what is not None:
-                judge(event, what, getframe(1))
+                judge(event, what, getframe(2))
         except Exception:
             pass
         finally:
             busy[0] = False
 
-    return audit
+    def audit(event, args):
+        if event in describe:
+            heard(event, args)
+
+    return audit, heard
+
+
+def _stand_ins(heard, alarm, defined_at):
+    """Where Python has no audit hooks (before 3.8): the calls that read frames, walk live
+    objects or trace the run, replaced in `sys` and `gc` by ones that tell `heard` who called
+    them, then call the original. Returns `check()`, which names one put back or replaced."""
+    import gc
+    import sys
+
+    watched = []
+
+    def stand_in(module, name, counts_frames=False):
+        original = getattr(module, name, None)
+        if original is None:
+            return
+        event = f"{module.__name__}.{name}"
+
+        if not counts_frames:
+            def watching(*args, **kwargs):
+                heard(event, args)
+                return original(*args, **kwargs)
+        else:
+            # sys._getframe(depth) counts from its caller: one more from here.
+            def watching(depth=0):
+                heard(event, (depth,))
+                return original(depth + 1)
+
+        watching.__name__ = watching.__qualname__ = name
+        watching.__doc__ = original.__doc__
+        setattr(module, name, watching)
+        watched.append((module, name, watching))
+
+    stand_in(sys, "_getframe", counts_frames=True)
+    for name in ("_current_frames", "settrace", "setprofile"):
+        stand_in(sys, name)
+    for name in ("get_objects", "get_referrers", "get_referents"):
+        stand_in(gc, name)
+
+    def check():
+        for module, name, watching in watched:
+            now = getattr(module, name, None)
+            if now is not watching:
+                alarm("replaced", f"{module.__name__}.{name} replaced", defined_at(now))
+
+    return check
 
 
 def _finder():
@@ -432,7 +484,7 @@ def _watched_holders(find, unchecked):
     return hot, cold
 
 
-def _holders(alarm, defined_at, find, unchecked):
+def _holders(alarm, defined_at, find, unchecked, check_stand_ins=None):
     """What decides outcomes, as pytest and pluggy were at import: `check_hot()` compares what
     runs a test and makes and carries its report (as each test starts), `check_cold()` the rest
     of the watched classes and modules (after collection and at the end). Each is compared as a
@@ -480,6 +532,8 @@ def _holders(alarm, defined_at, find, unchecked):
 
     def check_hot():
         check_replaced(hot)
+        if check_stand_ins is not None:
+            check_stand_ins()
 
     def check_cold():
         check_replaced(cold)
@@ -1068,13 +1122,19 @@ def _install(module_name, module_file):
     touches, ours = _ours(path, channel_fd, report_path)
     watched_prefixes = ("_pytest", "pytest", "pluggy", module_name)
     describe = _watched_events(touches, ours, watched_prefixes)
+    audit, heard = _audit_hook(places, alarm, describe)
     add_audit_hook = getattr(sys, "addaudithook", None)  # PEP 578: Python 3.8 and later
     if add_audit_hook is None:
-        unchecked("the audit hook (frame reads, gc, tracing, ctypes, the report, the socket)",
-                  f"Python {runner['python']} has no audit hooks (they came with 3.8)")
+        check_stand_ins = _stand_ins(heard, alarm, places[3])
+        unchecked("the audit hook (frame reads through tracebacks, generators and coroutines, "
+                  "ctypes, opening the report or the socket)",
+                  f"Python {runner['python']} has no audit hooks (they came with 3.8); "
+                  "sys._getframe, sys._current_frames, sys.settrace, sys.setprofile and gc's "
+                  "object walks are watched in their stead")
     else:
-        add_audit_hook(_audit_hook(places, alarm, describe))
-    holders = _holders(alarm, places[3], _finder(), unchecked)
+        add_audit_hook(audit)
+        check_stand_ins = None
+    holders = _holders(alarm, places[3], _finder(), unchecked, check_stand_ins)
     helper_hooks, check_helpers = _imported_helpers(places, alarm)
     holders = (holders[0], _both(holders[1], check_helpers))
     plugins = _plugins(places, alarm, unchecked)
