@@ -160,7 +160,7 @@ fn a_malformed_task_file_is_a_usage_error_that_names_line_and_field() {
     let task_file = copy.path().join("mend.toml");
     let text = std::fs::read_to_string(&task_file)
         .unwrap()
-        .replace("timeout_seconds = 15", "timeout_seconds = -15");
+        .replace("timeout_seconds = 120", "timeout_seconds = -120");
     std::fs::write(&task_file, text).unwrap();
     let before = tree_digest(copy.path());
     let outcome = mend(&["verify", "--repo", copy.path().to_str().unwrap()]);
@@ -169,7 +169,7 @@ fn a_malformed_task_file_is_a_usage_error_that_names_line_and_field() {
         (
             2,
             format!(
-                "mend: error: {}:29: invalid value: integer `-15`, expected u64 (in test.timeout_seconds) (see docs/task-file.md)\n",
+                "mend: error: {}:29: invalid value: integer `-120`, expected u64 (in test.timeout_seconds) (see docs/task-file.md)\n",
                 task_file.display()
             )
         )
