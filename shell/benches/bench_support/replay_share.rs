@@ -7,11 +7,11 @@ use camino::Utf8PathBuf;
 use mend::attempt::driver::Observer;
 use mend::attempt::render::Render;
 use mend::attempt::run_event::RunEvent;
-use mend::attempt::Setup;
 use mend::commands::replay::{replay, ReplayOptions};
 use mend::exec::runner::TestRunner;
 use mend::exec::sandbox::{Sandbox, SandboxChoice};
 use mend::record::metrics::RunMetrics;
+use mend::setup::Setup;
 use mend_core::Event;
 
 use super::{command, Row};

@@ -16,7 +16,6 @@ pub(crate) mod stop_rounds;
 
 use std::collections::BTreeSet;
 
-use camino::Utf8Path;
 use mend_core::{Config, ToolStatus};
 
 use crate::access::named_if_protected;
@@ -27,11 +26,11 @@ use crate::attempt::run_event::RunEvent;
 use crate::attempt::stop_rounds::until_stop_hooks_agree;
 use crate::clock::millis;
 use crate::error::{exit, MendError};
-use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::Sandbox;
 use crate::provider::source::ModelSource;
 use crate::record::{Message, RecordedCall};
-use crate::task::{Task, ToolName};
+use crate::setup::Setup;
+use crate::task::ToolName;
 use crate::tools::ToolContext;
 use crate::verdict::check::{independent_check, TestRun};
 use crate::verdict::final_run::{final_run, Alone, Before, Change, FinalRun, Subject};
@@ -44,16 +43,6 @@ use crate::workspace::changes::{set_sha256, unified_diff};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
 use crate::workspace::shared_writes::SharedStamps;
 use crate::workspace::{Left, Workspace};
-
-pub struct Setup<'a> {
-    /// The original repository; only ever read.
-    pub repo: &'a Utf8Path,
-    pub task: &'a Task,
-    pub runner: &'a TestRunner,
-    /// The repository's files that `test.held_out` names: the final tests get them back.
-    pub held_out: &'a [String],
-    pub keep_workspace: bool,
-}
 
 pub struct Attempt {
     /// The last session's transcript (how the run stopped), with every session's figures.

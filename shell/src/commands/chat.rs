@@ -19,7 +19,7 @@ use crate::attempt::driver::{drive, start};
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::stop_rounds::until_stop_hooks_agree;
-use crate::attempt::{check_at_end, written_by_tools, Setup};
+use crate::attempt::{check_at_end, written_by_tools};
 use crate::cli::args::ChatArgs;
 use crate::cli::CHAT_HELP;
 use crate::error::{exit, MendError};
@@ -34,7 +34,8 @@ use crate::record::stop::explain_stop;
 use crate::record::target::{RecordFile, RecordTarget};
 use crate::record::{ChatCommand, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
 use crate::setup::Recorded;
-use crate::telemetry::traces::{ending_now, Traces};
+use crate::setup::Setup;
+use crate::telemetry::traces::{ending_now, send_one};
 use crate::telemetry::Telemetry;
 use crate::tools::ToolContext;
 use crate::verdict::grade::ending::Ending;
@@ -322,10 +323,8 @@ impl<'s> Conversation<'s> {
                 "The conversation is recorded in {path} (replay it with `mend replay {path}`)."
             ));
             if let Some(telemetry) = &setup.telemetry {
-                let traces = Traces::default();
                 let timing = ending_now(self.started, self.started);
-                traces.send(telemetry, &self.record, &timing);
-                traces.finish();
+                send_one(telemetry, &self.record, &timing);
             }
         }
         if setup.attempt.keep_workspace {

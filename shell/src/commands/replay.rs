@@ -9,7 +9,7 @@ use mend_core::StopReason;
 
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
-use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
+use crate::attempt::{check_at_end, finish_with, written_by_tools};
 use crate::cli::args::ReplayArgs;
 use crate::cli::replay_record;
 use crate::clock::millis;
@@ -21,6 +21,7 @@ use crate::record::{Record, RECORD_FORMAT};
 use crate::replay::conversation::{replay_conversation, Replayed};
 use crate::replay::divergence::{end_divergence, LeftBehind};
 use crate::setup::Recorded;
+use crate::setup::Setup;
 use crate::task::PathSet;
 use crate::verdict::grade::decide::Verdict;
 use crate::verdict::grade::ending::Ending;

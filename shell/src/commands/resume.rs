@@ -13,7 +13,7 @@ use crate::attempt::recorder::Transcript;
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::stop_rounds::until_stop_hooks_agree;
-use crate::attempt::{check_at_end, finish_with, written_by_tools, Setup};
+use crate::attempt::{check_at_end, finish_with, written_by_tools};
 use crate::cli::args::ResumeArgs;
 use crate::clock::millis;
 use crate::commands::outcome::{exit_code, report_outcome, write_record, Ended, Outcome};
@@ -28,8 +28,9 @@ use crate::record::{Message, Record, RunMetrics};
 use crate::replay::conversation::replay_conversation;
 use crate::setup::config::deadline;
 use crate::setup::Recorded;
+use crate::setup::Setup;
 use crate::telemetry::config::chosen;
-use crate::telemetry::traces::{ending_now, Traces};
+use crate::telemetry::traces::{ending_now, send_one};
 use crate::tools::ToolContext;
 use crate::verdict::check::TestRun;
 use crate::verdict::grade::ending::Ending;
@@ -299,9 +300,7 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
     // The names actually written: a new record never replaces another run's.
     let written = write_record(&options.out, &resumed, &ending.diff)?;
     if let Some(telemetry) = chosen(options.otel.as_deref(), &setup.task.telemetry) {
-        let traces = Traces::default();
-        traces.send(&telemetry, &resumed, &ending_now(started.0, started.1));
-        traces.finish();
+        send_one(&telemetry, &resumed, &ending_now(started.0, started.1));
     }
     render.run_event(
         &RunEvent::verdict(

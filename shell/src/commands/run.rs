@@ -6,9 +6,9 @@ use std::time::Duration;
 use mend_core::Config;
 
 use crate::attempt::render::Render;
+use crate::attempt::run_attempt;
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::run_record::record_of;
-use crate::attempt::{run_attempt, Setup};
 use crate::cli::args::RunArgs;
 use crate::commands::outcome::{exit_code, report_outcome, write_record, Ended, Outcome};
 use crate::error::MendError;
@@ -19,12 +19,13 @@ use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::host::BaseUrl;
 use crate::provider::window::WindowChoice;
 use crate::record::target::RecordTarget;
-use crate::record::{Origin, Record, ServerFacts};
+use crate::record::{Origin, ServerFacts};
 use crate::setup::config::deadline;
 use crate::setup::Recorded;
+use crate::setup::Setup;
 use crate::task::Task;
-use crate::telemetry::sender::Sender;
-use crate::telemetry::trace::{export_request, Timing};
+use crate::telemetry::trace::Timing;
+use crate::telemetry::traces::send_one;
 use crate::telemetry::Telemetry;
 use crate::workspace::changes::file_digests;
 
@@ -157,7 +158,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
             loop_start: attempt.loop_started_at,
             run_end: std::time::SystemTime::now(),
         };
-        send_trace(telemetry, &record, &timing);
+        send_one(telemetry, &record, &timing);
     }
     Ok(exit_code)
 }
@@ -182,12 +183,4 @@ fn announce(
         first_request_tokens: crate::provider::window::first_request_estimate(config),
         before_message: false,
     });
-}
-
-/// The run's trace, to where `--otel` or `[telemetry]` says.
-fn send_trace(telemetry: &Telemetry, record: &Record, timing: &Timing) {
-    let request = export_request(record, timing, telemetry.include_content);
-    let mut sender = Sender::start(&telemetry.traces_url);
-    sender.send(prost::Message::encode_to_vec(&request));
-    sender.finish();
 }

@@ -9,7 +9,9 @@ use super::suite::Suite;
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
 use crate::setup::{Recorded, RepoChoice, Resolved};
+use crate::verdict::check::TestRun;
 use crate::verdict::final_run::{final_run, patched_copy, Alone, Before, Change, Patched, Subject};
+use crate::verdict::read::missing_runner::missing_runner;
 use crate::verdict::trust::untrusted::Untrusted;
 
 pub(crate) struct CheckOptions {
@@ -159,7 +161,15 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
     let judged = final_run(&subject, &change, Before::Nothing, &mut Alone);
     // Nothing of the copy is kept: the check file says what was found.
     let _deleted = workspace.keep_or_delete(false);
-    let judged = match judged? {
+    let judged = judged?;
+    runner_present(
+        resolved,
+        match &judged {
+            Ok(judged) => &judged.run,
+            Err(no_verdict) => &no_verdict.run,
+        },
+    )?;
+    let judged = match judged {
         Ok(judged) => judged,
         Err(no_verdict) => return Ok(Ran::NoVerdict(no_verdict.message)),
     };
@@ -176,6 +186,22 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
         Some(graded) => Ran::graded(graded),
         None => Ran::of(&judged.run),
     })
+}
+
+/// A run that never reached its runner (no pytest for the interpreter, no such program) says
+/// nothing of the task: the suite's environment lacks it, which is one harness error for the
+/// whole check, never a task marked invalid.
+fn runner_present(resolved: &Resolved, run: &TestRun) -> Result<(), MendError> {
+    let argv = &resolved.task.test.argv;
+    let output = run.output_tail.as_deref().unwrap_or_default();
+    let Some(said) = missing_runner(argv, run.exit_code, output) else {
+        return Ok(());
+    };
+    Err(MendError::harness(format!(
+        "the test command `{}` found no runner to run: {said} — install it where the tests run (for pytest: `{} -m pip install pytest`), or pass --python PATH to an interpreter that has it; nothing was checked or written",
+        argv.join(" "),
+        resolved.runner.python
+    )))
 }
 
 /// The first file of the task's `test.files` the patch changes.

@@ -11,7 +11,6 @@ use crate::attempt::driver::{drive, start};
 use crate::attempt::recorder::Transcript;
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
-use crate::attempt::Setup;
 use crate::error::MendError;
 use crate::record::metrics::RunMetrics;
 use crate::record::{Message, Record};
@@ -19,6 +18,7 @@ use crate::replay::divergence::{
     first_call_divergence, first_repair_divergence, first_request_divergence, same_tests,
 };
 use crate::replay::source::ReplaySource;
+use crate::setup::Setup;
 use crate::tools::ToolContext;
 use crate::verdict::check::{independent_check, TestRun};
 

@@ -10,13 +10,13 @@ pub mod repository;
 use camino::Utf8PathBuf;
 use clap::ValueEnum;
 
-use crate::attempt::Setup;
 use crate::error::MendError;
 use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::{Sandbox, SandboxChoice};
 use crate::record::settings::LEGACY_REPO;
 use crate::task::{Task, ToolName};
 use crate::workspace::held_out::held_out_files;
+use camino::Utf8Path;
 use repository::repository;
 
 /// The repository, its task file, and where its code runs, as the user chose them (`None`: not
@@ -55,6 +55,18 @@ impl<'a> Recorded<'a> {
                 .and_then(|name| SandboxChoice::from_str(name, true).ok()),
         }
     }
+}
+
+/// What one attempt is set up with: the repository, its task, how its tests run, and whether
+/// its copy is kept.
+pub struct Setup<'a> {
+    /// The original repository; only ever read.
+    pub repo: &'a Utf8Path,
+    pub task: &'a Task,
+    pub runner: &'a TestRunner,
+    /// The repository's files that `test.held_out` names: the final tests get them back.
+    pub held_out: &'a [String],
+    pub keep_workspace: bool,
 }
 
 /// The repository, its task and where its tests run, as the flags (and a record) decided.

@@ -44,6 +44,14 @@ impl Traces {
     }
 }
 
+/// The trace of one run (`mend run`, a resume, a chat), sent to `telemetry`'s collector and
+/// waited for, at most its grace.
+pub fn send_one(telemetry: &Telemetry, record: &Record, timing: &Timing) {
+    let traces = Traces::default();
+    traces.send(telemetry, record, timing);
+    traces.finish();
+}
+
 /// The times of a run that began at `run_start` and whose loop began at `loop_start`, ending now.
 pub fn ending_now(run_start: SystemTime, loop_start: SystemTime) -> Timing {
     Timing {

@@ -326,3 +326,47 @@ fn a_gold_patch_whose_code_writes_test_configuration_while_the_tests_run_is_name
         }])
     );
 }
+
+/// A suite whose interpreter has no pytest (a fresh venv without it): one harness error for the
+/// whole suite, said once with the fix, exit 6, and no task marked invalid nor check written.
+#[test]
+fn a_suite_whose_python_has_no_pytest_is_one_harness_error_not_invalid_tasks() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    paginate_task(dir.path(), "first", None);
+    paginate_task(dir.path(), "second", None);
+    let venv = dir.path().join("bare");
+    let made = std::process::Command::new(common::python())
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .expect("python runs");
+    assert!(made.success(), "a venv without pip");
+    let bare = venv.join("bin/python");
+    let suite = dir.path().join("suite.toml");
+    fs::write(&suite, "tasks = [\"tasks/*\"]\nk = 1\n").expect("suite");
+    let checked = common::mend_in(
+        dir.path(),
+        &[
+            "eval",
+            "check",
+            &suite.display().to_string(),
+            "--sandbox",
+            "none",
+            "--python",
+            &bare.display().to_string(),
+        ],
+    );
+    let bare = bare.display();
+    assert_eq!(
+        (checked.code, checked.stdout.as_str(), checked.stderr.as_str()),
+        (
+            6,
+            "",
+            format!(
+                "mend: error: the test command `python -m pytest -q` found no runner to run: {bare}: No module named pytest — install it where the tests run (for pytest: `{bare} -m pip install pytest`), or pass --python PATH to an interpreter that has it; nothing was checked or written\n"
+            )
+            .as_str()
+        )
+    );
+    assert!(!dir.path().join("suite.check.json").exists());
+}
