@@ -243,9 +243,10 @@ fn checked_flaky(options: &EvalOptions, tasks: &[Prepared]) -> Result<Vec<String
 }
 
 fn prepare(name: &str, folder: &Utf8Path, options: &EvalOptions) -> Result<Prepared, MendError> {
+    let place = super::task_folder::place(folder);
     let args = RepoChoice {
-        repo: Some(folder.to_path_buf()),
-        task_file: None,
+        repo: place.repo.clone(),
+        task_file: place.task_file.clone(),
         python: options.python.clone(),
         sandbox: options.sandbox,
         image_cache: options.image_cache.clone(),
@@ -253,6 +254,7 @@ fn prepare(name: &str, folder: &Utf8Path, options: &EvalOptions) -> Result<Prepa
         default_environment: options.suite.environment.clone(),
     };
     let resolved = args.resolve(Recorded::default())?;
+    super::task_folder::check(&place, &resolved, folder)?;
     let task = &resolved.task;
     let prompt = task.prompt.clone().ok_or_else(|| {
         MendError::usage(format!(

@@ -94,9 +94,10 @@ fn check_task(
     name: &str,
     folder: &Utf8Path,
 ) -> Result<Option<TaskCheck>, MendError> {
+    let place = super::task_folder::place(folder);
     let resolved = RepoChoice {
-        repo: Some(folder.to_path_buf()),
-        task_file: None,
+        repo: place.repo.clone(),
+        task_file: place.task_file.clone(),
         python: options.python.clone(),
         sandbox: options.sandbox,
         image_cache: options.image_cache.clone(),
@@ -104,6 +105,7 @@ fn check_task(
         default_environment: options.suite.environment.clone(),
     }
     .resolve(Recorded::default())?;
+    super::task_folder::check(&place, &resolved, folder)?;
     let gold = gold_patch(&options.suite.origin, name)?;
     let mut empty = Vec::new();
     let mut with_gold = Vec::new();

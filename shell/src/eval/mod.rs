@@ -19,5 +19,6 @@ pub(crate) mod report;
 pub(crate) mod results;
 pub(crate) mod shard;
 pub(crate) mod suite;
+mod task_folder;
 pub(crate) mod why;
 pub(crate) mod why_counts;

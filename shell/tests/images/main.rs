@@ -8,6 +8,7 @@
 mod common;
 
 mod cache;
+mod eval_image;
 mod hostile;
 mod interrupt;
 mod pull;

@@ -1,9 +1,13 @@
 //! Which test command an imported task runs: the row's own (`test_cmd`, `test_cmds`), else the
 //! one SWE-bench's harness runs for the row's repository and version ([`super::specs`]), else
-//! the one given to the import (`--test-command`). The import says which for every task.
+//! the one given to the import (`--test-command`), else, for a repository the table does not
+//! have, `python -m pytest -rA` with the test patch's files. A swebench 5.x row's `eval_script`
+//! comes first, and its `log_parser` names the reader. The import says which for every task.
 
+use super::eval_script;
 use super::row::{Instance, RowCommand};
 use super::specs;
+use crate::task::log_parser::{EvalType, LogParser};
 
 /// The command a task file gets, and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +18,8 @@ pub(super) struct Chosen {
     /// Where the command came from, in words: `the row's test_cmd`, `mend's table for
     /// django/django 3.0`, `--test-command`.
     pub source: String,
+    /// Lines the harness runs before the tests (installs, builds), from a 5.x `eval_script`.
+    pub setup: Vec<String>,
 }
 
 /// `--test-command` (and `--test-report`), given to the import for rows nothing else covers.
@@ -24,6 +30,39 @@ pub(crate) struct Fallback {
 }
 
 pub(super) fn choose(instance: &Instance, fallback: &Fallback) -> Result<Chosen, String> {
+    let mut chosen = command_of(instance, fallback)?;
+    if let Some(name) = &instance.log_parser {
+        let parser = LogParser::named(name).ok_or_else(|| unknown_parser(name))?;
+        chosen.report = parser.report().to_owned();
+    }
+    if let Some(name) = &instance.eval_type {
+        EvalType::named(name).ok_or_else(|| {
+            format!("`eval_type` {name:?} is neither \"pass_and_fail\" nor \"fail_only\"")
+        })?;
+    }
+    Ok(chosen)
+}
+
+/// Why a row whose `log_parser` mend cannot stand in for is refused.
+pub(super) fn unknown_parser(name: &str) -> String {
+    format!(
+        "`log_parser` {name} reads a runner mend has no reader for (mend reads the logs of {})",
+        LogParser::known_names().join(", ")
+    )
+}
+
+fn command_of(instance: &Instance, fallback: &Fallback) -> Result<Chosen, String> {
+    if let Some(script) = &instance.eval_script {
+        let script = eval_script::read(script)?;
+        let mut chosen = given(
+            &script.test.join("\n"),
+            fallback,
+            "the row's eval_script".to_owned(),
+        );
+        chosen.command = script.command();
+        chosen.setup = script.setup;
+        return Ok(chosen);
+    }
     if let Some(command) = &instance.command {
         let (text, field) = match command {
             RowCommand::One(one) => (one.clone(), "test_cmd"),
@@ -38,17 +77,33 @@ pub(super) fn choose(instance: &Instance, fallback: &Fallback) -> Result<Chosen,
                 env: found.env,
                 report: found.report.to_owned(),
                 source: format!("mend's table for {repo} {version}"),
+                setup: Vec::new(),
             });
         }
     }
     if let Some(command) = &fallback.command {
         return Ok(given(command, fallback, "--test-command".to_owned()));
     }
+    if let Some(repo) = instance.repo.as_deref().filter(|repo| !specs::knows(repo)) {
+        let mut command: Vec<String> = ["python", "-m", "pytest", "-rA"].map(str::to_owned).into();
+        command.extend(specs::directives(
+            repo,
+            instance.test_patch.as_deref().unwrap_or(""),
+        ));
+        return Ok(Chosen {
+            command,
+            env: Vec::new(),
+            report: "pytest-ra".to_owned(),
+            source: format!(
+                "pytest -rA, as for every repository mend's table does not have ({repo})"
+            ),
+            setup: Vec::new(),
+        });
+    }
     let why = match (&instance.repo, &instance.version) {
         (Some(repo), Some(version)) if specs::knows(repo) => {
             format!("mend's table has {repo} but not its version {version}")
         }
-        (Some(repo), _) if !specs::knows(repo) => format!("mend's table has no {repo}"),
         (Some(_), None) => "the row has no `version` to look up in mend's table".to_owned(),
         _ => "the row has no `repo` to look up in mend's table".to_owned(),
     };
@@ -71,6 +126,10 @@ fn given(text: &str, fallback: &Fallback, source: String) -> Chosen {
     let report = fallback.report.clone().unwrap_or_else(|| {
         if text.contains("pytest") {
             "pytest"
+        } else if text.contains("runtests.py") {
+            "django"
+        } else if text.contains("bin/test") {
+            "sympy"
         } else {
             "exit_code"
         }
@@ -81,6 +140,7 @@ fn given(text: &str, fallback: &Fallback, source: String) -> Chosen {
         env: Vec::new(),
         report,
         source,
+        setup: Vec::new(),
     }
 }
 
@@ -114,6 +174,7 @@ mod tests {
             env: Vec::new(),
             report: report.to_owned(),
             source: source.to_owned(),
+            setup: Vec::new(),
         };
         assert_eq!(
             got,
@@ -139,17 +200,72 @@ mod tests {
     }
 
     #[test]
+    fn a_repository_the_table_lacks_gets_pytest_with_the_test_patch_files() {
+        let row = r#"{"instance_id":"a","problem_statement":"p","repo":"me/mine","version":"1","test_patch":"diff --git a/tests/test_x.py b/tests/test_x.py\ndiff --git a/tests/data.json b/tests/data.json\n"}"#;
+        assert_eq!(
+            choose(&read(row).expect("row"), &Fallback::default()),
+            Ok(Chosen {
+                command: words("python -m pytest -rA tests/test_x.py"),
+                env: Vec::new(),
+                report: "pytest-ra".to_owned(),
+                source: "pytest -rA, as for every repository mend's table does not have (me/mine)"
+                    .to_owned(),
+                setup: Vec::new(),
+            })
+        );
+    }
+
+    #[test]
+    fn a_5x_row_runs_its_eval_script_read_by_its_log_parser() {
+        let script = "#!/bin/bash\nset -uxo pipefail\nsource /opt/conda/bin/activate\nconda activate testbed\ncd /testbed\npip install -e .\ngit checkout abc t.py\n: '>>>>> Start Test Output'\n./tests/runtests.py --verbosity 2 queries\n: '>>>>> End Test Output'\n";
+        let row = |parser: &str, eval_type: &str| {
+            serde_json::json!({"instance_id": "a", "problem_statement": "p", "repo": "django/django", "version": "3.0", "eval_script": script, "log_parser": parser, "eval_type": eval_type}).to_string()
+        };
+        let choose_row = |line: String| choose(&read(&line).expect("row"), &Fallback::default());
+        assert_eq!(
+            choose_row(row("parse_log_pytest", "pass_and_fail")),
+            Ok(Chosen {
+                command: vec![
+                    "bash".to_owned(),
+                    "-c".to_owned(),
+                    "source /opt/conda/bin/activate\nconda activate testbed\n./tests/runtests.py --verbosity 2 queries".to_owned()
+                ],
+                env: Vec::new(),
+                report: "pytest-ra".to_owned(),
+                source: "the row's eval_script".to_owned(),
+                setup: vec!["pip install -e .".to_owned()],
+            })
+        );
+        assert_eq!(
+            [
+                choose_row(row("parse_log_django", "fail_only")).map(|chosen| chosen.report),
+                choose_row(row("parse_log_go_test", "pass_and_fail")).map(|chosen| chosen.report),
+                choose_row(row("parse_log_django", "some")).map(|chosen| chosen.report),
+            ],
+            [
+                Ok("django".to_owned()),
+                Err(super::unknown_parser("parse_log_go_test")),
+                Err(
+                    "`eval_type` \"some\" is neither \"pass_and_fail\" nor \"fail_only\""
+                        .to_owned()
+                ),
+            ]
+        );
+        assert!(super::unknown_parser("x").starts_with("`log_parser` x reads a runner mend has no reader for (mend reads the logs of parse_log_pytest, "));
+    }
+
+    #[test]
     fn without_a_command_the_row_is_refused_naming_what_is_missing() {
         let none = Fallback::default();
         let why = |line: &str| choose(&read(line).expect("row"), &none).expect_err(line);
         assert_eq!(
             [
                 why(r#"{"instance_id":"a","problem_statement":"p","repo":"django/django","version":"0.1"}"#),
-                why(r#"{"instance_id":"a","problem_statement":"p","repo":"me/mine","version":"1"}"#),
+                why(r#"{"instance_id":"a","problem_statement":"p","version":"1"}"#),
             ],
             [
                 "no test command: the row has no `test_cmd`/`test_cmds` and mend's table has django/django but not its version 0.1 — give the import --test-command",
-                "no test command: the row has no `test_cmd`/`test_cmds` and mend's table has no me/mine — give the import --test-command",
+                "no test command: the row has no `test_cmd`/`test_cmds` and the row has no `repo` to look up in mend's table — give the import --test-command",
             ]
         );
     }

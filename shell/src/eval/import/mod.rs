@@ -5,6 +5,7 @@
 
 mod checkout;
 mod command;
+mod eval_script;
 mod image;
 mod row;
 mod specs;
@@ -78,6 +79,13 @@ pub(crate) fn import(options: &ImportOptions) -> Result<u8, MendError> {
     for why in &refused {
         eprintln!("mend: eval import: not imported: {why}");
     }
+    for (parser, ids) in unknown_parsers(&text) {
+        eprintln!(
+            "mend: eval import: log parser {parser} (no reader in mend) affects {} row(s): {}",
+            ids.len(),
+            ids.join(", ")
+        );
+    }
     if imported.is_empty() {
         return Err(MendError::refused(format!(
             "no row of {} became a task ({} refused, named above); nothing was written",
@@ -104,6 +112,20 @@ pub(crate) fn import(options: &ImportOptions) -> Result<u8, MendError> {
     } else {
         exit::TESTS_FAIL
     })
+}
+
+/// Each `log_parser` mend has no reader for, with the ids of the rows that name it.
+fn unknown_parsers(text: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut unknown = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for instance in text.lines().filter_map(|line| row::read(line).ok()) {
+        if let Some(parser) = instance
+            .log_parser
+            .filter(|name| crate::task::log_parser::LogParser::named(name).is_none())
+        {
+            unknown.entry(parser).or_default().push(instance.id);
+        }
+    }
+    unknown
 }
 
 /// The flags, checked before anything is read or written.

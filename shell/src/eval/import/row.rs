@@ -30,6 +30,12 @@ pub(super) struct Instance {
     /// The image the row names (`image_name`, `docker_image` or `image`).
     pub image: Option<String>,
     pub command: Option<RowCommand>,
+    /// swebench 5.x: the whole script the harness runs in the container.
+    pub eval_script: Option<String>,
+    /// swebench 5.x: the harness's log parser for the row (`parse_log_pytest`, …).
+    pub log_parser: Option<String>,
+    /// swebench 5.x: `pass_and_fail` or `fail_only`.
+    pub eval_type: Option<String>,
 }
 
 /// The names sets give a row's image.
@@ -81,6 +87,9 @@ fn fields(value: Value) -> Result<Instance, String> {
         environment_setup_commit: text(&row, "environment_setup_commit")?,
         image,
         command: command(&row)?,
+        eval_script: text(&row, "eval_script")?.filter(|script| !script.trim().is_empty()),
+        log_parser: text(&row, "log_parser")?,
+        eval_type: text(&row, "eval_type")?,
         id,
     })
 }
@@ -203,6 +212,9 @@ mod tests {
                 environment_setup_commit: Some("def".to_owned()),
                 image: None,
                 command: None,
+                eval_script: None,
+                log_parser: None,
+                eval_type: None,
             })
         );
     }

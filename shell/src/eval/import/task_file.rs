@@ -70,6 +70,26 @@ pub(super) fn render(written: &Written) -> String {
         chosen.source,
         string(&instance.problem_statement),
     );
+    if let Some(parser) = &instance.log_parser {
+        text.insert_str(
+            text.find("\n\n[task]").unwrap_or(0),
+            &format!(
+                "\n# The row's log parser: {parser}; its eval_type: {}.",
+                instance.eval_type.as_deref().unwrap_or("pass_and_fail")
+            ),
+        );
+    }
+    if !chosen.setup.is_empty() {
+        let lines: String = chosen
+            .setup
+            .iter()
+            .map(|line| format!("\n#   {line}"))
+            .collect();
+        text.insert_str(
+            text.find("\n\n[task]").unwrap_or(0),
+            &format!("\n# The eval_script sets the checkout up first with (mend does not run these; the image must hold their result):{lines}"),
+        );
+    }
     text.push_str("[paths]\nreadable = [\"**\"]\neditable = [\"**\"]\n\n[test]\n");
     text.push_str(&format!("command = {}\n", list(&chosen.command)));
     text.push_str(&format!("timeout_seconds = {TIMEOUT_SECONDS}\n"));
