@@ -104,7 +104,11 @@ pub(super) struct TestTable {
     /// The given contract: tests that must pass after the change, by the runner's ids.
     pub fail_to_pass: Option<Spanned<Vec<String>>>,
     pub pass_to_pass: Option<Spanned<Vec<String>>>,
+    /// How a skipped `pass_to_pass` test counts: `"kept"` (SWE-bench's rule) or `"broken"`.
+    pub skipped_pass_to_pass: Option<SkippedPassToPass>,
 }
+
+use super::held_out::SkippedPassToPass;
 
 /// `test.report` as written; `junit` takes its file from `test.junit_path`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

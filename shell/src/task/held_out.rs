@@ -31,6 +31,20 @@ pub struct GivenTests {
     /// How the lists spell a test's id: the way SWE-bench's log parser for the task's runner
     /// reads it from the log, which is how published rows were written.
     pub ids: ListedIds,
+    /// How a listed test that should keep passing and was skipped counts.
+    pub skipped: SkippedPassToPass,
+}
+
+/// `test.skipped_pass_to_pass`: how a skipped test of `test.pass_to_pass` counts. SWE-bench's
+/// grading counts it in neither group, so it does not stop the task being resolved (`kept`,
+/// the default); `broken` counts it as a failure, for a suite where a skip can hide a test the
+/// change broke (a skip condition the change made true).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkippedPassToPass {
+    #[default]
+    Kept,
+    Broken,
 }
 
 /// How SWE-bench's log parser for a runner spells the id of a test it read, and so how
@@ -127,6 +141,7 @@ pub(crate) fn test_patch(
 pub(crate) fn given_tests(
     fail_to_pass: Option<Spanned<Vec<String>>>,
     pass_to_pass: Option<Spanned<Vec<String>>>,
+    skipped: Option<SkippedPassToPass>,
     at: At,
 ) -> Result<Option<GivenTests>, MendError> {
     if fail_to_pass.is_none() && pass_to_pass.is_none() {
@@ -140,6 +155,7 @@ pub(crate) fn given_tests(
         fail_to_pass: fail_to_pass.map(Spanned::into_inner).unwrap_or_default(),
         pass_to_pass: pass_to_pass.map(Spanned::into_inner).unwrap_or_default(),
         ids: ListedIds::Whole,
+        skipped: skipped.unwrap_or_default(),
     };
     if given.fail_to_pass.is_empty() && given.pass_to_pass.is_empty() {
         return Err(at(

@@ -35,7 +35,7 @@ pub use environment::{EnvEntry, PythonPath, ReadOnly};
 pub(crate) use file::EnvironmentTable;
 pub use file::TelemetryTable;
 use file::{InstructionsSetting, ReportKind, TaskFile, TestTable};
-pub use held_out::{GivenTests, History, ListedIds, TestPatch};
+pub use held_out::{GivenTests, History, ListedIds, SkippedPassToPass, TestPatch};
 pub(crate) use hook_run::HookRun;
 pub(crate) use hooks::Hooks;
 use instructions::{Instructions, InstructionsSource};
@@ -282,6 +282,7 @@ impl Task {
         let given = held_out::given_tests(
             raw.test.fail_to_pass.take(),
             raw.test.pass_to_pass.take(),
+            raw.test.skipped_pass_to_pass.take(),
             &at,
         )?;
         let history = held_out::history(raw.copy.history.take(), raw.copy.base.take(), &at)?;

@@ -215,7 +215,7 @@ fn a_malformed_task_file_is_named_by_line_and_field() {
     let cases = [
         ("timeout_seconds = 30", "timeout_seconds = \"30\"", "mend.toml:11: invalid type: string \"30\", expected u64 (in test.timeout_seconds) (see docs/task-file.md)"),
         ("timeout_seconds = 30", "timeout_seconds = 0", "mend.toml:11: test.timeout_seconds: must be at least 1 (see docs/task-file.md)"),
-        ("timeout_seconds = 30", "timeout_secs = 30", "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `junit_path`, `plugins`, `env`, `pythonpath`, `config_editable`, `patch`, `held_out`, `fail_to_pass`, `pass_to_pass` (in test.timeout_secs) (see docs/task-file.md)"),
+        ("timeout_seconds = 30", "timeout_secs = 30", "mend.toml:11: unknown field `timeout_secs`, expected one of `command`, `timeout_seconds`, `files`, `report`, `junit_path`, `plugins`, `env`, `pythonpath`, `config_editable`, `patch`, `held_out`, `fail_to_pass`, `pass_to_pass`, `skipped_pass_to_pass` (in test.timeout_secs) (see docs/task-file.md)"),
         ("files = [", "report = \"junit\"\nfiles = [", "mend.toml:10: test.junit_path: name the JUnit XML file the test command writes (e.g. \"junit.xml\") when test.report = \"junit\" (see docs/task-file.md)"),
         ("files = [", "report = \"junit\"\njunit_path = \"../out.xml\"\nfiles = [", "mend.toml:13: test.junit_path: `../out.xml` must be a file inside the repository, relative, without `..` (see docs/task-file.md)"),
         ("files = [", "junit_path = \"out.xml\"\nfiles = [", "mend.toml:12: test.junit_path: is read only with test.report = \"junit\" (see docs/task-file.md)"),
@@ -462,6 +462,7 @@ fn held_out_tests_given_lists_and_the_history_are_read() {
                 fail_to_pass: vec!["t::a".to_owned()],
                 pass_to_pass: vec!["t::b".to_owned(), "t::c".to_owned()],
                 ids: ListedIds::UpToFirstSpace,
+                skipped: crate::task::SkippedPassToPass::Kept,
             }),
             History::Base("v1.0".to_owned()),
             true,
@@ -500,6 +501,10 @@ fn held_out_tests_given_lists_and_the_history_are_checked_by_line() {
         ("held_out = [\"../up\"]", ""),
         ("fail_to_pass = []", ""),
         ("fail_to_pass = [\"t::a\"]\nreport = \"exit_code\"", ""),
+        (
+            "fail_to_pass = [\"t::a\"]\nskipped_pass_to_pass = \"failed\"",
+            "",
+        ),
         ("", "[copy]\nhistory = \"all\"\n"),
         ("", "[copy]\nhistory = \"none\"\nbase = \"HEAD\"\n"),
     ]
@@ -514,6 +519,7 @@ fn held_out_tests_given_lists_and_the_history_are_checked_by_line() {
             "DIR/mend.toml:13: test.held_out: `../up` must be relative to the repository, without `..` (see docs/task-file.md)",
             "DIR/mend.toml:13: test.fail_to_pass: name at least one test (here or in test.pass_to_pass), or leave both out for the contract of the run before the change (see docs/task-file.md)",
             "DIR/mend.toml:10: test.fail_to_pass: the given tests are graded by their ids, which test.report = \"exit_code\" does not give: use \"pytest\" or \"junit\" (see docs/task-file.md)",
+            "DIR/mend.toml:14: unknown variant `failed`, expected `kept` or `broken` (in test.skipped_pass_to_pass) (see docs/task-file.md)",
             "DIR/mend.toml:18: copy.history: `all` is none of \"base\" (only what copy.base reaches) or \"none\" (no .git) (see docs/task-file.md)",
             "DIR/mend.toml:19: copy.base: is read only with copy.history = \"base\" (see docs/task-file.md)",
         ]

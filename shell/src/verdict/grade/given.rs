@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::task::GivenTests;
+use crate::task::{GivenTests, SkippedPassToPass};
 use crate::verdict::grade::listed::{passes, AsListed};
 use crate::verdict::read::outcome::CaseOutcome;
 
@@ -69,6 +69,25 @@ pub struct Graded {
     /// with the whole ids of the tests it was graded on.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub read_as: BTreeMap<String, Vec<String>>,
+    /// Tests of `pass_to_pass` that were skipped, and how they were counted: where the two rules
+    /// (`test.skipped_pass_to_pass`) would grade the run differently, the verdict says so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_pass_to_pass: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_kept")]
+    pub skipped_counted: SkippedCounted,
+}
+
+/// How the skipped tests of `pass_to_pass` were counted (records keep it as a word).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkippedCounted {
+    #[default]
+    Kept,
+    Broken,
+}
+
+fn is_kept(counted: &SkippedCounted) -> bool {
+    *counted == SkippedCounted::Kept
 }
 
 impl Graded {
@@ -95,14 +114,33 @@ impl Graded {
             group
         };
         let fail_to_pass = group(&given.fail_to_pass, passes);
-        // A skipped test that should keep passing is not a regression, as the harness counts it.
-        let pass_to_pass = group(&given.pass_to_pass, |outcome| {
-            passes(outcome) || outcome == CaseOutcome::Skipped
-        });
+        // A skipped test that should keep passing is not a regression, as the harness counts it,
+        // unless the task asks for the stricter rule.
+        let (pass_to_pass, skipped_counted) = match given.skipped {
+            SkippedPassToPass::Kept => (
+                group(&given.pass_to_pass, |outcome| {
+                    passes(outcome) || outcome == CaseOutcome::Skipped
+                }),
+                SkippedCounted::Kept,
+            ),
+            SkippedPassToPass::Broken => {
+                (group(&given.pass_to_pass, passes), SkippedCounted::Broken)
+            }
+        };
+        let skipped_pass_to_pass = given
+            .pass_to_pass
+            .iter()
+            .filter(|id| {
+                listed.resolve(id).map(|keyed| keyed.outcome) == Some(CaseOutcome::Skipped)
+            })
+            .cloned()
+            .collect();
         Graded {
             fail_to_pass,
             pass_to_pass,
             read_as,
+            skipped_pass_to_pass,
+            skipped_counted,
         }
     }
 
@@ -162,7 +200,28 @@ impl Graded {
                 whole.join(", ")
             )
         }));
+        lines.extend(self.skipped_line());
         lines
+    }
+
+    /// The skipped tests of `pass_to_pass` and the rule that counted them, with what the other
+    /// rule would have said.
+    fn skipped_line(&self) -> Option<String> {
+        if self.skipped_pass_to_pass.is_empty() {
+            return None;
+        }
+        let rule = match self.skipped_counted {
+            SkippedCounted::Kept => {
+                "counted as kept, as SWE-bench's harness counts them (test.skipped_pass_to_pass = \"broken\" counts them as failures)"
+            }
+            SkippedCounted::Broken => {
+                "counted as failures (test.skipped_pass_to_pass = \"broken\"; SWE-bench's harness counts them as kept)"
+            }
+        };
+        Some(format!(
+            "PASS_TO_PASS skipped, {rule}: {}",
+            self.skipped_pass_to_pass.join(", ")
+        ))
     }
 }
 
@@ -170,8 +229,8 @@ impl Graded {
 mod tests {
     use std::collections::BTreeMap;
 
-    use super::{Graded, Group, HeldAndGiven, Missed};
-    use crate::task::{GivenTests, ListedIds};
+    use super::{Graded, Group, HeldAndGiven, Missed, SkippedCounted};
+    use crate::task::{GivenTests, ListedIds, SkippedPassToPass};
     use crate::verdict::read::outcome::CaseOutcome::{
         self, Error, Failed, Passed, Skipped, Xfailed,
     };
@@ -193,6 +252,7 @@ mod tests {
             fail_to_pass: ids(&["f_pass", "f_xfail", "f_skip", "f_fail", "f_error", "f_gone"]),
             pass_to_pass: ids(&["p_pass", "p_xfail", "p_skip", "p_fail", "p_error", "p_gone"]),
             ids: ListedIds::Whole,
+            skipped: SkippedPassToPass::Kept,
         };
         let cases: BTreeMap<String, CaseOutcome> = [
             ("f_pass", Passed),
@@ -232,6 +292,8 @@ mod tests {
                     ],
                 },
                 read_as: BTreeMap::new(),
+                skipped_pass_to_pass: ids(&["p_skip"]),
+                skipped_counted: SkippedCounted::Kept,
             }
         );
         assert_eq!(
@@ -252,6 +314,7 @@ mod tests {
             fail_to_pass: ids(&["a"]),
             pass_to_pass: Vec::new(),
             ids: ListedIds::Whole,
+            skipped: SkippedPassToPass::Kept,
         };
         let cases = BTreeMap::from([("a".to_owned(), Passed), ("other".to_owned(), Failed)]);
         let graded = Graded::grade(&given, &cases);
@@ -269,6 +332,43 @@ mod tests {
                     "held out of the attempt, put back for the final run: tests/test_new.py, tests/test_x.py".to_owned(),
                 ]
             )
+        );
+    }
+
+    #[test]
+    fn a_skipped_pass_to_pass_test_is_kept_by_default_and_broken_on_request_and_the_verdict_says_which(
+    ) {
+        let cases = BTreeMap::from([("a".to_owned(), Passed), ("s".to_owned(), Skipped)]);
+        let graded = |skipped| {
+            let given = GivenTests {
+                fail_to_pass: ids(&["a"]),
+                pass_to_pass: ids(&["s"]),
+                ids: ListedIds::Whole,
+                skipped,
+            };
+            let graded = Graded::grade(&given, &cases);
+            (graded.resolved(), graded.lines())
+        };
+        assert_eq!(
+            [graded(SkippedPassToPass::Kept), graded(SkippedPassToPass::Broken)],
+            [
+                (
+                    true,
+                    vec![
+                        "FAIL_TO_PASS: 1 success, 0 failure".to_owned(),
+                        "PASS_TO_PASS: 1 success, 0 failure".to_owned(),
+                        "PASS_TO_PASS skipped, counted as kept, as SWE-bench's harness counts them (test.skipped_pass_to_pass = \"broken\" counts them as failures): s".to_owned(),
+                    ]
+                ),
+                (
+                    false,
+                    vec![
+                        "FAIL_TO_PASS: 1 success, 0 failure".to_owned(),
+                        "PASS_TO_PASS: 0 success, 1 failure".to_owned(),
+                        "PASS_TO_PASS skipped, counted as failures (test.skipped_pass_to_pass = \"broken\"; SWE-bench's harness counts them as kept): s".to_owned(),
+                    ]
+                ),
+            ]
         );
     }
 }

@@ -51,10 +51,15 @@ fn ra_summary(cases: &BTreeMap<String, CaseOutcome>) -> String {
 }
 
 fn mend(scenario: &Scenario) -> (BTreeMap<String, Groups>, bool) {
+    mend_with(scenario, ListedIds::UpToFirstSpace)
+}
+
+fn mend_with(scenario: &Scenario, ids: ListedIds) -> (BTreeMap<String, Groups>, bool) {
     let given = GivenTests {
         fail_to_pass: scenario.fail_to_pass.clone(),
         pass_to_pass: scenario.pass_to_pass.clone(),
-        ids: ListedIds::UpToFirstSpace,
+        ids,
+        skipped: crate::task::SkippedPassToPass::Kept,
     };
     let graded = Graded::grade(&given, &scenario.cases);
     let groups = |group: &crate::verdict::grade::given::Group| Groups {
@@ -245,6 +250,7 @@ fn a_listed_id_that_stands_for_longer_ones_is_shown_with_them() {
         fail_to_pass: ids(&["t.py::t[a"]),
         pass_to_pass: ids(&["t.py::u"]),
         ids: ListedIds::UpToFirstSpace,
+        skipped: crate::task::SkippedPassToPass::Kept,
     };
     let graded = Graded::grade(
         &given,
@@ -261,5 +267,122 @@ fn a_listed_id_that_stands_for_longer_ones_is_shown_with_them() {
             "PASS_TO_PASS: 1 success, 0 failure".to_owned(),
             "`t.py::t[a` as SWE-bench's parser spells it: t.py::t[a b], t.py::t[a c]".to_owned(),
         ]
+    );
+}
+
+/// A log of django's or sympy's own runner, with lists: graded by mend (its reader, then the
+/// given lists on whole ids) and by the harness (its parser for that runner, then its grading).
+struct RunnerLog {
+    reader: crate::task::OutputReader,
+    parser: &'static str,
+    log: &'static str,
+    fail_to_pass: &'static [&'static str],
+    pass_to_pass: &'static [&'static str],
+}
+
+fn mend_on_log(case: &RunnerLog) -> (BTreeMap<String, Groups>, bool) {
+    let cases = case
+        .reader
+        .read(case.log)
+        .map(|report| report.cases)
+        .unwrap();
+    let scenario = Scenario {
+        cases,
+        fail_to_pass: ids(case.fail_to_pass),
+        pass_to_pass: ids(case.pass_to_pass),
+    };
+    let report = crate::task::TestReport::Output(case.reader);
+    mend_with(&scenario, ListedIds::of(&report))
+}
+
+/// Logs in the shape django's `runtests.py --verbosity 2` and sympy's `bin/test -C --verbose`
+/// print them: docstring lines as ids, a skip, `FAIL:` headers, one test name in two sympy
+/// files (the harness keys both by the bare name: the later line decides), failure headers.
+fn runner_logs() -> Vec<RunnerLog> {
+    use crate::task::OutputReader::{Django, Sympy};
+    vec![
+        RunnerLog {
+            reader: Django,
+            parser: "parse_log_django",
+            log: "test_slug (forms_tests.tests.test_fields.SlugFieldTest) ... ok\n\
+                  Unicode slugs are accepted. ... ok\n\
+                  test_gis (gis_tests.test_geo.GeoTest) ... skipped 'needs GDAL'\n\
+                  test_url (forms_tests.tests.test_fields.URLFieldTest) ... FAIL\n\
+                  \n======================================================================\n\
+                  FAIL: test_url (forms_tests.tests.test_fields.URLFieldTest)\n\
+                  ----------------------------------------------------------------------\n\
+                  AssertionError: 1 != 2\n\nRan 4 tests in 0.01s\n\nFAILED (failures=1, skipped=1)\n",
+            fail_to_pass: &[
+                "test_slug (forms_tests.tests.test_fields.SlugFieldTest)",
+                "Unicode slugs are accepted.",
+            ],
+            pass_to_pass: &["test_gis (gis_tests.test_geo.GeoTest)", "[100%]"],
+        },
+        RunnerLog {
+            reader: Django,
+            parser: "parse_log_django",
+            log: "test_a (app.tests.T.test_a) ... ok\n\
+                  test_b (app.tests.T.test_b) ... skipped 'no db'\n\
+                  test_c (app.tests.T.test_c) ... ERROR\n\
+                  \nRan 3 tests in 0.01s\n\nFAILED (errors=1, skipped=1)\n",
+            fail_to_pass: &["test_a (app.tests.T.test_a)", "test_b (app.tests.T.test_b)"],
+            pass_to_pass: &["test_c (app.tests.T.test_c)"],
+        },
+        RunnerLog {
+            reader: Sympy,
+            parser: "parse_log_sympy",
+            log: "sympy/core/tests/test_basic.py[3] \n\
+                  test_same ok\n\
+                  test_equality ok\n\
+                  test_last ok                                                 [OK]\n\
+                  sympy/core/tests/test_expr.py[2] \n\
+                  test_same F\n\
+                  test_other ok                                              [FAIL]\n\
+                  \n________________________________________________________________________________\n\
+                  ____________ sympy/core/tests/test_expr.py:test_same ____________\n\
+                  AssertionError\n\n\
+                  ============= tests finished: 4 passed, 1 failed, in 0.05 seconds =============\n",
+            fail_to_pass: &["test_same", "test_equality"],
+            pass_to_pass: &["sympy/core/tests/test_expr.py:test_same"],
+        },
+        RunnerLog {
+            reader: Sympy,
+            parser: "parse_log_sympy",
+            log: "sympy/core/tests/test_basic.py[2] \n\
+                  test_equality ok\n\
+                  test_skip needs numpy s\n\
+                  test_last ok                                                 [OK]\n\
+                  \n============= tests finished: 2 passed, 1 skipped, in 0.05 seconds =============\n",
+            fail_to_pass: &["test_equality"],
+            pass_to_pass: &["test_skip"],
+        },
+    ]
+}
+
+#[test]
+fn django_and_sympy_logs_are_graded_as_swe_benchs_harness_grades_them() {
+    let logs = runner_logs();
+    let input = json!(logs
+        .iter()
+        .map(|case| json!({
+            "parser": case.parser,
+            "log": case.log,
+            "fail_to_pass": case.fail_to_pass,
+            "pass_to_pass": case.pass_to_pass,
+        }))
+        .collect::<Vec<_>>());
+    let theirs: Vec<Harness> = crate::test_support::swebench_grade(&input);
+    let theirs: Vec<(BTreeMap<String, Groups>, bool)> = theirs
+        .into_iter()
+        .map(|answer| (answer.tests_status, answer.resolved))
+        .collect();
+    let mine: Vec<(BTreeMap<String, Groups>, bool)> = logs.iter().map(mend_on_log).collect();
+    assert_eq!(mine, theirs);
+    assert_eq!(
+        theirs
+            .iter()
+            .map(|(_, resolved)| *resolved)
+            .collect::<Vec<_>>(),
+        [false, false, false, false]
     );
 }
