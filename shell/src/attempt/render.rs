@@ -13,6 +13,7 @@ use crate::record::settings::RecordedImage;
 use crate::record::usage::{Trim, TurnUsage};
 use crate::task::ToolName;
 use crate::verdict::check::TestRun;
+use crate::verdict::grade::given::HeldAndGiven;
 use crate::verdict::read::summary::Summary;
 
 pub trait Render: Observer {
@@ -316,15 +317,7 @@ impl Render for Human {
                 run,
                 held,
                 warnings,
-            } => {
-                self.line(&tests_text("Tests on a fresh copy", run, true));
-                for line in held.lines() {
-                    self.line(&format!("  {line}"));
-                }
-                for warning in warnings {
-                    self.line(&warning_line(warning));
-                }
-            }
+            } => self.tests_only(run, held, warnings),
             RunEvent::Message { number, text, live } => {
                 self.line(&message_line(*number, text.as_deref(), *live))
             }
@@ -359,6 +352,19 @@ impl Render for Human {
                     self.line(&line);
                 }
             }
+        }
+    }
+}
+
+impl Human {
+    /// `mend verify`'s run: its outcome, what was put back, and its warnings.
+    fn tests_only(&mut self, run: &TestRun, held: &HeldAndGiven, warnings: &[String]) {
+        self.line(&tests_text("Tests on a fresh copy", run, true));
+        for line in held.lines() {
+            self.line(&format!("  {line}"));
+        }
+        for warning in warnings {
+            self.line(&warning_line(warning));
         }
     }
 }
