@@ -76,6 +76,7 @@ fn arguments(value: Value) -> Map<String, Value> {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // the 80-line rule is for code, not a test's cases
 fn claude_code_hooks_decide_mends_calls_as_claude_code_decides_its_own() {
     let (_dir, root) = crate::test_support::project(&[
         (".claude/settings.json", SETTINGS),

@@ -240,6 +240,7 @@ Vector.__ne__ = lambda self, other, verdict=False: verdict
 /// Real comparisons of the kinds projects write: each answer can change with the other value
 /// (or with the value itself, for `__bool__` and `__hash__`), so none is named.
 #[test]
+#[allow(clippy::too_many_lines)] // the 80-line rule is for code, not a test's cases
 fn honest_comparisons_are_not_named() {
     let source = "\
 import abc
