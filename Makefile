@@ -67,15 +67,25 @@ venv: $(VENV_STAMP) $(SDISTS_STAMP)
 # under every minor line, then under whatever pytest PyPI serves newest, unpinned.
 PYTEST_LINES := 6.2 7.4 8.4 9.2
 PYTEST_COMPAT_LINES := 6.2 7.0 7.1 7.2 7.3 7.4 8.0 8.1 8.2 8.3 8.4 9.0 9.1 9.2
+# Lines on the older Pythons task environments run (LINE-pyX.Y, made with pythonX.Y): in the
+# matrix where that interpreter runs on this machine (with pyenv, put it on PATH or name it in
+# PYENV_VERSION), said when it does not.
+PYTEST_OLD_PYTHON_LINES := 6.2-py3.6 7.4-py3.7 8.4-py3.9
+python_of = $(if $(findstring -py,$(1)),python$(lastword $(subst -py, ,$(1))),$(PYTHON))
+runs = $(shell $(call python_of,$(1)) -c '' >/dev/null 2>&1 && echo yes)
+PYTEST_OLD_PYTHON_HERE := $(foreach line,$(PYTEST_OLD_PYTHON_LINES),$(if $(call runs,$(line)),$(line)))
+PYTEST_OLD_PYTHON_ABSENT := $(filter-out $(PYTEST_OLD_PYTHON_HERE),$(PYTEST_OLD_PYTHON_LINES))
+PYTEST_LINES += $(PYTEST_OLD_PYTHON_HERE)
 PYTEST_VENVS := target/pytest-venvs
 $(PYTEST_VENVS)/%/.installed: fixtures/pytest-matrix/pytest-%.txt
 	rm -rf $(dir $@)
-	$(PYTHON) -m venv $(dir $@)
+	$(call python_of,$*) -m venv $(dir $@)
 	$(dir $@)bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $<
 	touch $@
 
 # The witness's tests (scripts/witness-matrix.sh says which) under each line.
 pytest-matrix: $(foreach line,$(PYTEST_LINES),$(PYTEST_VENVS)/$(line)/.installed)
+	$(if $(PYTEST_OLD_PYTHON_ABSENT),@echo "no $(foreach line,$(PYTEST_OLD_PYTHON_ABSENT),$(call python_of,$(line))) here: the matrix leaves out $(PYTEST_OLD_PYTHON_ABSENT)")
 	CARGO=$(CARGO) scripts/witness-matrix.sh $(foreach line,$(PYTEST_LINES),$(PYTEST_VENVS)/$(line))
 
 # Every minor line, then the newest pytest PyPI serves today, in a venv made afresh.

@@ -13,6 +13,7 @@ mod chat;
 mod conformance;
 mod context_window;
 mod exit_codes;
+mod future_pytest;
 mod hooks;
 mod interrupt;
 mod live;

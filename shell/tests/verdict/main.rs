@@ -9,5 +9,6 @@ mod common;
 mod benchmark;
 mod gaming;
 mod mcp;
+mod old_python;
 mod projects;
 mod xdist;

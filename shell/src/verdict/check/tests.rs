@@ -295,7 +295,7 @@ fn a_timed_out_suite_says_the_limit() {
         "import time\n\ndef test_slow():\n    time.sleep(30)\n",
     )]);
     let command = test_command(&["python", "-m", "pytest", "-q"], TestReport::Pytest, 1);
-    let limit = "the tests did not finish within 1 s and were stopped; if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)";
+    let limit = "the tests did not finish within 1 s and were stopped (the limit counts pytest's start, which mend's runs compile from source as they read no bytecode: slower on a busy machine); if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)";
     // Before the loop (and in `mend verify`) no verdict at all, naming the fix.
     let before = independent_check(&runner(), &command, &root).unwrap_err();
     assert_eq!(
@@ -618,5 +618,83 @@ fn an_output_longer_than_mend_keeps_cannot_name_every_test() {
     assert_eq!(
         run.not_trusted.map(|reason| reason.describe()),
         Some("the output was longer than mend keeps, so its first test lines are lost and the django reader cannot tell which tests ran; run fewer tests per task, or use a runner that writes a JUnit report".to_owned())
+    );
+}
+
+/// What a broken setup makes the first run say, run for real: a plugin that raises at import, one
+/// forced by `-p` or `PYTEST_PLUGINS` that is not installed, and a pytest whose own `_pytest` is
+/// missing (half-installed). Each is one message naming the fix, never a traceback alone.
+#[test]
+fn a_broken_setup_is_one_message_naming_its_fix() {
+    let test_file = ("tests/test_io.py", "def test_x():\n    pass\n");
+    let (_dir, root) = project(&[
+        test_file,
+        ("boomplugin.py", "raise RuntimeError(\"boom at import\")\n"),
+    ]);
+    let first_words = |runner: &TestRunner, argv: &[&str]| {
+        let command = test_command(argv, TestReport::Pytest, 60);
+        let error = independent_check(runner, &command, &root).unwrap_err();
+        let said = error
+            .message
+            .split(":\n")
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        (error.exit_code, said)
+    };
+    let python = python();
+    let install = |name: &str| {
+        format!("install `{name}` for `{python}`, or use a pytest version the plugin supports (test.plugins = false keeps installed plugins out)")
+    };
+    let with_plugins_variable = TestRunner {
+        env: vec![("PYTEST_PLUGINS".to_owned(), "no_such_plugin".to_owned())],
+        ..runner()
+    };
+    let harness = crate::error::exit::HARNESS;
+    // pytest 9.2 stops on a plugin that raises with an internal error (exit 3) and on a missing
+    // one with a usage error (exit 4); earlier pytest exits 1 for both.
+    let (raised, missing) = if line_of(&installed().unwrap().pytest) >= (9, 2) {
+        ("an internal error, exit 3", "a usage error, exit 4")
+    } else {
+        ("exit 1, no pytest report", "exit 1, no pytest report")
+    };
+    assert_eq!(
+        [
+            first_words(&runner(), &["python", "-m", "pytest", "-p", "boomplugin"]),
+            first_words(&runner(), &["python", "-m", "pytest", "-p", "no_such_plugin"]),
+            first_words(&with_plugins_variable, &["python", "-m", "pytest"]),
+        ],
+        [
+            (harness, format!("the test command `python -m pytest -p boomplugin` gave no verdict: pytest could not load the plugin `boomplugin`: RuntimeError: boom at import ({raised}) — {}", install("boomplugin"))),
+            (harness, format!("the test command `python -m pytest -p no_such_plugin` gave no verdict: pytest could not load the plugin `no_such_plugin`: No module named 'no_such_plugin' ({missing}) — {}", install("no_such_plugin"))),
+            (harness, format!("the test command `python -m pytest` gave no verdict: pytest could not load the plugin `no_such_plugin`: No module named 'no_such_plugin' ({missing}) — {}", install("no_such_plugin"))),
+        ]
+    );
+
+    // A pytest package whose `_pytest` is gone, for an interpreter without pytest of its own.
+    let (_site_dir, site) = project(&[
+        (
+            "pytest/__init__.py",
+            "from _pytest import __version__  # noqa: F401\n",
+        ),
+        ("pytest/__main__.py", "import pytest  # noqa: F401\n"),
+    ]);
+    let (_bin, bin) = project(&[(
+        "python",
+        &format!("#!/bin/sh\nPYTHONPATH=\"{site}${{PYTHONPATH:+:$PYTHONPATH}}\" exec /usr/bin/python3 \"$@\"\n"),
+    )]);
+    let wrapper = bin.join("python");
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let half_installed = TestRunner {
+        python: wrapper.clone(),
+        ..runner()
+    };
+    assert_eq!(
+        first_words(&half_installed, &["python", "-m", "pytest"]),
+        (harness, format!("the test command `python -m pytest` gave no verdict: pytest could not import itself: ModuleNotFoundError: No module named '_pytest' (exit 1, no pytest report) — the pytest installed for `{wrapper}` is broken or half-installed: reinstall it (`{wrapper} -m pip install --force-reinstall pytest`)"))
     );
 }

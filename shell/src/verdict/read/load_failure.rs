@@ -103,6 +103,7 @@ pub fn load_failure(output: &str, root: &Utf8Path) -> Option<LoadFailure> {
         .or_else(|| conftest_collection(&lines, &relative))
         .or_else(|| plugin_validation(&lines, &relative))
         .or_else(|| plugin_import(&lines))
+        .or_else(|| plugin_raised_in_traceback(&lines))
         .or_else(|| startup_traceback(&lines))
 }
 
@@ -230,6 +231,30 @@ fn plugin_raised(lines: &[&str]) -> Option<LoadFailure> {
     Some(LoadFailure {
         what: Loaded::Plugin(name.to_owned()),
         error: last_e_line(&lines[at + 1..])?,
+    })
+}
+
+/// A plugin (`-p NAME`, `PYTEST_PLUGINS`) that raised while imported, as pytest before 8.4 shows
+/// it: a Python traceback through pytest's `import_plugin`, whose first module-level frame after
+/// it is the plugin's file (`NAME.py`, or `NAME/__init__.py`), ending in the error line.
+fn plugin_raised_in_traceback(lines: &[&str]) -> Option<LoadFailure> {
+    let importing = lines
+        .iter()
+        .position(|line| line.trim().ends_with(", in import_plugin"))?;
+    let file = lines[importing + 1..].iter().find_map(|line| {
+        let (file, _, function) = frame(line.trim())?;
+        let own = file.contains("/_pytest/") || file.starts_with('<');
+        (function == "<module>" && !own).then_some(file)
+    })?;
+    let path = Utf8Path::new(file);
+    let name = match path.file_name() {
+        Some("__init__.py") => path.parent().and_then(Utf8Path::file_name),
+        _ => path.file_stem(),
+    }?;
+    let error = lines.iter().rev().find(|line| is_error_line(line))?;
+    Some(LoadFailure {
+        what: Loaded::Plugin(name.to_owned()),
+        error: (*error).to_owned(),
     })
 }
 

@@ -328,16 +328,19 @@ def _stand_ins(heard, alarm, defined_at):
     """Where Python has no audit hooks (before 3.8): the calls that read frames, walk live
     objects or trace the run, replaced in `sys` and `gc` by ones that tell `heard` who called
     them, then call the original. Returns `check()`, which names one put back or replaced."""
+    import builtins
     import gc
+    import io
+    import os
     import sys
 
     watched = []
 
-    def stand_in(module, name, counts_frames=False):
+    def stand_in(module, name, counts_frames=False, event=None):
         original = getattr(module, name, None)
         if original is None:
             return
-        event = f"{module.__name__}.{name}"
+        event = event or f"{module.__name__}.{name}"
 
         if not counts_frames:
             def watching(*args, **kwargs):
@@ -359,6 +362,9 @@ def _stand_ins(heard, alarm, defined_at):
         stand_in(sys, name)
     for name in ("get_objects", "get_referrers", "get_referents"):
         stand_in(gc, name)
+    # Opening the JUnit report or the socket (`open` is one function under both names).
+    for module in (builtins, io, os):
+        stand_in(module, "open", event="open")
 
     def check():
         for module, name, watching in watched:
@@ -1127,10 +1133,11 @@ def _install(module_name, module_file):
     if add_audit_hook is None:
         check_stand_ins = _stand_ins(heard, alarm, places[3])
         unchecked("the audit hook (frame reads through tracebacks, generators and coroutines, "
-                  "ctypes, opening the report or the socket)",
+                  "ctypes, the report or the socket opened, moved or removed other than by "
+                  "open, io.open or os.open)",
                   f"Python {runner['python']} has no audit hooks (they came with 3.8); "
-                  "sys._getframe, sys._current_frames, sys.settrace, sys.setprofile and gc's "
-                  "object walks are watched in their stead")
+                  "sys._getframe, sys._current_frames, sys.settrace, sys.setprofile, gc's "
+                  "object walks and open, io.open and os.open are watched in their stead")
     else:
         add_audit_hook(audit)
         check_stand_ins = None
