@@ -68,10 +68,14 @@ venv: $(VENV_STAMP) $(SDISTS_STAMP)
 PYTEST_LINES := 6.2 7.4 8.4 9.2
 PYTEST_COMPAT_LINES := 6.2 7.0 7.1 7.2 7.3 7.4 8.0 8.1 8.2 8.3 8.4 9.0 9.1 9.2
 # Lines on the older Pythons task environments run (LINE-pyX.Y, made with pythonX.Y): in the
-# matrix where that interpreter runs on this machine (with pyenv, put it on PATH or name it in
-# PYENV_VERSION), said when it does not.
+# matrix where that interpreter runs on this machine (pyenv's builds are found), said when it
+# does not.
 PYTEST_OLD_PYTHON_LINES := 6.2-py3.6 7.4-py3.7 8.4-py3.9
-python_of = $(if $(findstring -py,$(1)),python$(lastword $(subst -py, ,$(1))),$(PYTHON))
+PYENV_ROOT ?= $(HOME)/.pyenv
+# pythonX.Y: pyenv's own build of it where pyenv has one (its shim runs only the selected
+# version), else the one on PATH.
+python_at = $(or $(firstword $(wildcard $(PYENV_ROOT)/versions/$(1).*/bin/python$(1))),python$(1))
+python_of = $(if $(findstring -py,$(1)),$(call python_at,$(lastword $(subst -py, ,$(1)))),$(PYTHON))
 runs = $(shell $(call python_of,$(1)) -c '' >/dev/null 2>&1 && echo yes)
 PYTEST_OLD_PYTHON_HERE := $(foreach line,$(PYTEST_OLD_PYTHON_LINES),$(if $(call runs,$(line)),$(line)))
 PYTEST_OLD_PYTHON_ABSENT := $(filter-out $(PYTEST_OLD_PYTHON_HERE),$(PYTEST_OLD_PYTHON_LINES))

@@ -53,7 +53,7 @@ fn the_sample_task_file_keeps_the_original_task() {
             vec!["path_rules.py".to_owned()],
             vec!["tests/test_path_rules.py".to_owned()],
             ["python", "-m", "pytest", "-q"].map(str::to_owned).to_vec(),
-            Duration::from_secs(15),
+            Duration::from_secs(120),
             vec![
                 ToolName::ReadFile,
                 ToolName::ReplaceText,

@@ -990,7 +990,9 @@ def _imported_helpers(places, alarm):
     from pytest import hookimpl
 
     kind, defined_at = places[0], places[3]
-    outside = ("site", "stdlib")
+    # pytest and pluggy are installed packages too (`kind` names them apart for other checks):
+    # `import pytest` in a test module takes pytest's own functions, not the project's.
+    outside = ("site", "stdlib", "pytest")
     seen_modules = {}  # test module name -> (module, {name: (value, code)}, ids in `wholes`)
     wholes = {}  # id(module) -> (module, {name: (value, code)}, vars(module) as first seen)
 
