@@ -1047,9 +1047,15 @@ def _imported_helpers(places, alarm):
             return
         namespace = vars(module)
         public = [name for name in namespace if not name.startswith("_")]
-        helpers = functions(namespace, public)
+        found = functions(namespace, public)
+        check_origin(module, found)
+        # Watched for change: the package's own functions. A slot holding another package's
+        # function is runtime state that its owner swaps (pytest sets sys.unraisablehook and
+        # threading.excepthook around each test phase).
+        package = name.partition(".")[0]
+        helpers = {key: (value, code) for key, (value, code) in found.items()
+                   if str(getattr(value, "__module__", "")).partition(".")[0] == package}
         wholes[id(module)] = (module, helpers, dict(namespace))
-        check_origin(module, helpers)
         if depth:
             for name in public:
                 if isinstance(namespace[name], types.ModuleType):
