@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::verdict::read::outcome::CaseOutcome;
 
+/// How many test ids a verdict names; the count says how many more there are.
+pub(crate) const NAMED_IDS: usize = 10;
+
 /// One test of the contract: its outcome before and after the change; `after` is `None` when
 /// the test did not run after it (deleted, renamed, deselected, or the run stopped early).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,14 +5,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::verdict::check::TestRun;
-use crate::verdict::grade::contract::{Contract, Transition};
+use crate::verdict::grade::contract::{Contract, Transition, NAMED_IDS};
 use crate::verdict::grade::given::Graded;
 use crate::verdict::grade::skips::{skipped_contract_tests, skipped_given_tests};
 use crate::verdict::trust::python_reach::PythonReach;
 use crate::verdict::trust::reach::change_warnings;
-
-/// How many test ids a verdict names; the count says how many more there are.
-pub(crate) const NAMED_IDS: usize = 10;
 
 /// What the verdict rests on.
 pub(crate) struct Evidence<'a> {

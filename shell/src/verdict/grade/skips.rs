@@ -6,8 +6,7 @@
 //! is shown as a warning.
 
 use crate::verdict::check::TestRun;
-use crate::verdict::grade::contract::Contract;
-use crate::verdict::grade::decide::NAMED_IDS;
+use crate::verdict::grade::contract::{Contract, NAMED_IDS};
 
 /// The contract's tests a skip from the code under test stopped, in a sentence; `None` when
 /// there are none.
