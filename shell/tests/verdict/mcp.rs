@@ -90,17 +90,6 @@ fn judged(run: &Value) -> Value {
 #[test]
 fn the_python_sdk_verifies_a_patch_over_mcp_as_mend_verify_does() {
     let repo = sample_copy();
-    // The sample's 15 s limit is not what this tests: each run compiles pytest from source (mend
-    // reads no bytecode), which a loaded machine made last longer than that, and a verify cut
-    // at its limit is an error result ("did not finish within 15 s").
-    let task_file = repo.path().join("mend.toml");
-    let text = std::fs::read_to_string(&task_file).unwrap();
-    assert!(text.contains("timeout_seconds = 15\n"), "{text}");
-    std::fs::write(
-        &task_file,
-        text.replace("timeout_seconds = 15\n", "timeout_seconds = 600\n"),
-    )
-    .unwrap();
     let repo_path = repo.path().to_str().unwrap().to_owned();
     let before = tree_digest(repo.path());
     let dir = tempfile::tempdir().unwrap();
