@@ -19,6 +19,8 @@
 
 use crate::prelude::*;
 
+#[cfg(test)]
+mod attempt_tests;
 mod deepseek;
 mod family;
 #[cfg(test)]

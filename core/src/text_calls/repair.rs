@@ -28,10 +28,68 @@ pub(crate) fn attempted(content: &str, signs: &Signs, tools: &[ToolSpec]) -> boo
     }
     // Searching the text for each name costs most of the decision: a text with nothing that
     // can start arguments (most prose, code talk with a `<`) is passed over without it.
-    (signs.argument() || content.contains('\''))
-        && tools
-            .iter()
-            .any(|tool| names_with_arguments(content, tool.name(), signs.brace()))
+    let may_hold_arguments = signs.argument() || content.contains(['\'', ':', '<']);
+    may_hold_arguments
+        && tools.iter().any(|tool| {
+            names_with_arguments(content, tool.name(), signs.brace())
+                || names_with_keys(content, tool)
+        })
+}
+
+/// How far after a tool's name its first argument may stand (`Action Input: {…}`, a YAML
+/// `arguments:` line, a tag and a newline), in bytes.
+const KEY_REACH: usize = 64;
+
+/// Whether `content` holds the tool's name as a word with one of its own parameters used as a
+/// key soon after it, in any shape a model writes one: `<path>`, `path=`, `path:`, `"path":`,
+/// `name="path"`. Prose names a parameter as a word (`the path`), not as a key.
+fn names_with_keys(content: &str, tool: &ToolSpec) -> bool {
+    let name = tool.name();
+    let bytes = content.as_bytes();
+    content.match_indices(name).any(|(at, _)| {
+        let before = at.checked_sub(1).map(|before| bytes[before]);
+        let end = at + name.len();
+        if before.is_some_and(|byte| byte.is_ascii_alphanumeric() || byte == b'_')
+            || bytes
+                .get(end)
+                .is_some_and(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
+        {
+            return false;
+        }
+        let mut stop = (end + KEY_REACH).min(content.len());
+        while !content.is_char_boundary(stop) {
+            stop -= 1;
+        }
+        let after = &content[end..stop];
+        tool.function
+            .parameters
+            .properties
+            .keys()
+            .any(|key| used_as_key(after, key))
+    })
+}
+
+/// Whether `key` stands in `text` as a key: a tag, or a word followed by `=` (not `==`) or `:`
+/// (quoted or not), or the value of a `name="…"` attribute.
+fn used_as_key(text: &str, key: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.match_indices(key).any(|(at, _)| {
+        let before = at.checked_sub(1).map(|before| bytes[before]);
+        let rest = &text[at + key.len()..];
+        match before {
+            Some(b'<') => rest.starts_with('>') || rest.starts_with(' '),
+            Some(b'"') => {
+                rest.starts_with("\":") || rest.starts_with("\": ") || rest.starts_with("\">")
+            }
+            Some(byte) if byte.is_ascii_alphanumeric() || byte == b'_' => false,
+            _ => {
+                let rest = rest.trim_start_matches(' ');
+                (rest.starts_with('=') && !rest.starts_with("=="))
+                    || rest.starts_with(": ")
+                    || rest.starts_with(":\n")
+            }
+        }
+    })
 }
 
 /// Whether `content` holds the tool `name` as a word followed by arguments: `"NAME"` in a text
