@@ -7,7 +7,7 @@ use crate::prelude::*;
 use serde_json::Map;
 
 use super::family::is_name_char;
-use super::tagged::typed;
+use super::typed::typed;
 use crate::protocol::{CallArguments, ModelCall};
 use crate::schema::ToolSpec;
 

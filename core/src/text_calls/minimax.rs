@@ -7,7 +7,7 @@ use crate::prelude::*;
 use serde_json::Map;
 
 use super::family::{blocks, Family, Read};
-use super::tagged::typed;
+use super::typed::typed;
 use super::{Found, TextCallFormat};
 use crate::protocol::{CallArguments, ModelCall};
 use crate::schema::ToolSpec;

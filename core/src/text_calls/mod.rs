@@ -54,6 +54,7 @@ mod template_tests;
 mod test_support;
 #[cfg(test)]
 mod tests;
+mod typed;
 
 use serde::{Deserialize, Serialize};
 

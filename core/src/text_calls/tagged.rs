@@ -4,12 +4,13 @@
 
 use crate::prelude::*;
 
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::family::{Family, Read};
+use super::typed::typed;
 use super::{glm, json, Found, TextCallFormat};
 use crate::protocol::{CallArguments, ModelCall};
-use crate::schema::{JsonType, ToolSpec};
+use crate::schema::ToolSpec;
 
 const TOOL_CALL_OPEN: &str = "<tool_call>";
 const TOOL_CALL_CLOSE: &str = "</tool_call>";
@@ -132,16 +133,4 @@ pub(super) fn function_block(block: &str, tools: &[ToolSpec]) -> Option<(ModelCa
         arguments: CallArguments::Object { value: arguments },
     };
     Some((call, at))
-}
-
-/// A parameter's text as the schema's type: a string stays as written; anything else is read
-/// as JSON, and kept as text when it is not (validation then tells the model the type it needs).
-pub(super) fn typed(raw: &str, tool: &ToolSpec, key: &str) -> Value {
-    let kind = tool.function.parameters.properties.get(key).map(|p| p.kind);
-    match kind {
-        None | Some(JsonType::String) => Value::String(raw.to_owned()),
-        Some(_) => {
-            serde_json::from_str(raw.trim()).unwrap_or_else(|_| Value::String(raw.to_owned()))
-        }
-    }
 }
