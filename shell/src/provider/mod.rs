@@ -10,4 +10,5 @@ pub mod host;
 pub(crate) mod lines;
 pub(crate) mod model_facts;
 pub mod source;
+pub(crate) mod stated_length;
 pub(crate) mod window;

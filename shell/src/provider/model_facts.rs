@@ -8,7 +8,7 @@ use mend_core::{Config, Protocol, SchemaField};
 use serde_json::{json, Value};
 
 use super::client::Client;
-use super::window::{ollama_length, openai_listed_length, props_window};
+use super::stated_length::{ollama_length, openai_listed_length, props_window};
 
 /// Where Anthropic's API is served: it states nothing of its models, and is not asked.
 const ANTHROPIC_HOST: &str = "api.anthropic.com";

@@ -10,7 +10,6 @@
 //! whenever `num_ctx` changes.
 
 use mend_core::{Config, Protocol, Window};
-use serde_json::Value;
 
 /// Ollama's window when nothing else decides: what a small machine holds. The KV cache of a 3–4 B
 /// model costs 110–150 KB a token at f16 (28–36 layers × 8 KV heads × 128 dimensions × K and V ×
@@ -28,36 +27,6 @@ pub(crate) const ANTHROPIC_DEFAULT_WINDOW: u32 = 200_000;
 pub struct WindowChoice {
     pub tokens: u32,
     pub why: String,
-}
-
-/// The window llama.cpp's server was started with, from its `GET /props` answer
-/// (`default_generation_settings.n_ctx`).
-pub(crate) fn props_window(props: &Value) -> Option<u64> {
-    props
-        .pointer("/default_generation_settings/n_ctx")
-        .and_then(Value::as_u64)
-}
-
-/// `model_info["<arch>.context_length"]` of an `/api/show` answer.
-pub(crate) fn ollama_length(show: &Value) -> Option<u64> {
-    show.get("model_info")?
-        .as_object()?
-        .iter()
-        .find(|(key, _)| key.ends_with(".context_length"))
-        .and_then(|(_, value)| value.as_u64())
-}
-
-/// The model's entry in an OpenAI-style model list, where the server names a length: vLLM's
-/// `max_model_len`, LM Studio's and OpenRouter's `context_length`, llama.cpp's `meta.n_ctx`.
-pub(crate) fn openai_listed_length(models: &Value, model: &str) -> Option<u64> {
-    let entry = models
-        .get("data")?
-        .as_array()?
-        .iter()
-        .find(|entry| entry.get("id").and_then(Value::as_str) == Some(model))?;
-    ["/max_model_len", "/context_length", "/meta/n_ctx"]
-        .iter()
-        .find_map(|pointer| entry.pointer(pointer).and_then(Value::as_u64))
 }
 
 /// The window of a run: `requested` (the flag, else the task file) when given, else what the
@@ -159,6 +128,7 @@ pub(crate) fn with_window(config: Config, tokens: u32) -> Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::stated_length::{ollama_length, openai_listed_length};
     use serde_json::json;
 
     #[test]
