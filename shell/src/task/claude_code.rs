@@ -11,38 +11,7 @@ use serde_json::{Map, Value};
 
 use super::hooks::{HookCommand, Hooks, Matched, Matcher, DEFAULT_TIMEOUT};
 
-/// Each of mend's tools with the Claude Code tools that do its work, the first being the one a
-/// Claude Code hook is told of (`tool_name`). `run_tests` has none: it runs the task's own
-/// command, which no Claude Code tool stands for.
-pub const CLAUDE_CODE_TOOLS: [(&str, &[&str]); 6] = [
-    ("write_file", &["Write"]),
-    ("replace_text", &["Edit", "MultiEdit"]),
-    ("read_file", &["Read"]),
-    ("shell", &["Bash"]),
-    ("grep", &["Grep"]),
-    ("list_files", &["Glob", "LS"]),
-];
-
-/// The Claude Code names of mend's `tool`.
-pub fn names_of(tool: &str) -> &'static [&'static str] {
-    CLAUDE_CODE_TOOLS
-        .iter()
-        .find(|(mend, _)| *mend == tool)
-        .map_or(&[], |(_, names)| *names)
-}
-
-/// Every tool name a matcher can meet: mend's own and Claude Code's for them.
-pub fn every_tool_name() -> Vec<&'static str> {
-    super::ToolName::ALL
-        .iter()
-        .map(|tool| tool.name())
-        .chain(
-            CLAUDE_CODE_TOOLS
-                .iter()
-                .flat_map(|(_, names)| names.iter().copied()),
-        )
-        .collect()
-}
+pub use super::claude_code_names::{every_tool_name, names_of, CLAUDE_CODE_TOOLS};
 
 /// The fields of mend's `tool` that Claude Code names otherwise: (mend's, Claude Code's).
 fn renamed(tool: &str) -> &'static [(&'static str, &'static str)] {

@@ -106,7 +106,7 @@ impl Matcher {
     /// (`Edit|Write` takes `replace_text` and `write_file`).
     pub fn takes(&self, tool: &str) -> bool {
         std::iter::once(tool)
-            .chain(super::claude_code::names_of(tool).iter().copied())
+            .chain(super::claude_code_names::names_of(tool).iter().copied())
             .any(|name| self.takes_name(name))
     }
 
@@ -121,7 +121,7 @@ impl Matcher {
     /// Whether it names a tool by Claude Code's name: a hook written for Claude Code.
     pub fn names_claude_code_tools(&self) -> bool {
         !matches!(self, Matcher::Every)
-            && super::claude_code::CLAUDE_CODE_TOOLS
+            && super::claude_code_names::CLAUDE_CODE_TOOLS
                 .iter()
                 .flat_map(|(_, names)| names.iter())
                 .any(|name| self.takes_name(name))
@@ -129,7 +129,7 @@ impl Matcher {
 
     /// Whether no tool mend has, by any of its names, is one it takes.
     pub fn never_matches(&self) -> bool {
-        !super::claude_code::every_tool_name()
+        !super::claude_code_names::every_tool_name()
             .into_iter()
             .any(|name| self.takes_name(name))
     }
@@ -204,7 +204,7 @@ impl Hooks {
                 format!(
                     "hooks.{event}: matcher `{}` takes none of mend's tools ({}), so its hooks never run",
                     matched.matcher.text(),
-                    super::claude_code::every_tool_name().join(", ")
+                    super::claude_code_names::every_tool_name().join(", ")
                 )
             })
             .collect()

@@ -3,6 +3,7 @@
 //! documents every field; the sample's own file is `sample-repo/mend.toml`.
 
 pub mod claude_code;
+mod claude_code_names;
 pub mod copy;
 pub mod defaults;
 pub(crate) mod environment;
