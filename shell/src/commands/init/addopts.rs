@@ -5,6 +5,8 @@
 
 use camino::Utf8Path;
 
+use super::detect::TEST_FOLDERS;
+
 /// What pytest's configuration in `repo` adds to the tests.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Added {
@@ -19,12 +21,23 @@ pub(super) struct Added {
 const CONFIG_FILES: [&str; 4] = ["pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"];
 
 pub(super) fn added(repo: &Utf8Path) -> Added {
-    let Some((file, addopts, testpaths)) = CONFIG_FILES
+    let Some((
+        file,
+        Settings {
+            addopts,
+            testpaths,
+            python_files,
+        },
+    )) = CONFIG_FILES
         .iter()
-        .find_map(|file| settings(repo, file).map(|(opts, paths)| (*file, opts, paths)))
+        .find_map(|file| settings(repo, file).map(|settings| (*file, settings)))
     else {
         return Added::default();
     };
+    let mut test_names = split(&python_files);
+    if test_names.is_empty() {
+        test_names = vec!["test_*.py".to_owned(), "*_test.py".to_owned()];
+    }
     let words = split(&addopts);
     let mut added = Added::default();
     let mut words_iter = words.iter().peekable();
@@ -49,11 +62,34 @@ pub(super) fn added(repo: &Utf8Path) -> Added {
         if repo.join(path).is_file() {
             added.tests.push(path.to_owned());
         } else if repo.join(path).is_dir() && !path.is_empty() && path != "." {
-            added.tests.push(format!("{path}/**/*.py"));
+            added.tests.extend(tests_under(path, &test_names));
         }
     }
-    added.tests.dedup();
+    let mut seen = std::collections::HashSet::new();
+    added.tests.retain(|glob| seen.insert(glob.clone()));
     added
+}
+
+/// What pytest collects from a folder of `testpaths`: in a test folder every module is the
+/// tests' own (helpers, conftest); anywhere else (`src`, a package) only the modules named by
+/// `python_files` and the conftests are, so the sources beside them stay editable.
+fn tests_under(path: &str, test_names: &[String]) -> Vec<String> {
+    let folder = path.rsplit('/').next().unwrap_or(path);
+    if TEST_FOLDERS.contains(&folder) {
+        return vec![format!("{path}/**/*.py")];
+    }
+    test_names
+        .iter()
+        .map(|name| format!("{path}/**/{name}"))
+        .chain([format!("{path}/**/conftest.py")])
+        .collect()
+}
+
+/// The keys of pytest's section that say what it collects.
+struct Settings {
+    addopts: String,
+    testpaths: String,
+    python_files: String,
 }
 
 /// A doctest glob as pytest applies it: to a file's name in any folder it collects from.
@@ -64,8 +100,8 @@ fn anywhere(glob: &str) -> String {
     }
 }
 
-/// `addopts` and `testpaths` of `file`'s pytest section, when it has one.
-fn settings(repo: &Utf8Path, file: &str) -> Option<(String, String)> {
+/// `addopts`, `testpaths` and `python_files` of `file`'s pytest section, when it has one.
+fn settings(repo: &Utf8Path, file: &str) -> Option<Settings> {
     let text = std::fs::read_to_string(repo.join(file)).ok()?;
     if file == "pyproject.toml" {
         let value: toml::Table = toml::from_str(&text).ok()?;
@@ -79,7 +115,11 @@ fn settings(repo: &Utf8Path, file: &str) -> Option<(String, String)> {
                 .join(" "),
             _ => String::new(),
         };
-        return Some((joined("addopts"), joined("testpaths")));
+        return Some(Settings {
+            addopts: joined("addopts"),
+            testpaths: joined("testpaths"),
+            python_files: joined("python_files"),
+        });
     }
     let section = match file {
         "setup.cfg" => "[tool:pytest]",
@@ -91,7 +131,11 @@ fn settings(repo: &Utf8Path, file: &str) -> Option<(String, String)> {
                 .find(|(name, _)| name == key)
                 .map_or(String::new(), |(_, value)| value.clone())
         };
-        (get("addopts"), get("testpaths"))
+        Settings {
+            addopts: get("addopts"),
+            testpaths: get("testpaths"),
+            python_files: get("python_files"),
+        }
     })
 }
 
@@ -209,6 +253,40 @@ mod tests {
                     notes: vec!["setup.cfg runs pytest with --doctest-modules: the docstrings of the editable modules are tests too, which a change to those modules can rewrite; check the verdict's doctests with care".to_owned()],
                 },
                 Added::default(),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_source_folder_in_testpaths_gives_only_its_test_modules() {
+        let settings = [
+            "[tool.pytest.ini_options]\ntestpaths = [\"src\", \"tests\"]\n",
+            "[tool.pytest.ini_options]\ntestpaths = [\"src\"]\npython_files = \"check_*.py\"\n",
+        ];
+        let seen: Vec<Vec<String>> = settings
+            .iter()
+            .map(|text| {
+                let (_dir, root) = project(&[
+                    ("pyproject.toml", text),
+                    ("src/pkg/__init__.py", ""),
+                    ("tests/test_a.py", ""),
+                ]);
+                added(&root).tests
+            })
+            .collect();
+        let owned = |globs: &[&str]| -> Vec<String> {
+            globs.iter().map(|glob| (*glob).to_owned()).collect()
+        };
+        assert_eq!(
+            seen,
+            vec![
+                owned(&[
+                    "src/**/test_*.py",
+                    "src/**/*_test.py",
+                    "src/**/conftest.py",
+                    "tests/**/*.py",
+                ]),
+                owned(&["src/**/check_*.py", "src/**/conftest.py"]),
             ]
         );
     }

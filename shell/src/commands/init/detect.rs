@@ -58,7 +58,7 @@ const PYTHON_CONFIG: [&str; 6] = [
     "tox.ini",
     "README.md",
 ];
-const TEST_FOLDERS: [&str; 4] = ["tests", "test", "testing", "__tests__"];
+pub(super) const TEST_FOLDERS: [&str; 4] = ["tests", "test", "testing", "__tests__"];
 /// Top-level folders that are never a package's sources.
 const NOT_SOURCES: [&str; 9] = [
     "tests", "test", "testing", "docs", "doc", "examples", "build", "dist", "venv",
@@ -156,7 +156,8 @@ fn pytest(repo: &Utf8Path) -> Guess {
     // What pytest's own configuration collects as tests (a README run as a doctest).
     let configured = super::addopts::added(repo);
     for glob in configured.tests {
-        if !tests.contains(&glob) {
+        // A glob the model edits cannot also be one no tool may write.
+        if !tests.contains(&glob) && !editable.contains(&glob) {
             tests.push(glob);
         }
     }
@@ -350,7 +351,8 @@ fn readable(repo: &Utf8Path, editable: &[String], tests: &[String], extra: &[&st
             .filter(|file| repo.join(file).is_file())
             .map(|file| (*file).to_owned()),
     );
-    readable.dedup();
+    let mut seen = std::collections::HashSet::new();
+    readable.retain(|glob| seen.insert(glob.clone()));
     readable
 }
 
