@@ -14,13 +14,11 @@ use std::process::{Command, Stdio};
 use std::thread;
 
 use camino::{Utf8Path, Utf8PathBuf};
+use mend::verdict::read::test_run::{witness_body, WITNESS_LOADER};
 
 use super::{command, Row};
 
 const ROUNDS: usize = 15;
-const WITNESS: &str = include_str!("../../src/verdict/trust/witness/witness.py");
-/// The module pytest imports, which runs `mend_witness.body` beside it.
-const LOADER: &str = include_str!("../../src/verdict/trust/witness/loader.py");
 
 /// The witness with its guards taken out: no audit hook, no per-test check, no canaries.
 fn unguarded() -> String {
@@ -38,7 +36,7 @@ fn unguarded() -> String {
             "        send(event=\"canaries\", **{\"pass\": None, \"fail\": None, \"error\": None})\n",
         ),
     ];
-    let mut text = WITNESS.to_owned();
+    let mut text = witness_body();
     for (guard, without) in cuts {
         assert!(text.contains(guard), "the witness no longer has {guard:?}");
         text = text.replace(guard, without);
@@ -74,10 +72,10 @@ fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
     let scratch = Utf8Path::from_path(scratch.path()).unwrap().to_owned();
     let generated = scratch.join("generated");
     generate_suite(&generated);
-    let plugins = [("guarded", WITNESS.to_owned()), ("plain", unguarded())].map(|(name, text)| {
+    let plugins = [("guarded", witness_body()), ("plain", unguarded())].map(|(name, text)| {
         let folder = scratch.join(name);
         std::fs::create_dir_all(&folder).unwrap();
-        std::fs::write(folder.join("mend_witness.py"), LOADER).unwrap();
+        std::fs::write(folder.join("mend_witness.py"), WITNESS_LOADER).unwrap();
         std::fs::write(folder.join("mend_witness.body"), text).unwrap();
         folder
     });

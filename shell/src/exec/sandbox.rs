@@ -9,6 +9,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use clap::ValueEnum;
 
 use crate::error::MendError;
+use crate::exec::bwrap::{isolated, KERNEL_MOUNTS};
 use crate::exec::toolchain::HOMES;
 
 /// `--sandbox`: what the user asked for.
@@ -154,21 +155,8 @@ impl Sandbox {
     ) -> Command {
         match self {
             Sandbox::Bwrap => {
-                let mut command = Command::new("bwrap");
-                command.args([
-                    "--unshare-net",
-                    "--unshare-pid",
-                    "--unshare-ipc",
-                    "--unshare-uts",
-                    "--die-with-parent",
-                    "--ro-bind",
-                    "/",
-                    "/",
-                    "--dev",
-                    "/dev",
-                    "--proc",
-                    "/proc",
-                ]);
+                let mut command = isolated();
+                command.args(["--ro-bind", "/", "/"]).args(KERNEL_MOUNTS);
                 for (path, mount) in view.mounts() {
                     match mount {
                         Mount::Hidden => command.arg("--tmpfs").arg(&path),

@@ -4,6 +4,9 @@
 
 use toml::Value;
 
+use crate::task::copy::DEFAULT_EXCLUDE;
+use crate::task::TASK_FILE_NAME;
+
 use super::command::Chosen;
 use super::row::Instance;
 
@@ -16,16 +19,12 @@ pub(super) const IMAGE_WORKDIR: &str = "/testbed";
 
 /// What the copy leaves out: mend's default list, and the task file itself, whose test lists
 /// name the held-out tests.
-const EXCLUDE: [&str; 8] = [
-    ".mend",
-    ".pytest_cache",
-    "__pycache__",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".tox",
-    ".nox",
-    "mend.toml",
-];
+fn excluded() -> Vec<&'static str> {
+    DEFAULT_EXCLUDE
+        .into_iter()
+        .chain([TASK_FILE_NAME])
+        .collect()
+}
 
 /// The tools an attempt gets: those of SWE-bench's usual agents.
 const TOOLS: [&str; 7] = [
@@ -115,7 +114,7 @@ pub(super) fn render(written: &Written) -> String {
     ));
     text.push_str(&format!(
         "exclude = {}\nhistory = \"base\"\n",
-        list(&EXCLUDE)
+        list(&excluded())
     ));
     if let Some(image) = image {
         text.push_str(&format!(

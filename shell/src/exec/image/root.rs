@@ -11,6 +11,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use super::cache::Unpacked;
 use super::unpack::resolve;
 use crate::error::MendError;
+use crate::exec::bwrap::{isolated, KERNEL_MOUNTS};
 
 /// Docker's PATH for an image whose config sets none.
 const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -117,19 +118,12 @@ impl ImageRun {
         writable: &[Utf8PathBuf],
         read_only: &[Utf8PathBuf],
     ) -> Command {
-        let mut command = Command::new("bwrap");
+        let mut command = isolated();
         command
             .args(["--unshare-user", "--uid"])
             .arg(self.uid.to_string())
             .arg("--gid")
             .arg(self.gid.to_string());
-        command.args([
-            "--unshare-net",
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--unshare-uts",
-            "--die-with-parent",
-        ]);
         // A root of its own in memory, the image's folders bound into it: mount points the
         // image lacks (the workdir, a report's folder, a shared folder) are made there before
         // it goes read-only.
@@ -140,7 +134,7 @@ impl ImageRun {
             .chain(read_only.iter().map(Utf8PathBuf::as_path))
             .collect();
         show_folder(&mut command, &self.root, Utf8Path::new("/"), &holes);
-        command.args(["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]);
+        command.args(KERNEL_MOUNTS).args(["--tmpfs", "/tmp"]);
         command.arg("--bind").arg(copy).arg(&self.workdir);
         for folder in writable {
             command.arg("--bind").arg(folder).arg(folder);

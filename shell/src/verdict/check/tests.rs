@@ -2,14 +2,20 @@
 
 use std::time::Duration;
 
+use super::pytest::{runs_pytest_itself, EXITED_EARLY_FIX};
+use super::reading::tail_of;
 use super::*;
+use crate::exec::process::Finished;
 use crate::exec::sandbox::Sandbox;
 use crate::task::OutputReader;
+use crate::task::TestReport;
 use crate::task::{PathSet, PythonPath};
 use crate::test_support::{project, python};
 use crate::verdict::read::load_failure::{LoadFailure, Loaded};
+use crate::verdict::read::note::Note;
 use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::runner::Runner;
+use crate::verdict::read::summary::Summary;
 use crate::verdict::trust::untrusted::Untrusted;
 
 fn runner() -> TestRunner {
@@ -505,7 +511,7 @@ fn the_tail_of_a_suite_stopped_mid_run_keeps_only_its_last_progress_lines() {
     }
     output.push_str("......");
     assert_eq!(
-        super::tail_of(&output),
+        tail_of(&output),
         Some("[… 198 lines of pytest progress cut …]\n........................................................... [ 49%]\n........................................................... [ 50%]\n......".to_owned())
     );
 }

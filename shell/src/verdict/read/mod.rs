@@ -13,4 +13,4 @@ pub(crate) mod progress;
 pub(crate) mod readers;
 pub mod runner;
 pub(crate) mod summary;
-pub(crate) mod test_run;
+pub mod test_run;

@@ -5,7 +5,7 @@
 //!
 //! The report is written outside the copy, in a folder of its own that the sandbox lets the
 //! command write, so the code under test does not find it lying in the repository. The witness
-//! is a pytest plugin (`witness.py`) loaded with `-p`: it connects to a socket mend listens on in
+//! is a pytest plugin (`trust/witness/body/`) loaded with `-p`: it connects to a socket mend listens on in
 //! that folder and sends one JSON line per event. The code under test runs in the same process,
 //! so nothing it does is impossible to forge; the witness makes a forgery visible, because the
 //! verdict cross-checks what it heard with the report.
@@ -29,16 +29,54 @@ use crate::task::{TestCommand, TestReport};
 
 /// The file pytest writes its report to, in the run's report folder.
 const PYTEST_REPORT_FILE: &str = "junit.xml";
-/// The witness plugin's module name, its loader (the module pytest imports) and the code the
-/// loader runs (a file no `import` finds), and the socket it reports to.
+/// The name pytest imports the witness plugin by (`-p`).
 pub(crate) const WITNESS_MODULE: &str = "mend_witness";
-pub(crate) const WITNESS_LOADER: &str = include_str!("../trust/witness/loader.py");
-pub(crate) const WITNESS_SOURCE: &str = include_str!("../trust/witness/witness.py");
+/// That module: a loader, which runs the witness's code in itself, read from a file beside it.
+pub const WITNESS_LOADER: &str = include_str!("../trust/witness/loader.py");
+/// The witness's code in parts, one question each, with the name of each part: joined in this
+/// order they are the one file the loader runs ([`witness_body`]); `install.py` comes last, as
+/// it calls what the others define.
+pub const WITNESS_PARTS: [(&str, &str); 9] = [
+    (
+        "witness.py",
+        include_str!("../trust/witness/body/witness.py"),
+    ),
+    ("places.py", include_str!("../trust/witness/body/places.py")),
+    ("audit.py", include_str!("../trust/witness/body/audit.py")),
+    (
+        "holders.py",
+        include_str!("../trust/witness/body/holders.py"),
+    ),
+    (
+        "plugins.py",
+        include_str!("../trust/witness/body/plugins.py"),
+    ),
+    (
+        "canaries.py",
+        include_str!("../trust/witness/body/canaries.py"),
+    ),
+    ("hooks.py", include_str!("../trust/witness/body/hooks.py")),
+    (
+        "helpers.py",
+        include_str!("../trust/witness/body/helpers.py"),
+    ),
+    (
+        "install.py",
+        include_str!("../trust/witness/body/install.py"),
+    ),
+];
+/// The file the loader runs the witness's code from (a name no `import` finds).
 pub(crate) const WITNESS_BODY_FILE: &str = "mend_witness.body";
+/// The socket the witness reports to, in the run's report folder.
 const WITNESS_SOCKET: &str = "witness.sock";
 /// The variable that tells the witness where to connect; it removes it from its environment
 /// once connected, so a pytest the tests start themselves does not report to mend too.
 pub(crate) const WITNESS_VARIABLE: &str = "MEND_WITNESS";
+/// The witness's code as the loader runs it: its parts joined in order.
+pub fn witness_body() -> String {
+    WITNESS_PARTS.iter().map(|(_, code)| *code).collect()
+}
+
 /// A report larger than this is not read (a JUnit file of a huge suite is a few MiB).
 const REPORT_MAX_BYTES: u64 = 64 << 20;
 /// How long the witness's connections may stay silent once the test process has ended (a
@@ -124,7 +162,7 @@ impl TestRunner {
             folder.path.join(format!("{WITNESS_MODULE}.py")),
             WITNESS_LOADER,
         )
-        .and_then(|()| fs::write(folder.path.join(WITNESS_BODY_FILE), WITNESS_SOURCE))
+        .and_then(|()| fs::write(folder.path.join(WITNESS_BODY_FILE), witness_body()))
         .map_err(fs_error)?;
         let witness = Witness::listen(listener, socket.clone());
         let options = vec![

@@ -10,7 +10,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::test_support::python;
-use crate::verdict::read::test_run::{WITNESS_BODY_FILE, WITNESS_LOADER, WITNESS_SOURCE};
+use crate::verdict::read::test_run::{witness_body, WITNESS_BODY_FILE, WITNESS_LOADER};
 
 /// Imports the witness from `folder` (with its socket set) and prints, as JSON, the names the
 /// module keeps and every global name a function of the witness reads that is no builtin.
@@ -60,7 +60,7 @@ fn the_witness_keeps_only_its_hooks_and_reads_no_global_of_its_module() {
     let folder = dir.path();
     // As mend writes it: the loader pytest imports, and the witness's code beside it.
     std::fs::write(folder.join("mend_witness.py"), WITNESS_LOADER).unwrap();
-    std::fs::write(folder.join(WITNESS_BODY_FILE), WITNESS_SOURCE).unwrap();
+    std::fs::write(folder.join(WITNESS_BODY_FILE), witness_body()).unwrap();
     let socket = folder.join("witness.sock");
     let listener = UnixListener::bind(&socket).unwrap();
     let heard = std::thread::spawn(move || {

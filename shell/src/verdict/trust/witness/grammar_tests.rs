@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::test_support::python;
-use crate::verdict::read::test_run::{WITNESS_LOADER, WITNESS_SOURCE};
+use crate::verdict::read::test_run::{witness_body, WITNESS_LOADER, WITNESS_PARTS};
 
 const REACH_READER: &str = include_str!("../reach.py");
 
@@ -67,8 +67,7 @@ fn newer_than_36(sources: &Value) -> Value {
 
 #[test]
 fn the_injected_python_parses_as_python_36_and_uses_nothing_newer() {
-    let sources = json!({
-        "witness.py": WITNESS_SOURCE,
+    let mut sources = json!({
         "loader.py": WITNESS_LOADER,
         "reach.py": REACH_READER,
         // What the check must catch, so that it can fail: 3.8's grammar, 3.7's and 3.9's
@@ -77,15 +76,21 @@ fn the_injected_python_parses_as_python_36_and_uses_nothing_newer() {
         "probe_names.py": "import dataclasses\nname = 'x'.removeprefix('y')\n",
         "probe_calls.py": "import subprocess, sys\nsubprocess.run([], capture_output=True)\nsys.addaudithook(print)\nbreakpoint()\n",
     });
-    assert_eq!(
-        newer_than_36(&sources),
-        json!({
-            "witness.py": [],
+    // Each part of the witness on its own, and all of them joined as the loader runs them.
+    for (name, code) in WITNESS_PARTS {
+        sources[format!("witness/{name}")] = json!(code);
+    }
+    sources["witness body"] = json!(witness_body());
+    let mut expected = json!({
             "loader.py": [],
             "reach.py": [],
             "probe.py": ["not Python 3.6: line 3"],
             "probe_names.py": ["dataclasses", "removeprefix"],
             "probe_calls.py": ["addaudithook", "breakpoint", "capture_output"],
-        })
-    );
+    });
+    for (name, _) in WITNESS_PARTS {
+        expected[format!("witness/{name}")] = json!([]);
+    }
+    expected["witness body"] = json!([]);
+    assert_eq!(newer_than_36(&sources), expected);
 }

@@ -1,0 +1,135 @@
+# The helpers test modules import from outside the project, held to what they were.
+
+
+def _imported_helpers(places, alarm):
+    """The helpers the test modules import from outside the project (numpy.testing's asserts,
+    pandas.testing's, any package's or Python's own), found from each test module's import
+    statements as its first test starts: a function taken from an installed package must run
+    that package's code, and neither the name nor the function's code may change while the tests
+    run. A module the tests import whole, and the modules it holds (`np.testing` of `import
+    numpy as np`), are watched for their functions the same way. Returns the hooks and the
+    check made with pytest's own at the end (`check_cold`)."""
+    import ast
+    import sys
+    import types
+
+    from pytest import hookimpl
+
+    kind, defined_at = places[0], places[3]
+    # pytest and pluggy are installed packages too (`kind` names them apart for other checks):
+    # `import pytest` in a test module takes pytest's own functions, not the project's.
+    outside = ("site", "stdlib", "pytest")
+    seen_modules = {}  # test module name -> (module, {name: (value, code)}, ids in `wholes`)
+    wholes = {}  # id(module) -> (module, {name: (value, code)}, vars(module) as first seen)
+
+    def code_of(value):
+        """A function's code, or a method's; `None` for anything else. By exact type: a mock
+        (`unittest.mock.call`) answers any attribute, and can claim any class."""
+        if type(value) is types.MethodType:
+            value = value.__func__
+        return value.__code__ if type(value) is types.FunctionType else None
+
+    def installed(name):
+        """Python's own (compiled in, or in its library) or an installed package's."""
+        if name in sys.builtin_module_names:
+            return True
+        filename = getattr(sys.modules.get(name), "__file__", None)
+        return isinstance(filename, str) and kind(filename) in outside
+
+    def imported(module):
+        """The names the module's import statements take from installed packages, and the
+        names it gives the modules it imports whole."""
+        try:
+            with open(module.__file__, "rb") as source:
+                tree = ast.parse(source.read())
+        except (OSError, SyntaxError, ValueError, TypeError):
+            return set(), set()
+        names, whole = set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and not node.level and installed(node.module):
+                names.update(alias.asname or alias.name for alias in node.names)
+            elif isinstance(node, ast.Import):
+                whole.update(alias.asname or alias.name.partition(".")[0] for alias in node.names)
+        return names, whole
+
+    def functions(namespace, names):
+        found = {}
+        for name in names:
+            value = namespace.get(name)
+            code = code_of(value)
+            if code is not None:
+                found[name] = (value, code)
+        return found
+
+    def check_origin(holder, helpers):
+        for name, (value, code) in helpers.items():
+            if kind(code.co_filename) not in outside:
+                alarm("replaced", f"{name} (as {holder.__name__} has it) runs the project's code",
+                      defined_at(value))
+
+    def watch_whole(module, depth):
+        name = getattr(module, "__name__", None)
+        if id(module) in wholes or not isinstance(name, str) or not installed(name):
+            return
+        namespace = vars(module)
+        public = [name for name in namespace if not name.startswith("_")]
+        found = functions(namespace, public)
+        check_origin(module, found)
+        # Watched for change: the package's own functions. A slot holding another package's
+        # function is runtime state that its owner swaps (pytest sets sys.unraisablehook and
+        # threading.excepthook around each test phase).
+        package = name.partition(".")[0]
+        helpers = {key: (value, code) for key, (value, code) in found.items()
+                   if str(getattr(value, "__module__", "")).partition(".")[0] == package}
+        wholes[id(module)] = (module, helpers, dict(namespace))
+        if depth:
+            for name in public:
+                if isinstance(namespace[name], types.ModuleType):
+                    watch_whole(namespace[name], depth - 1)
+
+    def watch(module):
+        names, whole = imported(module)
+        namespace = vars(module)
+        own = functions(namespace, names)
+        check_origin(module, own)
+        modules = [namespace[name] for name in whole
+                   if isinstance(namespace.get(name), types.ModuleType)]
+        for imported_whole in modules:
+            watch_whole(imported_whole, 1)
+        # As each test starts, only what its module imports itself (the modules those hold are
+        # compared at the end): a test pays for its own imports, not the suite's.
+        return module, own, [id(value) for value in modules if id(value) in wholes]
+
+    def compare(holder, helpers, now):
+        for name, (value, code) in list(helpers.items()):
+            current = now.get(name)
+            if current is not value or code_of(current) is not code:
+                place = defined_at(current) if code_of(current) is not None else None
+                alarm("replaced", f"{name} (as {holder.__name__} has it) replaced", place)
+                helpers.pop(name)  # told once
+
+    @hookimpl(tryfirst=True)
+    def pytest_runtest_setup(item):
+        module = getattr(item, "module", None)
+        if not isinstance(module, types.ModuleType) or not getattr(module, "__file__", None):
+            return
+        watched = seen_modules.get(module.__name__)
+        if watched is None:
+            seen_modules[module.__name__] = watch(module)
+            return
+        compare(watched[0], watched[1], vars(watched[0]))
+        for index in watched[2]:
+            holder, helpers, seen = wholes[index]
+            now = vars(holder)
+            if now != seen:  # the whole dictionary at C speed; entry by entry when it differs
+                compare(holder, helpers, now)
+                wholes[index] = (holder, helpers, dict(now))
+
+    def check_cold():
+        """Each watched function still runs the code it ran when first seen."""
+        for holder, helpers, *_ in [*seen_modules.values(), *wholes.values()]:
+            compare(holder, helpers, vars(holder))
+
+    return {"pytest_runtest_setup": pytest_runtest_setup}, check_cold
+
+

@@ -1,0 +1,175 @@
+# What decides outcomes (pytest's and pluggy's classes, the builtins, assertions), as at import.
+
+
+def _finder():
+    """`find(*places)`: the first of `places` that this pytest and pluggy have, each place
+    "module" or "module:attribute.attribute"; `None` when none is there. pytest moves and
+    splits its private modules (`_pytest.python_api` became `_pytest.approx` and
+    `_pytest.raises` in 9.2) and pluggy renamed its own (`pluggy.hooks` became `pluggy._hooks`
+    in 1.0): the witness names what it watches by where each version keeps it, public names
+    first, and never imports a private name bare, which would fail its load."""
+    import importlib
+    import sys
+
+    def find_one(place):
+        module_name, _, attributes = place.partition(":")
+        value = sys.modules.get(module_name)
+        try:
+            if value is None:
+                value = importlib.import_module(module_name)
+            for attribute in filter(None, attributes.split(".")):
+                value = getattr(value, attribute)
+        except Exception:
+            return None
+        return value
+
+    def find(*places):
+        for place in places:
+            found = find_one(place)
+            if found is not None:
+                return found
+        return None
+
+    return find
+
+
+def _watched_holders(find, unchecked):
+    """What decides outcomes: pytest's and pluggy's classes and modules, the builtins, and the
+    assertions tests are written with (unittest's TestCase, pytest's `raises` and `approx`),
+    each with its entries as they are now, split into what runs a test and makes and carries its
+    report (checked as each test starts) and the rest. A module is named by what it defines, so
+    that a module split in two is watched in both halves. What this pytest or pluggy does not
+    have is told to mend (`unchecked`): a check not made, never a silent one."""
+    import builtins
+    import sys
+
+    def module_of(value):
+        return None if value is None else sys.modules.get(getattr(value, "__module__", None))
+
+    def found(label, value):
+        if value is None:
+            unchecked(label, "not found in this pytest and pluggy")
+        return value
+
+    def watched(label, *places):
+        return found(label, find(*places))
+
+    def module_found(label, value):
+        """The module defining `value` (told as unchecked only when `value` itself was found)."""
+        return None if value is None else found(f"the module of {label}", module_of(value))
+
+    def defining(label, *places):
+        return module_found(label, watched(label, *places))
+
+    function = watched("pytest.Function", "pytest:Function", "_pytest.python:Function")
+    report = watched("pytest.TestReport", "pytest:TestReport", "_pytest.reports:TestReport")
+    call_info = watched("pytest.CallInfo", "pytest:CallInfo", "_pytest.runner:CallInfo")
+    session = watched("pytest.Session", "pytest:Session", "_pytest.main:Session")
+    log_xml = watched("_pytest.junitxml.LogXML", "_pytest.junitxml:LogXML")
+    hook_caller = watched("pluggy.HookCaller", "pluggy:HookCaller", "pluggy._hooks:_HookCaller",
+                          "pluggy.hooks:_HookCaller")
+    hook_impl = watched("pluggy.HookImpl", "pluggy:HookImpl", "pluggy._hooks:HookImpl",
+                        "pluggy.hooks:HookImpl")
+    plugin_manager = watched("pluggy.PluginManager", "pluggy:PluginManager")
+    test_case = watched("unittest.TestCase", "unittest.case:TestCase")
+    classes = [
+        function, watched("pytest.Module", "pytest:Module", "_pytest.python:Module"),
+        watched("_pytest.nodes.Node", "_pytest.nodes:Node"),
+        watched("pytest.Item", "pytest:Item", "_pytest.nodes:Item"),
+        watched("_pytest.reports.BaseReport", "_pytest.reports:BaseReport"), report,
+        watched("pytest.CollectReport", "pytest:CollectReport", "_pytest.reports:CollectReport"),
+        call_info, watched("_pytest.runner.SetupState", "_pytest.runner:SetupState"), session,
+        log_xml,
+        watched("pytest.TerminalReporter", "pytest:TerminalReporter",
+                "_pytest.terminal:TerminalReporter"),
+        watched("pytest.Config", "pytest:Config", "_pytest.config:Config"),
+        watched("pytest.PytestPluginManager", "pytest:PytestPluginManager",
+                "_pytest.config:PytestPluginManager"),
+        plugin_manager, hook_caller, hook_impl,
+        watched("_pytest.outcomes.OutcomeException", "_pytest.outcomes:OutcomeException"),
+        test_case,
+    ]
+    per_test = [function, report, call_info, hook_caller, hook_impl,
+                module_found("pytest.CallInfo", call_info),
+                # pluggy's `_multicall`, which runs every hook implementation
+                defining("pluggy's hook calling", "pluggy._callers:_multicall",
+                         "pluggy.callers:_multicall")]
+    modules = [
+        builtins, module_found("pytest.Function", function),
+        watched("_pytest.skipping", "_pytest.skipping"),
+        defining("pytest.fail", "pytest:fail", "_pytest.outcomes:fail"),
+        module_found("pytest.TestReport", report),
+        module_found("pytest.Session", session),
+        module_found("_pytest.junitxml.LogXML", log_xml),
+        module_found("pluggy.HookCaller", hook_caller),
+        module_found("pluggy.PluginManager", plugin_manager),
+        sys.modules.get("pytest"),
+        defining("pytest.approx", "pytest:approx"), defining("pytest.raises", "pytest:raises"),
+        module_found("unittest.TestCase", test_case),
+    ]
+    hot, cold, seen = [], [], set()
+    for holders, kept in ((per_test, hot), (classes + modules, cold)):
+        for holder in holders:
+            if holder is not None and id(holder) not in seen:
+                seen.add(id(holder))
+                kept.append((holder, dict(vars(holder))))
+    return hot, cold
+
+
+def _holders(alarm, defined_at, find, unchecked, check_stand_ins=None):
+    """What decides outcomes, as pytest and pluggy were at import: `check_hot()` compares what
+    runs a test and makes and carries its report (as each test starts), `check_cold()` the rest
+    of the watched classes and modules (after collection and at the end). Each is compared as a
+    whole dictionary (at C speed), entry by entry only when it differs; a replaced entry is an
+    alarm, told once."""
+    hot, cold = _watched_holders(find, unchecked)
+    missing = object()
+    scalars = (bool, int, float, str, bytes, type(None))
+
+    def pytests_own(value):
+        """pytest's own doing: what it sets on its classes as it runs (the legacy-path plugin's
+        properties, a flag that a warning was shown); and unittest's own methods under another
+        of its names (an old project's `assertItemsEqual = assertCountEqual`)."""
+        if isinstance(value, scalars):
+            return True
+        for inner in ("fget", "__func__", "__wrapped__"):
+            value = getattr(value, inner, None) or value
+        return (getattr(value, "__module__", None) or "").startswith(
+            ("_pytest", "pytest", "pluggy", "unittest"))
+
+    def label_of(holder):
+        if isinstance(holder, type):
+            return f"{getattr(holder, '__module__', '') or ''}.{holder.__qualname__}".lstrip(".")
+        return holder.__name__
+
+    def compare(holder, seen, now):
+        label = label_of(holder)
+        for name, value in seen.items():
+            current = now.get(name, missing)
+            if current is not value and not (current is not missing and pytests_own(current)):
+                alarm("replaced", f"{label}.{name} replaced", defined_at(current))
+        if isinstance(holder, type):  # names added to a module (gettext's `_`) are not counted
+            added = sorted(name for name, value in now.items()
+                           if name not in seen and not pytests_own(value))
+            if added:
+                alarm("replaced", f"{label}: {', '.join(added)} added")
+
+    def check_replaced(watched):
+        for index, (holder, seen) in enumerate(watched):
+            now = vars(holder)
+            if now != seen:
+                compare(holder, seen, now)
+                # Told once: later checks compare with what is there now.
+                watched[index] = (holder, dict(now))
+
+    def check_hot():
+        check_replaced(hot)
+        if check_stand_ins is not None:
+            check_stand_ins()
+
+    def check_cold():
+        check_replaced(cold)
+
+    return check_hot, check_cold
+
+

@@ -1,0 +1,69 @@
+# The parts wired together at import; the module then keeps only its pytest hooks.
+
+
+def _both(first, second):
+    def both():
+        first()
+        second()
+
+    return both
+
+
+def _install(module_name, module_file):
+    """Wires the parts together, the audit hook first; returns the pytest hooks (none when mend
+    did not ask for a witness)."""
+    import os
+    import sys
+
+    path = os.environ.pop("MEND_WITNESS", None)
+    if not path:
+        seed = _handed_seed()
+        return {} if seed is None else _worker_hooks(_canaries(lambda **fields: None, seed))
+    sha256 = _sha256_constructor()
+    send, channel_fd = _channel(path, sha256)
+    runner = _runner()
+    send(event="runner", **runner)
+    unchecked = _told_once(send, "unchecked")
+    places = _places(os.path.normcase(os.path.abspath(module_file)))
+    alarm = _alarms(send)
+    report_path = [None, None]  # the JUnit report: its absolute path, its file name
+    touches, ours = _ours(path, channel_fd, report_path)
+    watched_prefixes = ("_pytest", "pytest", "pluggy", module_name)
+    describe = _watched_events(touches, ours, watched_prefixes)
+    audit, heard = _audit_hook(places, alarm, describe)
+    add_audit_hook = getattr(sys, "addaudithook", None)  # PEP 578: Python 3.8 and later
+    if add_audit_hook is None:
+        check_stand_ins = _stand_ins(heard, alarm, places[3])
+        unchecked("the audit hook (frame reads through tracebacks, generators and coroutines, "
+                  "ctypes, the report or the socket opened, moved or removed other than by "
+                  "open, io.open or os.open)",
+                  f"Python {runner['python']} has no audit hooks (they came with 3.8); "
+                  "sys._getframe, sys._current_frames, sys.settrace, sys.setprofile, gc's "
+                  "object walks and open, io.open and os.open are watched in their stead")
+    else:
+        add_audit_hook(audit)
+        check_stand_ins = None
+    holders = _holders(alarm, places[3], _finder(), unchecked, check_stand_ins)
+    helper_hooks, check_helpers = _imported_helpers(places, alarm)
+    holders = (holders[0], _both(holders[1], check_helpers))
+    plugins = _plugins(places, alarm, unchecked)
+    canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
+
+    def forget_module():
+        sys.modules.pop(module_name, None)
+
+    hooks = _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module)
+    hooks.update(_skip_hooks(send, places))
+    hooks.update(helper_hooks)
+    return hooks
+
+
+def _keep_only(namespace, hooks):
+    """Empties the module of everything but `hooks`: no closure reads it, and what is left for
+    code to rebind is what pytest already holds."""
+    for name in [name for name in namespace if not name.startswith("__")]:
+        del namespace[name]
+    namespace.update(hooks)
+
+
+_keep_only(globals(), _install(__name__, __file__))

@@ -1,0 +1,135 @@
+# Where code comes from and what is mend's own: the places the witness names in what it tells.
+
+
+def _places(own_file):
+    """Where code comes from: `kind(filename)` (stdlib, pytest, site, witness or project),
+    `place(frame)` (FILE:LINE, relative to the run's folder), `responsible(frame, through)` and
+    `defined_at(function)`."""
+    import os
+
+    import _pytest  # pytest's own package (the `pytest` module is its public face): always there
+    import pluggy  # pytest's hook machinery, which every pytest requires
+
+    stdlib_dir = os.path.dirname(os.__file__)
+    stdlib = tuple({os.path.normcase(os.path.realpath(stdlib_dir)) + os.sep,
+                    os.path.normcase(os.path.abspath(stdlib_dir)) + os.sep})
+    pytest_dirs = tuple(
+        os.path.normcase(os.path.dirname(os.path.abspath(module.__file__))) + os.sep
+        for module in (_pytest, pluggy)
+    )
+    installed = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
+    kinds = {}
+
+    def classify(name):
+        if name.startswith("<frozen"):
+            return "stdlib"
+        if name == own_file:
+            return "witness"
+        if name.startswith(pytest_dirs):
+            return "pytest"
+        if installed[0] in name or installed[1] in name:
+            return "site"
+        if name.startswith(stdlib):
+            return "stdlib"
+        if os.sep + "bin" + os.sep in name and not name.endswith(".py"):
+            return "site"  # a console script (bin/pytest) of an installed package
+        return "project"
+
+    def kind(filename):
+        found = kinds.get(filename)
+        if found is None:
+            found = kinds[filename] = classify(os.path.normcase(filename))
+        return found
+
+    root = os.getcwd() + os.sep
+
+    def relative(filename):
+        return filename[len(root):] if filename.startswith(root) else filename
+
+    def place(frame):
+        return f"{relative(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+    def responsible(frame, through):
+        """The frame an event is owed to: walking out past frames whose kind is in `through`,
+        the first other one. `None` when only such frames were left (a thread, an exit hook)."""
+        while frame is not None:
+            if kind(frame.f_code.co_filename) not in through:
+                return frame
+            frame = frame.f_back
+        return None
+
+    def defined_at(value):
+        code = getattr(getattr(value, "__func__", value), "__code__", None)
+        if code is None:
+            return None
+        return f"{relative(code.co_filename)}:{code.co_firstlineno}"
+
+    return kind, place, responsible, defined_at, root
+
+
+def _alarms(send):
+    """`alarm(kind, what, where)`: sent once each, so a loop cannot flood the socket."""
+    told = set()
+
+    def alarm(kind_, what, where=None):
+        if (kind_, what, where) not in told:
+            told.add((kind_, what, where))
+            send(event="alarm", kind=kind_, what=what, where=where)
+
+    return alarm
+
+
+def _told_once(send, event):
+    """`tell(what, why)`: a check this pytest, pluggy or Python does not let the witness make,
+    sent once each as `event`, so the verdict names it."""
+    told = set()
+
+    def tell(what, why):
+        if what not in told:
+            told.add(what)
+            send(event=event, what=what, why=why)
+
+    return tell
+
+
+def _runner():
+    """The versions that graded the run: pytest's, pluggy's and Python's."""
+    import sys
+
+    def version(name):
+        return str(getattr(sys.modules.get(name), "__version__", None) or "unknown")
+
+    return {"pytest": version("pytest"), "pluggy": version("pluggy"),
+            "python": "%d.%d.%d" % tuple(sys.version_info[:3])}
+
+
+def _ours(path, channel_fd, report_path):
+    """`touches(value)`: whether a path or descriptor is mend's socket or the JUnit report
+    (`report_path[0]`, known once pytest is configured); `name(value)` says which."""
+    import os
+
+    def touches(value):
+        if value is None:
+            return False
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value == channel_fd
+        try:
+            name = os.fsdecode(value)
+        except TypeError:
+            return False
+        report = report_path[0]
+        if name == path or name == report:
+            return True
+        # A relative or indirect name of the report ends with its file name; anything else is
+        # some other file, told without resolving it (pytest opens hundreds).
+        return report is not None and name.endswith(report_path[1]) \
+            and os.path.abspath(name) == report
+
+    def name(value):
+        if isinstance(value, int) or os.fsdecode(value) == path:
+            return "mend's witness socket"
+        return "the JUnit report"
+
+    return touches, name
+
+

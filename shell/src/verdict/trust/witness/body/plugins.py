@@ -1,0 +1,118 @@
+# Plugins and hooks: what the project registers, ships or replaces after pytest's own.
+
+
+def _entry_points(places, alarm):
+    """`shipped_by_project(pm)`: an alarm for each entry-point plugin pytest loaded from package
+    metadata inside the project (a `.dist-info` beside the code): an installed package keeps its
+    metadata in site-packages."""
+    import os
+
+    kind, _, _, _, root = places
+
+    def shipped_by_project(pm):
+        for plugin, dist in pm.list_plugin_distinfo():
+            try:
+                location = str(dist.locate_file(""))
+            except Exception:
+                continue
+            metadata = getattr(dist, "_path", None)
+            source = str(metadata) if metadata is not None else location
+            if kind(os.path.join(source, "METADATA")) == "project":
+                name = pm.get_name(plugin)
+                alarm("plugin", f"the entry-point plugin {name!r} declared by {dist.metadata['Name']}",
+                      os.path.relpath(source, root) if source.startswith(root) else source)
+
+    return shipped_by_project
+
+
+def _plugins(places, alarm, unchecked):
+    """Plugins and hooks: what was registered before configuration is allowed; a plugin the
+    project registers later, a new implementation of an outcome hook, or a replaced hook caller
+    is an alarm. Returns `configured(pm)`, `registered(...)`, `collected(pm)` and `check()`."""
+    import sys
+
+    kind, place, responsible, defined_at, _ = places
+    shipped_by_project = _entry_points(places, alarm)
+    outcome_prefixes = ("pytest_runtest_", "pytest_collect", "pytest_report_", "pytest_session",
+                        "pytest_pyfunc_call", "pytest_terminal_summary", "pytest_fixture_",
+                        "pytest_deselected", "pytest_itemcollected", "pytest_unconfigure",
+                        "pytest_make_collect_report", "pytest_pycollect_makeitem")
+    through_registration = frozenset({"stdlib", "pytest", "witness"})
+    watching = {}  # the plugin manager and its hook callers, as configured
+    allowed_impls = set()
+    callers = {}
+    seen_impls = {}
+    told = set()
+
+    def outcome_hooks(pm):
+        return {name: caller for name, caller in vars(pm.hook).items()
+                if name.startswith(outcome_prefixes)}
+
+    def allow(plugin, pm):
+        for caller in pm.get_hookcallers(plugin) or []:
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin:
+                    allowed_impls.add(id(impl))
+
+    def configured(pm):
+        # pluggy's hook calling (every pluggy from 0.13 on has both; a later one may not).
+        hookexec = getattr(pm, "_inner_hookexec", None)
+        hook_calling = getattr(pm, "_hookexec", None)
+        if hookexec is None or hook_calling is None:
+            unchecked("pluggy's hook calling (PluginManager._inner_hookexec, _hookexec)",
+                      "not found in this pluggy")
+        watching.update(pm=pm, hookexec=hookexec, hook_calling=hook_calling)
+        for plugin in pm.get_plugins():
+            allow(plugin, pm)
+        shipped_by_project(pm)
+        callers.update(outcome_hooks(pm))
+
+    def registered(plugin, manager):
+        if manager is not watching.get("pm"):
+            return
+        frame = responsible(sys._getframe(2), through_registration)
+        if frame is None or kind(frame.f_code.co_filename) == "project":
+            name = manager.get_name(plugin)
+            alarm("plugin", f"the plugin {name!r} registered after pytest was configured",
+                  place(frame) if frame is not None else None)
+            return
+        allow(plugin, manager)
+
+    def collected(pm):
+        for name, caller in outcome_hooks(pm).items():
+            callers.setdefault(name, caller)  # hooks that plugins loaded since declared
+
+    def once(what, where=None):  # a replaced caller is told once, wherever it is seen again
+        if what not in told:
+            told.add(what)
+            alarm("hook", what, where)
+
+    def check_impls(name, caller):
+        impls = getattr(caller, "_hookimpls", None) or caller.get_hookimpls()  # pluggy < 1.1: a copy
+        if impls == seen_impls.get(name):
+            return  # the same implementations as last time, compared at C speed
+        seen_impls[name] = list(impls)
+        for impl in impls:
+            if id(impl) not in allowed_impls:
+                allowed_impls.add(id(impl))
+                alarm("hook", f"a new implementation of {name} ({impl.plugin_name})",
+                      defined_at(impl.function))
+
+    def check():
+        pm = watching.get("pm")
+        if pm is None:
+            return
+        hookexec = getattr(pm, "_inner_hookexec", None)
+        if hookexec is not watching["hookexec"]:
+            once("pluggy's hook caller (PluginManager._inner_hookexec) replaced",
+                 defined_at(hookexec))
+        hook_calling = watching["hook_calling"]
+        for name, caller in callers.items():
+            if getattr(pm.hook, name, None) is not caller \
+                    or getattr(caller, "_hookexec", None) != hook_calling:
+                once(f"the hook {name} replaced")
+            check_impls(name, caller)
+
+    return configured, registered, collected, check
+
+

@@ -1,0 +1,93 @@
+"""mend's witness: a pytest plugin that tells mend, as things happen, what pytest saw.
+
+mend loads it with `-p mend_witness` for the independent test runs (that module is loader.py,
+which runs this code in itself, so pytest's assert rewriting never walks it) and listens on the
+socket named by MEND_WITNESS. Its code is written in parts, one question each (this file, then
+places, audit, holders, plugins, canaries, hooks, helpers, install), which mend joins in that
+order into one file, `mend_witness.body`: the parts share one namespace, as one module's do.
+pytest imports `-p` plugins before any conftest.py, entry-point plugin or module under test, so
+what the witness captures at import is pytest's own.
+
+Its state is out of the reach of the code under test. The module-level functions of every part are
+factories, called once at import by `_install`; everything the witness judges with lives in the
+closures they return and in an audit hook (PEP 578), which nothing can remove. No closure looks a
+name up in this module's globals (each factory imports what it needs into its own scope, and a test
+holds every function here to that): once installed, the module keeps only its `pytest_*` hooks, so
+rebinding a name in it changes nothing, and it leaves `sys.modules` once pytest has registered it.
+What it sees is sent at once, so code that silences it later cannot take back what was already
+said.
+
+The first line is `{"event": "start", "key": HEX}`; every later line is `MAC JSON`, where MAC is
+the HMAC-SHA256 (first 32 hex digits) under that key of `SEQ JSON`, SEQ counting lines from 1:
+a line written to the socket by anyone else does not carry a valid MAC. The events:
+  {"event": "collected", "count": N}         the tests pytest is about to run (canaries too);
+                                             under pytest-xdist, those of each worker
+  {"event": "canaries", "pass": ID, "fail": ID, "error": ID}
+                                             mend's own tests among the project's, each with
+                                             the outcome it must have; the ids are null when
+                                             there is no Python test module to put them in
+  {"event": "test", "id": ..., "when": ..., "outcome": ..., "xfail": bool}
+                                             each phase (setup, call, teardown) of each test
+  {"event": "uncollected", "id": ...}        a file it could not collect
+  {"event": "alarm", "kind": ..., "what": ..., "where": "FILE:LINE" | null}
+                                             something reached into the test run
+  {"event": "finished", "exitstatus": N}     the session ended
+  {"event": "report", "sha256": ... | null}  the digest of the JUnit report as pytest left it
+Under pytest-xdist only the controller speaks: it hands its canaries' seed to the workers, which
+place them, and hears the reports they send it (`_worker_hooks`).
+mend compares what it heard with the report: a report changed afterwards, tests missing from
+it, a canary with another outcome, an alarm, or a second voice on the socket make the run a
+non-pass.
+
+Start-up cost matters (it is paid by every verdict): nothing here loads OpenSSL (`hashlib`),
+`secrets` or `sysconfig`; the SHA-256 is the interpreter's own built-in one.
+"""
+
+
+def _sha256_constructor():
+    """The interpreter's built-in SHA-256 (no OpenSSL to load); hashlib's where it has none."""
+    try:
+        from _sha256 import sha256  # CPython up to 3.11
+    except ImportError:
+        try:
+            from _sha2 import sha256  # CPython 3.12 and later
+        except ImportError:
+            from hashlib import sha256
+    return sha256
+
+
+def _channel(path, sha256):
+    """Connects to mend's socket and sends the key; returns `send(**fields)`, which seals each
+    line with HMAC-SHA256 (RFC 2104, the pads hashed once here) under that key, and the
+    socket's file descriptor."""
+    import json
+    import os
+    import socket
+    import threading
+
+    key = os.urandom(32)
+    block = key.ljust(64, b"\0")
+    inner = sha256(bytes(byte ^ 0x36 for byte in block))
+    outer = sha256(bytes(byte ^ 0x5C for byte in block))
+    lock = threading.Lock()
+    channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    channel.connect(path)
+    channel.sendall((json.dumps({"event": "start", "key": key.hex()}) + "\n").encode())
+    sent = [0]
+
+    def send(**fields):
+        line = json.dumps(fields)
+        with lock:
+            sent[0] += 1
+            digest = inner.copy()
+            digest.update(f"{sent[0]} {line}".encode())
+            mac = outer.copy()
+            mac.update(digest.digest())
+            try:
+                channel.sendall(f"{mac.hexdigest()[:32]} {line}\n".encode())
+            except OSError:
+                pass
+
+    return send, channel.fileno()
+
+
