@@ -6,7 +6,7 @@ use std::io;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::{decide, Operation, Refusal};
+use super::{decide, Denied, Operation, Refusal};
 use crate::task::Task;
 
 /// A path a tool may use: as the model's rules name it, and as the disk has it.
@@ -30,9 +30,9 @@ pub(crate) fn grant(
     task: &Task,
     path: &str,
     operation: Operation,
-) -> Result<Granted, String> {
-    let relative =
-        decide(task, path, operation).map_err(|refusal| refusal.explain(path, task, operation))?;
+) -> Result<Granted, Denied> {
+    let relative = decide(task, path, operation)
+        .map_err(|refusal| Denied::Rules(refusal.explain(path, task, operation)))?;
     if operation == Operation::Read {
         let real = resolve_inside(root, &relative)?;
         return Ok(Granted {
@@ -52,9 +52,9 @@ pub(crate) fn grant(
                 Refusal::Protected(protected) => format!(", {}", protected.describe()),
                 _ => String::new(),
             };
-            return Err(format!(
+            return Err(Denied::Rules(format!(
                 "`{relative}` is a link to `{landing}`{what}, which no tool may change"
-            ));
+            )));
         }
     }
     Ok(Granted {
@@ -66,7 +66,7 @@ pub(crate) fn grant(
 
 /// Where a write to `relative` lands: the real path of its longest part that exists (links
 /// followed, confined to the copy) with the rest appended, and whether the whole exists.
-fn landing_of(root: &Utf8Path, relative: &str) -> Result<(Utf8PathBuf, bool), String> {
+fn landing_of(root: &Utf8Path, relative: &str) -> Result<(Utf8PathBuf, bool), Denied> {
     let parts: Vec<&str> = relative.split('/').collect();
     for there in (1..=parts.len()).rev() {
         let prefix = parts[..there].join("/");
@@ -86,18 +86,18 @@ fn landing_of(root: &Utf8Path, relative: &str) -> Result<(Utf8PathBuf, bool), St
 
 /// Resolves a relative path on disk, following links, and makes sure it stays inside `root`.
 /// Returns the real path to open.
-fn resolve_inside(root: &Utf8Path, relative: &str) -> Result<Utf8PathBuf, String> {
+fn resolve_inside(root: &Utf8Path, relative: &str) -> Result<Utf8PathBuf, Denied> {
     let real_root = real_root(root)?;
     let named = root.join(relative);
     let real = named.canonicalize_utf8().map_err(|err| {
-        match (err.kind(), fs::read_link(&named)) {
+        Denied::Disk(match (err.kind(), fs::read_link(&named)) {
             (io::ErrorKind::NotFound, Ok(target)) => format!(
                 "`{relative}` is a link to `{}`, which does not exist (a broken link); it cannot be opened",
                 target.display()
             ),
             (io::ErrorKind::NotFound, Err(_)) => format!("`{relative}` does not exist"),
             _ => format!("`{relative}` cannot be opened: {err}"),
-        }
+        })
     })?;
     if real.starts_with(&real_root) {
         Ok(real)
@@ -106,11 +106,16 @@ fn resolve_inside(root: &Utf8Path, relative: &str) -> Result<Utf8PathBuf, String
     }
 }
 
-fn real_root(root: &Utf8Path) -> Result<Utf8PathBuf, String> {
+fn real_root(root: &Utf8Path) -> Result<Utf8PathBuf, Denied> {
     root.canonicalize_utf8()
-        .map_err(|err| format!("the workspace is not readable: {err}"))
+        .map_err(|source| Denied::Workspace {
+            doing: "the workspace is not readable",
+            source,
+        })
 }
 
-fn leads_out(relative: &str) -> String {
-    format!("`{relative}` is a link that leads out of the repository; it cannot be opened")
+fn leads_out(relative: &str) -> Denied {
+    Denied::Disk(format!(
+        "`{relative}` is a link that leads out of the repository; it cannot be opened"
+    ))
 }

@@ -28,6 +28,42 @@ pub(crate) use snapshot::{Restored, Snapshot};
 use crate::task::paths::{files_under, normalize, Malformed, PathSet};
 use crate::task::Task;
 
+/// Why a tool may not use a path, or list the repository; its `Display` is the message for the
+/// model. The cases differ in whose they are: the task's rules, the disk as the copy has it, or
+/// mend's own copy failing.
+#[derive(Debug)]
+pub(crate) enum Denied {
+    /// The task's rules refuse it: not readable or editable, protected, a link to a file no tool
+    /// may change, or a glob that is no glob.
+    Rules(String),
+    /// The disk refuses it: it does not exist, is a broken link, leads out of the copy, or cannot
+    /// be opened.
+    Disk(String),
+    /// The copy itself could not be read (`doing` says what was tried).
+    Workspace {
+        doing: &'static str,
+        source: io::Error,
+    },
+}
+
+impl std::fmt::Display for Denied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Denied::Rules(why) | Denied::Disk(why) => f.write_str(why),
+            Denied::Workspace { doing, source } => write!(f, "{doing}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for Denied {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Denied::Workspace { source, .. } => Some(source),
+            Denied::Rules(_) | Denied::Disk(_) => None,
+        }
+    }
+}
+
 /// What a tool wants to do with a path. Creating a file is a write: [`grant`] says whether it
 /// exists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,13 +152,15 @@ pub(crate) fn readable_files(
     task: &Task,
     root: &Utf8Path,
     pattern: Option<&str>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Denied> {
     let narrow = pattern
         .map(|pattern| PathSet::new(vec![pattern.to_owned()]))
         .transpose()
-        .map_err(|(_, message)| message)?;
-    let files = files_under(root, &task.exclude)
-        .map_err(|err| format!("the repository cannot be listed: {err}"))?;
+        .map_err(|(_, message)| Denied::Rules(message))?;
+    let files = files_under(root, &task.exclude).map_err(|source| Denied::Workspace {
+        doing: "the repository cannot be listed",
+        source,
+    })?;
     Ok(files
         .into_iter()
         .filter(|file| task.readable.contains(file))

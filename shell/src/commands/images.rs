@@ -39,7 +39,7 @@ pub fn command(action: Option<ImagesAction>, folder: Option<&Utf8Path>) -> Resul
                 .ok()
                 .and_then(|dir| Utf8PathBuf::from_path_buf(dir).ok())
                 .unwrap_or_else(|| Utf8PathBuf::from("."));
-            let image = ImageRef::parse(&reference, &here).map_err(MendError::usage)?;
+            let image = ImageRef::parse(&reference, &here)?;
             let unpacked = cache()?.pull(&image)?;
             println!("{image}: {} at {}", unpacked.digest, unpacked.root);
             Ok(0)

@@ -170,15 +170,13 @@ impl AroundTests for HooksAround<'_> {
         if let Some(which) = hooks.which() {
             eprintln!("mend: {which}");
         }
-        let (runs, blocked) = match hooks.before() {
-            Ok(runs) => (runs, None),
-            Err((runs, reason)) => (runs, Some(reason)),
+        let ran = hooks.before();
+        let runs = match &ran {
+            Ok(runs) => runs.as_slice(),
+            Err(stopped) => stopped.runs(),
         };
-        self.render.hooks_ran(VERIFY_CALL_ID, "run_tests", &runs);
-        match blocked {
-            Some(reason) => Err(MendError::refused(format!("the verify was {reason}"))),
-            None => Ok(()),
-        }
+        self.render.hooks_ran(VERIFY_CALL_ID, "run_tests", runs);
+        ran.map(drop).map_err(MendError::from)
     }
 
     fn after(&mut self, root: &camino::Utf8Path, run: &TestRun) -> Result<(), MendError> {

@@ -19,6 +19,47 @@ use crate::task::{Task, ToolName};
 /// The call id the hooks are told a verify's test run has.
 pub(crate) const VERIFY_CALL_ID: &str = "verify";
 
+/// Why a verify's tests do not run after its `PreToolUse` hooks.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Stopped {
+    /// A hook blocked the test run: the verify is refused, the hooks' runs are shown.
+    Blocked { runs: Vec<HookRun>, reason: String },
+    /// The hooks were cut short. A verify's hooks watch neither Ctrl-C nor a deadline
+    /// ([`Watch::NONE`]), so this is only the gate's promise kept.
+    Interrupted,
+}
+
+impl Stopped {
+    /// The hooks that ran before the stop.
+    pub(crate) fn runs(&self) -> &[HookRun] {
+        match self {
+            Stopped::Blocked { runs, .. } => runs,
+            Stopped::Interrupted => &[],
+        }
+    }
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stopped::Blocked { reason, .. } => write!(f, "the verify was {reason}"),
+            Stopped::Interrupted => f.write_str("the verify's hooks were interrupted"),
+        }
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// A block is the task's own refusal (exit 4); a cut is Ctrl-C's (exit 130).
+impl From<Stopped> for MendError {
+    fn from(stopped: Stopped) -> MendError {
+        match stopped {
+            Stopped::Blocked { .. } => MendError::refused(stopped.to_string()),
+            Stopped::Interrupted => MendError::interrupted(stopped.to_string()),
+        }
+    }
+}
+
 /// Where a verify's hooks run: the copy, as the tests.
 pub(crate) struct VerifyHooks<'a> {
     pub task: &'a Task,
@@ -57,7 +98,7 @@ impl VerifyHooks<'_> {
         })
     }
 
-    fn run(&self, event: HookEvent, response: Option<&Value>) -> Result<Vec<HookRun>, MendError> {
+    fn run(&self, event: HookEvent, response: Option<&Value>) -> Result<Vec<HookRun>, Stopped> {
         let matchers = match event {
             HookEvent::PreToolUse => &self.task.hooks.pre_tool_use,
             _ => &self.task.hooks.post_tool_use,
@@ -84,16 +125,14 @@ impl VerifyHooks<'_> {
             tool_response: response,
         };
         gate.tool_event(event, &commands, &call)
-            .map_err(|_| MendError::interrupted("the verify's hooks were interrupted"))
+            .map_err(|_| Stopped::Interrupted)
     }
 
-    /// The `PreToolUse` hooks: their runs, or the verify refused when one blocks.
-    pub(crate) fn before(&self) -> Result<Vec<HookRun>, (Vec<HookRun>, String)> {
-        let runs = self
-            .run(HookEvent::PreToolUse, None)
-            .map_err(|err| (Vec::new(), err.message))?;
+    /// The `PreToolUse` hooks: their runs, or why the tests do not run.
+    pub(crate) fn before(&self) -> Result<Vec<HookRun>, Stopped> {
+        let runs = self.run(HookEvent::PreToolUse, None)?;
         match outcome(&runs) {
-            Outcome::Blocked { reason } => Err((runs, reason)),
+            Outcome::Blocked { reason } => Err(Stopped::Blocked { runs, reason }),
             Outcome::Go { .. } => Ok(runs),
         }
     }
@@ -107,5 +146,31 @@ impl VerifyHooks<'_> {
             Outcome::Go { .. } => None,
         };
         Ok((runs, objection))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stopped;
+    use crate::error::MendError;
+
+    #[test]
+    fn a_block_refuses_the_verify_and_a_cut_is_an_interrupt() {
+        let blocked = Stopped::Blocked {
+            runs: Vec::new(),
+            reason: "blocked by the PreToolUse hook `gate`: no tests today".to_owned(),
+        };
+        assert_eq!(
+            [
+                MendError::from(blocked),
+                MendError::from(Stopped::Interrupted)
+            ],
+            [
+                MendError::refused(
+                    "the verify was blocked by the PreToolUse hook `gate`: no tests today"
+                ),
+                MendError::interrupted("the verify's hooks were interrupted"),
+            ]
+        );
     }
 }

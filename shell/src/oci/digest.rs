@@ -8,6 +8,32 @@ use sha2::{Digest as _, Sha256};
 
 const PREFIX: &str = "sha256:";
 
+/// Why a text is no digest mend can check; each holds the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DigestError {
+    /// Another algorithm than sha256, or no `algorithm:` at all: mend cannot check it.
+    NotSha256(String),
+    /// `sha256:` but not 64 lowercase hex digits: no digest at all.
+    Malformed(String),
+}
+
+impl fmt::Display for DigestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DigestError::NotSha256(text) => write!(
+                f,
+                "`{text}` is not a digest mend can check: only sha256:<64 hex> digests are read"
+            ),
+            DigestError::Malformed(text) => write!(
+                f,
+                "`{text}` is not a sha256 digest (sha256: and 64 lowercase hex digits)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DigestError {}
+
 /// `sha256:<64 lowercase hex>`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Digest {
@@ -15,20 +41,16 @@ pub struct Digest {
 }
 
 impl Digest {
-    pub fn parse(text: &str) -> Result<Digest, String> {
+    pub fn parse(text: &str) -> Result<Digest, DigestError> {
         let Some(hex) = text.strip_prefix(PREFIX) else {
-            return Err(format!(
-                "`{text}` is not a digest mend can check: only sha256:<64 hex> digests are read"
-            ));
+            return Err(DigestError::NotSha256(text.to_owned()));
         };
         if hex.len() != 64
             || !hex
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
         {
-            return Err(format!(
-                "`{text}` is not a sha256 digest (sha256: and 64 lowercase hex digits)"
-            ));
+            return Err(DigestError::Malformed(text.to_owned()));
         }
         Ok(Digest {
             hex: hex.to_owned(),
@@ -167,12 +189,23 @@ mod tests {
             Digest::parse(&format!("sha256:{hex}")).map(|d| d.to_string()),
             Ok(format!("sha256:{hex}"))
         );
-        for bad in [
-            format!("sha512:{hex}"),
-            format!("sha256:{}", hex.to_uppercase()),
-            "sha256:00".to_owned(),
-        ] {
-            assert!(Digest::parse(&bad).is_err(), "{bad}");
-        }
+        let upper = format!("sha256:{}", hex.to_uppercase());
+        assert_eq!(
+            [
+                format!("sha512:{hex}"),
+                upper.clone(),
+                "sha256:00".to_owned()
+            ]
+            .map(|bad| Digest::parse(&bad)),
+            [
+                Err(DigestError::NotSha256(format!("sha512:{hex}"))),
+                Err(DigestError::Malformed(upper)),
+                Err(DigestError::Malformed("sha256:00".to_owned())),
+            ]
+        );
+        assert_eq!(
+            DigestError::NotSha256("md5:x".to_owned()).to_string(),
+            "`md5:x` is not a digest mend can check: only sha256:<64 hex> digests are read"
+        );
     }
 }

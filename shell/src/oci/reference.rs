@@ -6,7 +6,48 @@ use std::fmt;
 
 use camino::Utf8PathBuf;
 
-use crate::oci::digest::Digest;
+use crate::oci::digest::{Digest, DigestError};
+
+/// Why a text is no image reference. Every caller takes it as the user's to fix; the digest's
+/// own error is kept as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReferenceError {
+    /// The `@sha256:…` part is no digest.
+    Digest(DigestError),
+    /// Anything else: the message names the forms that work.
+    Malformed(String),
+}
+
+impl fmt::Display for ReferenceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReferenceError::Digest(error) => error.fmt(f),
+            ReferenceError::Malformed(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for ReferenceError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReferenceError::Digest(error) => Some(error),
+            ReferenceError::Malformed(_) => None,
+        }
+    }
+}
+
+impl From<DigestError> for ReferenceError {
+    fn from(error: DigestError) -> ReferenceError {
+        ReferenceError::Digest(error)
+    }
+}
+
+/// A reference given on the command line is the user's to fix (exit 2).
+impl From<ReferenceError> for crate::error::MendError {
+    fn from(error: ReferenceError) -> crate::error::MendError {
+        crate::error::MendError::usage(error.to_string())
+    }
+}
 
 /// Docker Hub's name in references, and the host its API answers on.
 const DOCKER_HUB: &str = "docker.io";
@@ -96,7 +137,7 @@ impl fmt::Display for ImageRef {
 impl ImageRef {
     /// Reads `text`; a relative `oci:`/`docker-archive:` path is taken from `base` (the task
     /// file's folder).
-    pub fn parse(text: &str, base: &camino::Utf8Path) -> Result<ImageRef, String> {
+    pub fn parse(text: &str, base: &camino::Utf8Path) -> Result<ImageRef, ReferenceError> {
         let text = text.trim();
         if let Some(rest) = text.strip_prefix("oci:") {
             let (path, tag) = split_layout_tag(rest, base);
@@ -104,7 +145,9 @@ impl ImageRef {
         }
         if let Some(rest) = text.strip_prefix("docker-archive:") {
             if rest.is_empty() {
-                return Err("docker-archive: needs a path (docker-archive:image.tar)".into());
+                return Err(ReferenceError::Malformed(
+                    "docker-archive: needs a path (docker-archive:image.tar)".into(),
+                ));
             }
             return Ok(ImageRef::DockerArchive {
                 path: base.join(rest),
@@ -134,10 +177,12 @@ fn is_tag(tag: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
 }
 
-fn parse_registry(text: &str) -> Result<RegistryRef, String> {
+fn parse_registry(text: &str) -> Result<RegistryRef, ReferenceError> {
     let example = "write host/name:tag, host/name@sha256:<64 hex>, oci:PATH or docker-archive:PATH";
     if text.is_empty() || text.chars().any(char::is_whitespace) {
-        return Err(format!("`{text}` is not an image reference: {example}"));
+        return Err(ReferenceError::Malformed(format!(
+            "`{text}` is not an image reference: {example}"
+        )));
     }
     let (named, digest) = match text.split_once('@') {
         Some((named, digest)) => (named, Some(Digest::parse(digest)?)),
@@ -155,7 +200,9 @@ fn parse_registry(text: &str) -> Result<RegistryRef, String> {
         _ => (path, DEFAULT_TAG),
     };
     if !is_tag(tag) {
-        return Err(format!("`{text}`: `{tag}` is not a tag ({example})"));
+        return Err(ReferenceError::Malformed(format!(
+            "`{text}`: `{tag}` is not a tag ({example})"
+        )));
     }
     let valid_name = !name.is_empty()
         && name.split('/').all(|part| {
@@ -165,9 +212,9 @@ fn parse_registry(text: &str) -> Result<RegistryRef, String> {
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c))
         });
     if !valid_name {
-        return Err(format!(
+        return Err(ReferenceError::Malformed(format!(
             "`{text}`: `{name}` is not a repository name (lowercase letters, digits, `._-`, parts joined by `/`; {example})"
-        ));
+        )));
     }
     let name = if host == DOCKER_HUB && !name.contains('/') {
         format!("library/{name}")
@@ -265,7 +312,7 @@ mod tests {
             "host.io//x",
             "docker-archive:",
         ] {
-            let err = ImageRef::parse(text, base).unwrap_err();
+            let err = ImageRef::parse(text, base).unwrap_err().to_string();
             assert!(
                 err.contains("docker-archive:") || err.contains("sha256"),
                 "{text}: {err}"

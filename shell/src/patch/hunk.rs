@@ -6,6 +6,19 @@
 
 use super::parse::{Hunk, HunkLine};
 
+/// Why a file's hunks do not fit its text: the hunk and the line that differ, in words. The
+/// diff does not fit the file, however it failed, so one shape serves every caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Misfit(String);
+
+impl std::fmt::Display for Misfit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Misfit {}
+
 /// Where a hunk may apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Placement {
@@ -20,7 +33,7 @@ pub(crate) fn apply_hunks(
     original: &str,
     hunks: &[Hunk],
     placement: Placement,
-) -> Result<String, String> {
+) -> Result<String, Misfit> {
     let old: Vec<&str> = original.split_inclusive('\n').collect();
     let mut out = String::with_capacity(original.len());
     let mut at = 0; // the next line of `old` not yet written out
@@ -41,17 +54,18 @@ pub(crate) fn apply_hunks(
         };
         let found = match placement {
             Placement::Exact => {
-                matches_at(&old, stated, &expected, at).map_err(|problem| problem.describe())?;
+                matches_at(&old, stated, &expected, at)
+                    .map_err(|problem| Misfit(problem.describe()))?;
                 stated
             }
             Placement::Shifted => nearest(&old, stated, &expected, at).ok_or_else(|| {
                 let why = matches_at(&old, stated, &expected, at)
                     .err()
                     .map_or_else(String::new, |problem| format!(" ({})", problem.describe()));
-                format!(
+                Misfit(format!(
                     "the hunk at line {} matches nowhere in the file{why}",
                     hunk.old_start
-                )
+                ))
             })?,
         };
         old[at..found].iter().for_each(|kept| out.push_str(kept));

@@ -11,6 +11,6 @@ pub(crate) mod hunk;
 pub(crate) mod parse;
 pub(crate) mod tree;
 
-pub(crate) use hunk::{apply_hunks, Placement};
-pub(crate) use parse::parse;
+pub(crate) use hunk::{apply_hunks, Misfit, Placement};
+pub(crate) use parse::{parse, ParseError};
 pub(crate) use tree::{apply_to_tree, touched_paths, TreePatchError};

@@ -2,6 +2,22 @@
 //! header and between files (a commit message, a `git format-patch` signature) is skipped, as
 //! `git apply` skips it.
 
+/// Where a diff stops being one mend can read: the line (from 1, as each message counts it) and
+/// what is wrong there. Every caller takes it the same way: the diff is what to fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParseError {
+    pub line: usize,
+    pub why: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.why)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
 /// One line of a hunk, its text with its line ending (none when the diff says `\ No newline at
 /// end of file`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +64,7 @@ impl FilePatch {
 }
 
 /// Every file `diff` changes, in order. An error names the line (from 1) and what is wrong.
-pub(crate) fn parse(diff: &str) -> Result<Vec<FilePatch>, String> {
+pub(crate) fn parse(diff: &str) -> Result<Vec<FilePatch>, ParseError> {
     let lines: Vec<&str> = diff.split_inclusive('\n').collect();
     let mut files = Vec::new();
     let mut at = 0;
@@ -86,13 +102,14 @@ fn is_plain_header(lines: &[&str], at: usize) -> bool {
 
 /// The file a `diff --git` header starts, reading its extended header lines, names and hunks
 /// from `lines[at..]`; returns it and where the next file may start.
-fn git_file(lines: &[&str], mut at: usize, names: &str) -> Result<(FilePatch, usize), String> {
+fn git_file(lines: &[&str], mut at: usize, names: &str) -> Result<(FilePatch, usize), ParseError> {
     let (old_guess, new_guess) = git_header_names(names.trim_end_matches(['\n', '\r']))
-        .ok_or_else(|| {
-            format!(
-                "line {at}: cannot read the file names of `diff --git {}`",
+        .ok_or_else(|| ParseError {
+            line: at,
+            why: format!(
+                "cannot read the file names of `diff --git {}`",
                 names.trim_end()
-            )
+            ),
         })?;
     let mut file = FilePatch {
         old_path: Some(old_guess),
@@ -149,11 +166,18 @@ fn git_file(lines: &[&str], mut at: usize, names: &str) -> Result<(FilePatch, us
 
 /// Reads the `---`/`+++` names at `lines[at]` and the hunks after them into `file`; returns
 /// where the next file may start.
-fn names_and_hunks(lines: &[&str], mut at: usize, file: &mut FilePatch) -> Result<usize, String> {
+fn names_and_hunks(
+    lines: &[&str],
+    mut at: usize,
+    file: &mut FilePatch,
+) -> Result<usize, ParseError> {
     file.old_path = header_name(&lines[at][4..]);
     file.new_path = header_name(&lines[at + 1][4..]);
     if file.old_path.is_none() && file.new_path.is_none() {
-        return Err(format!("line {}: both sides are /dev/null", at + 1));
+        return Err(ParseError {
+            line: at + 1,
+            why: "both sides are /dev/null".to_owned(),
+        });
     }
     at += 2;
     while lines.get(at).is_some_and(|line| line.starts_with("@@ -")) {
@@ -165,9 +189,12 @@ fn names_and_hunks(lines: &[&str], mut at: usize, file: &mut FilePatch) -> Resul
 }
 
 /// One hunk from its header at `lines[at]`, its body counted by the header's numbers.
-fn hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), String> {
+fn hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), ParseError> {
     let header = lines[at].trim_end();
-    let bad = || format!("line {}: bad hunk header `{header}`", at + 1);
+    let bad = || ParseError {
+        line: at + 1,
+        why: format!("bad hunk header `{header}`"),
+    };
     let ranges = header
         .strip_prefix("@@ -")
         .and_then(|rest| rest.split_once(" @@"))
@@ -187,7 +214,10 @@ fn hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), String> {
     let mut next = at + 1;
     while old_left > 0 || new_left > 0 {
         let Some(line) = lines.get(next) else {
-            return Err(format!("line {}: the hunk `{header}` is cut short", at + 1));
+            return Err(ParseError {
+                line: at + 1,
+                why: format!("the hunk `{header}` is cut short"),
+            });
         };
         let (mark, text) = line.split_at(line.len().min(1));
         match mark {
@@ -210,10 +240,10 @@ fn hunk(lines: &[&str], at: usize) -> Result<(Hunk, usize), String> {
             }
             "\\" => no_newline(&mut body),
             _ => {
-                return Err(format!(
-                    "line {}: {line:?} does not belong in the hunk `{header}`",
-                    next + 1
-                ))
+                return Err(ParseError {
+                    line: next + 1,
+                    why: format!("{line:?} does not belong in the hunk `{header}`"),
+                })
             }
         }
         next += 1;

@@ -12,7 +12,7 @@ use std::fmt;
 use camino::Utf8Path;
 
 use super::hunk::{apply_hunks, Placement};
-use super::parse::{parse, FilePatch};
+use super::parse::{parse, FilePatch, ParseError};
 
 /// Git's mode of a link: the file's text is where it leads.
 const LINK_MODE: u32 = 0o120_000;
@@ -36,6 +36,13 @@ impl fmt::Display for TreePatchError {
                 f.write_str(problem)
             }
         }
+    }
+}
+
+impl From<ParseError> for TreePatchError {
+    /// A diff mend cannot read does not apply.
+    fn from(error: ParseError) -> Self {
+        TreePatchError::DoesNotApply(error.to_string())
     }
 }
 
@@ -68,7 +75,7 @@ pub(crate) fn apply_to_tree(root: &Utf8Path, diff: &str) -> Result<Vec<String>, 
 }
 
 /// The paths `diff` writes or removes, sorted and deduplicated (both sides of a rename).
-pub(crate) fn touched_paths(diff: &str) -> Result<Vec<String>, String> {
+pub(crate) fn touched_paths(diff: &str) -> Result<Vec<String>, ParseError> {
     let mut paths: Vec<String> = parse(diff)?
         .into_iter()
         .flat_map(|file| {
@@ -140,7 +147,7 @@ fn apply_file(
 }
 
 /// A relative path without `..`, not into `.git`, and not through a link of the tree.
-fn check_path(root: &Utf8Path, path: &str) -> Result<(), String> {
+fn check_path(root: &Utf8Path, path: &str) -> Result<(), TreePatchError> {
     let parts: Vec<&str> = path.split('/').collect();
     if path.is_empty()
         || path.starts_with('/')
@@ -148,15 +155,17 @@ fn check_path(root: &Utf8Path, path: &str) -> Result<(), String> {
             .iter()
             .any(|part| part.is_empty() || *part == "." || *part == ".." || *part == ".git")
     {
-        return Err(format!(
+        return Err(TreePatchError::DoesNotApply(format!(
             "`{path}` is not a path inside the repository (relative, without `..`, not in .git)"
-        ));
+        )));
     }
     let mut folder = root.to_owned();
     for part in &parts[..parts.len() - 1] {
         folder.push(part);
         if fs::symlink_metadata(&folder).is_ok_and(|meta| meta.is_symlink()) {
-            return Err(format!("`{path}` leads through the link {folder}"));
+            return Err(TreePatchError::DoesNotApply(format!(
+                "`{path}` leads through the link {folder}"
+            )));
         }
     }
     Ok(())

@@ -220,16 +220,51 @@ pub(crate) fn write_atomically(path: &Utf8Path, text: &str) -> Result<(), MendEr
         .map_err(|err| MendError::harness(format!("cannot write {path}: {err}")))
 }
 
+/// Why a record's one-file diff was not applied to a file's text. The caller refuses the record
+/// whichever it is; the variants keep the patch room's own errors as sources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum UnifiedError {
+    /// The diff cannot be read.
+    Unreadable(crate::patch::ParseError),
+    /// The diff holds this many file sections, not one.
+    Sections(usize),
+    /// Its hunks do not fit the text.
+    Misfit(crate::patch::Misfit),
+}
+
+impl std::fmt::Display for UnifiedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UnifiedError::Unreadable(error) => error.fmt(f),
+            UnifiedError::Sections(0) => {
+                f.write_str("the diff holds no `--- a/FILE` / `+++ b/FILE` section")
+            }
+            UnifiedError::Sections(_) => f.write_str("the diff holds more than one file"),
+            UnifiedError::Misfit(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for UnifiedError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            UnifiedError::Unreadable(error) => Some(error),
+            UnifiedError::Misfit(error) => Some(error),
+            UnifiedError::Sections(_) => None,
+        }
+    }
+}
+
 /// Applies a one-file unified diff exactly: every context and removed line must match, each
 /// hunk at the line its header names (see [`crate::patch`]).
-pub(crate) fn apply_unified(original: &str, diff: &str) -> Result<String, String> {
-    let files = crate::patch::parse(diff)?;
+pub(crate) fn apply_unified(original: &str, diff: &str) -> Result<String, UnifiedError> {
+    let files = crate::patch::parse(diff).map_err(UnifiedError::Unreadable)?;
     let hunks = match files.as_slice() {
         [file] => file.hunks.as_slice(),
-        [] => return Err("the diff holds no `--- a/FILE` / `+++ b/FILE` section".to_owned()),
-        _ => return Err("the diff holds more than one file".to_owned()),
+        files => return Err(UnifiedError::Sections(files.len())),
     };
     crate::patch::apply_hunks(original, hunks, crate::patch::Placement::Exact)
+        .map_err(UnifiedError::Misfit)
 }
 
 #[cfg(test)]
@@ -268,8 +303,24 @@ mod tests {
     fn refuses_a_diff_for_other_text() {
         let patch = diff("a\nb\nc\n", "a\nB\nc\n");
         assert_eq!(
-            apply_unified("a\nX\nc\n", &patch),
+            apply_unified("a\nX\nc\n", &patch).map_err(|err| err.to_string()),
             Err("line 2 is \"X\\n\", the diff expects \"b\\n\"".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_diff_of_no_file_or_of_two_says_which() {
+        let two = format!("{}{}", diff("a\n", "b\n"), diff("c\n", "d\n"));
+        assert_eq!(
+            [
+                apply_unified("a\n", "a commit message only\n"),
+                apply_unified("a\n", &two)
+            ]
+            .map(|applied| applied.map_err(|err| err.to_string())),
+            [
+                Err("the diff holds no `--- a/FILE` / `+++ b/FILE` section".to_owned()),
+                Err("the diff holds more than one file".to_owned()),
+            ]
         );
     }
 

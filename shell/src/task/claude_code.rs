@@ -9,7 +9,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::hooks::{HookCommand, Hooks, Matched, Matcher, DEFAULT_TIMEOUT};
+use super::hooks::{BadMatcher, HookCommand, Hooks, Matched, Matcher, DEFAULT_TIMEOUT};
+use crate::error::MendError;
 
 pub use super::claude_code_names::{every_tool_name, names_of, CLAUDE_CODE_TOOLS};
 
@@ -120,17 +121,82 @@ pub fn settings_files(repo: &Utf8Path, home: Option<&Utf8Path>) -> Vec<(String, 
     files
 }
 
+/// Why a Claude Code settings file's hooks cannot be read; `shown` names the file as the user
+/// knows it. Each is the file's to fix, so each refuses the run as a usage error (exit 2).
+#[derive(Debug)]
+pub enum SettingsError {
+    /// The file is not JSON of the settings' shape.
+    NotSettings {
+        shown: String,
+        source: serde_json::Error,
+    },
+    /// `hooks.EVENT` is not a list of matchers.
+    NotMatchers {
+        shown: String,
+        event: String,
+        source: serde_json::Error,
+    },
+    /// A matcher that is no regular expression.
+    Matcher {
+        shown: String,
+        event: String,
+        source: BadMatcher,
+    },
+}
+
+impl std::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettingsError::NotSettings { shown, source } => write!(
+                f,
+                "{shown} is not a Claude Code settings file mend can read: {source}"
+            ),
+            SettingsError::NotMatchers {
+                shown,
+                event,
+                source,
+            } => write!(
+                f,
+                "{shown}: hooks.{event} is not a list of matchers: {source}"
+            ),
+            SettingsError::Matcher {
+                shown,
+                event,
+                source,
+            } => write!(f, "{shown}: hooks.{event}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for SettingsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SettingsError::NotSettings { source, .. }
+            | SettingsError::NotMatchers { source, .. } => Some(source),
+            SettingsError::Matcher { source, .. } => Some(source),
+        }
+    }
+}
+
+impl From<SettingsError> for MendError {
+    fn from(error: SettingsError) -> MendError {
+        MendError::usage(error.to_string())
+    }
+}
+
 /// Reads the hooks of every settings file there is; a file that is not Claude Code's JSON is a
 /// warning, never a run that goes on without the hooks the user meant without saying so.
-pub fn load(files: &[(String, Utf8PathBuf)]) -> Result<Loaded, String> {
+pub fn load(files: &[(String, Utf8PathBuf)]) -> Result<Loaded, SettingsError> {
     let mut loaded = Loaded::default();
     for (shown, path) in files {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
         };
-        let settings: Settings = serde_json::from_str(&text).map_err(|err| {
-            format!("{shown} is not a Claude Code settings file mend can read: {err}")
-        })?;
+        let settings: Settings =
+            serde_json::from_str(&text).map_err(|source| SettingsError::NotSettings {
+                shown: shown.clone(),
+                source,
+            })?;
         let mut count = 0;
         for (event, groups) in settings.hooks {
             let target = match event.as_str() {
@@ -144,9 +210,12 @@ pub fn load(files: &[(String, Utf8PathBuf)]) -> Result<Loaded, String> {
                     continue;
                 }
             };
-            let groups: Vec<Group> = serde_json::from_value(groups).map_err(|err| {
-                format!("{shown}: hooks.{event} is not a list of matchers: {err}")
-            })?;
+            let groups: Vec<Group> =
+                serde_json::from_value(groups).map_err(|source| SettingsError::NotMatchers {
+                    shown: shown.clone(),
+                    event: event.clone(),
+                    source,
+                })?;
             for group in groups {
                 let matched = matched(shown, &event, group, &mut loaded.warnings)?;
                 count += matched.commands.len();
@@ -163,9 +232,14 @@ fn matched(
     event: &str,
     group: Group,
     warnings: &mut Vec<String>,
-) -> Result<Matched, String> {
-    let matcher = Matcher::parse(group.matcher.as_deref().unwrap_or(""))
-        .map_err(|message| format!("{shown}: hooks.{event}: {message}"))?;
+) -> Result<Matched, SettingsError> {
+    let matcher = Matcher::parse(group.matcher.as_deref().unwrap_or("")).map_err(|source| {
+        SettingsError::Matcher {
+            shown: shown.to_owned(),
+            event: event.to_owned(),
+            source,
+        }
+    })?;
     let mut commands = Vec::new();
     for entry in group.hooks {
         match (entry.kind.as_str(), entry.command) {

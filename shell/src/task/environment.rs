@@ -7,6 +7,8 @@ use std::fmt;
 
 use camino::Utf8Path;
 
+use super::field_error::FieldError;
+
 /// One entry of `test.env`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EnvEntry {
@@ -82,8 +84,10 @@ const SECRET_MARKS: [&str; 9] = [
     "SESSION",
 ];
 
+const ENV: &str = "test.env";
+
 /// Checks one `test.env` entry.
-pub(crate) fn env_entry(text: &str) -> Result<EnvEntry, String> {
+pub(crate) fn env_entry(text: &str) -> Result<EnvEntry, FieldError> {
     let (name, value) = match text.split_once('=') {
         Some((name, value)) => (name, Some(value)),
         None => (text, None),
@@ -94,18 +98,21 @@ pub(crate) fn env_entry(text: &str) -> Result<EnvEntry, String> {
         .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !well_formed {
-        return Err(format!(
-            "test.env: `{text}` is not a variable name; write NAME (passed from your environment) or NAME=value"
-        ));
+        return Err(FieldError::new(ENV, format!(
+            "`{text}` is not a variable name; write NAME (passed from your environment) or NAME=value"
+        )));
     }
     if let Some((_, instead)) = RESERVED.iter().find(|(reserved, _)| *reserved == name) {
-        return Err(format!("test.env: `{name}` cannot be set here: {instead}"));
+        return Err(FieldError::new(
+            ENV,
+            format!("`{name}` cannot be set here: {instead}"),
+        ));
     }
     match value {
         Some(value) => Ok(EnvEntry::Set(name.to_owned(), value.to_owned())),
-        None if looks_secret(name) => Err(format!(
-            "test.env: `{name}` looks like a credential, and the tests run code the model wrote, so mend never passes it on; if the tests need one, give them a test-only value: \"{name}=...\""
-        )),
+        None if looks_secret(name) => Err(FieldError::new(ENV, format!(
+            "`{name}` looks like a credential, and the tests run code the model wrote, so mend never passes it on; if the tests need one, give them a test-only value: \"{name}=...\""
+        ))),
         None => Ok(EnvEntry::Pass(name.to_owned())),
     }
 }
@@ -116,21 +123,21 @@ fn looks_secret(name: &str) -> bool {
 }
 
 /// Checks one `test.pythonpath` entry: a folder of the copy, named relative to its root.
-pub(crate) fn import_root(text: &str) -> Result<String, String> {
+pub(crate) fn import_root(text: &str) -> Result<String, FieldError> {
     let path = Utf8Path::new(text);
     let escapes = path
         .components()
         .any(|part| matches!(part, camino::Utf8Component::ParentDir));
     if text.is_empty() || path.is_absolute() || escapes {
-        return Err(format!(
-            "test.pythonpath: `{text}` must be a folder inside the repository, relative to it (e.g. \"src\" or \".\")"
-        ));
+        return Err(FieldError::new("test.pythonpath", format!(
+            "`{text}` must be a folder inside the repository, relative to it (e.g. \"src\" or \".\")"
+        )));
     }
     Ok(text.trim_end_matches('/').to_owned())
 }
 
 /// Checks one `sandbox.read_only` entry.
-pub(crate) fn read_only(text: &str) -> Result<ReadOnly, String> {
+pub(crate) fn read_only(text: &str) -> Result<ReadOnly, FieldError> {
     if text == "~" {
         return Ok(ReadOnly::InHome(String::new()));
     }
@@ -140,8 +147,11 @@ pub(crate) fn read_only(text: &str) -> Result<ReadOnly, String> {
     if Utf8Path::new(text).is_absolute() {
         return Ok(ReadOnly::Absolute(text.to_owned()));
     }
-    Err(format!(
-        "sandbox.read_only: `{text}` must be an absolute path or start with ~/ (the repository itself is always there)"
+    Err(FieldError::new(
+        "sandbox.read_only",
+        format!(
+        "`{text}` must be an absolute path or start with ~/ (the repository itself is always there)"
+    ),
     ))
 }
 
@@ -152,7 +162,8 @@ mod tests {
     #[test]
     fn env_entries_pass_a_name_or_set_a_value() {
         assert_eq!(
-            ["RUST_BACKTRACE", "CI=1", "EMPTY=", "API_KEY=test-only"].map(env_entry),
+            ["RUST_BACKTRACE", "CI=1", "EMPTY=", "API_KEY=test-only"]
+                .map(|text| env_entry(text).map_err(|err| err.to_string())),
             [
                 Ok(EnvEntry::Pass("RUST_BACKTRACE".into())),
                 Ok(EnvEntry::Set("CI".into(), "1".into())),
@@ -177,7 +188,7 @@ mod tests {
         .map(|text| env_entry(text).is_err());
         assert_eq!(refused, [true; 8]);
         assert_eq!(
-            env_entry("NPM_TOKEN"),
+            env_entry("NPM_TOKEN").map_err(|err| err.to_string()),
             Err("test.env: `NPM_TOKEN` looks like a credential, and the tests run code the model wrote, so mend never passes it on; if the tests need one, give them a test-only value: \"NPM_TOKEN=...\"".into())
         );
     }
@@ -185,7 +196,8 @@ mod tests {
     #[test]
     fn import_roots_stay_inside_the_copy() {
         assert_eq!(
-            ["src", ".", "lib/python/", "/abs", "../up", "a/../../b", ""].map(import_root),
+            ["src", ".", "lib/python/", "/abs", "../up", "a/../../b", ""]
+                .map(|text| import_root(text).map_err(|err| err.to_string())),
             [
                 Ok("src".into()),
                 Ok(".".into()),
@@ -201,7 +213,8 @@ mod tests {
     #[test]
     fn read_only_folders_are_absolute_or_in_the_home() {
         assert_eq!(
-            ["/opt/sdk", "~/.gradle/", "~", "relative"].map(read_only),
+            ["/opt/sdk", "~/.gradle/", "~", "relative"]
+                .map(|text| read_only(text).map_err(|err| err.to_string())),
             [
                 Ok(ReadOnly::Absolute("/opt/sdk".into())),
                 Ok(ReadOnly::InHome(".gradle".into())),

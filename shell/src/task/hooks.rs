@@ -86,8 +86,31 @@ pub enum Matcher {
     Pattern(Regex),
 }
 
+/// A matcher that is neither a tool's name, a `|` list of them, nor a regular expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BadMatcher {
+    pub text: String,
+    pub source: regex::Error,
+}
+
+impl std::fmt::Display for BadMatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "matcher `{}` is not a regular expression: {}",
+            self.text, self.source
+        )
+    }
+}
+
+impl std::error::Error for BadMatcher {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 impl Matcher {
-    pub fn parse(text: &str) -> Result<Matcher, String> {
+    pub fn parse(text: &str) -> Result<Matcher, BadMatcher> {
         let plain = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '|';
         if text.is_empty() || text == "*" {
             Ok(Matcher::Every)
@@ -98,7 +121,10 @@ impl Matcher {
         } else {
             Regex::new(text)
                 .map(Matcher::Pattern)
-                .map_err(|err| format!("matcher `{text}` is not a regular expression: {err}"))
+                .map_err(|source| BadMatcher {
+                    text: text.to_owned(),
+                    source,
+                })
         }
     }
 
@@ -316,6 +342,15 @@ mod tests {
                 vec!["read_file"],
             )
         );
-        assert!(Matcher::parse("(unclosed").is_err());
+        let unclosed = String::from("(unclosed");
+        let why = regex::Regex::new(&unclosed).unwrap_err();
+        assert_eq!(
+            Matcher::parse(&unclosed)
+                .map(|_| ())
+                .map_err(|err| err.to_string()),
+            Err(format!(
+                "matcher `(unclosed` is not a regular expression: {why}"
+            ))
+        );
     }
 }

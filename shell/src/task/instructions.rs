@@ -6,6 +6,7 @@ use std::fs;
 
 use camino::{Utf8Component, Utf8Path};
 
+use super::field_error::FieldError;
 use crate::error::MendError;
 
 /// The file read when the task file says nothing.
@@ -67,7 +68,7 @@ pub(crate) fn describe(task: &crate::task::Task) -> String {
 }
 
 /// Checks a file name given as `task.instructions`: a path inside the repository.
-pub(crate) fn source_file(name: &str) -> Result<InstructionsSource, String> {
+pub(crate) fn source_file(name: &str) -> Result<InstructionsSource, FieldError> {
     let path = Utf8Path::new(name);
     let inside = !name.trim().is_empty()
         && path
@@ -76,9 +77,9 @@ pub(crate) fn source_file(name: &str) -> Result<InstructionsSource, String> {
     if inside {
         Ok(InstructionsSource::File(name.to_owned()))
     } else {
-        Err(format!(
-            "task.instructions: `{name}` must be a file inside the repository, relative to its root (or false for none)"
-        ))
+        Err(FieldError::new("task.instructions", format!(
+            "`{name}` must be a file inside the repository, relative to its root (or false for none)"
+        )))
     }
 }
 
@@ -203,7 +204,14 @@ mod tests {
             source_file("docs/AGENTS.md"),
             Ok(InstructionsSource::File("docs/AGENTS.md".to_owned()))
         );
-        for name in ["../AGENTS.md", "/etc/passwd", "", "a/../../b"] {
+        assert_eq!(
+            ["../AGENTS.md", "/etc/passwd"].map(|name| source_file(name).map_err(|err| err.to_string())),
+            [
+                Err("task.instructions: `../AGENTS.md` must be a file inside the repository, relative to its root (or false for none)".to_owned()),
+                Err("task.instructions: `/etc/passwd` must be a file inside the repository, relative to its root (or false for none)".to_owned()),
+            ]
+        );
+        for name in ["", "a/../../b"] {
             assert!(source_file(name).is_err(), "{name}");
         }
     }

@@ -7,6 +7,7 @@ mod claude_code_names;
 pub mod copy;
 pub mod defaults;
 pub(crate) mod environment;
+pub(crate) mod field_error;
 mod file;
 pub(crate) mod held_out;
 pub(crate) mod hook_run;
@@ -195,7 +196,7 @@ impl Task {
     fn add_claude_code_hooks(&mut self, repo: &Utf8Path) -> Result<(), MendError> {
         let home = std::env::var("HOME").ok().map(camino::Utf8PathBuf::from);
         let files = claude_code::settings_files(repo, home.as_deref());
-        let loaded = claude_code::load(&files).map_err(MendError::usage)?;
+        let loaded = claude_code::load(&files)?;
         self.warnings.extend(loaded.warnings);
         self.warnings.extend(loaded.hooks.never_matching());
         self.hook_sources.extend(loaded.sources);

@@ -8,6 +8,7 @@ use camino::Utf8Path;
 use toml::Spanned;
 
 use super::copy::Exclusion;
+use super::field_error::FieldError;
 use super::file::{self, InstructionsSetting, ReportKind, TaskFile, TestTable};
 use super::instructions::InstructionsSource;
 use super::{
@@ -182,7 +183,7 @@ fn test_command(
     };
     let timeout = match &raw.timeout_seconds {
         Some(seconds) => positive_seconds(seconds, "test.timeout_seconds")
-            .map_err(|message| at(Some(seconds.span()), &message))?,
+            .map_err(|error| at(Some(seconds.span()), &error.to_string()))?,
         None => defaults::TEST_TIMEOUT,
     };
     let report = report(report_kind, raw.junit_path, command_span, at)?;
@@ -210,7 +211,7 @@ fn instructions_source(
             InstructionsSetting::On(true) => InstructionsSource::Default,
             InstructionsSetting::On(false) => InstructionsSource::Off,
             InstructionsSetting::File(name) => instructions::source_file(name)
-                .map_err(|message| at(Some(setting.span()), &message))?,
+                .map_err(|error| at(Some(setting.span()), &error.to_string()))?,
         },
     })
 }
@@ -369,7 +370,7 @@ fn shell_limits(raw: &file::ShellTable, at: At) -> Result<ShellLimits, MendError
     Ok(ShellLimits {
         timeout: match &raw.timeout_seconds {
             Some(seconds) => positive_seconds(seconds, "shell.timeout_seconds")
-                .map_err(|message| at(Some(seconds.span()), &message))?,
+                .map_err(|error| at(Some(seconds.span()), &error.to_string()))?,
             None => defaults::SHELL_TIMEOUT,
         },
         output_chars: match &raw.output_chars {
@@ -401,18 +402,20 @@ fn max_turns(turns: Option<Spanned<u32>>, at: At) -> Result<Option<u32>, MendErr
 /// Checks every item of a list field; the first bad one is named with its line.
 fn each_checked<T>(
     items: Vec<Spanned<String>>,
-    check: fn(&str) -> Result<T, String>,
+    check: fn(&str) -> Result<T, FieldError>,
     at: &dyn Fn(Option<Range<usize>>, &str) -> MendError,
 ) -> Result<Vec<T>, MendError> {
     items
         .into_iter()
-        .map(|item| check(item.get_ref()).map_err(|message| at(Some(item.span()), &message)))
+        .map(|item| {
+            check(item.get_ref()).map_err(|error| at(Some(item.span()), &error.to_string()))
+        })
         .collect()
 }
 
-fn positive_seconds(seconds: &Spanned<u64>, field: &str) -> Result<Duration, String> {
+fn positive_seconds(seconds: &Spanned<u64>, field: &'static str) -> Result<Duration, FieldError> {
     match *seconds.get_ref() {
-        0 => Err(format!("{field}: must be at least 1")),
+        0 => Err(FieldError::new(field, "must be at least 1")),
         seconds => Ok(Duration::from_secs(seconds)),
     }
 }

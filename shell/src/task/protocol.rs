@@ -10,19 +10,31 @@ use toml::Spanned;
 
 use crate::error::MendError;
 
-/// The protocol `name` names, or why it names none.
-pub(crate) fn parse(name: &str) -> Result<Protocol, String> {
-    Protocol::from_name(name).ok_or_else(|| {
+/// A name that is no protocol's; its message lists the names there are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct UnknownProtocol(pub String);
+
+impl std::fmt::Display for UnknownProtocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut names: Vec<&str> = Protocol::ALL
             .iter()
             .map(|protocol| protocol.name())
             .collect();
         let last = names.pop().unwrap_or_default();
-        format!(
-            "unknown protocol `{name}`; use {} or {last}",
+        write!(
+            f,
+            "unknown protocol `{}`; use {} or {last}",
+            self.0,
             names.join(", ")
         )
-    })
+    }
+}
+
+impl std::error::Error for UnknownProtocol {}
+
+/// The protocol `name` names, or why it names none.
+pub(crate) fn parse(name: &str) -> Result<Protocol, UnknownProtocol> {
+    Protocol::from_name(name).ok_or_else(|| UnknownProtocol(name.to_owned()))
 }
 
 /// `--protocol`: one of the names, listed in `--help` and in the error for any other.

@@ -100,8 +100,9 @@ pub fn execute(
     }
 }
 
-fn failure(message: String) -> ToolError {
-    ToolError::RespondToModel(message)
+/// A failure the model is told of, in the words of its `Display`.
+fn failure(message: impl std::fmt::Display) -> ToolError {
+    ToolError::RespondToModel(message.to_string())
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! have, `python -m pytest -rA` with the test patch's files. A swebench 5.x row's `eval_script`
 //! comes first, and its `log_parser` names the reader. The import says which for every task.
 
+use super::error::RowError;
 use super::eval_script;
 use super::row::{Instance, RowCommand};
 use super::specs;
@@ -29,7 +30,7 @@ pub(crate) struct Fallback {
     pub report: Option<String>,
 }
 
-pub(super) fn choose(instance: &Instance, fallback: &Fallback) -> Result<Chosen, String> {
+pub(super) fn choose(instance: &Instance, fallback: &Fallback) -> Result<Chosen, RowError> {
     let mut chosen = command_of(instance, fallback)?;
     if let Some(name) = &instance.log_parser {
         let parser = LogParser::named(name).ok_or_else(|| unknown_parser(name))?;
@@ -37,21 +38,23 @@ pub(super) fn choose(instance: &Instance, fallback: &Fallback) -> Result<Chosen,
     }
     if let Some(name) = &instance.eval_type {
         EvalType::named(name).ok_or_else(|| {
-            format!("`eval_type` {name:?} is neither \"pass_and_fail\" nor \"fail_only\"")
+            RowError::unfit(format!(
+                "`eval_type` {name:?} is neither \"pass_and_fail\" nor \"fail_only\""
+            ))
         })?;
     }
     Ok(chosen)
 }
 
 /// Why a row whose `log_parser` mend cannot stand in for is refused.
-pub(super) fn unknown_parser(name: &str) -> String {
-    format!(
+pub(super) fn unknown_parser(name: &str) -> RowError {
+    RowError::unfit(format!(
         "`log_parser` {name} reads a runner mend has no reader for (mend reads the logs of {})",
         LogParser::known_names().join(", ")
-    )
+    ))
 }
 
-fn command_of(instance: &Instance, fallback: &Fallback) -> Result<Chosen, String> {
+fn command_of(instance: &Instance, fallback: &Fallback) -> Result<Chosen, RowError> {
     if let Some(script) = &instance.eval_script {
         let script = eval_script::read(script)?;
         let mut chosen = given(
@@ -107,9 +110,9 @@ fn command_of(instance: &Instance, fallback: &Fallback) -> Result<Chosen, String
         (Some(_), None) => "the row has no `version` to look up in mend's table".to_owned(),
         _ => "the row has no `repo` to look up in mend's table".to_owned(),
     };
-    Err(format!(
+    Err(RowError::unfit(format!(
         "no test command: the row has no `test_cmd`/`test_cmds` and {why} — give the import --test-command"
-    ))
+    )))
 }
 
 /// A command written as a shell line: run as it is written, by `sh -c` when it needs a shell
@@ -203,7 +206,7 @@ mod tests {
     fn a_repository_the_table_lacks_gets_pytest_with_the_test_patch_files() {
         let row = r#"{"instance_id":"a","problem_statement":"p","repo":"me/mine","version":"1","test_patch":"diff --git a/tests/test_x.py b/tests/test_x.py\ndiff --git a/tests/data.json b/tests/data.json\n"}"#;
         assert_eq!(
-            choose(&read(row).expect("row"), &Fallback::default()),
+            choose(&read(row).expect("row"), &Fallback::default()).map_err(|err| err.to_string()),
             Ok(Chosen {
                 command: words("python -m pytest -rA tests/test_x.py"),
                 env: Vec::new(),
@@ -221,7 +224,9 @@ mod tests {
         let row = |parser: &str, eval_type: &str| {
             serde_json::json!({"instance_id": "a", "problem_statement": "p", "repo": "django/django", "version": "3.0", "eval_script": script, "log_parser": parser, "eval_type": eval_type}).to_string()
         };
-        let choose_row = |line: String| choose(&read(&line).expect("row"), &Fallback::default());
+        let choose_row = |line: String| {
+            choose(&read(&line).expect("row"), &Fallback::default()).map_err(|err| err.to_string())
+        };
         assert_eq!(
             choose_row(row("parse_log_pytest", "pass_and_fail")),
             Ok(Chosen {
@@ -238,26 +243,31 @@ mod tests {
         );
         assert_eq!(
             [
-                choose_row(row("parse_log_django", "fail_only")).map(|chosen| chosen.report),
-                choose_row(row("parse_log_go_test", "pass_and_fail")).map(|chosen| chosen.report),
-                choose_row(row("parse_log_django", "some")).map(|chosen| chosen.report),
-            ],
+                choose_row(row("parse_log_django", "fail_only")),
+                choose_row(row("parse_log_go_test", "pass_and_fail")),
+                choose_row(row("parse_log_django", "some")),
+            ]
+            .map(|chosen| chosen.map(|chosen| chosen.report)),
             [
                 Ok("django".to_owned()),
-                Err(super::unknown_parser("parse_log_go_test")),
+                Err(super::unknown_parser("parse_log_go_test").to_string()),
                 Err(
                     "`eval_type` \"some\" is neither \"pass_and_fail\" nor \"fail_only\""
                         .to_owned()
                 ),
             ]
         );
-        assert!(super::unknown_parser("x").starts_with("`log_parser` x reads a runner mend has no reader for (mend reads the logs of parse_log_pytest, "));
+        assert!(super::unknown_parser("x").to_string().starts_with("`log_parser` x reads a runner mend has no reader for (mend reads the logs of parse_log_pytest, "));
     }
 
     #[test]
     fn without_a_command_the_row_is_refused_naming_what_is_missing() {
         let none = Fallback::default();
-        let why = |line: &str| choose(&read(line).expect("row"), &none).expect_err(line);
+        let why = |line: &str| {
+            choose(&read(line).expect("row"), &none)
+                .expect_err(line)
+                .to_string()
+        };
         assert_eq!(
             [
                 why(r#"{"instance_id":"a","problem_statement":"p","repo":"django/django","version":"0.1"}"#),

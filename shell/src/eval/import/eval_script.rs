@@ -7,6 +7,8 @@
 //! housekeeping (status, show, diff, checking out and applying the test files) is mend's own
 //! work and is left out.
 
+use super::error::RowError;
+
 const START: &str = ">>>>> Start Test Output";
 const END: &str = ">>>>> End Test Output";
 
@@ -31,16 +33,18 @@ impl EvalScript {
     }
 }
 
-pub(super) fn read(script: &str) -> Result<EvalScript, String> {
+pub(super) fn read(script: &str) -> Result<EvalScript, RowError> {
     let lines: Vec<&str> = script.lines().collect();
     let marker = |word: &str| lines.iter().position(|line| is_marker(line, word));
     let (Some(start), Some(end)) = (marker(START), marker(END)) else {
-        return Err(format!(
+        return Err(RowError::unfit(format!(
             "`eval_script` has no `: '{START}'` … `: '{END}'` markers around its test command"
-        ));
+        )));
     };
     if end <= start + 1 {
-        return Err("`eval_script` has no test command between its markers".to_owned());
+        return Err(RowError::unfit(
+            "`eval_script` has no test command between its markers",
+        ));
     }
     let mut read = EvalScript {
         test: lines[start + 1..end]
@@ -139,7 +143,8 @@ mod tests {
     #[test]
     fn a_script_without_its_markers_is_refused() {
         assert_eq!(
-            [read("#!/bin/bash\npytest -rA\n"), read(": '>>>>> Start Test Output'\n: '>>>>> End Test Output'\n")],
+            [read("#!/bin/bash\npytest -rA\n"), read(": '>>>>> Start Test Output'\n: '>>>>> End Test Output'\n")]
+                .map(|read| read.map_err(|err| err.to_string())),
             [
                 Err("`eval_script` has no `: '>>>>> Start Test Output'` … `: '>>>>> End Test Output'` markers around its test command".to_owned()),
                 Err("`eval_script` has no test command between its markers".to_owned()),

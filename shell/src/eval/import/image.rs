@@ -2,6 +2,7 @@
 //! images are `swebench/sweb.eval.x86_64.{docker_id}`, where `docker_id` is the instance id
 //! with `__` written `_1776_`, lower-cased (Docker allows no capitals).
 
+use super::error::TemplateError;
 use super::row::Instance;
 
 const FIELDS: [&str; 6] = [
@@ -14,19 +15,19 @@ const FIELDS: [&str; 6] = [
 ];
 
 /// Refuses a template with a `{field}` it cannot fill.
-pub(super) fn check_template(template: &str) -> Result<(), String> {
+pub(super) fn check_template(template: &str) -> Result<(), TemplateError> {
     for field in placeholders(template) {
         if !FIELDS.contains(&field) {
-            return Err(format!(
-                "--image-template: unknown field {{{field}}}; use {}",
-                FIELDS.map(|name| format!("{{{name}}}")).join(", ")
-            ));
+            return Err(TemplateError::Unknown {
+                field: field.to_owned(),
+                known: FIELDS.map(|name| format!("{{{name}}}")).join(", "),
+            });
         }
     }
     Ok(())
 }
 
-pub(super) fn expand(template: &str, instance: &Instance) -> Result<String, String> {
+pub(super) fn expand(template: &str, instance: &Instance) -> Result<String, TemplateError> {
     let mut image = template.to_owned();
     for field in placeholders(template) {
         let (owner, name) = instance
@@ -42,7 +43,9 @@ pub(super) fn expand(template: &str, instance: &Instance) -> Result<String, Stri
             "name" => name.map(str::to_owned),
             _ => instance.version.clone(),
         }
-        .ok_or_else(|| format!("--image-template needs `{field}`, which the row does not give"))?;
+        .ok_or_else(|| TemplateError::NotInRow {
+            field: field.to_owned(),
+        })?;
         image = image.replace(&format!("{{{field}}}"), &value);
     }
     Ok(image)
@@ -75,7 +78,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            check_template("x/{id}"),
+            check_template("x/{id}").map_err(|err| err.to_string()),
             Err("--image-template: unknown field {id}; use {instance_id}, {docker_id}, {repo}, {owner}, {name}, {version}".to_owned())
         );
     }

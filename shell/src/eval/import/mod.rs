@@ -5,6 +5,7 @@
 
 mod checkout;
 mod command;
+mod error;
 mod eval_script;
 mod image;
 mod row;
@@ -18,6 +19,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::{exit, MendError};
 pub(crate) use command::Fallback;
+use error::RowError;
 use row::Instance;
 
 /// The readers an imported task may name (`junit` needs a report path no row gives).
@@ -145,7 +147,7 @@ fn check_options(options: &ImportOptions) -> Result<(), MendError> {
         }
     }
     if let Some(template) = &options.image_template {
-        image::check_template(template).map_err(MendError::usage)?;
+        image::check_template(template)?;
     }
     Ok(())
 }
@@ -176,11 +178,13 @@ fn import_row(
     line: &str,
     origin: &str,
     seen: &mut BTreeSet<String>,
-) -> Result<Imported, String> {
+) -> Result<Imported, RowError> {
     let instance = row::read(line)?;
-    let named = |why: String| format!("{}: {why}", instance.id);
+    let named = |why: RowError| why.of(&instance.id);
     if !seen.insert(instance.id.clone()) {
-        return Err(named("a row before it has the same instance_id".to_owned()));
+        return Err(named(RowError::unfit(
+            "a row before it has the same instance_id",
+        )));
     }
     let chosen = command::choose(&instance, &options.fallback).map_err(named)?;
     let test_files = patch_files(instance.test_patch.as_deref(), "test_patch").map_err(named)?;
@@ -192,13 +196,18 @@ fn import_row(
             .as_deref()
             .map(|template| image::expand(template, &instance))
             .transpose()
-            .map_err(named)?,
+            .map_err(|why| named(why.into()))?,
     };
     let folder = staging.join("tasks").join(&instance.id);
     let place = match &image {
         Some(image) => {
-            std::fs::create_dir_all(&folder)
-                .map_err(|err| named(format!("cannot create {folder}: {err}")))?;
+            std::fs::create_dir_all(&folder).map_err(|source| {
+                named(RowError::Disk {
+                    doing: "create",
+                    path: folder.clone(),
+                    source,
+                })
+            })?;
             format!("image {image}")
         }
         None => check_out(options, &instance, &folder).map_err(named)?,
@@ -223,18 +232,25 @@ fn check_out(
     options: &ImportOptions,
     instance: &Instance,
     folder: &Utf8Path,
-) -> Result<String, String> {
+) -> Result<String, RowError> {
     let (Some(repo), Some(base)) = (&instance.repo, &instance.base_commit) else {
-        return Err("it names no image, and no `repo` and `base_commit` to check out".to_owned());
-    };
-    let Some(repos) = &options.repos else {
-        return Err(format!(
-            "it names no image, and the import was given no --repos folder with a clone of {repo}"
+        return Err(RowError::unfit(
+            "it names no image, and no `repo` and `base_commit` to check out",
         ));
     };
+    let Some(repos) = &options.repos else {
+        return Err(RowError::Repository(format!(
+            "it names no image, and the import was given no --repos folder with a clone of {repo}"
+        )));
+    };
     let mirror = checkout::mirror_of(repos, repo)?;
-    std::fs::create_dir_all(folder.parent().unwrap_or(folder))
-        .map_err(|err| format!("cannot create {folder}: {err}"))?;
+    std::fs::create_dir_all(folder.parent().unwrap_or(folder)).map_err(|source| {
+        RowError::Disk {
+            doing: "create",
+            path: folder.to_owned(),
+            source,
+        }
+    })?;
     checkout::check_out(&mirror, base, folder)?;
     Ok(format!(
         "{repo} at {} from {mirror}",
@@ -250,13 +266,20 @@ fn write_task(
     origin: &str,
     image: Option<&str>,
     test_files: &[String],
-) -> Result<(), String> {
-    let write = |path: Utf8PathBuf, text: &str| -> Result<(), String> {
+) -> Result<(), RowError> {
+    let write = |path: Utf8PathBuf, text: &str| -> Result<(), RowError> {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|err| format!("cannot create {parent}: {err}"))?;
+            std::fs::create_dir_all(parent).map_err(|source| RowError::Disk {
+                doing: "create",
+                path: parent.to_owned(),
+                source,
+            })?;
         }
-        std::fs::write(&path, text).map_err(|err| format!("cannot write {path}: {err}"))
+        std::fs::write(&path, text).map_err(|source| RowError::Disk {
+            doing: "write",
+            path,
+            source,
+        })
     };
     if let Some(patch) = &instance.test_patch {
         write(folder.join(task_file::TEST_PATCH), patch)?;
@@ -278,16 +301,16 @@ fn write_task(
 }
 
 /// The files a patch touches, or why it is no patch mend can apply.
-fn patch_files(patch: Option<&str>, field: &str) -> Result<Vec<String>, String> {
+fn patch_files(patch: Option<&str>, field: &str) -> Result<Vec<String>, RowError> {
     let Some(patch) = patch else {
         return Ok(Vec::new());
     };
     let paths = crate::patch::touched_paths(patch)
-        .map_err(|why| format!("`{field}` is not a diff mend can apply: {why}"))?;
+        .map_err(|why| RowError::unfit(format!("`{field}` is not a diff mend can apply: {why}")))?;
     if paths.is_empty() {
-        return Err(format!(
+        return Err(RowError::unfit(format!(
             "`{field}` holds no `diff --git` or `--- a/FILE` section"
-        ));
+        )));
     }
     Ok(paths)
 }

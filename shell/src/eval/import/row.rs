@@ -4,6 +4,8 @@
 
 use serde_json::{Map, Value};
 
+use super::error::RowError;
+
 /// The test command a row gives itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum RowCommand {
@@ -42,32 +44,35 @@ pub(super) struct Instance {
 const IMAGE_FIELDS: [&str; 3] = ["image_name", "docker_image", "image"];
 
 /// Reads one row; the error says which row (its id, when it has one), which field and why.
-pub(super) fn read(line: &str) -> Result<Instance, String> {
-    let value: Value =
-        serde_json::from_str(line).map_err(|err| format!("not a JSON object: {err}"))?;
+pub(super) fn read(line: &str) -> Result<Instance, RowError> {
+    let value: Value = serde_json::from_str(line)
+        .map_err(|err| RowError::unfit(format!("not a JSON object: {err}")))?;
     let id = value
         .get("instance_id")
         .and_then(Value::as_str)
         .map(str::to_owned);
     fields(value).map_err(|why| match id {
-        Some(id) if is_task_name(&id) => format!("{id}: {why}"),
+        Some(id) if is_task_name(&id) => why.of(&id),
         _ => why,
     })
 }
 
-fn fields(value: Value) -> Result<Instance, String> {
+fn fields(value: Value) -> Result<Instance, RowError> {
     let Value::Object(row) = value else {
-        return Err("not a JSON object".to_owned());
+        return Err(RowError::unfit("not a JSON object"));
     };
-    let id = text(&row, "instance_id")?.ok_or("it has no `instance_id`")?;
+    let id =
+        text(&row, "instance_id")?.ok_or_else(|| RowError::unfit("it has no `instance_id`"))?;
     if !is_task_name(&id) {
-        return Err(format!(
+        return Err(RowError::unfit(format!(
             "`instance_id` {id:?} cannot name a folder: use letters, digits, `.`, `_` and `-`"
-        ));
+        )));
     }
     let problem_statement = text(&row, "problem_statement")?
         .filter(|statement| !statement.trim().is_empty())
-        .ok_or("it has no `problem_statement`, which becomes the task's prompt")?;
+        .ok_or_else(|| {
+            RowError::unfit("it has no `problem_statement`, which becomes the task's prompt")
+        })?;
     let image = IMAGE_FIELDS
         .iter()
         .map(|field| text(&row, field))
@@ -104,16 +109,19 @@ pub(super) fn is_task_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
-fn text(row: &Map<String, Value>, field: &str) -> Result<Option<String>, String> {
+fn text(row: &Map<String, Value>, field: &str) -> Result<Option<String>, RowError> {
     match row.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(other) => Err(format!("`{field}` is {}, not a string", kind(other))),
+        Some(other) => Err(RowError::unfit(format!(
+            "`{field}` is {}, not a string",
+            kind(other)
+        ))),
     }
 }
 
 /// `version` is a string in SWE-bench ("3.0"), a number in some copies of it.
-fn version(row: &Map<String, Value>) -> Result<Option<String>, String> {
+fn version(row: &Map<String, Value>) -> Result<Option<String>, RowError> {
     match row.get("version") {
         Some(Value::Number(number)) => Ok(Some(number.to_string())),
         _ => text(row, "version"),
@@ -122,35 +130,40 @@ fn version(row: &Map<String, Value>) -> Result<Option<String>, String> {
 
 /// `FAIL_TO_PASS` / `PASS_TO_PASS`: a list of test ids, or (SWE-bench on Hugging Face) that
 /// list JSON-encoded in a string.
-fn test_list(row: &Map<String, Value>, field: &str) -> Result<Option<Vec<String>>, String> {
+fn test_list(row: &Map<String, Value>, field: &str) -> Result<Option<Vec<String>>, RowError> {
     let decoded;
     let list = match row.get(field) {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::String(encoded)) => {
             decoded = serde_json::from_str::<Value>(encoded).map_err(|err| {
-                format!("`{field}` is a string but not a JSON list of test ids: {err}")
+                RowError::unfit(format!(
+                    "`{field}` is a string but not a JSON list of test ids: {err}"
+                ))
             })?;
             &decoded
         }
         Some(value) => value,
     };
     let Value::Array(items) = list else {
-        return Err(format!(
+        return Err(RowError::unfit(format!(
             "`{field}` is {}, not a list of test ids",
             kind(list)
-        ));
+        )));
     };
     items
         .iter()
         .map(|item| match item {
             Value::String(id) => Ok(id.clone()),
-            other => Err(format!("`{field}` holds {}, not a test id", kind(other))),
+            other => Err(RowError::unfit(format!(
+                "`{field}` holds {}, not a test id",
+                kind(other)
+            ))),
         })
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
 }
 
-fn command(row: &Map<String, Value>) -> Result<Option<RowCommand>, String> {
+fn command(row: &Map<String, Value>) -> Result<Option<RowCommand>, RowError> {
     for field in ["test_cmd", "test_cmds"] {
         match row.get(field) {
             None | Some(Value::Null) => {}
@@ -160,19 +173,22 @@ fn command(row: &Map<String, Value>) -> Result<Option<RowCommand>, String> {
                     .iter()
                     .map(|item| match item {
                         Value::String(command) => Ok(command.clone()),
-                        other => Err(format!("`{field}` holds {}, not a command", kind(other))),
+                        other => Err(RowError::unfit(format!(
+                            "`{field}` holds {}, not a command",
+                            kind(other)
+                        ))),
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 if commands.is_empty() {
-                    return Err(format!("`{field}` is an empty list"));
+                    return Err(RowError::unfit(format!("`{field}` is an empty list")));
                 }
                 return Ok(Some(RowCommand::Many(commands)));
             }
             Some(other) => {
-                return Err(format!(
+                return Err(RowError::unfit(format!(
                     "`{field}` is {}, not a command or a list of commands",
                     kind(other)
-                ))
+                )))
             }
         }
     }
@@ -198,7 +214,7 @@ mod tests {
     fn a_swe_bench_row_with_encoded_lists_reads_whole() {
         let line = r#"{"instance_id":"psf__requests-2317","repo":"psf/requests","base_commit":"abc","patch":"diff --git a/x b/x\n","test_patch":"","problem_statement":"method = builtin_str(method) breaks","FAIL_TO_PASS":"[\"test_requests.py::test_a\"]","PASS_TO_PASS":["test_requests.py::test_b"],"version":2.4,"environment_setup_commit":"def","created_at":"2014"}"#;
         assert_eq!(
-            read(line),
+            read(line).map_err(|err| err.to_string()),
             Ok(Instance {
                 id: "psf__requests-2317".to_owned(),
                 repo: Some("psf/requests".to_owned()),
@@ -223,7 +239,11 @@ mod tests {
     fn live_and_smith_rows_bring_their_image_and_command() {
         let live = r#"{"instance_id":"a__b-1","problem_statement":"p","docker_image":"reg/x:1","test_cmds":["make","pytest -rA t.py"]}"#;
         let smith = r#"{"instance_id":"a__b-2","problem_statement":"p","image_name":"smith.b","test_cmd":"pytest"}"#;
-        let read_back = |line: &str| read(line).map(|row| (row.image, row.command));
+        let read_back = |line: &str| {
+            read(line)
+                .map(|row| (row.image, row.command))
+                .map_err(|err| err.to_string())
+        };
         assert_eq!(
             [read_back(live), read_back(smith)],
             [
@@ -254,7 +274,10 @@ mod tests {
             (r#"{"instance_id":"a","problem_statement":"p","repo":7}"#, "a: `repo` is a number, not a string"),
             (r#"{"instance_id":"a","problem_statement":"p","test_cmds":[]}"#, "a: `test_cmds` is an empty list"),
         ];
-        let got: Vec<Result<Instance, String>> = cases.iter().map(|(line, _)| read(line)).collect();
+        let got: Vec<Result<Instance, String>> = cases
+            .iter()
+            .map(|(line, _)| read(line).map_err(|err| err.to_string()))
+            .collect();
         let wanted: Vec<Result<Instance, String>> = cases
             .iter()
             .map(|(_, why)| Err((*why).to_owned()))

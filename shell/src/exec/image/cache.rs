@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::archive::Archive;
+use super::error::ImageError;
 use super::layout::{self, Layout};
 use super::lock::Lock;
 use super::manifest::ImageConfig;
@@ -131,8 +132,9 @@ impl ImageCache {
         image: &ImageRef,
         spill: &Path,
     ) -> Result<(Box<dyn Blobs>, Resolved), MendError> {
+        // A local layout or archive mend cannot read is the reference's to fix.
         let refuse =
-            |message: String| MendError::usage(format!("cannot use the image {image}: {message}"));
+            |error: ImageError| MendError::usage(format!("cannot use the image {image}: {error}"));
         match image {
             ImageRef::OciLayout { path, tag } => {
                 let (layout, resolved) = Layout::open(path, tag.as_deref()).map_err(refuse)?;
@@ -342,7 +344,7 @@ fn unpack_into(
     for (index, layer) in resolved.layers.iter().enumerate() {
         let stream = blobs
             .layer(index, layer)
-            .map_err(|message| cut(Refusal::Hostile(message)))?;
+            .map_err(|error| cut(Refusal::Hostile(error.to_string())))?;
         let mut stream = UntilInterrupted(stream);
         if let Err(refusal) = unpacker.apply(&mut stream).map_err(cut) {
             // A corrupt blob shows first as a broken gzip or tar: its digest says why.
@@ -356,7 +358,7 @@ fn unpack_into(
         // Whatever the tar reader left unread still counts for the digest.
         std::io::copy(&mut stream, &mut std::io::sink())?;
     }
-    ImageConfig::read(&resolved.config).map_err(Refusal::Hostile)?;
+    ImageConfig::read(&resolved.config).map_err(|error| Refusal::Hostile(error.to_string()))?;
     fs::write(temporary.join(CONFIG), &resolved.config)
         .map_err(|err| Refusal::Io(err.to_string()))?;
     Ok(())

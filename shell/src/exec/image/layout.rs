@@ -6,6 +6,7 @@ use std::io::{BufReader, Read};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use super::error::ImageError;
 use super::manifest::{choose_platform, Descriptor, MAX_JSON_BYTES};
 use super::source::{resolve, Blobs, LayerStream, Resolved};
 use crate::oci::digest::{Digest, Verified};
@@ -18,18 +19,22 @@ pub(super) struct Layout {
 }
 
 impl Layout {
-    pub(super) fn open(path: &Utf8Path, tag: Option<&str>) -> Result<(Layout, Resolved), String> {
+    pub(super) fn open(
+        path: &Utf8Path,
+        tag: Option<&str>,
+    ) -> Result<(Layout, Resolved), ImageError> {
         if !path.join("oci-layout").is_file() {
-            return Err(format!(
+            return Err(ImageError::unusable(format!(
                 "{path} is not an OCI image layout (it has no `oci-layout` file): write one with `skopeo copy docker-archive:… oci:{path}`"
-            ));
+            )));
         }
         let layout = Layout {
             path: path.to_owned(),
         };
         let index = read_small(&path.join("index.json"))?;
-        let listed: ListedIndex = serde_json::from_slice(&index)
-            .map_err(|err| format!("{path}/index.json is not an OCI index: {err}"))?;
+        let listed: ListedIndex = serde_json::from_slice(&index).map_err(|err| {
+            ImageError::unusable(format!("{path}/index.json is not an OCI index: {err}"))
+        })?;
         let top = match tag {
             Some(tag) => listed
                 .manifests
@@ -37,7 +42,9 @@ impl Layout {
                 .find(|descriptor| {
                     descriptor.annotations.get(REF_NAME).map(String::as_str) == Some(tag)
                 })
-                .ok_or_else(|| format!("{path} has no image tagged `{tag}`"))?,
+                .ok_or_else(|| {
+                    ImageError::unusable(format!("{path} has no image tagged `{tag}`"))
+                })?,
             None => match listed.manifests.as_slice() {
                 [only] => only,
                 several => choose_platform(several)?,
@@ -53,29 +60,29 @@ impl Layout {
     }
 
     /// A small blob (a manifest, a config), whole and checked.
-    fn blob(&self, descriptor: &Descriptor) -> Result<Vec<u8>, String> {
+    fn blob(&self, descriptor: &Descriptor) -> Result<Vec<u8>, ImageError> {
         let digest = descriptor.digest()?;
         if descriptor.size > MAX_JSON_BYTES {
-            return Err(format!(
+            return Err(ImageError::unusable(format!(
                 "its blob {digest} claims {} bytes, too many for a manifest or config",
                 descriptor.size
-            ));
+            )));
         }
         let file = File::open(self.blob_path(&digest))
-            .map_err(|err| format!("cannot read its blob {digest}: {err}"))?;
+            .map_err(ImageError::disk(format!("cannot read its blob {digest}")))?;
         let mut bytes = Vec::new();
         Verified::new(file, digest, Some(descriptor.size))
             .read_to_end(&mut bytes)
-            .map_err(|err| err.to_string())?;
+            .map_err(ImageError::Blob)?;
         Ok(bytes)
     }
 }
 
 impl Blobs for Layout {
-    fn layer(&mut self, _index: usize, layer: &Descriptor) -> Result<LayerStream<'_>, String> {
+    fn layer(&mut self, _index: usize, layer: &Descriptor) -> Result<LayerStream<'_>, ImageError> {
         let digest = layer.digest()?;
         let file = File::open(self.blob_path(&digest))
-            .map_err(|err| format!("cannot read its layer {digest}: {err}"))?;
+            .map_err(ImageError::disk(format!("cannot read its layer {digest}")))?;
         Ok(Box::new(Verified::new(
             BufReader::with_capacity(1 << 16, file),
             digest,
@@ -89,14 +96,17 @@ struct ListedIndex {
     manifests: Vec<Descriptor>,
 }
 
-pub(super) fn read_small(path: &Utf8Path) -> Result<Vec<u8>, String> {
-    let file = File::open(path).map_err(|err| format!("cannot read {path}: {err}"))?;
+pub(super) fn read_small(path: &Utf8Path) -> Result<Vec<u8>, ImageError> {
+    let unreadable = ImageError::disk(format!("cannot read {path}"));
+    let file = File::open(path).map_err(&unreadable)?;
     let mut bytes = Vec::new();
     file.take(MAX_JSON_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|err| format!("cannot read {path}: {err}"))?;
+        .map_err(&unreadable)?;
     if bytes.len() as u64 > MAX_JSON_BYTES {
-        return Err(format!("{path} is larger than a manifest can be"));
+        return Err(ImageError::unusable(format!(
+            "{path} is larger than a manifest can be"
+        )));
     }
     Ok(bytes)
 }

@@ -4,7 +4,8 @@
 
 use serde::Deserialize;
 
-use crate::oci::digest::Digest;
+use super::error::ImageError;
+use crate::oci::digest::{Digest, DigestError};
 
 pub(crate) const OCI_INDEX: &str = "application/vnd.oci.image.index.v1+json";
 pub(crate) const OCI_MANIFEST: &str = "application/vnd.oci.image.manifest.v1+json";
@@ -35,7 +36,7 @@ pub(crate) struct Descriptor {
 }
 
 impl Descriptor {
-    pub(crate) fn digest(&self) -> Result<Digest, String> {
+    pub(crate) fn digest(&self) -> Result<Digest, DigestError> {
         Digest::parse(&self.digest)
     }
 }
@@ -73,26 +74,27 @@ pub(crate) enum Parsed {
 }
 
 impl ManifestOrIndex {
-    pub(crate) fn read(bytes: &[u8]) -> Result<Parsed, String> {
-        let raw: ManifestOrIndex = serde_json::from_slice(bytes)
-            .map_err(|err| format!("its manifest is not JSON mend can read: {err}"))?;
+    pub(crate) fn read(bytes: &[u8]) -> Result<Parsed, ImageError> {
+        let raw: ManifestOrIndex = serde_json::from_slice(bytes).map_err(|err| {
+            ImageError::unusable(format!("its manifest is not JSON mend can read: {err}"))
+        })?;
         match (raw.manifests, raw.config, raw.layers) {
             (Some(manifests), _, _) => Ok(Parsed::Index(manifests)),
             (None, Some(config), layers) => Ok(Parsed::Manifest(Manifest {
                 config,
                 layers: layers.unwrap_or_default(),
             })),
-            _ => Err(format!(
+            _ => Err(ImageError::unusable(format!(
                 "its manifest (mediaType `{}`) is neither an index nor an image manifest: only OCI and Docker v2 manifests are read (schema 1 images must be re-pushed)",
                 raw.media_type
-            )),
+            ))),
         }
     }
 }
 
 /// The manifest of an index to run here: the linux/amd64 one, or the only one when none names a
 /// platform (an OCI layout of one image).
-pub(crate) fn choose_platform(manifests: &[Descriptor]) -> Result<&Descriptor, String> {
+pub(crate) fn choose_platform(manifests: &[Descriptor]) -> Result<&Descriptor, ImageError> {
     let images: Vec<&Descriptor> = manifests
         .iter()
         // Attestations (buildx's `unknown/unknown`) are not images to run.
@@ -119,10 +121,10 @@ pub(crate) fn choose_platform(manifests: &[Descriptor]) -> Result<&Descriptor, S
                 .filter_map(|descriptor| descriptor.platform.as_ref())
                 .map(|platform| format!("{}/{}", platform.os, platform.architecture))
                 .collect();
-            Err(format!(
+            Err(ImageError::unusable(format!(
                 "it has no {OS}/{ARCHITECTURE} image (it offers {}): mend runs images on this machine's own kernel and CPU",
                 if offered.is_empty() { "none".to_owned() } else { offered.join(", ") }
-            ))
+            )))
         }
     }
 }
@@ -154,9 +156,10 @@ pub struct RootFs {
 }
 
 impl ImageConfig {
-    pub fn read(bytes: &[u8]) -> Result<ImageConfig, String> {
-        serde_json::from_slice(bytes)
-            .map_err(|err| format!("its config is not JSON mend can read: {err}"))
+    pub(crate) fn read(bytes: &[u8]) -> Result<ImageConfig, ImageError> {
+        serde_json::from_slice(bytes).map_err(|err| {
+            ImageError::unusable(format!("its config is not JSON mend can read: {err}"))
+        })
     }
 }
 
@@ -190,7 +193,7 @@ mod tests {
             ("linux", "amd64")
         );
         assert_eq!(
-            choose_platform(&index[..2]).unwrap_err(),
+            choose_platform(&index[..2]).unwrap_err().to_string(),
             "it has no linux/amd64 image (it offers linux/arm64): mend runs images on this machine's own kernel and CPU"
         );
     }

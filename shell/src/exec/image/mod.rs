@@ -5,6 +5,7 @@
 mod archive;
 pub(crate) mod cache;
 mod command;
+mod error;
 mod layout;
 mod lock;
 pub(crate) mod manifest;

@@ -9,6 +9,7 @@ use std::process::Command;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::cache::Unpacked;
+use super::error::ImageError;
 use super::unpack::resolve;
 use crate::error::MendError;
 use crate::exec::bwrap::{isolated, KERNEL_MOUNTS};
@@ -207,7 +208,7 @@ pub(crate) fn image_program(image: &ImageRun, argv: &[String]) -> Result<Utf8Pat
 
 /// The config's `User` (`name`, `uid`, `name:group`, `uid:gid`, empty for root) as numbers,
 /// names looked up in the image's own `/etc/passwd` and `/etc/group`.
-fn user_ids(root: &Utf8Path, user: &str) -> Result<(u32, u32), String> {
+fn user_ids(root: &Utf8Path, user: &str) -> Result<(u32, u32), ImageError> {
     if user.is_empty() {
         return Ok((0, 0));
     }
@@ -223,11 +224,11 @@ fn user_ids(root: &Utf8Path, user: &str) -> Result<(u32, u32), String> {
         (Ok(uid), _) => uid,
         (Err(_), Some(fields)) => fields[2]
             .parse()
-            .map_err(|_| format!("its /etc/passwd gives `{name}` no uid"))?,
+            .map_err(|_| ImageError::unusable(format!("its /etc/passwd gives `{name}` no uid")))?,
         (Err(_), None) => {
-            return Err(format!(
+            return Err(ImageError::unusable(format!(
                 "its config runs as `{name}`, whom its /etc/passwd does not list"
-            ))
+            )))
         }
     };
     let gid = match group {
@@ -240,9 +241,9 @@ fn user_ids(root: &Utf8Path, user: &str) -> Result<(u32, u32), String> {
                 .find(|fields| fields.len() > 2 && fields[0] == group)
                 .and_then(|fields| fields[2].parse().ok())
                 .ok_or_else(|| {
-                    format!(
+                    ImageError::unusable(format!(
                         "its config runs as group `{group}`, which its /etc/group does not list"
-                    )
+                    ))
                 })?,
         },
     };
@@ -322,7 +323,7 @@ mod tests {
             "app:nogroup",
         ]
         .iter()
-        .map(|user| user_ids(root, user))
+        .map(|user| user_ids(root, user).map_err(|err| err.to_string()))
         .collect();
         assert_eq!(
             found,

@@ -3,6 +3,7 @@
 
 use std::io::Read;
 
+use super::error::ImageError;
 use super::manifest::{choose_platform, Descriptor, Manifest, ManifestOrIndex, Parsed};
 use crate::oci::digest::Digest;
 
@@ -23,7 +24,7 @@ pub(super) type LayerStream<'a> = Box<dyn Read + 'a>;
 /// What every kind of reference offers.
 pub(super) trait Blobs {
     /// The `index`th layer's bytes (see [`LayerStream`]).
-    fn layer(&mut self, index: usize, layer: &Descriptor) -> Result<LayerStream<'_>, String>;
+    fn layer(&mut self, index: usize, layer: &Descriptor) -> Result<LayerStream<'_>, ImageError>;
     /// Whatever was fetched only to be unpacked, removed once the root is whole.
     fn done(&mut self) {}
 }
@@ -32,8 +33,8 @@ pub(super) trait Blobs {
 pub(super) fn resolve(
     top: Vec<u8>,
     top_digest: Digest,
-    mut fetch: impl FnMut(&Descriptor) -> Result<Vec<u8>, String>,
-) -> Result<Resolved, String> {
+    mut fetch: impl FnMut(&Descriptor) -> Result<Vec<u8>, ImageError>,
+) -> Result<Resolved, ImageError> {
     let (mut bytes, mut digest) = (top, top_digest);
     // An index of indexes is allowed, but not without end.
     for _ in 0..4 {
@@ -53,5 +54,7 @@ pub(super) fn resolve(
             }
         }
     }
-    Err("its index nests more than four levels deep".into())
+    Err(ImageError::unusable(
+        "its index nests more than four levels deep",
+    ))
 }

@@ -105,11 +105,16 @@ fn plain_diff_u_headers_with_dates_and_a_cut_hunk() {
     }];
     assert_eq!(parse(diff).unwrap(), vec![expected]);
     assert_eq!(
-        parse("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n").unwrap_err(),
+        parse("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n")
+            .unwrap_err()
+            .to_string(),
         "line 3: the hunk `@@ -1,3 +1,3 @@` is cut short"
     );
     assert_eq!(
         parse("--- a/f\n+++ b/f\n@@ -x +1 @@\n").unwrap_err(),
-        "line 3: bad hunk header `@@ -x +1 @@`"
+        super::ParseError {
+            line: 3,
+            why: "bad hunk header `@@ -x +1 @@`".to_owned()
+        }
     );
 }

@@ -9,6 +9,7 @@ use camino::Utf8PathBuf;
 use serde::Deserialize;
 
 use super::helper;
+pub(crate) use helper::LoginError;
 
 /// A `WWW-Authenticate` challenge: its scheme and parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,7 +86,7 @@ fn config_path() -> Option<Utf8PathBuf> {
 
 /// The `Basic …` value for `host` from the user's Docker config, if they logged in there; an
 /// error when the config names a credential helper that cannot answer.
-pub(crate) fn basic_for(host: &str) -> Result<Option<String>, String> {
+pub(crate) fn basic_for(host: &str) -> Result<Option<String>, LoginError> {
     let Some(path) = config_path() else {
         return Ok(None);
     };
@@ -102,8 +103,8 @@ pub(crate) fn basic_for(host: &str) -> Result<Option<String>, String> {
 pub(crate) fn basic_in(
     config: &str,
     host: &str,
-    ask: impl Fn(&str, &str, &str) -> Result<Option<(String, String)>, String>,
-) -> Result<Option<String>, String> {
+    ask: impl Fn(&str, &str, &str) -> Result<Option<(String, String)>, LoginError>,
+) -> Result<Option<String>, LoginError> {
     let Ok(config) = serde_json::from_str::<DockerConfig>(config) else {
         return Ok(None);
     };
@@ -190,8 +191,13 @@ mod tests {
         let config = format!(
             r#"{{"auths":{{"https://index.docker.io/v1/":{{"auth":"{token}"}},"ghcr.io":{{"auth":"{token}"}},"bad.io":{{"auth":"bm90LWEtcGFpcg=="}}}}}}"#
         );
-        let never = |_: &str, _: &str, _: &str| Err("no helper is named".to_owned());
-        let found: Vec<Result<Option<String>, String>> =
+        let never = |_: &str, _: &str, _: &str| {
+            Err(LoginError {
+                helper: "no helper".to_owned(),
+                why: "is named".to_owned(),
+            })
+        };
+        let found: Vec<Result<Option<String>, LoginError>> =
             ["docker.io", "ghcr.io", "quay.io", "bad.io"]
                 .iter()
                 .map(|host| basic_in(&config, host, never))
@@ -218,7 +224,7 @@ mod tests {
                 base64::engine::general_purpose::STANDARD.encode(pair)
             )))
         };
-        let found: Vec<Result<Option<String>, String>> =
+        let found: Vec<Result<Option<String>, LoginError>> =
             ["gcr.io", "docker.io", "ghcr.io", "quay.io"]
                 .iter()
                 .map(|host| basic_in(&config, host, ask))

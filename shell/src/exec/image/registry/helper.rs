@@ -16,6 +16,24 @@ const HELPER_TIME: Duration = Duration::from_secs(30);
 /// The user name a helper gives with an OAuth refresh token instead of a password.
 const IDENTITY_TOKEN: &str = "<token>";
 
+/// Why the user's Docker login could not be read: a credential helper the config names could
+/// not answer. Whatever failed, the user fixes the helper or the config, so one shape serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LoginError {
+    /// `CONFIG names the credential helper `PROGRAM` (KEY)`.
+    pub helper: String,
+    /// What the helper did, and how to check it.
+    pub why: String,
+}
+
+impl std::fmt::Display for LoginError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}, {}", self.helper, self.why)
+    }
+}
+
+impl std::error::Error for LoginError {}
+
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
 struct Answer {
@@ -32,20 +50,25 @@ pub(crate) fn get(
     name: &str,
     key: &str,
     server: &str,
-) -> Result<Option<(String, String)>, String> {
+) -> Result<Option<(String, String)>, LoginError> {
     let program = format!("docker-credential-{name}");
-    let named = format!("{config} names the credential helper `{program}` ({key})");
+    let fail = |why: String| LoginError {
+        helper: format!("{config} names the credential helper `{program}` ({key})"),
+        why,
+    };
     let mut child = Command::new(&program)
         .arg("get")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|err| match err.kind() {
-            std::io::ErrorKind::NotFound => format!(
-                "{named}, which is not on PATH — install it, or remove `{key}` from the config to pull anonymously"
-            ),
-            _ => format!("{named}, which cannot start: {err}"),
+        .map_err(|err| {
+            fail(match err.kind() {
+                std::io::ErrorKind::NotFound => format!(
+                    "which is not on PATH — install it, or remove `{key}` from the config to pull anonymously"
+                ),
+                _ => format!("which cannot start: {err}"),
+            })
         })?;
     if let Some(mut stdin) = child.stdin.take() {
         // A helper that exits before reading is judged by its exit code below.
@@ -69,7 +92,7 @@ pub(crate) fn get(
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("{named}, which gave no answer within {} s — check that it works: `echo {server} | {program} get`", HELPER_TIME.as_secs()));
+                return Err(fail(format!("which gave no answer within {} s — check that it works: `echo {server} | {program} get`", HELPER_TIME.as_secs())));
             }
         }
     };
@@ -80,18 +103,18 @@ pub(crate) fn get(
         if text.contains("credentials not found") {
             return Ok(None);
         }
-        return Err(format!(
-            "{named}, which failed ({status}) — check it: `echo {server} | {program} get`"
-        ));
+        return Err(fail(format!(
+            "which failed ({status}) — check it: `echo {server} | {program} get`"
+        )));
     }
     let answer: Answer = serde_json::from_str(text.trim()).map_err(|_| {
-        format!("{named}, which answered with something other than its JSON — check it: `echo {server} | {program} get`")
+        fail(format!("which answered with something other than its JSON — check it: `echo {server} | {program} get`"))
     })?;
     if answer.username.is_empty() || answer.secret.is_empty() {
         return Ok(None);
     }
     if answer.username == IDENTITY_TOKEN {
-        return Err(format!("{named}, which holds an identity token for {server}, which mend does not exchange — log in there with a password or an access token"));
+        return Err(fail(format!("which holds an identity token for {server}, which mend does not exchange — log in there with a password or an access token")));
     }
     Ok(Some((answer.username, answer.secret)))
 }

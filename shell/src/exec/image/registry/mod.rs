@@ -17,6 +17,7 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use sha2::{Digest as _, Sha256};
 
+use super::error::ImageError;
 use super::lock::Lock;
 use super::manifest::{Descriptor, ACCEPTED, MAX_JSON_BYTES};
 use super::source::{resolve, Blobs, LayerStream, Resolved};
@@ -48,7 +49,7 @@ enum Failure {
     Status(u16),
     Network(String),
     /// The user's Docker login could not be read (a credential helper that cannot answer).
-    Login(String),
+    Login(auth::LoginError),
     Other(String),
 }
 
@@ -93,9 +94,9 @@ impl Registry {
                     manifest,
                     Some(descriptor),
                 )
-                .map_err(|failure| registry.worded(failure).message)
+                .map_err(|failure| ImageError::Pull(registry.worded(failure).message))
         })
-        .map_err(|message| registry.refused(message))?;
+        .map_err(|error| registry.refused(error.to_string()))?;
         registry.progress = Progress::new(
             registry.shown.clone(),
             resolved.layers.iter().map(|layer| layer.size).sum(),
@@ -218,7 +219,9 @@ impl Registry {
         let bytes = read_limited(response.into_reader())
             .map_err(|err| Failure::Network(err.to_string()))?;
         if let Some(descriptor) = descriptor {
-            let digest = descriptor.digest().map_err(Failure::Other)?;
+            let digest = descriptor
+                .digest()
+                .map_err(|err| Failure::Other(err.to_string()))?;
             let mut checked = Vec::new();
             Verified::new(&bytes[..], digest, Some(descriptor.size))
                 .read_to_end(&mut checked)
@@ -228,18 +231,18 @@ impl Registry {
     }
 
     /// The layer in the blob store, fetched (or its partial file continued) unless it is there.
-    fn store(&mut self, layer: &Descriptor) -> Result<Utf8PathBuf, String> {
+    fn store(&mut self, layer: &Descriptor) -> Result<Utf8PathBuf, ImageError> {
         let digest = layer.digest()?;
         let blobs = self.blobs.clone();
         let whole = blobs.join(digest.hex());
-        let io_fail = |err: io::Error| format!("cannot write its layer into {blobs}: {err}");
+        let io_fail = ImageError::disk(format!("cannot write its layer into {blobs}"));
         // One writer per blob, whichever images share it.
         let _lock = Lock::exclusive(blobs.join(format!("{}.lock", digest.hex())).as_std_path())
-            .map_err(io_fail)?;
+            .map_err(&io_fail)?;
         if !whole.exists() {
             let partial = blobs.join(format!("{}.partial", digest.hex()));
             self.fetch(layer, &digest, &partial)?;
-            fs::rename(&partial, &whole).map_err(io_fail)?;
+            fs::rename(&partial, &whole).map_err(&io_fail)?;
         }
         self.stored.push(whole.clone());
         Ok(whole)
@@ -251,30 +254,30 @@ impl Registry {
         layer: &Descriptor,
         digest: &Digest,
         partial: &Utf8Path,
-    ) -> Result<(), String> {
-        let io_fail = |err: io::Error| format!("cannot write {partial}: {err}");
+    ) -> Result<(), ImageError> {
+        let io_fail = ImageError::disk(format!("cannot write {partial}"));
         let mut file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .read(true)
             .append(true)
             .open(partial)
-            .map_err(io_fail)?;
+            .map_err(&io_fail)?;
         let mut hasher = Sha256::new();
         let mut have = io::copy(
-            &mut File::open(partial).map_err(io_fail)?,
+            &mut File::open(partial).map_err(&io_fail)?,
             &mut HashInto(&mut hasher),
         )
-        .map_err(io_fail)?;
+        .map_err(&io_fail)?;
         if have >= layer.size {
             (have, hasher) = (0, Sha256::new());
         }
         let response = self
             .get(&format!("blobs/{digest}"), false, have)
-            .map_err(|failure| self.worded(failure).message)?;
+            .map_err(|failure| ImageError::Pull(self.worded(failure).message))?;
         if response.status() != 206 {
             // The registry sent the whole blob: start the file again.
-            file.set_len(0).map_err(io_fail)?;
+            file.set_len(0).map_err(&io_fail)?;
             (have, hasher) = (0, Sha256::new());
         }
         self.progress.add(have);
@@ -283,33 +286,32 @@ impl Registry {
         loop {
             if crate::interrupt::requested() {
                 // The partial file stays: the next pull goes on from it.
-                return Err("stopped by Ctrl-C".into());
+                return Err(ImageError::Interrupted);
             }
-            let count = body
-                .read(&mut buffer)
-                .map_err(|err| self.worded(Failure::Network(err.to_string())).message)?;
+            let count = body.read(&mut buffer).map_err(|err| {
+                ImageError::Pull(self.worded(Failure::Network(err.to_string())).message)
+            })?;
             if count == 0 {
                 break;
             }
-            file.write_all(&buffer[..count]).map_err(io_fail)?;
+            file.write_all(&buffer[..count]).map_err(&io_fail)?;
             hasher.update(&buffer[..count]);
             have += count as u64;
             self.progress.add(count as u64);
         }
-        let actual = Digest::parse(&format!("sha256:{}", hex(&hasher.finalize())))
-            .map_err(|err| err.to_string())?;
+        let actual = Digest::parse(&format!("sha256:{}", hex(&hasher.finalize())))?;
         if have != layer.size || actual != *digest {
             let _ = fs::remove_file(partial);
-            return Err(format!("blob {digest} arrived as {have} bytes hashing to {actual} (its manifest says {} bytes): the registry or the network corrupted it, nothing of it was kept", layer.size));
+            return Err(ImageError::unusable(format!("blob {digest} arrived as {have} bytes hashing to {actual} (its manifest says {} bytes): the registry or the network corrupted it, nothing of it was kept", layer.size)));
         }
         Ok(())
     }
 }
 
 impl Blobs for Registry {
-    fn layer(&mut self, _index: usize, layer: &Descriptor) -> Result<LayerStream<'_>, String> {
+    fn layer(&mut self, _index: usize, layer: &Descriptor) -> Result<LayerStream<'_>, ImageError> {
         let path = self.store(layer)?;
-        let file = File::open(&path).map_err(|err| format!("cannot read {path}: {err}"))?;
+        let file = File::open(&path).map_err(ImageError::disk(format!("cannot read {path}")))?;
         // Checked as it was stored, by this process, under the blob's lock.
         Ok(Box::new(BufReader::with_capacity(CHUNK, file)))
     }
