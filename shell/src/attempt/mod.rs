@@ -55,17 +55,31 @@ pub struct Attempt {
     pub loop_started_at: std::time::SystemTime,
 }
 
-pub fn run_attempt(
-    setup: &Setup,
-    config: Config,
-    source: &mut dyn ModelSource,
-    render: &mut dyn Render,
-) -> Result<Attempt, MendError> {
+/// A fresh copy whose tests before the loop ran: what the loop starts from.
+pub struct Begun {
+    workspace: Workspace,
+    tests_before: TestRun,
+    test_file_sha256_before: String,
+    source_sha256_before: String,
+    shared: Option<SharedStamps>,
+}
+
+/// A run that could not begin: mend could not run the tests before the loop, so the model must
+/// not be asked anything. The copy they ran in is handed back, for the caller to keep or drop.
+pub struct Unbegun {
+    pub error: MendError,
+    pub workspace: Workspace,
+    pub test_file_sha256_before: String,
+    pub source_sha256_before: String,
+}
+
+/// The copy made and the tests run in it before the loop. `Err` is a failure before there was
+/// any copy; `Ok(Err)` one of the tests before, with the copy they ran in.
+pub fn begin(setup: &Setup, render: &mut dyn Render) -> Result<Result<Begun, Unbegun>, MendError> {
     let task = setup.task;
     let test_file_sha256_before = set_sha256(setup.repo, &task.test.files)?;
     let source_sha256_before = set_sha256(setup.repo, &task.editable)?;
     let workspace = Workspace::copy_of(setup.repo, &task.exclude, &task.history)?;
-    let copy_time = workspace.copy_time();
 
     render.run_event(&RunEvent::sandbox(setup.runner));
     let tests_before = match independent_check(setup.runner, &task.test, workspace.root()) {
@@ -77,13 +91,57 @@ pub fn run_attempt(
             output_tail: Some(format!("without the held-out tests: {}", error.message)),
             ..TestRun::default()
         },
-        Err(error) => return Err(error),
+        Err(error) => {
+            return Ok(Err(Unbegun {
+                error,
+                workspace,
+                test_file_sha256_before,
+                source_sha256_before,
+            }))
+        }
     };
     render.run_event(&RunEvent::TestsBefore {
         run: tests_before.clone(),
     });
     let shared = stamp_shared(setup, &workspace)?;
+    Ok(Ok(Begun {
+        workspace,
+        tests_before,
+        test_file_sha256_before,
+        source_sha256_before,
+        shared,
+    }))
+}
 
+/// A whole attempt: [`begin`], then [`attempt_from`]; a run that could not begin is an error
+/// and its copy deleted.
+pub fn run_attempt(
+    setup: &Setup,
+    config: Config,
+    source: &mut dyn ModelSource,
+    render: &mut dyn Render,
+) -> Result<Attempt, MendError> {
+    let begun = begin(setup, render)?.map_err(|unbegun| unbegun.error)?;
+    attempt_from(setup, begun, config, source, render)
+}
+
+/// The loop from where [`begin`] left the copy, then the tests after it.
+pub fn attempt_from(
+    setup: &Setup,
+    begun: Begun,
+    config: Config,
+    source: &mut dyn ModelSource,
+    render: &mut dyn Render,
+) -> Result<Attempt, MendError> {
+    let Begun {
+        workspace,
+        tests_before,
+        test_file_sha256_before,
+        source_sha256_before,
+        shared,
+    } = begun;
+    let task = setup.task;
+    let copy_time = workspace.copy_time();
     let bench = ToolContext::new(workspace.root(), task, setup.runner);
     let task_text = config.task.clone();
     let loop_started_at = std::time::SystemTime::now();

@@ -31,5 +31,6 @@ pub(crate) fn record_of(
         metrics: Some(attempt.transcript.metrics.clone()),
         resumed_from: None,
         commands: Vec::new(),
+        harness_error: None,
     }
 }

@@ -16,7 +16,9 @@ pub fn command(
     repo: Option<&Utf8Path>,
     task_file: Option<&Utf8Path>,
 ) -> Result<u8, MendError> {
-    let record = Record::read(record)?;
+    let record_path = record;
+    let record = Record::read(record_path)?;
+    record.refuse_if_ended_early(record_path, "apply")?;
     let recorded = Recorded::of(&record.settings);
     let repo = repository(repo, recorded.repo)?;
     let task = Task::locate(&repo, task_file)?;

@@ -366,6 +366,7 @@ fn empty_record(setup: &ChatSetup) -> Result<Record, MendError> {
         metrics: None,
         resumed_from: None,
         commands: Vec::new(),
+        harness_error: None,
     })
 }
 

@@ -44,6 +44,7 @@ pub fn command(args: &ReplayArgs, render: &mut dyn Render) -> Result<u8, MendErr
     crate::interrupt::install();
     let record_path = replay_record(args.record.as_deref())?;
     let record = Record::read(&record_path)?;
+    record.refuse_if_ended_early(&record_path, "replay")?;
     let resolved = args.common.setup.resolve(Recorded::of(&record.settings))?;
     let options = ReplayOptions {
         record_path: &record_path,

@@ -61,6 +61,7 @@ pub struct ResumeOptions<'a> {
 pub fn command(args: &ResumeArgs, render: &mut dyn Render) -> Result<u8, MendError> {
     crate::interrupt::install();
     let record = Record::read(&args.record)?;
+    record.refuse_if_ended_early(&args.record, "resume")?;
     check_resumable(
         &args.record,
         &record,

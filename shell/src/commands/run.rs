@@ -6,11 +6,12 @@ use std::time::Duration;
 use mend_core::Config;
 
 use crate::attempt::render::Render;
-use crate::attempt::run_attempt;
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::run_record::record_of;
+use crate::attempt::{attempt_from, begin};
 use crate::cli::args::RunArgs;
 use crate::commands::outcome::{exit_code, report_outcome, write_record, Ended, Outcome};
+use crate::commands::unbegun::ended_before_loop;
 use crate::error::MendError;
 use crate::exec::sandbox::SandboxChoice;
 use crate::mend_folder::record_target;
@@ -19,7 +20,7 @@ use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::host::BaseUrl;
 use crate::provider::window::WindowChoice;
 use crate::record::target::RecordTarget;
-use crate::record::{Origin, ServerFacts};
+use crate::record::{Origin, ServerFacts, SessionSettings};
 use crate::setup::config::deadline;
 use crate::setup::Recorded;
 use crate::setup::Setup;
@@ -106,11 +107,7 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     } = connection;
     announce(render, config, described, window, model_length);
     let setup = &options.setup;
-    let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
-    file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
-    let mut source = LiveSource { client: &client };
-    let attempt = run_attempt(&options.setup, config.clone(), &mut source, render)?;
-
+    let file_sha256_before = files_before(setup)?;
     let server = ServerFacts {
         model_digest,
         server_version,
@@ -123,6 +120,17 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         sandbox_choice: options.sandbox_choice,
         image: setup.runner.image.as_ref(),
     };
+    let begun = match begin(setup, render)? {
+        Ok(begun) => begun,
+        Err(unbegun) => {
+            let settings = SessionSettings::of(config, &server, &origin);
+            let record = (settings, file_sha256_before);
+            return Err(ended_before_loop(&options.record, record, unbegun, render));
+        }
+    };
+    let mut source = LiveSource { client: &client };
+    let attempt = attempt_from(setup, begun, config.clone(), &mut source, render)?;
+
     let record = record_of(config, &server, &origin, &attempt, file_sha256_before);
     // The names actually written: a new record never replaces another run's.
     let written = write_record(&options.record, &record, &attempt.checks.after.diff)?;
@@ -161,6 +169,13 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
         send_one(telemetry, &record, &timing);
     }
     Ok(exit_code)
+}
+
+/// The SHA-256 of each test file and editable file before the run (for `mend apply`).
+fn files_before(setup: &Setup) -> Result<std::collections::BTreeMap<String, String>, MendError> {
+    let mut digests = file_digests(setup.repo, &setup.task.test.files)?;
+    digests.extend(file_digests(setup.repo, &setup.task.editable)?);
+    Ok(digests)
 }
 
 /// What the run talks to, and the window every request of it carries.

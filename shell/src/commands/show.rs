@@ -167,7 +167,15 @@ fn session_lines(
 /// The tests after and the verdict, naming the sandbox it rests on when the record does.
 fn verdict_lines(shown: &Shown) -> String {
     let Some(ending) = &shown.ending else {
-        return "Verdict: none (the chat did not end)\n".to_owned();
+        return match shown.harness_error {
+            Some(end) => format!(
+                "Verdict: none ({})\nCopy kept at: {}\nWhat mend said:\n{}\n",
+                end.headline(),
+                end.copy,
+                indented(&end.message)
+            ),
+            None => "Verdict: none (the chat did not end)\n".to_owned(),
+        };
     };
     let judged = ending.verdict();
     let verdict = match (judged.passed, ending.test_files_changed()) {
@@ -196,6 +204,14 @@ fn verdict_lines(shown: &Shown) -> String {
         out.push_str(&format!("Tests by id: {}\n", contract.tally().describe()));
     }
     out
+}
+
+/// `text` with every line indented by two spaces.
+fn indented(text: &str) -> String {
+    text.lines()
+        .map(|line| format!("  {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The chat commands typed after `messages` messages, a line each.

@@ -6,6 +6,7 @@ use mend_core::{Stop, StopReason};
 use super::html::Html;
 use super::view::Shown;
 use crate::record::stop::explain_stop;
+use crate::record::HarnessEnd;
 use crate::verdict::check::TestRun;
 use crate::verdict::grade::contract::{Contract, Transition};
 
@@ -25,11 +26,11 @@ pub(crate) fn short_digest(digest: &str) -> &str {
 
 pub(crate) fn verdict(shown: &Shown, page: &mut Html) {
     let Some(ending) = &shown.ending else {
-        page.element(
-            "p",
-            "verdict unknown",
-            "No verdict: the conversation never ended (no independent final test run).",
+        let why = shown.harness_error.map_or(
+            "the conversation never ended (no independent final test run)",
+            HarnessEnd::headline,
         );
+        page.element("p", "verdict unknown", &format!("No verdict: {why}."));
         return;
     };
     let verdict = ending.verdict();
@@ -89,7 +90,13 @@ pub(crate) fn tests(shown: &Shown, page: &mut Html) {
     page.raw("<table class=\"facts\">");
     match shown.tests_before {
         Some(run) => test_rows("tests before", run, page),
-        None => page.row("tests before", "(a chat has no check before it starts)"),
+        None => match shown.harness_error {
+            Some(end) => page
+                .row("tests before", "(none: mend could not run them)")
+                .row("what mend said", &end.message)
+                .row("copy kept at", &end.copy),
+            None => page.row("tests before", "(a chat has no check before it starts)"),
+        },
     };
     match &shown.ending {
         Some(ending) => {
@@ -110,6 +117,9 @@ pub(crate) fn tests(shown: &Shown, page: &mut Html) {
                     &ending.after.written_by_tests.join("\n"),
                 );
             }
+        }
+        None if shown.harness_error.is_some() => {
+            page.row("tests after", "(none: the run ended before its loop)");
         }
         None => {
             page.row("tests after", "(none: the chat did not end)");

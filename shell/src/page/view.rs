@@ -3,7 +3,7 @@
 use mend_core::Stop;
 
 use crate::record::metrics::RunMetrics;
-use crate::record::{ChatCommand, Record, RecordedCall, RecordedTurn, SessionSettings};
+use crate::record::{ChatCommand, HarnessEnd, Record, RecordedCall, RecordedTurn, SessionSettings};
 use crate::verdict::check::TestRun;
 use crate::verdict::grade::decide::Verdict;
 use crate::verdict::grade::ending::Ending;
@@ -21,6 +21,8 @@ pub struct Shown<'a> {
     pub metrics: Option<&'a RunMetrics>,
     /// What the user asked mend itself between a chat's messages, in order.
     pub commands: &'a [ChatCommand],
+    /// Why a run ended before its loop (mend could not run the tests before it).
+    pub harness_error: Option<&'a HarnessEnd>,
 }
 
 /// One session: what it was asked, its turns and calls, and why it stopped.
@@ -94,6 +96,7 @@ impl<'a> Shown<'a> {
             }),
             metrics: record.metrics.as_ref(),
             commands: &record.commands,
+            harness_error: record.harness_error.as_ref(),
         }
     }
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::atomic;
 use crate::error::MendError;
 use crate::record::chat_command::ChatCommand;
+use crate::record::harness_end::HarnessEnd;
 use crate::record::message::Message;
 use crate::record::metrics::RunMetrics;
 use crate::record::settings::SessionSettings;
@@ -55,12 +56,17 @@ pub struct Record {
     /// outcomes; absent when none was typed, and in older records.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub commands: Vec<ChatCommand>,
+    /// Why a run ended as a harness error before its loop (then it has no message, no tests
+    /// before and no ending); absent for every run that reached its loop, and in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness_error: Option<HarnessEnd>,
 }
 
 impl Record {
-    /// `run` for a record with the tests before its first message, else `chat`.
+    /// `run` for a record with the tests before its first message (or a run that ended before
+    /// them), else `chat`.
     pub fn kind(&self) -> &'static str {
-        if self.tests_before.is_some() {
+        if self.tests_before.is_some() || self.harness_error.is_some() {
             "run"
         } else {
             "chat"
@@ -70,6 +76,18 @@ impl Record {
     /// How the last message's session stopped; `None` for a chat with no message yet.
     pub fn last_stop(&self) -> Option<&Stop> {
         self.messages.last().map(|message| &message.stop)
+    }
+
+    /// Refuses to `doing` (replay, resume, apply) a run that ended before its loop: there is no
+    /// conversation and no change in it.
+    pub fn refuse_if_ended_early(&self, path: &Utf8Path, doing: &str) -> Result<(), MendError> {
+        match &self.harness_error {
+            Some(end) => Err(MendError::refused(format!(
+                "cannot {doing} {path}: {}. `mend show {path}` says why; start a new run once the cause is fixed",
+                end.headline()
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// Whether the conversation changed the task's test files (then its tests prove nothing).

@@ -82,6 +82,7 @@ impl From<RunRecord1> for Record {
             metrics: run.metrics,
             resumed_from: None,
             commands: Vec::new(),
+            harness_error: None,
         }
     }
 }
@@ -113,6 +114,7 @@ impl From<ChatRecord1> for Record {
             metrics: None,
             resumed_from: None,
             commands: Vec::new(),
+            harness_error: None,
         }
     }
 }
@@ -221,6 +223,7 @@ mod tests {
             metrics: None,
             resumed_from: None,
             commands: Vec::new(),
+            harness_error: None,
         }
     }
 

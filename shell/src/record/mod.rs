@@ -5,6 +5,7 @@
 
 pub mod chat_command;
 pub(crate) mod format;
+pub mod harness_end;
 pub(crate) mod legacy;
 pub(crate) mod line;
 pub(crate) mod message;
@@ -19,6 +20,7 @@ pub(crate) mod usage;
 
 pub use chat_command::ChatCommand;
 pub use format::{write_json_atomically, Record, RECORD_FORMAT};
+pub use harness_end::{HarnessEnd, HarnessStage};
 pub use line::{LineBytes, RecordedLine};
 pub use message::Message;
 pub use metrics::RunMetrics;
