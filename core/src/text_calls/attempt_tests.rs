@@ -51,3 +51,54 @@ fn prose_that_mentions_a_tool_in_these_shapes_is_not_an_attempt() {
     }
     assert_eq!(misread, Vec::<&str>::new());
 }
+
+#[test]
+fn a_yaml_like_block_naming_a_tool_with_its_parameters_is_an_attempt() {
+    let mut missed = Vec::new();
+    for text in [
+        "tool: read_file\npath: src/x.py",
+        "read_file:\n  path: src/x.py",
+        "```yaml\nname: read_file\narguments:\n  path: src/x.py\n  start_line: 3\n```",
+        "- tool: read_file\n  args:\n    path: src/x.py",
+        "call: read_file\nparameters:\n  start_line: 10\n  path: 'src/x.py'",
+        "Action: read_file\nAction Input:\n  path: src/x.py",
+        "I'll look at it first.\n\nfunction: read_file\n    path: src/x.py\n",
+        // TOML's table and key.
+        "[read_file]\npath = \"src/x.py\"",
+        // Bare, in a fence without a language, and in Gemma's fence as YAML instead of Python.
+        "```\nread_file\npath: src/x.py\n```",
+        "```tool_code\nread_file:\n  path: src/x.py\n```",
+    ] {
+        if read(text).is_some() || !attempted(text) {
+            missed.push(text);
+        }
+    }
+    assert_eq!(missed, Vec::<&str>::new());
+}
+
+#[test]
+fn a_fence_of_prose_or_code_that_names_a_tool_is_not_an_attempt() {
+    let mut misread = Vec::new();
+    for prose in [
+        "Here is my plan:\n```\nI would use read_file to look at the path\n```",
+        "```text\nStep 1: read_file to see src/x.py\nStep 2: run_tests\n```",
+        "```python\n# read_file returns the text at a path\ndef read_file(path):\n    return open(path).read()\n```",
+        "```diff\n-    data = read_file(p)\n+    data = read_file(path)\n```",
+        "```console\n$ mend run --tools read_file,run_tests\n4 passed\n```",
+        "```markdown\n- read_file: shows a file; give it the path.\n- run_tests: runs the suite.\n```",
+        // A JSON object whose `"name"` is not a call, naming the tools in a value.
+        "```json\n{\"name\": \"demo\", \"description\": \"offers read_file and run_tests\"}\n```",
+        // Gemma's own fence, holding a comment.
+        "```tool_code\n# I would use read_file to look at the path first\n```",
+        // A fence and a colon, no tool: the fix shown.
+        "Fixed:\n```python\ndef parse(line):\n    return line.split(':')\n```",
+        // Colons in prose.
+        "Summary: read_file showed the bug; the path was wrong.",
+        "Note: I used read_file on src/a.py, then run_tests: 4 passed.",
+    ] {
+        if read(prose).is_some() || attempted(prose) {
+            misread.push(prose);
+        }
+    }
+    assert_eq!(misread, Vec::<&str>::new());
+}

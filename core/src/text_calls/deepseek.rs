@@ -22,6 +22,7 @@ const FENCE: &str = "```";
 pub(super) const FAMILY: Family = Family {
     name: "deepseek",
     signs: &["<｜tool▁"],
+    signs_mark_calls: true,
     read,
 };
 

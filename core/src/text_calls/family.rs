@@ -16,6 +16,10 @@ pub(super) struct Family {
     pub name: &'static str,
     /// Any of these in a text means the family may have written it.
     pub signs: &'static [&'static str],
+    /// Whether one of `signs` alone marks an attempted call. Not for a sign that opens text of
+    /// any kind (a code fence): there the general rule decides, an offered tool named with its
+    /// arguments.
+    pub signs_mark_calls: bool,
     /// Reads every call of the family in the text.
     pub read: fn(&str, &[ToolSpec]) -> Read,
 }

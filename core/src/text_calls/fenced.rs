@@ -11,6 +11,7 @@ const FENCE: &str = "```";
 pub(super) const FAMILY: Family = Family {
     name: "fenced_json",
     signs: &[FENCE],
+    signs_mark_calls: false,
     read: fenced,
 };
 

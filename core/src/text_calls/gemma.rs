@@ -18,6 +18,7 @@ const FENCE: &str = "```";
 pub(super) const FAMILY: Family = Family {
     name: "gemma_tool_code",
     signs: &[OPEN],
+    signs_mark_calls: false,
     read,
 };
 

@@ -21,6 +21,7 @@ const THOUGHT: (&str, &str) = ("<|channel>", "<channel|>");
 pub(super) const FAMILY: Family = Family {
     name: "gemma4",
     signs: &[OPEN, CLOSE, QUOTE],
+    signs_mark_calls: true,
     read,
 };
 

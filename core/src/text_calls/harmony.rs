@@ -20,6 +20,7 @@ const HEADERS: [&str; 2] = ["<|start|>", "<|channel|>"];
 pub(super) const FAMILY: Family = Family {
     name: "harmony",
     signs: &[RECIPIENT, CALL],
+    signs_mark_calls: true,
     read,
 };
 

@@ -18,6 +18,7 @@ pub(super) const FAMILY: Family = Family {
     name: "kimi",
     // Not the call's end: LFM2 ends its calls with the same token.
     signs: &[SECTION.0, SECTION.1, CALL.0, ARGUMENTS],
+    signs_mark_calls: true,
     read,
 };
 

@@ -15,6 +15,7 @@ const FUNCTOOLS: &str = "functools[";
 pub(super) const NEMOTRON_FAMILY: Family = Family {
     name: "nemotron",
     signs: &[NEMOTRON.0, NEMOTRON.1],
+    signs_mark_calls: true,
     read: |content, tools| {
         lists(
             content,
@@ -29,6 +30,7 @@ pub(super) const NEMOTRON_FAMILY: Family = Family {
 pub(super) const HUNYUAN_FAMILY: Family = Family {
     name: "hunyuan",
     signs: &[HUNYUAN.0, HUNYUAN.1],
+    signs_mark_calls: true,
     read: |content, tools| {
         lists(
             content,
@@ -43,6 +45,7 @@ pub(super) const HUNYUAN_FAMILY: Family = Family {
 pub(super) const FUNCTOOLS_FAMILY: Family = Family {
     name: "functools",
     signs: &[FUNCTOOLS],
+    signs_mark_calls: true,
     read: |content, tools| lists(content, FUNCTOOLS, "", TextCallFormat::Functools, tools),
 };
 

@@ -15,6 +15,7 @@ const ENDS: [&str; 2] = ["<|eom_id|>", "<|eot_id|>"];
 pub(super) const FAMILY: Family = Family {
     name: "llama",
     signs: &[PYTHON_TAG],
+    signs_mark_calls: true,
     read,
 };
 

@@ -22,6 +22,7 @@ const PARAMETER_CLOSE: &str = "</parameter>";
 pub(super) const FAMILY: Family = Family {
     name: "minimax",
     signs: &[OPEN, CLOSE, "<invoke", "</invoke"],
+    signs_mark_calls: true,
     read,
 };
 

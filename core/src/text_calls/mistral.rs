@@ -15,6 +15,7 @@ const CALL_ID: &str = "[CALL_ID]";
 pub(super) const FAMILY: Family = Family {
     name: "mistral",
     signs: &[TOOL_CALLS, ARGS],
+    signs_mark_calls: true,
     read,
 };
 

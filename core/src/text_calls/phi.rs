@@ -14,6 +14,7 @@ const CLOSE: &str = "<|/tool_call|>";
 pub(super) const FAMILY: Family = Family {
     name: "tool_call_list",
     signs: &[OPEN, CLOSE],
+    signs_mark_calls: true,
     read,
 };
 

@@ -18,18 +18,21 @@ const OLMO3: (&str, &str) = ("<function_calls>", "</function_calls>");
 pub(super) const LLAMA4_FAMILY: Family = Family {
     name: "llama4",
     signs: &[LLAMA4.0, LLAMA4.1],
+    signs_mark_calls: true,
     read: |content, tools| blocks(content, LLAMA4.0, LLAMA4.1, |inner, _| list(inner, tools)),
 };
 
 pub(super) const LFM2_FAMILY: Family = Family {
     name: "lfm2",
     signs: &[LFM2.0, LFM2.1],
+    signs_mark_calls: true,
     read: |content, tools| blocks(content, LFM2.0, LFM2.1, |inner, _| list(inner, tools)),
 };
 
 pub(super) const OLMO3_FAMILY: Family = Family {
     name: "olmo3",
     signs: &["<function_calls", "</function_calls"],
+    signs_mark_calls: true,
     read: |content, tools| blocks(content, OLMO3.0, OLMO3.1, |inner, _| lines(inner, tools)),
 };
 

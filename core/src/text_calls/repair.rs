@@ -16,20 +16,17 @@ const ASK: &str = "Your last message tried to call a tool, but the call could no
 Write that one call again as a JSON object: {\"name\": the tool, \"arguments\": its arguments}.";
 
 /// Whether a turn's text (whose signs are `signs`), which no reader turned into calls, is an
-/// attempted call: it holds a family's marker, or it names an offered tool with arguments after
-/// it. Prose that only mentions a tool (`read_file`, `run read_file on it`, `read_file(path)`)
-/// is not one.
+/// attempted call: it holds a marker only a family's calls carry, or it names an offered tool
+/// with arguments after it, in whatever shape (JSON, keywords, tags, YAML-like keys), inside a
+/// code fence or not. Prose that only mentions a tool (`read_file`, `run read_file on it`,
+/// `read_file(path)`), fenced or not, is not one.
 pub(crate) fn attempted(content: &str, signs: &Signs, tools: &[ToolSpec]) -> bool {
-    if !signs.may_be_attempted() {
-        return false;
-    }
-    if signs.looks_like_a_call() {
+    if signs.marks_an_attempt() {
         return true;
     }
     // Searching the text for each name costs most of the decision: a text with nothing that
-    // can start arguments (most prose, code talk with a `<`) is passed over without it.
-    let may_hold_arguments = signs.argument() || content.contains(['\'', ':', '<']);
-    may_hold_arguments
+    // can start arguments (most prose) is passed over without it.
+    signs.argument()
         && tools.iter().any(|tool| {
             names_with_arguments(content, tool.name(), signs.brace())
                 || names_with_keys(content, tool)

@@ -38,7 +38,8 @@ pub(super) const FAMILIES: [Family; 18] = [
     super::fenced::FAMILY,
 ];
 
-/// Text left around the calls that still looks like part of a call.
+/// Text left around the calls that still looks like part of a call. Alone it marks no attempt:
+/// any JSON object in an answer (a `package.json` shown) has a `"name"`.
 const OBJECT_SIGN: &str = "\"name\"";
 
 /// The bytes the pass stops at: the anchor (first ASCII punctuation) of every sign, which
@@ -48,6 +49,14 @@ const ANCHORS: [u8; 6] = [b'<', b'[', b'`', b'"', b'=', b'{'];
 /// The bytes of which any one lets a text hold a written call (the repair decision aside): every
 /// form but the bare object has one.
 const OPENERS: [u8; 3] = [b'<', b'`', b'['];
+
+/// The bytes that start arguments after a tool's name in some form: `"`, `=` and `{` (JSON,
+/// keywords), `:` (YAML-like keys, `Action Input:`), `'` (a Python string), `<` (a key's tag).
+/// A text without any names no tool with arguments.
+const ARGUMENT_STARTS: [u8; 6] = [b'"', b'=', b'{', b':', b'\'', b'<'];
+
+/// The bits of `Signs::found` whose sign alone marks an attempted call.
+const MARKING: u64 = marking();
 
 /// Every sign the pass looks for, each with the offset of its anchor and its owner: the index of
 /// its family in [`FAMILIES`], or `FAMILIES.len()` for [`OBJECT_SIGN`].
@@ -62,6 +71,8 @@ struct Sign {
     text: &'static [u8],
     anchor: usize,
     owner: usize,
+    /// Its family's `signs_mark_calls` (false for the call object's sign).
+    marks_call: bool,
 }
 
 const fn sign_count() -> usize {
@@ -79,6 +90,7 @@ const fn signs() -> [Sign; sign_count()] {
         text: OBJECT_SIGN.as_bytes(),
         anchor: 0,
         owner: FAMILIES.len(),
+        marks_call: false,
     };
     let mut table = [blank; sign_count()];
     let mut at = 0;
@@ -94,6 +106,7 @@ const fn signs() -> [Sign; sign_count()] {
                 text,
                 anchor,
                 owner: family,
+                marks_call: FAMILIES[family].signs_mark_calls,
             };
             at += 1;
             sign += 1;
@@ -108,8 +121,8 @@ const fn signs() -> [Sign; sign_count()] {
         table.len() <= u64::BITS as usize,
         "a bit of `Signs::found` a sign"
     );
-    // No anchor but `{` without a sign: prose holding only such a byte would count as one
-    // that may be an attempted call.
+    // No anchor but `{` (which `brace` needs) without a sign: it would stop the pass over
+    // prose for nothing.
     let mut anchor = 0;
     while anchor < ANCHORS.len() {
         let mut used = ANCHORS[anchor] == b'{';
@@ -122,6 +135,18 @@ const fn signs() -> [Sign; sign_count()] {
         anchor += 1;
     }
     table
+}
+
+const fn marking() -> u64 {
+    let mut mask = 0;
+    let mut index = 0;
+    while index < SIGNS.len() {
+        if SIGNS[index].marks_call {
+            mask |= 1 << index;
+        }
+        index += 1;
+    }
+    mask
 }
 
 /// Where the first ASCII punctuation byte of `sign` stands (its first byte when it has none):
@@ -147,6 +172,24 @@ const fn is_anchor(byte: u8) -> bool {
         | (byte == ANCHORS[5])
 }
 
+/// Whether `byte` is one of [`ARGUMENT_STARTS`]; without branches, like [`is_anchor`].
+const fn is_argument_start(byte: u8) -> bool {
+    (byte == ARGUMENT_STARTS[0])
+        | (byte == ARGUMENT_STARTS[1])
+        | (byte == ARGUMENT_STARTS[2])
+        | (byte == ARGUMENT_STARTS[3])
+        | (byte == ARGUMENT_STARTS[4])
+        | (byte == ARGUMENT_STARTS[5])
+}
+
+/// What a byte is to the pass, as bits: [`ANCHOR_BIT`], [`ARGUMENT_BIT`].
+const fn class(byte: u8) -> u8 {
+    (is_anchor(byte) as u8) | ((is_argument_start(byte) as u8) << 1)
+}
+
+const ANCHOR_BIT: u8 = 1;
+const ARGUMENT_BIT: u8 = 2;
+
 /// What one pass over a text found: which signs it holds, and which of the bytes that decide
 /// whether it may hold a call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -155,12 +198,9 @@ pub(crate) struct Signs {
     found: u64,
     /// The text holds one of [`OPENERS`].
     opener: bool,
-    /// The text holds one of [`ANCHORS`].
-    anchor: bool,
     /// The text holds a `{`.
     brace: bool,
-    /// The text holds a `"`, `=` or `{`: one of them starts the arguments after a tool's name in
-    /// every form but a single-quoted Python string.
+    /// The text holds one of [`ARGUMENT_STARTS`].
     argument: bool,
     /// The text starts with `{` after blanks.
     leading_brace: bool,
@@ -179,14 +219,13 @@ impl Signs {
         for (index, block) in blocks.enumerate() {
             // Folded as a byte, not a `bool`: LLVM vectorizes this reduction, and not the other
             // (measured: 0.7 µs against 17 µs for 11 kB of prose).
-            if block
-                .iter()
-                .fold(0u8, |hit, byte| hit | u8::from(is_anchor(*byte)))
-                != 0
-            {
+            let classes = block.iter().fold(0u8, |hit, byte| hit | class(*byte));
+            signs.argument |= classes & ARGUMENT_BIT != 0;
+            if classes & ANCHOR_BIT != 0 {
                 signs.note_block(bytes, index * BLOCK, BLOCK);
             }
         }
+        signs.argument |= bytes[tail..].iter().any(|byte| is_argument_start(*byte));
         signs.note_block(bytes, tail, bytes.len() - tail);
         signs
     }
@@ -203,10 +242,8 @@ impl Signs {
     /// Notes the anchor at `at`, and every sign it stands in.
     fn note(&mut self, bytes: &[u8], at: usize) {
         let byte = bytes[at];
-        self.anchor = true;
         self.opener |= OPENERS.contains(&byte);
         self.brace |= byte == b'{';
-        self.argument |= matches!(byte, b'"' | b'=' | b'{');
         for (index, sign) in SIGNS.iter().enumerate() {
             if sign.text[sign.anchor] == byte
                 && at >= sign.anchor
@@ -223,21 +260,21 @@ impl Signs {
         self.leading_brace || self.opener
     }
 
-    /// Whether the text could be an attempted call at all: it holds an anchor of some sign, or
-    /// a `{`.
-    pub(crate) fn may_be_attempted(&self) -> bool {
-        self.anchor
-    }
-
     /// Whether the text holds a `{`.
     pub(crate) fn brace(&self) -> bool {
         self.brace
     }
 
-    /// Whether the text holds a `"`, `=` or `{`, which arguments after a tool's name start with
-    /// (a single-quoted string aside).
+    /// Whether the text holds one of [`ARGUMENT_STARTS`]: without one it names no tool with
+    /// arguments.
     pub(crate) fn argument(&self) -> bool {
         self.argument
+    }
+
+    /// Whether the text holds a sign that only a written call carries (a family's special
+    /// token or tag; not a code fence, nor a call object's `"name"`).
+    pub(crate) fn marks_an_attempt(&self) -> bool {
+        self.found & MARKING != 0
     }
 
     /// Whether the text holds a sign of any family, or a call object's `"name"`: what may not be

@@ -11,27 +11,29 @@ use crate::schema::ToolSpec;
 
 const OBJECT_SIGN: &str = "\"name\"";
 
-/// What the searches decided: may hold calls, may be attempted, looks like a call, the first
-/// family claiming it (its index), attempted.
+/// What the searches decided: may hold calls, holds an argument start, looks like a call, the
+/// first family claiming it (its index), attempted.
 type Decisions = (bool, bool, bool, Option<usize>, bool);
 
 fn by_searches(text: &str, tools: &[ToolSpec]) -> Decisions {
     let has_sign = |index: usize| FAMILIES[index].signs.iter().any(|sign| text.contains(sign));
     let may_hold = text.trim_start().starts_with('{')
         || text.bytes().any(|b| b == b'<' || b == b'`' || b == b'[');
-    let may_be_attempted = text
+    let argument = text
         .bytes()
-        .any(|b| matches!(b, b'{' | b'"' | b'=' | b'<' | b'[' | b'`'));
+        .any(|b| matches!(b, b'{' | b'"' | b'=' | b':' | b'\'' | b'<'));
     let looks = text.contains(OBJECT_SIGN) || (0..FAMILIES.len()).any(has_sign);
+    let marked =
+        (0..FAMILIES.len()).any(|index| FAMILIES[index].signs_mark_calls && has_sign(index));
     let first = (0..FAMILIES.len()).find(|index| has_sign(*index));
     // How a name with arguments is told from prose is the same function either way; what is
     // compared is what the pass hands it.
-    let attempted = may_be_attempted
-        && (looks
-            || tools
+    let attempted = marked
+        || (argument
+            && tools
                 .iter()
                 .any(|tool| repair::names_with_arguments(text, tool.name(), text.contains('{'))));
-    (may_hold, may_be_attempted, looks, first, attempted)
+    (may_hold, argument, looks, first, attempted)
 }
 
 fn by_one_pass(text: &str, tools: &[ToolSpec]) -> Decisions {
@@ -39,7 +41,7 @@ fn by_one_pass(text: &str, tools: &[ToolSpec]) -> Decisions {
     let first = signs.first_family();
     (
         signs.may_hold_calls(),
-        signs.may_be_attempted(),
+        signs.argument(),
         signs.looks_like_a_call(),
         first,
         repair::attempted(text, &signs, tools),
@@ -73,6 +75,8 @@ fn near_sign_text() -> impl Strategy<Value = String> {
             "{",
             "\"",
             "=",
+            ":",
+            "'",
             "\n",
         ]
         .map(str::to_owned),

@@ -14,6 +14,7 @@ const CLOSE: &str = "</seed:tool_call>";
 pub(super) const FAMILY: Family = Family {
     name: "seed_oss",
     signs: &[OPEN, CLOSE],
+    signs_mark_calls: true,
     read,
 };
 

@@ -35,6 +35,7 @@ pub(super) const FAMILY: Family = Family {
         glm::SIGNS[2],
         glm::SIGNS[3],
     ],
+    signs_mark_calls: true,
     read: tagged,
 };
 

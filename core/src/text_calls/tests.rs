@@ -161,34 +161,46 @@ fn the_early_out_lets_prose_through_untouched() {
     assert_eq!(verdicts, [false, false, true, true, true]);
 }
 
+/// A sign and whether it alone marks an attempted call.
+type SignMarks = (&'static str, bool);
+
 #[test]
 fn the_repair_decision_turns_prose_away_in_one_pass_and_misses_no_sign() {
-    // Every family's sign, and a call object's `"name"`, passes the one-pass test in prose.
-    let signs: Vec<&str> = scan::FAMILIES
-        .iter()
-        .flat_map(|family| family.signs.iter().copied())
-        .chain(["\"name\""])
-        .collect();
-    let missed: Vec<&&str> = signs
-        .iter()
-        .filter(|sign| !Signs::of(&format!("Done: {sign} it is.")).may_be_attempted())
-        .collect();
-    assert_eq!(missed, Vec::<&&str>::new());
     let tools = tools();
+    let attempted = |text: &str| repair::attempted(text, &Signs::of(text), &tools);
+    // Every family's sign that only a call carries marks an attempt, even in prose; a code
+    // fence and a call object's `"name"` open text of any kind, and mark none alone.
+    let (marking, opening): (Vec<SignMarks>, Vec<SignMarks>) = scan::FAMILIES
+        .iter()
+        .flat_map(|family| {
+            family
+                .signs
+                .iter()
+                .map(|sign| (*sign, family.signs_mark_calls))
+        })
+        .chain([("\"name\"", false)])
+        .partition(|(_, marks)| *marks);
+    let decided: Vec<(&str, bool)> = marking
+        .iter()
+        .chain(&opening)
+        .map(|(sign, _)| (*sign, attempted(&format!("Done {sign} it is."))))
+        .collect();
+    let expected: Vec<(&str, bool)> = marking.iter().chain(&opening).copied().collect();
+    assert_eq!(decided, expected);
+    assert_eq!(
+        opening.iter().map(|(sign, _)| *sign).collect::<Vec<_>>(),
+        ["```tool_code", "```", "\"name\""]
+    );
     let decided: Vec<(bool, bool)> = [
         "All four tests pass now; the path rule is fixed.",
         "",
         "It sends to=functions.run_tests next",
         "run_tests({\"verbose\": true",
         "I'd say \"done\" and mean it.",
+        "read_file('src/a.py')",
     ]
     .iter()
-    .map(|text| {
-        (
-            Signs::of(text).may_be_attempted(),
-            repair::attempted(text, &Signs::of(text), &tools),
-        )
-    })
+    .map(|text| (Signs::of(text).argument(), attempted(text)))
     .collect();
     assert_eq!(
         decided,
@@ -197,7 +209,8 @@ fn the_repair_decision_turns_prose_away_in_one_pass_and_misses_no_sign() {
             (false, false),
             (true, true),
             (true, true),
-            (true, false)
+            (true, false),
+            (true, true)
         ]
     );
 }
