@@ -9,4 +9,5 @@ pub(crate) mod interpreter;
 pub(crate) mod process;
 pub mod runner;
 pub mod sandbox;
+pub mod set_up;
 pub(crate) mod toolchain;

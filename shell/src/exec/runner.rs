@@ -12,6 +12,7 @@ use crate::exec::image::root::image_program;
 use crate::exec::image::ImageRun;
 use crate::exec::process::{run_bounded, Finished};
 use crate::exec::sandbox::{Sandbox, View};
+use crate::exec::set_up::SetUp;
 use crate::exec::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 use crate::interrupt::Watch;
 use crate::task::shared;
@@ -84,6 +85,8 @@ pub struct TestRunner {
     pub plugins: bool,
     /// The task's image: its commands run inside it instead of on this machine's files.
     pub image: Option<ImageRun>,
+    /// `environment.setup`: run in each copy before its first command.
+    pub set_up: Option<SetUp>,
 }
 
 impl TestRunner {
@@ -101,6 +104,7 @@ impl TestRunner {
             pythonpath: PythonPath::Guessed,
             plugins: false,
             image: None,
+            set_up: None,
         }
     }
 
@@ -402,6 +406,9 @@ impl TestRunner {
         watch: Watch,
         extra: Extra,
     ) -> Result<Finished, MendError> {
+        if let Some(set_up) = &self.set_up {
+            set_up.ensure(self, workdir)?;
+        }
         let command = self.command(argv, workdir, extra)?;
         run_bounded(command, timeout, watch).map_err(|err| {
             let (program, fix) = match argv.first() {

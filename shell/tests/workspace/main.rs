@@ -12,6 +12,7 @@ mod apply;
 mod editable;
 mod init;
 mod sandbox;
+mod set_up;
 mod share;
 mod stale_build;
 mod survivable;
