@@ -4,6 +4,7 @@
 //! child process under all of them ([`process`]). What runs here runs in the throwaway copy that
 //! [`crate::workspace`] makes; a task's image, when it names one, is its root ([`image`]).
 
+pub(crate) mod editable;
 pub mod image;
 pub(crate) mod interpreter;
 pub(crate) mod process;

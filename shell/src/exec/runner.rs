@@ -87,6 +87,9 @@ pub struct TestRunner {
     pub image: Option<ImageRun>,
     /// `environment.setup`: run in each copy before its first command.
     pub set_up: Option<SetUp>,
+    /// The original's folders an editable install in the interpreter's environment imports
+    /// (relative): the copy's are put on the import path after the task's roots.
+    pub editable_folders: Vec<String>,
 }
 
 impl TestRunner {
@@ -105,6 +108,7 @@ impl TestRunner {
             plugins: false,
             image: None,
             set_up: None,
+            editable_folders: Vec::new(),
         }
     }
 
@@ -154,12 +158,12 @@ impl TestRunner {
                 EnvEntry::Pass(name) => std::env::var(name).ok().map(|value| (name.clone(), value)),
             })
             .collect();
+        let canonical = original
+            .canonicalize_utf8()
+            .unwrap_or_else(|_| original.to_owned());
         let runner = TestRunner {
-            original: Some(
-                original
-                    .canonicalize_utf8()
-                    .unwrap_or_else(|_| original.to_owned()),
-            ),
+            editable_folders: crate::exec::editable::folders_imported(&python, &canonical),
+            original: Some(canonical),
             read_only,
             shared: shared::shared_folders(original, &task.exclude).map_err(|err| {
                 MendError::harness(format!("cannot read the repository {original}: {err}"))
@@ -332,7 +336,17 @@ impl TestRunner {
                 })
                 .collect(),
         };
-        roots.iter().map(ToString::to_string).collect()
+        let mut roots: Vec<String> = roots.iter().map(ToString::to_string).collect();
+        for folder in &self.editable_folders {
+            let root = match folder.as_str() {
+                "." => workdir.to_string(),
+                folder => workdir.join(folder).to_string(),
+            };
+            if !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+        roots
     }
 
     /// Runs the task's tests once, giving up early when `watch` says so. A command that cannot

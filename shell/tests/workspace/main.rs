@@ -10,6 +10,7 @@ mod common;
 
 mod apply;
 mod editable;
+mod egg_link;
 mod init;
 mod sandbox;
 mod set_up;
