@@ -421,7 +421,7 @@ impl TestRunner {
         extra: Extra,
     ) -> Result<Finished, MendError> {
         if let Some(set_up) = &self.set_up {
-            set_up.ensure(self, workdir)?;
+            set_up.ensure(workdir, &|argv| self.command(argv, workdir, Extra::NONE))?;
         }
         let command = self.command(argv, workdir, extra)?;
         run_bounded(command, timeout, watch).map_err(|err| {

@@ -16,13 +16,13 @@ mod outputs;
 mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
 use std::sync::Mutex;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::MendError;
 use crate::exec::process::run_bounded;
-use crate::exec::runner::{Extra, TestRunner};
 use crate::interrupt::Watch;
 use crate::task::SetUpSteps;
 use crate::truncate::keep_tail;
@@ -83,7 +83,8 @@ impl SetUp {
 
     /// Sets the copy at `workdir` up, once: from the kept result when it is whole, else by
     /// running the steps.
-    pub(crate) fn ensure(&self, runner: &TestRunner, workdir: &Utf8Path) -> Result<(), MendError> {
+    /// `command` makes a step's command in the copy, as the tests' runner makes theirs.
+    pub(crate) fn ensure(&self, workdir: &Utf8Path, command: CommandIn) -> Result<(), MendError> {
         // Held for the whole set-up: a second worker on the same runner waits, then reuses.
         let mut done = self
             .done
@@ -94,7 +95,7 @@ impl SetUp {
         }
         let written = match store::reuse(&self.store, &self.key, workdir)? {
             Some(written) => written,
-            None => self.run_steps(runner, workdir)?,
+            None => self.run_steps(workdir, command)?,
         };
         if let Ok(mut known) = self.written.lock() {
             *known = Some(written);
@@ -105,8 +106,8 @@ impl SetUp {
 
     fn run_steps(
         &self,
-        runner: &TestRunner,
         workdir: &Utf8Path,
+        command: CommandIn,
     ) -> Result<BTreeSet<String>, MendError> {
         let clock = std::time::Instant::now();
         let started = outputs::Moment::now(workdir)?;
@@ -114,8 +115,7 @@ impl SetUp {
         let count = self.steps.steps.len();
         for (index, step) in self.steps.steps.iter().enumerate() {
             let argv = ["bash".to_owned(), "-c".to_owned(), step.clone()];
-            let command = runner.command(&argv, workdir, Extra::NONE)?;
-            let finished = run_bounded(command, self.steps.timeout, Watch::NONE).map_err(|err| {
+            let finished = run_bounded(command(&argv)?, self.steps.timeout, Watch::NONE).map_err(|err| {
                 MendError::harness(format!(
                     "the set-up step {} of {count} `{step}` cannot start: {err} — install bash, or change environment.setup",
                     index + 1
@@ -163,6 +163,9 @@ impl std::fmt::Debug for SetUp {
             .finish_non_exhaustive()
     }
 }
+
+/// Makes the command that runs an argument list in the copy.
+pub(crate) type CommandIn<'a> = &'a dyn Fn(&[String]) -> Result<Command, MendError>;
 
 /// What a kept set-up holds: each file's digest, by path.
 type Manifest = BTreeMap<String, String>;
