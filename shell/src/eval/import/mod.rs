@@ -182,7 +182,7 @@ fn import_row(
     if !seen.insert(instance.id.clone()) {
         return Err(named("a row before it has the same instance_id".to_owned()));
     }
-    let chosen = command::choose(&instance, &options.fallback).map_err(named)?;
+    let mut chosen = command::choose(&instance, &options.fallback).map_err(named)?;
     let test_files = patch_files(instance.test_patch.as_deref(), "test_patch").map_err(named)?;
     patch_files(instance.patch.as_deref(), "patch").map_err(named)?;
     let image = match &instance.image {
@@ -194,6 +194,9 @@ fn import_row(
             .transpose()
             .map_err(named)?,
     };
+    if image.is_some() && instance.eval_script.is_none() {
+        chosen.command = image::activated(&chosen.command);
+    }
     let folder = staging.join("tasks").join(&instance.id);
     let place = match &image {
         Some(image) => {
