@@ -5,7 +5,7 @@
 use std::fs;
 use std::time::SystemTime;
 
-use camino::Utf8Path;
+use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::clock::utc_stamp;
 use crate::error::MendError;
@@ -20,20 +20,26 @@ const GITIGNORE: &str = "# Written by mend: records and patches of runs on this 
 /// `.gitignore`) made first, so a repository mend cannot write to is named before any work starts.
 pub(crate) fn default_record(repo: &Utf8Path, prefix: &str) -> Result<RecordTarget, MendError> {
     let folder = repo.join(FOLDER);
-    let cannot = |err: std::io::Error| {
+    made(repo).map_err(|err| {
         MendError::harness(format!(
             "cannot create {folder} for the record: {err} — pass --record PATH to write it elsewhere"
         ))
-    };
-    fs::create_dir_all(&folder).map_err(cannot)?;
-    let gitignore = folder.join(".gitignore");
-    if !gitignore.exists() {
-        fs::write(&gitignore, GITIGNORE).map_err(cannot)?;
-    }
+    })?;
     Ok(RecordTarget::New {
         folder,
         stem: format!("{prefix}{}", utc_stamp(SystemTime::now())),
     })
+}
+
+/// `REPO/.mend/`, made (with its `.gitignore`) when it is not there yet.
+pub(crate) fn made(repo: &Utf8Path) -> std::io::Result<Utf8PathBuf> {
+    let folder = repo.join(FOLDER);
+    fs::create_dir_all(&folder)?;
+    let gitignore = folder.join(".gitignore");
+    if !gitignore.exists() {
+        fs::write(&gitignore, GITIGNORE)?;
+    }
+    Ok(folder)
 }
 
 /// Where a command's record goes: the path its flag names, else a new one in `REPO/.mend/`.

@@ -27,6 +27,7 @@ use crate::attempt::stop_rounds::until_stop_hooks_agree;
 use crate::clock::millis;
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::Sandbox;
+use crate::exec::set_up::SetUp;
 use crate::provider::source::ModelSource;
 use crate::record::{Message, RecordedCall};
 use crate::setup::Setup;
@@ -39,7 +40,7 @@ use crate::verdict::grade::contract::Contract;
 use crate::verdict::grade::ending::Ending;
 use crate::verdict::grade::shrunk::fewer_tests_than_before;
 use crate::verdict::trust::known::{written_lines, Known};
-use crate::workspace::changes::{set_sha256, unified_diff};
+use crate::workspace::changes::{set_sha256, unified_diff_except};
 use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
 use crate::workspace::shared_writes::SharedStamps;
 use crate::workspace::{Left, Workspace};
@@ -256,7 +257,13 @@ pub fn check_at_end(
     // HOME, a cache) are no part of it.
     let test_file_sha256_after = set_sha256(root, &task.test.files)?;
     let source_sha256_after = set_sha256(root, &task.editable)?;
-    let diff = unified_diff(setup.repo, root, &task.editable)?;
+    let set_up = setup
+        .runner
+        .set_up
+        .as_ref()
+        .map(SetUp::written)
+        .unwrap_or_default();
+    let diff = unified_diff_except(setup.repo, root, &task.editable, &set_up)?;
     let written = written_lines(&diff);
     let known = Known {
         first_run: tests_before.map_or(&[][..], |before| before.alarms.as_slice()),

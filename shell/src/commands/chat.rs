@@ -24,6 +24,7 @@ use crate::cli::args::ChatArgs;
 use crate::cli::CHAT_HELP;
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
+use crate::exec::set_up::SetUp;
 use crate::interrupt;
 use crate::mend_folder::record_target;
 use crate::provider::client::LiveSource;
@@ -39,7 +40,7 @@ use crate::telemetry::traces::{ending_now, send_one};
 use crate::telemetry::Telemetry;
 use crate::tools::ToolContext;
 use crate::verdict::grade::ending::Ending;
-use crate::workspace::changes::{set_sha256, unified_diff};
+use crate::workspace::changes::{set_sha256, unified_diff_except};
 use crate::workspace::final_tree::LoopCopy;
 use crate::workspace::Workspace;
 use said::{parse, Said};
@@ -170,10 +171,13 @@ impl<'s> Conversation<'s> {
     }
 
     fn diff(&self) -> Result<String, MendError> {
-        unified_diff(
-            self.setup.attempt.repo,
+        let attempt = &self.setup.attempt;
+        let set_up = attempt.runner.set_up.as_ref().map(SetUp::written);
+        unified_diff_except(
+            attempt.repo,
             self.workspace.root(),
-            &self.setup.attempt.task.editable,
+            &attempt.task.editable,
+            &set_up.unwrap_or_default(),
         )
     }
 

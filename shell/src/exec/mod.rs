@@ -6,9 +6,11 @@
 //! [`crate::workspace`] makes; a task's image, when it names one, is its root ([`image`]).
 
 pub(crate) mod bwrap;
+pub(crate) mod editable;
 pub mod image;
 pub(crate) mod interpreter;
 pub(crate) mod process;
 pub mod runner;
 pub mod sandbox;
+pub mod set_up;
 pub(crate) mod toolchain;

@@ -12,6 +12,7 @@ use crate::exec::image::root::image_program;
 use crate::exec::image::ImageRun;
 use crate::exec::process::{run_bounded, Finished};
 use crate::exec::sandbox::{Sandbox, View};
+use crate::exec::set_up::SetUp;
 use crate::exec::toolchain::{self, Host, Toolchain, SYSTEM_PATH};
 use crate::interrupt::Watch;
 use crate::task::shared;
@@ -84,6 +85,11 @@ pub struct TestRunner {
     pub plugins: bool,
     /// The task's image: its commands run inside it instead of on this machine's files.
     pub image: Option<ImageRun>,
+    /// `environment.setup`: run in each copy before its first command.
+    pub set_up: Option<SetUp>,
+    /// The original's folders an editable install in the interpreter's environment imports
+    /// (relative): the copy's are put on the import path after the task's roots.
+    pub editable_folders: Vec<String>,
 }
 
 impl TestRunner {
@@ -101,6 +107,8 @@ impl TestRunner {
             pythonpath: PythonPath::Guessed,
             plugins: false,
             image: None,
+            set_up: None,
+            editable_folders: Vec::new(),
         }
     }
 
@@ -150,12 +158,12 @@ impl TestRunner {
                 EnvEntry::Pass(name) => std::env::var(name).ok().map(|value| (name.clone(), value)),
             })
             .collect();
+        let canonical = original
+            .canonicalize_utf8()
+            .unwrap_or_else(|_| original.to_owned());
         let runner = TestRunner {
-            original: Some(
-                original
-                    .canonicalize_utf8()
-                    .unwrap_or_else(|_| original.to_owned()),
-            ),
+            editable_folders: crate::exec::editable::folders_imported(&python, &canonical),
+            original: Some(canonical),
             read_only,
             shared: shared::shared_folders(original, &task.exclude).map_err(|err| {
                 MendError::harness(format!("cannot read the repository {original}: {err}"))
@@ -328,7 +336,17 @@ impl TestRunner {
                 })
                 .collect(),
         };
-        roots.iter().map(ToString::to_string).collect()
+        let mut roots: Vec<String> = roots.iter().map(ToString::to_string).collect();
+        for folder in &self.editable_folders {
+            let root = match folder.as_str() {
+                "." => workdir.to_string(),
+                folder => workdir.join(folder).to_string(),
+            };
+            if !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+        roots
     }
 
     /// Runs the task's tests once, giving up early when `watch` says so. A command that cannot
@@ -402,6 +420,9 @@ impl TestRunner {
         watch: Watch,
         extra: Extra,
     ) -> Result<Finished, MendError> {
+        if let Some(set_up) = &self.set_up {
+            set_up.ensure(workdir, &|argv| self.command(argv, workdir, Extra::NONE))?;
+        }
         let command = self.command(argv, workdir, extra)?;
         run_bounded(command, timeout, watch).map_err(|err| {
             let (program, fix) = match argv.first() {

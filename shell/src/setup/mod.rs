@@ -13,6 +13,7 @@ use clap::ValueEnum;
 use crate::error::MendError;
 use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::{Sandbox, SandboxChoice};
+use crate::exec::set_up::SetUp;
 use crate::record::settings::LEGACY_REPO;
 use crate::task::{Task, ToolName};
 use crate::workspace::held_out::held_out_files;
@@ -126,10 +127,13 @@ impl RepoChoice {
         let started = std::time::Instant::now();
         let sandbox = Sandbox::resolve(sandbox_choice)?;
         let sandbox_start = started.elapsed();
-        let runner = TestRunner {
+        let mut runner = TestRunner {
             sandbox_start,
             ..TestRunner::for_task(python, sandbox, &task, &repo, image)?
         };
+        let digest = runner.image.as_ref().map(|image| image.digest.clone());
+        let context = [runner.python.as_str(), digest.as_deref().unwrap_or("")];
+        runner.set_up = SetUp::for_task(&task.setup, &repo, &records, &context)?;
         if task.offers(ToolName::Shell) && runner.sandbox == Sandbox::Unsandboxed {
             return Err(MendError::usage(format!(
                 "{} enables the shell tool, which runs only inside a sandbox, and none is available here \

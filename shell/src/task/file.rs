@@ -186,6 +186,10 @@ pub(super) struct SandboxTable {
 pub(crate) struct EnvironmentTable {
     pub image: Option<Spanned<String>>,
     pub workdir: Option<Spanned<String>>,
+    /// Commands that set the copy up before any test run (an install, a build).
+    #[serde(default)]
+    pub setup: Vec<Spanned<String>>,
+    pub setup_timeout_seconds: Option<Spanned<u64>>,
 }
 
 impl Default for ModelTable {

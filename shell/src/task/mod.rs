@@ -121,6 +121,8 @@ pub struct Task {
     pub history: History,
     /// `[environment]`: the image the commands run in, when the task names one.
     pub environment: Option<Environment>,
+    /// `environment.setup`: what sets each copy up before its first test run.
+    pub setup: SetUpSteps,
     /// What the task file left to a guess a person should know of (a test command read by its
     /// exit code alone), said before any run.
     pub warnings: Vec<String>,
@@ -135,6 +137,15 @@ pub struct Environment {
     pub image: crate::oci::ImageRef,
     /// `environment.workdir`: absolute; absent means the image's own `WorkingDir`.
     pub workdir: Option<String>,
+}
+
+/// `environment.setup` and `environment.setup_timeout_seconds`: commands run in the copy,
+/// in order, each by `bash -c` as the tests are run, before the copy's first test run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SetUpSteps {
+    pub steps: Vec<String>,
+    /// How long each step may take.
+    pub timeout: std::time::Duration,
 }
 
 /// How the independent check reads the test command's result.

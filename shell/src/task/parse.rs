@@ -12,9 +12,10 @@ use super::field_error::FieldError;
 use super::file::{self, InstructionsSetting, ReportKind, TaskFile, TestTable};
 use super::instructions::InstructionsSource;
 use super::{
-    defaults, environment, environment_table, held_out, hooks, instructions, missing, paths,
-    protocol, test_folders, GivenTests, ListedIds, OutputReader, PathSet, PythonPath, ShellLimits,
-    Task, TestCommand, TestReport, ToolName, DEFAULT_SYSTEM_PROMPT, SHELL_OUTPUT_CHARS_DEFAULT,
+    defaults, environment, environment_table, held_out, hooks, image_table, instructions, missing,
+    paths, protocol, test_folders, GivenTests, ListedIds, OutputReader, PathSet, PythonPath,
+    ShellLimits, Task, TestCommand, TestReport, ToolName, DEFAULT_SYSTEM_PROMPT,
+    SHELL_OUTPUT_CHARS_DEFAULT,
 };
 use crate::atomic;
 use crate::error::MendError;
@@ -62,6 +63,7 @@ impl Task {
             .chain(hooks.never_matching())
             .collect();
         let hook_sources = hook_sources(origin, &hooks);
+        let setup = image_table::set_up_steps(&raw.environment, &at)?;
         let environment = environment_table(raw.environment, origin, &at)?;
         Ok(Task {
             origin: origin.to_owned(),
@@ -95,6 +97,7 @@ impl Task {
             given,
             history,
             environment,
+            setup,
             warnings,
             hook_sources,
         })

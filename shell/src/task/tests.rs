@@ -600,3 +600,42 @@ fn the_environment_table_names_an_image_and_where_the_repository_is_in_it() {
     );
     assert!(lines[4].contains("image_tag"), "{}", lines[4]);
 }
+
+#[test]
+fn the_set_up_steps_are_read_with_their_limit() {
+    let with = |table: &str| parse(&format!("{MINIMAL}\n[environment]\n{table}\n"));
+    assert_eq!(
+        [
+            parse(MINIMAL).map(|task| task.setup),
+            with("setup = [\"python -m pip install -e .\", \"make build\"]").map(|task| task.setup),
+            with("setup = [\"make\"]\nsetup_timeout_seconds = 90").map(|task| task.setup),
+        ],
+        [
+            Ok(SetUpSteps {
+                steps: Vec::new(),
+                timeout: std::time::Duration::from_secs(1800)
+            }),
+            Ok(SetUpSteps {
+                steps: vec!["python -m pip install -e .".into(), "make build".into()],
+                timeout: std::time::Duration::from_secs(1800)
+            }),
+            Ok(SetUpSteps {
+                steps: vec!["make".into()],
+                timeout: std::time::Duration::from_secs(90)
+            }),
+        ]
+    );
+    let refused: Vec<bool> = [
+        with("setup = [\"make\", \" \"]"),
+        with("setup = [\"make\"]\nsetup_timeout_seconds = 0"),
+        with("setup = \"make\""),
+    ]
+    .iter()
+    .map(|result| {
+        result
+            .as_ref()
+            .is_err_and(|message| message.contains("environment") || message.contains("setup"))
+    })
+    .collect();
+    assert_eq!(refused, [true, true, true]);
+}

@@ -152,10 +152,22 @@ pub(crate) fn is_binary(bytes: &[u8]) -> bool {
 /// mode lines (`diff --git`, `new file mode 120000`); a binary file is one line, `Binary files
 /// a/FILE and b/FILE differ`, as git and diff print it; a file too big to show or that cannot
 /// be read is `Files a/FILE and b/FILE differ`.
+#[cfg(test)]
 pub(crate) fn unified_diff(
     original: &Utf8Path,
     copy: &Utf8Path,
     set: &PathSet,
+) -> Result<String, MendError> {
+    unified_diff_except(original, copy, set, &BTreeSet::new())
+}
+
+/// As [`unified_diff`], leaving out the files `environment` names: what the copy's set-up
+/// wrote is the environment's, no part of the change.
+pub(crate) fn unified_diff_except(
+    original: &Utf8Path,
+    copy: &Utf8Path,
+    set: &PathSet,
+    environment: &BTreeSet<String>,
 ) -> Result<String, MendError> {
     let listed = |root: &Utf8Path| {
         set.files_in(root)
@@ -163,7 +175,8 @@ pub(crate) fn unified_diff(
     };
     let files: BTreeSet<String> = listed(original)?.into_iter().chain(listed(copy)?).collect();
     let mut diff = String::new();
-    for file in files {
+    for file in files.difference(environment) {
+        let file = file.clone();
         let (before, after) = (side(original, &file)?, side(copy, &file)?);
         if before != after {
             diff.push_str(&section(&file, &before, &after));

@@ -258,10 +258,10 @@ fn five_hundred_instances_import_in_seconds() {
     assert_eq!(
         [pick(&django, "command"), pick(&django, "report"), pick(&django, "image"), pick(&sympy, "command"), pick(&sympy, "env")],
         [
-            "command = [\"python\", \"./tests/runtests.py\", \"--verbosity\", \"2\", \"--settings=test_sqlite\", \"--parallel\", \"1\", \"test_calc\"]".to_owned(),
+            "command = [\"sh\", \"-c\", 'if [ -f /opt/miniconda3/bin/activate ]; then . /opt/miniconda3/bin/activate && conda activate testbed || exit 1; fi; exec \"$@\"', \"sh\", \"python\", \"./tests/runtests.py\", \"--verbosity\", \"2\", \"--settings=test_sqlite\", \"--parallel\", \"1\", \"test_calc\"]".to_owned(),
             "report = \"django\"".to_owned(),
             "image = \"swebench/sweb.eval.x86_64.django_1776_django-0:latest\"".to_owned(),
-            "command = [\"python\", \"bin/test\", \"-C\", \"--verbose\", \"test_calc.py\"]".to_owned(),
+            "command = [\"sh\", \"-c\", 'if [ -f /opt/miniconda3/bin/activate ]; then . /opt/miniconda3/bin/activate && conda activate testbed || exit 1; fi; exec \"$@\"', \"sh\", \"python\", \"bin/test\", \"-C\", \"--verbose\", \"test_calc.py\"]".to_owned(),
             "env = [\"PYTHONWARNINGS=ignore::UserWarning,ignore::SyntaxWarning\"]".to_owned(),
         ]
     );

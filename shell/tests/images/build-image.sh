@@ -74,6 +74,31 @@ umoci repack --image "$layout:base" "$work/bundle"
 rm -rf "$work/bundle"
 umoci config --image "$layout:base" --config.workingdir /work \
     --config.env PATH=/usr/local/bin:/usr/bin:/bin --config.env IMAGE_MARK=from-the-config
+
+# `conda`: base with pytest moved out of the system's site-packages into an environment prefix,
+# as SWE-bench's images keep theirs in /opt/miniconda3/envs/testbed: the `python` on the image's
+# PATH has no pytest until `. /opt/miniconda3/bin/activate; conda activate testbed` puts the
+# prefix first (a venv-style prefix stands in for conda's; the activate script for conda's).
+umoci unpack --rootless --image "$layout:base" "$work/bundle" >/dev/null
+rootfs=$work/bundle/rootfs
+prefix_env=/opt/miniconda3/envs/testbed
+mkdir -p "$rootfs$prefix_env/bin" "$rootfs$prefix_env/lib/python$version/site-packages" "$rootfs/opt/miniconda3/bin"
+mv "$rootfs$stdlib/site-packages/"* "$rootfs$prefix_env/lib/python$version/site-packages/"
+ln -s "$real_exe" "$rootfs$prefix_env/bin/python"
+printf 'home = %s\ninclude-system-site-packages = false\nversion = %s\n' "$(dirname "$real_exe")" "$version" > "$rootfs$prefix_env/pyvenv.cfg"
+cat > "$rootfs/opt/miniconda3/bin/activate" <<'SH'
+conda() {
+    if [ "$1" = activate ]; then
+        CONDA_PREFIX=/opt/miniconda3/envs/$2
+        [ -d "$CONDA_PREFIX" ] || { echo "conda: no environment $2" >&2; return 1; }
+        CONDA_DEFAULT_ENV=$2
+        PATH=$CONDA_PREFIX/bin:$PATH
+        export CONDA_PREFIX CONDA_DEFAULT_ENV PATH
+    fi
+}
+SH
+umoci repack --image "$layout:conda" "$work/bundle"
+rm -rf "$work/bundle"
 umoci gc --layout "$layout"
 
 # `multi`: an index with the amd64 manifest and an arm64 one beside it (same layers, its own config).

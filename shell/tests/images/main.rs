@@ -9,6 +9,7 @@
 mod common;
 
 mod cache;
+mod conda_env;
 mod eval_image;
 mod hostile;
 mod interrupt;

@@ -10,8 +10,10 @@ mod common;
 
 mod apply;
 mod editable;
+mod egg_link;
 mod init;
 mod sandbox;
+mod set_up;
 mod share;
 mod stale_build;
 mod survivable;

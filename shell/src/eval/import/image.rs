@@ -5,6 +5,22 @@
 use super::error::TemplateError;
 use super::row::Instance;
 
+/// How SWE-bench's harness starts every eval script in its images: the tests' environment is a
+/// conda prefix, `testbed`, that the image's `python` does not see until it is activated.
+/// A row without its own `eval_script` gets the same before its command (when the image has
+/// conda's activate script; an image without it runs the command as it is), and the command's
+/// words reach the program unchanged (`exec "$@"`).
+const ACTIVATE: &str = "if [ -f /opt/miniconda3/bin/activate ]; then . /opt/miniconda3/bin/activate && conda activate testbed || exit 1; fi; exec \"$@\"";
+
+/// `command` run after the image's environment is activated, as the harness runs it.
+pub(super) fn activated(command: &[String]) -> Vec<String> {
+    ["sh", "-c", ACTIVATE, "sh"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(command.iter().cloned())
+        .collect()
+}
+
 const FIELDS: [&str; 6] = [
     "instance_id",
     "docker_id",

@@ -186,7 +186,7 @@ fn import_row(
             "a row before it has the same instance_id",
         )));
     }
-    let chosen = command::choose(&instance, &options.fallback).map_err(named)?;
+    let mut chosen = command::choose(&instance, &options.fallback).map_err(named)?;
     let test_files = patch_files(instance.test_patch.as_deref(), "test_patch").map_err(named)?;
     patch_files(instance.patch.as_deref(), "patch").map_err(named)?;
     let image = match &instance.image {
@@ -198,6 +198,9 @@ fn import_row(
             .transpose()
             .map_err(|why| named(why.into()))?,
     };
+    if image.is_some() && instance.eval_script.is_none() {
+        chosen.command = image::activated(&chosen.command);
+    }
     let folder = staging.join("tasks").join(&instance.id);
     let place = match &image {
         Some(image) => {
