@@ -1,5 +1,6 @@
 //! `mend eval SUITE --out DIR`: every (task, attempt) of this process's slice as an ordinary
-//! `mend run` (its own throwaway copy, its record and patch under `DIR/<task>/<attempt>.json`),
+//! `mend run` (its own throwaway copy, its record, patch and the final run's whole output under
+//! `DIR/<task>/<attempt>.json`, `.patch`, `.output.gz`),
 //! `--jobs` at a time, one results line per finished attempt.
 
 use std::collections::{BTreeSet, VecDeque};
@@ -415,6 +416,10 @@ impl Shared<'_> {
                 &outcome.checks.after.diff,
             )?;
         }
+        super::run_output::write(
+            &super::run_output::output_path(&folder, attempt),
+            &outcome.checks.after.tests_after.output,
+        )?;
         let metrics = &outcome.transcript.metrics;
         Ok(Some(Row {
             task: prepared.name.clone(),

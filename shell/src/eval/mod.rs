@@ -17,6 +17,7 @@ pub(crate) mod passk;
 pub(crate) mod progress;
 pub(crate) mod report;
 pub(crate) mod results;
+pub(crate) mod run_output;
 pub(crate) mod shard;
 pub(crate) mod suite;
 mod task_folder;

@@ -55,6 +55,7 @@ fn outcome(run: &TestRun) -> TestRun {
     TestRun {
         duration_ms: 0,
         output_tail: None,
+        output: String::new(),
         ..run.clone()
     }
 }
