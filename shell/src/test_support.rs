@@ -45,11 +45,20 @@ pub(crate) fn python() -> Utf8PathBuf {
 /// "pass_to_pass"}`, the answer a list of `{"status_map", "tests_status", "resolved"}`
 /// (fixtures/readers/swebench_grade.py).
 pub(crate) fn swebench_grade<T: serde::de::DeserializeOwned>(cases: &serde_json::Value) -> T {
+    swebench_script("swebench_grade.py", cases)
+}
+
+/// Runs `script` of fixtures/readers (one of SWE-bench's harness's answers, in its Python) on
+/// `cases` given as JSON on its standard input; its answer is the JSON it prints.
+pub(crate) fn swebench_script<T: serde::de::DeserializeOwned>(
+    script: &str,
+    cases: &serde_json::Value,
+) -> T {
     use std::io::Write;
     use std::process::{Command, Stdio};
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/readers/swebench_grade.py"
+    let script = format!(
+        "{}/../fixtures/readers/{script}",
+        env!("CARGO_MANIFEST_DIR")
     );
     let mut child = Command::new(python())
         .arg(script)

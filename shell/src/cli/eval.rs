@@ -115,6 +115,20 @@ pub enum EvalCommand {
         #[arg(long, value_name = "TEMPLATE")]
         image_template: Option<String>,
     },
+    /// Write one attempt of every task as SWE-bench's harness leaves an instance, for its own
+    /// grading to read: DIR/INSTANCE/test_output.txt (the final run's whole output between the
+    /// harness's markers), report.json (mend's grade, in the harness's shape) and patch.diff.
+    Export {
+        /// The --out folders of `mend eval` runs of one suite and model.
+        #[arg(required = true)]
+        dirs: Vec<Utf8PathBuf>,
+        /// The new folder to write (it must not exist).
+        #[arg(long, value_name = "DIR", required = true)]
+        swebench: Utf8PathBuf,
+        /// Which attempt of each task (0-based).
+        #[arg(long, default_value_t = 0)]
+        attempt: u32,
+    },
     /// Merge the results of one or more --out folders and print n, c and pass@1..k per task,
     /// the suite's mean, and the cost per passing attempt.
     Report {

@@ -59,6 +59,14 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
             image_template: image_template.clone(),
         });
     }
+    if let Some(EvalCommand::Export {
+        dirs,
+        swebench,
+        attempt,
+    }) = &args.report
+    {
+        return crate::export::swebench::export(dirs, swebench, *attempt);
+    }
     if let Some(EvalCommand::Report {
         dirs,
         json,

@@ -18,6 +18,7 @@ pub(crate) mod prepared;
 pub(crate) mod progress;
 pub(crate) mod report;
 pub(crate) mod results;
+pub(crate) mod run_output;
 mod running;
 pub(crate) mod shard;
 pub(crate) mod suite;

@@ -168,6 +168,10 @@ impl Shared<'_> {
                 &outcome.checks.after.diff,
             )?;
         }
+        super::run_output::write(
+            &super::run_output::output_path(&folder, attempt),
+            &outcome.checks.after.tests_after.output,
+        )?;
         let metrics = &outcome.transcript.metrics;
         Ok(Some(Row {
             task: prepared.name.clone(),

@@ -8,6 +8,7 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::MendError;
+use crate::exec::bytecode;
 use crate::exec::image::root::image_program;
 use crate::exec::image::ImageRun;
 use crate::exec::process::{run_bounded, Finished};
@@ -236,7 +237,9 @@ impl TestRunner {
             return self.image_command(image, argv, workdir, extra);
         }
         let toolchain = self.toolchain(argv)?;
-        let view = self.view(&toolchain, extra.writable);
+        let mut view = self.view(&toolchain, extra.writable);
+        let bytecode = bytecode::readable(&self.python, &self.host, &self.sandbox, workdir);
+        view.read_only.extend(bytecode.clone());
         let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
         let mut command = self
             .sandbox
@@ -244,6 +247,8 @@ impl TestRunner {
         command.env_clear();
         command.env("PATH", self.search_path(&toolchain, &view));
         self.scrubbed_env(&mut command, workdir);
+        let prefix = bytecode.as_deref().unwrap_or(Utf8Path::new(NO_BYTECODE));
+        command.env("PYTHONPYCACHEPREFIX", prefix);
         let mut roots = self.import_roots(workdir);
         roots.extend(extra.import_path.map(ToString::to_string));
         if !roots.is_empty() {

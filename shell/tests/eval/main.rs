@@ -17,6 +17,7 @@ mod report_html;
 mod server;
 mod slurm;
 mod swebench;
+mod swebench_export;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,8 @@
 //! repository with a base, a fix and a test commit): imported, checked (the gold patch resolves,
 //! no change does not), attempted by three scripted models and reported: only the honest fix
 //! resolves; special-casing the example and digging through `.git` do not. mend's
-//! per-test outcomes match the instance's test command run by hand on the same tree.
+//! per-test outcomes match the instance's test command run by hand on the same tree, and SWE-bench's
+//! own grading of every exported attempt's log agrees with mend's (`swebench_export`).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -214,7 +215,8 @@ fn find<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
 }
 
 #[test]
-fn instances_from_real_projects_import_check_and_only_the_honest_fix_resolves() {
+fn instances_from_real_projects_import_check_and_only_the_honest_fix_resolves_as_the_harness_grades(
+) {
     let dir = tempfile::tempdir().expect("temp dir");
     let instances_file = built(dir.path());
     let (suite_dir, repos) = (dir.path().join("suite"), dir.path().join("repos"));
@@ -364,4 +366,13 @@ fn instances_from_real_projects_import_check_and_only_the_honest_fix_resolves() 
             );
         }
     }
+
+    // Exported, every attempt reads in the harness's grading as mend graded it: only the honest
+    // fix (attempt 0) resolves.
+    let resolved =
+        crate::swebench_export::exported_attempts_grade_as_mend_graded(dir.path(), &out, &rows, 3);
+    assert_eq!(
+        resolved,
+        BTreeMap::from([(0, TASKS.map(str::to_owned).to_vec())])
+    );
 }

@@ -161,6 +161,7 @@ pub(super) fn read(
         failing,
         note,
         cases,
+        output: finished.output.clone(),
         ..TestRun::default()
     };
     if !run.passed() {

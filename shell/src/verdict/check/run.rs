@@ -68,6 +68,11 @@ pub struct TestRun {
     /// do not count against the final run (`final_check`).
     #[serde(skip)]
     pub alarms: Vec<Alarm>,
+    /// Everything the run printed as mend captured it (its last MiB when longer), unchanged:
+    /// what SWE-bench's log parsers read. An eval keeps it beside each attempt's record
+    /// (`eval::run_output`); a record keeps only the tail.
+    #[serde(skip)]
+    pub output: String,
 }
 
 impl TestRun {

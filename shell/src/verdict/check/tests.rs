@@ -61,6 +61,7 @@ fn outcome(run: &TestRun) -> TestRun {
     TestRun {
         duration_ms: 0,
         output_tail: None,
+        output: String::new(),
         ..run.clone()
     }
 }

@@ -1,0 +1,162 @@
+//! The bytecode a sandboxed test run may read: the interpreter's own and its installed
+//! packages', never the copy's.
+//!
+//! Python checks a `.pyc` against its source's size and time only, so one planted for a test file
+//! would run in its place; a test run therefore reads no bytecode beside the copy's sources. But
+//! reading none at all means compiling pytest, pluggy and every module of the standard library
+//! from source on every run (a third of a small suite's time). So under bubblewrap the run's
+//! `PYTHONPYCACHEPREFIX` is a folder mend keeps (`$XDG_CACHE_HOME/mend/bytecode`, else
+//! `~/.cache/mend/bytecode`) that mirrors the `__pycache__` files of the interpreter's installation
+//! (`lib/python3.*` under the venv and under the interpreter's prefix) and nothing else: Python
+//! looks up the bytecode of `/a/b/m.py` at `PREFIX/a/b/m.TAG.pyc`, so a source in the copy finds
+//! none there, and the folder is shown read-only, so none can be planted. The mirror is rebuilt
+//! when a library folder's time changes (a package installed or removed); a stale `.pyc` is
+//! harmless, as Python recompiles a source whose size or time it does not match. Without
+//! bubblewrap nothing is read-only, and the run reads no bytecode as before.
+
+use std::fs;
+use std::time::UNIX_EPOCH;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::atomic::sha256_hex;
+use crate::exec::sandbox::Sandbox;
+use crate::exec::toolchain::{installation, Host};
+
+/// The file in a mirror that says which library folders, at which times, it was made from.
+const STAMP: &str = "made-from";
+
+/// The mirror of `python`'s own bytecode for a run in `workdir`, to be shown read-only: only
+/// under bubblewrap, and never for an interpreter inside the copy.
+pub(crate) fn readable(
+    python: &Utf8Path,
+    host: &Host,
+    sandbox: &Sandbox,
+    workdir: &Utf8Path,
+) -> Option<Utf8PathBuf> {
+    let installation = installation(python, host);
+    let outside = installation
+        .iter()
+        .all(|folder| !folder.starts_with(workdir));
+    (*sandbox == Sandbox::Bwrap && outside).then_some(())?;
+    mirror(&library_folders(&installation), &cache_folder()?)
+}
+
+/// The library folders of the interpreter installed in `installation` (a venv's folder, the
+/// interpreter's prefix): each `lib/python3.*` (and `lib64/…`) folder, sorted.
+pub(crate) fn library_folders(installation: &[Utf8PathBuf]) -> Vec<Utf8PathBuf> {
+    let mut folders: Vec<Utf8PathBuf> = installation
+        .iter()
+        .flat_map(|folder| [folder.join("lib"), folder.join("lib64")])
+        // A venv's `lib64` is a link to its `lib`: the same files, under a name Python does not use.
+        .filter(|lib| !lib.is_symlink())
+        .filter_map(|lib| lib.read_dir_utf8().ok())
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.file_name().starts_with("python3") && entry.path().is_dir())
+        .map(|entry| entry.into_path())
+        .collect();
+    folders.sort();
+    folders.dedup();
+    folders
+}
+
+/// The mirror of `folders`' bytecode under `cache`, made or refreshed now; `None` when there is
+/// nothing to mirror or it cannot be written (then the run reads no bytecode).
+pub(crate) fn mirror(folders: &[Utf8PathBuf], cache: &Utf8Path) -> Option<Utf8PathBuf> {
+    if folders.is_empty() {
+        return None;
+    }
+    let stamp = stamp_of(folders);
+    let names: Vec<&str> = folders.iter().map(|folder| folder.as_str()).collect();
+    let mirror = cache.join(&sha256_hex(names.join("\n").as_bytes())[..16]);
+    if fs::read_to_string(mirror.join(STAMP)).is_ok_and(|made| made == stamp) {
+        return Some(mirror);
+    }
+    fs::create_dir_all(cache).ok()?;
+    let staging = tempfile::Builder::new()
+        .prefix(".making-")
+        .tempdir_in(cache)
+        .ok()?;
+    let root = Utf8Path::from_path(staging.path())?;
+    for folder in folders {
+        copy_bytecode(folder, root);
+    }
+    fs::write(root.join(STAMP), &stamp).ok()?;
+    // Another mend may have made it meanwhile: the older one goes, whichever is in place serves.
+    let _ = fs::remove_dir_all(&mirror);
+    let _ = fs::rename(staging.keep(), &mirror);
+    mirror.join(STAMP).is_file().then_some(mirror)
+}
+
+/// Each library folder and each `site-packages` in it, with its modification time: installing
+/// or removing a package changes one of them.
+fn stamp_of(folders: &[Utf8PathBuf]) -> String {
+    let mut lines = Vec::new();
+    for folder in folders {
+        for watched in [folder.clone(), folder.join("site-packages")] {
+            let time = fs::metadata(&watched)
+                .and_then(|meta| meta.modified())
+                .ok()
+                .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |since| since.as_nanos());
+            lines.push(format!("{watched}\t{time}"));
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+/// Every `D/__pycache__/NAME.pyc` under `folder` as `root/D/NAME.pyc`: hard-linked where the
+/// cache shares the file system, else copied. A file that cannot be mirrored is left out (its
+/// module compiles from source). Links are not followed, so nothing outside `folder` comes in.
+fn copy_bytecode(folder: &Utf8Path, root: &Utf8Path) {
+    let Ok(entries) = folder.read_dir_utf8() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if !kind.is_dir() {
+            continue;
+        }
+        if entry.file_name() != "__pycache__" {
+            copy_bytecode(entry.path(), root);
+            continue;
+        }
+        let target = root.join(folder.strip_prefix("/").unwrap_or(folder));
+        let Ok(files) = entry.path().read_dir_utf8() else {
+            continue;
+        };
+        let mut made = false;
+        for file in files.flatten() {
+            let is_file = file.file_type().is_ok_and(|kind| kind.is_file());
+            if !is_file || !file.file_name().ends_with(".pyc") {
+                continue;
+            }
+            if !made {
+                made = fs::create_dir_all(&target).is_ok();
+            }
+            let to = target.join(file.file_name());
+            if fs::hard_link(file.path(), &to).is_err() {
+                let _ = fs::copy(file.path(), &to);
+            }
+        }
+    }
+}
+
+/// Where mend keeps the mirrors: `$XDG_CACHE_HOME/mend/bytecode`, else `~/.cache/mend/bytecode`.
+pub(crate) fn cache_folder() -> Option<Utf8PathBuf> {
+    let var = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .filter(|value| value.starts_with('/'))
+    };
+    var("XDG_CACHE_HOME")
+        .map(Utf8PathBuf::from)
+        .or_else(|| var("HOME").map(|home| Utf8PathBuf::from(home).join(".cache")))
+        .map(|cache| cache.join("mend/bytecode"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,129 @@
+use std::collections::BTreeSet;
+
+use super::*;
+
+fn write(path: &Utf8Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// Every file under `root`, relative to it, sorted.
+fn files(root: &Utf8Path) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut folders = vec![root.to_owned()];
+    while let Some(folder) = folders.pop() {
+        for entry in folder.read_dir_utf8().unwrap().flatten() {
+            if entry.file_type().unwrap().is_dir() {
+                folders.push(entry.into_path());
+            } else {
+                found.insert(entry.path().strip_prefix(root).unwrap().to_string());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_mirror_holds_the_installations_bytecode_where_the_prefix_looks_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let venv = root.join("venv");
+    let site = venv.join("lib/python3.11/site-packages");
+    write(&site.join("pluggy/__init__.py"), "");
+    write(
+        &site.join("pluggy/__pycache__/__init__.cpython-311.pyc"),
+        "pluggy",
+    );
+    write(
+        &site.join("_pytest/config/__pycache__/argparsing.cpython-311.pyc"),
+        "argparsing",
+    );
+    write(
+        &site.join("_pytest/config/__pycache__/notes.txt"),
+        "not bytecode",
+    );
+    write(
+        &venv.join("lib/python3.11/__pycache__/abc.cpython-311.opt-1.pyc"),
+        "abc",
+    );
+    write(
+        &venv.join("bin/__pycache__/tool.cpython-311.pyc"),
+        "outside lib",
+    );
+    std::os::unix::fs::symlink(venv.join("lib"), venv.join("lib64")).unwrap();
+    // A link out of the installation is not followed.
+    write(
+        &root.join("elsewhere/__pycache__/secret.cpython-311.pyc"),
+        "secret",
+    );
+    std::os::unix::fs::symlink(root.join("elsewhere"), site.join("linked")).unwrap();
+
+    let folders = library_folders(&[venv.clone(), root.join("no-such-prefix")]);
+    assert_eq!(folders, [venv.join("lib/python3.11")]);
+    let cache = root.join("cache");
+    let mirror = mirror(&folders, &cache).unwrap();
+    let inside = |path: &Utf8Path| path.strip_prefix("/").unwrap().to_string();
+    let expected: BTreeSet<String> = [
+        format!(
+            "{}/abc.cpython-311.opt-1.pyc",
+            inside(&venv.join("lib/python3.11"))
+        ),
+        format!("{}/pluggy/__init__.cpython-311.pyc", inside(&site)),
+        format!(
+            "{}/_pytest/config/argparsing.cpython-311.pyc",
+            inside(&site)
+        ),
+        STAMP.to_owned(),
+    ]
+    .into();
+    assert_eq!(files(&mirror), expected);
+    assert_eq!(
+        fs::read_to_string(
+            mirror
+                .join(inside(&site))
+                .join("pluggy/__init__.cpython-311.pyc")
+        )
+        .unwrap(),
+        "pluggy"
+    );
+    assert_eq!(
+        files(&cache).len(),
+        expected.len(),
+        "no staging folder is left"
+    );
+}
+
+#[test]
+fn the_mirror_is_kept_until_a_package_is_installed_or_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let site = root.join("venv/lib/python3.12/site-packages");
+    write(&site.join("a/__pycache__/m.cpython-312.pyc"), "a");
+    let folders = library_folders(&[root.join("venv")]);
+    let cache = root.join("cache");
+    let first = mirror(&folders, &cache).unwrap();
+    let planted = first.join("planted.pyc");
+    fs::write(&planted, "kept while nothing changed").unwrap();
+    assert_eq!(mirror(&folders, &cache), Some(first.clone()));
+    assert!(planted.is_file());
+
+    // A new package changes site-packages' time: the mirror is made again, from the folders.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(&site.join("b/__pycache__/n.cpython-312.pyc"), "b");
+    assert_eq!(mirror(&folders, &cache), Some(first.clone()));
+    assert!(!planted.exists());
+    let inside = site.strip_prefix("/").unwrap();
+    assert!(first.join(inside).join("b/n.cpython-312.pyc").is_file());
+}
+
+#[test]
+fn nothing_is_mirrored_without_a_library_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    assert_eq!(
+        library_folders(&[root.join("bin")]),
+        Vec::<Utf8PathBuf>::new()
+    );
+    assert_eq!(mirror(&[], &root.join("cache")), None);
+    assert!(!root.join("cache").exists());
+}
