@@ -499,6 +499,10 @@ def _holders(alarm, defined_at, find, unchecked, check_stand_ins=None):
     hot, cold = _watched_holders(find, unchecked)
     missing = object()
     scalars = (bool, int, float, str, bytes, type(None))
+    # What the import system writes on a module it hands out: a meta-path importer that returns
+    # an existing module under a second name (six's `six.moves.builtins`) gets that module's
+    # spec and loader rewritten by importlib. None of it decides an outcome.
+    import_metadata = {"__spec__", "__loader__", "__package__", "__file__", "__cached__"}
 
     def pytests_own(value):
         """pytest's own doing: what it sets on its classes as it runs (the legacy-path plugin's
@@ -520,6 +524,8 @@ def _holders(alarm, defined_at, find, unchecked, check_stand_ins=None):
         label = label_of(holder)
         for name, value in seen.items():
             current = now.get(name, missing)
+            if name in import_metadata and not isinstance(holder, type):
+                continue
             if current is not value and not (current is not missing and pytests_own(current)):
                 alarm("replaced", f"{label}.{name} replaced", defined_at(current))
         if isinstance(holder, type):  # names added to a module (gettext's `_`) are not counted
@@ -696,11 +702,22 @@ def _canaries(send, seed):
 
     Canary.__name__ = Canary.__qualname__ = "Function"
 
-    def made(module, name, function):
+    def made(module, name, function, callspec):
         # `from_parent` came with pytest 5.4; before it, a node was made by its constructor.
         if getattr(Canary, "from_parent", None) is None:
-            return Canary(name, parent=module, callobj=function)
-        return Canary.from_parent(module, name=name, callobj=function)
+            return Canary(name, parent=module, callobj=function, callspec=callspec)
+        return Canary.from_parent(module, name=name, callobj=function, callspec=callspec)
+
+    def parameters_of(items, module):
+        """The parameters of a test of `module` that no mark skips or expects to fail: an
+        autouse fixture with `params` (markupsafe's, over its two implementations) is set up
+        only for a test that has them, and a canary without them would error at setup."""
+        for item in items:
+            callspec = getattr(item, "callspec", None)
+            if (callspec is not None and item.getparent(pytest.Module) is module
+                    and not list(getattr(callspec, "marks", ()))):
+                return callspec
+        return None
 
     def test_modules(items):
         modules = []
@@ -730,9 +747,10 @@ def _canaries(send, seed):
         # `path` came with pytest 7; 6.2 has only the py.path `fspath`.
         path = getattr(module, "path", None) or module.fspath
         exec(compile(source, str(path), "exec"), namespace)
+        callspec = parameters_of(items, module)
         placed = {}
         for expected, name in names.items():
-            canary = made(module, name, namespace[name])
+            canary = made(module, name, namespace[name], callspec)
             items.insert(chance.randint(0, len(items)), canary)
             placed[expected] = canary.nodeid
         told(placed)
