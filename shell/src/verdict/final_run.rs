@@ -19,7 +19,7 @@ use crate::patch::TreePatchError;
 use crate::task::Task;
 use crate::verdict::check::{run_and_read, NoVerdict, TestRun};
 use crate::verdict::grade::given::Graded;
-use crate::verdict::trust::known::Known;
+use crate::verdict::trust::known::{written_lines, Known};
 use crate::verdict::trust::python_reach::{start_reading_added_python, PythonReach, ReadingPython};
 use crate::verdict::trust::tripwire::Tripwire;
 use crate::verdict::trust::untrusted::Untrusted;
@@ -141,8 +141,15 @@ pub(crate) fn final_run(
             ..TestRun::default()
         },
         None => {
+            // With no loop, a patch still tells which lines the change wrote: a frame read on a
+            // line it did not write is the project's own (boltons' typeutils names its caller's
+            // module), as after a loop. Without a patch, no line is known to be the project's.
+            let written = change.diff.and_then(written_lines);
             let known = match &before {
-                Before::Nothing => Known::default(),
+                Before::Nothing => Known {
+                    first_run: &[],
+                    written: written.as_ref(),
+                },
                 Before::Loop { known, .. } => *known,
             };
             around.before(change.root)?;

@@ -35,11 +35,22 @@ def _canaries(send, seed):
 
     Canary.__name__ = Canary.__qualname__ = "Function"
 
-    def made(module, name, function):
+    def made(module, name, function, callspec):
         # `from_parent` came with pytest 5.4; before it, a node was made by its constructor.
         if getattr(Canary, "from_parent", None) is None:
-            return Canary(name, parent=module, callobj=function)
-        return Canary.from_parent(module, name=name, callobj=function)
+            return Canary(name, parent=module, callobj=function, callspec=callspec)
+        return Canary.from_parent(module, name=name, callobj=function, callspec=callspec)
+
+    def parameters_of(items, module):
+        """The parameters of a test of `module` that no mark skips or expects to fail: an
+        autouse fixture with `params` (markupsafe's, over its two implementations) is set up
+        only for a test that has them, and a canary without them would error at setup."""
+        for item in items:
+            callspec = getattr(item, "callspec", None)
+            if (callspec is not None and item.getparent(pytest.Module) is module
+                    and not list(getattr(callspec, "marks", ()))):
+                return callspec
+        return None
 
     def test_modules(items):
         modules = []
@@ -69,9 +80,10 @@ def _canaries(send, seed):
         # `path` came with pytest 7; 6.2 has only the py.path `fspath`.
         path = getattr(module, "path", None) or module.fspath
         exec(compile(source, str(path), "exec"), namespace)
+        callspec = parameters_of(items, module)
         placed = {}
         for expected, name in names.items():
-            canary = made(module, name, namespace[name])
+            canary = made(module, name, namespace[name], callspec)
             items.insert(chance.randint(0, len(items)), canary)
             placed[expected] = canary.nodeid
         told(placed)

@@ -125,6 +125,10 @@ def _holders(alarm, defined_at, find, unchecked, check_stand_ins=None):
     hot, cold = _watched_holders(find, unchecked)
     missing = object()
     scalars = (bool, int, float, str, bytes, type(None))
+    # What the import system writes on a module it hands out: a meta-path importer that returns
+    # an existing module under a second name (six's `six.moves.builtins`) gets that module's
+    # spec and loader rewritten by importlib. None of it decides an outcome.
+    import_metadata = {"__spec__", "__loader__", "__package__", "__file__", "__cached__"}
 
     def pytests_own(value):
         """pytest's own doing: what it sets on its classes as it runs (the legacy-path plugin's
@@ -146,6 +150,8 @@ def _holders(alarm, defined_at, find, unchecked, check_stand_ins=None):
         label = label_of(holder)
         for name, value in seen.items():
             current = now.get(name, missing)
+            if name in import_metadata and not isinstance(holder, type):
+                continue
             if current is not value and not (current is not missing and pytests_own(current)):
                 alarm("replaced", f"{label}.{name} replaced", defined_at(current))
         if isinstance(holder, type):  # names added to a module (gettext's `_`) are not counted
