@@ -223,6 +223,15 @@ pub struct RepoArgs {
     /// Keep the temporary copy after the run and print its path.
     #[arg(long)]
     pub keep_workspace: bool,
+    #[command(flatten)]
+    pub place: PlaceArgs,
+}
+
+/// Where a task's commands run: the sandbox, and the images task files name. Declared once for
+/// every command that runs a task's tests (run, verify, eval, eval check…), so a flag means the
+/// same everywhere.
+#[derive(Debug, Clone, Args)]
+pub struct PlaceArgs {
     /// Where the repository's tests run: `auto` uses bubblewrap when it works here, else a
     /// network namespace, else no sandbox (with a loud warning) [default: for replay and
     /// resume, the record's; else auto].
@@ -245,9 +254,9 @@ impl RepoArgs {
             repo: self.repo.clone(),
             task_file: self.task_file.clone(),
             python: self.python.clone(),
-            sandbox: self.sandbox,
-            image_cache: self.image_cache.clone(),
-            on_host: self.on_host,
+            sandbox: self.place.sandbox,
+            image_cache: self.place.image_cache.clone(),
+            on_host: self.place.on_host,
             default_environment: None,
         }
     }

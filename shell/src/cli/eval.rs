@@ -4,7 +4,7 @@
 use camino::Utf8PathBuf;
 use clap::{Args, Subcommand};
 
-use crate::exec::sandbox::SandboxChoice;
+use super::args::PlaceArgs;
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -41,17 +41,8 @@ pub struct EvalArgs {
     /// The Python that runs the tests [default: as `mend run`, per task].
     #[arg(long)]
     pub python: Option<Utf8PathBuf>,
-    /// Where the tests run [default: auto].
-    #[arg(long, value_enum)]
-    pub sandbox: Option<SandboxChoice>,
-    /// Where the tasks' images are unpacked, once per machine and shared by every worker
-    /// [default: $XDG_CACHE_HOME/mend/images, else ~/.cache/mend/images].
-    #[arg(long, value_name = "DIR")]
-    pub image_cache: Option<Utf8PathBuf>,
-    /// Run every task's commands on this machine even when it names an image: for a pod started
-    /// from the task's own image (deploy/k8s).
-    #[arg(long)]
-    pub on_host: bool,
+    #[command(flatten)]
+    pub place: PlaceArgs,
     /// Seconds to wait for each piece of the server's answer.
     #[arg(long, default_value_t = super::args::READ_TIMEOUT_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
     pub read_timeout: u64,
@@ -76,15 +67,8 @@ pub enum EvalCommand {
         /// The Python that runs the tests [default: as `mend verify`, per task].
         #[arg(long)]
         python: Option<Utf8PathBuf>,
-        /// Where the tests run [default: auto].
-        #[arg(long, value_enum)]
-        sandbox: Option<SandboxChoice>,
-        /// Where the tasks' images are unpacked [default: as `mend eval`].
-        #[arg(long, value_name = "DIR")]
-        image_cache: Option<Utf8PathBuf>,
-        /// Run the tasks' commands on this machine even when they name an image.
-        #[arg(long)]
-        on_host: bool,
+        #[command(flatten)]
+        place: PlaceArgs,
     },
     /// Make a suite of an instance file (SWE-bench's JSON lines, or a set built like it:
     /// SWE-bench-Live, SWE-Gym, SWE-smith): one task per row, its problem statement as the

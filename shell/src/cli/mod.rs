@@ -240,6 +240,45 @@ mod tests {
         assert!(!verify.to_string().contains("record"), "{verify}");
     }
 
+    /// The help of `--sandbox`, `--image-cache` and `--on-host` under `path` (a command and its
+    /// subcommands), as clap shows it.
+    fn place_flags(path: &[&str]) -> Vec<(String, String)> {
+        let cli = Cli::command();
+        let command = path
+            .iter()
+            .fold(&cli, |command, name| command.find_subcommand(name).unwrap());
+        command
+            .get_arguments()
+            .filter_map(|arg| {
+                let long = arg.get_long()?;
+                ["sandbox", "image-cache", "on-host"]
+                    .contains(&long)
+                    .then(|| (long.to_owned(), arg.get_help().unwrap().to_string()))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_command_that_runs_a_tasks_tests_offers_the_same_place_flags() {
+        let run = place_flags(&["run"]);
+        assert_eq!(
+            run.iter()
+                .map(|(long, _)| long.as_str())
+                .collect::<Vec<_>>(),
+            ["sandbox", "image-cache", "on-host"]
+        );
+        for path in [
+            &["verify"][..],
+            &["replay"],
+            &["resume"],
+            &["chat"],
+            &["eval"],
+            &["eval", "check"],
+        ] {
+            assert_eq!(place_flags(path), run, "{path:?}");
+        }
+    }
+
     #[test]
     fn help_documents_every_exit_code_once_in_order() {
         let documented: Vec<u8> = EXIT_CODES_HELP

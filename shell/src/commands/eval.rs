@@ -24,18 +24,16 @@ pub fn command(args: EvalArgs) -> Result<u8, MendError> {
     if let Some(EvalCommand::Check {
         suite,
         python,
-        sandbox,
-        image_cache,
-        on_host,
+        place,
     }) = &args.report
     {
         crate::interrupt::install();
         return check_suite(&CheckOptions {
             suite: Suite::load(suite)?,
             python: python.clone(),
-            sandbox: *sandbox,
-            image_cache: image_cache.clone(),
-            on_host: *on_host,
+            sandbox: place.sandbox,
+            image_cache: place.image_cache.clone(),
+            on_host: place.on_host,
         });
     }
     if let Some(EvalCommand::Import {
@@ -109,9 +107,9 @@ fn run_suite(args: EvalArgs) -> Result<u8, MendError> {
         protocol: args.protocol,
         host: args.host,
         python: args.python,
-        sandbox: args.sandbox,
-        image_cache: args.image_cache,
-        on_host: args.on_host,
+        sandbox: args.place.sandbox,
+        image_cache: args.place.image_cache,
+        on_host: args.place.on_host,
         read_timeout: Duration::from_secs(args.read_timeout),
         unchecked: args.unchecked,
         otel: args.otel,

@@ -7,19 +7,28 @@
 //! names the file it writes (`test.report = "junit"`). Only
 //! `test.report = "exit_code"` goes by the exit code alone.
 //!
-//! Split by the question each part answers: this file runs the tests once, before the loop
-//! ([`independent_check`]) or after it ([`final_check`]); `run` is what one run came to (the
-//! [`TestRun`] a record keeps); `reading` reads any runner's run, `pytest` a pytest run with
-//! its witness; `no_verdict` says why a run gave no verdict, and the fix.
+//! Split by the question each part answers, arrows pointing one way: this file runs the tests
+//! once, before the loop ([`independent_check`]) or after it ([`final_check`]), and hands what
+//! came back to the reader of its kind; `pytest` reads a pytest run with its witness;
+//! `no_verdict` says why a run gave no verdict, and the fix; `reading` is what any run came to
+//! as read; `run` is the [`TestRun`] a record keeps.
 
 use camino::Utf8Path;
 
 use crate::error::MendError;
 use crate::exec::process::Finished;
 use crate::exec::runner::TestRunner;
-use crate::task::TestCommand;
+use crate::task::{OutputReader, TestCommand, TestReport};
 use crate::truncate::keep_tail;
+use crate::verdict::read::junit::Report;
+use crate::verdict::read::load_failure::load_failure;
+use crate::verdict::read::readers::tests_counted;
+use crate::verdict::read::runner::Runner;
+use crate::verdict::read::test_run::{RanTests, ReportFile};
 use crate::verdict::trust::known::Known;
+use crate::verdict::trust::printed::{forged_result, UNCONFIRMED};
+use crate::verdict::trust::untrusted::{OwedReport, Untrusted};
+use crate::verdict::trust::witness::{witness_failure, Heard};
 
 mod no_verdict;
 mod pytest;
@@ -27,12 +36,10 @@ mod reading;
 mod run;
 
 pub(crate) use no_verdict::NoVerdict;
-use no_verdict::NotRun;
-use reading::read_run;
+use no_verdict::{not_run, stopped_before_report, untrusted, Fix, NotRun};
+use pytest::read_pytest_run;
+use reading::{read, OUTPUT_TAIL_CHARS};
 pub use run::TestRun;
-
-/// How much of the output a run that did not pass keeps, for the person reading the verdict.
-const OUTPUT_TAIL_CHARS: usize = 2_000;
 
 /// The check before the loop, and `mend verify`: tests that cannot give a verdict there mean
 /// the task or the environment is wrong, a harness error that names the fix.
@@ -111,6 +118,121 @@ fn cargo_offline(argv: &[String], finished: &Finished) -> Option<String> {
             keep_tail(finished.output.trim(), OUTPUT_TAIL_CHARS)
         )
     })
+}
+
+/// Reads what one run handed over: the exit code as the runner means it, the report, and for
+/// pytest the witness's account, which the report must agree with.
+fn read_run(
+    ran: RanTests,
+    test: &TestCommand,
+    (workdir, known): (&Utf8Path, Known<'_>),
+) -> Result<TestRun, NotRun> {
+    let finished = without_report_line(ran.finished, ran.report_path.as_deref());
+    if finished.timed_out() {
+        // Cut at the limit, the tests said nothing either way: before the loop the limit is
+        // wrong for this suite; after it, the change made the tests hang.
+        let run = read(&finished, test, None, None);
+        return Err(NotRun {
+            run: Box::new(TestRun {
+                not_trusted: run.note.clone().map(Untrusted::Unfinished),
+                note: None,
+                ..run
+            }),
+            fix: Fix::Nothing,
+        });
+    }
+    match (&test.report, ran.report) {
+        (TestReport::ExitCode, _) => {
+            let mut run = read(&finished, test, None, None);
+            run.by_exit_code = true;
+            run.tests_counted = tests_counted(&finished.output);
+            Ok(run)
+        }
+        (TestReport::Output(reader), _) => read_output_run(&finished, test, *reader),
+        (TestReport::Junit { path }, report) => {
+            let fix = Fix::Said("check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"");
+            let owed = OwedReport::Junit {
+                path: path.to_string(),
+            };
+            let reason = match report {
+                ReportFile::Written(text) => match Report::parse(&text) {
+                    Ok(report) => return Ok(read(&finished, test, Some(report), None)),
+                    Err(reason) => Untrusted::ReportUnreadable { owed, reason },
+                },
+                ReportFile::Unreadable(reason) => Untrusted::ReportUnreadable { owed, reason },
+                ReportFile::Missing | ReportFile::NotAsked => {
+                    stopped_before_report(&finished, owed)
+                }
+            };
+            Err(not_run(&finished, test, reason, fix))
+        }
+        (TestReport::Pytest, report) => {
+            let load = witness_failure(&ran.witness, load_failure(&finished.output, workdir));
+            let graded = read_pytest_run(&finished, test, report, (&ran.witness, known, load));
+            named_runner(graded, Heard::runner_of(&ran.witness))
+        }
+    }
+}
+
+/// The run, given or not, naming the pytest that ran it.
+fn named_runner(
+    graded: Result<TestRun, NotRun>,
+    runner: Option<Runner>,
+) -> Result<TestRun, NotRun> {
+    match graded {
+        Ok(run) => Ok(TestRun { runner, ..run }),
+        Err(mut not_run) => {
+            not_run.run.runner = runner;
+            Err(not_run)
+        }
+    }
+}
+
+/// A run read from what the runner printed: each test's outcome by id, the counts from those.
+fn read_output_run(
+    finished: &Finished,
+    test: &TestCommand,
+    reader: OutputReader,
+) -> Result<TestRun, NotRun> {
+    match reader.read(&finished.output) {
+        Ok(report) => {
+            let run = TestRun {
+                unconfirmed: Some(UNCONFIRMED.to_owned()),
+                ..read(finished, test, Some(report), None)
+            };
+            if let Some(reason) = forged_result(reader, &finished.output) {
+                return Ok(untrusted(run, finished, reason));
+            }
+            // The kept end of a long output lacks the first tests' lines; -rA's summary is at
+            // the end, whole.
+            if finished.head_dropped && reader != OutputReader::PytestRa {
+                let reason = Untrusted::HeadDropped { reader };
+                return Ok(untrusted(run, finished, reason));
+            }
+            Ok(run)
+        }
+        Err(reason) => Err(not_run(
+            finished,
+            test,
+            Untrusted::OutputUnread { reason },
+            Fix::Unread(reader),
+        )),
+    }
+}
+
+/// pytest names the report file, which the user never sees; that line is left out.
+fn without_report_line(finished: Finished, report: Option<&Utf8Path>) -> Finished {
+    let Some(report) = report else {
+        return finished;
+    };
+    let line = format!("generated xml file: {report}");
+    let output = finished
+        .output
+        .lines()
+        .filter(|printed| !printed.contains(&line))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Finished { output, ..finished }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::verdict::read::load_failure::LoadFailure;
 use crate::verdict::trust::untrusted::{OwedReport, Untrusted};
 
 use super::reading::{read, tail_of};
-use super::TestRun;
+use super::run::TestRun;
 
 /// The tests could not give a verdict at all: the setup is wrong (pytest missing, a command
 /// line pytest refuses, no report where the task says), or the model's change broke it.

@@ -13,7 +13,7 @@ use crate::verdict::trust::witness::{Heard, Unchecked};
 
 use super::no_verdict::{not_run, stopped_before_report, untrusted, Fix, NotRun};
 use super::reading::read;
-use super::TestRun;
+use super::run::TestRun;
 
 /// pytest's report as it wrote it, or why the run gave no verdict: pytest's own failures (exit
 /// 3 and 4, read only when the command is pytest itself), no report, one mend cannot read.
