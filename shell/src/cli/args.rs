@@ -268,8 +268,22 @@ impl RepoArgs {
 }
 
 /// `--think`'s value: one of the names [`mend_core::Think::name`] gives.
-fn think_level(value: &str) -> Result<mend_core::Think, String> {
-    mend_core::Think::from_name(value).ok_or_else(|| {
-        format!("`{value}` is not a thinking level: use on, off, low, medium or high")
-    })
+fn think_level(value: &str) -> Result<mend_core::Think, UnknownThink> {
+    mend_core::Think::from_name(value).ok_or_else(|| UnknownThink(value.to_owned()))
 }
+
+/// A `--think` value that names no level (clap says it as a usage error, exit 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct UnknownThink(String);
+
+impl std::fmt::Display for UnknownThink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` is not a thinking level: use on, off, low, medium or high",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownThink {}

@@ -85,9 +85,29 @@ pub(crate) struct Toolchain {
     pub env: Vec<(String, String)>,
 }
 
+/// A program name found in none of the folders searched (`searched`, joined as PATH is). The
+/// runner words it for the command or the Python it was looking for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NotOnPath {
+    pub word: String,
+    pub searched: String,
+}
+
+impl std::fmt::Display for NotOnPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}` is not on your PATH ({}): install it, or name it by its full path in test.command",
+            self.word, self.searched
+        )
+    }
+}
+
+impl std::error::Error for NotOnPath {}
+
 /// Finds `word` the way a shell would: a name on the user's PATH, or a path as written (a
 /// relative one is run from the copy). A name that is nowhere is the message naming it.
-pub(crate) fn locate(word: &str, host: &Host) -> Result<Toolchain, String> {
+pub(crate) fn locate(word: &str, host: &Host) -> Result<Toolchain, NotOnPath> {
     let written_as_path = word.contains('/');
     let program = if written_as_path {
         Utf8PathBuf::from(word)
@@ -99,10 +119,10 @@ pub(crate) fn locate(word: &str, host: &Host) -> Result<Toolchain, String> {
                 .map(|folder| folder.as_str())
                 .chain(SYSTEM_PATH)
                 .collect();
-            format!(
-                "`{word}` is not on your PATH ({}): install it, or name it by its full path in test.command",
-                searched.join(":")
-            )
+            NotOnPath {
+                word: word.to_owned(),
+                searched: searched.join(":"),
+            }
         })?
     };
     let mut toolchain = Toolchain {
@@ -275,7 +295,7 @@ mod tests {
             ..Host::default()
         };
         assert_eq!(
-            locate("no-such-runner-xyz", &host),
+            locate("no-such-runner-xyz", &host).map_err(|err| err.to_string()),
             Err("`no-such-runner-xyz` is not on your PATH (/nonexistent/bin:/usr/local/bin:/usr/bin:/bin): install it, or name it by its full path in test.command".to_owned())
         );
     }

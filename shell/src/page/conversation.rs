@@ -28,7 +28,7 @@ pub(crate) fn decode(protocol: Protocol, turn: &RecordedTurn) -> TurnContent {
     for line in turn.lines.iter() {
         let bytes = match line
             .map_err(|err| err.to_string())
-            .and_then(|line| line.bytes.to_bytes())
+            .and_then(|line| line.bytes.to_bytes().map_err(|err| err.to_string()))
         {
             Ok(bytes) => bytes,
             Err(problem) => {

@@ -238,7 +238,7 @@ mod tests {
             "source_sha256_before": "bb", "source_sha256_after": "cc", "diff": "d"
         }));
         assert_eq!(
-            Record::parse(&run),
+            Record::parse(&run).map_err(|err| err.to_string()),
             Ok(expected(
                 vec![message("fix it", StopReason::MaxTurns)],
                 Some(tests(1))
@@ -265,14 +265,17 @@ mod tests {
             ],
             None,
         );
-        assert_eq!(Record::parse(&chat), Ok(record.clone()));
+        assert_eq!(
+            Record::parse(&chat).map_err(|err| err.to_string()),
+            Ok(record.clone())
+        );
         // What is written today reads back as it was.
         assert_eq!(
-            Record::parse(&serde_json::to_string(&record).unwrap()),
+            Record::parse(&serde_json::to_string(&record).unwrap()).map_err(|err| err.to_string()),
             Ok(record)
         );
         assert_eq!(
-            Record::parse(r#"{"format": "mend-record/9"}"#),
+            Record::parse(r#"{"format": "mend-record/9"}"#).map_err(|err| err.to_string()),
             Err("has format `mend-record/9`; this mend reads `mend-record/2`, `mend-record/1` and `mend-chat/1`".to_owned())
         );
     }

@@ -18,6 +18,18 @@ pub enum LineBytes {
     Hex { hex: String },
 }
 
+/// A recorded line's `hex` that is not pairs of hex digits: the record was edited or cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadHex(pub String);
+
+impl std::fmt::Display for BadHex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}` is not valid hex", self.0)
+    }
+}
+
+impl std::error::Error for BadHex {}
+
 impl LineBytes {
     pub fn from_bytes(bytes: &[u8]) -> LineBytes {
         match std::str::from_utf8(bytes) {
@@ -38,7 +50,7 @@ impl LineBytes {
         }
     }
 
-    pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
+    pub fn to_bytes(&self) -> Result<Vec<u8>, BadHex> {
         match self {
             LineBytes::Text { text } => Ok(text.as_bytes().to_vec()),
             LineBytes::Hex { hex } => (0..hex.len())
@@ -46,7 +58,7 @@ impl LineBytes {
                 .map(|at| {
                     hex.get(at..at + 2)
                         .and_then(|pair| u8::from_str_radix(pair, 16).ok())
-                        .ok_or_else(|| format!("`{hex}` is not valid hex"))
+                        .ok_or_else(|| BadHex(hex.clone()))
                 })
                 .collect(),
         }

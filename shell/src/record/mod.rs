@@ -45,12 +45,12 @@ impl Record {
 
     /// A record from its JSON text, told apart by its `format`; the error completes a sentence
     /// that starts with the record's name.
-    pub fn parse(text: &str) -> Result<Record, String> {
+    pub fn parse(text: &str) -> Result<Record, RecordError> {
         #[derive(Deserialize)]
         struct Format {
             format: String,
         }
-        let not_a_record = |err: serde_json::Error| format!("is not a mend record: {err}");
+        let not_a_record = RecordError::NotARecord;
         let format = serde_json::from_str::<Format>(text)
             .map_err(not_a_record)?
             .format;
@@ -62,9 +62,38 @@ impl Record {
             CHAT_FORMAT_1 => serde_json::from_str::<ChatRecord1>(text)
                 .map(Record::from)
                 .map_err(not_a_record),
-            other => Err(format!(
+            other => Err(RecordError::UnknownFormat(other.to_owned())),
+        }
+    }
+}
+
+/// Why a text is no record this mend reads; its `Display` completes a sentence that starts
+/// with the record's name. Either way the record is refused (exit 4).
+#[derive(Debug)]
+pub enum RecordError {
+    /// Not JSON, or not of any record's shape.
+    NotARecord(serde_json::Error),
+    /// A `format` this mend does not know (a newer mend's, or none of mend's).
+    UnknownFormat(String),
+}
+
+impl std::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordError::NotARecord(source) => write!(f, "is not a mend record: {source}"),
+            RecordError::UnknownFormat(other) => write!(
+                f,
                 "has format `{other}`; this mend reads `{RECORD_FORMAT}`, `{RUN_FORMAT_1}` and `{CHAT_FORMAT_1}`"
-            )),
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RecordError::NotARecord(source) => Some(source),
+            RecordError::UnknownFormat(_) => None,
         }
     }
 }

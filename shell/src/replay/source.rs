@@ -90,7 +90,7 @@ impl ModelSource for ReplaySource<'_> {
             .iter()
             .map(|line| {
                 line.map_err(|err| err.to_string())
-                    .and_then(|line| line.bytes.to_bytes())
+                    .and_then(|line| line.bytes.to_bytes().map_err(|err| err.to_string()))
             })
             .collect();
         // Stamped as the reader pulls them, as a live body's lines are.

@@ -89,8 +89,8 @@ pub(crate) fn clean_history(
     }
     let layout = Layout {
         object_format: git_out(original, &["rev-parse", "--show-object-format"])
-            .unwrap_or_else(|_| "sha1".to_owned()),
-        branch: git_out(original, &["symbolic-ref", "-q", "HEAD"]).ok(),
+            .unwrap_or_else(|| "sha1".to_owned()),
+        branch: git_out(original, &["symbolic-ref", "-q", "HEAD"]),
     };
     layout.write(&git, commit.as_deref()).map_err(|err| {
         MendError::harness(format!("cannot write the copy's .git in {git}: {err}"))
@@ -99,7 +99,6 @@ pub(crate) fn clean_history(
         pack_reachable(original, &git, commit)?;
         let shallow = git_out(original, &["rev-parse", "--git-path", "shallow"])
             .map(|path| original.join(path))
-            .ok()
             .filter(|path| path.exists());
         if let Some(shallow) = shallow {
             fs::copy(&shallow, git.join("shallow"))
@@ -126,8 +125,7 @@ fn base_commit(original: &Utf8Path, base: &str) -> Result<Option<String>, MendEr
     let head = git_out(
         original,
         &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
-    )
-    .ok();
+    );
     if head.is_none() && base == "HEAD" {
         return Ok(None);
     }
@@ -140,7 +138,9 @@ fn base_commit(original: &Utf8Path, base: &str) -> Result<Option<String>, MendEr
             &format!("{base}^{{commit}}"),
         ],
     )
-    .map_err(|_| MendError::usage(format!("copy.base: `{base}` names no commit of {original}")))?;
+    .ok_or_else(|| {
+        MendError::usage(format!("copy.base: `{base}` names no commit of {original}"))
+    })?;
     match head {
         Some(head) if head == commit => Ok(Some(commit)),
         _ => Err(MendError::usage(format!(
@@ -262,17 +262,18 @@ fn git_command(repo: &Utf8Path) -> Command {
     command
 }
 
-/// A git command's first line of output in `repo`.
-fn git_out(repo: &Utf8Path, args: &[&str]) -> Result<String, String> {
+/// A git command's output in `repo`, trimmed; `None` when git cannot run or fails. Every caller
+/// takes a failure as "no answer" (no commit yet, no shallow file, the default object format)
+/// and words its own error, so why git failed is not kept.
+fn git_out(repo: &Utf8Path, args: &[&str]) -> Option<String> {
     let out = git_command(repo)
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .map_err(|err| format!("cannot run git: {err}"))?;
-    if !out.status.success() {
-        return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
 fn run_git(command: &mut Command, what: &str) -> Result<(), MendError> {
