@@ -97,7 +97,7 @@ compat: venv $(foreach line,$(PYTEST_COMPAT_LINES),$(PYTEST_VENVS)/$(line)/.inst
 	CARGO=$(CARGO) scripts/witness-matrix.sh $(foreach line,$(PYTEST_COMPAT_LINES),$(PYTEST_VENVS)/$(line))
 	rm -rf $(PYTEST_VENVS)/newest
 	$(PYTHON) -m venv $(PYTEST_VENVS)/newest
-	$(PYTEST_VENVS)/newest/bin/pip install --quiet --disable-pip-version-check --upgrade pytest
+	$(PYTEST_VENVS)/newest/bin/pip install --quiet --disable-pip-version-check --upgrade pytest pytest-xdist pytest-mock
 	CARGO=$(CARGO) scripts/witness-matrix.sh $(PYTEST_VENVS)/newest
 
 # Replays the recorded repair on a fresh copy of the sample: real tools, real pytest, no model.
@@ -172,7 +172,7 @@ conformance: build
 
 # mend's own costs as ratios measured in one run; rewrites the table in BENCHMARKS.md.
 bench: venv $(foreach line,$(PYTEST_LINES),$(PYTEST_VENVS)/$(line)/.installed)
-	MEND_BENCH_WRITE=$(abspath BENCHMARKS.md) $(CARGO) bench --locked -p mend --bench harness
+	MEND_BENCH_WRITE=$(abspath BENCHMARKS.md) MEND_BENCH_VENVS="$(foreach line,$(PYTEST_LINES),$(abspath $(PYTEST_VENVS)/$(line)))" $(CARGO) bench --locked -p mend --bench harness
 
 # A real tiny model (SmolLM2-135M) behind llama.cpp's llama-server, built from PyPI sources once
 # per machine (~12 minutes on 2 cores, cached in .live-local/); runs and replays both protocols.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the witness's tests under each venv given (make pytest-matrix, make compat): the witness
 # loaded by a real interpreter, and every game of the verdict on a pytest project, in bubblewrap
-# (the witness's checks do not depend on the sandbox). The xdist tests are left to .venv: they run
-# the ledger project, whose plugins only it has.
+# (the witness's checks do not depend on the sandbox), and the games under pytest-xdist, which run
+# the ledger project (every venv of the matrix has pytest-xdist and pytest-mock for it).
 set -euo pipefail
 cargo=${CARGO:-cargo}
 for venv in "$@"; do
@@ -12,5 +12,5 @@ for venv in "$@"; do
     # best-effort before 3.10.)
     MEND_PYTHON=$python "$cargo" test --locked -q -p mend --lib verdict::trust::witness -- --skip grammar_tests
     MEND_PYTHON=$python "$cargo" test --locked -q -p mend --test verdict -- \
-        gaming::config gaming::exits gaming::planted gaming::reach gaming::shared --skip ::none
+        gaming::config gaming::exits gaming::planted gaming::reach gaming::shared xdist:: --skip ::none
 done

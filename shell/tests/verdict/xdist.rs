@@ -6,10 +6,11 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use super::old_python::not_checked;
 use super::projects::{
     counts, project, repaired_ledger, task_file_with, verdict, verify, LEDGER_FAILING,
 };
-use crate::common::copy_of;
+use crate::common::{copy_of, installed_runner};
 
 /// The ledger's tests in two xdist workers.
 fn verify_in_two_workers(repo: &Path) -> (i32, Value) {
@@ -119,6 +120,22 @@ fn assert_a_canary_altered(repo: &Path) {
     );
 }
 
+/// `run` as the test interpreter's verdict gives it: on a Python without audit hooks (3.6, 3.7:
+/// the matrix runs there) it names the check it could not make.
+fn as_here(mut run: Value) -> Value {
+    let runner = installed_runner();
+    let version: Vec<u32> = runner["python"]
+        .as_str()
+        .unwrap()
+        .split('.')
+        .map(|part| part.parse().unwrap())
+        .collect();
+    if version[..2] < [3, 8][..] {
+        run["unchecked"] = json!([not_checked()]);
+    }
+    run
+}
+
 /// Why the run is not trusted, in the words of its JSON.
 fn not_trusted(run: &Value) -> Value {
     run.get("not_trusted")
@@ -132,13 +149,16 @@ fn an_honest_run_in_two_workers_passes_with_the_projects_counts_and_ids() {
         verify_in_two_workers(&project("ledger")),
         (
             1,
-            json!({"exit_code": 1, "summary": counts(9, 2, 0), "failing": LEDGER_FAILING})
+            as_here(json!({"exit_code": 1, "summary": counts(9, 2, 0), "failing": LEDGER_FAILING}))
         )
     );
     let repaired = repaired_ledger();
     assert_eq!(
         verify_in_two_workers(repaired.path()),
-        (0, json!({"exit_code": 0, "summary": counts(11, 0, 0)}))
+        (
+            0,
+            as_here(json!({"exit_code": 0, "summary": counts(11, 0, 0)}))
+        )
     );
     // The failing canary stops neither a worker nor the controller (pytest 8 keeps a session's
     // stop once set), in two workers or in one process.
@@ -148,7 +168,10 @@ fn an_honest_run_in_two_workers_passes_with_the_projects_counts_and_ids() {
     ] {
         assert_eq!(
             verify_with_command(repaired.path(), command),
-            (0, json!({"exit_code": 0, "summary": counts(11, 0, 0)})),
+            (
+                0,
+                as_here(json!({"exit_code": 0, "summary": counts(11, 0, 0)}))
+            ),
             "{command}"
         );
     }
