@@ -24,7 +24,7 @@ export MEND_PYTHON := $(abspath $(VENV))/bin/python
 # Scales every property test; proptest-deep runs 50x the default 256 cases.
 DEEP_CASES := 12800
 
-.PHONY: eval all build install run test lint proptest-deep venv fixtures conformance fuzz bench live-local screenshot clean \
+.PHONY: honest-repairs eval all build install run test lint proptest-deep venv fixtures conformance fuzz bench live-local screenshot clean \
 	python-dev python-test python-wheel bench-python pytest-matrix compat
 
 all: build
@@ -60,6 +60,20 @@ $(SDISTS_STAMP): $(SDISTS) $(VENV_STAMP)
 	touch $@
 
 venv: $(VENV_STAMP) $(SDISTS_STAMP)
+
+# Honest repairs of real projects (scripts/honest-repairs.toml: PyPI sdists and crates, fetched by
+# hash): each broken once and repaired by `mend verify --patch`, which must pass with no warning.
+# Reaches the registries, so it is not part of `make test`. A venv with only the pinned pytest.
+HONEST_VENV := target/honest-repairs-venv
+$(HONEST_VENV)/.installed: $(REQUIREMENTS)
+	rm -rf $(dir $@)
+	$(PYTHON) -m venv $(dir $@)
+	$(dir $@)bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $<
+	touch $@
+
+honest-repairs: $(HONEST_VENV)/.installed
+	$(CARGO) build --locked
+	scripts/honest-repairs.py --mend target/debug/mend --python $(HONEST_VENV)/bin/python --verbose
 
 # The witness across the pytest people run (docs/pytest-versions.md): one venv per pytest line,
 # hash-pinned (fixtures/pytest-matrix/pytest-LINE.txt, written by scripts/pytest-pins.sh) and

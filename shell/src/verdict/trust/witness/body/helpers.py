@@ -133,3 +133,112 @@ def _imported_helpers(places, alarm):
     return {"pytest_runtest_setup": pytest_runtest_setup}, check_cold
 
 
+def _hypothesis_profiles(places, alarm):
+    """Hypothesis's settings in effect are the tests': a profile registered or loaded by the code
+    under test (`max_examples=1`, `phases` without generate, `derandomize`) would let a property
+    pass on one friendly example. Hypothesis is watched from the moment it is imported (a
+    one-time finder first on `sys.meta_path`, gone once it has wrapped `settings`'
+    `register_profile` and `load_profile`): a call owed to project code that is not a test
+    module, a helper beside one or a conftest is an alarm naming where; so is a profile the code
+    under test registered when anyone loads it, and, as each test starts, settings in effect
+    that no registered profile holds (set behind the profiles' back). Returns the hooks."""
+    import os
+    import sys
+
+    kind, place, responsible = places[0], places[1], places[2]
+    through = frozenset({"stdlib", "site", "pytest", "witness"})
+    state = {"settings": None, "variable": None}
+    made_by_code = {}  # profile name -> where the code under test registered it
+
+    def tests_own(filename):
+        name = os.path.basename(filename)
+        parts = os.path.normcase(os.path.abspath(filename)).split(os.sep)
+        return (name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
+                or any(part in ("tests", "test", "testing") for part in parts[:-1]))
+
+    def by_the_code(frame):
+        """Where project code that is not the tests' made the call; `None` otherwise."""
+        frame = responsible(frame, through)
+        if frame is None or kind(frame.f_code.co_filename) != "project":
+            return None
+        return None if tests_own(frame.f_code.co_filename) else place(frame)
+
+    def wrapped(settings, name, original):
+        def call(profile, *args, **kwargs):
+            where = by_the_code(sys._getframe(1))
+            result = original(profile, *args, **kwargs)
+            if name == "register_profile":
+                if where is not None:
+                    made_by_code[profile] = where
+                    alarm("replaced", f"Hypothesis profile '{profile}' registered by the code "
+                                      "under test", where)
+            elif where is not None:
+                alarm("replaced", f"Hypothesis profile '{profile}' loaded by the code under "
+                                  "test", where)
+            elif profile in made_by_code:
+                alarm("replaced", f"Hypothesis profile '{profile}', loaded, was registered by "
+                                  "the code under test", made_by_code[profile])
+            return result
+
+        call.__name__ = call.__qualname__ = name
+        return staticmethod(call)
+
+    def wrap(module):
+        settings = getattr(module, "settings", None)
+        if not isinstance(settings, type):
+            return
+        for name in ("register_profile", "load_profile"):
+            original = vars(settings).get(name)
+            if isinstance(original, staticmethod):
+                type.__setattr__(settings, name, wrapped(settings, name, original.__func__))
+        state["settings"] = settings
+        state["variable"] = getattr(module, "default_variable", None)
+
+    class Finder:
+        """First on `sys.meta_path` until Hypothesis's settings module is imported."""
+
+        @staticmethod
+        def find_spec(fullname, path=None, target=None):
+            if fullname != "hypothesis._settings":
+                return None
+            sys.meta_path[:] = [finder for finder in sys.meta_path if finder is not Finder]
+            from importlib.util import find_spec
+
+            spec = find_spec(fullname)
+            if spec is None or spec.loader is None:
+                return spec
+            loader = spec.loader
+            exec_module = loader.exec_module
+
+            class Wrapping:
+                """The found loader's, then the wrap: Hypothesis runs its own code first."""
+
+                def __getattr__(self, name):
+                    return getattr(loader, name)
+
+                def create_module(self, spec):
+                    return loader.create_module(spec)
+
+                def exec_module(self, module):
+                    exec_module(module)
+                    wrap(module)
+
+            spec.loader = Wrapping()
+            return spec
+
+    if "hypothesis._settings" in sys.modules:
+        wrap(sys.modules["hypothesis._settings"])
+    else:
+        sys.meta_path.insert(0, Finder)
+
+    def pytest_runtest_setup(item):
+        settings, variable = state["settings"], state["variable"]
+        if settings is None or variable is None:
+            return
+        value = getattr(variable, "value", None)
+        profiles = getattr(settings, "_profiles", {})
+        if value is not None and value is not profiles.get(getattr(settings, "_current_profile",
+                                                                    None)):
+            alarm("replaced", "Hypothesis's settings in effect are no registered profile's")
+
+    return {"pytest_runtest_setup": pytest_runtest_setup}

@@ -1,6 +1,19 @@
 # The parts wired together at import; the module then keeps only its pytest hooks.
 
 
+def _both_hooks(first, second):
+    """One pytest hook that calls two (pytest knows a plugin's hook by its name only once), first
+    among the hooks as the helpers' check is."""
+    from pytest import hookimpl
+
+    @hookimpl(tryfirst=True)
+    def pytest_runtest_setup(item):
+        first(item)
+        second(item)
+
+    return pytest_runtest_setup
+
+
 def _both(first, second):
     def both():
         first()
@@ -55,6 +68,10 @@ def _install(module_name, module_file):
     hooks = _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module)
     hooks.update(_skip_hooks(send, places))
     hooks.update(helper_hooks)
+    profile_hooks = _hypothesis_profiles(places, alarm)
+    setup = hooks.get("pytest_runtest_setup")
+    hooks["pytest_runtest_setup"] = (profile_hooks["pytest_runtest_setup"] if setup is None
+                                     else _both_hooks(setup, profile_hooks["pytest_runtest_setup"]))
     return hooks
 
 
