@@ -81,6 +81,16 @@ impl Server {
     }
 
     pub fn start_at_edge(script: Script, edge: Option<Edge>) -> Server {
+        Server::start_with(script, edge, None)
+    }
+
+    /// A server whose `/api/show` answers `show` (the model's template, its parser): what the
+    /// run picks the model's family of written calls from.
+    pub fn start_showing(script: Script, show: Value) -> Server {
+        Server::start_with(script, None, Some(show))
+    }
+
+    fn start_with(script: Script, edge: Option<Edge>, show: Option<Value>) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let base = format!("http://{}", listener.local_addr().unwrap());
         let chat_bodies = Arc::new(Mutex::new(Vec::new()));
@@ -92,7 +102,7 @@ impl Server {
             seen: Arc::clone(&chat_requests),
         };
         listener.set_nonblocking(true).unwrap();
-        thread::spawn(move || serve(listener, script, shared, edge));
+        thread::spawn(move || serve(listener, script, shared, edge, show));
         Server {
             base,
             chat_bodies,
@@ -132,7 +142,13 @@ struct Shared {
     seen: Arc<Mutex<Vec<(String, Headers)>>>,
 }
 
-fn serve(listener: TcpListener, script: Script, shared: Shared, edge: Option<Edge>) {
+fn serve(
+    listener: TcpListener,
+    script: Script,
+    shared: Shared,
+    edge: Option<Edge>,
+    show: Option<Value>,
+) {
     let started = Instant::now();
     let mut chats = script.chats.into_iter();
     let mut served = 0;
@@ -150,17 +166,29 @@ fn serve(listener: TcpListener, script: Script, shared: Shared, edge: Option<Edg
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .unwrap();
-        let _client_may_hang_up = handle(stream, &script.models, &mut chats, &shared, edge);
+        let served = Served {
+            models: &script.models,
+            edge,
+            show: show.as_ref(),
+        };
+        let _client_may_hang_up = handle(stream, &served, &mut chats, &shared);
     }
+}
+
+/// What the server says besides its chats.
+struct Served<'a> {
+    models: &'a [(&'static str, &'static str)],
+    edge: Option<Edge>,
+    show: Option<&'a Value>,
 }
 
 fn handle(
     mut stream: TcpStream,
-    models: &[(&str, &str)],
+    served: &Served,
     chats: &mut impl Iterator<Item = Reply>,
     shared: &Shared,
-    edge: Option<Edge>,
 ) -> std::io::Result<()> {
+    let Served { models, edge, show } = *served;
     let Shared {
         bodies,
         times,
@@ -186,6 +214,11 @@ fn handle(
                 .collect();
             respond(&mut stream, 200, &json!({"models": models}).to_string())
         }
+        ("POST", "/api/show") if show.is_some() => respond(
+            &mut stream,
+            200,
+            &show.map(Value::to_string).unwrap_or_default(),
+        ),
         ("POST", "/api/show") if edge.is_some() => {
             let length = edge.map(|edge| edge.context_length);
             let show = json!({"details": {"family": "test"}, "model_info": {"general.architecture": "test", "test.context_length": length}});

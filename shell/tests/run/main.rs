@@ -28,5 +28,6 @@ mod resume_refused;
 mod signed_thinking;
 mod stop_hooks;
 mod support;
+mod text_call_endings;
 mod text_calls;
 mod torn_record;

@@ -13,7 +13,7 @@ use crate::support::{ended, read, repaired_as_recorded, repaired_live, run, verd
 use serde_json::{json, Value};
 
 /// A turn streamed as a model streams text: a few characters per line, then `done`.
-fn written(text: &str) -> Reply {
+pub(crate) fn written(text: &str) -> Reply {
     let chars: Vec<char> = text.chars().collect();
     let mut lines: Vec<String> = chars
         .chunks(7)
@@ -92,7 +92,7 @@ fn families() -> Vec<(&'static str, String, String)> {
     ]
 }
 
-fn of_types(events: &[Value], types: &[&str]) -> Vec<Value> {
+pub(crate) fn of_types(events: &[Value], types: &[&str]) -> Vec<Value> {
     events
         .iter()
         .filter(|event| types.contains(&event["type"].as_str().unwrap_or("")))
