@@ -85,4 +85,44 @@ fn an_image_row_runs_its_tests_in_the_activated_environment() {
         verified.stdout,
         verified.stderr
     );
+    // `--python` names the environment's interpreter by its path inside the image: the bare
+    // command runs there and grades the image's unfixed project, the held-out tests included.
+    let inside = mend_images(
+        &cache,
+        &[
+            "verify",
+            "--json",
+            "--python",
+            "/opt/miniconda3/envs/testbed/bin/python",
+            "--task-file",
+            task_file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let run = inside.tests_after();
+    assert_eq!(
+        (inside.code, run["summary"].clone()),
+        (
+            1,
+            json!({"passed": 1, "failed": 2, "errors": 0, "skipped": 0})
+        ),
+        "{}",
+        inside.stderr
+    );
+    // A path the image does not hold is named with the side it was looked up on.
+    let missing = mend_images(
+        &cache,
+        &[
+            "verify",
+            "--python",
+            "/usr/bin/python9",
+            "--task-file",
+            task_file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(
+        (missing.code, missing.stderr.trim_end().lines().last().unwrap_or("")),
+        (2, format!("mend: error: --python names the Python `/usr/bin/python9`, looked up inside the image {image} (the task runs there, not on this machine), which has no such file — name the interpreter by its absolute path inside the image (e.g. /opt/miniconda3/envs/testbed/bin/python), or leave --python out to use the image's own `python`").as_str()),
+    );
 }
