@@ -53,7 +53,7 @@ pub(crate) fn choose(
         // there now, or the failure would surface later as the sandbox's.
         if python.components().count() > 1 && !python.is_file() {
             return Err(MendError::harness(format!(
-                "cannot start `{python}`: no such file — pass --python the interpreter of the project's venv (e.g. --python .venv/bin/python)"
+                "cannot start `{python}`: no such file on this machine (the task names no image, so --python is looked up here) — pass --python the interpreter of the project's venv (e.g. --python .venv/bin/python)"
             )));
         }
         return Ok(found(python.to_path_buf(), Found::Flag));
@@ -142,7 +142,7 @@ mod tests {
             ],
             [
                 Err(format!(
-                    "cannot start `{missing}`: no such file — pass --python the interpreter of the project's venv (e.g. --python .venv/bin/python)"
+                    "cannot start `{missing}`: no such file on this machine (the task names no image, so --python is looked up here) — pass --python the interpreter of the project's venv (e.g. --python .venv/bin/python)"
                 )),
                 Ok(Interpreter {
                     path: venv.clone(),

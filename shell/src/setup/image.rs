@@ -70,4 +70,36 @@ impl RepoChoice {
             environment.workdir.as_deref(),
         )
     }
+
+    /// The interpreter the user named for a task that runs in `image` — `--python`, else the
+    /// record's, else `$MEND_PYTHON` — looked up inside the image, where it runs; `None` when
+    /// none is named (the image's own `python`).
+    pub(super) fn image_python(
+        &self,
+        recorded: Option<&str>,
+        image: &ImageRun,
+    ) -> Result<Option<Utf8PathBuf>, MendError> {
+        let mend_python = std::env::var("MEND_PYTHON")
+            .ok()
+            .filter(|value| !value.is_empty());
+        let (python, named_by) = match (&self.python, recorded, mend_python) {
+            (Some(flag), _, _) => (flag.clone(), "--python"),
+            (None, Some(recorded), _) => (Utf8PathBuf::from(recorded), "the record"),
+            (None, None, Some(variable)) => (Utf8PathBuf::from(variable), "$MEND_PYTHON"),
+            (None, None, None) => return Ok(None),
+        };
+        let inside = python
+            .strip_prefix("/")
+            .ok()
+            .filter(|_| python.is_absolute());
+        let present =
+            inside.is_some_and(|inside| std::fs::symlink_metadata(image.root.join(inside)).is_ok());
+        if python.as_str() == crate::task::PYTHON_WORD || present {
+            return Ok(Some(python).filter(|python| python.is_absolute()));
+        }
+        Err(MendError::usage(format!(
+            "{named_by} names the Python `{python}`, looked up inside the image {} (the task runs there, not on this machine), which has no such file — name the interpreter by its absolute path inside the image (e.g. /opt/miniconda3/envs/testbed/bin/python), or leave {named_by} out to use the image's own `python`",
+            image.reference
+        )))
+    }
 }

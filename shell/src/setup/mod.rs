@@ -116,10 +116,21 @@ impl RepoChoice {
     /// The repository, its task file (loaded and checked) and a runner fit for it: a task that
     /// enables `shell` needs a sandbox.
     pub fn resolve(&self, recorded: Recorded) -> Result<Resolved, MendError> {
-        let (repo, task, image) = self.repo_and_task(recorded)?;
+        let (repo, task, mut image) = self.repo_and_task(recorded)?;
         let records = self.records(&repo, image.as_ref());
-        let python =
-            crate::exec::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?.path;
+        let python = match image.as_mut() {
+            Some(image) => {
+                image.python = self.image_python(recorded.python, image)?;
+                image
+                    .python
+                    .clone()
+                    .unwrap_or_else(|| crate::task::PYTHON_WORD.into())
+            }
+            None => {
+                crate::exec::interpreter::choose(self.python.as_deref(), recorded.python, &repo)?
+                    .path
+            }
+        };
         let sandbox_choice = self
             .sandbox
             .or(recorded.sandbox)

@@ -27,7 +27,7 @@ done
 mkdir -p "$root/usr/bin" "$root/bin" "$root/etc" "$root/opt/gone" "$root/work" "$root/testbed/tests"
 ln -s "$real_exe" "$root/usr/bin/python3"
 ln -s python3 "$root/usr/bin/python"
-for tool in sh cat ls env true; do cp -L "$(type -P $tool)" "$root/usr/bin/$tool"; done
+for tool in sh bash cat ls env true; do cp -L "$(type -P $tool)" "$root/usr/bin/$tool"; done
 ln -s ../usr/bin/sh "$root/bin/sh"
 # Every library the interpreter, its extension modules and the tools load, at its own path.
 for binary in "$real_exe" "$root$stdlib"/lib-dynload/*.so "$root"/usr/bin/*; do
@@ -85,6 +85,8 @@ prefix_env=/opt/miniconda3/envs/testbed
 mkdir -p "$rootfs$prefix_env/bin" "$rootfs$prefix_env/lib/python$version/site-packages" "$rootfs/opt/miniconda3/bin"
 mv "$rootfs$stdlib/site-packages/"* "$rootfs$prefix_env/lib/python$version/site-packages/"
 ln -s "$real_exe" "$rootfs$prefix_env/bin/python"
+printf '#!%s/bin/python\nimport sys\nfrom pytest import console_main\nsys.exit(console_main())\n' "$prefix_env" > "$rootfs$prefix_env/bin/pytest"
+chmod +x "$rootfs$prefix_env/bin/pytest"
 printf 'home = %s\ninclude-system-site-packages = false\nversion = %s\n' "$(dirname "$real_exe")" "$version" > "$rootfs$prefix_env/pyvenv.cfg"
 cat > "$rootfs/opt/miniconda3/bin/activate" <<'SH'
 conda() {

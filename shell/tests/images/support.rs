@@ -296,7 +296,9 @@ pub fn mend_images(cache: &Path, args: &[&str], env: &[(&str, &str)]) -> crate::
         .args(args)
         .arg("--image-cache")
         .arg(cache)
-        .env("DOCKER_CONFIG", &empty_docker);
+        .env("DOCKER_CONFIG", &empty_docker)
+        // An image task looks `$MEND_PYTHON` up inside the image: the host's venv is not there.
+        .env_remove("MEND_PYTHON");
     command.envs(env.iter().copied());
     crate::common::Outcome::from(command.output().unwrap())
 }

@@ -7,6 +7,7 @@
 mod common;
 
 mod benchmark;
+mod cut_ids;
 mod gaming;
 mod mcp;
 mod old_python;

@@ -33,6 +33,9 @@ pub struct ImageRun {
     pub env: Vec<(String, String)>,
     pub uid: u32,
     pub gid: u32,
+    /// The interpreter `--python`, `$MEND_PYTHON` or the record names, a path inside the
+    /// image; `None`: the image's `python` on its PATH.
+    pub python: Option<Utf8PathBuf>,
 }
 
 impl ImageRun {
@@ -67,6 +70,7 @@ impl ImageRun {
             env,
             uid,
             gid,
+            python: None,
         })
     }
 
@@ -193,7 +197,11 @@ pub(crate) fn image_program(image: &ImageRun, argv: &[String]) -> Result<Utf8Pat
         .first()
         .map_or(crate::task::PYTHON_WORD, String::as_str);
     let found = if first == crate::task::PYTHON_WORD {
-        image.locate("python").or_else(|| image.locate("python3"))
+        image
+            .python
+            .clone()
+            .or_else(|| image.locate("python"))
+            .or_else(|| image.locate("python3"))
     } else {
         image.locate(first)
     };
