@@ -86,7 +86,28 @@ pub(crate) fn mirror(folders: &[Utf8PathBuf], cache: &Utf8Path) -> Option<Utf8Pa
     // Another mend may have made it meanwhile: the older one goes, whichever is in place serves.
     let _ = fs::remove_dir_all(&mirror);
     let _ = fs::rename(staging.keep(), &mirror);
+    remove_orphans(cache);
     mirror.join(STAMP).is_file().then_some(mirror)
+}
+
+/// Removes the mirrors of installations that are gone (a venv deleted, a temporary one), so the
+/// cache does not grow with every venv ever used.
+fn remove_orphans(cache: &Utf8Path) {
+    let Ok(entries) = cache.read_dir_utf8() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(made) = fs::read_to_string(entry.path().join(STAMP)) else {
+            continue;
+        };
+        let gone = made
+            .lines()
+            .filter_map(|line| line.split('\t').next())
+            .any(|folder| !Utf8Path::new(folder).exists());
+        if gone {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Each library folder and each `site-packages` in it, with its modification time: installing

@@ -127,3 +127,21 @@ fn nothing_is_mirrored_without_a_library_folder() {
     assert_eq!(mirror(&[], &root.join("cache")), None);
     assert!(!root.join("cache").exists());
 }
+
+#[test]
+fn making_a_mirror_removes_those_of_installations_that_are_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let cache = root.join("cache");
+    let mut mirrors = Vec::new();
+    for venv in ["kept", "deleted", "new"] {
+        let site = root.join(venv).join("lib/python3.11/site-packages");
+        write(&site.join("a/__pycache__/m.cpython-311.pyc"), venv);
+        if venv == "new" {
+            fs::remove_dir_all(root.join("deleted")).unwrap();
+        }
+        mirrors.push(mirror(&library_folders(&[root.join(venv)]), &cache).unwrap());
+    }
+    let left: Vec<bool> = mirrors.iter().map(|mirror| mirror.is_dir()).collect();
+    assert_eq!(left, [true, false, true]);
+}
