@@ -188,22 +188,64 @@ fn task_name(folder: &Utf8Path) -> String {
         .map_or_else(|| folder.to_string(), |last| last.as_str().to_owned())
 }
 
+/// Why a `tasks` entry of a suite names no task; the suite file is what to fix.
+#[derive(Debug)]
+enum NoTasks {
+    /// A folder named as it is that holds no task file.
+    NoTaskFile(Utf8PathBuf),
+    /// A pattern that is no glob.
+    NotAGlob {
+        pattern: String,
+        source: globset::Error,
+    },
+    /// A glob that matches no folder with a task file under `base`.
+    NoMatch { pattern: String, base: Utf8PathBuf },
+}
+
+impl std::fmt::Display for NoTasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoTasks::NoTaskFile(folder) => write!(
+                f,
+                "{folder} has no {TASK_FILE_NAME} — name a repository folder that has one (`mend init` writes it)"
+            ),
+            NoTasks::NotAGlob { pattern, source } => {
+                write!(f, "`{pattern}` is not a glob: {source}")
+            }
+            NoTasks::NoMatch { pattern, base } => write!(
+                f,
+                "`{pattern}` matches no folder with a {TASK_FILE_NAME} under {base}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NoTasks {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NoTasks::NotAGlob { source, .. } => Some(source),
+            NoTasks::NoTaskFile(_) | NoTasks::NoMatch { .. } => None,
+        }
+    }
+}
+
 /// A folder, or a glob of folders, relative to the suite's folder; each must hold a task file.
-fn expand(base: &Utf8Path, pattern: &str) -> Result<Vec<Utf8PathBuf>, String> {
+fn expand(base: &Utf8Path, pattern: &str) -> Result<Vec<Utf8PathBuf>, NoTasks> {
     let is_glob = pattern.contains(['*', '?', '[', '{']);
     if !is_glob {
         let folder = base.join(pattern);
         if !folder.join(TASK_FILE_NAME).is_file() {
-            return Err(format!(
-                "{folder} has no {TASK_FILE_NAME} — name a repository folder that has one (`mend init` writes it)"
-            ));
+            return Err(NoTasks::NoTaskFile(folder));
         }
         return Ok(vec![folder]);
     }
     let matcher = GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
-        .map_err(|err| format!("`{pattern}` is not a glob: {err}"))?
+        .map_err(|source| NoTasks::NotAGlob {
+            pattern: pattern.to_owned(),
+            source,
+        })?
         .compile_matcher();
     // The walk starts at the part of the pattern before its first wildcard.
     let fixed: Vec<&str> = pattern
@@ -237,9 +279,10 @@ fn expand(base: &Utf8Path, pattern: &str) -> Result<Vec<Utf8PathBuf>, String> {
     }
     found.sort();
     if found.is_empty() {
-        return Err(format!(
-            "`{pattern}` matches no folder with a {TASK_FILE_NAME} under {base}"
-        ));
+        return Err(NoTasks::NoMatch {
+            pattern: pattern.to_owned(),
+            base: base.to_owned(),
+        });
     }
     Ok(found)
 }

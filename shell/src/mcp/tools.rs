@@ -62,31 +62,67 @@ pub(crate) fn call(name: &str, arguments: &Map<String, Value>) -> Option<Value> 
             "structuredContent": structured,
             "isError": false,
         }),
-        Err(message) => json!({
-            "content": [{"type": "text", "text": message}],
+        Err(error) => json!({
+            "content": [{"type": "text", "text": error.to_string()}],
             "isError": true,
         }),
     })
 }
 
-fn text(arguments: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
-    match arguments.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text.clone())),
-        Some(_) => Err(format!("`{key}` must be a string")),
+/// Why a tool call gave no result: its arguments (the client's to fix), or the command it ran,
+/// whose error is said in MCP's words.
+#[derive(Debug)]
+enum CallError {
+    /// An argument missing, of the wrong type, or with a value the tool does not take.
+    Arguments(String),
+    /// The command failed as it would on the command line.
+    Failed(MendError),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Arguments(why) => f.write_str(why),
+            CallError::Failed(error) => f.write_str(&failed(error)),
+        }
     }
 }
 
-fn repo_args(arguments: &Map<String, Value>) -> Result<RepoChoice, String> {
-    let repo = text(arguments, "repo")?.ok_or("`repo` is required: the repository's folder")?;
+impl std::error::Error for CallError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CallError::Failed(error) => Some(error),
+            CallError::Arguments(_) => None,
+        }
+    }
+}
+
+impl From<MendError> for CallError {
+    fn from(error: MendError) -> CallError {
+        CallError::Failed(error)
+    }
+}
+
+fn text(arguments: &Map<String, Value>, key: &str) -> Result<Option<String>, CallError> {
+    match arguments.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(CallError::Arguments(format!("`{key}` must be a string"))),
+    }
+}
+
+fn repo_args(arguments: &Map<String, Value>) -> Result<RepoChoice, CallError> {
+    let repo = text(arguments, "repo")?.ok_or_else(|| {
+        CallError::Arguments("`repo` is required: the repository's folder".to_owned())
+    })?;
     let sandbox = match text(arguments, "sandbox")?.as_deref() {
         None | Some("auto") => None,
         Some("bwrap") => Some(SandboxChoice::Bwrap),
         Some("none") => Some(SandboxChoice::None),
         Some(other) => {
-            return Err(format!(
+            return Err(CallError::Arguments(format!(
                 "`sandbox` is `{other}`; it must be auto, bwrap or none"
-            ))
+            )))
         }
     };
     Ok(RepoChoice {
@@ -101,7 +137,7 @@ fn repo_args(arguments: &Map<String, Value>) -> Result<RepoChoice, String> {
 }
 
 /// A command's failure in MCP's words: the flags it names are this tool's arguments.
-fn failed(error: MendError) -> String {
+fn failed(error: &MendError) -> String {
     let mut message = format!("mend: {}", error.message);
     for (flag, argument) in [
         ("--task-file", "task_file"),
@@ -115,19 +151,19 @@ fn failed(error: MendError) -> String {
     message
 }
 
-fn call_verify(arguments: &Map<String, Value>) -> Result<Value, String> {
+fn call_verify(arguments: &Map<String, Value>) -> Result<Value, CallError> {
     let setup = repo_args(arguments)?;
     let patch = text(arguments, "patch")?;
     let detail = match text(arguments, "detail")?.as_deref() {
         None | Some("summary") => Detail::Summary,
         Some("tests") => Detail::Tests,
         Some(other) => {
-            return Err(format!(
+            return Err(CallError::Arguments(format!(
                 "`detail` is `{other}`; it must be summary or tests"
-            ))
+            )))
         }
     };
-    let verified = verify(&setup, false, patch.as_deref(), &mut Silent).map_err(failed)?;
+    let verified = verify(&setup, false, patch.as_deref(), &mut Silent)?;
     Ok(verify_answer(verified, patch.is_some(), detail))
 }
 
@@ -199,11 +235,11 @@ pub(crate) fn verify_answer(verified: Verified, patch_applied: bool, detail: Det
     verdict
 }
 
-fn call_task(arguments: &Map<String, Value>) -> Result<Value, String> {
+fn call_task(arguments: &Map<String, Value>) -> Result<Value, CallError> {
     let setup = repo_args(arguments)?;
-    let repo = crate::setup::repository::repository(setup.repo.as_deref(), None).map_err(failed)?;
-    let task = Task::locate(&repo, setup.task_file.as_deref()).map_err(failed)?;
-    crate::commands::task::task_json(&task, &repo).map_err(failed)
+    let repo = crate::setup::repository::repository(setup.repo.as_deref(), None)?;
+    let task = Task::locate(&repo, setup.task_file.as_deref())?;
+    Ok(crate::commands::task::task_json(&task, &repo)?)
 }
 
 /// The server's stdout carries the protocol alone: a verify run reports nothing of its own.
@@ -215,4 +251,40 @@ impl Observer for Silent {
 
 impl Render for Silent {
     fn run_event(&mut self, _event: &RunEvent) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Map, Value};
+
+    use super::call;
+
+    fn refused(text: &str) -> Option<Value> {
+        Some(json!({"content": [{"type": "text", "text": text}], "isError": true}))
+    }
+
+    #[test]
+    fn bad_arguments_are_an_error_result_that_names_the_argument() {
+        let arguments =
+            |value: Value| -> Map<String, Value> { value.as_object().cloned().unwrap_or_default() };
+        assert_eq!(
+            [
+                call("task", &arguments(json!({}))),
+                call("task", &arguments(json!({"repo": 7}))),
+                call(
+                    "verify",
+                    &arguments(json!({"repo": ".", "sandbox": "docker"}))
+                ),
+                call("verify", &arguments(json!({"repo": ".", "detail": "all"}))),
+                call("nothing", &arguments(json!({}))),
+            ],
+            [
+                refused("`repo` is required: the repository's folder"),
+                refused("`repo` must be a string"),
+                refused("`sandbox` is `docker`; it must be auto, bwrap or none"),
+                refused("`detail` is `all`; it must be summary or tests"),
+                None,
+            ]
+        );
+    }
 }

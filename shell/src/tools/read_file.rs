@@ -71,9 +71,29 @@ pub(super) fn read_file(
     }))
 }
 
+/// A line range the model asked for that is none; told to the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum BadRange {
+    /// `start_line` or `end_line` (the key) is not a number of 1 or more.
+    NotALine(&'static str),
+    /// The end comes before the start.
+    Backwards { start: usize, end: usize },
+}
+
+impl std::fmt::Display for BadRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadRange::NotALine(key) => write!(f, "`{key}` must be a line number, 1 or more"),
+            BadRange::Backwards { start, end } => {
+                write!(f, "end_line {end} is before start_line {start}")
+            }
+        }
+    }
+}
+
 /// `(start, end)` from the optional arguments, 1-based and inclusive; `None` for the whole file.
-fn line_range(arguments: &Map<String, Value>) -> Result<Option<(usize, Option<usize>)>, String> {
-    let number = |key: &str| -> Result<Option<usize>, String> {
+fn line_range(arguments: &Map<String, Value>) -> Result<Option<(usize, Option<usize>)>, BadRange> {
+    let number = |key: &'static str| -> Result<Option<usize>, BadRange> {
         match arguments.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(value) => value
@@ -81,15 +101,15 @@ fn line_range(arguments: &Map<String, Value>) -> Result<Option<(usize, Option<us
                 .filter(|line| *line >= 1)
                 .and_then(|line| usize::try_from(line).ok())
                 .map(Some)
-                .ok_or_else(|| format!("`{key}` must be a line number, 1 or more")),
+                .ok_or(BadRange::NotALine(key)),
         }
     };
     match (number("start_line")?, number("end_line")?) {
         (None, None) => Ok(None),
-        (start, Some(end)) if start.unwrap_or(1) > end => Err(format!(
-            "end_line {end} is before start_line {}",
-            start.unwrap_or(1)
-        )),
+        (start, Some(end)) if start.unwrap_or(1) > end => Err(BadRange::Backwards {
+            start: start.unwrap_or(1),
+            end,
+        }),
         (start, end) => Ok(Some((start.unwrap_or(1), end))),
     }
 }

@@ -11,7 +11,7 @@ pub(super) struct PythonFacts {
     pub path: Utf8PathBuf,
     found: Found,
     /// `Python 3.11.2, pytest 8.3.3`, or what is missing.
-    versions: Result<String, String>,
+    versions: Result<String, NoPytest>,
     pub notes: Vec<String>,
 }
 
@@ -31,7 +31,7 @@ pub(super) fn facts(repo: &Utf8Path) -> PythonFacts {
     let versions = versions(&path);
     let mut notes = Vec::new();
     if let Err(missing) = &versions {
-        notes.push(missing.clone());
+        notes.push(missing.to_string());
     }
     let in_repo = matches!(found, Found::RepoVenv(_));
     let pyproject = std::fs::read_to_string(repo.join("pyproject.toml")).unwrap_or_default();
@@ -80,8 +80,44 @@ pub(super) fn facts(repo: &Utf8Path) -> PythonFacts {
     }
 }
 
+/// Why the interpreter gives no pytest; its `Display` says the fix, as a note of `mend init`.
+#[derive(Debug)]
+enum NoPytest {
+    /// The interpreter cannot be started.
+    CannotStart {
+        python: Utf8PathBuf,
+        source: std::io::Error,
+    },
+    /// It runs, but `import pytest` fails; `printed` is what it said before.
+    NotInstalled {
+        python: Utf8PathBuf,
+        printed: String,
+    },
+}
+
+impl std::fmt::Display for NoPytest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoPytest::CannotStart { python, source } => write!(f, "{python} cannot start ({source}): make a venv with pytest in the repository (`python3 -m venv .venv && .venv/bin/pip install pytest`) or pass --python PATH"),
+            NoPytest::NotInstalled { python, printed } => write!(
+                f,
+                "pytest is not installed for {python} ({printed}): install it with `{python} -m pip install pytest`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NoPytest {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NoPytest::CannotStart { source, .. } => Some(source),
+            NoPytest::NotInstalled { .. } => None,
+        }
+    }
+}
+
 /// `Python X, pytest Y` by asking the interpreter; else what is missing and the fix.
-fn versions(python: &Utf8Path) -> Result<String, String> {
+fn versions(python: &Utf8Path) -> Result<String, NoPytest> {
     let output = Command::new(python)
         .args([
             "-c",
@@ -89,14 +125,18 @@ fn versions(python: &Utf8Path) -> Result<String, String> {
         ])
         .stdin(Stdio::null())
         .output()
-        .map_err(|err| format!("{python} cannot start ({err}): make a venv with pytest in the repository (`python3 -m venv .venv && .venv/bin/pip install pytest`) or pass --python PATH"))?;
+        .map_err(|source| NoPytest::CannotStart {
+            python: python.to_owned(),
+            source,
+        })?;
     let printed = String::from_utf8_lossy(&output.stdout).trim().to_owned();
     if output.status.success() {
         Ok(printed)
     } else {
-        Err(format!(
-            "pytest is not installed for {python} ({printed}): install it with `{python} -m pip install pytest`"
-        ))
+        Err(NoPytest::NotInstalled {
+            python: python.to_owned(),
+            printed,
+        })
     }
 }
 
