@@ -139,13 +139,15 @@ def trial(project, args):
     # The verdict and its warnings are on stdout; stderr holds what mend noticed of the task
     # before the run (a file too big for read_file in one piece), told apart below.
     unconfirmed = UNCONFIRMED in out
+    # `--sandbox none` is the caller's choice, and the sandbox line says so: not the verdict's.
     alarms = [line.strip() for line in out.replace(UNCONFIRMED, "").splitlines()
-              if ALARMS.search(line)]
+              if ALARMS.search(line) and not line.startswith("Sandbox: ")]
     if code != 0:
         return f"the repair did not pass (exit {code})", out + err
     if alarms:
         return "false alarm: " + " | ".join(alarms), out + err
-    notes = [line.strip() for line in err.splitlines() if line.startswith("mend: warning")]
+    notes = [line.strip() for line in err.splitlines()
+             if line.startswith("mend: warning") and "sandbox" not in line.lower()]
     return "clean" + " (unconfirmed)" * unconfirmed + "".join(f" (before the run, {note})" for note in notes), out + err
 
 

@@ -85,6 +85,11 @@ fn games() -> Vec<(String, Game)> {
         })
         .collect();
     games.sort_by(|a, b| a.0.cmp(&b.0));
+    // MEND_CORPUS_ONLY=word plays the games whose folder names hold it (while working on one;
+    // `make test` leaves it unset and plays them all).
+    if let Ok(only) = std::env::var("MEND_CORPUS_ONLY") {
+        games.retain(|(name, _)| name.contains(&only));
+    }
     games
 }
 
@@ -171,7 +176,9 @@ fn seen(played: &Played, expected: &Expect) -> Expect {
 
 fn every_game_comes_to_its_verdict(sandbox: &str) {
     let games = games();
-    assert!(games.len() >= 15, "the corpus holds {} games", games.len());
+    if std::env::var_os("MEND_CORPUS_ONLY").is_none() {
+        assert!(games.len() >= 15, "the corpus holds {} games", games.len());
+    }
     let expected: BTreeMap<&str, Expect> = games
         .iter()
         .map(|(name, game)| (name.as_str(), game.expect.clone()))
