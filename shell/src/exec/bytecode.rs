@@ -154,7 +154,9 @@ fn remove_orphans(cache: &Utf8Path) {
 fn stamp_of(folders: &[Utf8PathBuf]) -> String {
     let mut lines = Vec::new();
     for folder in folders {
-        for watched in [folder.clone(), folder.join("site-packages")] {
+        let site = Some(folder.join("site-packages")).filter(|site| site.is_dir());
+        // Every line names a folder that exists: one that is gone makes the mirror an orphan.
+        for watched in std::iter::once(folder.clone()).chain(site) {
             let time = fs::metadata(&watched)
                 .and_then(|meta| meta.modified())
                 .ok()

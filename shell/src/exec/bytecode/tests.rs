@@ -142,6 +142,15 @@ fn making_a_mirror_removes_those_of_installations_that_are_gone() {
         }
         mirrors.push(mirror(&library_folders(&[root.join(venv)]), &cache).unwrap());
     }
+    // A folder a .pth adds has no site-packages of its own: its mirror is no orphan.
+    let added = root.join("added/src");
+    write(&added.join("__pycache__/x.cpython-311.pyc"), "x");
+    let with_added = mirror(&[root.join("kept/lib/python3.11"), added], &cache).unwrap();
+    assert_eq!(
+        mirror(&library_folders(&[root.join("new")]), &cache),
+        Some(mirrors[2].clone())
+    );
+    assert!(with_added.is_dir());
     let left: Vec<bool> = mirrors.iter().map(|mirror| mirror.is_dir()).collect();
     assert_eq!(left, [true, false, true]);
 }
