@@ -7,7 +7,8 @@
 //! from source on every run (a third of a small suite's time). So under bubblewrap the run's
 //! `PYTHONPYCACHEPREFIX` is a folder mend keeps (`$XDG_CACHE_HOME/mend/bytecode`, else
 //! `~/.cache/mend/bytecode`) that mirrors the `__pycache__` files of the interpreter's installation
-//! (`lib/python3.*` under the venv and under the interpreter's prefix) and nothing else: Python
+//! (`lib/python3.*` under the venv and under the interpreter's prefix, and the folders their
+//! `.pth` files add, such as another venv's packages) and nothing else: Python
 //! looks up the bytecode of `/a/b/m.py` at `PREFIX/a/b/m.TAG.pyc`, so a source in the copy finds
 //! none there, and the folder is shown read-only, so none can be planted. The mirror is rebuilt
 //! when a library folder's time changes (a package installed or removed); a stale `.pyc` is
@@ -27,19 +28,57 @@ use crate::exec::toolchain::{installation, Host};
 const STAMP: &str = "made-from";
 
 /// The mirror of `python`'s own bytecode for a run in `workdir`, to be shown read-only: only
-/// under bubblewrap, and never for an interpreter inside the copy.
+/// under bubblewrap, never for an interpreter inside the copy, and never of the copy's or the
+/// original repository's folders (an editable install's `.pth` names the original).
 pub(crate) fn readable(
     python: &Utf8Path,
     host: &Host,
     sandbox: &Sandbox,
-    workdir: &Utf8Path,
+    (workdir, original): (&Utf8Path, Option<&Utf8Path>),
 ) -> Option<Utf8PathBuf> {
     let installation = installation(python, host);
     let outside = installation
         .iter()
         .all(|folder| !folder.starts_with(workdir));
     (*sandbox == Sandbox::Bwrap && outside).then_some(())?;
-    mirror(&library_folders(&installation), &cache_folder()?)
+    let mut folders = library_folders(&installation);
+    let added = path_file_folders(&folders);
+    let theirs = |folder: &Utf8PathBuf| {
+        folder.starts_with(workdir) || original.is_some_and(|original| folder.starts_with(original))
+    };
+    folders.extend(added.into_iter().filter(|folder| !theirs(folder)));
+    mirror(&folders, &cache_folder()?)
+}
+
+/// The folders the `.pth` files of each library folder's `site-packages` put on the import path
+/// (a venv reaching another's packages, an editable install), which hold bytecode Python reads
+/// as it reads the installation's: each line that names an existing folder, `import` lines and
+/// comments left out. Sorted, without those inside `folders`.
+pub(crate) fn path_file_folders(folders: &[Utf8PathBuf]) -> Vec<Utf8PathBuf> {
+    let mut added: Vec<Utf8PathBuf> = Vec::new();
+    for site in folders.iter().map(|folder| folder.join("site-packages")) {
+        let Ok(entries) = site.read_dir_utf8() else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if !entry.file_name().ends_with(".pth") {
+                continue;
+            }
+            let text = fs::read_to_string(entry.path()).unwrap_or_default();
+            for line in text.lines().map(str::trim) {
+                if line.is_empty() || line.starts_with('#') || line.starts_with("import") {
+                    continue;
+                }
+                let folder = lexical(&site.join(line));
+                if folder.is_dir() && !folders.iter().any(|known| folder.starts_with(known)) {
+                    added.push(folder);
+                }
+            }
+        }
+    }
+    added.sort();
+    added.dedup();
+    added
 }
 
 /// The library folders of the interpreter installed in `installation` (a venv's folder, the
@@ -110,12 +149,14 @@ fn remove_orphans(cache: &Utf8Path) {
     }
 }
 
-/// Each library folder and each `site-packages` in it, with its modification time: installing
+/// Each folder mirrored and each `site-packages` in it, with its modification time: installing
 /// or removing a package changes one of them.
 fn stamp_of(folders: &[Utf8PathBuf]) -> String {
     let mut lines = Vec::new();
     for folder in folders {
-        for watched in [folder.clone(), folder.join("site-packages")] {
+        let site = Some(folder.join("site-packages")).filter(|site| site.is_dir());
+        // Every line names a folder that exists: one that is gone makes the mirror an orphan.
+        for watched in std::iter::once(folder.clone()).chain(site) {
             let time = fs::metadata(&watched)
                 .and_then(|meta| meta.modified())
                 .ok()
@@ -164,6 +205,21 @@ fn copy_bytecode(folder: &Utf8Path, root: &Utf8Path) {
             }
         }
     }
+}
+
+/// `path` with its `.` and `..` parts resolved by name, as Python's `site` does to a `.pth` line.
+fn lexical(path: &Utf8Path) -> Utf8PathBuf {
+    let mut resolved = Utf8PathBuf::new();
+    for part in path.components() {
+        match part {
+            camino::Utf8Component::CurDir => {}
+            camino::Utf8Component::ParentDir => {
+                resolved.pop();
+            }
+            other => resolved.push(other),
+        }
+    }
+    resolved
 }
 
 /// Where mend keeps the mirrors: `$XDG_CACHE_HOME/mend/bytecode`, else `~/.cache/mend/bytecode`.

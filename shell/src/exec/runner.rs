@@ -238,7 +238,8 @@ impl TestRunner {
         }
         let toolchain = self.toolchain(argv)?;
         let mut view = self.view(&toolchain, extra.writable);
-        let bytecode = bytecode::readable(&self.python, &self.host, &self.sandbox, workdir);
+        let places = (workdir, self.original.as_deref());
+        let bytecode = bytecode::readable(&self.python, &self.host, &self.sandbox, places);
         view.read_only.extend(bytecode.clone());
         let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
         let mut command = self

@@ -142,6 +142,39 @@ fn making_a_mirror_removes_those_of_installations_that_are_gone() {
         }
         mirrors.push(mirror(&library_folders(&[root.join(venv)]), &cache).unwrap());
     }
+    // A folder a .pth adds has no site-packages of its own: its mirror is no orphan.
+    let added = root.join("added/src");
+    write(&added.join("__pycache__/x.cpython-311.pyc"), "x");
+    let with_added = mirror(&[root.join("kept/lib/python3.11"), added], &cache).unwrap();
+    assert_eq!(
+        mirror(&library_folders(&[root.join("new")]), &cache),
+        Some(mirrors[2].clone())
+    );
+    assert!(with_added.is_dir());
     let left: Vec<bool> = mirrors.iter().map(|mirror| mirror.is_dir()).collect();
     assert_eq!(left, [true, false, true]);
+}
+
+#[test]
+fn the_folders_a_path_file_adds_are_mirrored_too_and_import_lines_are_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let lib = root.join("venv/lib/python3.11");
+    let shared = root.join("shared/lib/python3.11/site-packages");
+    fs::create_dir_all(&shared).unwrap();
+    fs::create_dir_all(root.join("project/src")).unwrap();
+    write(
+        &lib.join("site-packages/shared.pth"),
+        &format!(
+            "# the tools' venv\n{shared}\n\nimport os; os.getcwd()\n../../../../project/src\n"
+        ),
+    );
+    write(
+        &lib.join("site-packages/gone.pth"),
+        &format!("{root}/no-such-folder\n"),
+    );
+    write(&lib.join("site-packages/inside.pth"), "pkg\n");
+    fs::create_dir_all(lib.join("site-packages/pkg")).unwrap();
+    let added = path_file_folders(std::slice::from_ref(&lib));
+    assert_eq!(added, [root.join("project/src"), shared]);
 }
