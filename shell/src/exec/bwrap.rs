@@ -58,6 +58,7 @@ mod tests {
             env: Vec::new(),
             uid: 1000,
             gid: 1000,
+            python: None,
         }
         .command(
             Utf8Path::new("/bin/true"),
