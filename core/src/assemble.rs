@@ -32,8 +32,13 @@ impl TurnAssembly {
     ) {
         self.thinking.push_str(thinking);
         self.content.push_str(content);
-        self.calls.extend(calls);
-        self.signed_thinking.extend(signed_thinking);
+        // Most lines carry neither: an empty vector is not even taken apart.
+        if !calls.is_empty() {
+            self.calls.extend(calls);
+        }
+        if !signed_thinking.is_empty() {
+            self.signed_thinking.extend(signed_thinking);
+        }
     }
 
     /// The assistant message exactly as assembled: content, thinking when there was any, and the

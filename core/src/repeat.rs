@@ -63,14 +63,17 @@ impl RepeatGuard {
             self.last = Some(key);
             self.streak = 1;
         }
-        let message = format!(
-            "you have made this exact call (`{}` with the same arguments) {} times in a row and its result will not change; use the result you already have, or do something different",
-            call.name, self.streak
-        );
+        // The message is written only for a streak that needs it: most calls are fresh.
+        let message = || {
+            format!(
+                "you have made this exact call (`{}` with the same arguments) {} times in a row and its result will not change; use the result you already have, or do something different",
+                call.name, self.streak
+            )
+        };
         if self.streak >= limits.stop_after {
-            Repeat::Stop { message }
+            Repeat::Stop { message: message() }
         } else if self.streak >= limits.warn_after {
-            Repeat::Refuse { message }
+            Repeat::Refuse { message: message() }
         } else {
             Repeat::Fresh
         }

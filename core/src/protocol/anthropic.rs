@@ -170,11 +170,11 @@ impl State {
                     .tool_calls
                     .extend(self.tools.drain(..).map(ToolBlock::into_call));
                 self.end_thinking_block(None, &mut deltas);
-                deltas.done = Some(Done {
+                deltas.done = Some(Box::new(Done {
                     cut_off: self.stop_reason.as_deref() == Some("max_tokens"),
                     reason: self.stop_reason.clone(),
                     metrics: self.metrics.clone(),
-                });
+                }));
             }
             _ => {} // ping, and event types added later
         }
@@ -343,7 +343,7 @@ mod tests {
                 }],
                 // A thinking block without a signature (a local server's) is not sent back.
                 signed_thinking: Vec::new(),
-                done: Some(Done {
+                done: Some(Box::new(Done {
                     reason: Some("tool_use".to_owned()),
                     cut_off: false,
                     metrics: TurnMetrics {
@@ -351,7 +351,7 @@ mod tests {
                         eval_count: Some(9),
                         ..TurnMetrics::default()
                     },
-                }),
+                })),
             }
         );
     }

@@ -100,8 +100,9 @@ pub struct Deltas {
     /// its `signature`, and `redacted_thinking`), each whole as it came: they go back unchanged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signed_thinking: Vec<Value>,
-    /// Set when this chunk ends the turn.
-    pub done: Option<Done>,
+    /// Set when this chunk ends the turn. Boxed: one chunk a turn has it, and every line's
+    /// deltas are moved through the decoder and the session (a `Done` inline tripled their size).
+    pub done: Option<Box<Done>>,
 }
 
 /// One whole tool call as the model made it, before validation.

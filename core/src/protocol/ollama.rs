@@ -94,7 +94,7 @@ pub(super) fn decode_line(line: &[u8]) -> Result<LineDecoded, DecodeError> {
     });
     let done = chunk.done.unwrap_or(false).then(|| {
         let reason = chunk.done_reason.filter(|reason| !reason.is_empty());
-        Done {
+        Box::new(Done {
             // `length` is the only reason that means "cut off"; `stop`, absent, and unknown
             // values (cloud and proxy builds add their own) all complete the turn.
             cut_off: reason.as_deref() == Some("length"),
@@ -109,7 +109,7 @@ pub(super) fn decode_line(line: &[u8]) -> Result<LineDecoded, DecodeError> {
                 eval_duration_ns: chunk.eval_duration,
                 thinking_eval_count: None,
             },
-        }
+        })
     });
     Ok(LineDecoded::Chunk(Deltas {
         thinking: message.thinking.map(Cow::into_owned).unwrap_or_default(),

@@ -283,11 +283,11 @@ impl State {
                     arguments: call_arguments(Some(Value::String(call.arguments))),
                 })
                 .collect(),
-            done: Some(Done {
+            done: Some(Box::new(Done {
                 cut_off: self.finish_reason.as_deref() == Some("length"),
                 reason: self.finish_reason.clone(),
                 metrics: self.metrics.clone(),
-            }),
+            })),
             ..Deltas::default()
         }
     }
@@ -374,7 +374,7 @@ mod tests {
                     },
                 ],
                 signed_thinking: Vec::new(),
-                done: Some(Done {
+                done: Some(Box::new(Done {
                     reason: Some("tool_calls".to_owned()),
                     cut_off: false,
                     metrics: TurnMetrics {
@@ -382,7 +382,7 @@ mod tests {
                         eval_count: Some(4),
                         ..TurnMetrics::default()
                     },
-                }),
+                })),
             }
         );
     }

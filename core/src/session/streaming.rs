@@ -64,7 +64,7 @@ impl Session {
             }));
         }
         if let Some(done) = done {
-            self.finish_turn(turn, done, actions);
+            self.finish_turn(turn, *done, actions);
         }
         Ok(())
     }
