@@ -1,15 +1,15 @@
 //! mend's own costs, each measured as a ratio within one run (`make bench` writes the table into
 //! BENCHMARKS.md). Usage: `cargo bench -p mend --bench harness [-- NAME...]` where NAME is one of
 //! core, driver, requests, window, latency, memory, replay, otel, show, text_calls, verify, copies,
-//! witness, keep_alive, images.
+//! witness, verify_per_line, keep_alive, images.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark may panic on broken invariants
 
 mod bench_support;
 
 use bench_support::{
     attempt_copies, core_throughput, driver_share, image_attempts, keep_alive, latency, memory,
-    otel_export, replay_share, request_building, show_page, text_calls, verify_share, window_cost,
-    witness_cost, Row,
+    otel_export, replay_share, request_building, show_page, text_calls, verify_per_line,
+    verify_share, window_cost, witness_cost, Row,
 };
 
 fn main() {
@@ -62,6 +62,9 @@ fn main() {
     }
     if run("witness") {
         rows.extend(witness_cost::measure());
+    }
+    if run("verify_per_line") {
+        rows.extend(verify_per_line::measure());
     }
     if run("keep_alive") {
         rows.extend(keep_alive::measure());

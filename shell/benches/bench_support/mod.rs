@@ -1,5 +1,7 @@
 //! The measurements of the harness benchmark, one module each.
 
+use camino::{Utf8Path, Utf8PathBuf};
+
 pub mod attempt_copies;
 pub mod core_throughput;
 pub mod driver_share;
@@ -17,6 +19,7 @@ pub mod server;
 pub mod show_page;
 pub mod synthetic;
 pub mod text_calls;
+pub mod verify_per_line;
 pub mod verify_share;
 pub mod window_cost;
 pub mod witness_cost;
@@ -27,6 +30,31 @@ pub struct Row {
     pub measured: String,
     pub target: String,
     pub command: String,
+}
+
+/// The Pythons with pytest to measure the witness with: mend's own (`MEND_PYTHON`, else
+/// `.venv`), then each venv of the matrix `MEND_BENCH_VENVS` names (`make bench` gives its
+/// lines), or, without it, every venv `make pytest-matrix` or `make compat` made.
+pub fn pytest_pythons(root: &Utf8Path) -> Vec<Utf8PathBuf> {
+    let own = std::env::var("MEND_PYTHON")
+        .map(Utf8PathBuf::from)
+        .unwrap_or_else(|_| root.join(".venv/bin/python"));
+    let mut venvs: Vec<Utf8PathBuf> = match std::env::var("MEND_BENCH_VENVS") {
+        Ok(named) => named.split_whitespace().map(Utf8PathBuf::from).collect(),
+        Err(_) => std::fs::read_dir(root.join("target/pytest-venvs"))
+            .map(|entries| {
+                entries
+                    .filter_map(|entry| Utf8PathBuf::from_path_buf(entry.ok()?.path()).ok())
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    venvs.sort();
+    let lines = venvs
+        .into_iter()
+        .map(|venv| venv.join("bin/python"))
+        .filter(|python| python.exists());
+    std::iter::once(own).chain(lines).collect()
 }
 
 pub fn command(name: &str) -> String {

@@ -5,8 +5,7 @@
 //! work on a shared machine disturbs far less than wall time. The ratio is the median of each
 //! round's own ratio: the two runs of a round see the same load, so a busy spell that lands on
 //! a few rounds moves neither side of the median. Measured with mend's own pytest, then with each
-//! pytest line of the witness's matrix whose venv `make pytest-matrix` made
-//! (`target/pytest-venvs/LINE`).
+//! pytest line of the witness's matrix ([`super::pytest_pythons`]).
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::net::UnixListener;
@@ -46,22 +45,9 @@ fn unguarded() -> String {
 
 pub fn measure() -> Vec<Row> {
     let root = Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-    let python = std::env::var("MEND_PYTHON")
-        .map(Utf8PathBuf::from)
-        .unwrap_or_else(|_| root.join(".venv/bin/python"));
-    let mut lines: Vec<Utf8PathBuf> = std::fs::read_dir(root.join("target/pytest-venvs"))
-        .map(|entries| {
-            entries
-                .filter_map(|entry| Utf8PathBuf::from_path_buf(entry.ok()?.path()).ok())
-                .map(|venv| venv.join("bin/python"))
-                .filter(|python| python.exists())
-                .collect()
-        })
-        .unwrap_or_default();
-    lines.sort();
-    std::iter::once(python)
-        .chain(lines)
-        .flat_map(|python| measure_with(&root, &python))
+    super::pytest_pythons(&root)
+        .iter()
+        .flat_map(|python| measure_with(&root, python))
         .collect()
 }
 
@@ -111,7 +97,7 @@ fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
 }
 
 /// The pytest `python` has, as `pytest --version` would name it.
-fn pytest_version(python: &Utf8Path) -> String {
+pub fn pytest_version(python: &Utf8Path) -> String {
     let output = Command::new(python)
         .args(["-c", "import pytest; print(pytest.__version__)"])
         .output()
@@ -120,7 +106,7 @@ fn pytest_version(python: &Utf8Path) -> String {
 }
 
 /// 20 modules of 50 tests each.
-fn generate_suite(repo: &Utf8Path) {
+pub fn generate_suite(repo: &Utf8Path) {
     std::fs::create_dir_all(repo.join("tests")).unwrap();
     for module in 0..20 {
         let tests: String = (0..50)
@@ -157,7 +143,7 @@ fn pytest_cpu_ms(python: &Utf8Path, repo: &Utf8Path, plugin: &Utf8Path, socket: 
 }
 
 /// The CPU time of every child waited for so far.
-fn children_cpu_ms() -> f64 {
+pub fn children_cpu_ms() -> f64 {
     // SAFETY: getrusage writes into the zeroed struct it is given and keeps no pointer to it.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
@@ -168,7 +154,7 @@ fn children_cpu_ms() -> f64 {
     ms(usage.ru_utime) + ms(usage.ru_stime)
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
+pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
 }
