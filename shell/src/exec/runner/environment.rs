@@ -1,0 +1,125 @@
+//! The environment a test command runs in: cleared, then HOME, locale, bytecode and hash seed
+//! fixed, the search path the sandbox shows, the copy's import roots first, and pytest's options
+//! last, so nothing the user's shell or the toolchain set decides a run.
+
+use std::process::Command;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use super::{Extra, TestRunner, NO_BYTECODE, NO_CACHE, PYTEST_ADDOPTS};
+use crate::exec::sandbox::View;
+use crate::exec::toolchain::{self, Toolchain, SYSTEM_PATH};
+use crate::task::PythonPath;
+
+impl TestRunner {
+    /// What every test command's cleared environment holds, on this machine or in an image:
+    /// HOME at `home`, a UTF-8 locale, no bytecode read or written, no user site-packages, a
+    /// fixed hash seed, and pytest's plugins autoloaded only when the task allows it.
+    pub(crate) fn scrubbed_env(&self, command: &mut Command, home: &Utf8Path) {
+        command
+            .env("HOME", home.as_std_path())
+            .env("LANG", "C.UTF-8")
+            .env("LC_ALL", "C.UTF-8")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("PYTHONPYCACHEPREFIX", NO_BYTECODE)
+            .env("PYTHONNOUSERSITE", "1")
+            .env("PYTHONHASHSEED", "0");
+        if !self.plugins {
+            command.env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
+        }
+    }
+
+    /// What a command's environment ends with: pytest's options — the last `PYTEST_ADDOPTS` of
+    /// `underneath` (the toolchain's or the image's) and the task's `test.env`, else mend's own,
+    /// then the run's options after it — and mend's own variables for this run.
+    pub(crate) fn last_env(
+        &self,
+        command: &mut Command,
+        underneath: &[(String, String)],
+        extra: Extra,
+    ) {
+        let addopts = underneath
+            .iter()
+            .chain(&self.env)
+            .rev()
+            .find(|(name, _)| name == PYTEST_ADDOPTS)
+            .map_or(NO_CACHE, |(_, value)| value.as_str());
+        command.env(PYTEST_ADDOPTS, with_options(addopts, extra.pytest_options));
+        for (name, value) in extra.env {
+            command.env(name, value);
+        }
+    }
+
+    /// The program's folder, the interpreter's, then the user's PATH as far as the sandbox shows
+    /// it, then the system's.
+    pub(super) fn search_path(&self, toolchain: &Toolchain, view: &View) -> String {
+        let mut folders: Vec<Utf8PathBuf> = Vec::new();
+        let shown = self
+            .host
+            .path
+            .iter()
+            .filter(|folder| self.sandbox.shows(folder, view));
+        // The interpreter's folder too, so a script or a make target finds the venv's python.
+        let python_bin = self.python.parent().filter(|_| self.python.is_absolute());
+        for folder in toolchain
+            .bin
+            .iter()
+            .map(Utf8PathBuf::as_path)
+            .chain(python_bin)
+            .map(Utf8Path::to_path_buf)
+            .chain(shown.cloned())
+            .chain(SYSTEM_PATH.map(Utf8PathBuf::from))
+        {
+            toolchain::push_new(&mut folders, folder);
+        }
+        let folders: Vec<&str> = folders.iter().map(|folder| folder.as_str()).collect();
+        folders.join(":")
+    }
+
+    /// The copy's import roots, first on PYTHONPATH so the copy is imported even when the
+    /// project is installed in its venv in editable mode (which points at the original).
+    pub(crate) fn import_roots(&self, workdir: &Utf8Path) -> Vec<String> {
+        let roots: Vec<Utf8PathBuf> = match &self.pythonpath {
+            PythonPath::Guessed => [workdir.join("src"), workdir.to_path_buf()]
+                .into_iter()
+                .filter(|root| root.is_dir())
+                .collect(),
+            PythonPath::Roots(roots) => roots
+                .iter()
+                .map(|root| match root.as_str() {
+                    "." => workdir.to_path_buf(),
+                    root => workdir.join(root),
+                })
+                .collect(),
+        };
+        let mut roots: Vec<String> = roots.iter().map(ToString::to_string).collect();
+        for folder in &self.editable_folders {
+            let root = match folder.as_str() {
+                "." => workdir.to_string(),
+                folder => workdir.join(folder).to_string(),
+            };
+            if !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+        roots
+    }
+}
+
+/// `addopts` with `options` after it, each quoted as the POSIX shell (and so pytest, which
+/// splits the variable with `shlex.split`) reads it back as one word.
+fn with_options(addopts: &str, options: &[String]) -> String {
+    let mut words = vec![addopts.to_owned()];
+    words.extend(options.iter().map(|option| shell_word(option)));
+    words.retain(|word| !word.is_empty());
+    words.join(" ")
+}
+
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\"'\"'"))
+    }
+}
