@@ -96,7 +96,9 @@ def _canaries(send, seed):
         only when each is there once (none told: a passing run is then untrusted)."""
         placed = {}
         for expected, name in chosen()[1].items():
-            matches = [nodeid for nodeid in collected if nodeid.rpartition("::")[2] == name]
+            # A canary placed beside a parametrized test carries its parameters (`name[...]`).
+            matches = [nodeid for nodeid in collected
+                       if nodeid.rpartition("::")[2].partition("[")[0] == name]
             if len(matches) != 1:
                 return
             placed[expected] = matches[0]
