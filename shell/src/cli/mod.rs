@@ -14,7 +14,7 @@ pub use locate::{replay_record, DEMO_RECORD};
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
 
-pub const EXIT_CODES_HELP: &str = "\
+pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  the run (or replay) completed, matched its record, and the final tests pass
   1  everything ran, but the independent final tests fail

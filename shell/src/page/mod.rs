@@ -170,7 +170,7 @@ pub fn document_start(title: &str, page: &mut Html) {
         .raw("</style></head><body>");
 }
 
-pub fn document_end(page: &mut Html) {
+pub(crate) fn document_end(page: &mut Html) {
     page.raw("</body></html>\n");
 }
 

@@ -61,7 +61,7 @@ impl Ended<'_> {
         self.verdict().passed
     }
 
-    pub fn test_files_changed(&self) -> bool {
+    pub(crate) fn test_files_changed(&self) -> bool {
         self.after.test_files_changed(self.test_file_sha256_before)
     }
 }

@@ -19,7 +19,7 @@ pub enum LineBytes {
 }
 
 impl LineBytes {
-    pub fn from_bytes(bytes: &[u8]) -> LineBytes {
+    pub(crate) fn from_bytes(bytes: &[u8]) -> LineBytes {
         match std::str::from_utf8(bytes) {
             Ok(text) => LineBytes::Text {
                 text: text.to_owned(),
@@ -38,7 +38,7 @@ impl LineBytes {
         }
     }
 
-    pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
+    pub(crate) fn to_bytes(&self) -> Result<Vec<u8>, String> {
         match self {
             LineBytes::Text { text } => Ok(text.as_bytes().to_vec()),
             LineBytes::Hex { hex } => (0..hex.len())

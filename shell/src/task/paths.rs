@@ -62,7 +62,7 @@ impl PathSet {
         }
     }
 
-    pub fn patterns(&self) -> &[String] {
+    pub(crate) fn patterns(&self) -> &[String] {
         &self.patterns
     }
 
