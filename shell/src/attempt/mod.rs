@@ -44,17 +44,20 @@ use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
 use crate::workspace::shared_writes::SharedStamps;
 use crate::workspace::{Left, Workspace};
 
+/// What one attempt left for its command to record and grade: the sessions, their figures and the final checks.
 pub struct Attempt {
     /// The last session's transcript (how the run stopped), with every session's figures.
     pub transcript: Transcript,
     /// The sessions as the record keeps them: the task's, then one for each time a Stop hook
     /// sent the model back to work.
     pub messages: Vec<Message>,
+    /// The independent runs after the sessions and what the verdict reads from them.
     pub checks: Checks,
     /// When the loop started: the record's `started_ms` count from here (the run's trace).
     pub loop_started_at: std::time::SystemTime,
 }
 
+/// Runs one attempt on a throwaway copy: the independent check before, the model's sessions (again while a Stop hook sends it back), then the final tests on what it changed.
 pub fn run_attempt(
     setup: &Setup,
     config: Config,
