@@ -2,10 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 
+/// One line of a model's response body, with when it came, so a replay can feed it back as it
+/// arrived.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordedLine {
     /// Milliseconds since the request was sent.
     pub at_ms: u64,
+    /// The line's bytes, as text or hex.
     #[serde(flatten)]
     pub bytes: LineBytes,
 }
@@ -14,8 +17,16 @@ pub struct RecordedLine {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum LineBytes {
-    Text { text: String },
-    Hex { hex: String },
+    /// A line that is valid UTF-8, kept readable.
+    Text {
+        /// The line.
+        text: String,
+    },
+    /// A line that is not UTF-8, its bytes in lower-case hex.
+    Hex {
+        /// The bytes, two hex digits each.
+        hex: String,
+    },
 }
 
 impl LineBytes {

@@ -93,9 +93,11 @@ struct Entry {
 /// mend does not run.
 #[derive(Debug, Default)]
 pub struct Loaded {
+    /// The hooks read from the settings files, in mend's form.
     pub hooks: Hooks,
     /// Each file read, with how many hooks it gave (`.claude/settings.json (2 hooks)`).
     pub sources: Vec<String>,
+    /// What of the settings mend does not run, said before any run.
     pub warnings: Vec<String>,
 }
 

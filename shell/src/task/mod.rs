@@ -153,8 +153,10 @@ pub enum TestReport {
     Pytest,
     /// The exit code, and the JUnit XML report the command itself writes at this path, relative
     /// to the copy (cargo-nextest, jest-junit, go-junit-report, …).
-    /// The report's path, relative to the copy.
-    Junit { path: String },
+    Junit {
+        /// The report's path, relative to the copy.
+        path: String,
+    },
     /// The exit code alone: 0 passes. For any other test runner.
     ExitCode,
     /// The exit code, and each test's outcome read from what the runner printed (django's
@@ -269,6 +271,7 @@ impl Task {
         }
     }
 
+    /// Reads and checks the task file at `path`, alone: no repository instructions are read.
     pub fn load(path: &Utf8Path) -> Result<Task, MendError> {
         let text = fs::read_to_string(path)
             .map_err(|err| MendError::usage(format!("cannot read the task file {path}: {err}")))?;
@@ -280,6 +283,7 @@ impl Task {
         self.test_patch.is_some() || !self.exclude.held_out_patterns().is_empty()
     }
 
+    /// Whether the model is offered `tool`.
     pub fn offers(&self, tool: ToolName) -> bool {
         self.tools.contains(&tool)
     }
