@@ -36,13 +36,17 @@ pub const ALL_EXIT_CODES: [(u8, &str); 8] = [
     (exit::INTERRUPTED, "interrupted"),
 ];
 
+/// An error a command stops with: what to tell the user, and the exit code that classes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MendError {
+    /// The process's exit code (see [`exit`]).
     pub exit_code: u8,
+    /// One message naming what went wrong and the fix.
     pub message: String,
 }
 
 impl MendError {
+    /// The task's rules or the user's input forbid what was asked (a protected file, a bad task file).
     pub fn refused(message: impl Into<String>) -> Self {
         MendError {
             exit_code: exit::REFUSED,
@@ -50,6 +54,7 @@ impl MendError {
         }
     }
 
+    /// mend itself or its surroundings failed (a server, the disk, a sandbox), not the user's input.
     pub fn harness(message: impl Into<String>) -> Self {
         MendError {
             exit_code: exit::HARNESS,
@@ -65,6 +70,7 @@ impl MendError {
         }
     }
 
+    /// The command line was wrong: a flag, a missing argument, a file that is not there.
     pub fn usage(message: impl Into<String>) -> Self {
         MendError {
             exit_code: exit::USAGE,

@@ -79,6 +79,7 @@ pub const WATCH_TICK: std::time::Duration = std::time::Duration::from_millis(20)
 /// When a blocking wait must give up early: a Ctrl-C, or the run's deadline.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Watch {
+    /// When the run's `--deadline` passes, if it has one.
     pub deadline: Option<Instant>,
     /// Whether Ctrl-C ends the wait (the loop) or not (the final independent check).
     pub on_interrupt: bool,
@@ -87,7 +88,9 @@ pub struct Watch {
 /// Why a wait was cut short.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cut {
+    /// The user pressed Ctrl-C.
     Interrupted,
+    /// The run's `--deadline` passed.
     DeadlinePassed,
 }
 
@@ -98,6 +101,7 @@ impl Watch {
         on_interrupt: false,
     };
 
+    /// Whether to give up now, and why; `None` to keep waiting.
     pub fn check(&self) -> Option<Cut> {
         if self.on_interrupt && requested() {
             return Some(Cut::Interrupted);

@@ -6,6 +6,9 @@
 // `pub` means used outside the crate (by `main.rs`, `tests/`, `benches/`); everything else is
 // `pub(crate)`, so what the library offers reads from this file.
 #![deny(unreachable_pub)]
+// Every public item says what it is for; a warning here, an error under `make lint`'s
+// `-D warnings`.
+#![warn(missing_docs)]
 
 pub(crate) mod access;
 pub mod atomic;

@@ -27,6 +27,7 @@ use crate::tools::{self, ToolContext, ToolRun};
 
 /// Receives every event, in order, as it happens.
 pub trait Observer {
+    /// Called for each event as the session emits it, before the next is made.
     fn event(&mut self, event: &Event);
 
     /// The hooks run about a call (or, in a replay, the record's), each with its decision.

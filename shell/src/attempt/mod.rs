@@ -45,12 +45,14 @@ use crate::workspace::final_tree::{final_tree, Carry, FinalTree, LoopCopy};
 use crate::workspace::shared_writes::SharedStamps;
 use crate::workspace::{Left, Workspace};
 
+/// What one attempt left for its command to record and grade: the sessions, their figures and the final checks.
 pub struct Attempt {
     /// The last session's transcript (how the run stopped), with every session's figures.
     pub transcript: Transcript,
     /// The sessions as the record keeps them: the task's, then one for each time a Stop hook
     /// sent the model back to work.
     pub messages: Vec<Message>,
+    /// The independent runs after the sessions and what the verdict reads from them.
     pub checks: Checks,
     /// When the loop started: the record's `started_ms` count from here (the run's trace).
     pub loop_started_at: std::time::SystemTime,
@@ -68,9 +70,13 @@ pub struct Begun {
 /// A run that could not begin: mend could not run the tests before the loop, so the model must
 /// not be asked anything. The copy they ran in is handed back, for the caller to keep or drop.
 pub struct Unbegun {
+    /// Why the tests before the loop gave no verdict, with its fix.
     pub error: MendError,
+    /// The copy they ran in.
     pub workspace: Workspace,
+    /// The digest of the original's test files, as the record of a begun run keeps it.
     pub test_file_sha256_before: String,
+    /// The digest of the original's editable files, likewise.
     pub source_sha256_before: String,
 }
 

@@ -13,7 +13,9 @@ use crate::record::usage::{Trim, TurnUsage};
 use crate::verdict::check::TestRun;
 use crate::verdict::grade::given::HeldAndGiven;
 
+/// Shows a run as it happens, as text or JSON lines: the session's events and the shell's own.
 pub trait Render: Observer {
+    /// Shows one of the shell's events (setup, checks, verdict).
     fn run_event(&mut self, event: &RunEvent);
 }
 

@@ -23,14 +23,20 @@ use camino::Utf8Path;
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RunEvent {
+    /// The run begins: which command, against which model, from which source (a repository or a record).
     RunStart {
+        /// The mend subcommand that started the run (`run`, `replay`, `resume`...).
         command: String,
+        /// The model the turns are asked of, as the server names it.
         model: String,
+        /// Where the work comes from: the repository's folder or the record's file.
         source: String,
     },
     /// Where the repository's tests run; a warning when the sandbox is partial or absent.
     Sandbox {
+        /// The sandbox's short name (`bwrap`, `network-namespace`, `none`), as the verdict repeats it.
         name: String,
+        /// Why the isolation is weaker than bwrap's, when it is.
         #[serde(skip_serializing_if = "Option::is_none")]
         warning: Option<String>,
         /// The image the commands run in (`[environment] image`) and the manifest digest its
@@ -44,8 +50,11 @@ pub enum RunEvent {
     /// The context window of every request of the run, why, and the model's own length when
     /// the server stated it.
     ContextWindow {
+        /// The window's size in tokens, as every request asks for it.
         tokens: u32,
+        /// Where that size came from (the flag, the task, the server), so a user can change it.
         why: String,
+        /// The longest context the server says the model takes, to compare with the window.
         #[serde(skip_serializing_if = "Option::is_none")]
         model_length: Option<u64>,
         /// The session's estimate of its first request, in tokens.
@@ -59,26 +68,36 @@ pub enum RunEvent {
     /// A turn's accounting (after its `model_done`): the server's counts and speeds, mend's
     /// estimate.
     TurnUsage {
+        /// Which turn of the session the counts belong to, from 1.
         turn: u32,
+        /// The turn's tokens and speeds.
         usage: TurnUsage,
     },
     /// One hook's run about a call: which hook, the event, its decision and reason, its time.
     Hook {
+        /// The tool call the hook was asked about, to pair it with the call's own events.
         call_id: String,
+        /// The tool the call asked for.
         tool: String,
+        /// The hook's name, event, decision, reason and time.
         #[serde(flatten)]
         run: crate::task::HookRun,
     },
+    /// The tests' run on the untouched copy, before the model's turns: what a repair is measured against.
     TestsBefore {
+        /// The run's outcome, counts and output tail.
         run: TestRun,
     },
+    /// The independent run of the tests on the changed copy, after the session: what the verdict grades.
     TestsAfter {
+        /// The run's outcome, counts and output tail.
         run: TestRun,
     },
     /// `mend verify`'s one run of the tests: no loop comes before it, so it is not a "final"
     /// check. As JSON it is the same `tests_after` event.
     #[serde(rename = "tests_after")]
     TestsOnly {
+        /// The run's outcome, counts and output tail.
         run: TestRun,
         /// The given tests' grade and the held-out files put back, when the task has them
         /// (boxed: the rare case).
@@ -93,9 +112,12 @@ pub enum RunEvent {
     /// nothing when it went on from where the one before stopped; `live` when it goes to the
     /// server rather than coming from the record.
     Message {
+        /// The message's place in the conversation, from 1.
         number: usize,
+        /// What the user asked, when the message was a new one.
         #[serde(skip_serializing_if = "Option::is_none")]
         text: Option<String>,
+        /// Whether the message goes to the server rather than being read back from the record.
         live: bool,
     },
     /// A replay reached the place of a recorded chat command (`/verify`, `/save`): what was
@@ -103,29 +125,42 @@ pub enum RunEvent {
     ChatCommand(ChatCommand),
     /// A replay differed from its record; `what` says where.
     Divergence {
+        /// What the record holds at that place.
         what: String,
+        /// What the record holds at that place.
         expected: Value,
+        /// What this replay produced instead.
         got: Value,
     },
     /// The workspace's change against the original, as a unified diff (`--diff`).
     Diff {
+        /// The unified diff, ready for `git apply`.
         text: String,
     },
+    /// The copy the run worked in was kept (`--keep`), for the user to look into.
     WorkspaceKept {
+        /// The kept copy's folder.
         path: String,
     },
     /// `mend verify`: where its time went. `setup_ms` reads the task and probes the sandbox once,
     /// `copy_ms` makes the copy, `tests_ms` is the test run (the sandbox's own start included),
     /// `cleanup_ms` deletes the copy (absent when it was kept).
     Costs {
+        /// Milliseconds to read the task and probe the sandbox.
         setup_ms: u64,
+        /// Milliseconds to make the throwaway copy.
         copy_ms: u64,
+        /// Milliseconds the sandbox took to start, a part of `tests_ms`.
         sandbox_start_ms: u64,
+        /// Milliseconds of the test run, the sandbox's start included.
         tests_ms: u64,
+        /// Milliseconds to delete the copy; absent when it was kept.
         #[serde(skip_serializing_if = "Option::is_none")]
         cleanup_ms: Option<u64>,
     },
+    /// The run's last word: whether the repair holds, why, and what it cost.
     Verdict {
+        /// Whether the final, independent test run passed under the task's contract.
         tests_pass: bool,
         /// Why the verdict is a FAIL, or what a PASS could not check, in sentences.
         #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -148,12 +183,15 @@ pub enum RunEvent {
         /// What graded the final tests (pytest, pluggy and Python's versions), when pytest did.
         #[serde(skip_serializing_if = "Option::is_none")]
         runner: Option<Runner>,
+        /// A replay: whether every turn matched its record; absent for a live session.
         #[serde(skip_serializing_if = "Option::is_none")]
         replay_matched: Option<bool>,
         /// How the last session ended; `none` for a replay of a record without one.
         #[serde(serialize_with = "stop_reason_or_none")]
         stop_reason: Option<StopReason>,
+        /// The process's exit code the verdict leads to (`mend --help` lists them).
         exit_code: u8,
+        /// The run's turns, tokens, tool calls and times, summed.
         metrics: RunMetrics,
         /// `mend run`, `mend resume`: the file the record was written to (a new one in `.mend/` may carry a
         /// `-2` when another run of the same second took the plain name).

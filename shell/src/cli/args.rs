@@ -12,8 +12,10 @@ use crate::setup::config::ModelChoice;
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::task::Task;
 
+/// `mend run`'s arguments.
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// Which model, where, and each session's budgets.
     #[command(flatten)]
     pub model: ModelArgs,
     /// The task given to the model [default: the task file's task.prompt].
@@ -33,14 +35,18 @@ pub struct RunArgs {
     /// http://127.0.0.1:4318) [default: the task file's telemetry.otlp_endpoint, else none].
     #[arg(long, value_name = "ENDPOINT")]
     pub otel: Option<String>,
+    /// The repository, its task file, the sandbox and the output's form.
     #[command(flatten)]
     pub common: CommonArgs,
 }
 
+/// `mend chat`'s arguments.
 #[derive(Debug, Args)]
 pub struct ChatArgs {
+    /// Which model, where, and each message's budgets.
     #[command(flatten)]
     pub model: ModelArgs,
+    /// The repository, its task file and the sandbox.
     #[command(flatten)]
     pub setup: RepoArgs,
     /// Where to record the conversation, rewritten after every message [default:
@@ -64,6 +70,7 @@ pub struct ModelArgs {
     /// The model to use [default: the task file's model.name, else gemma4:e2b].
     #[arg(long)]
     pub model: Option<String>,
+    /// The server's address and how long to wait on it.
     #[command(flatten)]
     pub server: ServerArgs,
     /// How many model requests a run (in chat: each message) may send [default: the task
@@ -172,17 +179,21 @@ pub struct ResumeArgs {
     /// telemetry.otlp_endpoint, else none].
     #[arg(long, value_name = "ENDPOINT")]
     pub otel: Option<String>,
+    /// The server the new messages go to, and how long to wait on it.
     #[command(flatten)]
     pub server: ServerArgs,
+    /// The repository, its task file, the sandbox and the output's form.
     #[command(flatten)]
     pub common: CommonArgs,
 }
 
+/// `mend replay`'s arguments.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// The record to replay (`mend run` writes them to REPO/.mend/) [default: fixtures/repair.json,
     /// the recorded repair, when run in the mend checkout].
     pub record: Option<Utf8PathBuf>,
+    /// The repository, its task file, the sandbox and the output's form; each defaults to the record's.
     #[command(flatten)]
     pub common: CommonArgs,
     /// Show the model's reasoning as it streams (human output only).
@@ -197,6 +208,7 @@ pub struct ReplayArgs {
 /// What the commands that work on a copy share, and how they print.
 #[derive(Debug, Args)]
 pub struct CommonArgs {
+    /// The repository, its task file and the sandbox.
     #[command(flatten)]
     pub setup: RepoArgs,
     /// Print one JSON event per line (schema: docs/events.md) instead of readable text.
@@ -223,6 +235,7 @@ pub struct RepoArgs {
     /// Keep the temporary copy after the run and print its path.
     #[arg(long)]
     pub keep_workspace: bool,
+    /// The sandbox, the image cache and whether to run on the host.
     #[command(flatten)]
     pub place: PlaceArgs,
 }

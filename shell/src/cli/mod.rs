@@ -14,7 +14,7 @@ pub use locate::{replay_record, DEMO_RECORD};
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand};
 
-pub const EXIT_CODES_HELP: &str = "\
+pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  the run (or replay) completed, matched its record, and the final tests pass
   1  everything ran, but the independent final tests fail
@@ -55,10 +55,12 @@ Ctrl-C interrupts the model's turn and keeps the conversation; Ctrl-D (end of in
 #[derive(Debug, Parser)]
 #[command(name = "mend", version, after_help = EXIT_CODES_HELP)]
 pub struct Cli {
+    /// Which command to run, with its arguments.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// Each of mend's commands with its own arguments; `main.rs` hands each to its file under `commands/`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Repair the repository with a live model (Ollama, or an OpenAI- or Anthropic-compatible
@@ -149,6 +151,7 @@ pub enum Command {
     /// array), or empty the cache (`mend images prune`).
     #[command(after_help = IMAGES_EXIT_CODES_HELP)]
     Images {
+        /// What to do with the cache; listing it when none is given.
         #[command(subcommand)]
         action: Option<ImagesAction>,
         /// The cache [default: $XDG_CACHE_HOME/mend/images, else ~/.cache/mend/images].
@@ -173,6 +176,7 @@ pub enum Command {
 /// `mend verify`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
+    /// The repository, its task file, the sandbox and the output's form.
     #[command(flatten)]
     pub common: CommonArgs,
     /// A unified diff (`--- a/FILE` / `+++ b/FILE`, as `git diff` or the .patch beside a record)
@@ -181,6 +185,7 @@ pub struct VerifyArgs {
     pub patch: Option<Utf8PathBuf>,
 }
 
+/// What `mend images` does with the cache besides listing it.
 #[derive(Debug, Subcommand)]
 pub enum ImagesAction {
     /// Pull REF (host/name:tag, host/name@sha256:…, oci:PATH, docker-archive:PATH) and unpack it
@@ -188,6 +193,7 @@ pub enum ImagesAction {
     /// --suite, every image the suite's tasks name that this machine lacks (a Slurm node's first
     /// step: the shards on one node then share one unpack).
     Pull {
+        /// The image to pull and unpack.
         #[arg(required_unless_present = "suite", conflicts_with = "suite")]
         reference: Option<String>,
         /// A suite file (suite.toml): its tasks' images.

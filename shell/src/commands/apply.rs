@@ -11,6 +11,7 @@ use crate::setup::repository::repository;
 use crate::setup::Recorded;
 use crate::task::Task;
 
+/// `mend apply RECORD`: writes the record's change into the repository, and says what it did; its exit code says whether it could.
 pub fn command(
     record: &Utf8Path,
     repo: Option<&Utf8Path>,

@@ -46,9 +46,11 @@ use crate::workspace::Workspace;
 use said::{parse, Said};
 use save::{discarded, save, SAVE_USAGE};
 
+/// What `mend chat` starts with: the copy's setup, the checked server, the sessions' settings and where the conversation is recorded.
 pub struct ChatSetup<'a> {
     /// What each check works with: the repository, its task, the runner, the held-out tests.
     pub attempt: Setup<'a>,
+    /// The model server, already checked.
     pub connection: &'a Connection,
     /// The settings of each message's session; its `task` is replaced by what the user types.
     pub config: Config,

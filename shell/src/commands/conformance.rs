@@ -38,6 +38,7 @@ const FOLDERS: [(&str, &str, Protocol); 2] = [
     ("openai", "sse", Protocol::OpenaiSse),
 ];
 
+/// `mend conformance DIR`: feeds every recorded response under `DIR` through mend's decoder and session and checks what they made of it; non-zero exit on any disagreement.
 pub fn conformance(dir: &Utf8Path) -> Result<u8, MendError> {
     let mut files: Vec<(Utf8PathBuf, Protocol)> = Vec::new();
     for (name, extension, protocol) in FOLDERS {

@@ -20,6 +20,7 @@ use crate::eval::results::Row;
 use crate::eval::shard::Shard;
 use crate::eval::suite::Suite;
 
+/// `mend eval` and its subcommands, from their parsed arguments.
 pub fn command(args: EvalArgs) -> Result<u8, MendError> {
     if let Some(EvalCommand::Check {
         suite,

@@ -7,6 +7,7 @@ use crate::error::MendError;
 use crate::exec::image::ImageCache;
 use crate::oci::ImageRef;
 
+/// `mend images`: lists the cache at `folder` (or the default one), pulls into it or empties it, as `action` says.
 pub fn command(action: Option<ImagesAction>, folder: Option<&Utf8Path>) -> Result<u8, MendError> {
     // Located only once it is needed: a suite without images needs no cache (nor a HOME).
     let cache = || ImageCache::locate(folder);

@@ -29,10 +29,13 @@ use crate::workspace::changes::{file_digests, set_sha256};
 use crate::workspace::final_tree::LoopCopy;
 use crate::workspace::Workspace;
 
+/// What a replay works with: the record, where it came from, and the copy's setup.
 pub struct ReplayOptions<'a> {
     /// Where the record was read from (and where `--bless` writes it back).
     pub record_path: &'a Utf8Path,
+    /// The record to replay.
     pub record: Record,
+    /// The repository, task and runner the replay's copy uses.
     pub setup: Setup<'a>,
     /// Rewrite the record's observed fields from this replay (for authoring fixtures).
     pub bless: bool,

@@ -38,19 +38,27 @@ use crate::workspace::changes::file_digests;
 use crate::workspace::final_tree::LoopCopy;
 use crate::workspace::Workspace;
 
+/// What `mend resume` goes on with: the record, the next message, the server and the copy's setup.
 pub struct ResumeOptions<'a> {
+    /// Where the record was read from.
     pub record_path: &'a Utf8Path,
+    /// The record whose conversation goes on.
     pub record: Record,
     /// The user's next message; `None` goes on from where the session stopped.
     pub message: Option<String>,
     /// The resumed session's turn budget [default: the record's].
     pub max_turns: Option<u32>,
+    /// The resumed session's wall-clock budget (`--deadline`), when given.
     pub deadline: Option<Millis>,
     /// Where the new record goes: `--out`, else a new file in `REPO/.mend/`.
     pub out: RecordTarget,
+    /// The model server the new messages go to.
     pub base: BaseUrl,
+    /// How long to wait for the server's next bytes before giving up.
     pub read_timeout: Duration,
+    /// `--diff`: print the change after the verdict.
     pub print_diff: bool,
+    /// The repository, task and runner the resumed run's copy uses.
     pub setup: Setup<'a>,
     /// `--otel`: where the new record's trace goes [default: the task file's `[telemetry]`].
     pub otel: Option<String>,

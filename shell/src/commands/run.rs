@@ -30,16 +30,21 @@ use crate::telemetry::traces::send_one;
 use crate::telemetry::Telemetry;
 use crate::workspace::changes::file_digests;
 
+/// What `mend run` is set up with: the session, the server, the copy and where the record goes.
 pub struct RunOptions<'a> {
     /// The session to run: model, protocol, prompts, tools, budgets.
     pub config: Config,
+    /// The model server's address.
     pub base: BaseUrl,
+    /// The key sent to servers that want one, read from the environment; never printed or recorded.
     pub api_key: Option<Secret>,
     /// `--record`, else a new file in `REPO/.mend/`.
     pub record: RecordTarget,
+    /// How long to wait for the server's next bytes before giving up.
     pub read_timeout: Duration,
     /// Print the diff after the verdict.
     pub print_diff: bool,
+    /// The repository, task and runner the run's copy uses.
     pub setup: Setup<'a>,
     /// The `--sandbox` given, kept in the record for replay.
     pub sandbox_choice: SandboxChoice,
@@ -86,6 +91,7 @@ pub fn prompt<'a>(flag: Option<&'a str>, task: &'a Task) -> Result<&'a str, Mend
     })
 }
 
+/// Runs one repair live and records it: connects, runs the attempt, writes the record and the patch, shows the verdict; returns the exit code.
 pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendError> {
     let run_start = std::time::SystemTime::now();
     let connection = connect(

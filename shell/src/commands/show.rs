@@ -13,6 +13,7 @@ use crate::record::Record;
 use crate::record::RecordedCall;
 use crate::task::hook_text as hooks;
 
+/// `mend show RECORD`: the record as a terminal summary, or as one HTML page at `html`.
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {
     if let Some(out) = html {
         let page = crate::page::record_file_page(record_path, None)?;

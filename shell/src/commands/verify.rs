@@ -22,6 +22,7 @@ use crate::verdict::trust::reach::change_warnings;
 
 /// What one verification found.
 pub struct Verified {
+    /// The one run of the tests.
     pub run: TestRun,
     /// The given tests' grade and the held-out files put back, when the task has them.
     pub held: HeldAndGiven,
@@ -32,6 +33,7 @@ pub struct Verified {
     pub sandbox: &'static str,
 }
 
+/// `mend verify` from its arguments: the tests once on a fresh copy (patched when `--patch` is given), shown as events; returns the exit code.
 pub fn command(args: &VerifyArgs, render: &mut dyn Render) -> Result<u8, MendError> {
     let patch = match &args.patch {
         None => None,

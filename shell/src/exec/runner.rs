@@ -56,6 +56,7 @@ pub struct Extra<'a> {
 }
 
 impl Extra<'_> {
+    /// Nothing beyond the task's own settings.
     pub const NONE: Extra<'static> = Extra {
         writable: &[],
         pytest_options: &[],
@@ -66,7 +67,9 @@ impl Extra<'_> {
 
 /// How the repository's commands are run: which interpreter, inside which sandbox, seeing what.
 pub struct TestRunner {
+    /// The interpreter a first word `python` of a command means.
     pub python: Utf8PathBuf,
+    /// What isolates the commands from this machine.
     pub sandbox: Sandbox,
     /// How long choosing the sandbox took: starting it on `true` to see that it works here.
     pub sandbox_start: Duration,
@@ -81,6 +84,7 @@ pub struct TestRunner {
     pub shared: Vec<Utf8PathBuf>,
     /// `test.env`, with the values passed through.
     pub env: Vec<(String, String)>,
+    /// The task's `test.pythonpath`: what the commands' `PYTHONPATH` holds.
     pub pythonpath: PythonPath,
     /// The task's `test.plugins`: whether pytest may load the plugins installed with it.
     pub plugins: bool,
@@ -315,6 +319,7 @@ impl TestRunner {
         Ok(finished)
     }
 
+    /// Runs one command in the sandbox on the copy at `workdir`, killed at `timeout` or when `watch` says, with its output kept.
     pub fn run_argv(
         &self,
         argv: &[String],

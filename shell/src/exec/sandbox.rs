@@ -32,8 +32,10 @@ pub enum Sandbox {
     Bwrap,
     /// Only a network namespace (`unshare --net`): no network, everything else as the user.
     NetworkNamespace {
+        /// `unshare --map-root-user`: for a machine where an unprivileged user may not make a network namespace otherwise.
         map_root: bool,
     },
+    /// No isolation: the commands run as the user, network included (mend warns).
     Unsandboxed,
 }
 
@@ -115,6 +117,7 @@ impl Sandbox {
         }
     }
 
+    /// The sandbox's short name, as events and records spell it.
     pub fn name(&self) -> &'static str {
         match self {
             Sandbox::Bwrap => "bwrap",

@@ -9,6 +9,7 @@ use crate::export::atif::trajectory;
 use crate::record::format::json_into;
 use crate::record::Record;
 
+/// `mend export`: a record as an ATIF trajectory, to a file or stdout.
 pub fn command(record: &Utf8Path, out: Option<&Utf8Path>) -> Result<u8, MendError> {
     let read = Record::read(record)?;
     let exported = trajectory(&read, &session_id(record));

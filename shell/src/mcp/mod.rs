@@ -40,6 +40,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> Result<u8, MendErro
     Ok(exit::PASS)
 }
 
+/// `mend mcp`: serves mend's tools over MCP on stdin and stdout.
 pub fn command() -> Result<u8, MendError> {
     serve(std::io::stdin().lock(), std::io::stdout().lock())
 }

@@ -57,14 +57,18 @@ const DEFAULT_TAG: &str = "latest";
 /// Where an image is read from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ImageRef {
+    /// `host/name:tag` or `host/name@sha256:…`: pulled from a registry.
     Registry(RegistryRef),
     /// `oci:PATH[:TAG]`: an OCI image layout folder (as `skopeo copy … oci:PATH` writes one).
     OciLayout {
+        /// The layout's folder.
         path: Utf8PathBuf,
+        /// The tag of the layout's index to read; absent when it holds one image.
         tag: Option<String>,
     },
     /// `docker-archive:PATH`: a tar as `docker save` writes it.
     DockerArchive {
+        /// The tar's path.
         path: Utf8PathBuf,
     },
 }

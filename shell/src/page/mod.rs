@@ -31,6 +31,7 @@ const STYLE: &str = include_str!("style.css");
 pub struct Back<'a> {
     /// Relative to the record's page, already percent-encoded where a file name needs it.
     pub href: &'a str,
+    /// The record's name on that page, for the link's text.
     pub listed_as: &'a str,
 }
 
@@ -170,7 +171,7 @@ pub fn document_start(title: &str, page: &mut Html) {
         .raw("</style></head><body>");
 }
 
-pub fn document_end(page: &mut Html) {
+pub(crate) fn document_end(page: &mut Html) {
     page.raw("</body></html>\n");
 }
 

@@ -8,16 +8,21 @@ use crate::verdict::check::TestRun;
 use crate::verdict::grade::decide::Verdict;
 use crate::verdict::grade::ending::Ending;
 
+/// A record as its page shows it: the sessions, the checks around them and the verdict, whatever the record's kind.
 pub struct Shown<'a> {
     /// `run` or `chat`.
     pub kind: &'static str,
+    /// The task's one-line description, when the record has one.
     pub description: Option<&'a str>,
+    /// What the run was started with: model, server, sandbox, limits.
     pub settings: &'a SessionSettings,
+    /// Each session in order: the task's, then each message or Stop hook's return.
     pub sessions: Vec<SessionView<'a>>,
     /// A chat has no independent check before it starts.
     pub tests_before: Option<&'a TestRun>,
     /// Absent for a chat that never ended.
     pub ending: Option<Ended<'a>>,
+    /// The run's figures; absent in records made before they were kept.
     pub metrics: Option<&'a RunMetrics>,
     /// What the user asked mend itself between a chat's messages, in order.
     pub commands: &'a [ChatCommand],
@@ -30,9 +35,13 @@ pub struct SessionView<'a> {
     /// The message's number, from 1, when the record has several (a chat, a resumed run): each
     /// message numbers its turns from 1 again, so the page names its turns `message.turn`.
     pub message: Option<usize>,
+    /// What the session was asked ([`WENT_ON`] when it went on without a new message).
     pub prompt: &'a str,
+    /// The model's turns, their raw lines and how each ended.
     pub turns: &'a [RecordedTurn],
+    /// The tool calls of those turns and their results.
     pub calls: &'a [RecordedCall],
+    /// Why the session stopped.
     pub stop: &'a Stop,
 }
 
@@ -49,7 +58,9 @@ impl SessionView<'_> {
 
 /// What the run left behind, with the digest of the test files it started from.
 pub struct Ended<'a> {
+    /// The final tests and what the verdict reads from them.
     pub after: &'a Ending,
+    /// The test files' digest before the run, so the page can tell the run changed them.
     pub test_file_sha256_before: &'a str,
 }
 
@@ -59,11 +70,12 @@ impl Ended<'_> {
         self.after.verdict(self.test_file_sha256_before)
     }
 
+    /// Whether the repair holds.
     pub fn passes(&self) -> bool {
         self.verdict().passed
     }
 
-    pub fn test_files_changed(&self) -> bool {
+    pub(crate) fn test_files_changed(&self) -> bool {
         self.after.test_files_changed(self.test_file_sha256_before)
     }
 }
@@ -72,6 +84,7 @@ impl Ended<'_> {
 pub const WENT_ON: &str = "(went on from where the session before stopped)";
 
 impl<'a> Shown<'a> {
+    /// The view of a record of a run, a resumed run or a chat.
     pub fn of(record: &'a Record) -> Shown<'a> {
         Shown {
             kind: record.kind(),

@@ -21,6 +21,7 @@ const ERROR_BODY_CAP_BYTES: u64 = 64 * 1024;
 /// The read buffer of a streamed body: lines are usually far shorter.
 const STREAM_BUFFER_BYTES: usize = 64 * 1024;
 
+/// A blocking HTTP client for one model server, with the timeouts and key every request shares.
 pub struct Client {
     agent: ureq::Agent,
     base: BaseUrl,
@@ -33,6 +34,7 @@ pub struct Client {
 pub struct Secret(String);
 
 impl Secret {
+    /// The key, unless it is empty or blank (then no header is sent).
     pub fn new(key: String) -> Option<Secret> {
         Some(Secret(key)).filter(|secret| !secret.0.trim().is_empty())
     }
@@ -60,6 +62,7 @@ impl Client {
         }
     }
 
+    /// The server's address, as messages and records name it.
     pub fn base(&self) -> &BaseUrl {
         &self.base
     }
@@ -264,6 +267,7 @@ impl<R: std::io::BufRead> Iterator for ChatStream<R> {
 
 /// Turns come from a live server.
 pub struct LiveSource<'a> {
+    /// The server the turns are asked of.
     pub client: &'a Client,
 }
 

@@ -10,9 +10,13 @@ pub const DEFAULT_PORT: u16 = 11434;
 /// A server base URL: scheme, host, port and an optional path prefix that API paths go under.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaseUrl {
+    /// `http` or `https`.
     pub scheme: String,
+    /// The host name or address.
     pub host: String,
+    /// The port; the scheme's own (Ollama's for a bare host) when the value names none.
     pub port: u16,
+    /// The prefix API paths go under, without its leading slash; empty for none.
     pub path: String,
 }
 

@@ -9,9 +9,11 @@ use crate::interrupt::Cut;
 /// One item of a response body. A line is the core's own [`StreamLine`], stamped by the reader
 /// when it arrives: it reaches the session as it was read.
 pub enum StreamItem {
+    /// A line of the body, as read.
     Line(StreamLine),
     /// The body ended.
     End,
+    /// The connection failed before the body ended.
     Failed(TransportError),
     /// A replayed record says the stream was cut here (Ctrl-C, or the deadline).
     Cut(Cut),

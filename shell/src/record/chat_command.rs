@@ -12,6 +12,7 @@ use crate::verdict::check::TestRun;
 pub struct ChatCommand {
     /// How many messages the conversation had when the command was typed.
     pub after_messages: usize,
+    /// Which command it was and what came of it.
     #[serde(flatten)]
     pub asked: Asked,
 }
@@ -22,9 +23,19 @@ pub struct ChatCommand {
 pub enum Asked {
     /// `/verify`: the tests on the original plus the tools' change, and whether the verdict
     /// passed.
-    Verify { tests: Box<TestRun>, passed: bool },
+    Verify {
+        /// The run of the tests on the copy as it stood.
+        tests: Box<TestRun>,
+        /// Whether the verdict on that run was a PASS.
+        passed: bool,
+    },
     /// `/save PATH`.
-    Save { path: String, saved: Saved },
+    Save {
+        /// Where the user asked the change to be written.
+        path: String,
+        /// What the write did.
+        saved: Saved,
+    },
 }
 
 /// What `/save` did.
@@ -32,11 +43,17 @@ pub enum Asked {
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Saved {
     /// The change was written; its digest tells which change it was.
-    Written { diff_sha256: String },
+    Written {
+        /// SHA-256 of the written diff.
+        diff_sha256: String,
+    },
     /// There was no change to write: nothing was written.
     NoChange,
     /// The write failed (a folder that does not exist, say); nothing was written.
-    Failed { error: String },
+    Failed {
+        /// Why, as the user was told.
+        error: String,
+    },
 }
 
 impl ChatCommand {

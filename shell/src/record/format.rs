@@ -22,8 +22,11 @@ use crate::verdict::grade::ending::Ending;
 /// and refuses any other.
 pub const RECORD_FORMAT: &str = "mend-record/2";
 
+/// A run's or a chat's whole record: what it was started with, every byte the server sent, every
+/// call and its result, and the checks around them, so it can be shown, replayed and resumed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
+    /// The record's format ([`RECORD_FORMAT`] when written now), checked before the rest is read.
     pub format: String,
     /// What this record shows, in a sentence (fixtures say what they exercise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -33,8 +36,9 @@ pub struct Record {
     pub settings: SessionSettings,
     /// The conversation, in order: each message a session continuing the one before.
     pub messages: Vec<Message>,
-    /// Digests of the task's test files and editable files when the conversation started.
+    /// Digest of the task's test files when the conversation started, to tell a run that changed them.
     pub test_file_sha256_before: String,
+    /// Digest of the editable files when the conversation started.
     pub source_sha256_before: String,
     /// The independent check before the first message; a chat has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]

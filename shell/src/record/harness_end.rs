@@ -16,6 +16,7 @@ pub enum HarnessStage {
 /// A run that ended as a harness error (exit 6).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HarnessEnd {
+    /// How far the run came before the harness failed.
     pub at: HarnessStage,
     /// The error as mend printed it: what failed, with which runner, and what to do.
     pub message: String,

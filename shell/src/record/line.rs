@@ -2,10 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 
+/// One line of a model's response body, with when it came, so a replay can feed it back as it
+/// arrived.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecordedLine {
     /// Milliseconds since the request was sent.
     pub at_ms: u64,
+    /// The line's bytes, as text or hex.
     #[serde(flatten)]
     pub bytes: LineBytes,
 }
@@ -14,13 +17,21 @@ pub struct RecordedLine {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum LineBytes {
-    Text { text: String },
-    Hex { hex: String },
+    /// A line that is valid UTF-8, kept readable.
+    Text {
+        /// The line.
+        text: String,
+    },
+    /// A line that is not UTF-8, its bytes in lower-case hex.
+    Hex {
+        /// The bytes, two hex digits each.
+        hex: String,
+    },
 }
 
 /// A recorded line's `hex` that is not pairs of hex digits: the record was edited or cut.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BadHex(pub String);
+pub(crate) struct BadHex(pub(crate) String);
 
 impl std::fmt::Display for BadHex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -31,7 +42,7 @@ impl std::fmt::Display for BadHex {
 impl std::error::Error for BadHex {}
 
 impl LineBytes {
-    pub fn from_bytes(bytes: &[u8]) -> LineBytes {
+    pub(crate) fn from_bytes(bytes: &[u8]) -> LineBytes {
         match std::str::from_utf8(bytes) {
             Ok(text) => LineBytes::Text {
                 text: text.to_owned(),
@@ -50,7 +61,7 @@ impl LineBytes {
         }
     }
 
-    pub fn to_bytes(&self) -> Result<Vec<u8>, BadHex> {
+    pub(crate) fn to_bytes(&self) -> Result<Vec<u8>, BadHex> {
         match self {
             LineBytes::Text { text } => Ok(text.as_bytes().to_vec()),
             LineBytes::Hex { hex } => (0..hex.len())

@@ -23,8 +23,11 @@ pub struct Message {
     /// record says it landed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline_ms: Option<u64>,
+    /// The session's model turns, in order.
     pub turns: Vec<RecordedTurn>,
+    /// The tool calls of those turns and what each gave.
     pub tool_calls: Vec<RecordedCall>,
+    /// How the session ended, as the core said.
     pub stop: Stop,
     /// The Stop hooks run when the session finished, with their decisions; when one blocked, its
     /// reason is the next message's text. Absent when none ran, and in older records.

@@ -5,16 +5,20 @@ use serde::{Deserialize, Serialize};
 /// Per-run figures, in the record and on the final summary line.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunMetrics {
+    /// Requests sent to the model server, repairs included.
     pub model_requests: u32,
+    /// Bytes of response bodies read, for the throughput on the summary line.
     pub streamed_bytes: u64,
     /// Time from sending each request to its first line, per turn.
     pub first_byte_ms: Vec<u64>,
     /// Time spent waiting on the model (request sent to turn complete), all turns.
     pub model_ms: u64,
+    /// Time spent running tool calls, all turns.
     pub tool_ms: u64,
     /// The part of `tool_ms` spent running the repository's tests (`run_tests`).
     #[serde(default)]
     pub run_tests_ms: u64,
+    /// Time spent on the independent test runs after the session (the verdict's).
     pub verify_ms: u64,
     /// Time spent in hooks (`[hooks]`), apart from the tools' time; absent when none ran.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -31,7 +35,9 @@ pub struct RunMetrics {
     /// they were measured, and from a chat's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cleanup_ms: Option<u64>,
+    /// Prompt tokens the server counted, all turns.
     pub prompt_tokens: u64,
+    /// Tokens the model generated, as the server counted them, all turns.
     pub eval_tokens: u64,
 }
 

@@ -21,9 +21,12 @@ pub struct SessionSettings {
     /// The protocol the server spoke (`provider` in records made before the word was settled).
     #[serde(alias = "provider")]
     pub protocol: Protocol,
+    /// The model's name, as the server was asked for it.
     pub model: String,
+    /// The model's digest as the server reported it, so a replay can say the weights changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_digest: Option<String>,
+    /// The server's version, when it reports one, to tell runs on different servers apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_version: Option<String>,
     /// Where the tests ran: `bwrap`, `network-namespace` or `none` (absent in authored fixtures).
@@ -46,6 +49,7 @@ pub struct SessionSettings {
     /// before mend ran images.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<RecordedImage>,
+    /// The turns the session was allowed before being stopped.
     pub max_turns: u32,
     /// The run's wall-clock budget in ms (`--deadline`), when it had one: a replay stops where
     /// the record says the deadline landed.
@@ -56,8 +60,11 @@ pub struct SessionSettings {
     pub token_budget: Option<u64>,
     /// `true`, `false`, or the level asked for (older records hold a bool).
     pub think: mend_core::Think,
+    /// Seconds the server kept the model loaded after each request.
     pub keep_alive: u64,
+    /// The sampling options sent with every request.
     pub options: ModelOptions,
+    /// What the model was told before the prompt.
     pub system_prompt: String,
     /// The project's instructions as the model got them (after the system prompt); replay sends
     /// the same, whatever the repository's `AGENTS.md` says now.
@@ -173,8 +180,11 @@ impl RecordedImage {
 /// Where a run or chat is made: kept in its record, so that replay and apply work from any folder
 /// with the same interpreter and sandbox.
 pub struct Origin<'a> {
+    /// The repository the run works on.
     pub repo: &'a Utf8Path,
+    /// The interpreter the tests run with.
     pub python: &'a Utf8Path,
+    /// The `--sandbox` as chosen, before `auto` was resolved.
     pub sandbox_choice: SandboxChoice,
     /// The task's image, when its commands ran in one.
     pub image: Option<&'a ImageRun>,
@@ -192,9 +202,12 @@ impl Origin<'_> {
 
 /// What the server and the machine said about a live run.
 pub struct ServerFacts {
+    /// The model's digest, as the server reported it.
     pub model_digest: Option<String>,
+    /// The server's version, when it reports one.
     pub server_version: Option<String>,
     /// The model's context length, as the server stated it.
     pub model_length: Option<u64>,
+    /// The sandbox the tests run in (`bwrap`, `network-namespace`, `none`).
     pub sandbox: &'static str,
 }

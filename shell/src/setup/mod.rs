@@ -24,9 +24,13 @@ use repository::repository;
 /// chosen, so a record's or the default).
 #[derive(Debug, Clone, Default)]
 pub struct RepoChoice {
+    /// `--repo`: the repository to work on.
     pub repo: Option<Utf8PathBuf>,
+    /// `--task-file`: the task file, instead of the repository's own.
     pub task_file: Option<Utf8PathBuf>,
+    /// `--python`: the interpreter the tests run with.
     pub python: Option<Utf8PathBuf>,
+    /// `--sandbox`: how the tests are isolated.
     pub sandbox: Option<SandboxChoice>,
     /// `--image-cache`: where the task's image is unpacked.
     pub image_cache: Option<Utf8PathBuf>,
@@ -39,12 +43,16 @@ pub struct RepoChoice {
 /// What a record says about where it was made; replay reuses each unless a flag overrides it.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Recorded<'a> {
+    /// The repository the record was made on.
     pub repo: Option<&'a str>,
+    /// The interpreter the record's tests ran with.
     pub python: Option<&'a str>,
+    /// The sandbox the record's tests ran in.
     pub sandbox: Option<SandboxChoice>,
 }
 
 impl<'a> Recorded<'a> {
+    /// Reads them from a record's settings; a record older than the repository's name gets the sample's.
     pub fn of(settings: &'a crate::record::SessionSettings) -> Recorded<'a> {
         Recorded {
             // Records made before records named their repository are the sample's.
@@ -63,21 +71,28 @@ impl<'a> Recorded<'a> {
 pub struct Setup<'a> {
     /// The original repository; only ever read.
     pub repo: &'a Utf8Path,
+    /// The task: prompt, tools, access and test command.
     pub task: &'a Task,
+    /// How and where the tests run.
     pub runner: &'a TestRunner,
     /// The repository's files that `test.held_out` names: the final tests get them back.
     pub held_out: &'a [String],
+    /// `--keep`: the copy stays on disk after the attempt, for a person to look into.
     pub keep_workspace: bool,
 }
 
 /// The repository, its task and where its tests run, as the flags (and a record) decided.
 pub struct Resolved {
+    /// The original repository; only ever read.
     pub repo: Utf8PathBuf,
     /// Where records go when no flag names a file (`.mend/` in it): the repository, or the task
     /// file's folder when the repository is the image's (the shared cache is never written).
     pub records: Utf8PathBuf,
+    /// The task read for it.
     pub task: Task,
+    /// How and where its tests run.
     pub runner: TestRunner,
+    /// The sandbox as chosen, kept in records so a replay can choose the same.
     pub sandbox_choice: SandboxChoice,
     /// The repository's files that `test.held_out` names, sorted.
     pub held_out: Vec<String>,

@@ -94,9 +94,11 @@ struct Entry {
 /// mend does not run.
 #[derive(Debug, Default)]
 pub struct Loaded {
+    /// The hooks read from the settings files, in mend's form.
     pub hooks: Hooks,
     /// Each file read, with how many hooks it gave (`.claude/settings.json (2 hooks)`).
     pub sources: Vec<String>,
+    /// What of the settings mend does not run, said before any run.
     pub warnings: Vec<String>,
 }
 
@@ -127,19 +129,27 @@ pub fn settings_files(repo: &Utf8Path, home: Option<&Utf8Path>) -> Vec<(String, 
 pub enum SettingsError {
     /// The file is not JSON of the settings' shape.
     NotSettings {
+        /// The file, as the user knows it.
         shown: String,
+        /// What serde found wrong.
         source: serde_json::Error,
     },
     /// `hooks.EVENT` is not a list of matchers.
     NotMatchers {
+        /// The file, as the user knows it.
         shown: String,
+        /// The hook event whose list it is.
         event: String,
+        /// What serde found wrong.
         source: serde_json::Error,
     },
     /// A matcher that is no regular expression.
     Matcher {
+        /// The file, as the user knows it.
         shown: String,
+        /// The hook event the matcher is under.
         event: String,
+        /// Why the matcher is no regular expression.
         source: BadMatcher,
     },
 }

@@ -19,6 +19,7 @@ pub enum EnvEntry {
 }
 
 impl EnvEntry {
+    /// The variable's name, whichever way its value is given.
     pub fn name(&self) -> &str {
         match self {
             EnvEntry::Pass(name) | EnvEntry::Set(name, _) => name,
@@ -39,6 +40,7 @@ pub enum PythonPath {
 /// A folder of `sandbox.read_only`: absolute, or under the home of the user who runs mend.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadOnly {
+    /// An absolute folder, as written.
     Absolute(String),
     /// The part after `~/` (empty for `~` itself).
     InHome(String),

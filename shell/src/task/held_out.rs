@@ -17,6 +17,7 @@ use crate::task::{OutputReader, TestReport};
 pub struct TestPatch {
     /// Where it was read from.
     pub path: Utf8PathBuf,
+    /// The diff's text, as applied before the final run.
     pub text: String,
     /// The files it writes or removes, sorted.
     pub files: Vec<String>,
@@ -26,7 +27,9 @@ pub struct TestPatch {
 /// runner's ids. With them the grade is SWE-bench's "resolved" rule on the final run alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GivenTests {
+    /// Tests that fail before the change and must pass after it.
     pub fail_to_pass: Vec<String>,
+    /// Tests that pass before the change and must keep passing.
     pub pass_to_pass: Vec<String>,
     /// How the lists spell a test's id: the way SWE-bench's log parser for the task's runner
     /// reads it from the log, which is how published rows were written.
@@ -42,8 +45,10 @@ pub struct GivenTests {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SkippedPassToPass {
+    /// A skip does not count against the task (SWE-bench's rule).
     #[default]
     Kept,
+    /// A skip counts as a failure: the change may have made its skip condition true.
     Broken,
 }
 

@@ -48,6 +48,7 @@ const PARSERS: [(&str, IdRule); 20] = [
 pub struct LogParser {
     /// As the harness names it (`parse_log_pytest`).
     pub name: &'static str,
+    /// How that parser spells a test's id, which the given lists are written in.
     pub rule: IdRule,
 }
 
@@ -89,6 +90,7 @@ pub enum EvalType {
 }
 
 impl EvalType {
+    /// The grading a task file's `test.eval_type` names; `None` for a name mend does not know.
     pub fn named(name: &str) -> Option<EvalType> {
         match name {
             "pass_and_fail" => Some(EvalType::PassAndFail),

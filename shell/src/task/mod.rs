@@ -76,10 +76,13 @@ pub struct Task {
     pub sha256: String,
     /// What `mend run` asks when no `--task` is given.
     pub prompt: Option<String>,
+    /// `task.system_prompt`: what the model is told before the prompt, mend's own when the file says nothing.
     pub system_prompt: String,
+    /// `model.name`: the model the task is meant for, when `--model` does not say.
     pub model: Option<String>,
     /// `model.protocol` (or `model.provider`), when the file names one.
     pub protocol: Option<mend_core::Protocol>,
+    /// `task.max_turns`: the turns a session may take before it is stopped, when no flag says.
     pub max_turns: Option<u32>,
     /// `model.num_ctx`: the context window of every request, instead of the one mend chooses.
     pub num_ctx: Option<u32>,
@@ -93,15 +96,20 @@ pub struct Task {
     pub instructions_source: InstructionsSource,
     /// The instructions read from the repository by [`Task::locate`] (none from [`Task::parse`]).
     pub instructions: Option<Instructions>,
+    /// `access.readable`: the files the tools may read.
     pub readable: PathSet,
+    /// `access.editable`: the files the tools may change; the test files never are.
     pub editable: PathSet,
     /// `test.config_editable`: the test configuration the tools may change after all (see
     /// [`crate::access`]); test files stay protected whatever it names.
     pub config_editable: PathSet,
+    /// `[test]`: how the repository's tests run, for the tool and for the verdict.
     pub test: TestCommand,
     /// In the order they are offered.
     pub tools: Vec<ToolName>,
+    /// `tools.read_file_line_range`: `read_file` takes a range of lines, not only the whole file.
     pub read_file_line_range: bool,
+    /// `[tools.shell]`: how long the `shell` tool's commands may run and how much output comes back.
     pub shell: ShellLimits,
     /// What the throwaway copy leaves out (`copy.exclude`) and shares with the original
     /// (`copy.share`); no path set reaches into either.
@@ -134,6 +142,7 @@ pub struct Task {
 /// `[environment]`: an image and where the repository is inside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Environment {
+    /// `environment.image`: the OCI image, by registry reference or local layout.
     pub image: crate::oci::ImageRef,
     /// `environment.workdir`: absolute; absent means the image's own `WorkingDir`.
     pub workdir: Option<String>,
@@ -143,6 +152,7 @@ pub struct Environment {
 /// in order, each by `bash -c` as the tests are run, before the copy's first test run.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SetUpSteps {
+    /// The commands, in the order they run.
     pub steps: Vec<String>,
     /// How long each step may take.
     pub timeout: std::time::Duration,
@@ -156,7 +166,10 @@ pub enum TestReport {
     Pytest,
     /// The exit code, and the JUnit XML report the command itself writes at this path, relative
     /// to the copy (cargo-nextest, jest-junit, go-junit-report, …).
-    Junit { path: String },
+    Junit {
+        /// The report's path, relative to the copy.
+        path: String,
+    },
     /// The exit code alone: 0 passes. For any other test runner.
     ExitCode,
     /// The exit code, and each test's outcome read from what the runner printed (django's
@@ -169,6 +182,7 @@ pub enum TestReport {
 pub struct TestCommand {
     /// Never a shell string. A first word `python` means the interpreter mend was given.
     pub argv: Vec<String>,
+    /// `test.timeout`: how long one run may take before it is killed.
     pub timeout: Duration,
     /// The files the verdict rests on: no tool may write them, and they are hashed around the
     /// run.
@@ -176,18 +190,23 @@ pub struct TestCommand {
     /// The folders of `files`, whose files that are not code are data the tests read, protected
     /// like them (see [`crate::access`]); `None` when the globs name no folder.
     pub data_folders: Option<PathSet>,
+    /// `test.report`: how the result is read.
     pub report: TestReport,
     /// `test.env`: the variables it gets besides mend's own scrubbed set.
     pub env: Vec<EnvEntry>,
+    /// `test.pythonpath`: what the tests' `PYTHONPATH` holds.
     pub pythonpath: PythonPath,
     /// pytest may load the plugins installed in its environment; `false` sets
     /// `PYTEST_DISABLE_PLUGIN_AUTOLOAD`.
     pub plugins: bool,
 }
 
+/// `[tools.shell]`: bounds on the `shell` tool, so one command cannot stall a session or flood its context.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShellLimits {
+    /// How long one command may run before it is killed.
     pub timeout: Duration,
+    /// How many characters of its output reach the model.
     pub output_chars: usize,
 }
 
@@ -265,6 +284,7 @@ impl Task {
         }
     }
 
+    /// Reads and checks the task file at `path`, alone: no repository instructions are read.
     pub fn load(path: &Utf8Path) -> Result<Task, MendError> {
         let text = fs::read_to_string(path)
             .map_err(|err| MendError::usage(format!("cannot read the task file {path}: {err}")))?;
@@ -276,6 +296,7 @@ impl Task {
         self.test_patch.is_some() || !self.exclude.held_out_patterns().is_empty()
     }
 
+    /// Whether the model is offered `tool`.
     pub fn offers(&self, tool: ToolName) -> bool {
         self.tools.contains(&tool)
     }

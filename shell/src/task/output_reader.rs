@@ -4,9 +4,13 @@
 /// A runner whose printed output mend reads test by test (`test.report`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputReader {
+    /// django's `runtests.py --verbosity 2`: a line per test (`test (module.Class) ... ok`).
     Django,
+    /// sympy's `bin/test --verbose`: a line per test.
     Sympy,
+    /// pytest's `-rA` short summary (`PASSED path::test`), for a task that runs pytest its own way.
     PytestRa,
+    /// Rust's libtest (`cargo test`): `test name ... ok`.
     Libtest,
 }
 

@@ -17,6 +17,7 @@ use crate::error::MendError;
 /// stall every tool call.
 pub(crate) const WALK_LIMIT: usize = 50_000;
 
+/// A set of glob patterns a task names files with (`access.readable`, `test.files`…), matched against paths relative to the copy.
 #[derive(Debug, Clone)]
 pub struct PathSet {
     patterns: Vec<String>,
@@ -62,7 +63,7 @@ impl PathSet {
         }
     }
 
-    pub fn patterns(&self) -> &[String] {
+    pub(crate) fn patterns(&self) -> &[String] {
         &self.patterns
     }
 

@@ -2,14 +2,22 @@
 //! them, as the task file lists them, as records keep them. Their schemas are in
 //! [`crate::tools::table`].
 
+/// One tool mend can offer the model; a task offers some of them, in its order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ToolName {
+    /// `list_files`: the copy's files the task lets the model read.
     ListFiles,
+    /// `grep`: lines matching a pattern across the readable files.
     Grep,
+    /// `read_file`: one readable file's text.
     ReadFile,
+    /// `write_file`: a whole editable file, new or replaced.
     WriteFile,
+    /// `replace_text`: one exact span of an editable file replaced.
     ReplaceText,
+    /// `run_tests`: the task's test command on the copy, in the sandbox.
     RunTests,
+    /// `shell`: a command of the model's in the sandbox, bounded by `[tools.shell]`.
     Shell,
 }
 

@@ -8,6 +8,7 @@ use crate::task::TelemetryTable;
 pub struct Telemetry {
     /// Where the trace is posted: the endpoint with `/v1/traces`.
     pub traces_url: String,
+    /// `telemetry.include_content`: whether the prompts, messages and tool results go into the trace, not only their sizes.
     pub include_content: bool,
 }
 

@@ -13,6 +13,7 @@ const POST_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long the end of a run waits for what is still being sent.
 pub const FINISH_GRACE: Duration = Duration::from_millis(500);
 
+/// The handle of the sending thread: hands traces over without waiting, and waits a bounded time at the end.
 pub struct Sender {
     queue: Option<SyncSender<Vec<u8>>>,
     done: Receiver<()>,
@@ -21,6 +22,7 @@ pub struct Sender {
 }
 
 impl Sender {
+    /// Starts the thread that posts to `url`.
     pub fn start(url: &str) -> Sender {
         let (queue, traces) = mpsc::sync_channel::<Vec<u8>>(QUEUE);
         let (finished, done) = mpsc::channel();

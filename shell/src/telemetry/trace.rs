@@ -21,8 +21,11 @@ use crate::telemetry::attributes::{flag, int, text, texts};
 /// when it ended.
 #[derive(Debug, Clone, Copy)]
 pub struct Timing {
+    /// When the command started.
     pub run_start: SystemTime,
+    /// When the model loop started: the origin of the record's `started_ms`.
     pub loop_start: SystemTime,
+    /// When the command ended.
     pub run_end: SystemTime,
 }
 

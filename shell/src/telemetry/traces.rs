@@ -13,13 +13,13 @@ use crate::telemetry::trace::{export_request, Timing};
 use crate::telemetry::Telemetry;
 
 #[derive(Default)]
-pub struct Traces {
+pub(crate) struct Traces {
     senders: Mutex<BTreeMap<String, Sender>>,
 }
 
 impl Traces {
     /// Hands the trace of the run `record` describes to `telemetry`'s collector; never waits.
-    pub fn send(&self, telemetry: &Telemetry, record: &Record, timing: &Timing) {
+    pub(crate) fn send(&self, telemetry: &Telemetry, record: &Record, timing: &Timing) {
         let request = export_request(record, timing, telemetry.include_content);
         let body = prost::Message::encode_to_vec(&request);
         let mut senders = self
@@ -33,7 +33,7 @@ impl Traces {
     }
 
     /// Waits for what is still being sent, each collector at most its grace.
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         let senders = self
             .senders
             .into_inner()

@@ -31,8 +31,11 @@ use crate::task::{Task, ToolName};
 pub struct ToolContext<'a> {
     /// The workspace copy the tools work on.
     pub root: &'a Utf8Path,
+    /// What the tools may read and change, and their limits.
     pub task: &'a Task,
+    /// Runs the test command for `run_tests` and the shell's commands, in the sandbox.
     pub runner: &'a TestRunner,
+    /// When to give up on a call: Ctrl-C or the deadline.
     pub watch: Watch,
 }
 
@@ -52,7 +55,9 @@ impl<'a> ToolContext<'a> {
 /// deadline (then the session hears about the cut, not about the tool).
 #[derive(Debug, PartialEq)]
 pub enum ToolRun {
+    /// The tool ran; what it gave goes to the model.
     Finished(ToolOutcome),
+    /// Ctrl-C or the deadline stopped it first.
     Cut(Cut),
 }
 

@@ -141,6 +141,7 @@ impl Workspace {
         Ok(Some(changed))
     }
 
+    /// The copy's folder: the tools and the tests work there.
     pub fn root(&self) -> &Utf8Path {
         &self.root
     }
@@ -199,6 +200,7 @@ impl Workspace {
 
 /// What a copy came to ([`Workspace::keep_or_delete`]).
 pub enum Left {
+    /// Kept for the user to look into (`--keep-workspace`), at this folder.
     Kept(Utf8PathBuf),
     /// Deleted (or named on stderr for the user to delete), taking this long.
     Deleted(Duration),

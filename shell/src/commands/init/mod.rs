@@ -16,6 +16,7 @@ use crate::error::{exit, MendError};
 use crate::task::{Task, TASK_FILE_NAME};
 use detect::{detect, Kind};
 
+/// `mend init`: writes `repo/mend.toml` from what the project holds (overwriting one only when `force`), and says what it guessed.
 pub fn init(repo: &Utf8Path, force: bool) -> Result<u8, MendError> {
     let path = repo.join(TASK_FILE_NAME);
     if path.exists() && !force {

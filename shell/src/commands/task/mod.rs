@@ -10,6 +10,7 @@ use crate::provider::window::WindowChoice;
 use crate::setup::repository::{project, repository};
 use crate::task::{Task, DEFAULT_MODEL};
 
+/// `mend task`: prints what mend would send the model for the repository's task, as text or JSON.
 pub fn command(
     json: bool,
     repo: Option<&Utf8Path>,

@@ -30,8 +30,11 @@ const CONFIG: &str = "config.json";
 /// An image ready to run: its root folder and how its config says to run it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unpacked {
+    /// The image's manifest digest, which names its folder in the cache.
     pub digest: Digest,
+    /// The unpacked file system the commands run in.
     pub root: Utf8PathBuf,
+    /// The config's user, environment and working folder.
     pub config: ImageConfig,
 }
 
@@ -43,6 +46,7 @@ pub struct Listed {
     pub references: Vec<String>,
 }
 
+/// The folder of this machine's unpacked images, one per digest, shared by every run.
 pub struct ImageCache {
     dir: Utf8PathBuf,
 }
@@ -68,10 +72,12 @@ impl ImageCache {
         Ok(ImageCache { dir })
     }
 
+    /// A cache in this folder, whatever the environment says (tests, `eval`'s shards).
     pub fn at(dir: Utf8PathBuf) -> ImageCache {
         ImageCache { dir }
     }
 
+    /// The cache's folder, as messages and `mend images` name it.
     pub fn dir(&self) -> &Utf8Path {
         &self.dir
     }

@@ -26,12 +26,15 @@ pub struct ImageRun {
     pub reference: String,
     /// The manifest's digest the reference resolved to (what a record keeps).
     pub digest: String,
+    /// The unpacked file system the commands run in.
     pub root: Utf8PathBuf,
     /// Where the copy is seen inside the image.
     pub workdir: Utf8PathBuf,
     /// The config's `Env`, in order.
     pub env: Vec<(String, String)>,
+    /// The user id the config's `User` names, the commands' user inside the image.
     pub uid: u32,
+    /// The group id the config's `User` names.
     pub gid: u32,
     /// The interpreter `--python`, `$MEND_PYTHON` or the record names, a path inside the
     /// image; `None`: the image's `python` on its PATH.

@@ -21,6 +21,7 @@ pub struct TestRun {
     /// (`test.report`) or the run was stopped before it wrote one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<Summary>,
+    /// How long the run took, the sandbox's start included.
     pub duration_ms: u64,
     /// The tests that failed or errored, as the report names them, sorted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -86,6 +87,7 @@ impl TestRun {
             })
     }
 
+    /// The run's outcome in a few words (its counts, or its exit code when there is no report), for the human output and `mend show`.
     pub fn describe(&self) -> String {
         let outcome = match (self.exit_code, &self.summary) {
             (None, _) => {

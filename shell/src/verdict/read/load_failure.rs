@@ -13,6 +13,7 @@ use crate::verdict::read::test_run::WITNESS_MODULE;
 /// What pytest failed to load, and its own line saying why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadFailure {
+    /// Which part failed to load.
     pub what: Loaded,
     /// pytest's (or Python's) error line, e.g. `ModuleNotFoundError: No module named 'x'`.
     pub error: String,
@@ -32,7 +33,9 @@ pub enum Loaded {
     /// mend's witness plugin failed in this pytest, pluggy or Python: the versions it met (when
     /// it could tell them) and where in the witness it failed.
     Witness {
+        /// The versions the witness met, when it could tell them.
         runner: Option<Box<Runner>>,
+        /// Where in the witness it failed, when it said.
         place: Option<String>,
     },
 }

@@ -8,8 +8,11 @@ use serde::{Deserialize, Serialize};
 /// pytest's, pluggy's and Python's versions, as the run's own interpreter had them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Runner {
+    /// pytest's version.
     pub pytest: String,
+    /// pluggy's version, pytest's plugin system.
     pub pluggy: String,
+    /// Python's version.
     pub python: String,
 }
 

@@ -87,6 +87,7 @@ const WITNESS_MAX_LINES: usize = 2_000_000;
 
 /// What a test run handed over.
 pub struct RanTests {
+    /// How the process ended: its exit status, its output, whether it was cut short.
     pub finished: Finished,
     /// The report the task reads, as the command left it.
     pub report: ReportFile,
@@ -102,9 +103,11 @@ pub struct RanTests {
 pub enum ReportFile {
     /// The task reads the exit code alone.
     NotAsked,
+    /// The task asked for a report and the command wrote none.
     Missing,
     /// There is one, but mend cannot read it: the reason.
     Unreadable(String),
+    /// The report's text.
     Written(String),
 }
 
