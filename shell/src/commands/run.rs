@@ -14,11 +14,11 @@ use crate::commands::outcome::{exit_code, report_outcome, write_record, Ended, O
 use crate::commands::unbegun::ended_before_loop;
 use crate::error::MendError;
 use crate::exec::sandbox::SandboxChoice;
-use crate::mend_folder::record_target;
 use crate::provider::client::{LiveSource, Secret};
 use crate::provider::connect::{api_key, connect, server_base, Connection};
 use crate::provider::host::BaseUrl;
 use crate::provider::window::WindowChoice;
+use crate::record::target::record_target;
 use crate::record::target::RecordTarget;
 use crate::record::{Origin, ServerFacts, SessionSettings};
 use crate::setup::config::deadline;

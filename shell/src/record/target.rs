@@ -2,11 +2,15 @@
 //! `REPO/.mend/` taken when the record is first written, so that two runs started in the same
 //! second each keep their own record.
 
-use camino::Utf8PathBuf;
+use std::time::SystemTime;
+
+use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
 use crate::atomic;
+use crate::clock::utc_stamp;
 use crate::error::MendError;
+use crate::mend_folder::{made, FOLDER};
 use crate::record::format::{json_into, write_json_atomically};
 
 /// How many numbered names (`-2` … `-1000`) a new record tries after its plain one.
@@ -63,6 +67,34 @@ impl RecordFile {
     #[cfg(test)]
     pub(crate) fn written(&self) -> Option<&camino::Utf8Path> {
         self.written.as_deref()
+    }
+}
+
+/// A new record in `REPO/.mend/`, named `<prefix><UTC stamp of now>.json` (`-2`, `-3`, … when a
+/// record of the same second is there when it is written), with the folder (and its
+/// `.gitignore`) made first, so a repository mend cannot write to is named before any work starts.
+pub(crate) fn default_record(repo: &Utf8Path, prefix: &str) -> Result<RecordTarget, MendError> {
+    let folder = repo.join(FOLDER);
+    made(repo).map_err(|err| {
+        MendError::harness(format!(
+            "cannot create {folder} for the record: {err} — pass --record PATH to write it elsewhere"
+        ))
+    })?;
+    Ok(RecordTarget::New {
+        folder,
+        stem: format!("{prefix}{}", utc_stamp(SystemTime::now())),
+    })
+}
+
+/// Where a command's record goes: the path its flag names, else a new one in `REPO/.mend/`.
+pub(crate) fn record_target(
+    given: Option<&Utf8Path>,
+    repo: &Utf8Path,
+    prefix: &str,
+) -> Result<RecordTarget, MendError> {
+    match given {
+        Some(path) => Ok(RecordTarget::Given(path.to_path_buf())),
+        None => default_record(repo, prefix),
     }
 }
 

@@ -2,6 +2,9 @@
 //! parser places the error at the value's line and the command refuses the task.
 
 use std::fmt;
+use std::ops::Range;
+
+use crate::error::MendError;
 
 /// The field (`test.env`) and why its value is refused, with the fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,3 +29,7 @@ impl fmt::Display for FieldError {
 }
 
 impl std::error::Error for FieldError {}
+
+/// Makes the task file's error of a value: the value's place in the text (none: the file's top)
+/// and what is wrong with it, the message placed at that line.
+pub(super) type At<'a> = &'a dyn Fn(Option<Range<usize>>, &str) -> MendError;

@@ -3,7 +3,7 @@
 
 use camino::Utf8Path;
 
-use super::parse::At;
+use super::field_error::At;
 use super::{file, Environment, SetUpSteps};
 use crate::error::MendError;
 

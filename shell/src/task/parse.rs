@@ -8,7 +8,7 @@ use camino::Utf8Path;
 use toml::Spanned;
 
 use super::copy::Exclusion;
-use super::field_error::FieldError;
+use super::field_error::{At, FieldError};
 use super::file::{self, InstructionsSetting, ReportKind, TaskFile, TestTable};
 use super::instructions::InstructionsSource;
 use super::{
@@ -230,8 +230,6 @@ fn located(origin: &Utf8Path, text: &str, span: Option<Range<usize>>, message: &
     });
     MendError::usage(format!("{origin}{line}: {message} (see docs/task-file.md)"))
 }
-
-pub(super) type At<'a> = &'a dyn Fn(Option<Range<usize>>, &str) -> MendError;
 
 /// `copy.exclude`, else the default exclusions.
 fn exclusion(

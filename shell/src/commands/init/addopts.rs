@@ -5,8 +5,6 @@
 
 use camino::Utf8Path;
 
-use super::detect::TEST_FOLDERS;
-
 /// What pytest's configuration in `repo` adds to the tests.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Added {
@@ -15,6 +13,9 @@ pub(super) struct Added {
     /// What the user should know, one sentence each.
     pub notes: Vec<String>,
 }
+
+/// Folders whose every module belongs to the tests (helpers and conftests too).
+pub(super) const TEST_FOLDERS: [&str; 4] = ["tests", "test", "testing", "__tests__"];
 
 /// The files pytest reads its settings from, in the order it looks: the first that has a
 /// pytest section wins, as in pytest.

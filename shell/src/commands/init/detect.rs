@@ -5,6 +5,7 @@
 
 use std::fs;
 
+use super::addopts::TEST_FOLDERS;
 use camino::{Utf8Path, Utf8PathBuf};
 
 /// A guess at how the project is tested and which files matter.
@@ -58,7 +59,6 @@ const PYTHON_CONFIG: [&str; 6] = [
     "tox.ini",
     "README.md",
 ];
-pub(super) const TEST_FOLDERS: [&str; 4] = ["tests", "test", "testing", "__tests__"];
 /// Top-level folders that are never a package's sources.
 const NOT_SOURCES: [&str; 9] = [
     "tests", "test", "testing", "docs", "doc", "examples", "build", "dist", "venv",

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use camino::Utf8PathBuf;
 use serde_json::{json, Value};
 
-use super::{RecordFile, RecordTarget};
+use super::{default_record, RecordFile, RecordTarget};
+use crate::clock::utc_stamp;
 use crate::test_support::project;
 
 fn same_second(folder: &Utf8PathBuf) -> RecordTarget {
@@ -123,4 +124,28 @@ fn a_folder_it_cannot_write_is_named_with_the_fix() {
         )
     );
     assert_eq!(record.written(), None);
+}
+
+#[test]
+fn the_folder_ignores_itself_and_a_user_gitignore_is_kept() {
+    let (_dir, repo) = project(&[]);
+    let before = utc_stamp(std::time::SystemTime::now());
+    let record = default_record(&repo, "chat-").unwrap();
+    let after = utc_stamp(std::time::SystemTime::now());
+    let stamped = |stamp: &str| RecordTarget::New {
+        folder: repo.join(".mend"),
+        stem: format!("chat-{stamp}"),
+    };
+    assert!(
+        record == stamped(&before) || record == stamped(&after),
+        "{record:?}"
+    );
+    let gitignore = repo.join(".mend/.gitignore");
+    assert_eq!(
+        std::fs::read_to_string(&gitignore).unwrap(),
+        "# Written by mend: records and patches of runs on this repository.\n*\n"
+    );
+    std::fs::write(&gitignore, "mine\n").unwrap();
+    default_record(&repo, "").unwrap();
+    assert_eq!(std::fs::read_to_string(&gitignore).unwrap(), "mine\n");
 }
