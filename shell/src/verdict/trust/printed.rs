@@ -75,7 +75,7 @@ fn libtest_sections(output: &str) -> Option<String> {
             let Some((announced, seen)) = open.as_mut() else {
                 return Some(format!("`{line}` stands where no test binary was running"));
             };
-            *seen += 1;
+            *seen += results_in(line);
             if *seen > *announced {
                 return Some(format!(
                     "a test binary announced {announced} tests and printed more results (`{line}`)"
@@ -84,6 +84,19 @@ fn libtest_sections(output: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The result lines in one line of output: its own, and any written into it, as a line the
+/// code under test writes past libtest's capture can land between a test's name and its
+/// outcome (`test a ... test b ... ok`). A test's own printing after its name is no result.
+fn results_in(line: &str) -> u64 {
+    let parts: Vec<&str> = line.split(" ... ").collect();
+    let inside = parts[1..]
+        .iter()
+        .take(parts.len().saturating_sub(2))
+        .filter(|part| part.starts_with("test "))
+        .count();
+    1 + u64::try_from(inside).unwrap_or(u64::MAX)
 }
 
 /// `running N tests` (`running 1 test`).

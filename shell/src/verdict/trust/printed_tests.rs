@@ -84,16 +84,23 @@ fn a_libtest_binary_gives_away_a_second_result_line_and_a_result_for_a_test_it_d
         "test tests::trims ... FAILED\ntest tests::required ... ok\n",
     );
     let outside = format!("{CARGO_TEST}test tests::late ... ok\n");
+    // Written from a test thread while libtest was between a name and its outcome.
+    let inside_a_line = CARGO_TEST.replace(
+        "test tests::trims ... FAILED\n",
+        "test tests::trims ... test tests::required ... ok\nFAILED\n",
+    );
     assert_eq!(
         [
             sign(Libtest, &second_result),
             sign(Libtest, &unannounced),
             sign(Libtest, &outside),
+            sign(Libtest, &inside_a_line),
         ],
         [
             Some("a `test result:` line stands where no test binary was running".to_owned()),
             Some("a test binary announced 4 tests and printed more results (`test tests::required ... ok`)".to_owned()),
             Some("`test tests::late ... ok` stands where no test binary was running".to_owned()),
+            Some("a test binary announced 4 tests and printed more results (`test tests::trims ... test tests::required ... ok`)".to_owned()),
         ]
     );
 }
