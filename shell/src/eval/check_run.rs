@@ -8,7 +8,7 @@ use super::check_file::{gold_patch, gold_patch_path, CheckFile, Digests, TaskChe
 use super::suite::Suite;
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
-use crate::setup::{Recorded, RepoChoice, Resolved};
+use crate::setup::Resolved;
 use crate::verdict::check::TestRun;
 use crate::verdict::final_run::{final_run, patched_copy, Alone, Before, Change, Patched, Subject};
 use crate::verdict::read::missing_runner::missing_runner;
@@ -94,18 +94,16 @@ fn check_task(
     name: &str,
     folder: &Utf8Path,
 ) -> Result<Option<TaskCheck>, MendError> {
-    let place = super::task_folder::place(folder);
-    let resolved = RepoChoice {
-        repo: place.repo.clone(),
-        task_file: place.task_file.clone(),
-        python: options.python.clone(),
-        sandbox: options.sandbox,
-        image_cache: options.image_cache.clone(),
-        on_host: options.on_host,
-        default_environment: options.suite.environment.clone(),
-    }
-    .resolve(Recorded::default())?;
-    super::task_folder::check(&place, &resolved, folder)?;
+    let resolved = super::task_folder::resolve(
+        folder,
+        &options.suite,
+        options.python.as_deref(),
+        (
+            options.sandbox,
+            options.image_cache.as_deref(),
+            options.on_host,
+        ),
+    )?;
     let gold = gold_patch(&options.suite.origin, name)?;
     let mut empty = Vec::new();
     let mut with_gold = Vec::new();

@@ -7,7 +7,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::MendError;
 use crate::exec::sandbox::SandboxChoice;
-use crate::setup::{Recorded, RepoChoice, Resolved};
+use crate::setup::Resolved;
 
 use super::check_file::{gate, gold_patch, CheckFile, Digests};
 use super::shard::Shard;
@@ -95,18 +95,16 @@ pub(super) fn prepare(
     folder: &Utf8Path,
     options: &EvalOptions,
 ) -> Result<Prepared, MendError> {
-    let place = super::task_folder::place(folder);
-    let args = RepoChoice {
-        repo: place.repo.clone(),
-        task_file: place.task_file.clone(),
-        python: options.python.clone(),
-        sandbox: options.sandbox,
-        image_cache: options.image_cache.clone(),
-        on_host: options.on_host,
-        default_environment: options.suite.environment.clone(),
-    };
-    let resolved = args.resolve(Recorded::default())?;
-    super::task_folder::check(&place, &resolved, folder)?;
+    let resolved = super::task_folder::resolve(
+        folder,
+        &options.suite,
+        options.python.as_deref(),
+        (
+            options.sandbox,
+            options.image_cache.as_deref(),
+            options.on_host,
+        ),
+    )?;
     let task = &resolved.task;
     let prompt = task.prompt.clone().ok_or_else(|| {
         MendError::usage(format!(

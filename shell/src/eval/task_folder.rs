@@ -5,8 +5,10 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use super::suite::Suite;
 use crate::error::MendError;
-use crate::setup::Resolved;
+use crate::exec::sandbox::SandboxChoice;
+use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::task::TASK_FILE_NAME;
 
 /// `RepoChoice`'s `repo` and `task_file` for a task folder.
@@ -27,6 +29,29 @@ pub(crate) fn place(folder: &Utf8Path) -> Place {
             task_file: None,
         }
     }
+}
+
+/// The task in `folder` resolved as every attempt and check of a suite resolves it: the
+/// folder's place, the suite's default environment, and the command's interpreter and sandbox.
+pub(crate) fn resolve(
+    folder: &Utf8Path,
+    suite: &Suite,
+    python: Option<&Utf8Path>,
+    (sandbox, image_cache, on_host): (Option<SandboxChoice>, Option<&Utf8Path>, bool),
+) -> Result<Resolved, MendError> {
+    let place = place(folder);
+    let resolved = RepoChoice {
+        repo: place.repo.clone(),
+        task_file: place.task_file.clone(),
+        python: python.map(Utf8Path::to_path_buf),
+        sandbox,
+        image_cache: image_cache.map(Utf8Path::to_path_buf),
+        on_host,
+        default_environment: suite.environment.clone(),
+    }
+    .resolve(Recorded::default())?;
+    check(&place, &resolved, folder)?;
+    Ok(resolved)
 }
 
 /// A task folder with nothing but its task file (and `.mend/`, which no copy holds).

@@ -57,6 +57,24 @@ pub fn python() -> PathBuf {
     python
 }
 
+/// A `python` in `dir` that runs the test interpreter with `site` first on its import path: a
+/// stand-in for an interpreter whose standard library or pytest is not what mend expects.
+pub fn python_with_first(dir: &Path, site: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("python");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nPYTHONPATH=\"{}${{PYTHONPATH:+:$PYTHONPATH}}\" exec \"{}\" \"$@\"\n",
+            site.display(),
+            python().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
 /// What mend's witness must name as the grading of a run by `python()`: its pytest's, pluggy's
 /// and Python's versions, asked of the interpreter itself.
 pub fn installed_runner() -> Value {

@@ -3,14 +3,15 @@
 //! met and what to do; the repository is untouched, and the run leaves its record, whole, saying
 //! it ended so, and the copy the tests ran in, kept.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
 use crate::common::server::Server;
 use crate::common::turns::{say, script};
-use crate::common::{installed_runner, live_run, mend, python, sample_copy, tree_digest, Outcome};
+use crate::common::{
+    installed_runner, live_run, mend, python_with_first, sample_copy, tree_digest, Outcome,
+};
 
 /// The test interpreter as a "pytest 10" would meet the witness: its `pytest.hookimpl` no longer
 /// takes `trylast` from plugins outside pytest (its own moved with it, so they load as before).
@@ -27,18 +28,7 @@ fn future_pytest(dir: &Path) -> PathBuf {
          return _hookimpl(*args, **kwargs)\n\n\npytest.hookimpl = hookimpl\n",
     )
     .unwrap();
-    let script = dir.join("python");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nPYTHONPATH=\"{}${{PYTHONPATH:+:$PYTHONPATH}}\" exec \"{}\" \"$@\"\n",
-            site.display(),
-            python().display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
+    python_with_first(dir, &site)
 }
 
 /// What mend says of the witness under the "pytest 10" of `future_pytest`, and what to do.

@@ -3,12 +3,11 @@
 //! stands in for what it can, and the verdict names the check it could not make, in its JSON and
 //! in its text, while a frame read by the code under test is still caught.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::common::{installed_runner, mend, python, sample_copy};
+use crate::common::{installed_runner, mend, python_with_first, sample_copy};
 
 /// An interpreter that is the test interpreter without `sys.addaudithook`: a script that puts a
 /// `sitecustomize` removing it first on the path. Its folder is named as an installed package's
@@ -21,18 +20,7 @@ fn without_audit_hooks(dir: &Path) -> PathBuf {
         "import sys\n\ndel sys.addaudithook\n",
     )
     .unwrap();
-    let script = dir.join("python");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\nPYTHONPATH=\"{}${{PYTHONPATH:+:$PYTHONPATH}}\" exec \"{}\" \"$@\"\n",
-            site.display(),
-            python().display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
+    python_with_first(dir, &site)
 }
 
 fn verify(repo: &Path, python: &Path, json: bool) -> crate::common::Outcome {
