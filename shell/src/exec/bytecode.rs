@@ -110,6 +110,8 @@ pub(crate) fn mirror(folders: &[Utf8PathBuf], cache: &Utf8Path) -> Option<Utf8Pa
     let names: Vec<&str> = folders.iter().map(|folder| folder.as_str()).collect();
     let mirror = cache.join(&sha256_hex(names.join("\n").as_bytes())[..16]);
     if fs::read_to_string(mirror.join(STAMP)).is_ok_and(|made| made == stamp) {
+        // Nobody waits for the deleting: a run that ends first leaves the rest to the next one.
+        drop(sweep(cache));
         return Some(mirror);
     }
     fs::create_dir_all(cache).ok()?;
@@ -123,10 +125,41 @@ pub(crate) fn mirror(folders: &[Utf8PathBuf], cache: &Utf8Path) -> Option<Utf8Pa
     }
     fs::write(root.join(STAMP), &stamp).ok()?;
     // Another mend may have made it meanwhile: the older one goes, whichever is in place serves.
-    let _ = fs::remove_dir_all(&mirror);
+    if mirror.exists() {
+        discard(&mirror, cache);
+    }
     let _ = fs::rename(staging.keep(), &mirror);
     remove_orphans(cache);
+    drop(sweep(cache));
     mirror.join(STAMP).is_file().then_some(mirror)
+}
+
+/// The names of the folders a mirror is moved to before it is deleted.
+const TRASH: &str = ".trash-";
+
+/// Moves `folder` aside at once, under a name `sweep` deletes. Deleting a mirror's thousands of
+/// files took from seconds to minutes on a busy disk, all of it inside the test run's time; a
+/// rename takes none. The rename replaces an empty folder made for it, so two mends never pick
+/// the same name.
+fn discard(folder: &Utf8Path, cache: &Utf8Path) {
+    if let Ok(trash) = tempfile::Builder::new().prefix(TRASH).tempdir_in(cache) {
+        let _ = fs::rename(folder, trash.keep());
+    }
+}
+
+/// Deletes the folders `discard` moved aside, on a thread of its own.
+fn sweep(cache: &Utf8Path) -> std::thread::JoinHandle<()> {
+    let cache = cache.to_owned();
+    std::thread::spawn(move || {
+        let Ok(entries) = cache.read_dir_utf8() else {
+            return;
+        };
+        for entry in entries.flatten() {
+            if entry.file_name().starts_with(TRASH) {
+                let _ = fs::remove_dir_all(entry.path());
+            }
+        }
+    })
 }
 
 /// Removes the mirrors of installations that are gone (a venv deleted, a temporary one), so the
@@ -136,6 +169,9 @@ fn remove_orphans(cache: &Utf8Path) {
         return;
     };
     for entry in entries.flatten() {
+        if entry.file_name().starts_with(TRASH) {
+            continue;
+        }
         let Ok(made) = fs::read_to_string(entry.path().join(STAMP)) else {
             continue;
         };
@@ -144,7 +180,7 @@ fn remove_orphans(cache: &Utf8Path) {
             .filter_map(|line| line.split('\t').next())
             .any(|folder| !Utf8Path::new(folder).exists());
         if gone {
-            let _ = fs::remove_dir_all(entry.path());
+            discard(entry.path(), cache);
         }
     }
 }

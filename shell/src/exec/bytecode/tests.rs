@@ -156,6 +156,34 @@ fn making_a_mirror_removes_those_of_installations_that_are_gone() {
 }
 
 #[test]
+fn a_discarded_mirror_leaves_its_name_at_once_and_the_sweep_deletes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let cache = root.join("cache");
+    let old = cache.join("0123456789abcdef");
+    write(&old.join("usr/lib/m.cpython-311.pyc"), "old");
+    write(&cache.join("kept/made-from"), "/usr/lib\t1\n");
+    discard(&old, &cache);
+    let names = |cache: &Utf8Path| {
+        let mut names: Vec<String> = cache
+            .read_dir_utf8()
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let moved = names(&cache);
+    assert_eq!(moved.len(), 2);
+    assert!(
+        moved[0].starts_with(TRASH) && moved[1] == "kept",
+        "{moved:?}"
+    );
+    sweep(&cache).join().unwrap();
+    assert_eq!(names(&cache), ["kept"]);
+}
+
+#[test]
 fn the_folders_a_path_file_adds_are_mirrored_too_and_import_lines_are_not_read() {
     let dir = tempfile::tempdir().unwrap();
     let root = Utf8Path::from_path(dir.path()).unwrap();
