@@ -21,8 +21,8 @@ use crate::hooks::gate::Gate;
 use crate::hooks::spawn::Place;
 use crate::interrupt::{Cut, Watch, WATCH_TICK};
 use crate::provider::source::{ModelSource, StreamItem};
+use crate::record::HookRun;
 use crate::record::TurnEnd;
-use crate::task::HookRun;
 use crate::tools::{self, ToolContext, ToolRun};
 
 /// Receives every event, in order, as it happens.
@@ -31,7 +31,7 @@ pub trait Observer {
     fn event(&mut self, event: &Event);
 
     /// The hooks run about a call (or, in a replay, the record's), each with its decision.
-    fn hooks_ran(&mut self, _call_id: &str, _tool: &str, _runs: &[crate::task::HookRun]) {}
+    fn hooks_ran(&mut self, _call_id: &str, _tool: &str, _runs: &[crate::record::HookRun]) {}
 }
 
 /// A new session from `config`, its first actions queued, not yet driven. A config the core

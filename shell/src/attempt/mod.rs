@@ -29,7 +29,7 @@ use crate::error::{exit, MendError};
 use crate::exec::sandbox::Sandbox;
 use crate::exec::set_up::SetUp;
 use crate::provider::source::ModelSource;
-use crate::record::{Message, RecordedCall};
+use crate::record::{Message, RecordedCall, RunMetrics};
 use crate::setup::Setup;
 use crate::task::ToolName;
 use crate::tools::ToolContext;
@@ -148,7 +148,6 @@ pub fn attempt_from(
         shared,
     } = begun;
     let task = setup.task;
-    let copy_time = workspace.copy_time();
     let bench = ToolContext::new(workspace.root(), task, setup.runner);
     let task_text = config.task.clone();
     let loop_started_at = std::time::SystemTime::now();
@@ -157,19 +156,15 @@ pub fn attempt_from(
         until_stop_hooks_agree(bench, source, render, Some(task_text), first, 0)?;
 
     let written = written_by_tools(messages.iter().flat_map(|message| &message.tool_calls));
-    let (ending, tree) = check_at_end(
+    transcript.metrics.verify_ms = tests_before.duration_ms;
+    let ending = end_loop(
         setup,
-        LoopCopy::Over(workspace),
+        workspace,
         &written,
-        Some(&tests_before),
-        shared.as_ref(),
+        (Some(&tests_before), shared.as_ref()),
+        &mut transcript.metrics,
         render,
     )?;
-    let metrics = &mut transcript.metrics;
-    metrics.verify_ms = tests_before.duration_ms + ending.tests_after.duration_ms;
-    metrics.copy_ms = Some(millis(copy_time + tree.copy_time));
-    metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
-    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render));
     let checks = Checks {
         tests_before,
         test_file_sha256_before,
@@ -215,9 +210,31 @@ pub fn written_by_tools<'a>(calls: impl IntoIterator<Item = &'a RecordedCall>) -
         .collect()
 }
 
+/// The end of a loop whose copy is over (a run's, a resume's, a replay's): the independent check
+/// ([`check_at_end`]) with the tests before it and the shared folders' stamps when there are
+/// any, then the copy kept or deleted. `metrics` gets the final run's time, the copies' and the
+/// clean-up's.
+pub fn end_loop(
+    setup: &Setup,
+    workspace: Workspace,
+    written: &BTreeSet<String>,
+    (tests_before, shared): (Option<&TestRun>, Option<&SharedStamps>),
+    metrics: &mut RunMetrics,
+    render: &mut dyn Render,
+) -> Result<Ending, MendError> {
+    let copy_time = workspace.copy_time();
+    let loop_copy = LoopCopy::Over(workspace);
+    let (ending, tree) = check_at_end(setup, loop_copy, written, tests_before, shared, render)?;
+    metrics.verify_ms += ending.tests_after.duration_ms;
+    metrics.copy_ms = Some(millis(copy_time + tree.copy_time));
+    metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
+    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render));
+    Ok(ending)
+}
+
 /// Keeps the copy when asked to (and says where), else deletes it
 /// ([`Workspace::keep_or_delete`]); returns how long deleting took in milliseconds (0 when kept).
-pub fn finish_with(setup: &Setup, workspace: Workspace, render: &mut dyn Render) -> u64 {
+fn finish_with(setup: &Setup, workspace: Workspace, render: &mut dyn Render) -> u64 {
     leave_copy(workspace, setup.keep_workspace, render).map_or(0, millis)
 }
 

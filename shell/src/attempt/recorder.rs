@@ -223,8 +223,8 @@ impl Recorder {
     }
 
     /// Hooks ran for `call_id`: their decisions go to its row and their time to the figures.
-    pub(crate) fn hooks_ran(&mut self, call_id: &CallId, runs: &[crate::task::HookRun]) {
-        self.metrics.hook_ms += crate::task::hook_run::total_ms(runs);
+    pub(crate) fn hooks_ran(&mut self, call_id: &CallId, runs: &[crate::record::HookRun]) {
+        self.metrics.hook_ms += crate::record::hook_run::total_ms(runs);
         if let Some(pending) = self
             .calls
             .iter_mut()

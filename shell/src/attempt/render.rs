@@ -67,7 +67,7 @@ impl JsonLines {
 }
 
 impl Observer for JsonLines {
-    fn hooks_ran(&mut self, call_id: &str, tool: &str, runs: &[crate::task::HookRun]) {
+    fn hooks_ran(&mut self, call_id: &str, tool: &str, runs: &[crate::record::HookRun]) {
         for run in runs {
             self.write(&RunEvent::Hook {
                 call_id: call_id.to_owned(),
@@ -198,9 +198,9 @@ impl Human {
 }
 
 impl Observer for Human {
-    fn hooks_ran(&mut self, _call_id: &str, tool: &str, runs: &[crate::task::HookRun]) {
+    fn hooks_ran(&mut self, _call_id: &str, tool: &str, runs: &[crate::record::HookRun]) {
         for run in runs {
-            self.line(&crate::task::hook_text::line(tool, run));
+            self.line(&crate::record::hook_text::line(tool, run));
         }
     }
 
@@ -307,7 +307,7 @@ impl Render for Human {
                 *before_message,
             )),
             RunEvent::TurnUsage { usage, .. } => self.line(&format!("  ({})", usage.describe())),
-            RunEvent::Hook { tool, run, .. } => self.line(&crate::task::hook_text::line(tool, run)),
+            RunEvent::Hook { tool, run, .. } => self.line(&crate::record::hook_text::line(tool, run)),
             RunEvent::TestsBefore { run } => self.line(&tests_text("Starting tests", run, false)),
             RunEvent::TestsAfter { run } => {
                 self.line(&tests_text("Independent final tests", run, true))

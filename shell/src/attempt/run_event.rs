@@ -81,7 +81,7 @@ pub enum RunEvent {
         tool: String,
         /// The hook's name, event, decision, reason and time.
         #[serde(flatten)]
-        run: crate::task::HookRun,
+        run: crate::record::HookRun,
     },
     /// The tests' run on the untouched copy, before the model's turns: what a repair is measured against.
     TestsBefore {

@@ -52,7 +52,7 @@ pub(crate) fn until_stop_hooks_agree(
             stop::at_stop(&bench.task.hooks, &gate, &stopped, round)
         };
         metrics.add(&transcript.metrics);
-        metrics.hook_ms += crate::task::hook_run::total_ms(&at_stop.runs);
+        metrics.hook_ms += crate::record::hook_run::total_ms(&at_stop.runs);
         messages.push(Message {
             text: text.take(),
             max_turns: None,

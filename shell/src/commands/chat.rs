@@ -22,21 +22,22 @@ use crate::attempt::stop_rounds::until_stop_hooks_agree;
 use crate::attempt::{check_at_end, written_by_tools};
 use crate::cli::args::ChatArgs;
 use crate::cli::CHAT_HELP;
+use crate::commands::finish::send_trace;
+use crate::commands::run::announce;
 use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
 use crate::exec::set_up::SetUp;
 use crate::interrupt;
 use crate::provider::client::LiveSource;
 use crate::provider::connect::{api_key, connect, server_base, Connection};
-use crate::provider::window::{first_request_estimate, WindowChoice};
+use crate::provider::window::WindowChoice;
 use crate::record::chat_command::{Asked, Saved};
 use crate::record::stop::explain_stop;
 use crate::record::target::record_target;
 use crate::record::target::{RecordFile, RecordTarget};
-use crate::record::{ChatCommand, Origin, Record, ServerFacts, SessionSettings, RECORD_FORMAT};
+use crate::record::{ChatCommand, Record, SessionSettings, RECORD_FORMAT};
 use crate::setup::Recorded;
 use crate::setup::Setup;
-use crate::telemetry::traces::{ending_now, send_one};
 use crate::telemetry::Telemetry;
 use crate::tools::ToolContext;
 use crate::verdict::grade::ending::Ending;
@@ -144,18 +145,8 @@ impl<'s> Conversation<'s> {
             &setup.attempt.task.exclude,
             &setup.attempt.task.history,
         )?;
-        render.run_event(&RunEvent::RunStart {
-            command: "chat".to_owned(),
-            model: setup.config.model.clone(),
-            source: setup.connection.described.clone(),
-        });
-        render.run_event(&RunEvent::ContextWindow {
-            tokens: setup.window.tokens,
-            why: setup.window.why.clone(),
-            model_length: setup.connection.model_length,
-            first_request_tokens: first_request_estimate(&setup.config),
-            before_message: true,
-        });
+        let settled = (&setup.config, &setup.window);
+        announce(render, "chat", settled, setup.connection);
         render.run_event(&RunEvent::sandbox(setup.attempt.runner));
         say(&format!(
             "Working on a copy of {} (task file {}).\n{CHAT_HELP}",
@@ -328,10 +319,8 @@ impl<'s> Conversation<'s> {
             say(&format!(
                 "The conversation is recorded in {path} (replay it with `mend replay {path}`)."
             ));
-            if let Some(telemetry) = &setup.telemetry {
-                let timing = ending_now(self.started, self.started);
-                send_one(telemetry, &self.record, &timing);
-            }
+            let started = (self.started, self.started);
+            send_trace(setup.telemetry.as_ref(), &self.record, started);
         }
         if setup.attempt.keep_workspace {
             render.run_event(&RunEvent::WorkspaceKept {
@@ -347,18 +336,10 @@ impl<'s> Conversation<'s> {
 /// The record of a conversation before its first message: the settings and the hashes of the
 /// original it started from.
 fn empty_record(setup: &ChatSetup) -> Result<Record, MendError> {
-    let server = ServerFacts {
-        model_digest: setup.connection.model_digest.clone(),
-        server_version: setup.connection.server_version.clone(),
-        model_length: setup.connection.model_length,
-        sandbox: setup.attempt.runner.sandbox.name(),
-    };
-    let origin = Origin {
-        repo: setup.attempt.repo,
-        python: &setup.attempt.runner.python,
-        sandbox_choice: setup.sandbox_choice,
-        image: setup.attempt.runner.image.as_ref(),
-    };
+    let server = setup
+        .connection
+        .server_facts(setup.attempt.runner.sandbox.name());
+    let origin = setup.attempt.origin(setup.sandbox_choice);
     Ok(Record {
         format: RECORD_FORMAT.to_owned(),
         description: None,

@@ -1,11 +1,12 @@
 //! One file (or folder) per command: `command` reads the command's arguments (`cli/`), builds
-//! what it needs over a [`crate::attempt`] and a [`crate::workspace`], and reports. `outcome`
-//! is what `run` and `resume` share at the end.
+//! what it needs over a [`crate::attempt`] and a [`crate::workspace`], and reports. `finish` is
+//! the one end of a session (`run`, `resume`, `replay`, `chat`), over `outcome`'s parts.
 
 pub mod apply;
 pub mod chat;
 pub mod conformance;
 pub mod eval;
+pub(crate) mod finish;
 pub mod images;
 pub mod init;
 pub(crate) mod outcome;

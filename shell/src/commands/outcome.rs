@@ -1,5 +1,6 @@
-//! What `mend run` and `mend resume` do with a finished session: write its record (and its
-//! change beside it) under the name actually free, and tell the user what happened.
+//! The parts of a session's end ([`super::finish`]): its record (and its change beside it)
+//! written under the name actually free, what happened told to the user, and the one rule of the
+//! exit code.
 
 use camino::Utf8PathBuf;
 use mend_core::{Stop, StopReason};

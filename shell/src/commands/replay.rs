@@ -5,28 +5,22 @@
 use std::collections::BTreeMap;
 
 use camino::Utf8Path;
-use mend_core::StopReason;
 
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
-use crate::attempt::{check_at_end, finish_with, written_by_tools};
+use crate::attempt::{end_loop, written_by_tools};
 use crate::cli::args::ReplayArgs;
 use crate::cli::replay_record;
-use crate::clock::millis;
-use crate::commands::outcome::{exit_code, Ended};
+use crate::commands::finish::{finish, Came, Finish};
 use crate::error::{exit, MendError};
-use crate::exec::sandbox::Sandbox;
-use crate::record::metrics::RunMetrics;
 use crate::record::{Record, RECORD_FORMAT};
 use crate::replay::conversation::{replay_conversation, Replayed};
 use crate::replay::divergence::{end_divergence, LeftBehind};
 use crate::setup::Recorded;
 use crate::setup::Setup;
 use crate::task::PathSet;
-use crate::verdict::grade::decide::Verdict;
 use crate::verdict::grade::ending::Ending;
 use crate::workspace::changes::{file_digests, set_sha256};
-use crate::workspace::final_tree::LoopCopy;
 use crate::workspace::Workspace;
 
 /// What a replay works with: the record, where it came from, and the copy's setup.
@@ -81,15 +75,15 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
             .iter()
             .flat_map(|played| &played.tool_calls),
     );
-    let tests_before = replayed.tests_before.as_ref();
-    let copy_time = workspace.copy_time();
-    let loop_copy = LoopCopy::Over(workspace);
-    let (ending, tree) = check_at_end(setup, loop_copy, &written, tests_before, None, render)?;
-    let metrics = &mut replayed.metrics;
-    metrics.verify_ms += ending.tests_after.duration_ms;
-    metrics.copy_ms = Some(millis(copy_time + tree.copy_time));
-    metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
-    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render));
+    let before = (replayed.tests_before.as_ref(), None);
+    let ending = end_loop(
+        setup,
+        workspace,
+        &written,
+        before,
+        &mut replayed.metrics,
+        render,
+    )?;
     if options.bless {
         let blessed = blessed(
             options.record.clone(),
@@ -105,16 +99,20 @@ pub fn replay(options: &ReplayOptions, render: &mut dyn Render) -> Result<u8, Me
         let recorded = record.ending.as_ref()?;
         end_divergence(setup.task, left_behind(recorded), left_behind(&ending))
     });
-    let verdict = ending.verdict(&test_files_before);
     let stop_reason = replayed.transcripts.last().map(|last| last.stop.reason);
-    Ok(report_verdict(
+    finish(
+        Finish {
+            setup,
+            ending: &ending,
+            test_file_sha256_before: &test_files_before,
+            came: Came::Replayed {
+                divergence: divergence.as_ref(),
+                stop_reason,
+            },
+            metrics: replayed.metrics,
+        },
         render,
-        divergence,
-        (verdict, &ending),
-        &setup.runner.sandbox,
-        stop_reason,
-        replayed.metrics,
-    ))
+    )
 }
 
 fn left_behind(ending: &Ending) -> LeftBehind<'_> {
@@ -123,28 +121,6 @@ fn left_behind(ending: &Ending) -> LeftBehind<'_> {
         test_file_sha256: &ending.test_file_sha256_after,
         tests: &ending.tests_after,
     }
-}
-
-/// Reports the first divergence, if any, and the verdict; returns the exit code: a divergence
-/// outranks the tests.
-pub fn report_verdict(
-    render: &mut dyn Render,
-    divergence: Option<RunEvent>,
-    (verdict, ending): (Verdict, &Ending),
-    sandbox: &Sandbox,
-    stop_reason: Option<StopReason>,
-    metrics: RunMetrics,
-) -> u8 {
-    if let Some(divergence) = &divergence {
-        render.run_event(divergence);
-    }
-    let diverged = divergence.is_some();
-    let exit_code = exit_code(Ended::Replayed { diverged }, verdict.passed);
-    render.run_event(
-        &RunEvent::verdict(verdict, ending, sandbox, stop_reason, exit_code, metrics)
-            .replayed(!diverged),
-    );
-    exit_code
 }
 
 /// Refuses to replay on a repository whose test files or editable files are not what the

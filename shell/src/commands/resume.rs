@@ -13,10 +13,9 @@ use crate::attempt::recorder::Transcript;
 use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::attempt::stop_rounds::until_stop_hooks_agree;
-use crate::attempt::{check_at_end, finish_with, written_by_tools};
+use crate::attempt::{end_loop, written_by_tools};
 use crate::cli::args::ResumeArgs;
-use crate::clock::millis;
-use crate::commands::outcome::{exit_code, report_outcome, write_record, Ended, Outcome};
+use crate::commands::finish::{finish, Came, Finish, Kept};
 use crate::commands::replay::refuse_changed_repository;
 use crate::error::{exit, MendError};
 use crate::provider::client::{Client, LiveSource};
@@ -30,12 +29,10 @@ use crate::setup::config::deadline;
 use crate::setup::Recorded;
 use crate::setup::Setup;
 use crate::telemetry::config::chosen;
-use crate::telemetry::traces::{ending_now, send_one};
 use crate::tools::ToolContext;
 use crate::verdict::check::TestRun;
 use crate::verdict::grade::ending::Ending;
-use crate::workspace::changes::file_digests;
-use crate::workspace::final_tree::LoopCopy;
+use crate::workspace::changes::test_and_editable_digests;
 use crate::workspace::Workspace;
 
 /// What `mend resume` goes on with: the record, the next message, the server and the copy's setup.
@@ -141,8 +138,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     let run_start = std::time::SystemTime::now();
     refuse_changed_repository(record, setup, false)?;
     let client = connect_and_announce(options, render)?;
-    let mut file_sha256_before = file_digests(setup.repo, &setup.task.test.files)?;
-    file_sha256_before.extend(file_digests(setup.repo, &setup.task.editable)?);
+    let file_sha256_before = test_and_editable_digests(setup.repo, setup.task)?;
     let workspace = Workspace::copy_of(setup.repo, &setup.task.exclude, &setup.task.history)?;
     render.run_event(&RunEvent::sandbox(setup.runner));
     let (stopped, tests_before, replayed_writes) =
@@ -179,20 +175,16 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
     written.extend(written_by_tools(
         messages.iter().flat_map(|message| &message.tool_calls),
     ));
-    let copy_time = workspace.copy_time();
-    let (ending, tree) = check_at_end(
+    let mut transcript = transcript;
+    let before = (tests_before.as_ref(), None);
+    let ending = end_loop(
         setup,
-        LoopCopy::Over(workspace),
+        workspace,
         &written,
-        tests_before.as_ref(),
-        None,
+        before,
+        &mut transcript.metrics,
         render,
     )?;
-    let mut transcript = transcript;
-    let metrics = &mut transcript.metrics;
-    metrics.copy_ms = Some(millis(copy_time + tree.copy_time));
-    metrics.sandbox_start_ms = Some(millis(setup.runner.sandbox_start));
-    metrics.cleanup_ms = Some(finish_with(setup, tree.workspace, render));
     let live = Live {
         started: (run_start, loop_start),
         messages,
@@ -201,7 +193,7 @@ pub fn resume(options: &ResumeOptions, render: &mut dyn Render) -> Result<u8, Me
         tests_before,
         file_sha256_before,
     };
-    finish(options, live, render)
+    finish_resumed(options, live, render)
 }
 
 /// Connects to the record's server with the record's protocol, and says where the turns come
@@ -276,7 +268,11 @@ struct Live {
 }
 
 /// The new record (the old one's messages, then the live one), its verdict and the report.
-fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Result<u8, MendError> {
+fn finish_resumed(
+    options: &ResumeOptions,
+    live: Live,
+    render: &mut dyn Render,
+) -> Result<u8, MendError> {
     let (record, setup) = (&options.record, &options.setup);
     let Live {
         started,
@@ -286,12 +282,8 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
         tests_before,
         file_sha256_before,
     } = live;
-    let mut live_metrics = transcript.metrics.clone();
-    live_metrics.verify_ms += ending.tests_after.duration_ms;
     let mut metrics = record.metrics.clone().unwrap_or_else(RunMetrics::default);
-    metrics.add(&live_metrics);
-    let verdict = ending.verdict(&record.test_file_sha256_before);
-    let code = exit_code(Ended::Live(&transcript.stop), verdict.passed);
+    metrics.add(&transcript.metrics);
     let mut messages = record.messages.clone();
     messages.extend(live_messages);
     let mut settings = record.settings.clone();
@@ -306,35 +298,26 @@ fn finish(options: &ResumeOptions, live: Live, render: &mut dyn Render) -> Resul
         resumed_from: Some(options.record_path.to_string()),
         ..record.clone()
     };
-    // The names actually written: a new record never replaces another run's.
-    let written = write_record(&options.out, &resumed, &ending.diff)?;
-    if let Some(telemetry) = chosen(options.otel.as_deref(), &setup.task.telemetry) {
-        send_one(&telemetry, &resumed, &ending_now(started.0, started.1));
-    }
-    render.run_event(
-        &RunEvent::verdict(
-            verdict,
-            &ending,
-            &setup.runner.sandbox,
-            Some(transcript.stop.reason),
-            code,
-            live_metrics,
-        )
-        .replayed(true)
-        .written_to(&written.record, written.patch.as_deref()),
-    );
-    report_outcome(
-        &Outcome {
-            written: &written,
-            test_files_changed: resumed.test_files_changed(),
-            task: setup.task,
-            diff: &ending.diff,
-            print_diff: options.print_diff,
-            stop: &transcript.stop,
-            model: &record.settings.model,
-            exit_code: code,
+    let telemetry = chosen(options.otel.as_deref(), &setup.task.telemetry);
+    let kept = Kept {
+        target: &options.out,
+        record: &resumed,
+        print_diff: options.print_diff,
+        telemetry: telemetry.as_ref(),
+        started,
+    };
+    finish(
+        Finish {
+            setup,
+            ending: &ending,
+            test_file_sha256_before: &resumed.test_file_sha256_before,
+            came: Came::Live {
+                stop: &transcript.stop,
+                resumed: true,
+                kept,
+            },
+            metrics: transcript.metrics,
         },
         render,
-    );
-    Ok(code)
+    )
 }

@@ -10,7 +10,7 @@ use crate::attempt::run_event::RunEvent;
 use crate::attempt::run_record::record_of;
 use crate::attempt::{attempt_from, begin};
 use crate::cli::args::RunArgs;
-use crate::commands::outcome::{exit_code, report_outcome, write_record, Ended, Outcome};
+use crate::commands::finish::{finish, Came, Finish, Kept};
 use crate::commands::unbegun::ended_before_loop;
 use crate::error::MendError;
 use crate::exec::sandbox::SandboxChoice;
@@ -20,15 +20,13 @@ use crate::provider::host::BaseUrl;
 use crate::provider::window::WindowChoice;
 use crate::record::target::record_target;
 use crate::record::target::RecordTarget;
-use crate::record::{Origin, ServerFacts, SessionSettings};
+use crate::record::SessionSettings;
 use crate::setup::config::deadline;
 use crate::setup::Recorded;
 use crate::setup::Setup;
 use crate::task::Task;
-use crate::telemetry::trace::Timing;
-use crate::telemetry::traces::send_one;
 use crate::telemetry::Telemetry;
-use crate::workspace::changes::file_digests;
+use crate::workspace::changes::test_and_editable_digests;
 
 /// What `mend run` is set up with: the session, the server, the copy and where the record goes.
 pub struct RunOptions<'a> {
@@ -103,29 +101,11 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
     )?;
     let (config, window) = connection.settle(options.config.clone());
     let config = &config;
-    let Connection {
-        client,
-        server_version,
-        model_digest,
-        described,
-        model_length,
-        ..
-    } = connection;
-    announce(render, config, described, window, model_length);
+    announce(render, "run", (config, &window), &connection);
     let setup = &options.setup;
-    let file_sha256_before = files_before(setup)?;
-    let server = ServerFacts {
-        model_digest,
-        server_version,
-        model_length,
-        sandbox: options.setup.runner.sandbox.name(),
-    };
-    let origin = Origin {
-        repo: setup.repo,
-        python: &setup.runner.python,
-        sandbox_choice: options.sandbox_choice,
-        image: setup.runner.image.as_ref(),
-    };
+    let file_sha256_before = test_and_editable_digests(setup.repo, setup.task)?;
+    let server = connection.server_facts(setup.runner.sandbox.name());
+    let origin = setup.origin(options.sandbox_choice);
     let begun = match begin(setup, render)? {
         Ok(begun) => begun,
         Err(unbegun) => {
@@ -134,74 +114,53 @@ pub fn run(options: &RunOptions, render: &mut dyn Render) -> Result<u8, MendErro
             return Err(ended_before_loop(&options.record, record, unbegun, render));
         }
     };
-    let mut source = LiveSource { client: &client };
+    let mut source = LiveSource {
+        client: &connection.client,
+    };
     let attempt = attempt_from(setup, begun, config.clone(), &mut source, render)?;
 
     let record = record_of(config, &server, &origin, &attempt, file_sha256_before);
-    // The names actually written: a new record never replaces another run's.
-    let written = write_record(&options.record, &record, &attempt.checks.after.diff)?;
-    let verdict = attempt.checks.verdict();
-    let exit_code = exit_code(Ended::Live(&attempt.transcript.stop), verdict.passed);
-    render.run_event(
-        &RunEvent::verdict(
-            verdict,
-            &attempt.checks.after,
-            &options.setup.runner.sandbox,
-            Some(attempt.transcript.stop.reason),
-            exit_code,
-            attempt.transcript.metrics.clone(),
-        )
-        .written_to(&written.record, written.patch.as_deref()),
-    );
-    report_outcome(
-        &Outcome {
-            written: &written,
-            test_files_changed: attempt.checks.test_files_changed(),
-            task: options.setup.task,
-            diff: &attempt.checks.after.diff,
-            print_diff: options.print_diff,
-            stop: &attempt.transcript.stop,
-            model: &config.model,
-            exit_code,
+    let kept = Kept {
+        target: &options.record,
+        record: &record,
+        print_diff: options.print_diff,
+        telemetry: options.telemetry.as_ref(),
+        started: (run_start, attempt.loop_started_at),
+    };
+    finish(
+        Finish {
+            setup,
+            ending: &attempt.checks.after,
+            test_file_sha256_before: &record.test_file_sha256_before,
+            came: Came::Live {
+                stop: &attempt.transcript.stop,
+                resumed: false,
+                kept,
+            },
+            metrics: attempt.transcript.metrics.clone(),
         },
         render,
-    );
-    if let Some(telemetry) = &options.telemetry {
-        let timing = Timing {
-            run_start,
-            loop_start: attempt.loop_started_at,
-            run_end: std::time::SystemTime::now(),
-        };
-        send_one(telemetry, &record, &timing);
-    }
-    Ok(exit_code)
+    )
 }
 
-/// The SHA-256 of each test file and editable file before the run (for `mend apply`).
-fn files_before(setup: &Setup) -> Result<std::collections::BTreeMap<String, String>, MendError> {
-    let mut digests = file_digests(setup.repo, &setup.task.test.files)?;
-    digests.extend(file_digests(setup.repo, &setup.task.editable)?);
-    Ok(digests)
-}
-
-/// What the run talks to, and the window every request of it carries.
-fn announce(
+/// What a live `command` (`run`, `chat`) talks to, and the window every request of it carries;
+/// a chat's estimate is of the opening before the user's first message.
+pub(crate) fn announce(
     render: &mut dyn Render,
-    config: &Config,
-    described: String,
-    window: WindowChoice,
-    model_length: Option<u64>,
+    command: &str,
+    (config, window): (&Config, &WindowChoice),
+    connection: &Connection,
 ) {
     render.run_event(&RunEvent::RunStart {
-        command: "run".to_owned(),
+        command: command.to_owned(),
         model: config.model.clone(),
-        source: described,
+        source: connection.described.clone(),
     });
     render.run_event(&RunEvent::ContextWindow {
         tokens: window.tokens,
-        why: window.why,
-        model_length,
+        why: window.why.clone(),
+        model_length: connection.model_length,
         first_request_tokens: crate::provider::window::first_request_estimate(config),
-        before_message: false,
+        before_message: command == "chat",
     });
 }

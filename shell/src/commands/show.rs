@@ -8,10 +8,10 @@ use crate::attempt::render::{sandbox_phrase, short_arguments};
 use crate::error::{exit, MendError};
 use crate::page::timeline::{seconds, Subject, Timeline};
 use crate::page::view::{SessionView, Shown};
+use crate::record::hook_text as hooks;
 use crate::record::metrics::RunMetrics;
 use crate::record::Record;
 use crate::record::RecordedCall;
-use crate::task::hook_text as hooks;
 
 /// `mend show RECORD`: the record as a terminal summary, or as one HTML page at `html`.
 pub fn show(record_path: &Utf8Path, html: Option<&Utf8Path>) -> Result<u8, MendError> {

@@ -9,6 +9,7 @@
 //! this one does not link (fewer attempts, a task renamed) are removed, and only those.
 
 use std::collections::BTreeSet;
+use std::fmt;
 
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 
@@ -30,12 +31,35 @@ pub(crate) struct AttemptLink {
     pub stop: String,
     pub turns: u32,
     pub tokens: u64,
-    /// The page's address relative to the eval's page, once written.
-    pub href: Result<String, String>,
+    /// The page's address relative to the eval's page, once written; else why it has none.
+    pub href: Result<String, AttemptError>,
 }
 
+/// Why an attempt listed in a results file cannot be shown, exported or traced: the file its
+/// row names is not to be read, or cannot be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum AttemptError {
+    /// The row's record path leaves the folder of its results file (or is empty).
+    Outside { record: String, dir: Utf8PathBuf },
+    /// The record is missing or is not a record.
+    Unreadable(MendError),
+}
+
+impl fmt::Display for AttemptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttemptError::Outside { record, dir } => {
+                write!(f, "its record path `{record}` is not inside {dir}")
+            }
+            AttemptError::Unreadable(err) => f.write_str(&err.message),
+        }
+    }
+}
+
+impl std::error::Error for AttemptError {}
+
 /// The record of `row`, found in `dir`; refused when its path leaves the folder.
-pub(crate) fn record_path(dir: &Utf8Path, row: &Row) -> Result<Utf8PathBuf, String> {
+pub(crate) fn record_path(dir: &Utf8Path, row: &Row) -> Result<Utf8PathBuf, AttemptError> {
     let relative = Utf8Path::new(&row.record);
     let inside = !row.record.is_empty()
         && relative
@@ -44,10 +68,10 @@ pub(crate) fn record_path(dir: &Utf8Path, row: &Row) -> Result<Utf8PathBuf, Stri
     if inside {
         Ok(dir.join(relative))
     } else {
-        Err(format!(
-            "its record path `{}` is not inside {dir}",
-            row.record
-        ))
+        Err(AttemptError::Outside {
+            record: row.record.clone(),
+            dir: dir.to_owned(),
+        })
     }
 }
 
@@ -88,7 +112,7 @@ pub(crate) fn write_attempt_pages(
             listed_as: &listed_as,
         };
         let page = record_path(dir, row).and_then(|path| {
-            crate::page::record_file_page(&path, Some(back)).map_err(|err| err.message)
+            crate::page::record_file_page(&path, Some(back)).map_err(AttemptError::Unreadable)
         });
         let href = match page {
             Ok(page) => {
@@ -118,7 +142,7 @@ pub(crate) fn write_attempt_pages(
             missing.len(),
             first.task,
             first.attempt,
-            first.href.as_ref().err().map_or("", String::as_str)
+            first.href.as_ref().err().map_or(String::new(), ToString::to_string)
         );
     }
     let removed = remove_stale_pages(&folder, &linked, &report_href)?;
@@ -158,7 +182,7 @@ mod tests {
         let found: Vec<Result<Utf8PathBuf, String>> =
             ["t/0.json", "../x.json", "/etc/passwd", "./t/0.json", ""]
                 .iter()
-                .map(|record| record_path(dir, &row(record)))
+                .map(|record| record_path(dir, &row(record)).map_err(|err| err.to_string()))
                 .collect();
         assert_eq!(
             found,
@@ -169,6 +193,13 @@ mod tests {
                 Err("its record path `./t/0.json` is not inside out".to_owned()),
                 Err("its record path `` is not inside out".to_owned()),
             ]
+        );
+        assert_eq!(
+            record_path(dir, &row("../x.json")),
+            Err(AttemptError::Outside {
+                record: "../x.json".to_owned(),
+                dir: dir.to_owned(),
+            })
         );
     }
 }

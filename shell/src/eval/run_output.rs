@@ -3,7 +3,8 @@
 //! record keeps only the tail of a run that failed; a sympy or django run prints hundreds of
 //! kilobytes of `-rA` lines, which gzip shrinks about tenfold.
 
-use std::io::{Read, Write};
+use std::fmt;
+use std::io::{self, Read, Write};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use flate2::read::GzDecoder;
@@ -27,13 +28,48 @@ pub(crate) fn write(path: &Utf8Path, output: &str) -> Result<(), MendError> {
     .map_err(|err| MendError::harness(format!("cannot write the run's output {path}: {err}")))
 }
 
+/// Why a kept output cannot be read: it is not there (results written before mend kept them),
+/// or it is not what mend writes.
+#[derive(Debug)]
+pub(crate) enum OutputError {
+    /// The file cannot be opened.
+    Open {
+        path: Utf8PathBuf,
+        source: io::Error,
+    },
+    /// The file is not a gzip of UTF-8 text.
+    NotGzip {
+        path: Utf8PathBuf,
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutputError::Open { path, source } => write!(f, "cannot open {path}: {source}"),
+            OutputError::NotGzip { path, source } => {
+                write!(f, "{path} is not a gzip of the run's output: {source}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for OutputError {}
+
 /// The output kept at `path`; the error names the file and why it cannot be read.
-pub(crate) fn read(path: &Utf8Path) -> Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|err| format!("cannot open {path}: {err}"))?;
+pub(crate) fn read(path: &Utf8Path) -> Result<String, OutputError> {
+    let file = std::fs::File::open(path).map_err(|source| OutputError::Open {
+        path: path.to_owned(),
+        source,
+    })?;
     let mut text = String::new();
     GzDecoder::new(file)
         .read_to_string(&mut text)
-        .map_err(|err| format!("{path} is not a gzip of the run's output: {err}"))?;
+        .map_err(|source| OutputError::NotGzip {
+            path: path.to_owned(),
+            source,
+        })?;
     Ok(text)
 }
 
@@ -52,9 +88,21 @@ mod tests {
         let path = output_path(folder, 3);
         write(&path, &output).unwrap();
         assert_eq!(path, folder.join("3.output.gz"));
-        assert_eq!(read(&path), Ok(output.clone()));
+        assert_eq!(read(&path).unwrap(), output);
         let size = std::fs::metadata(&path).unwrap().len();
         assert!(size * 10 < output.len() as u64, "{size} bytes");
+    }
+
+    #[test]
+    fn a_missing_output_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = output_path(Utf8Path::from_path(dir.path()).unwrap(), 1);
+        let problem = read(&path).unwrap_err();
+        assert!(matches!(&problem, OutputError::Open { path: named, .. } if *named == path));
+        assert_eq!(
+            problem.to_string(),
+            format!("cannot open {path}: No such file or directory (os error 2)")
+        );
     }
 
     #[test]
@@ -64,6 +112,8 @@ mod tests {
         let path = output_path(folder, 0);
         std::fs::write(&path, "plain text").unwrap();
         let problem = read(&path).unwrap_err();
+        assert!(matches!(&problem, OutputError::NotGzip { path: named, .. } if *named == path));
+        let problem = problem.to_string();
         assert!(
             problem.starts_with(&format!("{path} is not a gzip of the run's output")),
             "{problem}"

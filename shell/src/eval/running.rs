@@ -15,11 +15,11 @@ use crate::attempt::{run_attempt, Attempt};
 use crate::error::MendError;
 use crate::provider::client::LiveSource;
 use crate::provider::connect::Connection;
-use crate::record::{RunMetrics, ServerFacts};
+use crate::record::RunMetrics;
 use crate::setup::Resolved;
 use crate::telemetry::config::chosen;
 use crate::telemetry::traces::{ending_now, Traces};
-use crate::workspace::changes::file_digests;
+use crate::workspace::changes::test_and_editable_digests;
 
 use super::prepared::{EvalOptions, Prepared};
 use super::progress::Progress;
@@ -137,8 +137,7 @@ impl Shared<'_> {
             .map_err(|err| MendError::harness(format!("cannot create {folder}: {err}")))?;
         let record_path = folder.join(format!("{attempt}.json"));
 
-        let mut file_sha256_before = file_digests(repo, &task.test.files)?;
-        file_sha256_before.extend(file_digests(repo, &task.editable)?);
+        let file_sha256_before = test_and_editable_digests(repo, task)?;
         let setup = prepared.resolved.setup(false);
         let mut source = LiveSource {
             client: &self.connection.client,
@@ -149,12 +148,7 @@ impl Shared<'_> {
         if stop == StopReason::Cancelled {
             return Ok(None);
         }
-        let server = ServerFacts {
-            model_digest: self.connection.model_digest.clone(),
-            server_version: self.connection.server_version.clone(),
-            model_length: self.connection.model_length,
-            sandbox: runner.sandbox.name(),
-        };
+        let server = self.connection.server_facts(runner.sandbox.name());
         let origin = prepared.resolved.origin();
         let record = record_of(&config, &server, &origin, &outcome, file_sha256_before);
         record.write_atomically(&record_path)?;

@@ -5,7 +5,7 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::MendError;
-use crate::eval::attempt_pages::record_path;
+use crate::eval::attempt_pages::{record_path, AttemptError};
 use crate::eval::page_names::page_name;
 use crate::eval::results::Row;
 use crate::export::atif::trajectory;
@@ -23,8 +23,8 @@ pub(crate) fn write_trajectories(
     })?;
     let (mut written, mut missing) = (0, 0);
     for (dir, row) in rows {
-        let record =
-            record_path(dir, row).and_then(|path| Record::read(&path).map_err(|err| err.message));
+        let record = record_path(dir, row)
+            .and_then(|path| Record::read(&path).map_err(AttemptError::Unreadable));
         match record {
             Ok(record) => {
                 let name = page_name(&row.task, row.attempt).replace(".html", ".json");

@@ -4,13 +4,15 @@
 //! graded. The folder is written whole or not at all: any attempt that cannot be exported
 //! stops it, named with the reason.
 
+use std::fmt;
+
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::error::{exit, MendError};
-use crate::eval::attempt_pages::record_path;
+use crate::eval::attempt_pages::{record_path, AttemptError};
 use crate::eval::report::merge_located;
 use crate::eval::results::Row;
-use crate::eval::run_output::{output_path, read};
+use crate::eval::run_output::{output_path, read, OutputError};
 use crate::export::swebench_log::{report, test_output, InstanceReport};
 use crate::record::Record;
 
@@ -59,20 +61,48 @@ pub(crate) fn export(dirs: &[Utf8PathBuf], out: &Utf8Path, attempt: u32) -> Resu
     Ok(exit::PASS)
 }
 
+/// Why an attempt cannot be exported; the export names each such attempt and writes nothing.
+#[derive(Debug)]
+enum Unexportable {
+    /// Its record is not to be read, or cannot be.
+    Record(AttemptError),
+    /// Its record has no final run.
+    NoFinalRun,
+    /// Its task gives no FAIL_TO_PASS/PASS_TO_PASS lists.
+    NoGivenLists,
+    /// The final run's output was not kept, or cannot be read.
+    NoOutput(OutputError),
+}
+
+impl fmt::Display for Unexportable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unexportable::Record(err) => err.fmt(f),
+            Unexportable::NoFinalRun => {
+                f.write_str("its record has no final run (the attempt was cut before it)")
+            }
+            Unexportable::NoGivenLists => f.write_str(
+                "its task gives no FAIL_TO_PASS/PASS_TO_PASS lists (test.fail_to_pass), which SWE-bench grades by",
+            ),
+            Unexportable::NoOutput(err) => write!(
+                f,
+                "{err} — results written before mend kept each run's output cannot be exported; run the attempt again"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Unexportable {}
+
 /// The instance of `row`'s attempt: its record's final run and given lists, and the output kept.
-fn instance(dir: &Utf8Path, row: &Row) -> Result<Instance, String> {
-    let path = record_path(dir, row)?;
-    let record = Record::read(&path).map_err(|err| err.message)?;
-    let ending = record
-        .ending
-        .ok_or("its record has no final run (the attempt was cut before it)")?;
-    let given = ending.given.as_ref().ok_or(
-        "its task gives no FAIL_TO_PASS/PASS_TO_PASS lists (test.fail_to_pass), which SWE-bench grades by",
-    )?;
+fn instance(dir: &Utf8Path, row: &Row) -> Result<Instance, Unexportable> {
+    let path = record_path(dir, row).map_err(Unexportable::Record)?;
+    let record =
+        Record::read(&path).map_err(|err| Unexportable::Record(AttemptError::Unreadable(err)))?;
+    let ending = record.ending.ok_or(Unexportable::NoFinalRun)?;
+    let given = ending.given.as_ref().ok_or(Unexportable::NoGivenLists)?;
     let folder = path.parent().unwrap_or(dir);
-    let output = read(&output_path(folder, row.attempt)).map_err(|problem| {
-        format!("{problem} — results written before mend kept each run's output cannot be exported; run the attempt again")
-    })?;
+    let output = read(&output_path(folder, row.attempt)).map_err(Unexportable::NoOutput)?;
     Ok(Instance {
         id: row.task.clone(),
         log: test_output(&ending.tests_after, &output),
@@ -112,4 +142,47 @@ fn write_all(out: &Utf8Path, instances: &[Instance]) -> Result<(), MendError> {
     }
     std::fs::rename(staging.keep(), out).map_err(cannot)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_attempt_that_cannot_be_exported_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = Utf8Path::from_path(dir.path()).unwrap();
+        let row = |record: &str| Row {
+            record: record.to_owned(),
+            ..Row::example("t", 0, true)
+        };
+        let outside = instance(dir, &row("../x.json")).err().unwrap();
+        assert!(matches!(
+            &outside,
+            Unexportable::Record(AttemptError::Outside { record, .. }) if record == "../x.json"
+        ));
+        let missing = instance(dir, &row("t/0.json")).err().unwrap();
+        assert!(matches!(
+            &missing,
+            Unexportable::Record(AttemptError::Unreadable(_))
+        ));
+        let no_output = Unexportable::NoOutput(OutputError::Open {
+            path: "t/0.output.gz".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        });
+        let said: Vec<String> = [outside, Unexportable::NoFinalRun, no_output]
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            said,
+            [
+                format!("its record path `../x.json` is not inside {dir}"),
+                "its record has no final run (the attempt was cut before it)".to_owned(),
+                "cannot open t/0.output.gz: entity not found — results written before mend kept \
+                 each run's output cannot be exported; run the attempt again"
+                    .to_owned(),
+            ]
+        );
+    }
 }

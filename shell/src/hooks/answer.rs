@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::task::hook_run::{Decision, HookEvent};
+use crate::record::hook_run::{Decision, HookEvent};
 use crate::truncate::keep_tail;
 
 /// How much of a hook's stderr or stdout a reason quotes.

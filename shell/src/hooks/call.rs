@@ -9,9 +9,10 @@ use serde_json::{json, Map, Value};
 use crate::error::MendError;
 use crate::hooks::gate::Gate;
 use crate::hooks::input::Call;
+use crate::hooks::outcome::{self as decided, Outcome};
 use crate::interrupt::Cut;
+use crate::record::hook_run::{HookEvent, HookRun};
 use crate::task::claude_code;
-use crate::task::hook_run::{self, HookEvent, HookRun, Outcome};
 use crate::task::hooks::Hooks;
 use crate::tools::ToolRun;
 
@@ -77,7 +78,7 @@ pub(crate) fn around(
         Ok(runs) => runs,
         Err(cut) => return Ok((ToolRun::Cut(cut), Vec::new())),
     };
-    let updated = match hook_run::outcome(&runs) {
+    let updated = match decided::outcome(&runs) {
         Outcome::Blocked { reason } => {
             let outcome = ToolOutcome::Failure { message: reason };
             return Ok((ToolRun::Finished(outcome), runs));
@@ -98,12 +99,12 @@ pub(crate) fn around(
         Ok(after) => after,
         Err(cut) => return Ok((ToolRun::Cut(cut), runs)),
     };
-    let objection = match hook_run::outcome(&after) {
+    let objection = match decided::outcome(&after) {
         Outcome::Blocked { reason } => Some(reason),
         Outcome::Go { .. } => None,
     };
     runs.extend(after);
-    let told = told_with(outcome, objection, hook_run::context(&runs));
+    let told = told_with(outcome, objection, decided::context(&runs));
     Ok((ToolRun::Finished(told), runs))
 }
 

@@ -10,10 +10,11 @@ use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::Sandbox;
 use crate::hooks::gate::Gate;
 use crate::hooks::input::Call;
+use crate::hooks::outcome::{outcome, Outcome};
 use crate::hooks::spawn::Place;
 use crate::interrupt::Watch;
+use crate::record::hook_run::HookEvent;
 use crate::task::claude_code;
-use crate::task::hook_run::{outcome, HookEvent, Outcome};
 use crate::task::hooks::Hooks;
 
 /// Blocks edits of tests and of `.env`, reading Claude Code's `file_path`.

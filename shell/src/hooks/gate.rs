@@ -6,7 +6,7 @@ use crate::hooks::answer;
 use crate::hooks::input::{self, Call, Common};
 use crate::hooks::spawn::{self, Place};
 use crate::interrupt::Cut;
-use crate::task::hook_run::{Decision, HookEvent, HookRun};
+use crate::record::hook_run::{Decision, HookEvent, HookRun};
 use crate::task::hooks::HookCommand;
 
 /// Where and as whom a session's hooks run.

@@ -4,8 +4,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::record::hook_run::HookEvent;
 use crate::task::claude_code;
-use crate::task::hook_run::HookEvent;
 
 /// What every event's JSON carries.
 pub(crate) struct Common<'a> {

@@ -5,13 +5,15 @@
 //! unlike Claude Code, any failure of a hook blocks. They run in the sandbox, as the tests do,
 //! and every decision is kept in the record, which a replay reuses rather than running them again.
 //!
-//! The `[hooks]` table and what a record keeps of each run are plain values the task and the
-//! record hold: they live in the task (`task::hooks`, `task::hook_run`), below both.
+//! The `[hooks]` table is the task's (`task::hooks`), and what a record keeps of each run is the
+//! record's (`record::hook_run`); both are plain values, below this room. What the runs come to
+//! for a call is [`outcome`].
 
 pub(crate) mod answer;
 pub(crate) mod call;
 pub(crate) mod gate;
 pub(crate) mod input;
+pub(crate) mod outcome;
 pub(crate) mod spawn;
 pub(crate) mod stop;
 pub(crate) mod verify;

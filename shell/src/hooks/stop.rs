@@ -6,7 +6,8 @@
 use mend_core::{Session, StopReason};
 
 use crate::hooks::gate::Gate;
-use crate::task::hook_run::{self, HookRun, Outcome};
+use crate::hooks::outcome::{self as decided, Outcome};
+use crate::record::hook_run::HookRun;
 use crate::task::hooks::Hooks;
 
 /// How many times Stop hooks may send one run back to work.
@@ -45,7 +46,7 @@ pub(crate) fn at_stop(hooks: &Hooks, gate: &Gate, stopped: &Session, round: usiz
     let runs = gate
         .stop_event(&commands, last, round > 0)
         .unwrap_or_default();
-    let go_on_with = match hook_run::outcome(&runs) {
+    let go_on_with = match decided::outcome(&runs) {
         Outcome::Blocked { reason } if round < MAX_ROUNDS => Some(reason),
         _ => None,
     };

@@ -12,7 +12,7 @@ use crate::hooks::gate::Gate;
 use crate::hooks::input::Call;
 use crate::hooks::spawn::Place;
 use crate::interrupt::Watch;
-use crate::task::hook_run::{Decision, HookEvent};
+use crate::record::hook_run::{Decision, HookEvent};
 use crate::task::hooks::HookCommand;
 
 struct Copy {

@@ -10,9 +10,10 @@ use crate::error::MendError;
 use crate::exec::runner::TestRunner;
 use crate::hooks::gate::{session_id, Gate};
 use crate::hooks::input::Call;
+use crate::hooks::outcome::{outcome, Outcome};
 use crate::hooks::spawn::Place;
 use crate::interrupt::Watch;
-use crate::task::hook_run::{outcome, HookEvent, HookRun, Outcome};
+use crate::record::hook_run::{HookEvent, HookRun};
 use crate::task::hooks::Hooks;
 use crate::task::{Task, ToolName};
 

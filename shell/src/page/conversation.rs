@@ -162,7 +162,7 @@ fn turn_summary(content: &TurnContent, calls: &[&RecordedCall]) -> String {
 /// A call with its arguments and result. A refused call's record holds no arguments (they never
 /// reached a tool), so the model's own are shown, as it streamed them.
 fn draw_call(call: &RecordedCall, streamed: Option<&ModelCall>, page: &mut Html) {
-    let blocked = crate::task::hook_text::blocked(&call.hooks).is_some();
+    let blocked = crate::record::hook_text::blocked(&call.hooks).is_some();
     let (class, status) = match call.status {
         _ if blocked => ("call refused", "blocked by a hook"),
         ToolStatus::Ok => ("call ok", "ok"),
@@ -201,7 +201,7 @@ fn draw_call(call: &RecordedCall, streamed: Option<&ModelCall>, page: &mut Html)
         let lines: Vec<String> = call
             .hooks
             .iter()
-            .map(|run| crate::task::hook_text::line(&call.name, run))
+            .map(|run| crate::record::hook_text::line(&call.name, run))
             .collect();
         page.row("hooks", &lines.join("\n"));
     }

@@ -10,6 +10,7 @@ use super::host::BaseUrl;
 use super::model_facts::{self, ModelFacts};
 use super::window::{self, WindowChoice};
 use crate::error::MendError;
+use crate::record::ServerFacts;
 
 /// `--host`, else the provider's usual variable (`OLLAMA_HOST`, `OPENAI_BASE_URL`,
 /// `ANTHROPIC_BASE_URL`), else its usual address; always connectable. A protocol added to the
@@ -53,6 +54,17 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// What the server said about the run, with the name of the sandbox its tests run in, as
+    /// a record keeps them.
+    pub fn server_facts(&self, sandbox: &'static str) -> ServerFacts {
+        ServerFacts {
+            model_digest: self.model_digest.clone(),
+            server_version: self.server_version.clone(),
+            model_length: self.model_length,
+            sandbox,
+        }
+    }
+
     /// `config` with its context window (the one it was given, `--num-ctx` or the task file's
     /// `num_ctx`, else the one chosen from what the server says of the model), the model's
     /// family of written calls and the server's schema field.

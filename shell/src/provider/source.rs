@@ -41,7 +41,7 @@ pub trait ModelSource {
 
     /// The hooks the record ran for a call, when the turns are a record's: a replay reuses
     /// their decisions instead of running the hooks again. A live source has none.
-    fn recorded_hooks(&self, _call_id: &CallId) -> Option<&[crate::task::HookRun]> {
+    fn recorded_hooks(&self, _call_id: &CallId) -> Option<&[crate::record::HookRun]> {
         None
     }
 

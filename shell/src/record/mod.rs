@@ -6,6 +6,8 @@
 pub mod chat_command;
 pub(crate) mod format;
 pub mod harness_end;
+pub(crate) mod hook_run;
+pub mod hook_text;
 pub(crate) mod legacy;
 pub(crate) mod line;
 pub(crate) mod message;
@@ -21,6 +23,7 @@ pub(crate) mod usage;
 pub use chat_command::ChatCommand;
 pub use format::{write_json_atomically, Record, RECORD_FORMAT};
 pub use harness_end::{HarnessEnd, HarnessStage};
+pub(crate) use hook_run::HookRun;
 pub use line::{LineBytes, RecordedLine};
 pub use message::Message;
 pub use metrics::RunMetrics;

@@ -7,8 +7,8 @@ use crate::attempt::run_event::RunEvent;
 use crate::clock::SessionClock;
 use crate::interrupt::Cut;
 use crate::provider::source::{ModelSource, StreamItem};
+use crate::record::HookRun;
 use crate::record::{RecordedCall, RecordedTurn, TurnEnd};
-use crate::task::HookRun;
 
 /// Serves the recorded lines of each turn. Request bodies are not compared: they carry tool
 /// output (pytest's timings), which differs between runs; the tool results themselves are.

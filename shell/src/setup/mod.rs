@@ -112,10 +112,17 @@ impl Resolved {
 
     /// Where this run is made, as a record keeps it.
     pub fn origin(&self) -> crate::record::Origin<'_> {
+        self.setup(false).origin(self.sandbox_choice)
+    }
+}
+
+impl<'a> Setup<'a> {
+    /// Where an attempt set up so is made, with the sandbox as chosen, as a record keeps it.
+    pub fn origin(&self, sandbox_choice: SandboxChoice) -> crate::record::Origin<'a> {
         crate::record::Origin {
-            repo: &self.repo,
+            repo: self.repo,
             python: &self.runner.python,
-            sandbox_choice: self.sandbox_choice,
+            sandbox_choice,
             image: self.runner.image.as_ref(),
         }
     }

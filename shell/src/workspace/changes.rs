@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::atomic;
 use crate::error::MendError;
-use crate::task::PathSet;
+use crate::task::{PathSet, Task};
 
 /// A text file bigger than this is not diffed line by line: the diff says it differs.
 pub(crate) const DIFF_TEXT_CAP_BYTES: u64 = 16 * 1024 * 1024;
@@ -33,6 +33,17 @@ const UNREADABLE_MARK: &[u8] = b"unreadable";
 /// it), never followed; a file that cannot be read as the text `unreadable`.
 pub(crate) fn set_sha256(root: &Utf8Path, set: &PathSet) -> Result<String, MendError> {
     Ok(digest_of(&file_digests(root, set)?))
+}
+
+/// Each test file and editable file of `task` under `repo` with its own SHA-256, as a record
+/// keeps them from before its session (for `mend apply`, and to name what changed since).
+pub(crate) fn test_and_editable_digests(
+    repo: &Utf8Path,
+    task: &Task,
+) -> Result<BTreeMap<String, String>, MendError> {
+    let mut digests = file_digests(repo, &task.test.files)?;
+    digests.extend(file_digests(repo, &task.editable)?);
+    Ok(digests)
 }
 
 /// Each file of `set` under `root` with its own SHA-256 (path → hex).

@@ -157,7 +157,10 @@ fn read_run(
             let reason = match report {
                 ReportFile::Written(text) => match Report::parse(&text) {
                     Ok(report) => return Ok(read(&finished, test, Some(report), None)),
-                    Err(reason) => Untrusted::ReportUnreadable { owed, reason },
+                    Err(unread) => Untrusted::ReportUnreadable {
+                        owed,
+                        reason: unread.to_string(),
+                    },
                 },
                 ReportFile::Unreadable(reason) => Untrusted::ReportUnreadable { owed, reason },
                 ReportFile::Missing | ReportFile::NotAsked => {
@@ -211,10 +214,12 @@ fn read_output_run(
             }
             Ok(run)
         }
-        Err(reason) => Err(not_run(
+        Err(nothing) => Err(not_run(
             finished,
             test,
-            Untrusted::OutputUnread { reason },
+            Untrusted::OutputUnread {
+                reason: nothing.to_string(),
+            },
             Fix::Unread(reader),
         )),
     }

@@ -86,13 +86,13 @@ pub(super) fn read_pytest_run(
     let text = pytest_report(finished, test, code, report)?;
     let report = match Report::parse(&text) {
         Ok(report) => report,
-        Err(reason) => {
+        Err(unread) => {
             return Err(not_run(
                 finished,
                 test,
                 Untrusted::ReportUnreadable {
                     owed: OwedReport::Pytest,
-                    reason,
+                    reason: unread.to_string(),
                 },
                 Fix::Said("see pytest's output below"),
             ))

@@ -69,14 +69,10 @@ impl OutputReader {
     /// The report of `output`: each test's outcome by id, the counts, the failing tests. `Err`
     /// when the output holds no result line at all (the runner did not run, or was not asked
     /// for what this reader reads).
-    pub fn read(self, output: &str) -> Result<Report, String> {
+    pub fn read(self, output: &str) -> Result<Report, NothingRead> {
         let reading = self.reading(output);
         if reading.cases.is_empty() && reading.totals.is_none() {
-            return Err(format!(
-                "its output has no test result the {} reader knows (it reads {})",
-                self.name(),
-                self.asks()
-            ));
+            return Err(NothingRead { reader: self });
         }
         let mut cases = BTreeMap::new();
         for (id, outcome) in reading.cases {
@@ -95,6 +91,27 @@ impl OutputReader {
         Ok(report_of(cases, reading.totals))
     }
 }
+
+/// An output with no result line the reader knows: the runner did not run, or was not asked for
+/// what the reader reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NothingRead {
+    /// The reader that found nothing.
+    pub reader: OutputReader,
+}
+
+impl std::fmt::Display for NothingRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reader = self.reader;
+        let (name, asks) = (reader.name(), reader.asks());
+        write!(
+            f,
+            "its output has no test result the {name} reader knows (it reads {asks})"
+        )
+    }
+}
+
+impl std::error::Error for NothingRead {}
 
 /// The report of `cases`, counted one per test; `totals`, where given, are the counts instead.
 fn report_of(cases: BTreeMap<String, CaseOutcome>, totals: Option<Summary>) -> Report {
@@ -133,7 +150,7 @@ fn pairs(
 
 #[cfg(test)]
 mod tests {
-    use super::OutputReader;
+    use super::{NothingRead, OutputReader};
     use crate::verdict::read::junit::Report;
     use crate::verdict::read::outcome::CaseOutcome::{Failed, Passed};
     use crate::verdict::read::summary::Summary;
@@ -151,9 +168,16 @@ mod tests {
             .map(|reader| reader.read("error: could not compile `x`\n").is_err())
             .collect();
         assert_eq!(refused, [true; 4]);
+        let nothing = OutputReader::PytestRa.read("ImportError: no module named x\n");
         assert_eq!(
-            OutputReader::PytestRa.read("ImportError: no module named x\n"),
-            Err("its output has no test result the pytest-ra reader knows (it reads pytest with -rA)".to_owned())
+            nothing,
+            Err(NothingRead {
+                reader: OutputReader::PytestRa
+            })
+        );
+        assert_eq!(
+            nothing.unwrap_err().to_string(),
+            "its output has no test result the pytest-ra reader knows (it reads pytest with -rA)"
         );
     }
 

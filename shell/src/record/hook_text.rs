@@ -34,7 +34,7 @@ pub fn blocked(runs: &[HookRun]) -> Option<&HookRun> {
 #[cfg(test)]
 mod tests {
     use super::{blocked, line};
-    use crate::task::hook_run::{Decision, HookEvent, HookRun};
+    use crate::record::hook_run::{Decision, HookEvent, HookRun};
 
     #[test]
     fn each_decision_reads_as_itself() {
