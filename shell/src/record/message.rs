@@ -32,5 +32,5 @@ pub struct Message {
     /// The Stop hooks run when the session finished, with their decisions; when one blocked, its
     /// reason is the next message's text. Absent when none ran, and in older records.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stop_hooks: Vec<crate::record::HookRun>,
+    pub stop_hooks: Vec<crate::record::hook_run::HookRun>,
 }

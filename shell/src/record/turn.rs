@@ -87,7 +87,7 @@ pub struct RecordedCall {
     /// The hooks run for this call (before it, then after it), with their decisions: a replay
     /// reuses them. Absent when none ran, and in older records.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub hooks: Vec<crate::record::HookRun>,
+    pub hooks: Vec<crate::record::hook_run::HookRun>,
 }
 
 /// The text a call was recovered from.
