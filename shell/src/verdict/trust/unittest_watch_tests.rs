@@ -1,0 +1,1 @@
+//! The watcher's account against printed outcomes: lines sealed as the watcher seals them.
