@@ -227,7 +227,13 @@ fn read_output_run(
                     unconfirmed: Some(why),
                     ..run
                 },
-                Account::Untrusted(reason) => untrusted(run, finished, reason),
+                Account::Untrusted(reason) => {
+                    let run = TestRun {
+                        unconfirmed: None,
+                        ..run
+                    };
+                    untrusted(run, finished, reason)
+                }
             })
         }
         Err(reason) => Err(not_run(

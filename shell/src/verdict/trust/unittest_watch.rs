@@ -150,7 +150,7 @@ pub(crate) fn account(
             return Account::Unconfirmed(format!("{NOT_WATCHED}: {error}"));
         }
         return printed(format!(
-            "{} test outcomes are printed, but unittest recorded none",
+            "{} test outcomes are printed, but mend's unittest watcher heard unittest record none",
             read.len()
         ));
     };

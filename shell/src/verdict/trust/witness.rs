@@ -14,7 +14,7 @@ use crate::verdict::trust::known::Known;
 use crate::verdict::trust::untrusted::{Alarm, Untrusted};
 use crate::verdict::trust::witness::seal::Key;
 
-mod seal;
+pub(crate) mod seal;
 
 /// The witness's first line, unsealed: the key its later lines are sealed with.
 #[derive(Deserialize)]
