@@ -161,12 +161,6 @@ impl TestRunner {
     fn run_pytest(&self, test: &TestCommand, workdir: &Utf8Path) -> Result<RanTests, MendError> {
         let folder = ReportFolder::new()?;
         let report_path = folder.path.join(PYTEST_REPORT_FILE);
-        let socket = folder.path.join(WITNESS_SOCKET);
-        let listener = UnixListener::bind(&socket).map_err(|err| {
-            MendError::harness(format!(
-                "cannot listen on {socket} for the test results: {err}"
-            ))
-        })?;
         let fs_error = |err: io::Error| {
             MendError::harness(format!(
                 "cannot write mend's pytest plugin in {}: {err}",
@@ -179,7 +173,7 @@ impl TestRunner {
         )
         .and_then(|()| fs::write(folder.path.join(WITNESS_BODY_FILE), witness_body()))
         .map_err(fs_error)?;
-        let witness = Witness::listen(listener, socket.clone());
+        let (witness, socket) = Witness::listen_in(&folder.path)?;
         let options = vec![
             format!("--junitxml={report_path}"),
             "--override-ini=junit_family=xunit1".to_owned(),
@@ -215,19 +209,13 @@ impl TestRunner {
         workdir: &Utf8Path,
     ) -> Result<RanTests, MendError> {
         let folder = ReportFolder::new()?;
-        let socket = folder.path.join(WITNESS_SOCKET);
-        let listener = UnixListener::bind(&socket).map_err(|err| {
-            MendError::harness(format!(
-                "cannot listen on {socket} for the test results: {err}"
-            ))
-        })?;
         fs::write(folder.path.join(UNITTEST_WATCHER_FILE), UNITTEST_WATCHER).map_err(|err| {
             MendError::harness(format!(
                 "cannot write mend's unittest watcher in {}: {err}",
                 folder.path
             ))
         })?;
-        let witness = Witness::listen(listener, socket.clone());
+        let (witness, socket) = Witness::listen_in(&folder.path)?;
         let writable = [folder.path.clone()];
         let extra = Extra {
             writable: &writable,
@@ -290,6 +278,18 @@ struct Connection {
 }
 
 impl Witness {
+    /// Listens on the socket of the run's report `folder`; the socket's path is for the test
+    /// process.
+    fn listen_in(folder: &Utf8Path) -> Result<(Witness, Utf8PathBuf), MendError> {
+        let socket = folder.join(WITNESS_SOCKET);
+        let listener = UnixListener::bind(&socket).map_err(|err| {
+            MendError::harness(format!(
+                "cannot listen on {socket} for the test results: {err}"
+            ))
+        })?;
+        Ok((Witness::listen(listener, socket.clone()), socket))
+    }
+
     fn listen(listener: UnixListener, socket: Utf8PathBuf) -> Witness {
         let done = Arc::new(Mutex::new(false));
         let stop = Arc::clone(&done);

@@ -36,7 +36,15 @@ def _mend_watch_unittest():
         send = _mend_channel(path)
     except OSError:
         return
-    finder = _mend_finder(send, _mend_wrap)
+    wrap, picture = _mend_wrap, _mend_guard
+
+    def watch(unittest):
+        # The picture is taken once the methods are wrapped: the wrappers are what must stay.
+        guard = [lambda: None]
+        wrap(unittest, send, lambda: guard[0]())
+        guard[0] = picture(unittest, send)
+
+    finder = _mend_finder(send, watch)
     if "unittest" in sys.modules:
         finder.watch(sys.modules["unittest"])
     else:
@@ -86,8 +94,8 @@ def _mend_channel(path):
     return send
 
 
-def _mend_finder(send, wrap):
-    """A meta-path finder that watches `unittest` (with `wrap`) once it has been imported."""
+def _mend_finder(send, watch_unittest):
+    """A meta-path finder that watches `unittest` (`watch_unittest`) once it has been imported."""
     import sys
 
     class Finder(object):
@@ -122,7 +130,7 @@ def _mend_finder(send, wrap):
 
         def watch(self, unittest):
             try:
-                wrap(unittest, send)
+                watch_unittest(unittest)
             except Exception as error:  # a Python whose unittest is not known
                 send(event="broken", error="%s: %s" % (type(error).__name__, error))
             else:
@@ -131,17 +139,15 @@ def _mend_finder(send, wrap):
     return Finder()
 
 
-def _mend_wrap(unittest, send):
-    """Wraps TestResult's recording methods, then keeps a picture of unittest's own classes."""
+def _mend_wrap(unittest, send, guard):
+    """Wraps TestResult's recording methods; `guard` is called first each time (it checks that
+    unittest's own classes are as they were once wrapped)."""
     import functools
-    import os
-    import sys
 
     result = unittest.TestResult
-    alarmed = set()
-    picture = {}
 
     def names(test):
+        """What the runner prints a test (or a subtest) by."""
         found = [str(test)]
         case = getattr(test, "test_case", None)  # a subtest names its test's method
         if case is None:
@@ -154,35 +160,13 @@ def _mend_wrap(unittest, send):
             found.append(method)
         return found
 
-    def where(value):
-        code = getattr(getattr(value, "__func__", value), "__code__", None)
-        if code is None:
-            return None
-        file = code.co_filename
-        try:
-            relative = os.path.relpath(file)
-            if not relative.startswith(".."):
-                file = relative
-        except ValueError:
-            pass
-        return "%s:%d" % (file, code.co_firstlineno)
-
-    def unchanged():
-        for (cls, name), value in picture.items():
-            now = cls.__dict__.get(name)
-            if now is not value and (cls, name) not in alarmed:
-                alarmed.add((cls, name))
-                what = "%s.%s.%s" % (cls.__module__, cls.__name__, name)
-                send(event="alarm", kind="replaced", what=what,
-                     where=where(now) if now is not None else None)
-
     def recorder(name, outcome_of):
         original = result.__dict__[name]
 
         @functools.wraps(original)
         def recorded(self, test, *rest, **named):
             try:
-                unchanged()
+                guard()
                 outcome = outcome_of(test, *rest, **named)
                 if outcome:
                     subject = rest[0] if name == "addSubTest" else test
@@ -199,7 +183,7 @@ def _mend_wrap(unittest, send):
         @functools.wraps(original)
         def stepped(self, *rest, **named):
             try:
-                unchanged()
+                guard()
                 send(event="run", step=step)
             except Exception:
                 pass
@@ -227,17 +211,52 @@ def _mend_wrap(unittest, send):
     for name, step in (("startTestRun", "started"), ("stopTestRun", "finished")):
         if name in result.__dict__:
             setattr(result, name, run_step(name, step))
+
+
+def _mend_guard(unittest, send):
+    """A picture of the methods of unittest's own classes as they are now, and the check that
+    sends an alarm for each one replaced or removed since (once each)."""
+    import os
+    import sys
+
     case = sys.modules.get("unittest.case")
     suite = sys.modules.get("unittest.suite")
-    watched = [result, unittest.TextTestResult, unittest.TextTestRunner, unittest.TestCase,
-               unittest.FunctionTestCase, unittest.TestSuite, unittest.BaseTestSuite]
+    watched = [unittest.TestResult, unittest.TextTestResult, unittest.TextTestRunner,
+               unittest.TestCase, unittest.FunctionTestCase, unittest.TestSuite,
+               unittest.BaseTestSuite]
     for module, name in ((case, "_SubTest"), (case, "_Outcome"), (suite, "_ErrorHolder")):
         if getattr(module, name, None) is not None:
             watched.append(getattr(module, name))
+    picture = {}
     for cls in watched:
         for name, value in cls.__dict__.items():
             if callable(value) or isinstance(value, (classmethod, staticmethod, property)):
                 picture[(cls, name)] = value
+    alarmed = set()
+
+    def where(value):
+        code = getattr(getattr(value, "__func__", value), "__code__", None)
+        if code is None:
+            return None
+        file = code.co_filename
+        try:
+            relative = os.path.relpath(file)
+            if not relative.startswith(".."):
+                file = relative
+        except ValueError:
+            pass
+        return "%s:%d" % (file, code.co_firstlineno)
+
+    def guard():
+        for (cls, name), value in picture.items():
+            now = cls.__dict__.get(name)
+            if now is not value and (cls, name) not in alarmed:
+                alarmed.add((cls, name))
+                what = "%s.%s.%s" % (cls.__module__, cls.__name__, name)
+                send(event="alarm", kind="replaced", what=what,
+                     where=where(now) if now is not None else None)
+
+    return guard
 
 
 def _mend_next_sitecustomize():
@@ -259,5 +278,5 @@ def _mend_next_sitecustomize():
 
 
 _mend_watch_unittest()
-del _mend_watch_unittest, _mend_channel, _mend_finder, _mend_wrap
+del _mend_watch_unittest, _mend_channel, _mend_finder, _mend_wrap, _mend_guard
 _mend_next_sitecustomize()
