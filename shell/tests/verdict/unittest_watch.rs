@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{copy_of, mend, python, repo_root};
+use crate::common::{copy_of, python, repo_root};
+use crate::old_python::verify;
 
 /// The test interpreter, then each `python3` under `$PYENV_ROOT/versions` (unittest is in the
 /// standard library: nothing need be installed).
@@ -58,16 +59,7 @@ fn project(command: &str, forged: bool) -> tempfile::TempDir {
 /// `mend verify` of `repo` with `python`, without a sandbox (pyenv's interpreters live where
 /// bubblewrap may not show them): its exit code and final run.
 fn verified(repo: &Path, python: &Path) -> (i32, Value) {
-    let outcome = mend(&[
-        "verify",
-        "--json",
-        "--sandbox",
-        "none",
-        "--repo",
-        repo.to_str().unwrap(),
-        "--python",
-        python.to_str().unwrap(),
-    ]);
+    let outcome = verify(repo, python, true);
     (outcome.code, outcome.tests_after())
 }
 
