@@ -52,11 +52,12 @@ def _mend_watch_unittest():
 
 
 def _mend_channel(path):
-    """Connects to mend and sends the key; returns `send(**fields)`, which seals each line."""
-    import json
+    """Connects to mend and sends the key; returns `send(**fields)`, which seals each line.
+    Every Python process of the test command pays for what this imports: the C modules alone
+    (`_socket`, `_thread`), and `json` only once there is something to say."""
+    import _socket
+    import _thread
     import os
-    import socket
-    import threading
 
     try:
         from _sha256 import sha256  # CPython up to 3.11
@@ -69,16 +70,22 @@ def _mend_channel(path):
     padded = key + b"\0" * (64 - len(key))
     inner_pad = sha256(bytes(byte ^ 0x36 for byte in padded))
     outer_pad = sha256(bytes(byte ^ 0x5C for byte in padded))
-    channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    channel.connect(path)
-    channel.sendall((json.dumps({"event": "start", "key": key.hex()}) + "\n").encode())
+    channel = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        channel.connect(path)
+        channel.sendall(('{"event": "start", "key": "%s"}\n' % key.hex()).encode())
+    except OSError:
+        channel.close()
+        raise
     owner = os.getpid()
-    lock = threading.Lock()
+    lock = _thread.allocate_lock()
     count = [0]
 
     def send(**fields):
         if os.getpid() != owner:
             return
+        import json
+
         text = json.dumps(fields)
         with lock:
             count[0] += 1
