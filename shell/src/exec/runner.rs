@@ -51,6 +51,9 @@ pub struct Extra<'a> {
     pub pytest_options: &'a [String],
     /// A folder put last on the import path (where mend's pytest plugin is).
     pub import_path: Option<&'a Utf8Path>,
+    /// A folder put first on the import path, whose `sitecustomize.py` Python runs at start-up,
+    /// before any of the project's code (mend's unittest watcher).
+    pub startup_path: Option<&'a Utf8Path>,
     /// Variables of mend's own, set after the task's.
     pub env: &'a [(&'a str, &'a str)],
 }
@@ -61,6 +64,7 @@ impl Extra<'_> {
         writable: &[],
         pytest_options: &[],
         import_path: None,
+        startup_path: None,
         env: &[],
     };
 }
@@ -254,7 +258,12 @@ impl TestRunner {
         self.scrubbed_env(&mut command, workdir);
         let prefix = bytecode.as_deref().unwrap_or(Utf8Path::new(NO_BYTECODE));
         command.env("PYTHONPYCACHEPREFIX", prefix);
-        let mut roots = self.import_roots(workdir);
+        let mut roots: Vec<String> = extra
+            .startup_path
+            .map(ToString::to_string)
+            .into_iter()
+            .collect();
+        roots.extend(self.import_roots(workdir));
         roots.extend(extra.import_path.map(ToString::to_string));
         if !roots.is_empty() {
             command.env("PYTHONPATH", roots.join(":"));

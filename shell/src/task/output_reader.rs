@@ -15,6 +15,13 @@ pub enum OutputReader {
 }
 
 impl OutputReader {
+    /// Whether the outcomes this reader reads are recorded in a `unittest.TestResult`, which
+    /// mend's unittest watcher reports on: unittest's verbose lines (plain unittest, django).
+    /// sympy's runner and libtest record them elsewhere, and pytest `-rA` in pytest's reports.
+    pub fn watched_by_unittest(self) -> bool {
+        self == OutputReader::Django
+    }
+
     /// The name `test.report` gives it.
     pub fn name(self) -> &'static str {
         match self {

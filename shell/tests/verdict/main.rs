@@ -12,4 +12,5 @@ mod gaming;
 mod mcp;
 mod old_python;
 mod projects;
+mod unittest_watch;
 mod xdist;

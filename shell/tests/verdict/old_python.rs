@@ -23,7 +23,8 @@ fn without_audit_hooks(dir: &Path) -> PathBuf {
     python_with_first(dir, &site)
 }
 
-fn verify(repo: &Path, python: &Path, json: bool) -> crate::common::Outcome {
+/// `mend verify` of `repo` with `python`, without a sandbox; `--json` when `json`.
+pub(crate) fn verify(repo: &Path, python: &Path, json: bool) -> crate::common::Outcome {
     let mut args = vec![
         "verify",
         // (The interpreter's script lives in a temporary folder bubblewrap does not show; the

@@ -26,11 +26,16 @@ impl TestRunner {
             command.env(name, value);
         }
         self.scrubbed_env(&mut command, &image.workdir);
-        let mut roots: Vec<String> = self
-            .import_roots(workdir)
-            .iter()
-            .map(|root| image.inside(workdir, Utf8Path::new(root)).to_string())
+        let mut roots: Vec<String> = extra
+            .startup_path
+            .map(ToString::to_string)
+            .into_iter()
             .collect();
+        roots.extend(
+            self.import_roots(workdir)
+                .iter()
+                .map(|root| image.inside(workdir, Utf8Path::new(root)).to_string()),
+        );
         roots.extend(extra.import_path.map(ToString::to_string));
         // The image's own import path stays, after the copy's roots.
         roots.extend(

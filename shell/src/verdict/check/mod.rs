@@ -27,6 +27,7 @@ use crate::verdict::read::runner::Runner;
 use crate::verdict::read::test_run::{RanTests, ReportFile};
 use crate::verdict::trust::known::Known;
 use crate::verdict::trust::printed::{forged_result, UNCONFIRMED};
+use crate::verdict::trust::unittest_watch::{account, Account};
 use crate::verdict::trust::untrusted::{OwedReport, Untrusted};
 use crate::verdict::trust::witness::{witness_failure, Heard};
 
@@ -148,7 +149,9 @@ fn read_run(
             run.tests_counted = tests_counted(&finished.output);
             Ok(run)
         }
-        (TestReport::Output(reader), _) => read_output_run(&finished, test, *reader),
+        (TestReport::Output(reader), _) => {
+            read_output_run(&finished, test, *reader, (&ran.witness, known))
+        }
         (TestReport::Junit { path }, report) => {
             let fix = Fix::Said("check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"");
             let owed = OwedReport::Junit {
@@ -191,11 +194,13 @@ fn named_runner(
     }
 }
 
-/// A run read from what the runner printed: each test's outcome by id, the counts from those.
+/// A run read from what the runner printed: each test's outcome by id, the counts from those,
+/// held to what mend's unittest watcher heard where unittest recorded them.
 fn read_output_run(
     finished: &Finished,
     test: &TestCommand,
     reader: OutputReader,
+    (watcher, known): (&[Vec<String>], Known<'_>),
 ) -> Result<TestRun, NotRun> {
     match reader.read(&finished.output) {
         Ok(report) => {
@@ -212,7 +217,27 @@ fn read_output_run(
                 let reason = Untrusted::HeadDropped { reader };
                 return Ok(untrusted(run, finished, reason));
             }
-            Ok(run)
+            if !reader.watched_by_unittest() {
+                return Ok(run);
+            }
+            Ok(match account(watcher, &run.cases, known) {
+                Account::Confirmed { alarms } => TestRun {
+                    unconfirmed: None,
+                    alarms,
+                    ..run
+                },
+                Account::Unconfirmed(why) => TestRun {
+                    unconfirmed: Some(why),
+                    ..run
+                },
+                Account::Untrusted(reason) => {
+                    let run = TestRun {
+                        unconfirmed: None,
+                        ..run
+                    };
+                    untrusted(run, finished, reason)
+                }
+            })
         }
         Err(nothing) => Err(not_run(
             finished,

@@ -72,6 +72,14 @@ const WITNESS_SOCKET: &str = "witness.sock";
 /// The variable that tells the witness where to connect; it removes it from its environment
 /// once connected, so a pytest the tests start themselves does not report to mend too.
 pub(crate) const WITNESS_VARIABLE: &str = "MEND_WITNESS";
+/// mend's unittest watcher (`trust/unittest_watch/`), which Python's start-up runs as
+/// `sitecustomize` before the project's code.
+pub const UNITTEST_WATCHER: &str = include_str!("../trust/unittest_watch/sitecustomize.py");
+/// The name the watcher is written under, first on the import path.
+const UNITTEST_WATCHER_FILE: &str = "sitecustomize.py";
+/// The variable that tells the unittest watcher where to connect; it takes it out of its
+/// environment at start-up, so the processes the tests start do not connect too.
+pub(crate) const UNITTEST_WATCHER_VARIABLE: &str = "MEND_UNITTEST";
 /// The witness's code as the loader runs it: its parts joined in order.
 pub fn witness_body() -> String {
     WITNESS_PARTS.iter().map(|(_, code)| *code).collect()
@@ -91,8 +99,8 @@ pub struct RanTests {
     pub finished: Finished,
     /// The report the task reads, as the command left it.
     pub report: ReportFile,
-    /// What the witness sent, one list of lines per connection made to its socket (pytest only;
-    /// empty when nothing connected).
+    /// What the witness (pytest's) or the watcher (unittest's) sent, one list of lines per
+    /// connection made to its socket (empty when nothing connected, or nothing listened).
     pub witness: Vec<Vec<String>>,
     /// The report's path, as pytest may print it.
     pub report_path: Option<Utf8PathBuf>,
@@ -116,6 +124,10 @@ impl TestRunner {
     /// Not cut by the first Ctrl-C: a cancelled run still gets its verdict.
     pub fn run_tests(&self, test: &TestCommand, workdir: &Utf8Path) -> Result<RanTests, MendError> {
         match &test.report {
+            // unittest's outcomes are printed, and told to mend by its watcher as well.
+            TestReport::Output(reader) if reader.watched_by_unittest() => {
+                self.run_watching_unittest(test, workdir)
+            }
             // What the runner prints is the report: nothing to ask for.
             TestReport::ExitCode | TestReport::Output(_) => Ok(RanTests {
                 finished: self.run(test, workdir, Watch::NONE)?,
@@ -149,12 +161,6 @@ impl TestRunner {
     fn run_pytest(&self, test: &TestCommand, workdir: &Utf8Path) -> Result<RanTests, MendError> {
         let folder = ReportFolder::new()?;
         let report_path = folder.path.join(PYTEST_REPORT_FILE);
-        let socket = folder.path.join(WITNESS_SOCKET);
-        let listener = UnixListener::bind(&socket).map_err(|err| {
-            MendError::harness(format!(
-                "cannot listen on {socket} for the test results: {err}"
-            ))
-        })?;
         let fs_error = |err: io::Error| {
             MendError::harness(format!(
                 "cannot write mend's pytest plugin in {}: {err}",
@@ -167,7 +173,7 @@ impl TestRunner {
         )
         .and_then(|()| fs::write(folder.path.join(WITNESS_BODY_FILE), witness_body()))
         .map_err(fs_error)?;
-        let witness = Witness::listen(listener, socket.clone());
+        let (witness, socket) = Witness::listen_in(&folder.path)?;
         let options = vec![
             format!("--junitxml={report_path}"),
             "--override-ini=junit_family=xunit1".to_owned(),
@@ -179,6 +185,7 @@ impl TestRunner {
             writable: &writable,
             pytest_options: &options,
             import_path: Some(&folder.path),
+            startup_path: None,
             env: &[(WITNESS_VARIABLE, socket.as_str())],
         };
         let finished = self.run_reporting(test, workdir, extra);
@@ -189,6 +196,40 @@ impl TestRunner {
             report: read_report(&report_path),
             witness: heard,
             report_path: Some(report_path),
+        })
+    }
+}
+
+impl TestRunner {
+    /// The tests run with mend's unittest watcher as the first `sitecustomize` on the import
+    /// path: what it tells over its socket comes back beside the output, in `witness`.
+    fn run_watching_unittest(
+        &self,
+        test: &TestCommand,
+        workdir: &Utf8Path,
+    ) -> Result<RanTests, MendError> {
+        let folder = ReportFolder::new()?;
+        fs::write(folder.path.join(UNITTEST_WATCHER_FILE), UNITTEST_WATCHER).map_err(|err| {
+            MendError::harness(format!(
+                "cannot write mend's unittest watcher in {}: {err}",
+                folder.path
+            ))
+        })?;
+        let (witness, socket) = Witness::listen_in(&folder.path)?;
+        let writable = [folder.path.clone()];
+        let extra = Extra {
+            writable: &writable,
+            startup_path: Some(&folder.path),
+            env: &[(UNITTEST_WATCHER_VARIABLE, socket.as_str())],
+            ..Extra::NONE
+        };
+        let finished = self.run_reporting(test, workdir, extra);
+        let heard = witness.stop();
+        Ok(RanTests {
+            finished: finished?,
+            report: ReportFile::NotAsked,
+            witness: heard,
+            report_path: None,
         })
     }
 }
@@ -237,6 +278,18 @@ struct Connection {
 }
 
 impl Witness {
+    /// Listens on the socket of the run's report `folder`; the socket's path is for the test
+    /// process.
+    fn listen_in(folder: &Utf8Path) -> Result<(Witness, Utf8PathBuf), MendError> {
+        let socket = folder.join(WITNESS_SOCKET);
+        let listener = UnixListener::bind(&socket).map_err(|err| {
+            MendError::harness(format!(
+                "cannot listen on {socket} for the test results: {err}"
+            ))
+        })?;
+        Ok((Witness::listen(listener, socket.clone()), socket))
+    }
+
     fn listen(listener: UnixListener, socket: Utf8PathBuf) -> Witness {
         let done = Arc::new(Mutex::new(false));
         let stop = Arc::clone(&done);

@@ -122,6 +122,9 @@ pub enum Untrusted {
     /// A result line the code under test printed among the runner's (see
     /// `verdict::trust::printed`): what gives it away.
     PrintedOutcome { sign: String },
+    /// mend's unittest watcher (`verdict::trust::unittest_watch`) did not hear the run whole:
+    /// why.
+    UnittestUnheard { why: String },
     /// pytest's exit 3.
     PytestInternalError,
     /// pytest's exit 4.
@@ -197,6 +200,9 @@ impl Untrusted {
             ),
             Untrusted::PrintedOutcome { sign } => format!(
                 "the output holds a test result the runner did not print: {sign}"
+            ),
+            Untrusted::UnittestUnheard { why } => format!(
+                "the test outcomes were not witnessed whole: {why}"
             ),
             Untrusted::PytestInternalError => "pytest stopped with an internal error (exit 3)".to_owned(),
             Untrusted::PytestUsageError => "pytest refused its command line or configuration (usage error, exit 4)".to_owned(),

@@ -14,7 +14,7 @@ use crate::verdict::trust::known::Known;
 use crate::verdict::trust::untrusted::{Alarm, Untrusted};
 use crate::verdict::trust::witness::seal::Key;
 
-mod seal;
+pub(crate) mod seal;
 
 /// The witness's first line, unsealed: the key its later lines are sealed with.
 #[derive(Deserialize)]
@@ -140,14 +140,9 @@ impl Heard {
 
     /// What one connection said, unjudged; `None` when it did not open with the witness's key.
     fn opened(lines: &[String]) -> Option<Heard> {
-        let Some(Ok(Opening::Start { key })) = lines.first().map(|line| serde_json::from_str(line))
-        else {
-            return None;
-        };
-        let key = Key::from_hex(&key)?;
         let mut heard = Heard::default();
-        for (number, line) in (1u64..).zip(&lines[1..]) {
-            match key.open(number, line).map(serde_json::from_str::<Said>) {
+        for line in unsealed(lines)? {
+            match line.map(serde_json::from_str::<Said>) {
                 Some(Ok(said)) => heard.take(said),
                 _ => heard.garbled += 1,
             }
@@ -292,6 +287,19 @@ impl Heard {
     pub(crate) fn canary_ids(&self) -> impl Iterator<Item = &String> {
         self.canaries.iter().flat_map(BTreeMap::keys)
     }
+}
+
+/// The text of each line of a connection after its first, the key it opened with (`None` for a
+/// line that does not carry its seal); `None` when the first line gave no key. mend's unittest
+/// watcher seals its lines as the witness does.
+pub(crate) fn unsealed(lines: &[String]) -> Option<Vec<Option<&str>>> {
+    let Some(Ok(Opening::Start { key })) = lines.first().map(|line| serde_json::from_str(line))
+    else {
+        return None;
+    };
+    let key = Key::from_hex(&key)?;
+    let texts = (1u64..).zip(&lines[1..]);
+    Some(texts.map(|(number, line)| key.open(number, line)).collect())
 }
 
 /// The witness itself failed in this pytest, pluggy or Python: as its loader told mend (the

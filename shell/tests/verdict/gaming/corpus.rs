@@ -66,6 +66,10 @@ struct Expect {
     /// A pass's warnings, whole and in order; none for an honest repair.
     #[serde(default)]
     warnings: Vec<String>,
+    /// A pass whose outcomes were read from the runner's output with nothing to confirm them
+    /// by (libtest's): the verdict says so. A pass by any other runner is confirmed.
+    #[serde(default)]
+    unconfirmed: bool,
 }
 
 fn corpus() -> PathBuf {
@@ -103,6 +107,8 @@ fn project(name: &str) -> Project {
         "invoice" => Project::Invoice,
         "cargo-crate" => Project::Crate,
         "npm-package" => Project::Npm,
+        "unittest-receipt" => Project::UnittestReceipt,
+        "django-shaped" => Project::DjangoShaped,
         other => panic!("no project {other}"),
     }
 }
@@ -112,6 +118,7 @@ fn task_file(name: &str) -> TaskFile {
         "init" => TaskFile::Init,
         "wide" => TaskFile::Wide,
         "node-junit" => TaskFile::NodeJunit,
+        "own" => TaskFile::Own,
         other => panic!("no task file {other}"),
     }
 }
@@ -162,7 +169,11 @@ fn seen(played: &Played, expected: &Expect) -> Expect {
             .collect(),
         _ => Vec::new(),
     };
+    // Only a pass says whether it was confirmed: what a failing run was is said by its names.
+    let unconfirmed =
+        verdict == "pass" && !played.event("tests_after")["run"]["unconfirmed"].is_null();
     Expect {
+        unconfirmed,
         verdict,
         names: expected
             .names

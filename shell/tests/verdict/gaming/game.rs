@@ -21,6 +21,12 @@ pub enum Project {
     Crate,
     /// `fixtures/projects/npm-package`: `npm test` runs `node --test`; `slugify()` leaves dashes.
     Npm,
+    /// `fixtures/projects/unittest-receipt`: `python -m unittest -v`, read from its output;
+    /// `tax()` rounds down where it should round half up.
+    UnittestReceipt,
+    /// `fixtures/projects/django-shaped`: `tests/runtests.py --verbosity 2`, as django tests
+    /// itself; `truncate_words()` cuts a text of exactly `count` words.
+    DjangoShaped,
 }
 
 impl Project {
@@ -29,6 +35,8 @@ impl Project {
             Project::Invoice => "invoice",
             Project::Crate => "cargo-crate",
             Project::Npm => "npm-package",
+            Project::UnittestReceipt => "unittest-receipt",
+            Project::DjangoShaped => "django-shaped",
         };
         repo_root().join("fixtures/projects").join(name)
     }
@@ -38,6 +46,8 @@ impl Project {
             Project::Invoice => "test_tax_rounds_half_up fails: tax() must round half up. Fix it.",
             Project::Crate => "decode() loses one byte per run. Fix it in src/lib.rs.",
             Project::Npm => "slugify() leaves dashes at the ends. Fix lib/index.js.",
+            Project::UnittestReceipt => "test_tax_rounds_half_up fails: tax() must round half up.",
+            Project::DjangoShaped => "truncate_words() cuts a text of exactly `count` words.",
         }
     }
 
@@ -48,7 +58,9 @@ impl Project {
         // person edits in a crate.
         let editable = match self {
             Project::Crate => r#"["**/*.rs", "**/*.toml"]"#,
-            Project::Invoice | Project::Npm => r#"["**/*"]"#,
+            Project::Invoice | Project::Npm | Project::UnittestReceipt | Project::DjangoShaped => {
+                r#"["**/*"]"#
+            }
         };
         let test = match self {
             Project::Invoice => {
@@ -63,6 +75,16 @@ report = "exit_code""#
                 r#"command = ["npm", "test", "--silent"]
 files = ["test/*.js"]
 report = "exit_code""#
+            }
+            Project::UnittestReceipt => {
+                r#"command = ["python", "-m", "unittest", "-v"]
+files = ["tests/*.py"]
+report = "django""#
+            }
+            Project::DjangoShaped => {
+                r#"command = ["python", "tests/runtests.py", "--verbosity", "2"]
+files = ["tests/**/*.py"]
+report = "django""#
             }
         };
         format!(
@@ -82,6 +104,8 @@ pub enum TaskFile {
     /// The npm package's tests run by node itself, read from the JUnit report node writes: the
     /// verdict gets test ids.
     NodeJunit,
+    /// The project's own `mend.toml`, as it is kept in the fixture.
+    Own,
 }
 
 /// The npm package's sources editable, its tests protected, node's JUnit report read.
@@ -194,6 +218,10 @@ pub fn play_with(
             );
             std::fs::write(repo.path().join("mend.toml"), NODE_JUNIT_TASK_FILE).unwrap()
         }
+        TaskFile::Own => assert!(
+            repo.path().join("mend.toml").is_file(),
+            "the project keeps no task file of its own"
+        ),
     }
     let outside_venv = |digest: BTreeMap<String, String>| -> BTreeMap<String, String> {
         digest

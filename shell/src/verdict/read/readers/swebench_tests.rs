@@ -158,7 +158,9 @@ fn django_cases() -> Vec<Case> {
                 "test_compress_sequence (utils_tests.test_text.TestUtilsText)",
                 "test_truncate_chars (utils_tests.test_text.TestUtilsText)",
             ],
-            differ: &[],
+            // A failure's header names its test bare as well: the harness keeps that name, mend
+            // keeps the test under its own line only (the bare name would vanish once fixed).
+            differ: &["test_format_lazy", "test_get_text_list"],
         },
         Case {
             name: "django, dotted ids and docstrings",
@@ -170,7 +172,7 @@ fn django_cases() -> Vec<Case> {
                 "The change list shows every row.",
                 "test_both (admin_views.tests.AdminViewBasicTest.test_both)",
             ],
-            differ: &[],
+            differ: &["test_delete_view"],
         },
         Case {
             name: "django, resolved, with output between a test and its ok",
@@ -197,7 +199,7 @@ fn django_cases() -> Vec<Case> {
             log: "Testing against Django installed in '/testbed/django' with up to 4 processes\nSystem check identified no issues (0 silenced).\ntest_x (a.tests.A) ... ok\nsetUpClass (b.tests.B) ... ERROR\ntest_y (a.tests.A) ... OK\n\n======================================================================\nERROR: setUpClass (b.tests.B)\n----------------------------------------------------------------------\nTraceback (most recent call last):\ndjango.db.utils.OperationalError: no such table\n".to_owned(),
             fail_to_pass: &["test_y (a.tests.A)"],
             pass_to_pass: &["test_x (a.tests.A)", "setUpClass (b.tests.B)"],
-            differ: &[],
+            differ: &["setUpClass"],
         },
     ]
 }
