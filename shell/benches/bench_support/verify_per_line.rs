@@ -7,9 +7,7 @@
 //! pytest alone with the same scrubbed environment and plugin autoload off, as both tasks set,
 //! on copies in a scratch folder (pytest alone writes bytecode beside the sources).
 //! A third run, that pytest alone reading no bytecode either (mend's `PYTHONPYCACHEPREFIX`),
-//! splits what mend adds into the bytecode's part and the rest. A fourth, `mend verify` under
-//! bubblewrap, reads the interpreter's bytecode from mend's read-only mirror (`exec::bytecode`)
-//! as the run alone reads it in place: its ratio is what a sandboxed verdict costs. Rounds alternate; each figure
+//! splits what mend adds into the bytecode's part and the rest. Rounds alternate; each figure
 //! is the children's CPU time (`getrusage`), steadier than wall time on a shared machine; the
 //! ratio is the median of each round's own ratio.
 
@@ -50,13 +48,7 @@ pub fn measure() -> Vec<Row> {
             );
             projects
                 .iter()
-                .flat_map(move |(name, repo)| {
-                    let figures = measure_one(python, repo);
-                    [
-                        row(&pytest, name, &figures),
-                        bwrap_row(&pytest, name, &figures),
-                    ]
-                })
+                .map(move |(name, repo)| row(&pytest, name, &measure_one(python, repo)))
                 .collect::<Vec<_>>()
         })
         .collect()
@@ -69,19 +61,15 @@ struct Figures {
     no_bytecode: f64,
     verify: f64,
     ratio: f64,
-    /// `mend verify` under bubblewrap, which reads the bytecode mirror, and its rounds' ratio.
-    bwrap: f64,
-    bwrap_ratio: f64,
 }
 
 fn measure_one(python: &Utf8Path, repo: &Utf8Path) -> Figures {
-    let mut runs: Vec<[f64; 4]> = Vec::new();
+    let mut runs: Vec<[f64; 3]> = Vec::new();
     for _ in 0..ROUNDS {
         runs.push([
             cpu_ms(&mut pytest_alone(python, repo, false)),
             cpu_ms(&mut pytest_alone(python, repo, true)),
-            cpu_ms(&mut mend_verify(python, repo, "none")),
-            cpu_ms(&mut mend_verify(python, repo, "bwrap")),
+            cpu_ms(&mut mend_verify(python, repo)),
         ]);
     }
     let column = |index: usize| median(runs.iter().map(|run| run[index]).collect());
@@ -90,8 +78,6 @@ fn measure_one(python: &Utf8Path, repo: &Utf8Path) -> Figures {
         no_bytecode: column(1),
         verify: column(2),
         ratio: median(runs.iter().map(|run| run[2] / run[0]).collect()),
-        bwrap: column(3),
-        bwrap_ratio: median(runs.iter().map(|run| run[3] / run[0]).collect()),
     }
 }
 
@@ -108,18 +94,6 @@ fn row(pytest: &str, name: &str, figures: &Figures) -> Row {
             figures.no_bytecode / figures.alone,
             extra - bytecode,
             figures.verify / figures.no_bytecode,
-        ),
-        target: "≤ 1.05×".to_owned(),
-        command: command("verify_per_line"),
-    }
-}
-
-fn bwrap_row(pytest: &str, name: &str, figures: &Figures) -> Row {
-    Row {
-        figure: format!("`mend verify` (witness, AST reading; bubblewrap, reading the bytecode mirror) ÷ pytest {pytest} alone in place, {name} (CPU time, median of {ROUNDS} rounds' ratios)"),
-        measured: format!(
-            "{:.2}× ({:.0} ms vs {:.0} ms)",
-            figures.bwrap_ratio, figures.bwrap, figures.alone
         ),
         target: "≤ 1.05×".to_owned(),
         command: command("verify_per_line"),
@@ -145,8 +119,8 @@ fn pytest_alone(python: &Utf8Path, repo: &Utf8Path, no_bytecode: bool) -> Comman
     pytest
 }
 
-/// `mend verify` of `repo` with `python` in `sandbox`, as a user starts it.
-fn mend_verify(python: &Utf8Path, repo: &Utf8Path, sandbox: &str) -> Command {
+/// `mend verify` of `repo` with `python`, as a user starts it.
+fn mend_verify(python: &Utf8Path, repo: &Utf8Path) -> Command {
     let mut verify = Command::new(env!("CARGO_BIN_EXE_mend"));
     verify.args([
         "verify",
@@ -155,7 +129,7 @@ fn mend_verify(python: &Utf8Path, repo: &Utf8Path, sandbox: &str) -> Command {
         "--python",
         python.as_str(),
         "--sandbox",
-        sandbox,
+        "none",
     ]);
     verify
 }
