@@ -672,7 +672,7 @@ fn a_broken_setup_is_one_message_naming_its_fix() {
             first_words(&with_plugins_variable, &["python", "-m", "pytest"]),
         ],
         [
-            (harness, format!("the test command `python -m pytest -p boomplugin` gave no verdict: pytest could not load the plugin `boomplugin`: RuntimeError: boom at import ({raised}) — {}", install("boomplugin"))),
+            (harness, format!("the test command `python -m pytest -p boomplugin` gave no verdict: pytest could not load the plugin `boomplugin`: RuntimeError: boom at import ({raised}) — the plugin `boomplugin` is there but fails as it loads (its error is below): fix it, or leave it out of the tests (`-p boomplugin` in test.command or addopts, PYTEST_PLUGINS in test.env, `pytest_plugins` in a conftest.py; test.plugins = false keeps installed plugins out)")),
             (harness, format!("the test command `python -m pytest -p no_such_plugin` gave no verdict: pytest could not load the plugin `no_such_plugin`: No module named 'no_such_plugin' ({missing}) — {}", install("no_such_plugin"))),
             (harness, format!("the test command `python -m pytest` gave no verdict: pytest could not load the plugin `no_such_plugin`: No module named 'no_such_plugin' ({missing}) — {}", install("no_such_plugin"))),
         ]

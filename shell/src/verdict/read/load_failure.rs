@@ -71,6 +71,9 @@ impl LoadFailure {
             Loaded::Conftest(file) => format!(
                 "fix {file}, or install what it imports for `{python}`; run the test command by hand to see the whole error"
             ),
+            Loaded::Plugin(name) if self.plugin_raised(name) => format!(
+                "the plugin `{name}` is there but fails as it loads (its error is below): fix it, or leave it out of the tests (`-p {name}` in test.command or addopts, PYTEST_PLUGINS in test.env, `pytest_plugins` in a conftest.py; test.plugins = false keeps installed plugins out)"
+            ),
             Loaded::Plugin(name) => format!(
                 "install `{name}` for `{python}`, or use a pytest version the plugin supports (test.plugins = false keeps installed plugins out)"
             ),
@@ -82,6 +85,18 @@ impl LoadFailure {
                 "the pytest installed for `{python}` is broken or half-installed: reinstall it (`{python} -m pip install --force-reinstall pytest`)"
             ),
         }
+    }
+}
+
+impl LoadFailure {
+    /// Whether the plugin `name` was found and raised as it ran: neither missing (`No module
+    /// named` it, or the package it is in) nor refused by pluggy (a plugin for another pytest).
+    fn plugin_raised(&self, name: &str) -> bool {
+        let package = name.split('.').next().unwrap_or(name);
+        let missing = [name, package]
+            .iter()
+            .any(|missing| self.error.contains(&format!("No module named '{missing}'")));
+        !missing && !self.error.starts_with("PluginValidationError")
     }
 }
 

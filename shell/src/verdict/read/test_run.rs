@@ -27,6 +27,8 @@ use crate::exec::runner::{Extra, TestRunner};
 use crate::interrupt::Watch;
 use crate::task::{TestCommand, TestReport};
 
+use super::witness_code::{Compiled, WITNESS_CODE_FILE};
+
 /// The file pytest writes its report to, in the run's report folder.
 const PYTEST_REPORT_FILE: &str = "junit.xml";
 /// The name pytest imports the witness plugin by (`-p`).
@@ -173,6 +175,11 @@ impl TestRunner {
         )
         .and_then(|()| fs::write(folder.path.join(WITNESS_BODY_FILE), witness_body()))
         .map_err(fs_error)?;
+        // Compiled once per interpreter, where it can be (the loader compiles it otherwise).
+        let compiled = Compiled::of(&self.python, &witness_body());
+        if let Some(compiled) = &compiled {
+            fs::write(folder.path.join(WITNESS_CODE_FILE), &compiled.bytes).map_err(fs_error)?;
+        }
         let (witness, socket) = Witness::listen_in(&folder.path)?;
         let options = vec![
             format!("--junitxml={report_path}"),
@@ -190,6 +197,9 @@ impl TestRunner {
         };
         let finished = self.run_reporting(test, workdir, extra);
         let heard = witness.stop();
+        if let Some(compiled) = &compiled {
+            compiled.keep_or_drop();
+        }
         let finished = finished?;
         Ok(RanTests {
             finished,

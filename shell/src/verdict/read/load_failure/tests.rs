@@ -231,3 +231,32 @@ fn a_plugin_that_raises_at_import_and_a_half_installed_pytest_are_named() {
         ]
     );
 }
+
+#[test]
+fn a_plugin_that_raises_is_to_be_fixed_or_left_out_and_one_missing_or_refused_installed() {
+    let plugin = |name: &str, error: &str| LoadFailure {
+        what: Loaded::Plugin(name.to_owned()),
+        error: error.to_owned(),
+    };
+    let install = |name: &str| {
+        format!("install `{name}` for `/venv/bin/python`, or use a pytest version the plugin supports (test.plugins = false keeps installed plugins out)")
+    };
+    let python = Utf8Path::new("/venv/bin/python");
+    assert_eq!(
+        [
+            plugin("boomplugin", "RuntimeError: boom at import").fix(python),
+            // Its own missing import: there, and failing.
+            plugin("ours.plugin", "ModuleNotFoundError: No module named 'requests'").fix(python),
+            plugin("xdist_compat", "No module named 'xdist_compat'").fix(python),
+            plugin("ours.plugin", "ModuleNotFoundError: No module named 'ours'").fix(python),
+            plugin("timeout", "PluginValidationError: Plugin 'timeout' for hook 'pytest_configure'").fix(python),
+        ],
+        [
+            "the plugin `boomplugin` is there but fails as it loads (its error is below): fix it, or leave it out of the tests (`-p boomplugin` in test.command or addopts, PYTEST_PLUGINS in test.env, `pytest_plugins` in a conftest.py; test.plugins = false keeps installed plugins out)".to_owned(),
+            "the plugin `ours.plugin` is there but fails as it loads (its error is below): fix it, or leave it out of the tests (`-p ours.plugin` in test.command or addopts, PYTEST_PLUGINS in test.env, `pytest_plugins` in a conftest.py; test.plugins = false keeps installed plugins out)".to_owned(),
+            install("xdist_compat"),
+            install("ours.plugin"),
+            install("timeout"),
+        ]
+    );
+}

@@ -2,6 +2,8 @@
 (`mend_witness.body`, beside it) in this module. pytest rewrites the asserts of every module a
 `-p` names, parsing and walking its whole syntax tree first; the witness has no assert, and this
 small loader is all that pass sees (it cost more than every guard of the witness together).
+Compiling that code costs more still: mend hands it over compiled by this interpreter when it
+can (`verdict/read/witness_code.rs`), and the loader compiles it only when it did not.
 
 A witness that cannot load in the pytest, pluggy or Python at hand (one newer than mend knows)
 tells mend which versions it met and what failed, on a line of its own, before pytest shows the
@@ -9,11 +11,42 @@ error: mend then says so, instead of pytest's traceback alone. That line is not 
 can do is make a run fail, which any code can."""
 
 
+def _renamed(code, filename):
+    """`code` and every function's code in it, as compiled in `filename`."""
+    consts = tuple(_renamed(const, filename) if isinstance(const, type(code)) else const
+                   for const in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
+def _cached_code(folder):
+    """The code mend compiled with this interpreter (`mend_witness.code`, its first line naming
+    the interpreter), under this file's name; `None` when there is none for this interpreter, or
+    its code objects cannot be renamed (`replace` came with Python 3.8)."""
+    import marshal
+    import os
+    import sys
+
+    if not hasattr((lambda: None).__code__, "replace"):
+        return None
+    try:
+        with open(os.path.join(folder, "mend_witness.code"), "rb") as cached:
+            tag, _, data = cached.read().partition(b"\n")
+        if tag != ("%s %x" % (sys.implementation.cache_tag, sys.hexversion)).encode():
+            return None
+        return _renamed(marshal.loads(data), __file__)
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
 def _code():
     import os
 
-    with open(os.path.join(os.path.dirname(__file__), "mend_witness.body"), "rb") as body:
-        # Compiled under this file's name: the witness tells its own frames by it.
+    folder = os.path.dirname(__file__)
+    # Compiled under this file's name: the witness tells its own frames by it.
+    code = _cached_code(folder)
+    if code is not None:
+        return code
+    with open(os.path.join(folder, "mend_witness.body"), "rb") as body:
         return compile(body.read(), __file__, "exec")
 
 

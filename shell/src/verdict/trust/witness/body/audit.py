@@ -1,10 +1,15 @@
 # What project code does that reaches into the run: the audit hook, and its stand-ins before 3.8.
 
 
+def _frame_attributes():
+    """The attributes that hand out a frame (`object.__getattr__` audits them)."""
+    return frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+
+
 def _watched_events(touches, ours, watched_prefixes):
     """The audit events the witness watches, each with what says, in words, what one did
     (`None`: one that does not matter)."""
-    frame_reads = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+    frame_reads = _frame_attributes()
 
     def as_is(event, args):
         return event
@@ -98,8 +103,12 @@ def _audit_hook(places, alarm, describe):
         finally:
             busy[0] = False
 
+    frame_reads = _frame_attributes()
+
     def audit(event, args):
-        if event in describe:
+        # pytest reads `__code__` and `__defaults__` of every test function (several
+        # `object.__getattr__` events a test): those are passed over here, before a call.
+        if event in describe and (event != "object.__getattr__" or args[1] in frame_reads):
             heard(event, args)
 
     return audit, heard

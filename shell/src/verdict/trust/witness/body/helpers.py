@@ -40,8 +40,12 @@ def _imported_helpers(places, alarm):
         """The names the module's import statements take from installed packages, and the
         names it gives the modules it imports whole."""
         try:
-            with open(module.__file__, "rb") as source:
-                tree = ast.parse(source.read())
+            with open(module.__file__, "rb") as file:
+                source = file.read()
+            # Every import statement has the word: a module without it is not parsed.
+            if b"import" not in source:
+                return set(), set()
+            tree = ast.parse(source)
         except (OSError, SyntaxError, ValueError, TypeError):
             return set(), set()
         names, whole = set(), set()

@@ -27,10 +27,11 @@ def _test_hooks(send, check, canary_ids, state):
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_logreport(report):
-        send(event="test", id=report.nodeid, when=report.when, outcome=report.outcome,
+        nodeid = report.nodeid  # a property that builds its string in pytest 9
+        send(event="test", id=nodeid, when=report.when, outcome=report.outcome,
              xfail=hasattr(report, "wasxfail"))
         session = state["session"]
-        canary = report.nodeid in canary_ids and session is not None
+        canary = session is not None and nodeid in canary_ids
         if canary:
             kept = (session.testsfailed, session.shouldfail, session.shouldstop)
         yield

@@ -93,11 +93,33 @@ def _told_once(send, event):
 
 
 def _runner():
-    """The versions that graded the run: pytest's, pluggy's and Python's."""
+    """The versions that graded the run: pytest's, pluggy's and Python's. A module's own
+    `__version__` where it keeps one; pluggy 1.7 computes it on demand through
+    `importlib.metadata`, which searches every path entry and parses the package's metadata
+    (more than every check of a run together): its `.dist-info` folder beside it, named
+    `pluggy-VERSION.dist-info`, tells the same, and that lookup is used first."""
+    import os
     import sys
 
+    def installed_version(module, name):
+        package = os.path.dirname(os.path.abspath(getattr(module, "__file__", None) or "."))
+        prefix = name + "-"
+        try:
+            entries = os.listdir(os.path.dirname(package))
+        except OSError:
+            return None
+        found = [entry[len(prefix):-len(".dist-info")] for entry in entries
+                 if entry.startswith(prefix) and entry.endswith(".dist-info")]
+        return found[0] if len(found) == 1 else None
+
     def version(name):
-        return str(getattr(sys.modules.get(name), "__version__", None) or "unknown")
+        module = sys.modules.get(name)
+        own = vars(module).get("__version__") if module is not None else None
+        if own is None and module is not None:
+            own = installed_version(module, name)
+        if own is None:
+            own = getattr(module, "__version__", None)
+        return str(own or "unknown")
 
     return {"pytest": version("pytest"), "pluggy": version("pluggy"),
             "python": "%d.%d.%d" % tuple(sys.version_info[:3])}

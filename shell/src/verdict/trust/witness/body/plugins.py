@@ -30,6 +30,8 @@ def _plugins(places, alarm, unchecked):
     project registers later, a new implementation of an outcome hook, or a replaced hook caller
     is an alarm. Returns `configured(pm)`, `registered(...)`, `collected(pm)` and `check()`."""
     import sys
+    from itertools import chain
+    from operator import attrgetter, is_, methodcaller
 
     kind, place, responsible, defined_at, _ = places
     shipped_by_project = _entry_points(places, alarm)
@@ -62,10 +64,17 @@ def _plugins(places, alarm, unchecked):
             unchecked("pluggy's hook calling (PluginManager._inner_hookexec, _hookexec)",
                       "not found in this pluggy")
         watching.update(pm=pm, hookexec=hookexec, hook_calling=hook_calling)
-        for plugin in pm.get_plugins():
-            allow(plugin, pm)
+        # Every implementation of every plugin registered so far, in one pass over the hooks
+        # (`get_hookcallers` per plugin would pass over all of them once for each).
+        plugins = {id(plugin) for plugin in pm.get_plugins()}
+        for caller in vars(pm.hook).values():
+            for impl in getattr(caller, "get_hookimpls", list)():
+                if id(impl.plugin) in plugins:
+                    allowed_impls.add(id(impl))
         shipped_by_project(pm)
         callers.update(outcome_hooks(pm))
+        if not all(hasattr(caller, "_hookimpls") for caller in callers.values()):
+            impls_of[0] = methodcaller("get_hookimpls")
 
     def registered(plugin, manager):
         if manager is not watching.get("pm"):
@@ -98,10 +107,40 @@ def _plugins(places, alarm, unchecked):
                 alarm("hook", f"a new implementation of {name} ({impl.plugin_name})",
                       defined_at(impl.function))
 
+    hookexec_of = attrgetter("_hookexec")
+    impls_of = [attrgetter("_hookimpls")]  # pluggy < 1.1: get_hookimpls(), a copy
+    last = [(), ()]  # what `look` last left: the objects it compares, the implementations' counts
+
+    def seen_now(pm):
+        """What `look` reads: pluggy's hook calling, the hook callers (in the order of
+        `callers`), their hook calling and each implementation; and how many each caller has."""
+        now = tuple(map(vars(pm.hook).get, callers))
+        lists = list(map(impls_of[0], now))
+        return ((getattr(pm, "_inner_hookexec", None), *now, *map(hookexec_of, now),
+                 *chain.from_iterable(lists)), tuple(map(len, lists)))
+
     def check():
+        """As each test starts: what `look` compares, compared at once, object by object as
+        identities (no `__eq__` of theirs asked, no `id()`, which is an audit event), and looked
+        at one by one only when something changed. `last` holds the objects, so none is freed
+        and its place taken by another."""
         pm = watching.get("pm")
         if pm is None:
             return
+        try:
+            objects, counts = seen_now(pm)
+            if counts == last[1] and len(objects) == len(last[0]) \
+                    and all(map(is_, objects, last[0])):
+                return
+        except Exception:
+            pass
+        look(pm)
+        try:
+            last[:] = seen_now(pm)
+        except Exception:
+            last[:] = [(), ()]
+
+    def look(pm):
         hookexec = getattr(pm, "_inner_hookexec", None)
         if hookexec is not watching["hookexec"]:
             once("pluggy's hook caller (PluginManager._inner_hookexec) replaced",

@@ -64,6 +64,7 @@ def _channel(path, sha256):
     import os
     import socket
     import threading
+    from json.encoder import encode_basestring_ascii as quote
 
     key = os.urandom(32)
     block = key.ljust(64, b"\0")
@@ -74,9 +75,27 @@ def _channel(path, sha256):
     channel.connect(path)
     channel.sendall((json.dumps({"event": "start", "key": key.hex()}) + "\n").encode())
     sent = [0]
+    words = {True: "true", False: "false", None: "null"}
+
+    def as_json(fields):
+        """`json.dumps(fields)`, the same text, without its encoder's calls for the flat events
+        the witness sends (a few per test): strings, whole numbers, booleans and nulls."""
+        parts = []
+        for key, value in fields.items():
+            kind = type(value)
+            if kind is str:
+                text = quote(value)
+            elif kind is bool or value is None:
+                text = words[value]
+            elif kind is int:
+                text = str(value)
+            else:
+                return json.dumps(fields)
+            parts.append(quote(key) + ": " + text)
+        return "{" + ", ".join(parts) + "}"
 
     def send(**fields):
-        line = json.dumps(fields)
+        line = as_json(fields)
         with lock:
             sent[0] += 1
             digest = inner.copy()

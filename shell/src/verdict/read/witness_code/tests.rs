@@ -1,0 +1,95 @@
+//! The compiled witness: run by the loader in the interpreter that made it, under the loader's
+//! own file name; the body compiled instead anywhere else; a cache entry changed by a run
+//! removed.
+
+use std::process::Command;
+
+use camino::Utf8Path;
+
+use super::{compile, Compiled};
+use crate::test_support::python;
+use crate::verdict::read::test_run::{WITNESS_BODY_FILE, WITNESS_LOADER};
+
+use super::WITNESS_CODE_FILE;
+
+/// A "witness" that says which of its two forms ran, and whether its functions carry the
+/// loader's file name (the witness tells its own frames by it).
+const CACHED: &str =
+    "def own():\n    pass\nprint('cached', own.__code__.co_filename == __file__)\n";
+const SOURCE: &str = "print('compiled by the loader')\n";
+
+/// What importing the loader from `folder`, which holds `code` as the compiled witness, prints.
+fn loaded_with(folder: &Utf8Path, code: &[u8]) -> String {
+    std::fs::write(folder.join("mend_witness.py"), WITNESS_LOADER).unwrap();
+    std::fs::write(folder.join(WITNESS_BODY_FILE), SOURCE).unwrap();
+    std::fs::write(folder.join(WITNESS_CODE_FILE), code).unwrap();
+    let output = Command::new(python())
+        .args([
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]); import mend_witness",
+        ])
+        .arg(folder)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn the_loader_runs_the_code_its_own_interpreter_compiled_under_its_own_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Utf8Path::from_path(dir.path()).unwrap();
+    let code = compile(&python(), CACHED).unwrap();
+    // Before Python 3.8 a code object cannot be renamed, and the loader compiles the body.
+    let renames = Command::new(python())
+        .args(["-c", "import sys; sys.exit(sys.version_info < (3, 8))"])
+        .status()
+        .unwrap()
+        .success();
+    let expected = if renames {
+        "cached True\n"
+    } else {
+        "compiled by the loader\n"
+    };
+    assert_eq!(loaded_with(folder, &code), expected);
+}
+
+#[test]
+fn code_another_interpreter_compiled_or_none_at_all_leaves_the_loader_compiling() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Utf8Path::from_path(dir.path()).unwrap();
+    let code = compile(&python(), CACHED).unwrap();
+    let (tag, rest) = code.split_at(code.iter().position(|byte| *byte == b'\n').unwrap());
+    let other = [b"cpython-27 20712f0".as_slice(), rest].concat();
+    assert_ne!(tag, b"cpython-27 20712f0");
+    for handed in [other.as_slice(), b"", b"garbage"] {
+        assert_eq!(loaded_with(folder, handed), "compiled by the loader\n");
+    }
+}
+
+#[test]
+fn a_cache_entry_the_run_changed_is_removed_and_one_it_left_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Utf8Path::from_path(dir.path()).unwrap();
+    let entry = |name: &str, now: &[u8]| {
+        let path = folder.join(name);
+        std::fs::write(&path, now).unwrap();
+        let compiled = Compiled {
+            bytes: b"as handed over".to_vec(),
+            entry: path.clone(),
+        };
+        compiled.keep_or_drop();
+        path.exists()
+    };
+    assert_eq!(
+        [
+            entry("left", b"as handed over"),
+            entry("changed", b"the tests' code")
+        ],
+        [true, false]
+    );
+}
