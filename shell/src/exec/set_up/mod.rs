@@ -87,6 +87,14 @@ impl SetUp {
         self.spent.lock().map_or(Duration::ZERO, |spent| *spent)
     }
 
+    /// The copy at `workdir` is no longer set up (put back to the original, which removed what
+    /// the set-up wrote): its next command sets it up again.
+    pub fn forget(&self, workdir: &Utf8Path) {
+        if let Ok(mut done) = self.done.lock() {
+            done.remove(workdir);
+        }
+    }
+
     /// Where the log of the set-up that made the kept result is.
     pub fn log_path(&self) -> Utf8PathBuf {
         store::log_path(&self.store, &self.key)
