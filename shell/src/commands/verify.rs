@@ -20,6 +20,7 @@ use crate::verdict::final_run::{
 };
 use crate::verdict::grade::given::{Graded, HeldAndGiven};
 use crate::verdict::trust::reach::change_warnings;
+use crate::workspace::survey::Concern;
 
 /// What one verification found.
 pub struct Verified {
@@ -81,7 +82,8 @@ pub fn verify(
         held_out,
         ..
     } = setup.resolve(Recorded::default())?;
-    let mut warnings = crate::workspace::survey::warnings(&repo, &task)?;
+    // No tool runs here: only what the copy does not carry over as it is concerns the tests.
+    let mut warnings = crate::workspace::survey::warnings(&repo, &task, Concern::Tests)?;
     crate::workspace::survey::print(&warnings);
     warnings.extend(runner.sandbox.warning().map(str::to_owned));
     // The sandbox's probe is its own figure.

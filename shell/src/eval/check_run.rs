@@ -105,6 +105,7 @@ fn check_task(
         ),
     )?;
     resolved.hand_copies_on();
+    crate::workspace::survey::warn_in_suite(name, &resolved.repo, &resolved.task)?;
     let gold = gold_patch(&options.suite.origin, name)?;
     let mut empty = Vec::new();
     let mut with_gold = Vec::new();
