@@ -1,14 +1,14 @@
 //! mend's own costs, each measured as a ratio within one run (`make bench` writes the table into
 //! BENCHMARKS.md). Usage: `cargo bench -p mend --bench harness [-- NAME...]` where NAME is one of
 //! core, driver, requests, window, latency, memory, replay, otel, show, text_calls, verify, copies,
-//! witness, verify_per_line, keep_alive, images.
+//! eval_check, witness, verify_per_line, keep_alive, images.
 #![allow(clippy::expect_used, clippy::unwrap_used)] // a benchmark may panic on broken invariants
 
 mod bench_support;
 
 use bench_support::{
-    attempt_copies, core_throughput, driver_share, image_attempts, keep_alive, latency, memory,
-    otel_export, replay_share, request_building, show_page, text_calls, verify_per_line,
+    attempt_copies, core_throughput, driver_share, eval_check, image_attempts, keep_alive, latency,
+    memory, otel_export, replay_share, request_building, show_page, text_calls, verify_per_line,
     verify_share, window_cost, witness_cost, Row,
 };
 
@@ -59,6 +59,10 @@ fn main() {
     }
     if run("copies") {
         rows.extend(attempt_copies::measure());
+    }
+    if run("eval_check") {
+        rows.extend(eval_check::measure());
+        rows.push(eval_check::import_row());
     }
     if run("witness") {
         rows.extend(witness_cost::measure());

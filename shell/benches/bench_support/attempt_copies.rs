@@ -81,29 +81,58 @@ fn source_tree(root: &Utf8Path) {
     }
 }
 
-/// The copy an attempt makes of a big source tree: the first attempt's and a later one's,
-/// medians in milliseconds.
+/// What an attempt leaves in its copy of the big tree: two modules edited, a few hundred
+/// files of build and cache output added.
+fn attempt_writes(copy: &Utf8Path) {
+    for file in [0, 1] {
+        let path = copy.join(format!("pkg{file}/sub{file}/m{file}.py"));
+        fs::write(path, "# edited by the attempt\n").unwrap();
+    }
+    for package in 0..30 {
+        let cache = copy.join(format!("pkg{package}/__pycache__"));
+        fs::create_dir_all(&cache).unwrap();
+        for module in 0..10 {
+            fs::write(cache.join(format!("m{module}.cpython-311.pyc")), "bytecode").unwrap();
+        }
+    }
+}
+
+/// The copy an attempt of an eval gets of a big source tree: the first attempt's fresh copy,
+/// and a later one's, which is the used copy put back ([`mend::setup::spares`], under
+/// bubblewrap); beside it the fresh copy a later attempt got before. Medians in milliseconds.
 fn big_tree_row(root: &Utf8Path) -> Row {
     let repo = root.join("source-1500");
     source_tree(&repo);
     let exclude = Exclusion::defaults();
-    let mut runs: Vec<[f64; 2]> = Vec::new();
+    let history = mend::task::History::None;
+    let runner =
+        mend::exec::runner::TestRunner::new("python3".into(), mend::exec::sandbox::Sandbox::Bwrap);
+    let mut runs: Vec<[f64; 3]> = Vec::new();
     for _ in 0..REPEATS {
+        let spares = mend::setup::spares::Spares::for_runner(&runner);
         let started = Instant::now();
-        let first = Workspace::copy_of(&repo, &exclude, &mend::task::History::None).unwrap();
+        let first = spares.take(&repo, (&exclude, &history), None).unwrap();
         let first_ms = ms(started);
+        attempt_writes(first.root());
+        assert!(
+            spares.give_back(first).is_none(),
+            "under bubblewrap a used copy is handed on"
+        );
         let started = Instant::now();
-        let later = Workspace::copy_of(&repo, &exclude, &mend::task::History::None).unwrap();
+        let later = spares.take(&repo, (&exclude, &history), None).unwrap();
         let later_ms = ms(started);
-        first.remove().unwrap();
+        let started = Instant::now();
+        let fresh = Workspace::copy_of(&repo, &exclude, &history).unwrap();
+        let fresh_ms = ms(started);
         later.remove().unwrap();
-        runs.push([first_ms, later_ms]);
+        fresh.remove().unwrap();
+        runs.push([first_ms, later_ms, fresh_ms]);
     }
-    let [first, later]: [f64; 2] =
+    let [first, later, fresh]: [f64; 3] =
         std::array::from_fn(|index| median(runs.iter().map(|run| run[index]).collect()));
     Row {
-        figure: format!("an attempt's copy of a 1,500-file, 60 MB source tree (sympy's or django's size): an attempt after the first, median of {REPEATS}"),
-        measured: format!("{later:.0} ms (the first attempt's {first:.0} ms)"),
+        figure: format!("an attempt's copy of a 1,500-file, 60 MB source tree (sympy's or django's size): an attempt after the first (the last attempt's copy put back after it edited 2 files and added 300), median of {REPEATS}"),
+        measured: format!("{later:.0} ms (the first attempt's fresh copy {first:.0} ms; a fresh copy instead {fresh:.0} ms)"),
         target: "≤ 300 ms".to_owned(),
         command: command("copies"),
     }

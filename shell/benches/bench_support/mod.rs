@@ -5,6 +5,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 pub mod attempt_copies;
 pub mod core_throughput;
 pub mod driver_share;
+pub mod eval_check;
 pub mod image_attempts;
 pub mod keep_alive;
 pub mod latency;

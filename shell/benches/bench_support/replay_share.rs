@@ -70,6 +70,7 @@ fn replays() -> Vec<(f64, f64)> {
                     runner: &runner,
                     held_out: &[],
                     keep_workspace: false,
+                    spares: &mend::setup::spares::Spares::default(),
                 },
                 bless: false,
             };

@@ -86,7 +86,11 @@ pub fn begin(setup: &Setup, render: &mut dyn Render) -> Result<Result<Begun, Unb
     let task = setup.task;
     let test_file_sha256_before = set_sha256(setup.repo, &task.test.files)?;
     let source_sha256_before = set_sha256(setup.repo, &task.editable)?;
-    let workspace = Workspace::copy_of(setup.repo, &task.exclude, &task.history)?;
+    let workspace = setup.spares.take(
+        setup.repo,
+        (&task.exclude, &task.history),
+        setup.runner.set_up.as_ref(),
+    )?;
 
     render.run_event(&RunEvent::sandbox(setup.runner));
     let tests_before = match independent_check(setup.runner, &task.test, workspace.root()) {
@@ -232,10 +236,17 @@ pub fn end_loop(
     Ok(ending)
 }
 
-/// Keeps the copy when asked to (and says where), else deletes it
-/// ([`Workspace::keep_or_delete`]); returns how long deleting took in milliseconds (0 when kept).
-fn finish_with(setup: &Setup, workspace: Workspace, render: &mut dyn Render) -> u64 {
-    leave_copy(workspace, setup.keep_workspace, render).map_or(0, millis)
+/// Keeps the copy when asked to (and says where), else hands it on to the next attempt
+/// ([`crate::setup::spares`]) or deletes it ([`Workspace::keep_or_delete`]); returns how long
+/// deleting took in milliseconds (0 when kept or handed on).
+pub fn finish_with(setup: &Setup, workspace: Workspace, render: &mut dyn Render) -> u64 {
+    if setup.keep_workspace {
+        return leave_copy(workspace, true, render).map_or(0, millis);
+    }
+    match setup.spares.give_back(workspace) {
+        None => 0,
+        Some(workspace) => leave_copy(workspace, false, render).map_or(0, millis),
+    }
 }
 
 /// What becomes of a copy whose last run is over, said to `render` when it is kept; how long

@@ -339,11 +339,13 @@ impl Render for Human {
             RunEvent::Costs {
                 setup_ms,
                 copy_ms,
+                set_up_ms,
                 sandbox_start_ms,
                 tests_ms,
                 cleanup_ms,
             } => self.line(&format!(
-                "Time: setup {setup_ms} ms, copy {copy_ms} ms, sandbox start {sandbox_start_ms} ms, tests {tests_ms} ms{}",
+                "Time: setup {setup_ms} ms, copy {copy_ms} ms{}, sandbox start {sandbox_start_ms} ms, tests {tests_ms} ms{}",
+                set_up_ms.map_or(String::new(), |ms| format!(", environment set-up {ms} ms")),
                 cleanup_ms.map_or(String::new(), |ms| format!(", cleanup {ms} ms"))
             )),
             RunEvent::Verdict { .. } => {

@@ -143,13 +143,18 @@ pub enum RunEvent {
         path: String,
     },
     /// `mend verify`: where its time went. `setup_ms` reads the task and probes the sandbox once,
-    /// `copy_ms` makes the copy, `tests_ms` is the test run (the sandbox's own start included),
-    /// `cleanup_ms` deletes the copy (absent when it was kept).
+    /// `copy_ms` makes the copy, `set_up_ms` sets it up (`environment.setup`), `tests_ms` is the
+    /// test run (the sandbox's own start included), `cleanup_ms` deletes the copy (absent when
+    /// it was kept).
     Costs {
         /// Milliseconds to read the task and probe the sandbox.
         setup_ms: u64,
         /// Milliseconds to make the throwaway copy.
         copy_ms: u64,
+        /// Milliseconds to set the copy up (its steps run, or their kept result copied in);
+        /// absent when the task has no `environment.setup`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        set_up_ms: Option<u64>,
         /// Milliseconds the sandbox took to start, a part of `tests_ms`.
         sandbox_start_ms: u64,
         /// Milliseconds of the test run, the sandbox's start included.

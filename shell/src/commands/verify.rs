@@ -11,6 +11,7 @@ use crate::attempt::render::Render;
 use crate::attempt::run_event::RunEvent;
 use crate::cli::VerifyArgs;
 use crate::error::{exit, MendError};
+use crate::exec::set_up::SetUp;
 use crate::hooks::verify::{VerifyHooks, VERIFY_CALL_ID};
 use crate::setup::{Recorded, RepoChoice, Resolved};
 use crate::verdict::check::TestRun;
@@ -19,6 +20,7 @@ use crate::verdict::final_run::{
 };
 use crate::verdict::grade::given::{Graded, HeldAndGiven};
 use crate::verdict::trust::reach::change_warnings;
+use crate::workspace::survey::Concern;
 
 /// What one verification found.
 pub struct Verified {
@@ -80,7 +82,8 @@ pub fn verify(
         held_out,
         ..
     } = setup.resolve(Recorded::default())?;
-    let mut warnings = crate::workspace::survey::warnings(&repo, &task)?;
+    // No tool runs here: only what the copy does not carry over as it is concerns the tests.
+    let mut warnings = crate::workspace::survey::warnings(&repo, &task, Concern::Tests)?;
     crate::workspace::survey::print(&warnings);
     warnings.extend(runner.sandbox.warning().map(str::to_owned));
     // The sandbox's probe is its own figure.
@@ -129,11 +132,14 @@ pub fn verify(
     let copy = workspace.copy_time();
     let cleanup = leave_copy(workspace, keep_workspace, render);
     let ms = |time: Duration| u64::try_from(time.as_millis()).unwrap_or(u64::MAX);
+    // The environment's set-up runs before the first test run in the copy, inside its time.
+    let set_up = runner.set_up.as_ref().map(SetUp::time_spent);
     render.run_event(&RunEvent::Costs {
         setup_ms: ms(setup_time),
         copy_ms: ms(copy),
+        set_up_ms: set_up.map(ms),
         sandbox_start_ms: ms(runner.sandbox_start),
-        tests_ms: ms(judged.tests_time),
+        tests_ms: ms(judged.tests_time.saturating_sub(set_up.unwrap_or_default())),
         cleanup_ms: cleanup.map(ms),
     });
     Ok(Verified {

@@ -24,6 +24,14 @@ pub(crate) fn eval(options: &EvalOptions) -> Result<u8, MendError> {
         .map(|(name, folder)| prepare(name, folder, options))
         .collect::<Result<Vec<_>, _>>()?;
     let flaky = checked_flaky(options, &tasks)?;
+    // Once per task, not per attempt: what the tools will not treat as text.
+    for task in &tasks {
+        crate::workspace::survey::warn_in_suite(
+            &task.name,
+            &task.resolved.repo,
+            &task.resolved.task,
+        )?;
+    }
     let tasks: Vec<Prepared> = tasks
         .into_iter()
         .map(|task| Prepared {

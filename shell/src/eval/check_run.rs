@@ -10,7 +10,7 @@ use crate::error::{exit, MendError};
 use crate::exec::sandbox::SandboxChoice;
 use crate::setup::Resolved;
 use crate::verdict::check::TestRun;
-use crate::verdict::final_run::{final_run, patched_copy, Alone, Before, Change, Patched, Subject};
+use crate::verdict::final_run::{final_run, patch_into, Alone, Before, Change, Patched, Subject};
 use crate::verdict::read::missing_runner::missing_runner;
 use crate::verdict::trust::untrusted::Untrusted;
 
@@ -94,7 +94,7 @@ fn check_task(
     name: &str,
     folder: &Utf8Path,
 ) -> Result<Option<TaskCheck>, MendError> {
-    let resolved = super::task_folder::resolve(
+    let mut resolved = super::task_folder::resolve(
         folder,
         &options.suite,
         options.python.as_deref(),
@@ -104,6 +104,8 @@ fn check_task(
             options.on_host,
         ),
     )?;
+    resolved.hand_copies_on();
+    crate::workspace::survey::warn_in_suite(name, &resolved.repo, &resolved.task)?;
     let gold = gold_patch(&options.suite.origin, name)?;
     let mut empty = Vec::new();
     let mut with_gold = Vec::new();
@@ -143,7 +145,12 @@ fn check_task(
 /// that gives its tests is graded by SWE-bench's resolved rule, as its attempts are.
 fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> {
     let task = &resolved.task;
-    let (workspace, carried) = match patched_copy(&resolved.repo, task, patch)? {
+    let copy = resolved.spares.take(
+        &resolved.repo,
+        (&task.exclude.for_final_run(), &task.history),
+        resolved.runner.set_up.as_ref(),
+    )?;
+    let (workspace, carried) = match patch_into(copy, patch)? {
         Patched::Ready(workspace, carried) => (workspace, carried),
         Patched::Refused(problem) => return Ok(Ran::NotApplied(problem)),
     };
@@ -159,8 +166,11 @@ fn run_once(resolved: &Resolved, patch: Option<&str>) -> Result<Ran, MendError> 
         diff: None,
     };
     let judged = final_run(&subject, &change, Before::Nothing, &mut Alone);
-    // Nothing of the copy is kept: the check file says what was found.
-    let _deleted = workspace.keep_or_delete(false);
+    // Nothing of the copy is kept: the check file says what was found. The next run of the
+    // task gets it put back, where the sandbox allows.
+    if let Some(workspace) = resolved.spares.give_back(workspace) {
+        let _deleted = workspace.keep_or_delete(false);
+    }
     let judged = judged?;
     runner_present(
         resolved,

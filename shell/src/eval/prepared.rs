@@ -95,7 +95,7 @@ pub(super) fn prepare(
     folder: &Utf8Path,
     options: &EvalOptions,
 ) -> Result<Prepared, MendError> {
-    let resolved = super::task_folder::resolve(
+    let mut resolved = super::task_folder::resolve(
         folder,
         &options.suite,
         options.python.as_deref(),
@@ -105,6 +105,7 @@ pub(super) fn prepare(
             options.on_host,
         ),
     )?;
+    resolved.hand_copies_on();
     let task = &resolved.task;
     let prompt = task.prompt.clone().ok_or_else(|| {
         MendError::usage(format!(

@@ -6,6 +6,7 @@
 pub(crate) mod config;
 mod image;
 pub mod repository;
+pub mod spares;
 
 use camino::Utf8PathBuf;
 use clap::ValueEnum;
@@ -19,6 +20,7 @@ use crate::task::{Task, ToolName};
 use crate::workspace::held_out::held_out_files;
 use camino::Utf8Path;
 use repository::repository;
+use spares::Spares;
 
 /// The repository, its task file, and where its code runs, as the user chose them (`None`: not
 /// chosen, so a record's or the default).
@@ -79,6 +81,8 @@ pub struct Setup<'a> {
     pub held_out: &'a [String],
     /// `--keep`: the copy stays on disk after the attempt, for a person to look into.
     pub keep_workspace: bool,
+    /// Used copies of this repository put back for the next attempt.
+    pub spares: &'a Spares,
 }
 
 /// The repository, its task and where its tests run, as the flags (and a record) decided.
@@ -96,6 +100,8 @@ pub struct Resolved {
     pub sandbox_choice: SandboxChoice,
     /// The repository's files that `test.held_out` names, sorted.
     pub held_out: Vec<String>,
+    /// Used copies put back for the next attempt (none until [`Resolved::hand_copies_on`]).
+    pub spares: Spares,
 }
 
 impl Resolved {
@@ -107,7 +113,14 @@ impl Resolved {
             runner: &self.runner,
             held_out: &self.held_out,
             keep_workspace,
+            spares: &self.spares,
         }
+    }
+
+    /// Hands each attempt's used copy on to the next (see [`spares`]), where the sandbox allows:
+    /// for commands that run many attempts on this repository.
+    pub fn hand_copies_on(&mut self) {
+        self.spares = Spares::for_runner(&self.runner);
     }
 
     /// Where this run is made, as a record keeps it.
@@ -182,6 +195,7 @@ impl RepoChoice {
             runner,
             sandbox_choice,
             held_out,
+            spares: Spares::default(),
         })
     }
 }

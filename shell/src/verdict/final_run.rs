@@ -217,6 +217,11 @@ pub(crate) fn patched_copy(
     patch: Option<&str>,
 ) -> Result<Patched, MendError> {
     let workspace = Workspace::copy_of(original, &task.exclude.for_final_run(), &task.history)?;
+    patch_into(workspace, patch)
+}
+
+/// `patch` applied to `workspace`, a copy as [`patched_copy`] makes it.
+pub(crate) fn patch_into(workspace: Workspace, patch: Option<&str>) -> Result<Patched, MendError> {
     let Some(patch) = patch else {
         return Ok(Patched::Ready(workspace, Vec::new()));
     };

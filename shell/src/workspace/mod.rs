@@ -169,6 +169,11 @@ impl Workspace {
         self.copy_time
     }
 
+    /// Says how long making the copy took when it was made another way (a used copy put back).
+    pub fn set_copy_time(&mut self, time: Duration) {
+        self.copy_time = time;
+    }
+
     /// Deletes the copy now and says how long that took (dropping it deletes it too, untimed).
     pub fn remove(self) -> io::Result<Duration> {
         let started = Instant::now();
@@ -214,7 +219,7 @@ fn git_folder(history: Option<&CleanHistory>) -> GitFolder<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::fs;
     use std::os::unix::fs::{symlink, PermissionsExt};
     use std::time::{Duration, SystemTime};
@@ -227,7 +232,7 @@ mod tests {
     use crate::test_support::{make_fifo, project};
 
     /// (relative path, modification time, mode) of every entry below `root`, links by target.
-    pub(super) fn entries(root: &Utf8Path) -> Vec<(String, String)> {
+    pub(crate) fn entries(root: &Utf8Path) -> Vec<(String, String)> {
         let mut seen = Vec::new();
         let mut pending = vec![root.to_owned()];
         while let Some(folder) = pending.pop() {

@@ -48,7 +48,18 @@ impl Reset<'_> {
                 _ => from.join(&name),
             };
             let meta = fs::symlink_metadata(&target)?;
+            // Made under an exclusion that let it in (a final tree holds the held-out tests),
+            // it is no part of a copy made under this one.
+            let excluded = self.git.source_of(relative, &name).is_none()
+                && self.exclude.excludes_entry(&path)
+                && !self.exclude.shares_entry(&path);
             match self.stamps.get(&path) {
+                _ if excluded => {
+                    remove_all(&target)?;
+                    self.stamps.remove(&path);
+                    self.changed.push(path);
+                    entries_changed = true;
+                }
                 Some(stamp) if meta.is_dir() && stamp.same_entry(&meta) => {
                     if *stamp == Stamp::of(&meta) {
                         if self.folder(&source, &target, &path)? {
@@ -236,5 +247,23 @@ mod tests {
         );
         // A reset copy is reset again from where it now stands; nothing changed, nothing done.
         assert_eq!(copy.reset(&original, &exclude).unwrap(), Some(Vec::new()));
+    }
+
+    #[test]
+    fn a_reset_under_a_narrower_exclusion_removes_what_it_now_leaves_out() {
+        let (_dir, original) = project(&[
+            ("pkg/core.py", "bug\n"),
+            ("tests/held_out/test_new.py", "held out\n"),
+            ("tests/test_old.py", "kept\n"),
+        ]);
+        let wide = Exclusion::new(Vec::new()).unwrap();
+        let narrow = Exclusion::new(vec!["tests/held_out".to_owned()]).unwrap();
+        let mut used = Workspace::copy_of(&original, &wide, &crate::task::History::None).unwrap();
+        let fresh = Workspace::copy_of(&original, &narrow, &crate::task::History::None).unwrap();
+        let changed = used.reset(&original, &narrow).unwrap();
+        assert_eq!(
+            (state(used.root()), changed),
+            (state(fresh.root()), Some(vec!["tests/held_out".to_owned()]))
+        );
     }
 }

@@ -1,7 +1,9 @@
 //! A look at the repository before any work starts: the files the task's globs reach that the
 //! tools cannot treat as text (binary, huge, unreadable files, links of every kind), and what
-//! the copy leaves out (special files, folders that cannot be listed). `mend verify`, `mend task`
-//! and `mend run` print these as warnings, so nothing about them is a surprise later.
+//! the copy leaves out (special files, folders that cannot be listed). `mend task` and `mend run`
+//! print these as warnings, so nothing about them is a surprise later; `mend eval` and
+//! `mend eval check` once per task of the suite, not per attempt or run. `mend verify` runs no
+//! tools, so it names only what the copy does not carry over as it is: what its tests see.
 
 use std::fs::{self, File};
 use std::io::{self, Read};
@@ -18,8 +20,23 @@ const SHOWN_WARNINGS: usize = 20;
 /// How much of a file is read to tell text from binary.
 const SNIFF_BYTES: usize = 8_000;
 
-/// One warning per odd file, in path order: `PATH (FIELDS): what it is and what follows`.
-pub(crate) fn warnings(repo: &Utf8Path, task: &Task) -> Result<Vec<String>, MendError> {
+/// Whose work an odd file can get in the way of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Concern {
+    /// The tools' and the tests': every odd file.
+    Tools,
+    /// The tests' alone: what the copy does not carry over as it is (special files, files and
+    /// folders mend cannot read).
+    Tests,
+}
+
+/// One warning per odd file that is of `concern`, in path order: `PATH (FIELDS): what it is
+/// and what follows`.
+pub(crate) fn warnings(
+    repo: &Utf8Path,
+    task: &Task,
+    concern: Concern,
+) -> Result<Vec<String>, MendError> {
     let seen = walk(repo, &task.exclude)
         .map_err(|err| MendError::harness(format!("cannot list {repo}: {err}")))?;
     let real_root = repo
@@ -39,8 +56,10 @@ pub(crate) fn warnings(repo: &Utf8Path, task: &Task) -> Result<Vec<String>, Mend
         if fields.is_empty() {
             continue;
         }
-        if let Some(what) = oddity(&repo.join(file), &real_root) {
-            found.push(format!("{file} ({}) is {what}", fields.join(", ")));
+        if let Some(odd) = oddity(&repo.join(file), &real_root) {
+            if concern == Concern::Tools || odd.reaches_the_copy {
+                found.push(format!("{file} ({}) is {}", fields.join(", "), odd.what));
+            }
         }
     }
     for (path, skipped) in &seen.skipped {
@@ -50,9 +69,52 @@ pub(crate) fn warnings(repo: &Utf8Path, task: &Task) -> Result<Vec<String>, Mend
     Ok(found)
 }
 
+/// What is odd about one file.
+struct Oddity {
+    what: String,
+    /// The copy holds it otherwise than the original does (empty): the tests see it too.
+    reaches_the_copy: bool,
+}
+
+impl Oddity {
+    /// Odd to the tools only: the copy holds it as the original does.
+    fn for_tools(what: String) -> Oddity {
+        Oddity {
+            what,
+            reaches_the_copy: false,
+        }
+    }
+}
+
 /// What is odd about one listed file, if anything.
-fn oddity(path: &Utf8Path, real_root: &Utf8Path) -> Option<String> {
+fn oddity(path: &Utf8Path, real_root: &Utf8Path) -> Option<Oddity> {
     let meta = fs::symlink_metadata(path).ok()?;
+    if let Some(unreadable) = unreadable(path) {
+        return Some(Oddity {
+            what: unreadable,
+            reaches_the_copy: true,
+        });
+    }
+    odd_to_the_tools(path, &meta, real_root).map(Oddity::for_tools)
+}
+
+/// A file mend cannot open, which the copy has empty.
+fn unreadable(path: &Utf8Path) -> Option<String> {
+    if fs::symlink_metadata(path).ok()?.is_symlink() {
+        return None;
+    }
+    match File::open(path) {
+        Err(err) if err.kind() == io::ErrorKind::PermissionDenied => Some(
+            "a file mend cannot read (permission denied): the copy has it empty and unreadable"
+                .to_owned(),
+        ),
+        Err(err) => Some(format!("a file mend cannot read ({err})")),
+        Ok(_) => None,
+    }
+}
+
+/// What the tools cannot do with a readable file, if anything.
+fn odd_to_the_tools(path: &Utf8Path, meta: &fs::Metadata, real_root: &Utf8Path) -> Option<String> {
     if meta.is_symlink() {
         let target = fs::read_link(path).ok()?;
         let target = target.display();
@@ -74,15 +136,8 @@ fn oddity(path: &Utf8Path, real_root: &Utf8Path) -> Option<String> {
         file.take(SNIFF_BYTES as u64).read_to_end(&mut bytes)?;
         Ok(())
     });
-    match opened {
-        Err(err) if err.kind() == io::ErrorKind::PermissionDenied => {
-            return Some(
-                "a file mend cannot read (permission denied): the copy has it empty and unreadable"
-                    .to_owned(),
-            )
-        }
-        Err(err) => return Some(format!("a file mend cannot read ({err})")),
-        Ok(()) => {}
+    if let Err(err) = opened {
+        return Some(format!("a file mend cannot read ({err})"));
     }
     let utf8 = match std::str::from_utf8(&bytes) {
         Ok(_) => true,
@@ -106,20 +161,31 @@ fn oddity(path: &Utf8Path, real_root: &Utf8Path) -> Option<String> {
     }
 }
 
-/// Prints the warnings on stderr, at most [`SHOWN_WARNINGS`] of them.
+/// Prints every warning on stderr, at most [`SHOWN_WARNINGS`] of them.
 pub(crate) fn warn(repo: &Utf8Path, task: &Task) -> Result<(), MendError> {
-    print(&warnings(repo, task)?);
+    print(&warnings(repo, task, Concern::Tools)?);
+    Ok(())
+}
+
+/// Prints every warning of the suite's task `name` on stderr, each led by the task's name, at
+/// most [`SHOWN_WARNINGS`] of them: once per task, however many attempts or runs follow.
+pub(crate) fn warn_in_suite(name: &str, repo: &Utf8Path, task: &Task) -> Result<(), MendError> {
+    print_led(&format!("{name}: "), &warnings(repo, task, Concern::Tools)?);
     Ok(())
 }
 
 /// Prints `found` on stderr, at most [`SHOWN_WARNINGS`] of them.
 pub(crate) fn print(found: &[String]) {
+    print_led("", found);
+}
+
+fn print_led(lead: &str, found: &[String]) {
     for warning in found.iter().take(SHOWN_WARNINGS) {
-        eprintln!("mend: warning: {warning}");
+        eprintln!("mend: warning: {lead}{warning}");
     }
     if found.len() > SHOWN_WARNINGS {
         eprintln!(
-            "mend: warning: … and {} more files the tools cannot treat as text",
+            "mend: warning: {lead}… and {} more files the tools cannot treat as text",
             found.len() - SHOWN_WARNINGS
         );
     }

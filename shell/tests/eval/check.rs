@@ -111,6 +111,20 @@ fn tasks_without_a_bug_with_a_gold_patch_that_fails_or_with_flipping_tests_are_n
         Some((BROKEN_START, "    start = (number - 1) * size\n")),
     );
     paginate_task(dir.path(), "wrong-gold", None);
+    // A binary file the tools may read: named once for the whole check, not once per run.
+    let wrong_gold = dir.path().join("tasks/wrong-gold");
+    fs::create_dir_all(wrong_gold.join("assets")).expect("mkdir");
+    fs::write(wrong_gold.join("assets/logo.png"), b"\x89PNG\r\n\x1a\n\0\0").expect("png");
+    let task_file = wrong_gold.join("mend.toml");
+    let text = fs::read_to_string(&task_file).expect("mend.toml");
+    fs::write(
+        &task_file,
+        text.replace(
+            "readable = [\"paginate.py\", ",
+            "readable = [\"assets/*\", \"paginate.py\", ",
+        ),
+    )
+    .expect("mend.toml");
     flipping_task(dir.path());
     fs::create_dir_all(dir.path().join("gold")).expect("mkdir");
     fs::write(
@@ -135,6 +149,17 @@ fn tasks_without_a_bug_with_a_gold_patch_that_fails_or_with_flipping_tests_are_n
         &env,
     );
     assert_eq!(checked.code, 1, "{}{}", checked.stdout, checked.stderr);
+    let warned: Vec<&str> = checked
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("mend: warning: wrong-gold: "))
+        .collect();
+    assert_eq!(
+        warned,
+        ["mend: warning: wrong-gold: assets/logo.png (paths.readable) is a binary file: the tools will not read or edit it; a change to it shows as `Binary files … differ`"],
+        "{}",
+        checked.stderr
+    );
     let first_page = "tests/test_paginate.py::test_first_page_starts_at_the_first_item";
     let last_page = "tests/test_paginate.py::test_last_page_holds_the_rest";
     assert_eq!(

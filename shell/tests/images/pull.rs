@@ -163,6 +163,34 @@ fn a_pull_cut_short_continues_from_its_partial_blob() {
 }
 
 #[test]
+fn a_layer_this_machine_cannot_write_is_a_harness_error_not_a_refused_image() {
+    let registry = Registry::start();
+    registry.push("base", "mend/python:base");
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    // Each blob's partial file a folder: no layer can be written (as root too, where
+    // permissions would not stop the write).
+    fs::create_dir_all(cache.join("blobs/sha256")).unwrap();
+    for name in names_in(&layout().join("blobs/sha256")) {
+        fs::create_dir(cache.join(format!("blobs/sha256/{name}.partial"))).unwrap();
+    }
+    let reference = format!("{}/mend/python:base", registry.address);
+    let outcome = pull(&cache, &reference);
+    let message = outcome.stderr.trim();
+    assert_eq!(outcome.code, 6, "{message}");
+    assert!(
+        message.starts_with(&format!(
+            "mend: error: cannot unpack the image {reference} into "
+        )) && message.contains(&format!("cannot write {}/blobs/sha256/", cache.display()))
+            && message.contains(".partial: Is a directory")
+            && message.ends_with("— free some space or pass --image-cache DIR")
+            && message.lines().count() == 1,
+        "{message}"
+    );
+    assert_eq!(marks(&cache), []);
+}
+
+#[test]
 fn a_credential_helper_gives_the_login_and_a_missing_one_is_named() {
     let registry = Registry::start();
     registry.push("base", "mend/python:base");

@@ -54,6 +54,32 @@ fn with_environment(repo: &Path, table: &str) {
 
 const RAN: &str = "mend: set-up: 1 step(s) ran in";
 
+const COSTS_WITH_SET_UP: [&str; 6] = [
+    "cleanup_ms",
+    "copy_ms",
+    "sandbox_start_ms",
+    "set_up_ms",
+    "setup_ms",
+    "tests_ms",
+];
+
+/// The figures of a verify's costs event, by name, sorted.
+fn cost_fields(outcome: &Outcome) -> Vec<String> {
+    let events = outcome.events();
+    let costs = events
+        .iter()
+        .find(|event| event["type"] == "costs")
+        .and_then(Value::as_object)
+        .expect("a costs event");
+    let mut fields: Vec<String> = costs
+        .iter()
+        .filter(|(_, value)| value.is_u64())
+        .map(|(name, _)| name.clone())
+        .collect();
+    fields.sort();
+    fields
+}
+
 #[test]
 fn the_set_up_makes_the_version_file_once_for_every_copy_under_either_sandbox() {
     let dir = fixture();
@@ -67,12 +93,15 @@ fn the_set_up_makes_the_version_file_once_for_every_copy_under_either_sandbox() 
     let first = verify(repo, "bwrap");
     assert_eq!(graded(&first), passed(3), "{}", first.stderr);
     assert!(first.stderr.contains(RAN), "{}", first.stderr);
+    // The set-up's time is shown apart from the tests'.
+    assert_eq!(cost_fields(&first), COSTS_WITH_SET_UP);
     // The next copies get the kept result: the steps do not run again, with or without a
     // sandbox, and the original never holds what they wrote.
     for sandbox in ["none", "bwrap"] {
         let again = verify(repo, sandbox);
         assert_eq!(graded(&again), passed(3), "{sandbox}: {}", again.stderr);
         assert!(!again.stderr.contains(RAN), "{sandbox}: {}", again.stderr);
+        assert_eq!(cost_fields(&again), COSTS_WITH_SET_UP);
     }
     assert_eq!(without_records(repo), before, "the original changed");
     let kept: Vec<_> = std::fs::read_dir(repo.join(".mend/setup"))

@@ -187,6 +187,8 @@ impl ImageCache {
                 "cannot unpack the image {image} into {}: {message} — free some space or pass --image-cache DIR",
                 self.dir
             )),
+            // Already worded with the reference and the fix.
+            Refusal::Fetch(message) => MendError::harness(message),
             Refusal::Interrupted => MendError::interrupted(format!(
                 "the pull of {image} was stopped by Ctrl-C: no root of it was kept, and the next run goes on from the layers already fetched"
             )),
@@ -350,7 +352,7 @@ fn unpack_into(
     for (index, layer) in resolved.layers.iter().enumerate() {
         let stream = blobs
             .layer(index, layer)
-            .map_err(|error| cut(Refusal::Hostile(error.to_string())))?;
+            .map_err(|error| cut(layer_refusal(error)))?;
         let mut stream = UntilInterrupted(stream);
         if let Err(refusal) = unpacker.apply(&mut stream).map_err(cut) {
             // A corrupt blob shows first as a broken gzip or tar: its digest says why.
@@ -368,6 +370,21 @@ fn unpack_into(
     fs::write(temporary.join(CONFIG), &resolved.config)
         .map_err(|err| Refusal::Io(err.to_string()))?;
     Ok(())
+}
+
+/// Why a layer could not be had, by whose it is to fix: a layer whose bytes are not its digest's,
+/// or an image mend cannot run, is the image's (refused); a blob this machine could not write or
+/// read, or a registry that failed mid-pull, is the harness's, and the image is not blamed.
+fn layer_refusal(error: ImageError) -> Refusal {
+    match error {
+        ImageError::Unusable(_) => Refusal::Hostile(error.to_string()),
+        ImageError::Blob(ref source) if source.kind() == std::io::ErrorKind::InvalidData => {
+            Refusal::Hostile(error.to_string())
+        }
+        ImageError::Blob(_) | ImageError::Disk { .. } => Refusal::Io(error.to_string()),
+        ImageError::Pull(message) => Refusal::Fetch(message),
+        ImageError::Interrupted => Refusal::Interrupted,
+    }
 }
 
 /// A layer's stream that stops at the first Ctrl-C, so a large unpack is cut at once.

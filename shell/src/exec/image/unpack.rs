@@ -47,6 +47,8 @@ pub(crate) enum Refusal {
     Hostile(String),
     /// This machine could not read or write something.
     Io(String),
+    /// The registry failed while a layer was fetched (worded with the reference and the fix).
+    Fetch(String),
     /// Ctrl-C cut the pull or the unpack.
     Interrupted,
 }

@@ -10,7 +10,8 @@
 //! files (path, size, time): change any and the set-up runs again. The store is never a copy's:
 //! files are copied out of it, it lies inside the hidden original (or beside the task file,
 //! outside an image), and each reuse checks every file against the digest the set-up recorded,
-//! running the steps again when one differs.
+//! running the steps again when one differs. A kept result nobody made or reused for a week is
+//! removed when the next one is kept (every change to the original makes a new key).
 
 mod outputs;
 mod store;
@@ -18,6 +19,7 @@ mod store;
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -40,6 +42,8 @@ pub struct SetUp {
     done: Mutex<BTreeSet<Utf8PathBuf>>,
     /// The files the set-up writes, relative to a copy's root, once known.
     written: Mutex<Option<BTreeSet<String>>>,
+    /// The time spent setting copies up so far (steps run, or the kept result copied in).
+    spent: Mutex<Duration>,
 }
 
 impl SetUp {
@@ -63,6 +67,7 @@ impl SetUp {
             key,
             done: Mutex::new(BTreeSet::new()),
             written: Mutex::new(None),
+            spent: Mutex::new(Duration::ZERO),
         }))
     }
 
@@ -74,6 +79,20 @@ impl SetUp {
             .ok()
             .and_then(|written| written.clone())
             .unwrap_or_default()
+    }
+
+    /// The time spent setting copies up so far: a part of the first test run in each copy,
+    /// which a verify shows apart from the tests.
+    pub fn time_spent(&self) -> Duration {
+        self.spent.lock().map_or(Duration::ZERO, |spent| *spent)
+    }
+
+    /// The copy at `workdir` is no longer set up (put back to the original, which removed what
+    /// the set-up wrote): its next command sets it up again.
+    pub fn forget(&self, workdir: &Utf8Path) {
+        if let Ok(mut done) = self.done.lock() {
+            done.remove(workdir);
+        }
     }
 
     /// Where the log of the set-up that made the kept result is.
@@ -93,10 +112,14 @@ impl SetUp {
         if done.contains(workdir) {
             return Ok(());
         }
+        let started = Instant::now();
         let written = match store::reuse(&self.store, &self.key, workdir)? {
             Some(written) => written,
             None => self.run_steps(workdir, command)?,
         };
+        if let Ok(mut spent) = self.spent.lock() {
+            *spent += started.elapsed();
+        }
         if let Ok(mut known) = self.written.lock() {
             *known = Some(written);
         }

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::io;
 use std::os::unix::fs::MetadataExt;
+use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -92,6 +93,8 @@ pub(super) fn reuse(
             return Ok(None);
         }
     }
+    // Used now: a prune of results nobody used lately passes it by.
+    let _ = fs::File::open(&kept).and_then(|folder| folder.set_modified(SystemTime::now()));
     for path in manifest.keys() {
         place(&files, workdir, path).map_err(|err| {
             MendError::harness(format!(
@@ -127,10 +130,43 @@ pub(super) fn keep(
         fs::remove_dir_all(&kept).map_err(failed)?;
     }
     match fs::rename(&staging, &kept) {
-        Ok(()) => Ok(()),
+        Ok(()) => {}
         // Another worker kept the same result first.
-        Err(_) if kept.join(MANIFEST).exists() => fs::remove_dir_all(&staging).map_err(failed),
-        Err(err) => Err(failed(err)),
+        Err(_) if kept.join(MANIFEST).exists() => fs::remove_dir_all(&staging).map_err(failed)?,
+        Err(err) => return Err(failed(err)),
+    }
+    prune(store, key, SystemTime::now());
+    Ok(())
+}
+
+/// How long a kept result nobody reused stays. Every change to the original makes a new key,
+/// so old results pile up; one is worth keeping only while its original may come back (a
+/// branch checked out again, another task's interpreter on the same original), which a week
+/// of disuse makes unlikely. Pruning by age rather than by original keeps each of several
+/// tasks that share a records folder their own result.
+const UNUSED_FOR: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Removes the kept results (and failed logs) other than `key`'s that were last made or used
+/// before `now - UNUSED_FOR`. Best effort: a result it cannot remove stays for the next prune.
+fn prune(store: &Utf8Path, key: &str, now: SystemTime) {
+    let Some(stale_before) = now.checked_sub(UNUSED_FOR) else {
+        return;
+    };
+    for entry in fs::read_dir(store).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let result = name.strip_suffix(".failed.log").unwrap_or(&name);
+        // A staging folder left by a set-up that was killed ages like a result.
+        if result == key {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.modified().is_ok_and(|used| used < stale_before) {
+            let _ = if meta.is_dir() {
+                fs::remove_dir_all(entry.path())
+            } else {
+                fs::remove_file(entry.path())
+            };
+        }
     }
 }
 
@@ -174,5 +210,53 @@ fn place(from: &Utf8Path, to: &Utf8Path, path: &str) -> io::Result<()> {
         std::os::unix::fs::symlink(fs::read_link(&source)?, &target)
     } else {
         fs::copy(&source, &target).map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::time::{Duration, SystemTime};
+
+    use camino::Utf8Path;
+
+    use super::prune;
+
+    #[test]
+    fn a_prune_removes_the_results_unused_for_a_week_but_never_the_one_just_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Utf8Path::from_path(dir.path()).unwrap();
+        let now = SystemTime::now();
+        let day = Duration::from_secs(24 * 3600);
+        for (name, age) in [
+            ("kept-now", 8),
+            ("used-yesterday", 1),
+            ("unused", 8),
+            ("unused.failed.log", 9),
+            ("failed-lately.failed.log", 2),
+            (".staging-abandoned", 30),
+        ] {
+            let path = store.join(name);
+            if name.ends_with(".log") {
+                fs::write(&path, "log").unwrap();
+            } else {
+                fs::create_dir(&path).unwrap();
+                fs::write(path.join("manifest"), "").unwrap();
+            }
+            fs::File::open(&path)
+                .unwrap()
+                .set_modified(now - day * age)
+                .unwrap();
+        }
+        prune(store, "kept-now", now);
+        let mut left: Vec<String> = fs::read_dir(store)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            ["failed-lately.failed.log", "kept-now", "used-yesterday"]
+        );
     }
 }
