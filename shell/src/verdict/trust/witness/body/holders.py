@@ -122,6 +122,8 @@ def _holders(alarm, defined_at, find, unchecked, check_stand_ins=None):
     of the watched classes and modules (after collection and at the end). Each is compared as a
     whole dictionary (at C speed), entry by entry only when it differs; a replaced entry is an
     alarm, told once."""
+    from operator import is_
+
     hot, cold = _watched_holders(find, unchecked)
     missing = object()
     scalars = (bool, int, float, str, bytes, type(None))
@@ -160,10 +162,16 @@ def _holders(alarm, defined_at, find, unchecked, check_stand_ins=None):
             if added:
                 alarm("replaced", f"{label}: {', '.join(added)} added")
 
+    def same(now, seen):
+        """Whether two dictionaries hold the same names and values, by identity and at C speed:
+        `!=` would ask a stand-in value's own `__eq__`, which can answer yes to anything."""
+        return len(now) == len(seen) and all(map(is_, now, seen)) \
+            and all(map(is_, now.values(), seen.values()))
+
     def check_replaced(watched):
         for index, (holder, seen) in enumerate(watched):
             now = vars(holder)
-            if now != seen:
+            if not same(now, seen):
                 compare(holder, seen, now)
                 # Told once: later checks compare with what is there now.
                 watched[index] = (holder, dict(now))

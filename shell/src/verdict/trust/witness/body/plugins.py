@@ -32,6 +32,7 @@ def _plugins(places, alarm, unchecked):
     import sys
     from itertools import chain
     from operator import attrgetter, is_, methodcaller
+    from types import MethodType
 
     kind, place, responsible, defined_at, _ = places
     shipped_by_project = _entry_points(places, alarm)
@@ -98,8 +99,11 @@ def _plugins(places, alarm, unchecked):
 
     def check_impls(name, caller):
         impls = getattr(caller, "_hookimpls", None) or caller.get_hookimpls()  # pluggy < 1.1: a copy
-        if impls == seen_impls.get(name):
-            return  # the same implementations as last time, compared at C speed
+        seen = seen_impls.get(name)
+        # The same implementations as last time, compared at C speed by identity: `==` would ask
+        # a stand-in's own `__eq__`, which can answer yes to anything.
+        if seen is not None and len(impls) == len(seen) and all(map(is_, impls, seen)):
+            return
         seen_impls[name] = list(impls)
         for impl in impls:
             if id(impl) not in allowed_impls:
@@ -140,6 +144,16 @@ def _plugins(places, alarm, unchecked):
         except Exception:
             last[:] = [(), ()]
 
+    def calls_through(caller, hook_calling):
+        """Whether `caller` calls its implementations through pluggy's hook calling, by identity:
+        pluggy gives each caller a bound method of its own (so `is` alone would always differ),
+        and `!=` would ask a stand-in's own `__ne__`."""
+        method = getattr(caller, "_hookexec", None)
+        if type(hook_calling) is not MethodType:
+            return method is hook_calling
+        return type(method) is MethodType and method.__self__ is hook_calling.__self__ \
+            and method.__func__ is hook_calling.__func__
+
     def look(pm):
         hookexec = getattr(pm, "_inner_hookexec", None)
         if hookexec is not watching["hookexec"]:
@@ -148,7 +162,7 @@ def _plugins(places, alarm, unchecked):
         hook_calling = watching["hook_calling"]
         for name, caller in callers.items():
             if getattr(pm.hook, name, None) is not caller \
-                    or getattr(caller, "_hookexec", None) != hook_calling:
+                    or not calls_through(caller, hook_calling):
                 once(f"the hook {name} replaced")
             check_impls(name, caller)
 
