@@ -46,6 +46,10 @@ $(VENV_STAMP): $(REQUIREMENTS) $(TEST_PLUGINS) $(SWEBENCH) $(INTEROP)
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $(REQUIREMENTS) -r $(TEST_PLUGINS) -r $(INTEROP)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: --no-deps -r $(SWEBENCH)
+	# Compiled as pip compiles without PYTHONDONTWRITEBYTECODE in the environment: the tests'
+	# venvs reach these packages, and mend would otherwise compile them into each new venv's
+	# bytecode mirror. Only speed depends on it (a file of bad syntax in a package is no error).
+	-$(VENV)/bin/python -m compileall -q -j 0 $(VENV)/lib >/dev/null
 	touch $@
 
 $(MCP1_VENV)/.installed: $(INTEROP_MCP1)

@@ -8,7 +8,8 @@
 //! `PYTHONPYCACHEPREFIX` is a folder mend keeps (`$XDG_CACHE_HOME/mend/bytecode`, else
 //! `~/.cache/mend/bytecode`) that mirrors the `__pycache__` files of the interpreter's installation
 //! (`lib/python3.*` under the venv and under the interpreter's prefix, and the folders their
-//! `.pth` files add, such as another venv's packages) and nothing else: Python
+//! `.pth` files add, such as another venv's packages), with the installed packages' modules that
+//! came without bytecode compiled into it once, and nothing else: Python
 //! looks up the bytecode of `/a/b/m.py` at `PREFIX/a/b/m.TAG.pyc`, so a source in the copy finds
 //! none there, and the folder is shown read-only, so none can be planted. The mirror is rebuilt
 //! when a library folder's time changes (a package installed or removed); a stale `.pyc` is
@@ -47,7 +48,7 @@ pub(crate) fn readable(
         folder.starts_with(workdir) || original.is_some_and(|original| folder.starts_with(original))
     };
     folders.extend(added.into_iter().filter(|folder| !theirs(folder)));
-    mirror(&folders, &cache_folder()?)
+    mirror(&folders, &cache_folder()?, Some(python))
 }
 
 /// The folders the `.pth` files of each library folder's `site-packages` put on the import path
@@ -100,9 +101,14 @@ pub(crate) fn library_folders(installation: &[Utf8PathBuf]) -> Vec<Utf8PathBuf> 
     folders
 }
 
-/// The mirror of `folders`' bytecode under `cache`, made or refreshed now; `None` when there is
-/// nothing to mirror or it cannot be written (then the run reads no bytecode).
-pub(crate) fn mirror(folders: &[Utf8PathBuf], cache: &Utf8Path) -> Option<Utf8PathBuf> {
+/// The mirror of `folders`' bytecode under `cache`, made or refreshed now, with what `python`
+/// (when given) compiles of the modules that have none; `None` when there is nothing to mirror
+/// or it cannot be written (then the run reads no bytecode).
+pub(crate) fn mirror(
+    folders: &[Utf8PathBuf],
+    cache: &Utf8Path,
+    python: Option<&Utf8Path>,
+) -> Option<Utf8PathBuf> {
     if folders.is_empty() {
         return None;
     }
@@ -123,6 +129,12 @@ pub(crate) fn mirror(folders: &[Utf8PathBuf], cache: &Utf8Path) -> Option<Utf8Pa
     for folder in folders {
         copy_bytecode(folder, root);
     }
+    if let Some(python) = python {
+        // What an earlier mirror compiled stays: a stale one is recompiled (Python checks each
+        // `.pyc` against its source), a current one need not be.
+        adopt(&mirror, root);
+        compile_missing(python, folders, root);
+    }
     fs::write(root.join(STAMP), &stamp).ok()?;
     // Another mend may have made it meanwhile: the older one goes, whichever is in place serves.
     if mirror.exists() {
@@ -132,6 +144,64 @@ pub(crate) fn mirror(folders: &[Utf8PathBuf], cache: &Utf8Path) -> Option<Utf8Pa
     remove_orphans(cache);
     drop(sweep(cache));
     mirror.join(STAMP).is_file().then_some(mirror)
+}
+
+/// Compiles into `root`, the mirror being made, the modules of `folders` that have no bytecode
+/// there: packages installed without it (uv compiles none unless asked; pip under
+/// `PYTHONDONTWRITEBYTECODE` neither) were compiled from source by every sandboxed run, 2-3× the
+/// tests' own time, while a run in place compiles them once. Done once per mirror, by the
+/// interpreter the tests run with, isolated (`-I`) and outside the sandbox, where no test has run
+/// yet; `pycache_prefix` makes it write into the mirror only, never beside the sources, and a
+/// Python older than 3.8, which has no prefix, compiles nothing. Compiling runs no module's code;
+/// a file that does not compile (a test fixture of bad syntax) is left to compile from source.
+///
+/// Only installed packages are compiled (each `site-packages`, and what `.pth` files add): an
+/// interpreter's own library comes compiled, and checking its thousands of modules took
+/// half a minute.
+fn compile_missing(python: &Utf8Path, folders: &[Utf8PathBuf], root: &Utf8Path) {
+    let packages: Vec<Utf8PathBuf> = folders
+        .iter()
+        .map(|folder| match folder.file_name() {
+            Some(name) if name.starts_with("python3") => folder.join("site-packages"),
+            _ => folder.clone(),
+        })
+        .filter(|folder| folder.is_dir())
+        .collect();
+    if packages.is_empty() {
+        return;
+    }
+    const COMPILE: &str = "import sys, compileall\n\
+        if getattr(sys, 'pycache_prefix', None):\n\
+        \x20   for folder in sys.argv[1:]:\n\
+        \x20       compileall.compile_dir(folder, quiet=2, workers=0)\n";
+    // `-B`: the compiler's own imports write nothing; only what compileall writes comes in.
+    let _ = std::process::Command::new(python)
+        .args(["-I", "-B", "-X"])
+        .arg(format!("pycache_prefix={root}"))
+        .args(["-c", COMPILE])
+        .args(&packages)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+/// Every `.pyc` of the mirror `old` that `root` lacks, hard-linked into it.
+fn adopt(old: &Utf8Path, root: &Utf8Path) {
+    let Ok(entries) = old.read_dir_utf8() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        let to = root.join(entry.file_name());
+        if kind.is_dir() {
+            adopt(entry.path(), &to);
+        } else if kind.is_file() && entry.file_name().ends_with(".pyc") && !to.exists() {
+            let _ = fs::create_dir_all(root).and_then(|()| fs::hard_link(entry.path(), &to));
+        }
+    }
 }
 
 /// The names of the folders a mirror is moved to before it is deleted.

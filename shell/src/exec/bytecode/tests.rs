@@ -61,7 +61,7 @@ fn the_mirror_holds_the_installations_bytecode_where_the_prefix_looks_and_nothin
     let folders = library_folders(&[venv.clone(), root.join("no-such-prefix")]);
     assert_eq!(folders, [venv.join("lib/python3.11")]);
     let cache = root.join("cache");
-    let mirror = mirror(&folders, &cache).unwrap();
+    let mirror = mirror(&folders, &cache, None).unwrap();
     let inside = |path: &Utf8Path| path.strip_prefix("/").unwrap().to_string();
     let expected: BTreeSet<String> = [
         format!(
@@ -101,16 +101,16 @@ fn the_mirror_is_kept_until_a_package_is_installed_or_removed() {
     write(&site.join("a/__pycache__/m.cpython-312.pyc"), "a");
     let folders = library_folders(&[root.join("venv")]);
     let cache = root.join("cache");
-    let first = mirror(&folders, &cache).unwrap();
+    let first = mirror(&folders, &cache, None).unwrap();
     let planted = first.join("planted.pyc");
     fs::write(&planted, "kept while nothing changed").unwrap();
-    assert_eq!(mirror(&folders, &cache), Some(first.clone()));
+    assert_eq!(mirror(&folders, &cache, None), Some(first.clone()));
     assert!(planted.is_file());
 
     // A new package changes site-packages' time: the mirror is made again, from the folders.
     std::thread::sleep(std::time::Duration::from_millis(20));
     write(&site.join("b/__pycache__/n.cpython-312.pyc"), "b");
-    assert_eq!(mirror(&folders, &cache), Some(first.clone()));
+    assert_eq!(mirror(&folders, &cache, None), Some(first.clone()));
     assert!(!planted.exists());
     let inside = site.strip_prefix("/").unwrap();
     assert!(first.join(inside).join("b/n.cpython-312.pyc").is_file());
@@ -124,7 +124,7 @@ fn nothing_is_mirrored_without_a_library_folder() {
         library_folders(&[root.join("bin")]),
         Vec::<Utf8PathBuf>::new()
     );
-    assert_eq!(mirror(&[], &root.join("cache")), None);
+    assert_eq!(mirror(&[], &root.join("cache"), None), None);
     assert!(!root.join("cache").exists());
 }
 
@@ -140,14 +140,14 @@ fn making_a_mirror_removes_those_of_installations_that_are_gone() {
         if venv == "new" {
             fs::remove_dir_all(root.join("deleted")).unwrap();
         }
-        mirrors.push(mirror(&library_folders(&[root.join(venv)]), &cache).unwrap());
+        mirrors.push(mirror(&library_folders(&[root.join(venv)]), &cache, None).unwrap());
     }
     // A folder a .pth adds has no site-packages of its own: its mirror is no orphan.
     let added = root.join("added/src");
     write(&added.join("__pycache__/x.cpython-311.pyc"), "x");
-    let with_added = mirror(&[root.join("kept/lib/python3.11"), added], &cache).unwrap();
+    let with_added = mirror(&[root.join("kept/lib/python3.11"), added], &cache, None).unwrap();
     assert_eq!(
-        mirror(&library_folders(&[root.join("new")]), &cache),
+        mirror(&library_folders(&[root.join("new")]), &cache, None),
         Some(mirrors[2].clone())
     );
     assert!(with_added.is_dir());
@@ -205,4 +205,64 @@ fn the_folders_a_path_file_adds_are_mirrored_too_and_import_lines_are_not_read()
     fs::create_dir_all(lib.join("site-packages/pkg")).unwrap();
     let added = path_file_folders(std::slice::from_ref(&lib));
     assert_eq!(added, [root.join("project/src"), shared]);
+}
+
+#[test]
+fn modules_installed_without_bytecode_are_compiled_into_the_mirror_and_not_beside_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let site = root.join("venv/lib/python3.11/site-packages");
+    // One package with its bytecode, as pip installs it; one without, as uv does.
+    write(&site.join("kept/__init__.py"), "VALUE = 1\n");
+    write(
+        &site.join("kept/__pycache__/__init__.cpython-311.pyc"),
+        "kept",
+    );
+    write(&site.join("bare/__init__.py"), "VALUE = 2\n");
+    write(&site.join("bare/broken.py"), "def (:\n");
+    let folders = library_folders(&[root.join("venv")]);
+    let python = crate::test_support::python();
+    let mirror = mirror(&folders, &root.join("cache"), Some(&python)).unwrap();
+
+    let mut mirrored: Vec<String> = walk(&mirror)
+        .into_iter()
+        .filter_map(|path| {
+            let inside = path.strip_prefix(&mirror).ok()?;
+            let name = inside.file_name()?;
+            // The tag names the interpreter that compiled: only which module it is matters here.
+            let module = name.split('.').next()?;
+            let package = inside.parent()?.file_name()?;
+            name.ends_with(".pyc")
+                .then(|| format!("{package}/{module}"))
+        })
+        .collect();
+    mirrored.sort();
+    assert_eq!(mirrored, ["bare/__init__", "kept/__init__"]);
+    // Nothing is written beside the sources: the venv is the user's.
+    assert!(!site.join("bare/__pycache__").exists());
+
+    // A package installed later makes the mirror again; what was compiled is kept, not redone.
+    let compiled = |mirror: &Utf8Path| {
+        let folder = mirror.join(site.strip_prefix("/").unwrap()).join("bare");
+        let file = walk(&folder).pop().unwrap();
+        std::os::unix::fs::MetadataExt::ino(&fs::metadata(file).unwrap())
+    };
+    let before = compiled(&mirror);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(&site.join("later/__init__.py"), "VALUE = 3\n");
+    let again = super::mirror(&folders, &root.join("cache"), Some(&python)).unwrap();
+    assert_eq!(compiled(&again), before);
+}
+
+/// Every file under `folder`.
+fn walk(folder: &Utf8Path) -> Vec<Utf8PathBuf> {
+    let mut files = Vec::new();
+    for entry in folder.read_dir_utf8().unwrap().flatten() {
+        if entry.file_type().unwrap().is_dir() {
+            files.extend(walk(entry.path()));
+        } else {
+            files.push(entry.into_path());
+        }
+    }
+    files
 }
