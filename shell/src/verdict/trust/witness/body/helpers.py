@@ -1,7 +1,7 @@
 # The helpers test modules import from outside the project, held to what they were.
 
 
-def _imported_helpers(places, alarm):
+def _imported_helpers(places, alarm, same):
     """The helpers the test modules import from outside the project (numpy.testing's asserts,
     pandas.testing's, any package's or Python's own), found from each test module's import
     statements as its first test starts: a function taken from an installed package must run
@@ -12,7 +12,6 @@ def _imported_helpers(places, alarm):
     import ast
     import sys
     import types
-    from operator import is_
 
     from pytest import hookimpl
 
@@ -65,12 +64,6 @@ def _imported_helpers(places, alarm):
             if code is not None:
                 found[name] = (value, code)
         return found
-
-    def same(now, seen):
-        """Whether two dictionaries hold the same names and values, by identity and at C speed:
-        `!=` would ask a stand-in value's own `__eq__`, which can answer yes to anything."""
-        return len(now) == len(seen) and all(map(is_, now, seen)) \
-            and all(map(is_, now.values(), seen.values()))
 
     def check_origin(holder, helpers):
         for name, (value, code) in helpers.items():

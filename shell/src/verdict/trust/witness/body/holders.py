@@ -33,6 +33,19 @@ def _finder():
     return find
 
 
+def _same():
+    """`same(now, seen)`: whether two dictionaries hold the same names and values, by identity
+    and at C speed. `!=` would ask a stand-in value's own `__eq__`, which can answer yes to
+    anything, the value it replaced included."""
+    from operator import is_
+
+    def same(now, seen):
+        return len(now) == len(seen) and all(map(is_, now, seen)) \
+            and all(map(is_, now.values(), seen.values()))
+
+    return same
+
+
 def _watched_holders(find, unchecked):
     """What decides outcomes: pytest's and pluggy's classes and modules, the builtins, and the
     assertions tests are written with (unittest's TestCase, pytest's `raises` and `approx`),
@@ -116,14 +129,12 @@ def _watched_holders(find, unchecked):
     return hot, cold
 
 
-def _holders(alarm, defined_at, find, unchecked, check_stand_ins=None):
+def _holders(alarm, defined_at, find, same, unchecked, check_stand_ins=None):
     """What decides outcomes, as pytest and pluggy were at import: `check_hot()` compares what
     runs a test and makes and carries its report (as each test starts), `check_cold()` the rest
     of the watched classes and modules (after collection and at the end). Each is compared as a
     whole dictionary (at C speed), entry by entry only when it differs; a replaced entry is an
     alarm, told once."""
-    from operator import is_
-
     hot, cold = _watched_holders(find, unchecked)
     missing = object()
     scalars = (bool, int, float, str, bytes, type(None))
@@ -161,12 +172,6 @@ def _holders(alarm, defined_at, find, unchecked, check_stand_ins=None):
                            if name not in seen and not pytests_own(value))
             if added:
                 alarm("replaced", f"{label}: {', '.join(added)} added")
-
-    def same(now, seen):
-        """Whether two dictionaries hold the same names and values, by identity and at C speed:
-        `!=` would ask a stand-in value's own `__eq__`, which can answer yes to anything."""
-        return len(now) == len(seen) and all(map(is_, now, seen)) \
-            and all(map(is_, now.values(), seen.values()))
 
     def check_replaced(watched):
         for index, (holder, seen) in enumerate(watched):

@@ -56,8 +56,9 @@ def _install(module_name, module_file):
     else:
         add_audit_hook(audit)
         check_stand_ins = None
-    holders = _holders(alarm, places[3], _finder(), unchecked, check_stand_ins)
-    helper_hooks, check_helpers = _imported_helpers(places, alarm)
+    same = _same()
+    holders = _holders(alarm, places[3], _finder(), same, unchecked, check_stand_ins)
+    helper_hooks, check_helpers = _imported_helpers(places, alarm, same)
     holders = (holders[0], _both(holders[1], check_helpers))
     plugins = _plugins(places, alarm, unchecked)
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
