@@ -215,9 +215,19 @@ impl TestRunner {
     /// the task's, and never the original repository.
     fn view(&self, toolchain: &Toolchain, writable: &[Utf8PathBuf]) -> View {
         let mut read_only = toolchain::installation(&self.python, &self.host);
+        // The folders the installation's `.pth` files add (another venv's packages) are shown as
+        // the installation is: a venv under a hidden folder (`/tmp`) otherwise lost them. Never
+        // the original's, which an editable install names and which stays hidden.
+        let added = bytecode::path_file_folders(&bytecode::library_folders(&read_only));
+        let theirs = |folder: &Utf8PathBuf| {
+            self.original
+                .as_ref()
+                .is_some_and(|original| folder.starts_with(original))
+        };
         for folder in toolchain
             .folders
             .iter()
+            .chain(added.iter().filter(|folder| !theirs(folder)))
             .chain(&self.read_only)
             .chain(&self.shared)
         {

@@ -213,3 +213,38 @@ fn pytest_options_reach_a_python_behind_a_wrapper_after_the_tasks_own() {
         ]
     );
 }
+
+#[test]
+fn the_folders_a_venvs_path_files_add_are_shown_but_never_the_originals() {
+    // Under /tmp, which bubblewrap hides: the venv, the folder its `.pth` adds, the original.
+    let dir = tempfile::tempdir().unwrap();
+    let root = camino::Utf8Path::from_path(dir.path()).unwrap();
+    let venv = root.join("venv");
+    let site = venv.join("lib/python3.11/site-packages");
+    let shared = root.join("shared/site-packages");
+    let original = root.join("original");
+    for folder in [&venv.join("bin"), &site, &shared, &original.join("src")] {
+        std::fs::create_dir_all(folder).unwrap();
+    }
+    std::fs::write(venv.join("bin/python"), "").unwrap();
+    std::fs::write(
+        site.join("links.pth"),
+        format!("{shared}\n{original}/src\n"),
+    )
+    .unwrap();
+    let runner = TestRunner {
+        original: Some(original.clone()),
+        ..TestRunner::new(venv.join("bin/python"), Sandbox::Bwrap)
+    };
+    let toolchain = crate::exec::toolchain::Toolchain {
+        program: "/bin/sh".into(),
+        folders: Vec::new(),
+        bin: Vec::new(),
+        env: Vec::new(),
+    };
+    let view = runner.view(&toolchain, &[]);
+    assert_eq!(
+        (view.read_only, view.hidden),
+        (vec![venv, shared], vec![original])
+    );
+}
