@@ -9,6 +9,7 @@ mod error;
 mod eval_script;
 mod image;
 mod row;
+mod set_up;
 mod specs;
 mod task_file;
 
@@ -215,20 +216,43 @@ fn import_row(
         }
         None => check_out(options, &instance, &folder).map_err(named)?,
     };
-    write_task(
-        staging,
-        &folder,
-        &instance,
-        &chosen,
-        origin,
-        image.as_deref(),
-        &test_files,
-    )
-    .map_err(named)?;
+    let set_up = harness_set_up(&instance, image.is_none().then_some(folder.as_path()));
+    if let Some(set_up) = &set_up {
+        for variable in &set_up.env {
+            if !chosen.env.contains(variable) {
+                chosen.env.push(variable.clone());
+            }
+        }
+    }
+    let written = task_file::Written {
+        instance: &instance,
+        chosen: &chosen,
+        origin: origin.to_owned(),
+        image: image.as_deref(),
+        test_files: &test_files,
+        set_up: set_up.as_ref(),
+    };
+    write_task(staging, &folder, &written).map_err(named)?;
+    let steps = match set_up.map_or(0, |set_up| set_up.steps.len()) {
+        0 => String::new(),
+        count => format!("; set-up: {count} step(s) of the harness's"),
+    };
     Ok(Imported {
         id: instance.id,
-        said: format!("{place}; tests: {}", chosen.source),
+        said: format!("{place}; tests: {}{steps}", chosen.source),
     })
+}
+
+/// For a row the harness's table runs (no `eval_script`, no command of its own), what its
+/// set-up lines become: steps for a checkout (`checkout` the repository at its base commit), or
+/// only what an image task keeps of them.
+fn harness_set_up(instance: &Instance, checkout: Option<&Utf8Path>) -> Option<set_up::Planned> {
+    if instance.eval_script.is_some() || instance.command.is_some() {
+        return None;
+    }
+    let (repo, version) = (instance.repo.as_deref()?, instance.version.as_deref()?);
+    let harness = specs::install::lookup(repo, version)?;
+    Some(set_up::plan(&harness, checkout))
 }
 
 fn check_out(
@@ -264,12 +288,9 @@ fn check_out(
 fn write_task(
     staging: &Utf8Path,
     folder: &Utf8Path,
-    instance: &Instance,
-    chosen: &command::Chosen,
-    origin: &str,
-    image: Option<&str>,
-    test_files: &[String],
+    written: &task_file::Written,
 ) -> Result<(), RowError> {
+    let instance = written.instance;
     let write = |path: Utf8PathBuf, text: &str| -> Result<(), RowError> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|source| RowError::Disk {
@@ -293,13 +314,7 @@ fn write_task(
             patch,
         )?;
     }
-    let text = task_file::render(&task_file::Written {
-        instance,
-        chosen,
-        origin: origin.to_owned(),
-        image,
-        test_files,
-    });
+    let text = task_file::render(written);
     write(folder.join(crate::task::TASK_FILE_NAME), &text)
 }
 

@@ -9,6 +9,7 @@ use crate::task::TASK_FILE_NAME;
 
 use super::command::Chosen;
 use super::row::Instance;
+use super::set_up::Planned;
 
 /// Where, relative to the task file, the held-out test patch is kept: `.mend` is left out of
 /// every copy, so no attempt sees it.
@@ -48,6 +49,8 @@ pub(super) struct Written<'a> {
     pub image: Option<&'a str>,
     /// The files the test patch touches: no tool may write them.
     pub test_files: &'a [String],
+    /// What the harness's set-up lines become, for a row the harness's table runs.
+    pub set_up: Option<&'a Planned>,
 }
 
 pub(super) fn render(written: &Written) -> String {
@@ -57,6 +60,7 @@ pub(super) fn render(written: &Written) -> String {
         origin,
         image,
         test_files,
+        set_up,
     } = written;
     let mut text = format!(
         "# Imported by `mend eval import` from {origin}: {}{}.\n# Test command: {}.\n\n[task]\nprompt = {}\n\n",
@@ -78,17 +82,8 @@ pub(super) fn render(written: &Written) -> String {
             ),
         );
     }
-    if !chosen.setup.is_empty() {
-        let lines: String = chosen
-            .setup
-            .iter()
-            .map(|line| format!("\n#   {line}"))
-            .collect();
-        text.insert_str(
-            text.find("\n\n[task]").unwrap_or(0),
-            &format!("\n# The eval_script sets the checkout up first with (mend does not run these; the image must hold their result):{lines}"),
-        );
-    }
+    let notes = set_up_notes(chosen, *set_up);
+    text.insert_str(text.find("\n\n[task]").unwrap_or(0), &notes);
     text.push_str("[paths]\nreadable = [\"**\"]\neditable = [\"**\"]\n\n[test]\n");
     text.push_str(&format!("command = {}\n", list(&chosen.command)));
     text.push_str(&format!("timeout_seconds = {TIMEOUT_SECONDS}\n"));
@@ -116,14 +111,65 @@ pub(super) fn render(written: &Written) -> String {
         "exclude = {}\nhistory = \"base\"\n",
         list(&excluded())
     ));
+    text.push_str(&environment(*image, *set_up));
+    text
+}
+
+/// The header's lines on set-up: the eval_script's lines (listed, not run), or what became of
+/// the harness's set-up lines.
+fn set_up_notes(chosen: &Chosen, set_up: Option<&Planned>) -> String {
+    let listed = |lines: &mut dyn Iterator<Item = &String>| -> String {
+        lines.map(|line| format!("\n#   {line}")).collect()
+    };
+    let mut notes = String::new();
+    if !chosen.setup.is_empty() {
+        notes.push_str(&format!(
+            "\n# The eval_script sets the checkout up first with (mend does not run these; the image must hold their result):{}",
+            listed(&mut chosen.setup.iter())
+        ));
+    }
+    let Some(set_up) = set_up else {
+        return notes;
+    };
+    if !set_up.steps.is_empty() {
+        notes.push_str("\n# Set-up: the harness's pre_install lines that edit the checkout, and its install as the build it does in the checkout (see [environment] setup).");
+    }
+    let mut reasons: Vec<&str> = Vec::new();
+    for (_, why) in &set_up.not_run {
+        if !reasons.contains(why) {
+            reasons.push(why);
+        }
+    }
+    for why in reasons {
+        notes.push_str(&format!(
+            "\n# The harness's lines mend does not run ({why}):{}",
+            listed(
+                &mut set_up
+                    .not_run
+                    .iter()
+                    .filter(|(_, reason)| *reason == why)
+                    .map(|(line, _)| line)
+            )
+        ));
+    }
+    notes
+}
+
+/// `[environment]`: the image and its workdir, or the set-up steps of a checkout.
+fn environment(image: Option<&str>, set_up: Option<&Planned>) -> String {
     if let Some(image) = image {
-        text.push_str(&format!(
+        return format!(
             "\n[environment]\nimage = {}\nworkdir = {}\n",
             string(image),
             string(IMAGE_WORKDIR)
-        ));
+        );
     }
-    text
+    match set_up {
+        Some(set_up) if !set_up.steps.is_empty() => {
+            format!("\n[environment]\nsetup = {}\n", list(&set_up.steps))
+        }
+        _ => String::new(),
+    }
 }
 
 fn string(text: &str) -> String {

@@ -5,6 +5,8 @@
 //! guessed at. The harness appends the test files the test patch touches to every command
 //! (see [`directives`]).
 
+pub(super) mod install;
+
 /// One command for a set of versions of a repository.
 struct Spec {
     repo: &'static str,
@@ -220,6 +222,20 @@ mod tests {
                 report: "sympy",
             })
         );
+    }
+
+    /// The harness's set-up lines cover exactly the repositories and versions whose tests it
+    /// runs: a version added to one table and not the other fails here.
+    #[test]
+    fn the_set_up_table_covers_the_test_commands_table() {
+        let mut commands: Vec<(&str, &str)> = super::SPECS
+            .iter()
+            .flat_map(|spec| spec.versions.split(' ').map(|v| (spec.repo, v)))
+            .collect();
+        let mut set_up = super::install::covered();
+        commands.sort_unstable();
+        set_up.sort_unstable();
+        assert_eq!(commands, set_up);
     }
 
     #[test]
