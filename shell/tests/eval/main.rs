@@ -10,6 +10,7 @@ mod check;
 mod common;
 mod compare;
 mod import;
+mod install;
 mod otel;
 mod page;
 mod page_layout;
