@@ -1,7 +1,8 @@
-//! Rows without an `eval_script` get the set-up the harness's table gives their repository:
-//! a project in setuptools_scm's shape (fixtures/projects/scm-version: its checkout holds no
-//! `_version.py` and no metadata until it is installed) imported as a pytest-dev/pytest row and
-//! as a sqlfluff/sqlfluff row, then checked — the gold patch resolves and no change does not —
+//! Rows without an `eval_script` get the set-up the harness's table gives their repository,
+//! and a 5.x row the install its `eval_script` runs: a project in setuptools_scm's shape
+//! (fixtures/projects/scm-version: its checkout holds no `_version.py` and no metadata until it
+//! is installed) imported as a pytest-dev/pytest row, as a sqlfluff/sqlfluff row and as a row
+//! with an `eval_script`, then checked — the gold patch resolves and no change does not —
 //! under bubblewrap and without a sandbox, with a plain interpreter and with one whose old-style
 //! editable install names the imported task folder.
 
@@ -61,12 +62,30 @@ fn row(repo: &str, version: &str, repos: &Path) -> Value {
     })
 }
 
-/// The suite made of the two rows, imported from `dir/repos`.
+/// A row as swebench 5.x writes it, for a repository no table knows: its `eval_script`
+/// installs the project before the tests, as the harness's scripts do.
+fn row_with_eval_script(repos: &Path) -> Value {
+    let mut row = row("acme/chronicle", "1.0", repos);
+    let base = row["base_commit"].as_str().expect("base").to_owned();
+    let test_patch = row["test_patch"].as_str().expect("test patch").to_owned();
+    row["eval_script"] = json!(format!(
+        "#!/bin/bash\nset -uxo pipefail\ncd /testbed\ngit status\n\
+         git -c core.fileMode=false diff {base}\npython -m pip install -e .\n\
+         git checkout {base} tests/test_entries.py\ngit apply -v - <<'EOF_7731'\n{test_patch}EOF_7731\n\
+         : '>>>>> Start Test Output'\npython -m pytest -rA tests/test_entries.py\n\
+         : '>>>>> End Test Output'\ngit checkout {base} tests/test_entries.py\n"
+    ));
+    row["log_parser"] = json!("parse_log_pytest");
+    row
+}
+
+/// The suite made of the three rows, imported from `dir/repos`.
 fn imported(dir: &Path) -> PathBuf {
     let repos = dir.join("repos");
     let rows = [
         row("pytest-dev/pytest", "7.0", &repos),
         row("sqlfluff/sqlfluff", "2.0", &repos),
+        row_with_eval_script(&repos),
     ];
     let file = dir.join("instances.jsonl");
     fs::write(&file, rows.map(|row| format!("{row}\n")).concat()).expect("rows");
@@ -86,7 +105,7 @@ fn imported(dir: &Path) -> PathBuf {
         done.stdout
             .matches("; set-up: 1 step(s) of the harness's")
             .count(),
-        2,
+        3,
         "{}",
         done.stdout
     );
@@ -132,11 +151,12 @@ fn checked(suite: &Path, python: &Path, sandbox: &str) -> (i32, Value) {
     (done.code, tasks)
 }
 
-fn both_valid() -> (i32, Value) {
+fn all_valid() -> (i32, Value) {
     let failing = json!(["tests/test_entries.py::test_breaking_change"]);
     (
         0,
         json!([
+            ["acme__chronicle-1", "valid", [], failing],
             ["pytest-dev__pytest-1", "valid", [], failing],
             ["sqlfluff__sqlfluff-1", "valid", [], failing],
         ]),
@@ -158,7 +178,7 @@ fn a_pytest_shaped_row_gets_the_install_as_its_set_up_and_its_gold_patch_resolve
     for sandbox in ["bwrap", "none"] {
         assert_eq!(
             checked(&suite, &common::python(), sandbox),
-            both_valid(),
+            all_valid(),
             "{sandbox}"
         );
     }
@@ -177,7 +197,7 @@ fn a_pytest_shaped_row_gets_the_install_as_its_set_up_and_its_gold_patch_resolve
             .iter()
             .map(|task| task[1].clone())
             .collect::<Vec<_>>(),
-        [json!("invalid"), json!("invalid")],
+        [json!("invalid"), json!("invalid"), json!("invalid")],
         "{statuses}"
     );
     assert_ne!(code, 0);
@@ -238,8 +258,12 @@ fn an_old_style_editable_install_of_the_task_folder_imports_the_set_up_copy() {
     fs::create_dir_all(&scratch).expect("scratch");
     let dir = tempfile::tempdir_in(&scratch).expect("temp dir");
     let suite = imported(dir.path());
-    let tasks =
-        ["pytest-dev__pytest-1", "sqlfluff__sqlfluff-1"].map(|id| suite.join("tasks").join(id));
+    let tasks = [
+        "pytest-dev__pytest-1",
+        "sqlfluff__sqlfluff-1",
+        "acme__chronicle-1",
+    ]
+    .map(|id| suite.join("tasks").join(id));
     let python = developed_venv(&dir.path().join("venv"), &tasks);
     // The venv imports the task folder, where nothing was built: no version file, no metadata.
     assert_eq!(
@@ -253,7 +277,7 @@ fn an_old_style_editable_install_of_the_task_folder_imports_the_set_up_copy() {
             .to_string()
     );
     for sandbox in ["bwrap", "none"] {
-        assert_eq!(checked(&suite, &python, sandbox), both_valid(), "{sandbox}");
+        assert_eq!(checked(&suite, &python, sandbox), all_valid(), "{sandbox}");
     }
     for task in &tasks {
         assert!(

@@ -216,7 +216,12 @@ fn import_row(
         }
         None => check_out(options, &instance, &folder).map_err(named)?,
     };
-    let set_up = harness_set_up(&instance, image.is_none().then_some(folder.as_path()));
+    let checkout = image.is_none().then_some(folder.as_path());
+    let set_up = if instance.eval_script.is_some() {
+        checkout.map(|checkout| set_up::plan_script(&chosen.setup, checkout))
+    } else {
+        harness_set_up(&instance, checkout)
+    };
     if let Some(set_up) = &set_up {
         for variable in &set_up.env {
             if !chosen.env.contains(variable) {
@@ -235,7 +240,7 @@ fn import_row(
     write_task(staging, &folder, &written).map_err(named)?;
     let steps = match set_up.map_or(0, |set_up| set_up.steps.len()) {
         0 => String::new(),
-        count => format!("; set-up: {count} step(s) of the harness's"),
+        count => format!("; set-up: {count} step(s) of the harness's lines"),
     };
     Ok(Imported {
         id: instance.id,

@@ -73,16 +73,42 @@ pub(super) fn plan(harness: &HarnessSteps, checkout: Option<&Utf8Path>) -> Plann
             planned.not_run.push((line.clone(), SYSTEM));
         }
     }
-    if !installs_the_checkout(&harness.install) {
-        planned.not_run.push((harness.install.clone(), SYSTEM));
-    } else if checkout.join("setup.py").is_file() {
-        planned.steps.push(BUILD_WITH_SETUP_PY.to_owned());
-    } else if let Some(backend) = other_backend(checkout) {
-        planned.not_run.push((harness.install.clone(), backend));
-    } else {
-        planned.steps.push(BUILD_WITH_PYPROJECT.to_owned());
+    build_or_name(&harness.install, checkout, &mut planned);
+    planned
+}
+
+/// What a checkout task runs of a 5.x row's `eval_script` set-up lines, which the harness runs
+/// before the tests of every eval: the same rule as for the table's lines, a line at a time
+/// (an edit of the checkout runs as written, the project's install as its build, once).
+pub(super) fn plan_script(lines: &[String], checkout: &Utf8Path) -> Planned {
+    let mut planned = Planned::default();
+    for line in lines {
+        if edits_only_the_checkout(line) {
+            planned.steps.push(line.clone());
+        } else {
+            build_or_name(line, checkout, &mut planned);
+        }
     }
     planned
+}
+
+/// The build in the checkout that stands for `install`, added once; or `install` named with
+/// why it does not run.
+fn build_or_name(install: &str, checkout: &Utf8Path, planned: &mut Planned) {
+    let build = if !installs_the_checkout(install) {
+        Err(SYSTEM)
+    } else if checkout.join("setup.py").is_file() {
+        Ok(BUILD_WITH_SETUP_PY)
+    } else if let Some(backend) = other_backend(checkout) {
+        Err(backend)
+    } else {
+        Ok(BUILD_WITH_PYPROJECT)
+    };
+    match build {
+        Ok(step) if planned.steps.iter().any(|done| done == step) => {}
+        Ok(step) => planned.steps.push(step.to_owned()),
+        Err(why) => planned.not_run.push((install.to_owned(), why)),
+    }
 }
 
 /// A line whose every command is `sed` or `grep` on files named relative to the checkout.
@@ -102,7 +128,7 @@ fn installs_the_checkout(line: &str) -> bool {
     commands(line).iter().all(|words| {
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
         match words.as_slice() {
-            ["python", "-m", "pip", "install", rest @ ..] => rest
+            ["python", "-m", "pip", "install", rest @ ..] | ["pip", "install", rest @ ..] => rest
                 .iter()
                 .any(|word| *word == "." || word.starts_with(".[")),
             ["python", "setup.py", command] => matches!(*command, "install" | "develop" | "build"),

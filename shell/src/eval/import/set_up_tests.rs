@@ -171,3 +171,26 @@ fn shell_lines_split_into_commands_outside_quotes() {
         ]
     );
 }
+
+#[test]
+fn an_eval_scripts_lines_run_by_the_same_rule_and_the_build_once() {
+    let dir = checkout(&[SETUP_PY]);
+    let path = Utf8Path::from_path(dir.path()).expect("utf-8");
+    let lines = owned(&[
+        "python -m pip install -e .",
+        "sed -i 's/-rA/-rA -p no:cacheprovider/' tox.ini",
+        "apt-get install -y graphviz",
+        "pip install -e '.[test]'",
+    ]);
+    assert_eq!(
+        super::plan_script(&lines, path),
+        Planned {
+            steps: owned(&[
+                BUILD_WITH_SETUP_PY,
+                "sed -i 's/-rA/-rA -p no:cacheprovider/' tox.ini"
+            ]),
+            env: Vec::new(),
+            not_run: vec![("apt-get install -y graphviz".to_owned(), SYSTEM)],
+        }
+    );
+}

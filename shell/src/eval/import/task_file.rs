@@ -122,7 +122,7 @@ fn set_up_notes(chosen: &Chosen, set_up: Option<&Planned>) -> String {
         lines.map(|line| format!("\n#   {line}")).collect()
     };
     let mut notes = String::new();
-    if !chosen.setup.is_empty() {
+    if !chosen.setup.is_empty() && set_up.is_none() {
         notes.push_str(&format!(
             "\n# The eval_script sets the checkout up first with (mend does not run these; the image must hold their result):{}",
             listed(&mut chosen.setup.iter())
@@ -132,7 +132,7 @@ fn set_up_notes(chosen: &Chosen, set_up: Option<&Planned>) -> String {
         return notes;
     };
     if !set_up.steps.is_empty() {
-        notes.push_str("\n# Set-up: the harness's pre_install lines that edit the checkout, and its install as the build it does in the checkout (see [environment] setup).");
+        notes.push_str("\n# Set-up: the harness's lines that edit the checkout, and its install as the build it does in the checkout (see [environment] setup).");
     }
     let mut reasons: Vec<&str> = Vec::new();
     for (_, why) in &set_up.not_run {
