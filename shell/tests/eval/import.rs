@@ -4,7 +4,6 @@
 use std::fs;
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
 
 use serde_json::json;
 
@@ -233,7 +232,6 @@ fn five_hundred_instances_import_in_seconds() {
     let file = dir.path().join("instances.jsonl");
     fs::write(&file, lines(&rows)).expect("write");
     let out = dir.path().join("suite");
-    let started = Instant::now();
     let done = import(
         &file,
         &out,
@@ -242,11 +240,8 @@ fn five_hundred_instances_import_in_seconds() {
             "swebench/sweb.eval.x86_64.{docker_id}:latest",
         ],
     );
-    let seconds = started.elapsed().as_secs_f64();
-    eprintln!("imported 500 instances in {seconds:.2} s");
+    // Its time is the bench's (`eval_check`: 500 rows), not a limit asserted here.
     assert_eq!(done.code, 0, "{}", done.stderr);
-    // Seconds, not minutes: about 0.2 s of CPU; the rest is the disk (4 to 8 s on a loaded machine).
-    assert!(seconds < 30.0, "500 instances took {seconds:.1} s");
     let django = fs::read_to_string(out.join("tasks/django__django-0/mend.toml")).expect("task");
     let sympy = fs::read_to_string(out.join("tasks/sympy__sympy-1/mend.toml")).expect("task");
     let pick = |text: &str, key: &str| {

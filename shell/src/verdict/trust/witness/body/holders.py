@@ -129,6 +129,42 @@ def _watched_holders(find, unchecked):
     return hot, cold
 
 
+def _made_by_runner():
+    """`made_by_runner(value)`: whether pytest, pluggy or unittest made `value` in one of their
+    own modules: a function whose globals are that module's namespace and whose code was
+    compiled from that module's file, or a class that module holds under its own name. What a
+    value says of itself (`__module__`, `__qualname__`) is only where to look."""
+    import os
+    import sys
+
+    runners = ("_pytest", "pytest", "pluggy", "unittest")
+
+    def module_named_by(value):
+        name = getattr(value, "__module__", None)
+        if not isinstance(name, str) or not name.startswith(runners):
+            return None
+        return sys.modules.get(name)
+
+    def same_file(one, other):
+        return isinstance(one, str) and isinstance(other, str) \
+            and os.path.normcase(one) == os.path.normcase(other)
+
+    def made_by_runner(value):
+        module = module_named_by(value)
+        if module is None:
+            return False
+        if isinstance(value, type):
+            held = module
+            for part in getattr(value, "__qualname__", "").split("."):
+                held = getattr(held, part, None)
+            return held is value
+        code = getattr(value, "__code__", None)
+        return getattr(value, "__globals__", None) is vars(module) and code is not None \
+            and same_file(code.co_filename, getattr(module, "__file__", None))
+
+    return made_by_runner
+
+
 def _holders(alarm, defined_at, find, same, unchecked, check_stand_ins=None):
     """What decides outcomes, as pytest and pluggy were at import: `check_hot()` compares what
     runs a test and makes and carries its report (as each test starts), `check_cold()` the rest
@@ -136,6 +172,7 @@ def _holders(alarm, defined_at, find, same, unchecked, check_stand_ins=None):
     whole dictionary (at C speed), entry by entry only when it differs; a replaced entry is an
     alarm, told once."""
     hot, cold = _watched_holders(find, unchecked)
+    made_by_runner = _made_by_runner()
     missing = object()
     scalars = (bool, int, float, str, bytes, type(None))
     # What the import system writes on a module it hands out: a meta-path importer that returns
@@ -146,13 +183,14 @@ def _holders(alarm, defined_at, find, same, unchecked, check_stand_ins=None):
     def pytests_own(value):
         """pytest's own doing: what it sets on its classes as it runs (the legacy-path plugin's
         properties, a flag that a warning was shown); and unittest's own methods under another
-        of its names (an old project's `assertItemsEqual = assertCountEqual`)."""
+        of its names (an old project's `assertItemsEqual = assertCountEqual`). Judged by where
+        the value was made (`made_by_runner`), never by the `__module__` it states, which any
+        stand-in can set (`functools.wraps` copies it, and `__wrapped__` too)."""
         if isinstance(value, scalars):
             return True
-        for inner in ("fget", "__func__", "__wrapped__"):
+        for inner in ("fget", "__func__"):
             value = getattr(value, inner, None) or value
-        return (getattr(value, "__module__", None) or "").startswith(
-            ("_pytest", "pytest", "pluggy", "unittest"))
+        return made_by_runner(value)
 
     def label_of(holder):
         if isinstance(holder, type):
