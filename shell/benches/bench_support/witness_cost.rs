@@ -22,10 +22,7 @@ const ROUNDS: usize = 15;
 /// The witness with its guards taken out: no audit hook, no per-test check, no canaries.
 fn unguarded() -> String {
     let cuts = [
-        (
-            "        add_audit_hook(_audit_hook(places, alarm, describe))\n",
-            "",
-        ),
+        ("        add_audit_hook(audit)\n", ""),
         (
             "    def pytest_runtest_logstart(nodeid, location):\n        check()\n",
             "",

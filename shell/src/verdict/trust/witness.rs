@@ -387,4 +387,6 @@ mod closed_tests;
 #[cfg(test)]
 mod grammar_tests;
 #[cfg(test)]
+mod phases_tests;
+#[cfg(test)]
 mod tests;

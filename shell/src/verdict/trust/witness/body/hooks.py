@@ -25,22 +25,59 @@ def _test_hooks(send, check, canary_ids, state):
     def pytest_runtest_logstart(nodeid, location):
         check()
 
-    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-    def pytest_runtest_logreport(report):
+    told = set()  # the tests in progress that a line was sent for
+
+    def heard(report):
+        """Sends the report's phase; for a canary's, returns the session's counts as they are
+        before pytest counts it (`None` for any other)."""
         nodeid = report.nodeid  # a property that builds its string in pytest 9
-        send(event="test", id=nodeid, when=report.when, outcome=report.outcome,
-             xfail=hasattr(report, "wasxfail"))
+        when, outcome = report.when, report.outcome
+        # A passed phase changes no test's outcome (mend keeps a test's worst phase): a passed
+        # setup is left to the call or teardown after it, which pytest always reports, and a
+        # passed teardown is sent only when nothing was sent for its test yet (`--setup-only`
+        # runs no call). A passing test costs one sealed line, not three.
+        if outcome != "passed" or when == "call" or (when == "teardown" and nodeid not in told):
+            send(event="test", id=nodeid, when=when, outcome=outcome,
+                 xfail=hasattr(report, "wasxfail"))
+            told.add(nodeid)
+        if when == "teardown":
+            told.discard(nodeid)
         session = state["session"]
-        canary = session is not None and nodeid in canary_ids
-        if canary:
-            kept = (session.testsfailed, session.shouldfail, session.shouldstop)
-        yield
-        if canary:
-            # A canary's outcome is mend's, never the run's: the exit status and -x, --maxfail
-            # and --stepwise go by the project's own tests.
-            put_back(session, kept)
-            if report.failed and state["dsession"] is not None:
-                state["dsession"].countfailures -= 1  # xdist's controller counts it next
+        if session is None or nodeid not in canary_ids:
+            return None
+        return session, (session.testsfailed, session.shouldfail, session.shouldstop)
+
+    def counted(report, kept):
+        # A canary's outcome is mend's, never the run's: the exit status and -x, --maxfail
+        # and --stepwise go by the project's own tests.
+        put_back(*kept)
+        if report.failed and state["dsession"] is not None:
+            state["dsession"].countfailures -= 1  # xdist's controller counts it next
+
+    # Around every other implementation: the counts a canary's report changes are put back
+    # after all of them. A new-style wrapper (pluggy 1.1 and later) costs a report half what an
+    # old-style one does.
+    try:
+        new_style = pytest.hookimpl(wrapper=True, tryfirst=True)
+    except TypeError:
+        new_style = None
+
+    if new_style is not None:
+        @new_style
+        def pytest_runtest_logreport(report):
+            kept = heard(report)
+            try:
+                return (yield)
+            finally:
+                if kept is not None:
+                    counted(report, kept)
+    else:
+        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+        def pytest_runtest_logreport(report):
+            kept = heard(report)
+            yield
+            if kept is not None:
+                counted(report, kept)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_report_teststatus(report, config):
@@ -68,7 +105,8 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
         check_hooks()
 
     def check_all():
-        check()
+        check_hot()
+        check_hooks(per_test=False)
         check_cold()
 
     def pytest_configure(config):

@@ -40,10 +40,18 @@ def _plugins(places, alarm, unchecked):
                         "pytest_pyfunc_call", "pytest_terminal_summary", "pytest_fixture_",
                         "pytest_deselected", "pytest_itemcollected", "pytest_unconfigure",
                         "pytest_make_collect_report", "pytest_pycollect_makeitem")
+    # The hooks pytest calls while it runs the tests, checked as each test starts; the rest
+    # (collection's, the session's, the summary's) run before or after the tests, and are
+    # checked with these when collection ends and when the session finishes: one replaced and
+    # put back between two tests never ran.
+    per_test_prefixes = ("pytest_runtest_", "pytest_pyfunc_call", "pytest_fixture_",
+                         "pytest_report_teststatus", "pytest_report_to_serializable",
+                         "pytest_report_from_serializable")
     through_registration = frozenset({"stdlib", "pytest", "witness"})
     watching = {}  # the plugin manager and its hook callers, as configured
     allowed_impls = set()
     callers = {}
+    checked = {True: [], False: []}  # the callers' names each check compares: per test, all
     seen_impls = {}
     told = set()
 
@@ -74,6 +82,7 @@ def _plugins(places, alarm, unchecked):
                     allowed_impls.add(id(impl))
         shipped_by_project(pm)
         callers.update(outcome_hooks(pm))
+        name_checked()
         if not all(hasattr(caller, "_hookimpls") for caller in callers.values()):
             impls_of[0] = methodcaller("get_hookimpls")
 
@@ -91,6 +100,11 @@ def _plugins(places, alarm, unchecked):
     def collected(pm):
         for name, caller in outcome_hooks(pm).items():
             callers.setdefault(name, caller)  # hooks that plugins loaded since declared
+        name_checked()
+
+    def name_checked():
+        checked[True] = [name for name in callers if name.startswith(per_test_prefixes)]
+        checked[False] = list(callers)
 
     def once(what, where=None):  # a replaced caller is told once, wherever it is seen again
         if what not in told:
@@ -113,36 +127,41 @@ def _plugins(places, alarm, unchecked):
 
     hookexec_of = attrgetter("_hookexec")
     impls_of = [attrgetter("_hookimpls")]  # pluggy < 1.1: get_hookimpls(), a copy
-    last = [(), ()]  # what `look` last left: the objects it compares, the implementations' counts
+    # What `look` last left, for each check: the objects it compares, the implementations' counts.
+    last = {True: [(), ()], False: [(), ()]}
 
-    def seen_now(pm):
-        """What `look` reads: pluggy's hook calling, the hook callers (in the order of
-        `callers`), their hook calling and each implementation; and how many each caller has."""
-        now = tuple(map(vars(pm.hook).get, callers))
+    def seen_now(pm, names):
+        """What `look` reads of the callers named: pluggy's hook calling, the hook callers (in
+        the order of `names`), their hook calling and each implementation; and how many each
+        caller has."""
+        now = tuple(map(vars(pm.hook).get, names))
         lists = list(map(impls_of[0], now))
         return ((getattr(pm, "_inner_hookexec", None), *now, *map(hookexec_of, now),
                  *chain.from_iterable(lists)), tuple(map(len, lists)))
 
-    def check():
-        """As each test starts: what `look` compares, compared at once, object by object as
-        identities (no `__eq__` of theirs asked, no `id()`, which is an audit event), and looked
-        at one by one only when something changed. `last` holds the objects, so none is freed
-        and its place taken by another."""
+    def check(per_test=True):
+        """What `look` compares (as each test starts, of the hooks called while tests run;
+        otherwise of all), compared at once, object by object as identities (no `__eq__` of
+        theirs asked, no `id()`, which is an audit event), and looked at one by one only when
+        something changed. `last` holds the objects, so none is freed and its place taken by
+        another."""
         pm = watching.get("pm")
         if pm is None:
             return
+        names, seen = checked[per_test], last[per_test]
         try:
-            objects, counts = seen_now(pm)
-            if counts == last[1] and len(objects) == len(last[0]) \
-                    and all(map(is_, objects, last[0])):
+            objects, counts = seen_now(pm, names)
+            if counts == seen[1] and len(objects) == len(seen[0]) \
+                    and all(map(is_, objects, seen[0])):
                 return
         except Exception:
             pass
         look(pm)
-        try:
-            last[:] = seen_now(pm)
-        except Exception:
-            last[:] = [(), ()]
+        for kind_of_check, kept in last.items():
+            try:
+                kept[:] = seen_now(pm, checked[kind_of_check])
+            except Exception:
+                kept[:] = [(), ()]
 
     def calls_through(caller, hook_calling):
         """Whether `caller` calls its implementations through pluggy's hook calling, by identity:

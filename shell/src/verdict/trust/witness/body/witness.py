@@ -27,7 +27,9 @@ a line written to the socket by anyone else does not carry a valid MAC. The even
                                              the outcome it must have; the ids are null when
                                              there is no Python test module to put them in
   {"event": "test", "id": ..., "when": ..., "outcome": ..., "xfail": bool}
-                                             each phase (setup, call, teardown) of each test
+                                             a phase (setup, call, teardown) of a test: every
+                                             call, and every setup or teardown that did not
+                                             pass, or a passed teardown of a test told nothing
   {"event": "uncollected", "id": ...}        a file it could not collect
   {"event": "alarm", "kind": ..., "what": ..., "where": "FILE:LINE" | null}
                                              something reached into the test run

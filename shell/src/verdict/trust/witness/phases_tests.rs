@@ -1,0 +1,171 @@
+//! The witness, loaded by a real pytest, sends a passing test as one line (its call, or its
+//! teardown when pytest runs no call) and every phase that did not pass: what mend makes of the
+//! run is each test's worst phase, as when every phase was sent.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::os::unix::net::UnixListener;
+use std::process::Command;
+
+use crate::test_support::python;
+use crate::verdict::read::outcome::CaseOutcome;
+use crate::verdict::read::test_run::{witness_body, WITNESS_BODY_FILE, WITNESS_LOADER};
+use crate::verdict::trust::witness::{unsealed, Heard};
+
+const TESTS: &str = "import pytest
+
+
+def test_passes():
+    pass
+
+
+def test_fails():
+    assert 1 + 1 == 3
+
+
+@pytest.fixture
+def breaks_at_teardown():
+    yield
+    raise RuntimeError('teardown')
+
+
+def test_errors_at_teardown(breaks_at_teardown):
+    pass
+
+
+@pytest.fixture
+def breaks_at_setup():
+    raise RuntimeError('setup')
+
+
+def test_errors_at_setup(breaks_at_setup):
+    pass
+
+
+@pytest.mark.skip(reason='not here')
+def test_skipped():
+    pass
+
+
+@pytest.mark.xfail
+def test_expected_to_fail():
+    assert False
+";
+
+/// The project's tests as the witness heard them (mend's canaries left out), and the phases
+/// it sent for them, each `id when`.
+fn heard_with(options: &[&str]) -> (BTreeMap<String, CaseOutcome>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path();
+    std::fs::write(folder.join("mend_witness.py"), WITNESS_LOADER).unwrap();
+    std::fs::write(folder.join(WITNESS_BODY_FILE), witness_body()).unwrap();
+    std::fs::write(folder.join("test_phases.py"), TESTS).unwrap();
+    let socket = folder.join("witness.sock");
+    let listener = UnixListener::bind(&socket).unwrap();
+    let lines = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        BufReader::new(stream)
+            .lines()
+            .map_while(Result::ok)
+            .collect::<Vec<_>>()
+    });
+    let output = Command::new(python())
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "mend_witness",
+            "-p",
+            "no:cacheprovider",
+        ])
+        .args(options)
+        .arg("test_phases.py")
+        .current_dir(folder)
+        .env("PYTHONPATH", folder)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        .env("MEND_WITNESS", &socket)
+        .output()
+        .unwrap();
+    let lines = lines.join().unwrap();
+    let heard = Heard::of(std::slice::from_ref(&lines)).unwrap_or_else(|reason| {
+        panic!(
+            "{reason:?}: {}",
+            String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let canaries: Vec<&String> = heard.canary_ids().collect();
+    let own = |id: &str| !canaries.iter().any(|canary| canary.as_str() == id);
+    let mut sent = Vec::new();
+    for text in unsealed(&lines).unwrap().into_iter().flatten() {
+        let said: serde_json::Value = serde_json::from_str(text).unwrap();
+        if said["event"] == "test" && own(said["id"].as_str().unwrap()) {
+            sent.push(format!(
+                "{} {}",
+                said["id"].as_str().unwrap(),
+                said["when"].as_str().unwrap()
+            ));
+        }
+    }
+    let cases = heard
+        .cases
+        .iter()
+        .filter(|(id, _)| own(id))
+        .map(|(id, outcome)| (id.clone(), *outcome))
+        .collect();
+    (cases, sent)
+}
+
+fn cases(list: &[(&str, CaseOutcome)]) -> BTreeMap<String, CaseOutcome> {
+    list.iter()
+        .map(|(name, outcome)| (format!("test_phases.py::{name}"), *outcome))
+        .collect()
+}
+
+#[test]
+fn a_passing_test_is_one_line_and_every_phase_that_did_not_pass_is_sent() {
+    let (heard, sent) = heard_with(&[]);
+    assert_eq!(
+        heard,
+        cases(&[
+            ("test_errors_at_setup", CaseOutcome::Error),
+            ("test_errors_at_teardown", CaseOutcome::Error),
+            ("test_expected_to_fail", CaseOutcome::Xfailed),
+            ("test_fails", CaseOutcome::Failed),
+            ("test_passes", CaseOutcome::Passed),
+            ("test_skipped", CaseOutcome::Skipped),
+        ])
+    );
+    let sent: Vec<&str> = sent.iter().map(String::as_str).collect();
+    assert_eq!(
+        sent,
+        [
+            "test_phases.py::test_passes call",
+            "test_phases.py::test_fails call",
+            "test_phases.py::test_errors_at_teardown call",
+            "test_phases.py::test_errors_at_teardown teardown",
+            "test_phases.py::test_errors_at_setup setup",
+            "test_phases.py::test_skipped setup",
+            "test_phases.py::test_expected_to_fail call",
+        ]
+    );
+}
+
+#[test]
+fn a_run_without_calls_still_hears_every_test_by_its_teardown() {
+    // `--setup-only` runs each test's fixtures and no call.
+    let (heard, sent) = heard_with(&["--setup-only"]);
+    assert_eq!(
+        heard,
+        cases(&[
+            ("test_errors_at_setup", CaseOutcome::Error),
+            ("test_errors_at_teardown", CaseOutcome::Error),
+            ("test_expected_to_fail", CaseOutcome::Passed),
+            ("test_fails", CaseOutcome::Passed),
+            ("test_passes", CaseOutcome::Passed),
+            ("test_skipped", CaseOutcome::Skipped),
+        ])
+    );
+    assert_eq!(sent.len(), 6, "{sent:?}");
+}
