@@ -220,10 +220,19 @@ impl Layout {
     }
 }
 
-/// Packs every object `commit` reaches into the copy's `.git`.
+/// Packs every object `commit` reaches into the copy's `.git`. Deltas the original already
+/// holds are reused; no new ones are searched for (`--window=0`): for a repository whose objects
+/// are loose (a fresh `git init`, an import's local clone of one) the search was most of the
+/// copy's time (sympy's 2,000 files: 1.8 s of CPU against 0.9 s, for a pack 3 % larger).
 fn pack_reachable(original: &Utf8Path, git: &Utf8Path, commit: &str) -> Result<(), MendError> {
     let mut child = git_command(original)
-        .args(["pack-objects", "--revs", "--quiet", "--delta-base-offset"])
+        .args([
+            "pack-objects",
+            "--revs",
+            "--quiet",
+            "--delta-base-offset",
+            "--window=0",
+        ])
         .arg(git.join("objects/pack/pack"))
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
