@@ -114,12 +114,12 @@ pub(super) fn decode_line(line: &[u8]) -> Result<LineDecoded, DecodeError> {
     Ok(LineDecoded::Chunk(Deltas {
         thinking: message.thinking.map(Cow::into_owned).unwrap_or_default(),
         content: message.content.map(Cow::into_owned).unwrap_or_default(),
-        tool_calls: message
-            .tool_calls
-            .unwrap_or_default()
-            .into_iter()
-            .map(model_call)
-            .collect(),
+        // Most lines carry no calls: collecting an empty vector still cost ~100 instructions a
+        // line (a tenth of what the core adds to the parse).
+        tool_calls: match message.tool_calls {
+            Some(calls) if !calls.is_empty() => calls.into_iter().map(model_call).collect(),
+            _ => Vec::new(),
+        },
         signed_thinking: Vec::new(),
         done,
     }))

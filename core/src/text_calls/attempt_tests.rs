@@ -102,3 +102,26 @@ fn a_fence_of_prose_or_code_that_names_a_tool_is_not_an_attempt() {
     }
     assert_eq!(misread, Vec::<&str>::new());
 }
+
+/// The name is searched for a piece of the text at a time: a call or a mention standing across
+/// any cut between pieces, after ASCII or multi-byte prose, is decided as it is alone.
+#[test]
+fn a_call_across_the_search_pieces_is_decided_as_alone() {
+    let mut wrong = Vec::new();
+    for filler in ["a ", "é", "a é"] {
+        for repeats in 320..560 {
+            let prose = filler.repeat(repeats);
+            for (tail, expected) in [
+                ("read_file path=\"src/a.py\"", true),
+                ("read_file(path=\"src/a.py\")", true),
+                ("then read_file: it holds the path", false),
+            ] {
+                let text = format!("{prose} {tail}");
+                if attempted(&text) != expected {
+                    wrong.push((filler, repeats, tail));
+                }
+            }
+        }
+    }
+    assert_eq!(wrong, Vec::new());
+}

@@ -27,43 +27,85 @@ pub(crate) fn attempted(content: &str, signs: &Signs, tools: &[ToolSpec]) -> boo
     // Searching the text for each name costs most of the decision: a text with nothing that
     // can start arguments (most prose) is passed over without it.
     signs.argument()
-        && tools.iter().any(|tool| {
-            names_with_arguments(content, tool.name(), signs.brace())
-                || names_with_keys(content, tool)
-        })
+        && tools
+            .iter()
+            .any(|tool| names_with_arguments_or_keys(content, tool, signs.brace()))
+}
+
+/// Whether `content` names `tool` as a word with arguments after it ([`arguments_after`]) or
+/// with one of its keys soon after it ([`keys_after`]), each place the name stands looked at
+/// once for both.
+fn names_with_arguments_or_keys(content: &str, tool: &ToolSpec, brace: bool) -> bool {
+    let bytes = content.as_bytes();
+    any_place(content, tool.name(), |at| {
+        let before = at.checked_sub(1).map(|before| bytes[before]);
+        if before.is_some_and(is_word_byte) {
+            return false;
+        }
+        let end = at + tool.name().len();
+        let word_ends = !bytes.get(end).copied().is_some_and(is_word_byte);
+        arguments_after(&content[end..], before, brace)
+            || (word_ends && keys_after(content, end, tool))
+    })
+}
+
+/// The bytes of text [`any_place`] hands its searcher at once.
+const PIECE: usize = 1024;
+
+/// Whether `found` holds at some place where `name` stands in `content`. `contains` is std's
+/// vectorized substring test; its searcher (behind `match_indices`) is not, and cost 2 Ir a
+/// byte: each piece of the text is tested first and searched only when it holds the name, so
+/// a text that never names the tool (most) pays only the test, and one that mentions it a
+/// piece's search a mention.
+fn any_place(content: &str, name: &str, mut found: impl FnMut(usize) -> bool) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    let mut start = 0;
+    loop {
+        let mut end = (start + PIECE + name.len()).min(content.len());
+        while !content.is_char_boundary(end) {
+            end += 1;
+        }
+        let piece = &content[start..end];
+        if piece.contains(name) && piece.match_indices(name).any(|(at, _)| found(start + at)) {
+            return true;
+        }
+        if end == content.len() {
+            return false;
+        }
+        // The next piece starts within the name's length of this one's end, so a name across
+        // the cut is whole in it.
+        start = end + 1 - name.len();
+        while !content.is_char_boundary(start) {
+            start -= 1;
+        }
+    }
+}
+
+/// Whether `byte` continues a word (an identifier's letter, digit or `_`).
+fn is_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
 }
 
 /// How far after a tool's name its first argument may stand (`Action Input: {…}`, a YAML
 /// `arguments:` line, a tag and a newline), in bytes.
 const KEY_REACH: usize = 64;
 
-/// Whether `content` holds the tool's name as a word with one of its own parameters used as a
-/// key soon after it, in any shape a model writes one: `<path>`, `path=`, `path:`, `"path":`,
+/// Whether one of the tool's own parameters stands as a key soon after its name (which ends at
+/// `end`), in any shape a model writes one: `<path>`, `path=`, `path:`, `"path":`,
 /// `name="path"`. Prose names a parameter as a word (`the path`), not as a key.
-fn names_with_keys(content: &str, tool: &ToolSpec) -> bool {
-    let name = tool.name();
-    let bytes = content.as_bytes();
-    content.match_indices(name).any(|(at, _)| {
-        let before = at.checked_sub(1).map(|before| bytes[before]);
-        let end = at + name.len();
-        if before.is_some_and(|byte| byte.is_ascii_alphanumeric() || byte == b'_')
-            || bytes
-                .get(end)
-                .is_some_and(|byte| byte.is_ascii_alphanumeric() || *byte == b'_')
-        {
-            return false;
-        }
-        let mut stop = (end + KEY_REACH).min(content.len());
-        while !content.is_char_boundary(stop) {
-            stop -= 1;
-        }
-        let after = &content[end..stop];
-        tool.function
-            .parameters
-            .properties
-            .keys()
-            .any(|key| used_as_key(after, key))
-    })
+pub(super) fn keys_after(content: &str, end: usize, tool: &ToolSpec) -> bool {
+    let mut stop = (end + KEY_REACH).min(content.len());
+    while !content.is_char_boundary(stop) {
+        stop -= 1;
+    }
+    let after = &content[end..stop];
+    tool.function
+        .parameters
+        .properties
+        .keys()
+        .any(|key| used_as_key(after, key))
 }
 
 /// Whether `key` stands in `text` as a key: a tag, or a word followed by `=` (not `==`) or `:`
@@ -89,24 +131,16 @@ fn used_as_key(text: &str, key: &str) -> bool {
     })
 }
 
-/// Whether `content` holds the tool `name` as a word followed by arguments: `"NAME"` in a text
-/// with a JSON object (`{"name": "NAME", …}`), `NAME{` or `NAME {` (an object after the name),
-/// or `NAME(` with a keyword (`key=`) or a literal (`"…"`, `{…}`) first. One search for the
-/// name, its neighbours looked at where it stands.
-pub(super) fn names_with_arguments(content: &str, name: &str, brace: bool) -> bool {
-    let bytes = content.as_bytes();
-    content.match_indices(name).any(|(at, _)| {
-        let before = at.checked_sub(1).map(|before| bytes[before]);
-        if before.is_some_and(|byte| byte.is_ascii_alphanumeric() || byte == b'_') {
-            return false;
-        }
-        let after = &content[at + name.len()..];
-        match after.as_bytes().first() {
-            Some(b'"') => brace && before == Some(b'"'),
-            Some(b'(') => python_arguments(&after[1..]),
-            _ => after.trim_start_matches([' ', ':']).starts_with('{'),
-        }
-    })
+/// Whether what follows a tool's name (`after`, the byte before the name `before`) starts its
+/// arguments: `"NAME"` in a text with a JSON object (`{"name": "NAME", …}`), `NAME{` or
+/// `NAME {` (an object after the name), or `NAME(` with a keyword (`key=`) or a literal (`"…"`,
+/// `{…}`) first.
+pub(super) fn arguments_after(after: &str, before: Option<u8>, brace: bool) -> bool {
+    match after.as_bytes().first() {
+        Some(b'"') => brace && before == Some(b'"'),
+        Some(b'(') => python_arguments(&after[1..]),
+        _ => after.trim_start_matches([' ', ':']).starts_with('{'),
+    }
 }
 
 /// Whether a Python call's argument list starts with `key=` or a literal (a string, a dict).

@@ -26,14 +26,31 @@ fn by_searches(text: &str, tools: &[ToolSpec]) -> Decisions {
     let marked =
         (0..FAMILIES.len()).any(|index| FAMILIES[index].signs_mark_calls && has_sign(index));
     let first = (0..FAMILIES.len()).find(|index| has_sign(*index));
-    // How a name with arguments is told from prose is the same function either way; what is
-    // compared is what the pass hands it.
+    // How a name's neighbours are told from prose is the same function either way; what is
+    // compared is what the pass hands it, and where the one search finds the name: here each
+    // question searches the whole text for it, without the presence test first.
+    let brace = text.contains('{');
     let attempted = marked
         || (argument
-            && tools
-                .iter()
-                .any(|tool| repair::names_with_arguments(text, tool.name(), text.contains('{'))));
+            && tools.iter().any(|tool| {
+                word_places(text, tool.name()).any(|(at, before)| {
+                    repair::arguments_after(&text[at + tool.name().len()..], before, brace)
+                }) || word_places(text, tool.name()).any(|(at, _)| {
+                    let end = at + tool.name().len();
+                    !text[end..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                        && repair::keys_after(text, end, tool)
+                })
+            }));
     (may_hold, argument, looks, first, attempted)
+}
+
+/// Where `name` stands in `text` not preceded by a letter, digit or `_`, with the byte before it.
+fn word_places<'a>(text: &'a str, name: &'a str) -> impl Iterator<Item = (usize, Option<u8>)> + 'a {
+    text.match_indices(name).filter_map(|(at, _)| {
+        let before = at.checked_sub(1).map(|before| text.as_bytes()[before]);
+        (!before.is_some_and(|byte| byte.is_ascii_alphanumeric() || byte == b'_'))
+            .then_some((at, before))
+    })
 }
 
 fn by_one_pass(text: &str, tools: &[ToolSpec]) -> Decisions {
@@ -51,7 +68,12 @@ fn by_one_pass(text: &str, tools: &[ToolSpec]) -> Decisions {
 fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec::function("run_tests", "Run the tests", &[], &[]),
-        ToolSpec::function("read_file", "Read", &[], &[]),
+        ToolSpec::function(
+            "read_file",
+            "Read",
+            &[("path", crate::schema::JsonType::String, "the file")],
+            &[],
+        ),
     ]
 }
 
@@ -72,6 +94,12 @@ fn near_sign_text() -> impl Strategy<Value = String> {
             "\"run_tests\"",
             "run_tests(",
             "read_file",
+            "read_file ",
+            "<path>",
+            "\"path\":",
+            "path=",
+            "path: ",
+            "path:\n",
             "{",
             "\"",
             "=",
@@ -92,6 +120,36 @@ fn near_sign_text() -> impl Strategy<Value = String> {
     .prop_map(|pieces| pieces.concat())
 }
 
+/// Texts of tool names, their keys in every shape, and what stands around them: the repair
+/// decision's own vocabulary, dense enough that most texts name a tool near a key.
+fn tool_text() -> impl Strategy<Value = String> {
+    let pieces = [
+        "read_file",
+        "run_tests",
+        "xread_file",
+        "read_filex",
+        " ",
+        "\n",
+        "<path>",
+        "<path ",
+        "\"path\":",
+        "\"path\">",
+        "path=",
+        "path ==",
+        "path: ",
+        "path:\n",
+        "(",
+        "{",
+        "\"",
+        "'",
+        ":",
+        "=",
+        "x",
+    ];
+    prop::collection::vec(prop::sample::select(pieces.to_vec()), 0..12)
+        .prop_map(|pieces| pieces.concat())
+}
+
 /// Failures kept beside the other properties' (at the repository's root), not in `core/`.
 fn config() -> ProptestConfig {
     ProptestConfig {
@@ -110,6 +168,11 @@ proptest! {
 
     #[test]
     fn the_one_pass_decides_as_the_searches_did(text in near_sign_text()) {
+        prop_assert_eq!(by_one_pass(&text, &tools()), by_searches(&text, &tools()), "{:?}", text);
+    }
+
+    #[test]
+    fn and_on_texts_naming_tools_near_their_keys(text in tool_text()) {
         prop_assert_eq!(by_one_pass(&text, &tools()), by_searches(&text, &tools()), "{:?}", text);
     }
 
