@@ -131,23 +131,7 @@ fn checked(suite: &Path, python: &Path, sandbox: &str) -> (i32, Value) {
         "--sandbox",
         sandbox,
     ]);
-    let check: Value = serde_json::from_str(
-        &fs::read_to_string(suite.join("suite.check.json")).expect("the check"),
-    )
-    .expect("JSON");
-    let tasks = check["tasks"]
-        .as_array()
-        .expect("tasks")
-        .iter()
-        .map(|task| {
-            json!([
-                task["task"],
-                task["status"],
-                task["problems"],
-                task["failing_before"]
-            ])
-        })
-        .collect();
+    let tasks = crate::swebench::check_of(suite);
     (done.code, tasks)
 }
 

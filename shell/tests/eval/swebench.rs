@@ -70,8 +70,8 @@ fn built(dir: &Path) -> PathBuf {
     dir.join("instances.jsonl")
 }
 
-/// Each task's (status, failing before) as the check wrote them.
-fn check_of(suite_dir: &Path) -> Value {
+/// Each task's (id, status, problems, failing before) as the check wrote them.
+pub(crate) fn check_of(suite_dir: &Path) -> Value {
     let check: Value = serde_json::from_str(
         &fs::read_to_string(suite_dir.join("suite.check.json")).expect("the check"),
     )
