@@ -8,6 +8,7 @@ use std::fs;
 use std::time::Instant;
 
 use camino::{Utf8Path, Utf8PathBuf};
+use mend::exec::sandbox::Sandbox;
 use mend::task::copy::Exclusion;
 use mend::workspace::Workspace;
 
@@ -98,15 +99,19 @@ fn attempt_writes(copy: &Utf8Path) {
 }
 
 /// The copy an attempt of an eval gets of a big source tree: the first attempt's fresh copy,
-/// and a later one's, which is the used copy put back ([`mend::setup::spares`], under
-/// bubblewrap); beside it the fresh copy a later attempt got before. Medians in milliseconds.
-fn big_tree_row(root: &Utf8Path) -> Row {
-    let repo = root.join("source-1500");
+/// and a later one's, which is the used copy put back ([`mend::setup::spares`]: under bubblewrap,
+/// and without it behind mend's reaper); beside it the fresh copy a later attempt got before.
+/// Medians in milliseconds.
+fn big_tree_row(root: &Utf8Path, sandbox: Sandbox) -> Row {
+    let repo = root.join(format!("source-1500-{sandbox:?}"));
     source_tree(&repo);
     let exclude = Exclusion::defaults();
     let history = mend::task::History::None;
-    let runner =
-        mend::exec::runner::TestRunner::new("python3".into(), mend::exec::sandbox::Sandbox::Bwrap);
+    let under = match sandbox {
+        Sandbox::Bwrap => "under bubblewrap",
+        _ => "without a sandbox",
+    };
+    let runner = mend::exec::runner::TestRunner::new("python3".into(), sandbox);
     let mut runs: Vec<[f64; 3]> = Vec::new();
     for _ in 0..REPEATS {
         let spares = mend::setup::spares::Spares::for_runner(&runner);
@@ -116,7 +121,7 @@ fn big_tree_row(root: &Utf8Path) -> Row {
         attempt_writes(first.root());
         assert!(
             spares.give_back(first).is_none(),
-            "under bubblewrap a used copy is handed on"
+            "a used copy is handed on {under}"
         );
         let started = Instant::now();
         let later = spares.take(&repo, (&exclude, &history), None).unwrap();
@@ -131,7 +136,7 @@ fn big_tree_row(root: &Utf8Path) -> Row {
     let [first, later, fresh]: [f64; 3] =
         std::array::from_fn(|index| median(runs.iter().map(|run| run[index]).collect()));
     Row {
-        figure: format!("an attempt's copy of a 1,500-file, 60 MB source tree (sympy's or django's size): an attempt after the first (the last attempt's copy put back after it edited 2 files and added 300), median of {REPEATS}"),
+        figure: format!("an attempt's copy of a 1,500-file, 60 MB source tree (sympy's or django's size), {under}: an attempt after the first (the last attempt's copy put back after it edited 2 files and added 300), median of {REPEATS}"),
         measured: format!("{later:.0} ms (the first attempt's fresh copy {first:.0} ms; a fresh copy instead {fresh:.0} ms)"),
         target: "≤ 300 ms".to_owned(),
         command: command("copies"),
@@ -160,6 +165,6 @@ pub fn measure() -> Vec<Row> {
                 command: command("copies"),
             }
         })
-        .chain(std::iter::once(big_tree_row(root)))
+        .chain([Sandbox::Bwrap, Sandbox::Unsandboxed].map(|sandbox| big_tree_row(root, sandbox)))
         .collect()
 }

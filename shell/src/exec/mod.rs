@@ -12,6 +12,7 @@ pub(crate) mod editable;
 pub mod image;
 pub(crate) mod interpreter;
 pub(crate) mod process;
+pub(crate) mod reaper;
 pub mod runner;
 pub mod sandbox;
 pub mod set_up;

@@ -1,6 +1,6 @@
 //! Runs a child process in its own process group with a timeout, capturing a bounded tail of its
-//! output. When the child ends, or the time is up, the whole group is killed, so no grandchild
-//! outlives the run.
+//! output. When the child ends, or the time is up, the whole group is killed, and the child's
+//! reaper (`exec::reaper`) ends what left the group, so no grandchild outlives the run.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -11,6 +11,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::exec::reaper;
 use crate::interrupt::{self, Cut, Watch, WATCH_TICK};
 
 /// How much of each output stream is kept in memory; older bytes are dropped and counted.
@@ -49,6 +50,7 @@ pub(crate) fn run_bounded(
         .stdin(Stdio::null())
         .stdout(writer.try_clone()?)
         .stderr(writer);
+    reaper::reap_after(&mut command);
     let started = Instant::now();
     let spawned = command.spawn();
     // The command holds this process's copies of the pipe's writing end: until they are closed,

@@ -7,10 +7,12 @@
 //! made is copied again and every entry added is removed, and no process can set a `ctime` back,
 //! so the next attempt gets what a fresh copy holds whatever the last one's tools, shell
 //! commands or tests did in it. A copy is handed on only once no process of its attempt can
-//! still write: under bubblewrap, whose process namespace ends every process of a run with it.
-//! Without bubblewrap a test may leave a process behind that writes on, into the next attempt's
-//! tree, so each attempt gets a fresh copy there, as before. Each attempt has its copy alone
-//! while it runs; the original is only read.
+//! still write: under bubblewrap, whose process namespace ends every process of a run with it,
+//! and without it where each command runs under mend's reaper (`exec::reaper`), which ends every
+//! process the command left behind, however it left the command's group. On a kernel that cannot
+//! name a process's children there is no reaper, and each attempt gets a fresh copy without
+//! bubblewrap, as before. Each attempt has its copy alone while it runs; the original is only
+//! read.
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -18,6 +20,7 @@ use std::time::Instant;
 use camino::Utf8Path;
 
 use crate::error::MendError;
+use crate::exec::reaper;
 use crate::exec::runner::TestRunner;
 use crate::exec::sandbox::Sandbox;
 use crate::exec::set_up::SetUp;
@@ -34,10 +37,11 @@ pub struct Spares {
 }
 
 impl Spares {
-    /// Spares for the attempts that `runner` runs: handed on only under bubblewrap.
+    /// Spares for the attempts that `runner` runs: handed on where no process of an attempt
+    /// outlives it (bubblewrap, or mend's reaper).
     pub fn for_runner(runner: &TestRunner) -> Spares {
         Spares {
-            recycle: runner.sandbox == Sandbox::Bwrap,
+            recycle: runner.sandbox == Sandbox::Bwrap || reaper::available(),
             copies: Mutex::new(Vec::new()),
         }
     }
@@ -120,11 +124,13 @@ mod tests {
     }
 
     /// The tested code: writes in place, truncates, chmods, sets a time back, adds a file and a
-    /// hard link, and leaves a process behind that writes a second later.
+    /// hard link, and leaves processes behind that write a second later, one in its group and
+    /// one that left it for a session of its own.
     const TESTS: &str =
         "echo tested >> src/app/util.py; : > README.md; chmod 600 src/app/core.py; \
         touch -d 2001-01-01 src/conftest.py; mkdir -p build && echo o > build/out.o; \
-        ln src/app/util.py src/app/util_link.py; (sleep 1; echo late >> src/app/core.py) & exit 0";
+        ln src/app/util.py src/app/util_link.py; (sleep 1; echo late >> src/app/core.py) & \
+        setsid sh -c 'sleep 1; echo later >> src/app/util.py' & exit 0";
 
     fn task() -> Task {
         Task::parse(
@@ -162,7 +168,17 @@ enabled = ["write_file", "replace_text", "run_tests", "shell"]
     }
 
     #[test]
-    fn a_copy_handed_on_is_fresh_whatever_tools_shell_and_tests_did_and_nothing_else_changed() {
+    fn a_copy_handed_on_in_bubblewrap_is_fresh_whatever_tools_shell_and_tests_did() {
+        handed_on_fresh(Sandbox::Bwrap);
+    }
+
+    #[test]
+    fn a_copy_handed_on_without_a_sandbox_is_fresh_whatever_tools_shell_and_tests_did() {
+        handed_on_fresh(Sandbox::Unsandboxed);
+    }
+
+    /// A used copy is handed on fresh, and no other attempt's copy nor the original changed.
+    fn handed_on_fresh(sandbox: Sandbox) {
         let (_dir, original) = project(&[
             ("src/app/core.py", "def add(a, b):\n    return a - b\n"),
             ("src/app/util.py", "SEP = ','\n"),
@@ -171,7 +187,7 @@ enabled = ["write_file", "replace_text", "run_tests", "shell"]
             ("README.md", "A tiny app.\n"),
         ]);
         let task = task();
-        let runner = TestRunner::new("/bin/false".into(), Sandbox::Bwrap);
+        let runner = TestRunner::new("/bin/false".into(), sandbox);
         let spares = Spares::for_runner(&runner);
         let take = || {
             spares
@@ -199,11 +215,14 @@ enabled = ["write_file", "replace_text", "run_tests", "shell"]
             "replace_text",
             json!({"path": "src/app/util.py", "old": "','", "new": "';'"}),
         );
-        call(
-            &context,
-            "shell",
-            json!({"command": "echo shell >> src/conftest.py; echo new > src/app/new.py; chmod 700 src"}),
-        );
+        // The shell tool runs only inside a sandbox.
+        if runner.sandbox == Sandbox::Bwrap {
+            call(
+                &context,
+                "shell",
+                json!({"command": "echo shell >> src/conftest.py; echo new > src/app/new.py; chmod 700 src"}),
+            );
+        }
         call(&context, "run_tests", json!({}));
         assert_ne!(state(used.root()), fresh, "the attempt changed its copy");
         assert_eq!(state(other.root()), fresh, "another attempt's copy changed");
@@ -213,28 +232,12 @@ enabled = ["write_file", "replace_text", "run_tests", "shell"]
         assert!(spares.give_back(used).is_none());
         let next = take();
         assert_eq!(next.root(), used_root, "the used copy is handed on");
-        // The process the tests left behind would write now: bubblewrap ended it with them.
+        // The processes the tests left behind would write now: bubblewrap or the reaper ended
+        // them with the tests.
         std::thread::sleep(Duration::from_millis(1500));
         assert_eq!(
             (state(next.root()), state(other.root()), state(&original)),
             (fresh.clone(), fresh, original_before)
         );
-    }
-
-    #[test]
-    fn without_bubblewrap_no_copy_is_handed_on() {
-        let (_dir, original) = project(&[("a.py", "a\n")]);
-        let runner = TestRunner::new("/bin/false".into(), Sandbox::Unsandboxed);
-        let spares = Spares::for_runner(&runner);
-        let copy = spares
-            .take(
-                &original,
-                (&crate::task::copy::Exclusion::defaults(), &History::None),
-                None,
-            )
-            .unwrap();
-        let root = copy.root().to_owned();
-        let handed = spares.give_back(copy).map(|copy| copy.root().to_owned());
-        assert_eq!(handed, Some(root));
     }
 }
