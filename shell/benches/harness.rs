@@ -76,32 +76,71 @@ fn main() {
     if run("images") {
         rows.extend(image_attempts::measure());
     }
-    let mut table = String::from("| figure | measured | target | reproduce |\n|---|---|---|---|\n");
-    for row in rows {
-        table.push_str(&format!(
-            "| {} | {} | {} | `{}` |\n",
-            row.figure, row.measured, row.target, row.command
-        ));
+    let lines: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            format!(
+                "| {} | {} | {} | `{}` |",
+                row.figure, row.measured, row.target, row.command
+            )
+        })
+        .collect();
+    for line in &lines {
+        println!("{line}");
     }
-    print!("{table}");
     if let Ok(path) = std::env::var("MEND_BENCH_WRITE") {
-        write_into(&path, &table);
+        write_into(&path, &lines);
     }
 }
 
 const START: &str = "<!-- bench:start -->";
 const END: &str = "<!-- bench:end -->";
+const HEADER: &str = "| figure | measured | target | reproduce |\n|---|---|---|---|\n";
 
-/// Replaces the table between the markers of BENCHMARKS.md, noting the machine it ran on.
-fn write_into(path: &str, table: &str) {
+/// Puts `measured` into the table between the markers of BENCHMARKS.md, noting the machine it
+/// ran on: each measured bench's rows (those with its `reproduce` command) take the place of the
+/// rows it wrote last time, and the rows of benches not run this time are kept, so a bench run
+/// alone (`cargo bench … -- eval_check`) updates its own rows only.
+fn write_into(path: &str, measured: &[String]) {
     let text = std::fs::read_to_string(path).unwrap();
     let (head, rest) = text
         .split_once(START)
         .expect("BENCHMARKS.md has a start marker");
-    let (_, tail) = rest
+    let (old, tail) = rest
         .split_once(END)
         .expect("BENCHMARKS.md has an end marker");
+    let command_of = |line: &str| {
+        line.trim_end()
+            .rsplit('|')
+            .nth(1)
+            .map(str::trim)
+            .map(str::to_owned)
+    };
+    let run: Vec<Option<String>> = measured.iter().map(|line| command_of(line)).collect();
+    let mut table: Vec<String> = Vec::new();
+    let mut placed = false;
+    for line in old
+        .lines()
+        .filter(|line| line.starts_with("| ") && !line.starts_with("| figure"))
+    {
+        if run.contains(&command_of(line)) {
+            if !placed {
+                table.extend(measured.iter().cloned());
+                placed = true;
+            }
+        } else {
+            table.push(line.to_owned());
+        }
+    }
+    if !placed {
+        table.extend(measured.iter().cloned());
+    }
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
-    let machine = format!("Measured by `make bench` on a machine with {cores} cores; every figure comes from one run.\n\n");
-    std::fs::write(path, format!("{head}{START}\n{machine}{table}{END}{tail}")).unwrap();
+    let machine = format!("Measured by `make bench` on a machine with {cores} cores; each figure comes from one run of its bench.\n\n");
+    let rows: String = table.iter().map(|line| format!("{line}\n")).collect();
+    std::fs::write(
+        path,
+        format!("{head}{START}\n{machine}{HEADER}{rows}{END}{tail}"),
+    )
+    .unwrap();
 }
