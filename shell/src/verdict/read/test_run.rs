@@ -6,8 +6,8 @@
 //! The witness is a pytest plugin (`trust/witness/body/`) loaded with `-p`, from a folder of
 //! its own outside the copy: it connects to a socket mend listens on in that folder and sends
 //! one sealed JSON line per event, which is pytest's report to mend (pytest is asked for no
-//! JUnit file: what it would say, the witness has heard already, and writing it costs a run as
-//! much again as the witness). The code under test runs in the same process, so nothing it does
+//! JUnit file: what it would say, the witness has heard already, and writing it cost a run 5–7 %
+//! on its own). The code under test runs in the same process, so nothing it does
 //! is impossible to forge; the witness makes a forgery visible: its lines are sealed with a key
 //! the code under test never sees, it says when pytest's session ended and with what exit, and
 //! it hears mend's canary tests end as they must.
