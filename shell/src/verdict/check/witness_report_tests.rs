@@ -5,10 +5,12 @@ use std::collections::BTreeMap;
 
 use super::tests::{counts, failed_run, installed, outcome, pytest, runner};
 use super::*;
+use crate::exec::process::Finished;
 use crate::test_support::project;
 use crate::verdict::read::junit::Report;
 use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::summary::Summary;
+use crate::verdict::trust::untrusted::Untrusted;
 
 const EVERY_OUTCOME: &str = "import unittest
 
@@ -236,5 +238,76 @@ fn the_projects_own_junit_report_is_written_where_and_as_it_asks() {
             && with_report.output.contains("build/junit.xml"),
         "{}",
         with_report.output
+    );
+}
+
+/// `texts` as the witness sends them: its opening with its key, then each line sealed.
+fn sealed(texts: &[&str]) -> Vec<String> {
+    let key = "5eed0fca11ab1e";
+    let seal = crate::verdict::trust::witness::seal::Key::from_hex(key).unwrap();
+    let mut lines = vec![format!(r#"{{"event": "start", "key": "{key}"}}"#)];
+    for (number, text) in (1u64..).zip(texts) {
+        lines.push(format!("{} {text}", seal.seal(number, text)));
+    }
+    lines
+}
+
+/// A pytest run that ended with `exit` and printed `boom`, read with what its witness sent.
+fn read_with(exit: i32, witness: &[Vec<String>]) -> Result<TestRun, String> {
+    let finished = Finished {
+        status: Some(std::os::unix::process::ExitStatusExt::from_raw(exit << 8)),
+        cut: None,
+        output: "boom".to_owned(),
+        head_dropped: false,
+        elapsed: std::time::Duration::from_millis(5),
+    };
+    pytest::read_pytest_run(&finished, &pytest(), (witness, Known::default(), None))
+        .map_err(|not_run| NoVerdict::of(not_run, &runner(), &pytest()).message)
+}
+
+#[test]
+fn a_session_the_witness_did_not_hear_whole_is_no_verdict_or_no_pass_with_its_reason() {
+    const TEST: &str = r#"{"event": "test", "id": "t.py::x", "when": "call", "outcome": "failed", "xfail": false}"#;
+    const COLLECTED: &str = r#"{"event": "collected", "count": 1}"#;
+    let finished = |status: i32| format!(r#"{{"event": "finished", "exitstatus": {status}}}"#);
+    let whole = sealed(&[COLLECTED, TEST, &finished(1)]);
+    let no_verdict = |reason: &str, fix: &str| {
+        Err(format!(
+            "the test command `python -m pytest -q` gave no verdict: {reason} — {fix}:\nboom"
+        ))
+    };
+    let install = format!("is pytest installed for `{}`? Install it there (`{0} -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variables PYTEST_ADDOPTS, PYTHONPATH and MEND_WITNESS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS PYTHONPATH MEND_WITNESS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"", runner().python);
+    let shown = |read: Result<TestRun, String>| {
+        read.map(|run| {
+            (
+                run.summary,
+                run.failing,
+                run.not_trusted.as_ref().map(Untrusted::describe),
+            )
+        })
+    };
+    assert_eq!(
+        [
+            // Nothing spoke; the witness was cut off mid-run, exiting 0 or 1.
+            shown(read_with(1, &[])),
+            shown(read_with(0, &[sealed(&[COLLECTED, TEST])])),
+            shown(read_with(1, &[sealed(&[COLLECTED, TEST])])),
+            // pytest's own failures, whatever was heard.
+            shown(read_with(3, std::slice::from_ref(&whole))),
+            // A second voice: no count is believed.
+            shown(read_with(1, &[whole.clone(), whole.clone()])),
+            // The process's exit is not the session's.
+            shown(read_with(0, std::slice::from_ref(&whole))),
+            shown(read_with(1, std::slice::from_ref(&whole))),
+        ],
+        [
+            no_verdict("the tests stopped before reporting: exit 1 with no pytest report", &install),
+            no_verdict("the tests stopped before reporting: exit 0 with no pytest report", pytest::EXITED_EARLY_FIX),
+            no_verdict("the tests stopped before reporting: exit 1 with no pytest report", &install),
+            no_verdict("pytest stopped with an internal error (exit 3)", "see pytest's output below; a plugin or conftest.py may be failing"),
+            Ok((None, Vec::new(), Some("the report was altered: something besides mend's pytest plugin wrote to its channel".to_owned()))),
+            Ok((Some(counts(0, 1, 0, 0)), vec!["t.py::x".to_owned()], Some("the exit code was altered: pytest ended its session with 1, but the process exited with 0".to_owned()))),
+            Ok((Some(counts(0, 1, 0, 0)), vec!["t.py::x".to_owned()], None)),
+        ]
     );
 }
