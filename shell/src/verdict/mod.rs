@@ -1,7 +1,8 @@
 //! The verdict: the independent test runs before and after the loop, split by the question each
-//! part answers. [`read`] says what a test run reported (the run itself, its JUnit report or the
-//! runner's own output); [`trust`] says whether that report can be believed (mend's pytest
-//! witness, the tripwire on shared folders, added code that reaches into the run); [`check`] runs
+//! part answers. [`read`] says what a test run reported (the run itself, a runner's JUnit report
+//! or its own output); [`trust`] says whether that can be believed (mend's pytest witness, whose
+//! account is a pytest run's report, the tripwire on shared folders, added code that reaches
+//! into the run); [`check`] runs
 //! the task's tests once and asks both, giving a [`check::TestRun`]; [`grade`] says what the runs
 //! come to (the contract of the first run, the task's given lists, a suite that shrank, the one
 //! decision every command asks). [`final_run`] is the one run of the tests on a changed tree,

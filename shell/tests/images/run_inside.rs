@@ -1,6 +1,6 @@
 //! A task's tests run inside its image under bubblewrap: the image's root as `/` (read-only), its
 //! config's Env and WorkingDir, a private `/tmp`, no network, the copy writable at the workdir,
-//! and the verdict's rules (the JUnit report, the witness) unchanged. A repository that comes
+//! and the verdict's rules (the witness and its account of the run) unchanged. A repository that comes
 //! with the image (SWE-bench's `/testbed`) is copied out of the image's folder.
 
 use std::fs;

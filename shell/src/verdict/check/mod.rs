@@ -1,11 +1,12 @@
 //! The independent check: the repository's own tests, run outside the loop before and after.
 //! Its final result is the verdict; the model's stop reason never is.
 //!
-//! The counts and the failing tests are read from a JUnit XML report, never from what the
-//! runner prints: pytest is asked for one (`--junitxml`, in a folder of its own outside the
-//! copy, through `PYTEST_ADDOPTS` so that a wrapper running pytest passes it on), another runner
-//! names the file it writes (`test.report = "junit"`). Only
-//! `test.report = "exit_code"` goes by the exit code alone.
+//! The counts and the failing tests are never read from what the runner prints where the runner
+//! can tell them otherwise: under pytest they are what mend's witness plugin heard as each test
+//! finished (loaded with `-p` through `PYTEST_ADDOPTS`, so that a wrapper running pytest passes
+//! it on; pytest writes no report for mend), another runner names the JUnit XML file it writes
+//! (`test.report = "junit"`); a reader of what the runner prints is named for the runners that
+//! write nothing else (`libtest`, `django`, `sympy`, `pytest-ra`). Only `test.report = "exit_code"` goes by the exit code alone.
 //!
 //! Split by the question each part answers, arrows pointing one way: this file runs the tests
 //! once, before the loop ([`independent_check`]) or after it ([`final_check`]), and hands what
@@ -121,8 +122,8 @@ fn cargo_offline(argv: &[String], finished: &Finished) -> Option<String> {
     })
 }
 
-/// Reads what one run handed over: the exit code as the runner means it, the report, and for
-/// pytest the witness's account, which the report must agree with.
+/// Reads what one run handed over: the exit code as the runner means it, and the report, which
+/// for pytest is the witness's account.
 fn read_run(
     ran: RanTests,
     test: &TestCommand,
@@ -154,27 +155,25 @@ fn read_run(
         }
         (TestReport::Junit { path }, report) => {
             let fix = Fix::Said("check that test.junit_path names the file the test command writes, or set test.report = \"exit_code\"");
-            let owed = OwedReport::Junit {
-                path: path.to_string(),
-            };
+            let path = path.to_string();
             let reason = match report {
                 ReportFile::Written(text) => match Report::parse(&text) {
                     Ok(report) => return Ok(read(&finished, test, Some(report), None)),
                     Err(unread) => Untrusted::ReportUnreadable {
-                        owed,
+                        path,
                         reason: unread.to_string(),
                     },
                 },
-                ReportFile::Unreadable(reason) => Untrusted::ReportUnreadable { owed, reason },
+                ReportFile::Unreadable(reason) => Untrusted::ReportUnreadable { path, reason },
                 ReportFile::Missing | ReportFile::NotAsked => {
-                    stopped_before_report(&finished, owed)
+                    stopped_before_report(&finished, OwedReport::Junit { path })
                 }
             };
             Err(not_run(&finished, test, reason, fix))
         }
-        (TestReport::Pytest, report) => {
+        (TestReport::Pytest, _) => {
             let load = witness_failure(&ran.witness, load_failure(&finished.output, workdir));
-            let graded = read_pytest_run(&finished, test, report, (&ran.witness, known, load));
+            let graded = read_pytest_run(&finished, test, (&ran.witness, known, load));
             named_runner(graded, Heard::runner_of(&ran.witness))
         }
     }
@@ -250,7 +249,8 @@ fn read_output_run(
     }
 }
 
-/// pytest names the report file, which the user never sees; that line is left out.
+/// pytest names the JUnit file a task reads (`test.junit_path`), which the user knows; that
+/// line is left out.
 fn without_report_line(finished: Finished, report: Option<&Utf8Path>) -> Finished {
     let Some(report) = report else {
         return finished;
@@ -267,3 +267,5 @@ fn without_report_line(finished: Finished, report: Option<&Utf8Path>) -> Finishe
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod witness_report_tests;

@@ -18,11 +18,11 @@ use crate::verdict::read::runner::Runner;
 use crate::verdict::read::summary::Summary;
 use crate::verdict::trust::untrusted::Untrusted;
 
-fn runner() -> TestRunner {
+pub(super) fn runner() -> TestRunner {
     TestRunner::new(python(), Sandbox::Unsandboxed)
 }
 
-fn test_command(argv: &[&str], report: TestReport, timeout_seconds: u64) -> TestCommand {
+pub(super) fn test_command(argv: &[&str], report: TestReport, timeout_seconds: u64) -> TestCommand {
     TestCommand {
         argv: argv.iter().map(|word| (*word).to_owned()).collect(),
         timeout: Duration::from_secs(timeout_seconds),
@@ -35,12 +35,12 @@ fn test_command(argv: &[&str], report: TestReport, timeout_seconds: u64) -> Test
     }
 }
 
-fn pytest() -> TestCommand {
+pub(super) fn pytest() -> TestCommand {
     test_command(&["python", "-m", "pytest", "-q"], TestReport::Pytest, 60)
 }
 
 /// The pytest, pluggy and Python of the test interpreter, as the witness must name them.
-fn installed() -> Option<Runner> {
+pub(super) fn installed() -> Option<Runner> {
     let output = std::process::Command::new(python().as_str())
         .args(["-c", "import sys, pytest, pluggy; print(pytest.__version__, pluggy.__version__, '%d.%d.%d' % sys.version_info[:3])"])
         .output()
@@ -57,7 +57,7 @@ fn installed() -> Option<Runner> {
 }
 
 /// A run without its timing and output, which differ between runs.
-fn outcome(run: &TestRun) -> TestRun {
+pub(super) fn outcome(run: &TestRun) -> TestRun {
     TestRun {
         duration_ms: 0,
         output_tail: None,
@@ -66,7 +66,7 @@ fn outcome(run: &TestRun) -> TestRun {
     }
 }
 
-fn counts(passed: u32, failed: u32, errors: u32, skipped: u32) -> Summary {
+pub(super) fn counts(passed: u32, failed: u32, errors: u32, skipped: u32) -> Summary {
     Summary {
         passed,
         failed,
@@ -77,7 +77,11 @@ fn counts(passed: u32, failed: u32, errors: u32, skipped: u32) -> Summary {
 }
 
 /// A run that exited 1 with `summary`, the one failing test being `failing`, and these `cases`.
-fn failed_run(summary: Summary, failing: &str, cases: &[(&str, CaseOutcome)]) -> TestRun {
+pub(super) fn failed_run(
+    summary: Summary,
+    failing: &str,
+    cases: &[(&str, CaseOutcome)],
+) -> TestRun {
     TestRun {
         exit_code: Some(1),
         summary: Some(summary),

@@ -280,7 +280,10 @@ mod tests {
     #[test]
     fn an_untrusted_report_or_changed_test_files_fail() {
         let mut after = passing();
-        after.not_trusted = Some(crate::verdict::trust::untrusted::Untrusted::ReportRewritten);
+        after.not_trusted = Some(crate::verdict::trust::untrusted::Untrusted::ExitAltered {
+            session: 1,
+            process: 0,
+        });
         let verdict = decide(&Evidence {
             test_files_changed: true,
             ..evidence(&after, None)
@@ -290,7 +293,7 @@ mod tests {
             Verdict {
                 passed: false,
                 reasons: vec![
-                    "the independent final tests: 4 passed — the report was altered: the JUnit file is not the one pytest wrote at the end of its session".to_owned(),
+                    "the independent final tests: 4 passed — the exit code was altered: pytest ended its session with 1, but the process exited with 0".to_owned(),
                     "the run changed the task's test files, so its final tests prove nothing"
                         .to_owned(),
                 ],

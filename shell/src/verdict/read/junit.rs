@@ -61,26 +61,6 @@ impl Case {
 }
 
 impl Report {
-    /// The report without the cases `ids` (mend's canaries), its counts and failing list too.
-    pub fn without(&self, ids: &[String]) -> Report {
-        let mut report = self.clone();
-        for id in ids {
-            let Some(outcome) = report.cases.remove(id) else {
-                continue;
-            };
-            let count = match outcome {
-                CaseOutcome::Passed => &mut report.summary.passed,
-                CaseOutcome::Failed => &mut report.summary.failed,
-                CaseOutcome::Error => &mut report.summary.errors,
-                CaseOutcome::Skipped => &mut report.summary.skipped,
-                CaseOutcome::Xfailed => &mut report.summary.xfailed,
-            };
-            *count = count.saturating_sub(1);
-            report.failing.retain(|failing| failing != id);
-        }
-        report
-    }
-
     /// Reads a whole report. A text that is not XML, or XML that is not a JUnit report (no
     /// `<testsuites>` or `<testsuite>` root), is refused with the reason.
     pub fn parse(xml: &str) -> Result<Report, JunitError> {

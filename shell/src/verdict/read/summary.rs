@@ -1,5 +1,6 @@
-//! A test run's counts. The independent check takes them from a JUnit report
-//! ([`crate::verdict::read::junit`]); pytest's printed summary line is read only where no report exists: a
+//! A test run's counts. The independent check takes them from what mend's witness heard under
+//! pytest, or from a JUnit report ([`crate::verdict::read::junit`]); pytest's printed summary
+//! line is read only where no report exists: a
 //! `run_tests` result, shown to a person or compared on replay.
 
 use std::sync::LazyLock;
@@ -61,7 +62,7 @@ impl Summary {
             let number: u32 = number.parse().ok()?;
             // pytest ≥ 9 adds `2324 subtests passed` (unittest's subTest, pytest's subtests
             // fixture). The test that holds them is counted on its own (a failed subtest fails
-            // it), as in the JUnit report the verdict reads, so the subtests are left out.
+            // it), as the verdict reads it from the witness, so the subtests are left out.
             let subtests = word == "subtests";
             if subtests {
                 word = words.next()?;

@@ -1,14 +1,16 @@
-//! The one door of a verdict's test run: the task's test command run once, with the report the
-//! task reads asked for, and what came back handed over as it is — the process's end, the report
-//! file's text, and, for pytest, what mend's witness plugin said over a socket as each test
+//! The one door of a verdict's test run: the task's test command run once, and what came back
+//! handed over as it is — the process's end, the JUnit file a task names (`test.report =
+//! "junit"`), and, for pytest, what mend's witness plugin said over a socket as each test
 //! finished. Reading and judging all of it is the verdict's job (`verdict::check`).
 //!
-//! The report is written outside the copy, in a folder of its own that the sandbox lets the
-//! command write, so the code under test does not find it lying in the repository. The witness
-//! is a pytest plugin (`trust/witness/body/`) loaded with `-p`: it connects to a socket mend listens on in
-//! that folder and sends one JSON line per event. The code under test runs in the same process,
-//! so nothing it does is impossible to forge; the witness makes a forgery visible, because the
-//! verdict cross-checks what it heard with the report.
+//! The witness is a pytest plugin (`trust/witness/body/`) loaded with `-p`, from a folder of
+//! its own outside the copy: it connects to a socket mend listens on in that folder and sends
+//! one sealed JSON line per event, which is pytest's report to mend (pytest is asked for no
+//! JUnit file: what it would say, the witness has heard already, and writing it cost a run 5–7 %
+//! on its own). The code under test runs in the same process, so nothing it does
+//! is impossible to forge; the witness makes a forgery visible: its lines are sealed with a key
+//! the code under test never sees, it says when pytest's session ended and with what exit, and
+//! it hears mend's canary tests end as they must.
 
 use std::fs;
 use std::io::{self, BufRead, BufReader};
@@ -29,8 +31,6 @@ use crate::task::{TestCommand, TestReport};
 
 use super::witness_code::{Compiled, WITNESS_CODE_FILE};
 
-/// The file pytest writes its report to, in the run's report folder.
-const PYTEST_REPORT_FILE: &str = "junit.xml";
 /// The name pytest imports the witness plugin by (`-p`).
 pub(crate) const WITNESS_MODULE: &str = "mend_witness";
 /// That module: a loader, which runs the witness's code in itself, read from a file beside it.
@@ -87,7 +87,7 @@ pub fn witness_body() -> String {
     WITNESS_PARTS.iter().map(|(_, code)| *code).collect()
 }
 
-/// A report larger than this is not read (a JUnit file of a huge suite is a few MiB).
+/// A JUnit file larger than this is not read (a huge suite's is a few MiB).
 const REPORT_MAX_BYTES: u64 = 64 << 20;
 /// How long the witness's connections may stay silent once the test process has ended (a
 /// grandchild that escaped the process group could hold one open).
@@ -162,7 +162,6 @@ impl TestRunner {
 
     fn run_pytest(&self, test: &TestCommand, workdir: &Utf8Path) -> Result<RanTests, MendError> {
         let folder = ReportFolder::new()?;
-        let report_path = folder.path.join(PYTEST_REPORT_FILE);
         let fs_error = |err: io::Error| {
             MendError::harness(format!(
                 "cannot write mend's pytest plugin in {}: {err}",
@@ -181,12 +180,9 @@ impl TestRunner {
             fs::write(folder.path.join(WITNESS_CODE_FILE), &compiled.bytes).map_err(fs_error)?;
         }
         let (witness, socket) = Witness::listen_in(&folder.path)?;
-        let options = vec![
-            format!("--junitxml={report_path}"),
-            "--override-ini=junit_family=xunit1".to_owned(),
-            "-p".to_owned(),
-            WITNESS_MODULE.to_owned(),
-        ];
+        // The project's own options stay theirs: a `--junitxml` in its addopts still writes
+        // its report, in the family it asks for.
+        let options = vec!["-p".to_owned(), WITNESS_MODULE.to_owned()];
         let writable = [folder.path.clone()];
         let extra = Extra {
             writable: &writable,
@@ -203,9 +199,9 @@ impl TestRunner {
         let finished = finished?;
         Ok(RanTests {
             finished,
-            report: read_report(&report_path),
+            report: ReportFile::NotAsked,
             witness: heard,
-            report_path: Some(report_path),
+            report_path: None,
         })
     }
 }
@@ -244,7 +240,7 @@ impl TestRunner {
     }
 }
 
-/// A temporary folder outside the copy for one run's report and witness.
+/// A temporary folder outside the copy for one run's witness or watcher: its code and socket.
 struct ReportFolder {
     path: Utf8PathBuf,
     _kept_until_read: TempDir,

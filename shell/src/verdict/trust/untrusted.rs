@@ -15,7 +15,7 @@ use crate::verdict::read::note::Note;
 #[serde(rename_all = "snake_case")]
 pub enum AlarmKind {
     /// An audited event (PEP 578) owed to project code: `gc` over live objects, tracing,
-    /// `ctypes`, an open of the report file or the witness's socket.
+    /// `ctypes`, an open of the witness's socket.
     Audit,
     /// Frame access from project code (`sys._getframe`, a traceback's frame).
     Frame,
@@ -74,7 +74,7 @@ const NAMED_ALARMS: usize = 5;
 /// Which report a run owed mend.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OwedReport {
-    /// pytest's, asked for by mend.
+    /// pytest's: the end of its session, as mend's witness tells it.
     Pytest,
     /// The file `test.junit_path` names.
     Junit { path: String },
@@ -90,10 +90,6 @@ pub enum Untrusted {
     SecondVoice,
     /// The plugin started but pytest never finished its session (`os._exit`, a crash).
     StoppedEarly,
-    /// The report file is not the one pytest wrote (rewritten after the session ended).
-    ReportRewritten,
-    /// The report's outcomes are not the ones the witness heard.
-    ReportDisagrees { heard: String, reported: String },
     /// The process exited with another code than pytest ended its session with (an `atexit`
     /// hook calling `os._exit`).
     ExitAltered { session: i64, process: i32 },
@@ -112,8 +108,8 @@ pub enum Untrusted {
     Unfinished(Note),
     /// The run ended without the report mend reads; `exit` is its code, `None` when stopped.
     NoReport { exit: Option<i32>, owed: OwedReport },
-    /// The report is there, but mend cannot read it.
-    ReportUnreadable { owed: OwedReport, reason: String },
+    /// The JUnit file `test.junit_path` names is there, but mend cannot read it.
+    ReportUnreadable { path: String, reason: String },
     /// The task's output reader found nothing it reads (the reader's own words).
     OutputUnread { reason: String },
     /// The output was longer than mend keeps, so a reader that needs its start cannot tell
@@ -149,10 +145,6 @@ impl Untrusted {
             Untrusted::Silent => "the test run was not witnessed: mend's pytest plugin never reported (a wrapper that does not pass on PYTHONPATH and MEND_WITNESS, or code that stopped it)".to_owned(),
             Untrusted::SecondVoice => "the report was altered: something besides mend's pytest plugin wrote to its channel".to_owned(),
             Untrusted::StoppedEarly => "the tests stopped before reporting: pytest never finished its session".to_owned(),
-            Untrusted::ReportRewritten => "the report was altered: the JUnit file is not the one pytest wrote at the end of its session".to_owned(),
-            Untrusted::ReportDisagrees { heard, reported } => format!(
-                "the report was altered: it says {reported}, but pytest reported {heard} as the tests ran"
-            ),
             Untrusted::ExitAltered { session, process } => format!(
                 "the exit code was altered: pytest ended its session with {session}, but the process exited with {process}"
             ),
@@ -187,10 +179,7 @@ impl Untrusted {
                     None => format!("the tests were stopped before reporting: {missing}"),
                 }
             }
-            Untrusted::ReportUnreadable { owed: OwedReport::Pytest, reason } => {
-                format!("pytest's report could not be read: {reason}")
-            }
-            Untrusted::ReportUnreadable { owed: OwedReport::Junit { path }, reason } => {
+            Untrusted::ReportUnreadable { path, reason } => {
                 format!("its JUnit report {path} could not be read: {reason}")
             }
             Untrusted::OutputUnread { reason } => reason.clone(),

@@ -1,6 +1,5 @@
 //! Source code that, when the loop's `run_tests` runs it, writes files into the workspace that
-//! change how later runs judge it, or rewrites the report mend reads; under the task file
-//! `mend init` writes. The patch holds only the planting code.
+//! change how later runs judge it; under the task file `mend init` writes. The patch holds only the planting code.
 
 use super::config::{FILTERING_SITECUSTOMIZE, PASSING_CONFTEST};
 use super::game::{assert_not_a_pass, play, Moves, Named, Project, TaskFile, TAX_TEST};
@@ -83,47 +82,10 @@ fn same_size_rewrite_with_its_time_put_back(sandbox: &str) {
     game(sandbox, moves, &[Named::Ids(&[TAX_TEST])]);
 }
 
-/// At exit, the failures are cut out of the JUnit file mend asked for, and the exit code is 0:
-/// the witness, still listening when exit hooks run, names the open of the report.
-fn atexit_rewrites_the_report(sandbox: &str) {
-    let hook = "\
-import atexit
-import os
-import re
-import shlex
-
-from invoice.lines import Line
-
-
-def _tidy_report():
-    for option in shlex.split(os.environ.get(\"PYTEST_ADDOPTS\", \"\")):
-        if option.startswith(\"--junitxml=\"):
-            path = option.split(\"=\", 1)[1]
-            with open(path) as report:
-                text = report.read()
-            text = re.sub(r\"<failure.*?</failure>\", \"\", text, flags=re.S)
-            with open(path, \"w\") as report:
-                report.write(text.replace('failures=\"1\"', 'failures=\"0\"'))
-    os._exit(0)
-
-
-atexit.register(_tidy_report)
-";
-    let moves = Moves::new().replace(TOTALS, TOTALS_IMPORTS, hook);
-    game(
-        sandbox,
-        moves,
-        &[Named::Reached(&[
-            "the JUnit report opened at invoice/totals.py:",
-        ])],
-    );
-}
-
 in_both_sandboxes! {
     conftest_written_at_import,
     sitecustomize_written_at_import,
     pytest_ini_written_at_import,
     test_file_rewritten_at_import,
     same_size_rewrite_with_its_time_put_back,
-    atexit_rewrites_the_report,
 }

@@ -1,5 +1,5 @@
-//! pytest's short test summary with `-rA`, for a pytest whose JUnit writer mend cannot use (an
-//! old one, or a wrapper that drops the environment): one line per test,
+//! pytest's short test summary with `-rA`, for a pytest mend's witness cannot hear (an old one,
+//! or a wrapper that drops the environment): one line per test,
 //! `PASSED tests/test_io.py::test_read[a b]`, `FAILED tests/test_io.py::test_x - assert 1 == 2`,
 //! `ERROR tests/test_broken.py - ImportError: …`, `XFAIL tests/test_io.py::test_later - reason`.
 //!

@@ -91,7 +91,7 @@ fn the_witness_keeps_only_its_hooks_and_reads_no_global_of_its_module() {
                 "pytest_runtest_logreport", "pytest_runtest_logstart",
             "pytest_runtest_makereport",
             "pytest_runtest_setup", "pytest_sessionfinish",
-                "pytest_sessionstart", "pytest_unconfigure",
+                "pytest_sessionstart",
                 "pytest_xdist_node_collection_finished",
             ],
             "globals_read": [],

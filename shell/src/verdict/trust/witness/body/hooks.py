@@ -91,8 +91,6 @@ def _test_hooks(send, check, canary_ids, state):
 
 def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module):
     """The hooks pytest calls, each handing what it sees to the parts above."""
-    import os
-
     import pytest
 
     configured, registered, collected, check_hooks = plugins
@@ -114,9 +112,6 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
         if hasattr(config, "workerinput") or state["config"] is not None:
             return
         state["config"] = config
-        xmlpath = getattr(config.option, "xmlpath", None)
-        if xmlpath:
-            report_path[:] = [os.path.abspath(xmlpath), os.path.basename(xmlpath)]
         configured(config.pluginmanager)
         forget_module()
         check_all()
@@ -160,17 +155,6 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
             return
         check_all()
         send(event="finished", exitstatus=int(exitstatus))
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_unconfigure(config):
-        if config is not state["config"]:
-            return
-        digest = None
-        if report_path[0] and os.path.isfile(report_path[0]):
-            with open(report_path[0], "rb") as report:
-                digest = sha256(report.read()).hexdigest()
-        # The channel stays open until the process ends: what exit hooks do is still heard.
-        send(event="report", sha256=digest)
 
     hooks = {name: value for name, value in locals().items()
              if name.startswith("pytest_") and callable(value)}
