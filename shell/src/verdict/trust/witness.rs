@@ -383,6 +383,8 @@ fn describe_tally(counts: &BTreeMap<CaseOutcome, usize>) -> String {
 }
 
 #[cfg(test)]
+mod between_tests;
+#[cfg(test)]
 mod closed_tests;
 #[cfg(test)]
 mod grammar_tests;
