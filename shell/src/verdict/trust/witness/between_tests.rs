@@ -5,7 +5,8 @@
 //! every time), the modules every time.
 
 use super::phases_tests::witnessed;
-use crate::verdict::trust::witness::unsealed;
+use crate::verdict::read::outcome::CaseOutcome;
+use crate::verdict::trust::witness::{unsealed, Heard};
 
 const TESTS: &str = "import _pytest.reports
 import _pytest.runner
@@ -45,6 +46,24 @@ fn a_class_or_module_replaced_between_two_tests_and_put_back_later_is_named() {
             "\"replaced\" \"_pytest.reports.TestReport.__repr__ replaced\" at \"test_between.py:9\"",
             "\"replaced\" \"_pytest.runner.show_test_item replaced\" at \"test_between.py:10\"",
         ],
+        "{printed}"
+    );
+}
+
+#[test]
+fn the_witness_folder_is_off_the_import_path_once_pytest_is_configured() {
+    // Every later import would search it first (it is on PYTHONPATH, before the installed
+    // packages); the run's own folder stays.
+    let tests = "import os\nimport sys\n\n\ndef test_path():\n    \
+                 folder = os.environ['PYTHONPATH']\n    \
+                 assert [entry for entry in sys.path if os.path.abspath(entry) == folder] == []\n    \
+                 assert os.getcwd() in sys.path\n";
+    let (lines, printed) = witnessed("test_path.py", tests, &[]);
+    let heard = Heard::of(std::slice::from_ref(&lines))
+        .unwrap_or_else(|reason| panic!("{reason:?}: {printed}"));
+    assert_eq!(
+        heard.cases.get("test_path.py::test_path"),
+        Some(&CaseOutcome::Passed),
         "{printed}"
     );
 }

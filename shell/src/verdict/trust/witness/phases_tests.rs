@@ -53,14 +53,17 @@ def test_expected_to_fail():
 ";
 
 /// The lines a real pytest's witness sent for `tests` (one module, `file`) run with `options`,
-/// and what pytest printed (for a failure's message).
+/// and what pytest printed (for a failure's message). The witness is in a folder of its own on
+/// `PYTHONPATH`, as mend hands it over.
 pub(super) fn witnessed(file: &str, tests: &str, options: &[&str]) -> (Vec<String>, String) {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path();
-    std::fs::write(folder.join("mend_witness.py"), WITNESS_LOADER).unwrap();
-    std::fs::write(folder.join(WITNESS_BODY_FILE), witness_body()).unwrap();
+    let witness = folder.join("witness");
+    std::fs::create_dir(&witness).unwrap();
+    std::fs::write(witness.join("mend_witness.py"), WITNESS_LOADER).unwrap();
+    std::fs::write(witness.join(WITNESS_BODY_FILE), witness_body()).unwrap();
     std::fs::write(folder.join(file), tests).unwrap();
-    let socket = folder.join("witness.sock");
+    let socket = witness.join("witness.sock");
     let listener = UnixListener::bind(&socket).unwrap();
     let lines = std::thread::spawn(move || {
         let (stream, _) = listener.accept().unwrap();
@@ -82,7 +85,7 @@ pub(super) fn witnessed(file: &str, tests: &str, options: &[&str]) -> (Vec<Strin
         .args(options)
         .arg(file)
         .current_dir(folder)
-        .env("PYTHONPATH", folder)
+        .env("PYTHONPATH", &witness)
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
         .env("MEND_WITNESS", &socket)
