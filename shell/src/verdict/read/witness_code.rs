@@ -6,7 +6,8 @@
 //! hides from the tests) and hands it to each run in the run's own folder. The file starts with
 //! the interpreter's cache tag and version: the loader runs the code only in the very interpreter
 //! that made it, compiling the body itself otherwise (another interpreter on the test command's
-//! `PATH`, a Python before 3.8, whose code objects cannot be renamed to the loader's file).
+//! `PATH`). Pythons 3.6 and 3.7 have no `CodeType.replace` to rename the code to the loader's
+//! file; the loader makes each code object anew there, which costs far less than the compile.
 //!
 //! A cache entry is named by the body's digest and the interpreter's real file, size and time,
 //! so a new mend or a reinstalled Python makes a new one. Without a sandbox the tests can write

@@ -378,6 +378,8 @@ fn must(outcome: CaseOutcome) -> &'static str {
 }
 
 #[cfg(test)]
+mod between_tests;
+#[cfg(test)]
 mod closed_tests;
 #[cfg(test)]
 mod grammar_tests;

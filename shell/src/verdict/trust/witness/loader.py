@@ -15,19 +15,24 @@ def _renamed(code, filename):
     """`code` and every function's code in it, as compiled in `filename`."""
     consts = tuple(_renamed(const, filename) if isinstance(const, type(code)) else const
                    for const in code.co_consts)
-    return code.replace(co_filename=filename, co_consts=consts)
+    if hasattr(code, "replace"):
+        return code.replace(co_filename=filename, co_consts=consts)
+    # Before Python 3.8 (no `replace`) a code object is made by its constructor, whose
+    # arguments are the same in 3.6 and 3.7.
+    return type(code)(code.co_argcount, code.co_kwonlyargcount, code.co_nlocals,
+                      code.co_stacksize, code.co_flags, code.co_code, consts, code.co_names,
+                      code.co_varnames, filename, code.co_name, code.co_firstlineno,
+                      code.co_lnotab, code.co_freevars, code.co_cellvars)
 
 
 def _cached_code(folder):
     """The code mend compiled with this interpreter (`mend_witness.code`, its first line naming
     the interpreter), under this file's name; `None` when there is none for this interpreter, or
-    its code objects cannot be renamed (`replace` came with Python 3.8)."""
+    its code objects cannot be renamed (a code object of a Python the loader does not know)."""
     import marshal
     import os
     import sys
 
-    if not hasattr((lambda: None).__code__, "replace"):
-        return None
     try:
         with open(os.path.join(folder, "mend_witness.code"), "rb") as cached:
             tag, _, data = cached.read().partition(b"\n")

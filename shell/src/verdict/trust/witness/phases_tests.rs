@@ -52,15 +52,18 @@ def test_expected_to_fail():
     assert False
 ";
 
-/// The project's tests as the witness heard them (mend's canaries left out), and the phases
-/// it sent for them, each `id when`.
-fn heard_with(options: &[&str]) -> (BTreeMap<String, CaseOutcome>, Vec<String>) {
+/// The lines a real pytest's witness sent for `tests` (one module, `file`) run with `options`,
+/// and what pytest printed (for a failure's message). The witness is in a folder of its own on
+/// `PYTHONPATH`, as mend hands it over.
+pub(super) fn witnessed(file: &str, tests: &str, options: &[&str]) -> (Vec<String>, String) {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path();
-    std::fs::write(folder.join("mend_witness.py"), WITNESS_LOADER).unwrap();
-    std::fs::write(folder.join(WITNESS_BODY_FILE), witness_body()).unwrap();
-    std::fs::write(folder.join("test_phases.py"), TESTS).unwrap();
-    let socket = folder.join("witness.sock");
+    let witness = folder.join("witness");
+    std::fs::create_dir(&witness).unwrap();
+    std::fs::write(witness.join("mend_witness.py"), WITNESS_LOADER).unwrap();
+    std::fs::write(witness.join(WITNESS_BODY_FILE), witness_body()).unwrap();
+    std::fs::write(folder.join(file), tests).unwrap();
+    let socket = witness.join("witness.sock");
     let listener = UnixListener::bind(&socket).unwrap();
     let lines = std::thread::spawn(move || {
         let (stream, _) = listener.accept().unwrap();
@@ -80,21 +83,24 @@ fn heard_with(options: &[&str]) -> (BTreeMap<String, CaseOutcome>, Vec<String>) 
             "no:cacheprovider",
         ])
         .args(options)
-        .arg("test_phases.py")
+        .arg(file)
         .current_dir(folder)
-        .env("PYTHONPATH", folder)
+        .env("PYTHONPATH", &witness)
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
         .env("MEND_WITNESS", &socket)
         .output()
         .unwrap();
-    let lines = lines.join().unwrap();
-    let heard = Heard::of(std::slice::from_ref(&lines)).unwrap_or_else(|reason| {
-        panic!(
-            "{reason:?}: {}",
-            String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr)
-        )
-    });
+    let printed = String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);
+    (lines.join().unwrap(), printed.into_owned())
+}
+
+/// The project's tests as the witness heard them (mend's canaries left out), and the phases
+/// it sent for them, each `id when`.
+fn heard_with(options: &[&str]) -> (BTreeMap<String, CaseOutcome>, Vec<String>) {
+    let (lines, printed) = witnessed("test_phases.py", TESTS, options);
+    let heard = Heard::of(std::slice::from_ref(&lines))
+        .unwrap_or_else(|reason| panic!("{reason:?}: {printed}"));
     let canaries: Vec<&String> = heard.canary_ids().collect();
     let own = |id: &str| !canaries.iter().any(|canary| canary.as_str() == id);
     let mut sent = Vec::new();

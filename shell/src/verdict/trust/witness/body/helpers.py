@@ -16,11 +16,14 @@ def _imported_helpers(places, alarm, same):
     from pytest import hookimpl
 
     kind, defined_at = places[0], places[3]
+    # An object's identity without `id()`, whose every call is an audit event (the audit hook's
+    # cost): `object.__hash__` is made of the address, as `id` is, and no class overrides it.
+    identity = object.__hash__
     # pytest and pluggy are installed packages too (`kind` names them apart for other checks):
     # `import pytest` in a test module takes pytest's own functions, not the project's.
     outside = ("site", "stdlib", "pytest")
     seen_modules = {}  # test module name -> (module, {name: (value, code)}, ids in `wholes`)
-    wholes = {}  # id(module) -> (module, {name: (value, code)}, vars(module) as first seen)
+    wholes = {}  # identity(module) -> (module, {name: (value, code)}, vars(module) as first seen)
 
     def code_of(value):
         """A function's code, or a method's; `None` for anything else. By exact type: a mock
@@ -73,7 +76,7 @@ def _imported_helpers(places, alarm, same):
 
     def watch_whole(module, depth):
         name = getattr(module, "__name__", None)
-        if id(module) in wholes or not isinstance(name, str) or not installed(name):
+        if identity(module) in wholes or not isinstance(name, str) or not installed(name):
             return
         namespace = vars(module)
         public = [name for name in namespace if not name.startswith("_")]
@@ -85,7 +88,7 @@ def _imported_helpers(places, alarm, same):
         package = name.partition(".")[0]
         helpers = {key: (value, code) for key, (value, code) in found.items()
                    if str(getattr(value, "__module__", "")).partition(".")[0] == package}
-        wholes[id(module)] = (module, helpers, dict(namespace))
+        wholes[identity(module)] = (module, helpers, dict(namespace))
         if depth:
             for name in public:
                 if isinstance(namespace[name], types.ModuleType):
@@ -102,7 +105,7 @@ def _imported_helpers(places, alarm, same):
             watch_whole(imported_whole, 1)
         # As each test starts, only what its module imports itself (the modules those hold are
         # compared at the end): a test pays for its own imports, not the suite's.
-        return module, own, [id(value) for value in modules if id(value) in wholes]
+        return module, own, [identity(value) for value in modules if identity(value) in wholes]
 
     def compare(holder, helpers, now):
         for name, (value, code) in list(helpers.items()):

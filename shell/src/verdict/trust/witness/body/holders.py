@@ -11,9 +11,11 @@ def _finder():
     import importlib
     import sys
 
-    def find_one(place):
+    def find_one(place, imported_only):
         module_name, _, attributes = place.partition(":")
         value = sys.modules.get(module_name)
+        if value is None and imported_only:
+            return None
         try:
             if value is None:
                 value = importlib.import_module(module_name)
@@ -24,10 +26,14 @@ def _finder():
         return value
 
     def find(*places):
-        for place in places:
-            found = find_one(place)
-            if found is not None:
-                return found
+        # What is imported already first (pytest and pluggy import most of their own modules):
+        # another version's place is then never imported, an import that would search the
+        # whole path to fail. The places are names of one thing in different versions.
+        for imported_only in (True, False):
+            for place in places:
+                found = find_one(place, imported_only)
+                if found is not None:
+                    return found
         return None
 
     return find
@@ -55,6 +61,10 @@ def _watched_holders(find, unchecked):
     have is told to mend (`unchecked`): a check not made, never a silent one."""
     import builtins
     import sys
+
+    # An object's identity without `id()`, whose every call is an audit event (the audit hook's
+    # cost): `object.__hash__` is made of the address, as `id` is, and no class overrides it.
+    identity = object.__hash__
 
     def module_of(value):
         return None if value is None else sys.modules.get(getattr(value, "__module__", None))
@@ -123,8 +133,8 @@ def _watched_holders(find, unchecked):
     hot, cold, seen = [], [], set()
     for holders, kept in ((per_test, hot), (classes + modules, cold)):
         for holder in holders:
-            if holder is not None and id(holder) not in seen:
-                seen.add(id(holder))
+            if holder is not None and identity(holder) not in seen:
+                seen.add(identity(holder))
                 kept.append((holder, dict(vars(holder))))
     return hot, cold
 
@@ -170,7 +180,8 @@ def _holders(alarm, defined_at, find, same, unchecked, check_stand_ins=None):
     runs a test and makes and carries its report (as each test starts), `check_cold()` the rest
     of the watched classes and modules (after collection and at the end). Each is compared as a
     whole dictionary (at C speed), entry by entry only when it differs; a replaced entry is an
-    alarm, told once."""
+    alarm, told once. The audit hook is no stand-in for these checks: Python audits a write to
+    a class's special attributes (`__name__`, `__bases__`, `__doc__`), not to its methods."""
     hot, cold = _watched_holders(find, unchecked)
     made_by_runner = _made_by_runner()
     missing = object()

@@ -28,22 +28,32 @@ def _test_hooks(send, check, canary_ids, state):
     told = set()  # the tests in progress that a line was sent for
 
     def heard(report):
-        """Sends the report's phase; for a canary's, returns the session's counts as they are
-        before pytest counts it (`None` for any other)."""
-        nodeid = report.nodeid  # a property that builds its string in pytest 9
+        """Sends the report's phase; for a failed or skipped canary's, returns the session's
+        counts as they are before pytest counts it (`None` for any other: a passed phase
+        changes none of them)."""
         when, outcome = report.when, report.outcome
         # A passed phase changes no test's outcome (mend keeps a test's worst phase): a passed
         # setup is left to the call or teardown after it, which pytest always reports, and a
         # passed teardown is sent only when nothing was sent for its test yet (`--setup-only`
-        # runs no call). A passing test costs one sealed line, not three.
-        if outcome != "passed" or when == "call" or (when == "teardown" and nodeid not in told):
-            send(event="test", id=nodeid, when=when, outcome=outcome,
-                 xfail=hasattr(report, "wasxfail"))
-            told.add(nodeid)
+        # runs no call). A passing test costs one sealed line, not three, and its passed setup
+        # not even its node id (a property that builds its string in pytest 9).
+        if outcome == "passed":
+            if when == "setup":
+                return None
+            nodeid = report.nodeid
+            if when == "teardown" and nodeid in told:
+                told.discard(nodeid)
+                return None
+        else:
+            nodeid = report.nodeid
+        send(event="test", id=nodeid, when=when, outcome=outcome,
+             xfail=hasattr(report, "wasxfail"))
         if when == "teardown":
             told.discard(nodeid)
+        else:
+            told.add(nodeid)
         session = state["session"]
-        if session is None or nodeid not in canary_ids:
+        if outcome == "passed" or session is None or nodeid not in canary_ids:
             return None
         return session, (session.testsfailed, session.shouldfail, session.shouldstop)
 

@@ -63,8 +63,17 @@ def _install(module_name, module_file):
     plugins = _plugins(places, alarm, unchecked)
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
 
+    folder = os.path.dirname(os.path.abspath(module_file))
+
     def forget_module():
         sys.modules.pop(module_name, None)
+        # Nor is its folder searched again: it comes before the installed packages (PYTHONPATH),
+        # so every later import would look in it first. pytest-xdist has taken its copy of the
+        # path by now, for its workers to import the witness too. (The folder the tests run in
+        # stays, should it be the same.)
+        if folder != os.getcwd():
+            sys.path[:] = [entry for entry in sys.path
+                           if not entry or os.path.abspath(entry) != folder]
 
     hooks = _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module)
     hooks.update(_skip_hooks(send, places))

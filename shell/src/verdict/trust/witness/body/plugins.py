@@ -35,6 +35,9 @@ def _plugins(places, alarm, unchecked):
     from types import MethodType
 
     kind, place, responsible, defined_at, _ = places
+    # An object's identity without `id()`, whose every call is an audit event (the audit hook's
+    # cost): `object.__hash__` is made of the address, as `id` is, and no class overrides it.
+    identity = object.__hash__
     shipped_by_project = _entry_points(places, alarm)
     outcome_prefixes = ("pytest_runtest_", "pytest_collect", "pytest_report_", "pytest_session",
                         "pytest_pyfunc_call", "pytest_terminal_summary", "pytest_fixture_",
@@ -63,7 +66,7 @@ def _plugins(places, alarm, unchecked):
         for caller in pm.get_hookcallers(plugin) or []:
             for impl in caller.get_hookimpls():
                 if impl.plugin is plugin:
-                    allowed_impls.add(id(impl))
+                    allowed_impls.add(identity(impl))
 
     def configured(pm):
         # pluggy's hook calling (every pluggy from 0.13 on has both; a later one may not).
@@ -75,11 +78,11 @@ def _plugins(places, alarm, unchecked):
         watching.update(pm=pm, hookexec=hookexec, hook_calling=hook_calling)
         # Every implementation of every plugin registered so far, in one pass over the hooks
         # (`get_hookcallers` per plugin would pass over all of them once for each).
-        plugins = {id(plugin) for plugin in pm.get_plugins()}
+        plugins = {identity(plugin) for plugin in pm.get_plugins()}
         for caller in vars(pm.hook).values():
             for impl in getattr(caller, "get_hookimpls", list)():
-                if id(impl.plugin) in plugins:
-                    allowed_impls.add(id(impl))
+                if identity(impl.plugin) in plugins:
+                    allowed_impls.add(identity(impl))
         shipped_by_project(pm)
         callers.update(outcome_hooks(pm))
         name_checked()
@@ -120,8 +123,8 @@ def _plugins(places, alarm, unchecked):
             return
         seen_impls[name] = list(impls)
         for impl in impls:
-            if id(impl) not in allowed_impls:
-                allowed_impls.add(id(impl))
+            if identity(impl) not in allowed_impls:
+                allowed_impls.add(identity(impl))
                 alarm("hook", f"a new implementation of {name} ({impl.plugin_name})",
                       defined_at(impl.function))
 
