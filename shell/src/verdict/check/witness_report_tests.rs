@@ -158,18 +158,20 @@ fn a_module_skipped_whole_passes_and_is_no_alteration() {
         ("tests/test_core.py", "def test_core():\n    pass\n"),
     ]);
     let run = independent_check(&runner(), &pytest(), &root).unwrap();
-    // The witness hears tests, not the modules pytest skips whole: pytest prints "1 passed,
-    // 1 skipped", the count here has the test that ran.
+    // pytest prints "1 passed, 1 skipped": the module skipped whole is one skipped, by its file.
     assert_eq!(
         (outcome(&run), run.passed()),
         (
             TestRun {
                 exit_code: Some(0),
-                summary: Some(counts(1, 0, 0, 0)),
-                cases: [(
-                    "tests/test_core.py::test_core".to_owned(),
-                    CaseOutcome::Passed
-                )]
+                summary: Some(counts(1, 0, 0, 1)),
+                cases: [
+                    (
+                        "tests/test_core.py::test_core".to_owned(),
+                        CaseOutcome::Passed,
+                    ),
+                    ("tests/test_optional.py".to_owned(), CaseOutcome::Skipped),
+                ]
                 .into(),
                 runner: installed(),
                 ..TestRun::default()

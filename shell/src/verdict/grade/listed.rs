@@ -11,10 +11,11 @@
 //! - pytest's `-rA` summary names no skipped test (it prints `SKIPPED [N] file:line: reason`),
 //!   so a skipped test is not in the harness's map: listed, it did not run.
 //!
-//! mend reads whole ids (from the JUnit report, or the runner's output), and builds the
-//! harness's map from them: keys as the parser spells them, in the order pytest's `-rA` summary
-//! prints its lines (passed, skipped, xfailed, errors, failures), so a key shared by a passing
-//! and a failing test takes the failure, as the summary's later line gives it to the harness.
+//! mend reads whole ids (from what the witness heard, a JUnit report, or the runner's output),
+//! and builds the harness's map from them: keys as the parser spells them, in the order pytest's
+//! `-rA` summary prints its lines (passed, skipped, xfailed, errors, failures), so a key shared
+//! by a passing and a failing test takes the failure, as the summary's later line gives it to the
+//! harness.
 
 use std::collections::BTreeMap;
 

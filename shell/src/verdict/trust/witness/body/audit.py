@@ -152,7 +152,7 @@ def _stand_ins(heard, alarm, defined_at):
         stand_in(sys, name)
     for name in ("get_objects", "get_referrers", "get_referents"):
         stand_in(gc, name)
-    # Opening the JUnit report or the socket (`open` is one function under both names).
+    # Opening the socket (`open` is one function under both names).
     for module in (builtins, io, os):
         stand_in(module, "open", event="open")
 

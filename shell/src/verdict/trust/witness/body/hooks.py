@@ -99,7 +99,7 @@ def _test_hooks(send, check, canary_ids, state):
             if name.startswith("pytest_") and callable(value)}
 
 
-def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module):
+def _pytest_hooks(send, plugins, holders, canaries, forget_module):
     """The hooks pytest calls, each handing what it sees to the parts above."""
     import pytest
 
@@ -158,6 +158,10 @@ def _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_
     def pytest_collectreport(report):
         if report.failed:
             send(event="uncollected", id=report.nodeid)
+        elif report.skipped:
+            # A module skipped whole (`importorskip`, a module-level skip): pytest counts it
+            # as one skipped, and so does mend.
+            send(event="test", id=report.nodeid, when="collect", outcome="skipped", xfail=False)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(session, exitstatus):

@@ -39,8 +39,7 @@ def _install(module_name, module_file):
     unchecked = _told_once(send, "unchecked")
     places = _places(os.path.normcase(os.path.abspath(module_file)))
     alarm = _alarms(send)
-    report_path = [None, None]  # the JUnit report: its absolute path, its file name
-    touches, ours = _ours(path, channel_fd, report_path)
+    touches, ours = _ours(path, channel_fd)
     watched_prefixes = ("_pytest", "pytest", "pluggy", module_name)
     describe = _watched_events(touches, ours, watched_prefixes)
     audit, heard = _audit_hook(places, alarm, describe)
@@ -48,7 +47,7 @@ def _install(module_name, module_file):
     if add_audit_hook is None:
         check_stand_ins = _stand_ins(heard, alarm, places[3])
         unchecked("the audit hook (frame reads through tracebacks, generators and coroutines, "
-                  "ctypes, the report or the socket opened, moved or removed other than by "
+                  "ctypes, the socket opened, moved or removed other than by "
                   "open, io.open or os.open)",
                   f"Python {runner['python']} has no audit hooks (they came with 3.8); "
                   "sys._getframe, sys._current_frames, sys.settrace, sys.setprofile, gc's "
@@ -75,7 +74,7 @@ def _install(module_name, module_file):
             sys.path[:] = [entry for entry in sys.path
                            if not entry or os.path.abspath(entry) != folder]
 
-    hooks = _pytest_hooks(send, report_path, sha256, plugins, holders, canaries, forget_module)
+    hooks = _pytest_hooks(send, plugins, holders, canaries, forget_module)
     hooks.update(_skip_hooks(send, places))
     hooks.update(helper_hooks)
     profile_hooks = _hypothesis_profiles(places, alarm)

@@ -125,9 +125,8 @@ def _runner():
             "python": "%d.%d.%d" % tuple(sys.version_info[:3])}
 
 
-def _ours(path, channel_fd, report_path):
-    """`touches(value)`: whether a path or descriptor is mend's socket or the JUnit report
-    (`report_path[0]`, known once pytest is configured); `name(value)` says which."""
+def _ours(path, channel_fd):
+    """`touches(value)`: whether a path or descriptor is mend's socket; `name(value)` names it."""
     import os
 
     def touches(value):
@@ -139,18 +138,10 @@ def _ours(path, channel_fd, report_path):
             name = os.fsdecode(value)
         except TypeError:
             return False
-        report = report_path[0]
-        if name == path or name == report:
-            return True
-        # A relative or indirect name of the report ends with its file name; anything else is
-        # some other file, told without resolving it (pytest opens hundreds).
-        return report is not None and name.endswith(report_path[1]) \
-            and os.path.abspath(name) == report
+        return name == path
 
     def name(value):
-        if isinstance(value, int) or os.fsdecode(value) == path:
-            return "mend's witness socket"
-        return "the JUnit report"
+        return "mend's witness socket"
 
     return touches, name
 

@@ -29,17 +29,17 @@ a line written to the socket by anyone else does not carry a valid MAC. The even
   {"event": "test", "id": ..., "when": ..., "outcome": ..., "xfail": bool}
                                              a phase (setup, call, teardown) of a test: every
                                              call, and every setup or teardown that did not
-                                             pass, or a passed teardown of a test told nothing
+                                             pass, or a passed teardown of a test told nothing;
+                                             "collect" for a module skipped whole
   {"event": "uncollected", "id": ...}        a file it could not collect
   {"event": "alarm", "kind": ..., "what": ..., "where": "FILE:LINE" | null}
                                              something reached into the test run
   {"event": "finished", "exitstatus": N}     the session ended
-  {"event": "report", "sha256": ... | null}  the digest of the JUnit report as pytest left it
 Under pytest-xdist only the controller speaks: it hands its canaries' seed to the workers, which
 place them, and hears the reports they send it (`_worker_hooks`).
-mend compares what it heard with the report: a report changed afterwards, tests missing from
-it, a canary with another outcome, an alarm, or a second voice on the socket make the run a
-non-pass.
+What it heard is the run's report (pytest writes none for mend): a session it did not hear end,
+fewer tests than collected, an exit code other than the session's, a canary with another
+outcome, an alarm, or a second voice on the socket make the run a non-pass.
 
 Start-up cost matters (it is paid by every verdict): nothing here loads OpenSSL (`hashlib`),
 `secrets` or `sysconfig`; the SHA-256 is the interpreter's own built-in one.
