@@ -15,7 +15,8 @@ use super::repair::KEY_REACH;
 use crate::schema::ToolSpec;
 
 /// The bytes after a name that the decision can accept: `"` and `(` right after it, `{` after
-/// blanks and colons, and `<`, `"`, `=`, `:` of a key within reach.
+/// blanks and colons, and `<`, `"`, `=`, `:` of a key within reach. A `(` counts only before
+/// the text's last `"`, `'`, `{` or `=`: a Python call's arguments start with one.
 const TRIGGERS: [u8; 6] = [b'"', b'(', b'{', b'<', b'=', b':'];
 
 /// Bytes looked at together, as in the signs' pass.
@@ -26,14 +27,38 @@ pub(super) fn is_word_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_'
 }
 
-/// Whether `byte` is one of [`TRIGGERS`]; without branches, so a block's test vectorizes.
-const fn is_trigger(byte: u8) -> bool {
+/// Whether `byte` is one of [`TRIGGERS`], `(` only when `paren`; without branches, so a
+/// block's test vectorizes.
+const fn is_trigger(byte: u8, paren: bool) -> bool {
     (byte == TRIGGERS[0])
-        | (byte == TRIGGERS[1])
+        | ((byte == TRIGGERS[1]) & paren)
         | (byte == TRIGGERS[2])
         | (byte == TRIGGERS[3])
         | (byte == TRIGGERS[4])
         | (byte == TRIGGERS[5])
+}
+
+/// The bytes a Python call's first argument starts with (`"`, `'`, `{`) or its keyword's `=`.
+const fn is_python_argument(byte: u8) -> bool {
+    (byte == b'"') | (byte == b'\'') | (byte == b'{') | (byte == b'=')
+}
+
+/// One past the last byte of `bytes` that can start a Python call's first argument: a `(`
+/// after it starts none, and prose is full of `(`.
+fn python_arguments_end(bytes: &[u8]) -> usize {
+    let blocks = bytes.rchunks(BLOCK).enumerate();
+    for (index, block) in blocks {
+        if block
+            .iter()
+            .fold(0u8, |hit, byte| hit | u8::from(is_python_argument(*byte)))
+            != 0
+        {
+            let start = bytes.len().saturating_sub((index + 1) * BLOCK);
+            let last = block.iter().rposition(|byte| is_python_argument(*byte));
+            return last.map_or(0, |last| start + last + 1);
+        }
+    }
+    0
 }
 
 /// The names the pass can find: those made of word bytes only, shorter than 128 (a name with
@@ -77,18 +102,20 @@ impl<'a> Names<'a> {
             return false;
         }
         let bytes = content.as_bytes();
+        let python_end = python_arguments_end(bytes);
         // Words ending before `checked` have been looked at.
         let mut checked = 0;
         for (index, block) in bytes.chunks(BLOCK).enumerate() {
+            let paren = index * BLOCK < python_end;
             if block
                 .iter()
-                .fold(0u8, |hit, byte| hit | u8::from(is_trigger(*byte)))
+                .fold(0u8, |hit, byte| hit | u8::from(is_trigger(*byte, paren)))
                 == 0
             {
                 continue;
             }
             for (offset, byte) in block.iter().enumerate() {
-                if !is_trigger(*byte) {
+                if !is_trigger(*byte, paren) {
                     continue;
                 }
                 let at = index * BLOCK + offset;
