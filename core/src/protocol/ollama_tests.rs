@@ -68,7 +68,22 @@ fn line() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
+/// Failures kept beside the other properties' (at the repository's root), not in `core/`.
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../proptest-regressions/core-ollama-lines.txt"
+            )),
+        )),
+        ..ProptestConfig::default()
+    }
+}
+
 proptest! {
+    #![proptest_config(config())]
+
     #[test]
     fn every_line_reads_as_from_slice_reads_it(line in line()) {
         prop_assert_eq!(parse_chunk(&line).map_err(|err| err.to_string()), by_bytes(&line));
