@@ -38,6 +38,7 @@ mod llama;
 mod local_family_tests;
 mod minimax;
 mod mistral;
+mod named;
 mod phi;
 mod python;
 mod pythonic;

@@ -6,6 +6,7 @@ use crate::prelude::*;
 
 use serde_json::{json, Value};
 
+use super::named::{is_word_byte, Names};
 use super::{json, Signs, TextCall, TextCallFormat};
 use crate::protocol::ModelCall;
 use crate::schema::ToolSpec;
@@ -25,28 +26,40 @@ pub(crate) fn attempted(content: &str, signs: &Signs, tools: &[ToolSpec]) -> boo
         return true;
     }
     // Searching the text for each name costs most of the decision: a text with nothing that
-    // can start arguments (most prose) is passed over without it.
-    signs.argument()
-        && tools
+    // can start arguments (most prose) is passed over without it. The names made of word bytes
+    // (every tool's in practice) are found in one pass for all tools; any other is searched
+    // for on its own.
+    signs.argument() && {
+        let brace = signs.brace();
+        let (names, others) = Names::split(tools);
+        names.any_place(content, |tool, at| {
+            arguments_or_keys_at(content, tool, at, brace)
+        }) || others
             .iter()
-            .any(|tool| names_with_arguments_or_keys(content, tool, signs.brace()))
+            .any(|tool| names_with_arguments_or_keys(content, tool, brace))
+    }
 }
 
 /// Whether `content` names `tool` as a word with arguments after it ([`arguments_after`]) or
 /// with one of its keys soon after it ([`keys_after`]), each place the name stands looked at
 /// once for both.
 fn names_with_arguments_or_keys(content: &str, tool: &ToolSpec, brace: bool) -> bool {
-    let bytes = content.as_bytes();
     any_place(content, tool.name(), |at| {
-        let before = at.checked_sub(1).map(|before| bytes[before]);
-        if before.is_some_and(is_word_byte) {
-            return false;
-        }
-        let end = at + tool.name().len();
-        let word_ends = !bytes.get(end).copied().is_some_and(is_word_byte);
-        arguments_after(&content[end..], before, brace)
-            || (word_ends && keys_after(content, end, tool))
+        arguments_or_keys_at(content, tool, at, brace)
     })
+}
+
+/// Whether the name of `tool`, standing at `at` in `content`, stands there as a word with
+/// arguments or one of its keys after it.
+fn arguments_or_keys_at(content: &str, tool: &ToolSpec, at: usize, brace: bool) -> bool {
+    let bytes = content.as_bytes();
+    let before = at.checked_sub(1).map(|before| bytes[before]);
+    if before.is_some_and(is_word_byte) {
+        return false;
+    }
+    let end = at + tool.name().len();
+    let word_ends = !bytes.get(end).copied().is_some_and(is_word_byte);
+    arguments_after(&content[end..], before, brace) || (word_ends && keys_after(content, end, tool))
 }
 
 /// The bytes of text [`any_place`] hands its searcher at once.
@@ -83,14 +96,9 @@ fn any_place(content: &str, name: &str, mut found: impl FnMut(usize) -> bool) ->
     }
 }
 
-/// Whether `byte` continues a word (an identifier's letter, digit or `_`).
-fn is_word_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || byte == b'_'
-}
-
 /// How far after a tool's name its first argument may stand (`Action Input: {…}`, a YAML
 /// `arguments:` line, a tag and a newline), in bytes.
-const KEY_REACH: usize = 64;
+pub(super) const KEY_REACH: usize = 64;
 
 /// Whether one of the tool's own parameters stands as a key soon after its name (which ends at
 /// `end`), in any shape a model writes one: `<path>`, `path=`, `path:`, `"path":`,

@@ -65,15 +65,24 @@ fn by_one_pass(text: &str, tools: &[ToolSpec]) -> Decisions {
     )
 }
 
+/// mend's own seven tools, whose names the one pass finds together, and one whose name has
+/// bytes no word has, searched for on its own.
 fn tools() -> Vec<ToolSpec> {
+    use crate::schema::JsonType::String as Text;
+    let with = |name: &str, keys: &[&str]| {
+        let keys: Vec<(&str, crate::schema::JsonType, &str)> =
+            keys.iter().map(|key| (*key, Text, "a key")).collect();
+        ToolSpec::function(name, "a tool", &keys, &[])
+    };
     vec![
-        ToolSpec::function("run_tests", "Run the tests", &[], &[]),
-        ToolSpec::function(
-            "read_file",
-            "Read",
-            &[("path", crate::schema::JsonType::String, "the file")],
-            &[],
-        ),
+        with("run_tests", &[]),
+        with("read_file", &["path"]),
+        with("list_files", &["pattern"]),
+        with("grep", &["pattern", "path"]),
+        with("write_file", &["path", "text"]),
+        with("replace_text", &["path", "old", "new"]),
+        with("shell", &["command"]),
+        with("fs.read-file", &["path"]),
     ]
 }
 
@@ -145,9 +154,26 @@ fn tool_text() -> impl Strategy<Value = String> {
         ":",
         "=",
         "x",
+        "grep",
+        "shell",
+        "write_file",
+        "fs.read-file",
+        "<command>",
+        "command=",
+        "old: ",
+        "\"text\":",
     ];
-    prop::collection::vec(prop::sample::select(pieces.to_vec()), 0..12)
-        .prop_map(|pieces| pieces.concat())
+    // Blanks and words long enough to put a key just within the reach after a name, or just
+    // beyond it.
+    prop::collection::vec(
+        prop_oneof![
+            4 => prop::sample::select(pieces.to_vec()).prop_map(str::to_owned),
+            1 => "[a-z ]{55,70}",
+            1 => " {1,70}",
+        ],
+        0..12,
+    )
+    .prop_map(|pieces| pieces.concat())
 }
 
 /// Failures kept beside the other properties' (at the repository's root), not in `core/`.
@@ -197,4 +223,42 @@ fn every_sign_is_found_at_every_place_in_a_block() {
         })
         .collect();
     assert_eq!(missed, Vec::new());
+}
+
+#[test]
+fn a_key_is_found_at_every_distance_after_every_name() {
+    let tools = tools();
+    let keys = [
+        "<path>",
+        "\"pattern\":",
+        "command=",
+        "old: ",
+        "text:\n",
+        "{",
+        "(path=",
+    ];
+    let texts: Vec<String> = tools
+        .iter()
+        .flat_map(|tool| {
+            keys.iter().flat_map(move |key| {
+                (0..80).flat_map(move |gap| {
+                    [" ", ":", "x", "é"].map(|fill| {
+                        let filler = fill.repeat(gap);
+                        format!("see {} {filler}{key} end", tool.name())
+                    })
+                })
+            })
+        })
+        .collect();
+    let attempted = texts
+        .iter()
+        .filter(|text| by_searches(text, &tools).4)
+        .count();
+    // Keys near a name are attempts, beyond the reach they are not: both kinds are compared.
+    assert!(attempted > 0 && attempted < texts.len());
+    let missed: Vec<&String> = texts
+        .iter()
+        .filter(|text| by_one_pass(text, &tools) != by_searches(text, &tools))
+        .collect();
+    assert_eq!(missed, Vec::<&String>::new());
 }

@@ -7,8 +7,9 @@
 //! interrupted in one round is taken from another. Whole runs of a second, best of three, moved
 //! the ratio between 1.06× and 1.65× on a shared 2-core machine at load 19.
 //!
-//! A third side parses borrowed lines and frees none: what freeing the lines adds (glibc's slow
-//! path for a ~150-byte block with no recent allocation of its size to reuse it) is shown apart.
+//! A third side parses borrowed lines and frees none (the bench's first baseline): what freeing
+//! the lines adds (glibc's slow path for a ~150-byte block with no recent allocation of its size
+//! to reuse it) is shown apart, and the core is held to the same target against it.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -99,13 +100,13 @@ pub fn measure() -> Vec<Row> {
             command: command("core"),
         },
         Row {
-            figure: "core time ÷ the same bare parse of borrowed lines that it never frees (what freeing the lines adds, not the core's)".to_owned(),
+            figure: "core time ÷ the same bare parse of borrowed lines that it never frees (the original baseline: the core pays the lines' freeing, this parse does not)".to_owned(),
             measured: format!(
                 "{:.2}× (bare {:.0} ms)",
                 core.as_secs_f64() / bare.as_secs_f64(),
                 bare.as_secs_f64() * 1e3
             ),
-            target: "—".to_owned(),
+            target: "≤ 1.2×".to_owned(),
             command: command("core"),
         },
     ]

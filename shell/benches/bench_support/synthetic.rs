@@ -103,6 +103,31 @@ pub fn config(max_turns: u32) -> Config {
     }
 }
 
+/// A session config offering mend's own seven tools (their names and keys), as a run does: what
+/// the repair decision looks for in a turn's text.
+pub fn config_with_mend_tools(max_turns: u32) -> Config {
+    let tool = |name: &str, keys: &[&str]| {
+        let keys: Vec<(&str, JsonType, &str)> = keys
+            .iter()
+            .map(|key| (*key, JsonType::String, "a key"))
+            .collect();
+        ToolSpec::function(name, "a tool", &keys, &[])
+    };
+    let tools = vec![
+        tool("list_files", &["pattern"]),
+        tool("grep", &["pattern", "path"]),
+        tool("read_file", &["path"]),
+        tool("write_file", &["path", "text"]),
+        tool("replace_text", &["path", "old", "new"]),
+        tool("run_tests", &[]),
+        tool("shell", &["command"]),
+    ];
+    Config {
+        max_turns,
+        ..Config::new("gemma4:e2b", "system", "task", tools)
+    }
+}
+
 /// `handle` and the actions it queued, taken at once: what the benches count and time.
 pub trait Step {
     fn step(&mut self, now: mend_core::Millis, input: mend_core::Input) -> Vec<mend_core::Action>;

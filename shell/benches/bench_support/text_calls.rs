@@ -1,14 +1,15 @@
 //! What reading calls written as text costs a turn that has none: the same final turn of plain
 //! text (1,000 lines) through fresh sessions with `text_tool_calls` on and off. One pass over the
 //! turn's text finds every family's signs (and the repair decision's); plain prose and prose with
-//! a `<` (code talk) hold none, and pay that pass only. Measured with no family named (every
+//! a `<` hold none, and pay that pass only. The sessions offer mend's own seven tools (names
+//! and keys), as a run does. Measured with no family named (every
 //! reader in the table's order) and with the model's family named (Gemma 4's, read first).
 
 use std::time::Duration;
 
 use serde_json::json;
 
-use super::synthetic::{config, time_text_turn, turn, Rng};
+use super::synthetic::{config_with_mend_tools, time_text_turn, turn, Rng};
 use super::{command, Row};
 
 /// Sessions timed each way, one at a time, on and off alternating.
@@ -85,7 +86,7 @@ fn share_row(kind: &str, on: Duration, off: Duration) -> Row {
     let added = (with - without).max(0.0);
     Row {
         figure: format!(
-            "readers of every family + the repair decision, final turn of {kind} ({LINES} lines, no call)"
+            "readers of every family + the repair decision, final turn of {kind} ({LINES} lines, no call), mend's seven tools offered"
         ),
         measured: format!(
             "{:.2} µs a turn ({:.1} µs with − {:.1} µs without, lower decile of {SESSIONS} sessions each) = {:.2} % of the core's time for the turn ({:.2} µs a line)",
@@ -105,7 +106,7 @@ fn session(lines: &[Vec<u8>], text_tool_calls: bool, family: Option<&str>) -> Du
     let config = mend_core::Config {
         text_tool_calls,
         text_call_family: family.map(str::to_owned),
-        ..config(2)
+        ..config_with_mend_tools(2)
     };
     time_text_turn(config, lines.to_vec())
 }
