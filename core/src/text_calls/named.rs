@@ -11,8 +11,11 @@
 
 use crate::prelude::*;
 
-use super::repair::KEY_REACH;
 use crate::schema::ToolSpec;
+
+/// How far after a tool's name its first argument may stand (`Action Input: {…}`, a YAML
+/// `arguments:` line, a tag and a newline), in bytes.
+pub(super) const KEY_REACH: usize = 64;
 
 /// The bytes after a name that the decision can accept: `"` and `(` right after it, `{` after
 /// blanks and colons, and `<`, `"`, `=`, `:` of a key within reach. A `(` counts only before

@@ -6,7 +6,7 @@ use crate::prelude::*;
 
 use serde_json::{json, Value};
 
-use super::named::{is_word_byte, Names};
+use super::named::{is_word_byte, Names, KEY_REACH};
 use super::{json, Signs, TextCall, TextCallFormat};
 use crate::protocol::ModelCall;
 use crate::schema::ToolSpec;
@@ -95,10 +95,6 @@ fn any_place(content: &str, name: &str, mut found: impl FnMut(usize) -> bool) ->
         }
     }
 }
-
-/// How far after a tool's name its first argument may stand (`Action Input: {…}`, a YAML
-/// `arguments:` line, a tag and a newline), in bytes.
-pub(super) const KEY_REACH: usize = 64;
 
 /// Whether one of the tool's own parameters stands as a key soon after its name (which ends at
 /// `end`), in any shape a model writes one: `<path>`, `path=`, `path:`, `"path":`,
