@@ -90,3 +90,9 @@ pub(crate) fn make_fifo(path: &camino::Utf8Path) {
         .unwrap();
     assert!(made.success(), "mkfifo {path}");
 }
+
+/// Whether a process with this pid exists (a zombie too: it is not reaped yet).
+pub(crate) fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}

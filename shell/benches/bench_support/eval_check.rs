@@ -29,14 +29,15 @@ struct Cost {
     cpu: f64,
 }
 
-/// Runs `work`, with what it cost in wall time and in its children's CPU time.
-fn cost_of(work: impl FnOnce()) -> Cost {
+/// What `work` gave, and what it cost in wall time and in its children's CPU time.
+fn cost_of<T>(work: impl FnOnce() -> T) -> (T, Cost) {
     let (started, cpu) = (Instant::now(), children_cpu_ms());
-    work();
-    Cost {
+    let given = work();
+    let cost = Cost {
         wall: ms(started),
         cpu: children_cpu_ms() - cpu,
-    }
+    };
+    (given, cost)
 }
 
 fn ms(started: Instant) -> f64 {
@@ -85,7 +86,7 @@ fn runs_alone(checkout: &Utf8Path, root: &Utf8Path, python: &Utf8Path) -> Cost {
         for tree in [&plain, &patched] {
             for _ in 0..RUNS {
                 // Each task says `plugins = false`: mend's runs load no installed plugin either.
-                let run = cost_of(|| {
+                let ((), run) = cost_of(|| {
                     Command::new(python)
                         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
                         .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
@@ -148,24 +149,20 @@ fn one_round(checkout: &Utf8Path, scratch: &Utf8Path, python: &Utf8Path) -> (Cos
     ] {
         copy_tree(&checkout.join(path), &root.join(path));
     }
-    let mut output = None;
-    let check = cost_of(|| {
-        output = Some(
-            Command::new(env!("CARGO_BIN_EXE_mend"))
-                .args([
-                    "eval",
-                    "check",
-                    "--sandbox",
-                    "bwrap",
-                    "--python",
-                    python.as_str(),
-                ])
-                .arg(root.join("evals/local/suite.toml"))
-                .output()
-                .unwrap(),
-        );
+    let (output, check) = cost_of(|| {
+        Command::new(env!("CARGO_BIN_EXE_mend"))
+            .args([
+                "eval",
+                "check",
+                "--sandbox",
+                "bwrap",
+                "--python",
+                python.as_str(),
+            ])
+            .arg(root.join("evals/local/suite.toml"))
+            .output()
+            .unwrap()
     });
-    let output = output.unwrap();
     assert!(
         output.status.success(),
         "{}",

@@ -157,11 +157,7 @@ fn collect(capture: Option<Capture>) -> (String, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn alive(pid: i32) -> bool {
-        // SAFETY: signal 0 only checks that the process exists.
-        unsafe { libc::kill(pid, 0) == 0 }
-    }
+    use crate::test_support::alive;
 
     #[test]
     fn a_timeout_kills_the_whole_group_grandchildren_included() {

@@ -6,11 +6,7 @@ use camino::Utf8Path;
 
 use crate::exec::process::{run_bounded, Finished};
 use crate::interrupt::Watch;
-
-fn alive(pid: i32) -> bool {
-    // SAFETY: signal 0 only checks that the process exists.
-    unsafe { libc::kill(pid, 0) == 0 }
-}
+use crate::test_support::{alive, project};
 
 /// `script` run by `sh` in `folder` as mend runs a command.
 fn run(folder: &Utf8Path, script: &str, timeout: Duration) -> Finished {
@@ -32,16 +28,10 @@ fn escape(inner: &str, name: &str) -> String {
     format!("setsid sh -c '{inner}' & while [ ! -s {name} ]; do sleep 0.01; done;")
 }
 
-fn folder() -> (tempfile::TempDir, camino::Utf8PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = Utf8Path::from_path(dir.path()).unwrap().to_owned();
-    (dir, path)
-}
-
 #[test]
 fn a_process_that_left_the_group_ends_with_the_command_whose_exit_is_kept() {
     assert!(super::available(), "this kernel names a process's children");
-    let (_dir, folder) = folder();
+    let (_dir, folder) = project(&[]);
     let script = escape("echo $$ > escaped; exec sleep 30", "escaped") + " exit 3";
     let finished = run(&folder, &script, Duration::from_secs(20));
     let escaped = pid_in(&folder, "escaped");
@@ -56,7 +46,7 @@ fn a_process_that_left_the_group_ends_with_the_command_whose_exit_is_kept() {
 
 #[test]
 fn orphans_of_orphans_end_too_round_after_round() {
-    let (_dir, folder) = folder();
+    let (_dir, folder) = project(&[]);
     // The first escapee waits on a second one, which is orphaned only once the first is killed.
     let inner = "setsid sh -c \"echo \\$\\$ > deeper; exec sleep 30\" & echo $$ > escaped; wait";
     let script = escape(inner, "escaped") + " while [ ! -s deeper ]; do sleep 0.01; done; exit 0";
@@ -74,7 +64,7 @@ fn orphans_of_orphans_end_too_round_after_round() {
 
 #[test]
 fn a_command_killed_by_a_signal_is_reported_killed_by_it() {
-    let (_dir, folder) = folder();
+    let (_dir, folder) = project(&[]);
     let finished = run(&folder, "kill -TERM $$", Duration::from_secs(20));
     assert_eq!(
         finished.status.and_then(|status| status.signal()),
@@ -84,7 +74,7 @@ fn a_command_killed_by_a_signal_is_reported_killed_by_it() {
 
 #[test]
 fn a_timeout_ends_the_command_and_what_left_its_group() {
-    let (_dir, folder) = folder();
+    let (_dir, folder) = project(&[]);
     let script = escape("echo $$ > escaped; exec sleep 30", "escaped") + " exec sleep 30";
     let finished = run(&folder, &script, Duration::from_millis(1500));
     // The reaper ends the escapee once the command is killed; it is waited for as the run ends.
@@ -103,7 +93,7 @@ fn a_program_that_is_not_there_is_an_error_not_a_hang() {
 
 #[test]
 fn output_written_by_the_command_is_all_kept() {
-    let (_dir, folder) = folder();
+    let (_dir, folder) = project(&[]);
     let script = escape(
         "echo $$ > escaped; echo from-the-escapee; exec sleep 30",
         "escaped",
