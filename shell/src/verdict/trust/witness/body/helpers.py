@@ -1,7 +1,7 @@
 # The helpers test modules import from outside the project, held to what they were.
 
 
-def _imported_helpers(places, alarm, same):
+def _imported_helpers(places, alarm, snapshots):
     """The helpers the test modules import from outside the project (numpy.testing's asserts,
     pandas.testing's, any package's or Python's own), found from each test module's import
     statements as its first test starts: a function taken from an installed package must run
@@ -16,6 +16,7 @@ def _imported_helpers(places, alarm, same):
     from pytest import hookimpl
 
     kind, defined_at = places[0], places[3]
+    take, unchanged = snapshots
     # An object's identity without `id()`, whose every call is an audit event (the audit hook's
     # cost): `object.__hash__` is made of the address, as `id` is, and no class overrides it.
     identity = object.__hash__
@@ -23,7 +24,7 @@ def _imported_helpers(places, alarm, same):
     # `import pytest` in a test module takes pytest's own functions, not the project's.
     outside = ("site", "stdlib", "pytest")
     seen_modules = {}  # test module name -> (module, {name: (value, code)}, ids in `wholes`)
-    wholes = {}  # identity(module) -> (module, {name: (value, code)}, vars(module) as first seen)
+    wholes = {}  # identity(module) -> (module, {name: (value, code)}, its namespace as last seen)
 
     def code_of(value):
         """A function's code, or a method's; `None` for anything else. By exact type: a mock
@@ -88,7 +89,7 @@ def _imported_helpers(places, alarm, same):
         package = name.partition(".")[0]
         helpers = {key: (value, code) for key, (value, code) in found.items()
                    if str(getattr(value, "__module__", "")).partition(".")[0] == package}
-        wholes[identity(module)] = (module, helpers, dict(namespace))
+        wholes[identity(module)] = (module, helpers, take((namespace,)))
         if depth:
             for name in public:
                 if isinstance(namespace[name], types.ModuleType):
@@ -127,10 +128,10 @@ def _imported_helpers(places, alarm, same):
         compare(watched[0], watched[1], vars(watched[0]))
         for index in watched[2]:
             holder, helpers, seen = wholes[index]
-            now = vars(holder)
-            if not same(now, seen):  # entry by entry only when it differs
-                compare(holder, helpers, now)
-                wholes[index] = (holder, helpers, dict(now))
+            now = (vars(holder),)
+            if not unchanged(now, seen):  # entry by entry only when it differs
+                compare(holder, helpers, now[0])
+                wholes[index] = (holder, helpers, take(now))
 
     def check_cold():
         """Each watched function still runs the code it ran when first seen."""

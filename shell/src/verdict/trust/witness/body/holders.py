@@ -39,17 +39,33 @@ def _finder():
     return find
 
 
-def _same():
-    """`same(now, seen)`: whether two dictionaries hold the same names and values, by identity
-    and at C speed. `!=` would ask a stand-in value's own `__eq__`, which can answer yes to
-    anything, the value it replaced included."""
-    from operator import is_
+def _snapshots():
+    """`take(namespaces)` and `unchanged(namespaces, taken)`: what several namespaces (modules'
+    dictionaries, classes' mapping proxies, which show the class's live dictionary) hold, and
+    whether they hold exactly that still: as many entries in each, the same names in the same
+    order and the same values, each compared by identity, in one pass at C speed over all of
+    them. `==` would ask a stand-in value's own `__eq__`, which can answer yes to anything; and
+    `is` reads no name or value, only where each is, which costs a test far less than reading
+    them (they are seldom in the processor's cache as a test starts)."""
+    from itertools import chain
+    from operator import is_, methodcaller
 
-    def same(now, seen):
-        return len(now) == len(seen) and all(map(is_, now, seen)) \
-            and all(map(is_, now.values(), seen.values()))
+    values_of = methodcaller("values")
 
-    return same
+    def take(namespaces):
+        return (tuple(map(len, namespaces)), tuple(chain.from_iterable(namespaces)),
+                tuple(chain.from_iterable(map(values_of, namespaces))))
+
+    def unchanged(namespaces, taken):
+        counts, names, values = taken
+        try:
+            return tuple(map(len, namespaces)) == counts \
+                and all(map(is_, chain.from_iterable(namespaces), names)) \
+                and all(map(is_, chain.from_iterable(map(values_of, namespaces)), values))
+        except RuntimeError:  # changed while it was read
+            return False
+
+    return take, unchanged
 
 
 def _watched_holders(find, unchecked):
@@ -175,14 +191,15 @@ def _made_by_runner():
     return made_by_runner
 
 
-def _holders(alarm, defined_at, find, same, unchecked, check_stand_ins=None):
+def _holders(alarm, defined_at, find, snapshots, unchecked, check_stand_ins=None):
     """What decides outcomes, as pytest and pluggy were at import: `check_hot()` compares what
     runs a test and makes and carries its report (as each test starts), `check_cold()` the rest
-    of the watched classes and modules (after collection and at the end). Each is compared as a
-    whole dictionary (at C speed), entry by entry only when it differs; a replaced entry is an
-    alarm, told once. The audit hook is no stand-in for these checks: Python audits a write to
+    of the watched classes and modules (after collection and at the end). Each check compares all
+    its holders at once (`_snapshots`), and entry by entry only when something differs; a
+    replaced entry is an alarm, told once. The audit hook is no stand-in for these checks: Python audits a write to
     a class's special attributes (`__name__`, `__bases__`, `__doc__`), not to its methods."""
     hot, cold = _watched_holders(find, unchecked)
+    take, unchanged = snapshots
     made_by_runner = _made_by_runner()
     missing = object()
     scalars = (bool, int, float, str, bytes, type(None))
@@ -222,13 +239,22 @@ def _holders(alarm, defined_at, find, same, unchecked, check_stand_ins=None):
             if added:
                 alarm("replaced", f"{label}: {', '.join(added)} added")
 
-    def check_replaced(watched):
+    def taken(watched):
+        namespaces = tuple(vars(holder) for holder, _ in watched)
+        return [watched, namespaces, take(namespaces)]
+
+    hot, cold = taken(hot), taken(cold)
+
+    def check_replaced(check):
+        watched, namespaces, seen = check
+        if unchanged(namespaces, seen):
+            return
         for index, (holder, seen) in enumerate(watched):
             now = vars(holder)
-            if not same(now, seen):
-                compare(holder, seen, now)
-                # Told once: later checks compare with what is there now.
-                watched[index] = (holder, dict(now))
+            compare(holder, seen, now)
+            # Told once: later checks compare with what is there now.
+            watched[index] = (holder, dict(now))
+        check[2] = take(namespaces)
 
     def check_hot():
         check_replaced(hot)

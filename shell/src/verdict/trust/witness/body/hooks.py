@@ -1,9 +1,10 @@
 # The pytest hooks that hear each test, the xdist workers and skips raised by the code under test.
 
 
-def _test_hooks(send, check, canary_ids, state):
+def _test_hooks(send, hold, check, canary_ids, state):
     """The hooks pytest calls around each test: the checks as it starts, each phase's outcome
-    sent as it ends, and the canaries kept out of the run's counts and exit status."""
+    sent as it ends (a passed one held back, to go with the next lines), and the canaries kept
+    out of the run's counts and exit status."""
     import pytest
 
     def put_back(session, kept):
@@ -46,8 +47,9 @@ def _test_hooks(send, check, canary_ids, state):
                 return None
         else:
             nodeid = report.nodeid
-        send(event="test", id=nodeid, when=when, outcome=outcome,
-             xfail=hasattr(report, "wasxfail"))
+        (hold if outcome == "passed" else send)(event="test", id=nodeid, when=when,
+                                                  outcome=outcome,
+                                                  xfail=hasattr(report, "wasxfail"))
         if when == "teardown":
             told.discard(nodeid)
         else:
@@ -99,10 +101,11 @@ def _test_hooks(send, check, canary_ids, state):
             if name.startswith("pytest_") and callable(value)}
 
 
-def _pytest_hooks(send, plugins, holders, canaries, forget_module):
+def _pytest_hooks(channel, plugins, holders, canaries, forget_module):
     """The hooks pytest calls, each handing what it sees to the parts above."""
     import pytest
 
+    send, hold = channel
     configured, registered, collected, check_hooks = plugins
     check_hot, check_cold = holders
     place_canaries, canary_ids, hand_on, found = canaries
@@ -172,7 +175,7 @@ def _pytest_hooks(send, plugins, holders, canaries, forget_module):
 
     hooks = {name: value for name, value in locals().items()
              if name.startswith("pytest_") and callable(value)}
-    hooks.update(_test_hooks(send, check, canary_ids, state))
+    hooks.update(_test_hooks(send, hold, check, canary_ids, state))
     return hooks
 
 
@@ -192,7 +195,10 @@ def _worker_hooks(canaries):
     def pytest_collection_modifyitems(session, config, items):
         place_canaries(items)
 
-    hooks = _test_hooks(lambda **fields: None, lambda: None, canary_ids, state)
+    def silent(**fields):
+        return None
+
+    hooks = _test_hooks(silent, silent, lambda: None, canary_ids, state)
     hooks.update(pytest_configure=pytest_configure,
                  pytest_collection_modifyitems=pytest_collection_modifyitems)
     return hooks

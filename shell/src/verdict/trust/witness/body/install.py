@@ -33,7 +33,7 @@ def _install(module_name, module_file):
         seed = _handed_seed()
         return {} if seed is None else _worker_hooks(_canaries(lambda **fields: None, seed))
     sha256 = _sha256_constructor()
-    send, channel_fd = _channel(path, sha256)
+    send, hold, channel_fd = _channel(path, sha256)
     runner = _runner()
     send(event="runner", **runner)
     unchecked = _told_once(send, "unchecked")
@@ -55,9 +55,9 @@ def _install(module_name, module_file):
     else:
         add_audit_hook(audit)
         check_stand_ins = None
-    same = _same()
-    holders = _holders(alarm, places[3], _finder(), same, unchecked, check_stand_ins)
-    helper_hooks, check_helpers = _imported_helpers(places, alarm, same)
+    snapshots = _snapshots()
+    holders = _holders(alarm, places[3], _finder(), snapshots, unchecked, check_stand_ins)
+    helper_hooks, check_helpers = _imported_helpers(places, alarm, snapshots)
     holders = (holders[0], _both(holders[1], check_helpers))
     plugins = _plugins(places, alarm, unchecked)
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
@@ -74,7 +74,7 @@ def _install(module_name, module_file):
             sys.path[:] = [entry for entry in sys.path
                            if not entry or os.path.abspath(entry) != folder]
 
-    hooks = _pytest_hooks(send, plugins, holders, canaries, forget_module)
+    hooks = _pytest_hooks((send, hold), plugins, holders, canaries, forget_module)
     hooks.update(_skip_hooks(send, places))
     hooks.update(helper_hooks)
     profile_hooks = _hypothesis_profiles(places, alarm)

@@ -15,7 +15,7 @@ name up in this module's globals (each factory imports what it needs into its ow
 holds every function here to that): once installed, the module keeps only its `pytest_*` hooks, so
 rebinding a name in it changes nothing, and it leaves `sys.modules` once pytest has registered it.
 What it sees is sent at once, so code that silences it later cannot take back what was already
-said.
+said; a passed phase alone is held back a little, to go with the next lines (`_channel`).
 
 The first line is `{"event": "start", "key": HEX}`; every later line is `MAC JSON`, where MAC is
 the HMAC-SHA256 (first 32 hex digits) under that key of `SEQ JSON`, SEQ counting lines from 1:
@@ -60,13 +60,18 @@ def _sha256_constructor():
 
 def _channel(path, sha256):
     """Connects to mend's socket and sends the key; returns `send(**fields)`, which seals each
-    line with HMAC-SHA256 (RFC 2104, the pads hashed once here) under that key, and the
-    socket's file descriptor."""
+    line with HMAC-SHA256 (RFC 2104, the pads hashed once here) under that key and sends it at
+    once, `hold(**fields)`, which seals a line and sends it with the next ones, and the socket's
+    file descriptor. A line held back is a test's passed phase: each write to the socket wakes
+    mend's reader, which cost a run more than all the rest of the witness's work for a test
+    together, so those go a few dozen at a time. Losing them (a run killed, a witness silenced)
+    can only make a run incomplete, never a pass: anything else is sent at once, after them."""
     import json
     import os
     import socket
     import threading
     from json.encoder import encode_basestring_ascii as quote
+    from time import monotonic
 
     key = os.urandom(32)
     block = key.ljust(64, b"\0")
@@ -78,6 +83,10 @@ def _channel(path, sha256):
     channel.sendall((json.dumps({"event": "start", "key": key.hex()}) + "\n").encode())
     sent = [0]
     words = {True: "true", False: "false", None: "null"}
+    # Held lines go when this many wait, or the first of them has waited this long.
+    most_held, longest_held = 64, 0.25
+    held = []
+    held_since = [0.0]
 
     def as_json(fields):
         """`json.dumps(fields)`, the same text, without its encoder's calls for the flat events
@@ -96,19 +105,36 @@ def _channel(path, sha256):
             parts.append(quote(key) + ": " + text)
         return "{" + ", ".join(parts) + "}"
 
-    def send(**fields):
+    def sealed(fields):
         line = as_json(fields)
+        sent[0] += 1
+        digest = inner.copy()
+        digest.update(f"{sent[0]} {line}".encode())
+        mac = outer.copy()
+        mac.update(digest.digest())
+        return f"{mac.hexdigest()[:32]} {line}\n"
+
+    def write(text):
+        try:
+            channel.sendall(text.encode())
+        except OSError:
+            pass
+
+    def send(**fields):
         with lock:
-            sent[0] += 1
-            digest = inner.copy()
-            digest.update(f"{sent[0]} {line}".encode())
-            mac = outer.copy()
-            mac.update(digest.digest())
-            try:
-                channel.sendall(f"{mac.hexdigest()[:32]} {line}\n".encode())
-            except OSError:
-                pass
+            held.append(sealed(fields))
+            text = "".join(held)
+            held.clear()
+            write(text)
 
-    return send, channel.fileno()
+    def hold(**fields):
+        with lock:
+            if not held:
+                held_since[0] = monotonic()
+            held.append(sealed(fields))
+            if len(held) >= most_held or monotonic() - held_since[0] >= longest_held:
+                text = "".join(held)
+                held.clear()
+                write(text)
 
-
+    return send, hold, channel.fileno()
