@@ -15,4 +15,4 @@ pub(crate) mod readers;
 pub mod runner;
 pub(crate) mod summary;
 pub mod test_run;
-pub(crate) mod witness_code;
+pub mod witness_code;

@@ -177,7 +177,12 @@ impl TestRunner {
         // Compiled once per interpreter, where it can be (the loader compiles it otherwise).
         let compiled = Compiled::of(&self.python, &witness_body());
         if let Some(compiled) = &compiled {
-            fs::write(folder.path.join(WITNESS_CODE_FILE), &compiled.bytes).map_err(fs_error)?;
+            let loader = folder.path.join(format!("{WITNESS_MODULE}.py"));
+            fs::write(
+                folder.path.join(WITNESS_CODE_FILE),
+                compiled.named(loader.as_str()),
+            )
+            .map_err(fs_error)?;
         }
         let (witness, socket) = Witness::listen_in(&folder.path)?;
         // The project's own options stay theirs: a `--junitxml` in its addopts still writes

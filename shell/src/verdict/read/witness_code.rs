@@ -6,8 +6,10 @@
 //! hides from the tests) and hands it to each run in the run's own folder. The file starts with
 //! the interpreter's cache tag and version: the loader runs the code only in the very interpreter
 //! that made it, compiling the body itself otherwise (another interpreter on the test command's
-//! `PATH`). Pythons 3.6 and 3.7 have no `CodeType.replace` to rename the code to the loader's
-//! file; the loader makes each code object anew there, which costs far less than the compile.
+//! `PATH`). The code is compiled with docstrings left out (`optimize=2`: the witness reads none of
+//! its own) and handed over named after the run's loader file ([`Compiled::named`]), which the
+//! loader tells its own frames by; a code object named otherwise is renamed by the loader, which
+//! makes every code object anew (a third of loading it).
 //!
 //! A cache entry is named by the body's digest and the interpreter's real file, size and time,
 //! so a new mend or a reinstalled Python makes a new one. Without a sandbox the tests can write
@@ -24,15 +26,20 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::atomic::{sha256_hex, write_file};
 
 /// The file the loader looks for beside itself.
-pub(crate) const WITNESS_CODE_FILE: &str = "mend_witness.code";
+pub const WITNESS_CODE_FILE: &str = "mend_witness.code";
 
 /// Run with `-c`: the body from standard input compiled, after a first line naming the
 /// interpreter (the same words the loader compares, loader.py `_cached_code`).
 const COMPILE: &str = "import marshal, sys
 source = sys.stdin.buffer.read()
 tag = '%s %x' % (sys.implementation.cache_tag, sys.hexversion)
-sys.stdout.buffer.write(tag.encode() + b'\\n' + marshal.dumps(compile(source, '<mend witness>', 'exec')))
+code = compile(source, '<mend witness>', 'exec', 0, True, 2)
+sys.stdout.buffer.write(tag.encode() + b'\\n' + marshal.dumps(code))
 ";
+
+/// The file name the code is compiled under, written once in the marshalled code: every later
+/// code object refers back to it.
+const COMPILED_NAME: &[u8] = b"<mend witness>";
 
 /// The compiled witness for one run: its bytes and where they are kept.
 pub(crate) struct Compiled {
@@ -55,7 +62,8 @@ impl Compiled {
             .duration_since(UNIX_EPOCH)
             .ok()?
             .as_nanos();
-        let key = sha256_hex(format!("{body}\0{real}\0{}\0{time}", metadata.len()).as_bytes());
+        let key =
+            sha256_hex(format!("{COMPILE}\0{body}\0{real}\0{}\0{time}", metadata.len()).as_bytes());
         let entry = folder.join(key);
         if let Ok(bytes) = fs::read(&entry) {
             return Some(Compiled { bytes, entry });
@@ -67,6 +75,15 @@ impl Compiled {
         Some(Compiled { bytes, entry })
     }
 
+    /// The code as the loader at `file` runs it: named after that file, the name written in the
+    /// place of the one it was compiled under. marshal keeps no offsets (a later reference is
+    /// the number of the object it names), so a string of another length takes its place; the
+    /// bytes are handed over unchanged (the loader then renames) unless that name is found
+    /// exactly once.
+    pub(crate) fn named(&self, file: &str) -> Vec<u8> {
+        renamed(&self.bytes, file).unwrap_or_else(|| self.bytes.clone())
+    }
+
     /// After the run: an entry that no longer holds what was handed over (the tests wrote it,
     /// with no sandbox to stop them) is removed, so no later run gets their code.
     pub(crate) fn keep_or_drop(&self) {
@@ -74,6 +91,56 @@ impl Compiled {
             let _ = fs::remove_file(&self.entry);
         }
     }
+}
+
+/// `bytes` (the interpreter's tag, a newline, marshal's data) with the compiled name replaced by
+/// `file`; `None` unless the name is there once, as a string of one of marshal's forms.
+/// The witness `body` as `python` runs it from a loader at `loader`: compiled (from the cache
+/// when it can be) and named after the loader, as mend hands it over; `None` when it cannot be
+/// compiled. For measuring what a run pays, as a run gets it.
+pub fn handed_over(python: &Utf8Path, body: &str, loader: &Utf8Path) -> Option<Vec<u8>> {
+    Compiled::of(python, body).map(|compiled| compiled.named(loader.as_str()))
+}
+
+fn renamed(bytes: &[u8], file: &str) -> Option<Vec<u8>> {
+    let data_start = bytes.iter().position(|byte| *byte == b'\n')? + 1;
+    let length = u8::try_from(COMPILED_NAME.len()).ok()?;
+    let long_length = u32::from(length).to_le_bytes();
+    let found: Vec<(usize, u8)> = bytes[data_start..]
+        .windows(COMPILED_NAME.len())
+        .enumerate()
+        .filter(|(_, window)| *window == COMPILED_NAME)
+        .filter_map(|(at, _)| {
+            let at = data_start + at;
+            // marshal's string forms: short ASCII (one length byte), ASCII and UTF-8 (four),
+            // each interned or not, each perhaps flagged as referred to later (0x80).
+            let short = at >= 2 && bytes[at - 1] == length;
+            let long = at >= 5 && bytes[at - 4..at] == long_length;
+            let kind_at = if short { at - 2 } else { at.checked_sub(5)? };
+            let kind = bytes[kind_at];
+            let fits = match kind & 0x7F {
+                b'z' | b'Z' => short,
+                b'a' | b'A' | b'u' => long,
+                _ => false,
+            };
+            fits.then_some((kind_at, kind & 0x80))
+        })
+        .collect();
+    let [(kind_at, referred)] = found.as_slice() else {
+        return None;
+    };
+    let end = if matches!(bytes[*kind_at] & 0x7F, b'z' | b'Z') {
+        kind_at + 2 + COMPILED_NAME.len()
+    } else {
+        kind_at + 5 + COMPILED_NAME.len()
+    };
+    let mut named = Vec::with_capacity(bytes.len() + file.len());
+    named.extend_from_slice(&bytes[..*kind_at]);
+    named.push(b'u' | referred);
+    named.extend_from_slice(&u32::try_from(file.len()).ok()?.to_le_bytes());
+    named.extend_from_slice(file.as_bytes());
+    named.extend_from_slice(&bytes[end..]);
+    Some(named)
 }
 
 fn compile(python: &Utf8Path, body: &str) -> Option<Vec<u8>> {

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use camino::Utf8Path;
 
-use super::{compile, Compiled};
+use super::{compile, renamed, Compiled};
 use crate::test_support::python;
 use crate::verdict::read::test_run::{WITNESS_BODY_FILE, WITNESS_LOADER};
 
@@ -83,4 +83,61 @@ fn a_cache_entry_the_run_changed_is_removed_and_one_it_left_is_kept() {
         ],
         [true, false]
     );
+}
+
+/// The file names of every code object in `code` (marshal's data after the tag line), as the
+/// interpreter reads them.
+fn names_in(code: &[u8]) -> String {
+    let data = &code[code.iter().position(|byte| *byte == b'\n').unwrap() + 1..];
+    let program = "import marshal, sys, types\n\
+                   def walk(code):\n    yield code.co_filename\n    for const in code.co_consts:\n        \
+                   if isinstance(const, types.CodeType):\n            yield from walk(const)\n\
+                   print(sorted(set(walk(marshal.loads(sys.stdin.buffer.read())))))";
+    let mut child = Command::new(python())
+        .args(["-c", program])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(data).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn the_code_is_handed_over_named_after_the_loader_every_nested_function_too() {
+    let code = compile(&python(), CACHED).unwrap();
+    // A short ASCII name, and one longer than marshal's short form that is not ASCII.
+    let long = format!("/tmp/{}/mend_witness.py", "café-".repeat(60));
+    for file in ["/tmp/run/mend_witness.py", long.as_str()] {
+        let named = renamed(&code, file).unwrap();
+        assert_eq!(names_in(&named), format!("['{file}']\n"));
+    }
+    // And the loader runs it as it is, its own name already on it.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Utf8Path::from_path(dir.path()).unwrap();
+    let compiled = Compiled {
+        bytes: code,
+        entry: folder.join("entry"),
+    };
+    let handed = compiled.named(folder.join("mend_witness.py").as_str());
+    assert_eq!(loaded_with(folder, &handed), "cached True\n");
+}
+
+#[test]
+fn a_name_found_more_than_once_is_left_for_the_loader_to_rename() {
+    // The compiled name as a string of the body's own: two strings to choose from.
+    let body = format!("{CACHED}label = '<mend witness>'\n");
+    let code = compile(&python(), &body).unwrap();
+    assert_eq!(renamed(&code, "/tmp/run/mend_witness.py"), None);
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Utf8Path::from_path(dir.path()).unwrap();
+    let compiled = Compiled {
+        bytes: code.clone(),
+        entry: folder.join("entry"),
+    };
+    assert_eq!(compiled.named("/tmp/run/mend_witness.py"), code);
+    assert_eq!(loaded_with(folder, &code), "cached True\n");
 }

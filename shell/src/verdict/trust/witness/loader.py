@@ -27,8 +27,9 @@ def _renamed(code, filename):
 
 def _cached_code(folder):
     """The code mend compiled with this interpreter (`mend_witness.code`, its first line naming
-    the interpreter), under this file's name; `None` when there is none for this interpreter, or
-    its code objects cannot be renamed (a code object of a Python the loader does not know)."""
+    the interpreter), under this file's name (mend names it so as it hands it over; the loader
+    renames it otherwise); `None` when there is none for this interpreter, or its code objects
+    cannot be renamed (a code object of a Python the loader does not know)."""
     import marshal
     import os
     import sys
@@ -38,7 +39,8 @@ def _cached_code(folder):
             tag, _, data = cached.read().partition(b"\n")
         if tag != ("%s %x" % (sys.implementation.cache_tag, sys.hexversion)).encode():
             return None
-        return _renamed(marshal.loads(data), __file__)
+        code = marshal.loads(data)
+        return code if code.co_filename == __file__ else _renamed(code, __file__)
     except (OSError, ValueError, EOFError, TypeError):
         return None
 
@@ -52,7 +54,7 @@ def _code():
     if code is not None:
         return code
     with open(os.path.join(folder, "mend_witness.body"), "rb") as body:
-        return compile(body.read(), __file__, "exec")
+        return compile(body.read(), __file__, "exec", 0, True, 2)
 
 
 def _tell_mend(path, error):
