@@ -1,11 +1,13 @@
-//! What the witness's guards cost a pytest run: its audit hook, the per-test checks of pytest and
-//! pluggy, and the canary tests, next to the same witness without them (it still reports every
-//! test over its socket), on the sample and on a generated 1,000-test suite. Rounds alternate,
-//! and each figure is the child's CPU time (user + system, as `getrusage` counts it), which other
-//! work on a shared machine disturbs far less than wall time. The ratio is the median of each
-//! round's own ratio: the two runs of a round see the same load, so a busy spell that lands on
-//! a few rounds moves neither side of the median. Measured with mend's own pytest, then with each
-//! pytest line of the witness's matrix ([`super::pytest_pythons`]).
+//! What mend's witness costs a pytest run: the run with it (`-p mend_witness`, its code compiled
+//! and named as mend hands it over) against the same tests run by pytest alone, on the sample
+//! and on a generated 1,000-test suite; and, to say where it goes, the witness without its
+//! guards (the audit hook, the per-test checks of pytest and pluggy, the canary tests), which
+//! still reports every test over its socket. Rounds alternate, and each figure is the child's
+//! CPU time (user + system, as `getrusage` counts it), which other work on a shared machine
+//! disturbs far less than wall time. The ratio is the median of each round's own ratio: the runs
+//! of a round see the same load, so a busy spell that lands on a few rounds moves neither side of
+//! the median. Measured with mend's own pytest, then with each pytest line of the witness's
+//! matrix ([`super::pytest_pythons`]).
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::net::UnixListener;
@@ -14,6 +16,7 @@ use std::thread;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use mend::verdict::read::test_run::{witness_body, WITNESS_LOADER};
+use mend::verdict::read::witness_code::{handed_over, WITNESS_CODE_FILE};
 
 use super::{command, Row};
 
@@ -58,10 +61,15 @@ fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
     let plugins = [("guarded", witness_body()), ("plain", unguarded())].map(|(name, text)| {
         let folder = scratch.join(name);
         std::fs::create_dir_all(&folder).unwrap();
-        std::fs::write(folder.join("mend_witness.py"), WITNESS_LOADER).unwrap();
-        std::fs::write(folder.join("mend_witness.body"), text).unwrap();
-        folder
+        let loader = folder.join("mend_witness.py");
+        std::fs::write(&loader, WITNESS_LOADER).unwrap();
+        std::fs::write(folder.join("mend_witness.body"), &text).unwrap();
+        let code = handed_over(python, &text, &loader).expect("the witness compiles");
+        std::fs::write(folder.join(WITNESS_CODE_FILE), code).unwrap();
+        Some(folder)
     });
+    // pytest alone, then the witness, then the witness without its guards.
+    let runs = [None, plugins[0].clone(), plugins[1].clone()];
     let socket = scratch.join("witness.sock");
     let listener = UnixListener::bind(&socket).unwrap();
     thread::spawn(move || {
@@ -75,17 +83,20 @@ fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
     ]
     .into_iter()
     .map(|(name, repo)| {
-        let mut cpu = [Vec::new(), Vec::new()];
+        let mut cpu = [Vec::new(), Vec::new(), Vec::new()];
         for _ in 0..ROUNDS {
-            for (index, plugin) in plugins.iter().enumerate() {
-                cpu[index].push(pytest_cpu_ms(python, &repo, plugin, &socket));
+            for (index, plugin) in runs.iter().enumerate() {
+                cpu[index].push(pytest_cpu_ms(python, &repo, plugin.as_deref(), &socket));
             }
         }
-        let ratio = median(cpu[0].iter().zip(&cpu[1]).map(|(on, off)| on / off).collect());
-        let [guarded, plain] = cpu.map(median);
+        let ratio_to = |other: usize| {
+            median(cpu[1].iter().zip(&cpu[other]).map(|(on, off)| on / off).collect())
+        };
+        let (whole, guards) = (ratio_to(0), ratio_to(2));
+        let [alone, witness, plain] = cpu.map(median);
         Row {
-            figure: format!("the witness's audit hook, checks and canaries: a pytest {pytest} run of {name} with them ÷ without (CPU time, median of {ROUNDS} rounds' ratios)"),
-            measured: format!("{ratio:.3}× (medians {guarded:.0} / {plain:.0} ms)"),
+            figure: format!("mend's witness: a pytest {pytest} run of {name} with it ÷ pytest alone (CPU time, median of {ROUNDS} rounds' ratios)"),
+            measured: format!("{whole:.3}× (medians {witness:.0} / {alone:.0} ms); its guards (audit hook, checks, canaries) {guards:.3}× the witness without them ({plain:.0} ms)"),
             target: "≤ 1.05×".to_owned(),
             command: command("witness"),
         }
@@ -118,21 +129,30 @@ pub fn generate_suite(repo: &Utf8Path) {
     }
 }
 
-/// One pytest run of `repo` with the witness in `plugin`, its CPU time in milliseconds.
-fn pytest_cpu_ms(python: &Utf8Path, repo: &Utf8Path, plugin: &Utf8Path, socket: &Utf8Path) -> f64 {
+/// One pytest run of `repo`, with the witness in `plugin` or alone, its CPU time in milliseconds.
+fn pytest_cpu_ms(
+    python: &Utf8Path,
+    repo: &Utf8Path,
+    plugin: Option<&Utf8Path>,
+    socket: &Utf8Path,
+) -> f64 {
     let before = children_cpu_ms();
-    let status = Command::new(python)
+    let mut pytest = Command::new(python);
+    pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .current_dir(repo)
-        .env("PYTHONPATH", plugin)
         .env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("MEND_WITNESS", socket)
-        // As mend runs it: the witness, and no JUnit report (the witness's account is the report).
-        .env("PYTEST_ADDOPTS", "-p mend_witness")
+        .env_remove("PYTEST_ADDOPTS")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
+        .stderr(Stdio::null());
+    if let Some(plugin) = plugin {
+        // As mend runs it: the witness, and no JUnit report (the witness's account is the report).
+        pytest
+            .env("PYTHONPATH", plugin)
+            .env("MEND_WITNESS", socket)
+            .env("PYTEST_ADDOPTS", "-p mend_witness");
+    }
+    let status = pytest.status().unwrap();
     assert!(status.code().is_some(), "pytest was killed: {status}");
     children_cpu_ms() - before
 }
