@@ -15,7 +15,9 @@ use std::process::{Command, Stdio};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::witness_cost::{children_cpu_ms, generate_suite, median, pytest_version};
+use super::witness_cost::{
+    children_cpu_ms, generate_suite, median, pytest_version, python_version,
+};
 use super::{command, Row};
 
 const ROUNDS: usize = 5;
@@ -135,14 +137,6 @@ fn mend_verify(python: &Utf8Path, repo: &Utf8Path) -> Command {
 }
 
 /// The version of `python`, as `python --version` names it.
-fn python_version(python: &Utf8Path) -> String {
-    let output = Command::new(python)
-        .args(["-c", "import platform; print(platform.python_version())"])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&output.stdout).trim().to_owned()
-}
-
 /// The files under `from` (none of its bytecode) copied to `to`.
 fn copy_files(from: &Utf8Path, to: &Utf8Path) {
     std::fs::create_dir_all(to).unwrap();

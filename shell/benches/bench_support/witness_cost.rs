@@ -53,7 +53,11 @@ pub fn measure() -> Vec<Row> {
 
 /// The rows of one Python with pytest: the sample and the generated suite.
 fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
-    let pytest = pytest_version(python);
+    let pytest = format!(
+        "{} (Python {})",
+        pytest_version(python),
+        python_version(python)
+    );
     let scratch = tempfile::tempdir().unwrap();
     let scratch = Utf8Path::from_path(scratch.path()).unwrap().to_owned();
     let generated = scratch.join("generated");
@@ -108,6 +112,15 @@ fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
 pub fn pytest_version(python: &Utf8Path) -> String {
     let output = Command::new(python)
         .args(["-c", "import pytest; print(pytest.__version__)"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+/// The version of `python` itself.
+pub fn python_version(python: &Utf8Path) -> String {
+    let output = Command::new(python)
+        .args(["-c", "import platform; print(platform.python_version())"])
         .output()
         .unwrap();
     String::from_utf8_lossy(&output.stdout).trim().to_owned()
