@@ -384,6 +384,8 @@ mod closed_tests;
 #[cfg(test)]
 mod grammar_tests;
 #[cfg(test)]
+mod held_tests;
+#[cfg(test)]
 mod phases_tests;
 #[cfg(test)]
 mod tests;
