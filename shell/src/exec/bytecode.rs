@@ -136,14 +136,29 @@ pub(crate) fn mirror(
         compile_missing(python, folders, root);
     }
     fs::write(root.join(STAMP), &stamp).ok()?;
-    // Another mend may have made it meanwhile: the older one goes, whichever is in place serves.
-    if mirror.exists() {
-        discard(&mirror, cache);
-    }
-    let _ = fs::rename(staging.keep(), &mirror);
+    let made = Utf8PathBuf::from_path_buf(staging.keep()).ok()?;
+    put_in_place(&made, &mirror, &stamp, cache);
     remove_orphans(cache);
     drop(sweep(cache));
     mirror.join(STAMP).is_file().then_some(mirror)
+}
+
+/// Puts the mirror just `made` (stamped `stamp`) at `mirror`. Another mend may have put one there
+/// meanwhile: one as current as this serves, and this one goes, as that mend may already be
+/// running tests on it (moving it aside pulled it from under that run's sandbox, whose bind of
+/// it then failed); an older one goes, and this one takes its place.
+fn put_in_place(made: &Utf8Path, mirror: &Utf8Path, stamp: &str, cache: &Utf8Path) {
+    if fs::read_to_string(mirror.join(STAMP)).is_ok_and(|there| there == stamp) {
+        discard(made, cache);
+        return;
+    }
+    if mirror.exists() {
+        discard(mirror, cache);
+    }
+    // Should yet another mend have put its own there since, that one serves.
+    if fs::rename(made, mirror).is_err() {
+        discard(made, cache);
+    }
 }
 
 /// Compiles into `root`, the mirror being made, the modules of `folders` that have no bytecode

@@ -156,6 +156,46 @@ fn making_a_mirror_removes_those_of_installations_that_are_gone() {
 }
 
 #[test]
+fn a_mirror_another_mend_put_in_place_meanwhile_serves_when_as_current_and_goes_when_older() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let cache = root.join("cache");
+    let mirror = cache.join("0123456789abcdef");
+    // What is under `mirror` afterwards, and whether the mirror just made is left anywhere but
+    // there or in the trash.
+    let placed = |there: &str| {
+        let _ = fs::remove_dir_all(&cache);
+        write(&mirror.join(STAMP), there);
+        write(&mirror.join("usr/lib/m.cpython-311.pyc"), "theirs");
+        let made = cache.join(".making-ours");
+        write(&made.join(STAMP), "/usr/lib\t2\n");
+        write(&made.join("usr/lib/m.cpython-311.pyc"), "ours");
+        put_in_place(&made, &mirror, "/usr/lib\t2\n", &cache);
+        sweep(&cache).join().unwrap();
+        let left: Vec<String> = cache
+            .read_dir_utf8()
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_owned())
+            .collect();
+        (
+            fs::read_to_string(mirror.join("usr/lib/m.cpython-311.pyc")).unwrap(),
+            left,
+        )
+    };
+    // As current as this one (made by a mend at the same time, maybe running tests on it): it
+    // stays where it is, and this one goes.
+    assert_eq!(
+        placed("/usr/lib\t2\n"),
+        ("theirs".to_owned(), vec!["0123456789abcdef".to_owned()])
+    );
+    // Older: it goes, and this one takes its place.
+    assert_eq!(
+        placed("/usr/lib\t1\n"),
+        ("ours".to_owned(), vec!["0123456789abcdef".to_owned()])
+    );
+}
+
+#[test]
 fn a_discarded_mirror_leaves_its_name_at_once_and_the_sweep_deletes_it() {
     let dir = tempfile::tempdir().unwrap();
     let root = Utf8Path::from_path(dir.path()).unwrap();
