@@ -130,41 +130,50 @@ def _plugins(places, alarm, unchecked):
 
     hookexec_of = attrgetter("_hookexec")
     impls_of = [attrgetter("_hookimpls")]  # pluggy < 1.1: get_hookimpls(), a copy
-    # What `look` last left, for each check: the objects it compares, the implementations' counts.
-    last = {True: [(), ()], False: [(), ()]}
+    # What `look` last left, for each check (`None` until then); holding the objects, so none is
+    # freed and its place taken by another.
+    last = {True: None, False: None}
 
     def seen_now(pm, names):
-        """What `look` reads of the callers named: pluggy's hook calling, the hook callers (in
-        the order of `names`), their hook calling and each implementation; and how many each
-        caller has."""
-        now = tuple(map(vars(pm.hook).get, names))
-        lists = list(map(impls_of[0], now))
-        return ((getattr(pm, "_inner_hookexec", None), *now, *map(hookexec_of, now),
-                 *chain.from_iterable(lists)), tuple(map(len, lists)))
+        """What `look` reads of the callers named: the hook callers (in the order of `names`),
+        their hook calling, their implementations and how many each has, and pluggy's hook
+        calling."""
+        callers = tuple(map(vars(pm.hook).get, names))
+        lists = tuple(map(impls_of[0], callers))
+        return (callers, tuple(map(hookexec_of, callers)), tuple(chain.from_iterable(lists)),
+                tuple(map(len, lists)), getattr(pm, "_inner_hookexec", None))
+
+    def unchanged(pm, names, seen):
+        """Whether the callers named are what `seen_now` saw, each object compared by identity
+        at C speed (no `__eq__` of theirs asked, no `id()`, which is an audit event), without
+        building what it built."""
+        callers, hookexecs, impls, counts, inner = seen
+        lists = tuple(map(impls_of[0], callers))
+        return getattr(pm, "_inner_hookexec", None) is inner \
+            and all(map(is_, map(vars(pm.hook).get, names), callers)) \
+            and all(map(is_, map(hookexec_of, callers), hookexecs)) \
+            and tuple(map(len, lists)) == counts \
+            and all(map(is_, chain.from_iterable(lists), impls))
 
     def check(per_test=True):
         """What `look` compares (as each test starts, of the hooks called while tests run;
-        otherwise of all), compared at once, object by object as identities (no `__eq__` of
-        theirs asked, no `id()`, which is an audit event), and looked at one by one only when
-        something changed. `last` holds the objects, so none is freed and its place taken by
-        another."""
+        otherwise of all), compared at once, and looked at one by one only when something
+        changed."""
         pm = watching.get("pm")
         if pm is None:
             return
         names, seen = checked[per_test], last[per_test]
         try:
-            objects, counts = seen_now(pm, names)
-            if counts == seen[1] and len(objects) == len(seen[0]) \
-                    and all(map(is_, objects, seen[0])):
+            if seen is not None and unchanged(pm, names, seen):
                 return
         except Exception:
             pass
         look(pm)
-        for kind_of_check, kept in last.items():
+        for kind_of_check in last:
             try:
-                kept[:] = seen_now(pm, checked[kind_of_check])
+                last[kind_of_check] = seen_now(pm, checked[kind_of_check])
             except Exception:
-                kept[:] = [(), ()]
+                last[kind_of_check] = None
 
     def calls_through(caller, hook_calling):
         """Whether `caller` calls its implementations through pluggy's hook calling, by identity:
