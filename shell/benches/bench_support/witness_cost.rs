@@ -110,19 +110,17 @@ fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
 
 /// The pytest `python` has, as `pytest --version` would name it.
 pub fn pytest_version(python: &Utf8Path) -> String {
-    let output = Command::new(python)
-        .args(["-c", "import pytest; print(pytest.__version__)"])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    printed_by(python, "import pytest; print(pytest.__version__)")
 }
 
 /// The version of `python` itself.
 pub fn python_version(python: &Utf8Path) -> String {
-    let output = Command::new(python)
-        .args(["-c", "import platform; print(platform.python_version())"])
-        .output()
-        .unwrap();
+    printed_by(python, "import platform; print(platform.python_version())")
+}
+
+/// What `python` prints running `program`, trimmed.
+fn printed_by(python: &Utf8Path, program: &str) -> String {
+    let output = Command::new(python).args(["-c", program]).output().unwrap();
     String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
 

@@ -7,6 +7,17 @@ fn write(path: &Utf8Path, text: &str) {
     fs::write(path, text).unwrap();
 }
 
+/// The names of the entries of `folder`, sorted.
+fn entries(folder: &Utf8Path) -> Vec<String> {
+    let mut names: Vec<String> = folder
+        .read_dir_utf8()
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// Every file under `root`, relative to it, sorted.
 fn files(root: &Utf8Path) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
@@ -172,14 +183,9 @@ fn a_mirror_another_mend_put_in_place_meanwhile_serves_when_as_current_and_goes_
         write(&made.join("usr/lib/m.cpython-311.pyc"), "ours");
         put_in_place(&made, &mirror, "/usr/lib\t2\n", &cache);
         sweep(&cache).join().unwrap();
-        let left: Vec<String> = cache
-            .read_dir_utf8()
-            .unwrap()
-            .map(|entry| entry.unwrap().file_name().to_owned())
-            .collect();
         (
             fs::read_to_string(mirror.join("usr/lib/m.cpython-311.pyc")).unwrap(),
-            left,
+            entries(&cache),
         )
     };
     // As current as this one (made by a mend at the same time, maybe running tests on it): it
@@ -204,23 +210,14 @@ fn a_discarded_mirror_leaves_its_name_at_once_and_the_sweep_deletes_it() {
     write(&old.join("usr/lib/m.cpython-311.pyc"), "old");
     write(&cache.join("kept/made-from"), "/usr/lib\t1\n");
     discard(&old, &cache);
-    let names = |cache: &Utf8Path| {
-        let mut names: Vec<String> = cache
-            .read_dir_utf8()
-            .unwrap()
-            .map(|entry| entry.unwrap().file_name().to_owned())
-            .collect();
-        names.sort();
-        names
-    };
-    let moved = names(&cache);
+    let moved = entries(&cache);
     assert_eq!(moved.len(), 2);
     assert!(
         moved[0].starts_with(TRASH) && moved[1] == "kept",
         "{moved:?}"
     );
     sweep(&cache).join().unwrap();
-    assert_eq!(names(&cache), ["kept"]);
+    assert_eq!(entries(&cache), ["kept"]);
 }
 
 #[test]

@@ -106,40 +106,39 @@ fn renamed(bytes: &[u8], file: &str) -> Option<Vec<u8>> {
     let data_start = bytes.iter().position(|byte| *byte == b'\n')? + 1;
     let length = u8::try_from(COMPILED_NAME.len()).ok()?;
     let long_length = u32::from(length).to_le_bytes();
-    let found: Vec<(usize, u8)> = bytes[data_start..]
+    // Where each string of the name starts (its form's byte) and ends. marshal's string forms:
+    // short ASCII (one length byte), ASCII and UTF-8 (four), each interned or not, each perhaps
+    // flagged as referred to later (0x80).
+    let found: Vec<(usize, usize)> = bytes[data_start..]
         .windows(COMPILED_NAME.len())
         .enumerate()
         .filter(|(_, window)| *window == COMPILED_NAME)
         .filter_map(|(at, _)| {
             let at = data_start + at;
-            // marshal's string forms: short ASCII (one length byte), ASCII and UTF-8 (four),
-            // each interned or not, each perhaps flagged as referred to later (0x80).
-            let short = at >= 2 && bytes[at - 1] == length;
-            let long = at >= 5 && bytes[at - 4..at] == long_length;
-            let kind_at = if short { at - 2 } else { at.checked_sub(5)? };
-            let kind = bytes[kind_at];
-            let fits = match kind & 0x7F {
-                b'z' | b'Z' => short,
-                b'a' | b'A' | b'u' => long,
-                _ => false,
+            let form = |start: usize| bytes[start] & 0x7F;
+            let start = if at >= 2 && bytes[at - 1] == length && matches!(form(at - 2), b'z' | b'Z')
+            {
+                at - 2
+            } else if at >= 5
+                && bytes[at - 4..at] == long_length
+                && matches!(form(at - 5), b'a' | b'A' | b'u')
+            {
+                at - 5
+            } else {
+                return None;
             };
-            fits.then_some((kind_at, kind & 0x80))
+            Some((start, at + COMPILED_NAME.len()))
         })
         .collect();
-    let [(kind_at, referred)] = found.as_slice() else {
+    let [(start, end)] = found.as_slice() else {
         return None;
     };
-    let end = if matches!(bytes[*kind_at] & 0x7F, b'z' | b'Z') {
-        kind_at + 2 + COMPILED_NAME.len()
-    } else {
-        kind_at + 5 + COMPILED_NAME.len()
-    };
     let mut named = Vec::with_capacity(bytes.len() + file.len());
-    named.extend_from_slice(&bytes[..*kind_at]);
-    named.push(b'u' | referred);
+    named.extend_from_slice(&bytes[..*start]);
+    named.push(b'u' | (bytes[*start] & 0x80));
     named.extend_from_slice(&u32::try_from(file.len()).ok()?.to_le_bytes());
     named.extend_from_slice(file.as_bytes());
-    named.extend_from_slice(&bytes[end..]);
+    named.extend_from_slice(&bytes[*end..]);
     Some(named)
 }
 

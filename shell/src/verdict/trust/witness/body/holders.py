@@ -239,15 +239,17 @@ def _holders(alarm, defined_at, find, snapshots, unchecked, check_stand_ins=None
             if added:
                 alarm("replaced", f"{label}: {', '.join(added)} added")
 
-    def taken(watched):
+    def checked(watched):
+        """One check's holders (each with its entries as last seen, for naming what changed),
+        their namespaces, and what all of those hold, taken at once."""
         namespaces = tuple(vars(holder) for holder, _ in watched)
         return [watched, namespaces, take(namespaces)]
 
-    hot, cold = taken(hot), taken(cold)
+    hot, cold = checked(hot), checked(cold)
 
     def check_replaced(check):
-        watched, namespaces, seen = check
-        if unchanged(namespaces, seen):
+        watched, namespaces, taken = check
+        if unchanged(namespaces, taken):
             return
         for index, (holder, seen) in enumerate(watched):
             now = vars(holder)

@@ -128,11 +128,12 @@ def _channel(path, sha256):
             write(text)
 
     def hold(**fields):
+        now = monotonic()
         with lock:
             if not held:
-                held_since[0] = monotonic()
+                held_since[0] = now
             held.append(sealed(fields))
-            if len(held) >= most_held or monotonic() - held_since[0] >= longest_held:
+            if len(held) >= most_held or now - held_since[0] >= longest_held:
                 text = "".join(held)
                 held.clear()
                 write(text)
