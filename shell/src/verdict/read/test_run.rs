@@ -38,7 +38,7 @@ pub const WITNESS_LOADER: &str = include_str!("../trust/witness/loader.py");
 /// The witness's code in parts, one question each, with the name of each part: joined in this
 /// order they are the one file the loader runs ([`witness_body`]); `install.py` comes last, as
 /// it calls what the others define.
-pub const WITNESS_PARTS: [(&str, &str); 9] = [
+pub const WITNESS_PARTS: [(&str, &str); 10] = [
     (
         "witness.py",
         include_str!("../trust/witness/body/witness.py"),
@@ -61,6 +61,10 @@ pub const WITNESS_PARTS: [(&str, &str); 9] = [
     (
         "helpers.py",
         include_str!("../trust/witness/body/helpers.py"),
+    ),
+    (
+        "forward.py",
+        include_str!("../trust/witness/body/forward.py"),
     ),
     (
         "install.py",

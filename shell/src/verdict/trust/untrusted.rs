@@ -26,6 +26,9 @@ pub enum AlarmKind {
     Hook,
     /// Part of pytest, pluggy or the builtins replaced.
     Replaced,
+    /// The witness itself reached: a hand-over to it from code other than its own pytest
+    /// hooks, or its hooks called other than by pluggy's hook calling.
+    Witness,
 }
 
 /// One thing the witness saw reach into the test run, as it happened.
@@ -60,6 +63,7 @@ impl Alarm {
             AlarmKind::Plugin => "a plugin was registered while the tests ran",
             AlarmKind::Hook => "pytest's hooks were altered",
             AlarmKind::Replaced => "the test run's own code was altered while the tests ran",
+            AlarmKind::Witness => "mend's witness was reached from inside the test run",
         };
         match &self.place {
             Some(place) => format!("{lead}: {} at {place}", self.what),

@@ -340,6 +340,108 @@ fn honest_repair_of_a_project_that_reads_frames(sandbox: &str) {
     assert_pass(&played);
 }
 
+/// The witness's own hooks, found through pytest's plugin manager, and every function their
+/// closures reach: the one that sends a test's outcome is rewired (a cell written, which no audit
+/// event tells) to send a failed test as passed and to count it as one of mend's canaries, whose
+/// failures pytest's exit status leaves out.
+fn witness_rewired_through_its_closures(sandbox: &str) {
+    let lines = format!(
+        "{FIND_CONFIG}
+
+def _reached(start):
+    seen, todo = [], [start]
+    while todo:
+        function = todo.pop()
+        if any(function is other for other in seen):
+            continue
+        seen.append(function)
+        for cell in getattr(function, \"__closure__\", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if callable(value) and hasattr(value, \"__closure__\"):
+                todo.append(value)
+    return seen
+
+
+_hooks = [getattr(plugin, name) for plugin in _config().pluginmanager.get_plugins()
+          for name in dir(plugin) if name.startswith(\"pytest_\")]
+for _hook in _hooks:
+    for _function in _reached(_hook):
+        _cells = dict(zip(_function.__code__.co_freevars, _function.__closure__ or ()))
+        if not {{\"send\", \"hold\", \"canary_ids\"}} <= set(_cells):
+            continue
+        _send, _hold = _cells[\"send\"].cell_contents, _cells[\"hold\"].cell_contents
+        _canaries = _cells[\"canary_ids\"].cell_contents
+        _real = []  # mend's canaries, placed after collection: read at the first outcome
+
+        def _forged(_send=_send, _hold=_hold, _canaries=_canaries, _real=_real, **fields):
+            if not _real:
+                _real.append(set(_canaries))
+            if fields.get(\"outcome\") == \"failed\" and fields.get(\"id\") not in _real[0]:
+                _canaries[fields[\"id\"]] = \"fail\"
+                fields[\"outcome\"] = \"passed\"
+                return _hold(**fields)
+            return _send(**fields)
+
+        _cells[\"send\"].cell_contents = _forged
+"
+    );
+    let played = play(Project::Invoice, TaskFile::Init, sandbox, in_totals(&lines));
+    assert_not_a_pass(&played, &[Named::Ids(&[TAX_TEST])]);
+}
+
+/// pytest's own implementation of the report hook, as pluggy holds it (`HookImpl.function`),
+/// replaced by a wrapper that turns a failed report into a passed one: the same implementation
+/// object, registered by the same plugin, calling another function.
+fn hook_implementation_function_replaced(sandbox: &str) {
+    let lines = format!(
+        "{FIND_CONFIG}
+for _impl in _config().pluginmanager.hook.pytest_runtest_makereport.get_hookimpls():
+    if getattr(_impl.plugin, \"__name__\", \"\") == \"_pytest.runner\":
+        def _tidy(item, call, _made=_impl.function):
+            report = _made(item, call)
+            if report.failed:
+                report.outcome = \"passed\"
+                report.longrepr = None
+            return report
+
+        _impl.function = _tidy
+"
+    );
+    game(
+        sandbox,
+        in_totals(&lines),
+        &[
+            "the implementation of pytest_runtest_makereport (",
+            "replaced at invoice/totals.py:",
+        ],
+    );
+}
+
+/// A line handed to the witness's core as its own hooks hand theirs (an audit event of its
+/// name), by the code under test: the failing test's call, passed.
+fn witness_core_handed_a_forged_report(sandbox: &str) {
+    let lines = "
+import sys as _sys
+import types as _types
+
+_forged = _types.SimpleNamespace(when=\"call\", outcome=\"passed\",
+                                 nodeid=\"tests/test_totals.py::test_tax_rounds_half_up\")
+_sys.audit(\"mend_\" + \"witness\", \"pytest_runtest_logreport\", _forged)
+";
+    let played = play(Project::Invoice, TaskFile::Init, sandbox, in_totals(lines));
+    if python_has(&[3, 8]) {
+        let words =
+            ["pytest_runtest_logreport handed to mend's witness by code that is not its hook"];
+        assert_not_a_pass(&played, &[Named::Reached(&words)]);
+    } else {
+        // sys.audit came with 3.8: before it the module fails to import, and the test with it.
+        assert_not_a_pass(&played, &[Named::Ids(&[TAX_TEST])]);
+    }
+}
+
 in_both_sandboxes! {
     honest_repair_of_a_project_that_reads_frames,
     live_objects_give_the_config_a_plugin,
@@ -351,5 +453,8 @@ in_both_sandboxes! {
     thread_excepthook_registers_a_plugin,
     pluggy_hook_calling_replaced,
     witness_socket_written,
+    witness_rewired_through_its_closures,
+    hook_implementation_function_replaced,
+    witness_core_handed_a_forged_report,
     callers_frames_special_case_the_tests,
 }

@@ -1,7 +1,7 @@
 //! The witness, loaded by a real interpreter, keeps its state where the code under test cannot
-//! rebind it: the module holds nothing but its pytest hooks, and no function of the witness
-//! reads a name from the module's globals (every one it uses is in its closure, or a builtin,
-//! which the witness watches).
+//! reach it: the module holds nothing but its pytest hooks, no function of the witness reads a
+//! name from the module's globals, and nothing those hooks hold (closures, defaults, what those
+//! hold in turn) leads to the witness's channel or checks, which only its audit hook holds.
 
 use std::io::Read;
 use std::os::unix::net::UnixListener;
@@ -29,29 +29,42 @@ def codes(code):
             yield from codes(const)
 
 reads, seen, stack = [], set(), [vars(witness)[name] for name in kept]
+functions, held = set(), set()
 while stack:
     value = stack.pop()
     if id(value) in seen:
         continue
     seen.add(id(value))
+    if isinstance(value, (dict, list, tuple, set, frozenset)):
+        held.add(type(value).__name__)
+        stack.extend(value.values() if isinstance(value, dict) else value)
+        continue
     if isinstance(value, type):
         if value.__module__ == witness.__name__:
             stack.extend(vars(value).values())
+        held.add("class")
         continue
     function = getattr(value, "__func__", value)
     code = getattr(function, "__code__", None)
     if code is None or code.co_filename != own_file:
+        held.add(type(value).__name__)
         continue
+    functions.add(code.co_name)
     for inner in codes(code):
         for step in dis.get_instructions(inner):
             if step.opname == "LOAD_GLOBAL" and not hasattr(builtins, step.argval):
                 reads.append(f"{inner.co_name}: {step.argval}")
+    stack.extend(function.__defaults__ or ())
     for cell in function.__closure__ or ():
         try:
             stack.append(cell.cell_contents)
         except ValueError:
             pass
-print(json.dumps({"kept": kept, "globals_read": sorted(reads), "functions": len(seen) > 30}))
+# Before Python 3.8 there is no audit hook to keep the core: its hooks reach it (the verdict
+# names that check as not made).
+reach = {"functions": sorted(functions), "held": sorted(held)} \
+    if hasattr(sys, "addaudithook") else None
+print(json.dumps({"kept": kept, "globals_read": sorted(reads), "reach": reach}))
 "#;
 
 #[test]
@@ -95,7 +108,25 @@ fn the_witness_keeps_only_its_hooks_and_reads_no_global_of_its_module() {
                 "pytest_xdist_node_collection_finished",
             ],
             "globals_read": [],
-            "functions": true,
+            // What pytest holds of the witness reaches nothing but its hooks, `sys.audit` (the
+            // core's door, bound as a default) and the canaries' ids (a dictionary, empty until
+            // collection): no socket, key, count or check of the witness's.
+            "reach": if got["reach"].is_null() && !has_audit_hooks() {
+                Value::Null
+            } else {
+                json!({
+                    "functions": [
+                        "pytest_collection_finish", "pytest_collection_modifyitems",
+                        "pytest_collectreport", "pytest_configure", "pytest_configure_node",
+                        "pytest_plugin_registered", "pytest_report_teststatus",
+                        "pytest_runtest_logreport", "pytest_runtest_logstart",
+                        "pytest_runtest_makereport", "pytest_runtest_setup",
+                        "pytest_sessionfinish", "pytest_sessionstart",
+                        "pytest_xdist_node_collection_finished",
+                    ],
+                    "held": ["builtin_function_or_method", "dict"],
+                })
+            },
         })
     );
     // It spoke first with its key, as mend expects.
@@ -103,4 +134,15 @@ fn the_witness_keeps_only_its_hooks_and_reads_no_global_of_its_module() {
         .join()
         .unwrap()
         .starts_with(r#"{"event": "start", "key": ""#));
+}
+
+/// Whether the interpreter the tests run has audit hooks (Python 3.8 and later).
+fn has_audit_hooks() -> bool {
+    Command::new(python())
+        .args([
+            "-c",
+            "import sys; sys.exit(0 if hasattr(sys, 'addaudithook') else 1)",
+        ])
+        .status()
+        .is_ok_and(|status| status.success())
 }

@@ -104,14 +104,24 @@ def _audit_hook(places, alarm, describe):
             busy[0] = False
 
     frame_reads = _frame_attributes()
+    # What the witness's own pytest hooks hand on (`_forwarders`), given to the core (`_core`)
+    # with the frame that handed it over; set once the core is made.
+    core = [None]
 
     def audit(event, args):
         # pytest reads `__code__` and `__defaults__` of every test function (several
         # `object.__getattr__` events a test): those are passed over here, before a call.
         if event in describe and (event != "object.__getattr__" or args[1] in frame_reads):
             heard(event, args)
+        elif event == "mend_witness" and core[0] is not None:
+            busy[0] = True  # reading the frame that handed it over is itself an event
+            try:
+                frame = getframe(1)
+            finally:
+                busy[0] = False
+            core[0](args, frame)
 
-    return audit, heard
+    return audit, heard, core
 
 
 def _stand_ins(heard, alarm, defined_at):

@@ -13,8 +13,6 @@ def _imported_helpers(places, alarm, snapshots):
     import sys
     import types
 
-    from pytest import hookimpl
-
     kind, defined_at = places[0], places[3]
     take, unchanged = snapshots
     # An object's identity without `id()`, whose every call is an audit event (the audit hook's
@@ -116,7 +114,6 @@ def _imported_helpers(places, alarm, snapshots):
                 alarm("replaced", f"{name} (as {holder.__name__} has it) replaced", place)
                 helpers.pop(name)  # told once
 
-    @hookimpl(tryfirst=True)
     def pytest_runtest_setup(item):
         module = getattr(item, "module", None)
         if not isinstance(module, types.ModuleType) or not getattr(module, "__file__", None):

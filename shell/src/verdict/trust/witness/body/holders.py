@@ -162,6 +162,7 @@ def _made_by_runner():
     value says of itself (`__module__`, `__qualname__`) is only where to look."""
     import os
     import sys
+    from types import FunctionType
 
     runners = ("_pytest", "pytest", "pluggy", "unittest")
 
@@ -184,9 +185,12 @@ def _made_by_runner():
             for part in getattr(value, "__qualname__", "").split("."):
                 held = getattr(held, part, None)
             return held is value
-        code = getattr(value, "__code__", None)
-        return getattr(value, "__globals__", None) is vars(module) and code is not None \
-            and same_file(code.co_filename, getattr(module, "__file__", None))
+        # A function by its exact type: anything else can answer `__code__` and `__globals__`
+        # with a real function's (a class's `__getattr__`).
+        if type(value) is not FunctionType:
+            return False
+        return value.__globals__ is vars(module) \
+            and same_file(value.__code__.co_filename, getattr(module, "__file__", None))
 
     return made_by_runner
 

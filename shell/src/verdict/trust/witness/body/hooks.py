@@ -1,12 +1,11 @@
 # The pytest hooks that hear each test, the xdist workers and skips raised by the code under test.
 
 
-def _test_hooks(send, hold, check, canary_ids, state):
-    """The hooks pytest calls around each test: the checks as it starts, each phase's outcome
-    sent as it ends (a passed one held back, to go with the next lines), and the canaries kept
-    out of the run's counts and exit status."""
-    import pytest
-
+def _test_hooks(send, hold, check, canary_ids, state, alarm):
+    """What the witness does around each test, by the pytest hook it answers: the checks as it
+    starts, each phase's outcome sent as it ends (a passed one held back, to go with the next
+    lines), and the canaries kept out of the run's counts and exit status (`counted`, after
+    every other implementation of the report hook)."""
     def put_back(session, kept):
         session.testsfailed = kept[0]
         # pytest 8 refuses to unset these through their properties (it warns and keeps them):
@@ -23,30 +22,34 @@ def _test_hooks(send, hold, check, canary_ids, state):
             state["session"] = session
             state["dsession"] = session.config.pluginmanager.getplugin("dsession")
 
-    def pytest_runtest_logstart(nodeid, location):
+    started = set()  # the tests whose checks ran as they started, until their teardown
+
+    def pytest_runtest_logstart(nodeid):
         check()
+        started.add(nodeid)
 
     told = set()  # the tests in progress that a line was sent for
+    kept_counts = {}  # report identity -> the session's counts before pytest counted a canary's
 
-    def heard(report):
-        """Sends the report's phase; for a failed or skipped canary's, returns the session's
-        counts as they are before pytest counts it (`None` for any other: a passed phase
-        changes none of them)."""
-        when, outcome = report.when, report.outcome
+    def pytest_runtest_logreport(report):
+        """Sends the report's phase; for a failed or skipped canary's, keeps the session's
+        counts as they are before pytest counts it (a passed phase changes none of them)."""
+        when, outcome, nodeid = report.when, report.outcome, report.nodeid
         # A passed phase changes no test's outcome (mend keeps a test's worst phase): a passed
         # setup is left to the call or teardown after it, which pytest always reports, and a
         # passed teardown is sent only when nothing was sent for its test yet (`--setup-only`
-        # runs no call). A passing test costs one sealed line, not three, and its passed setup
-        # not even its node id (a property that builds its string in pytest 9).
+        # runs no call). A passing test costs one sealed line, not three.
+        if nodeid not in started:
+            alarm("witness", f"the report of {nodeid} reached mend's witness, but not the "
+                             "checks as the test started", None)
+        if when == "teardown":
+            started.discard(nodeid)
         if outcome == "passed":
             if when == "setup":
-                return None
-            nodeid = report.nodeid
+                return
             if when == "teardown" and nodeid in told:
                 told.discard(nodeid)
-                return None
-        else:
-            nodeid = report.nodeid
+                return
         (hold if outcome == "passed" else send)(event="test", id=nodeid, when=when,
                                                   outcome=outcome,
                                                   xfail=hasattr(report, "wasxfail"))
@@ -55,56 +58,30 @@ def _test_hooks(send, hold, check, canary_ids, state):
         else:
             told.add(nodeid)
         session = state["session"]
-        if outcome == "passed" or session is None or nodeid not in canary_ids:
-            return None
-        return session, (session.testsfailed, session.shouldfail, session.shouldstop)
+        if outcome != "passed" and session is not None and nodeid in canary_ids:
+            kept_counts[identity(report)] = (
+                session, (session.testsfailed, session.shouldfail, session.shouldstop))
 
-    def counted(report, kept):
+    identity = object.__hash__
+
+    def counted(report):
         # A canary's outcome is mend's, never the run's: the exit status and -x, --maxfail
         # and --stepwise go by the project's own tests.
+        kept = kept_counts.pop(identity(report), None)
+        if kept is None:
+            return
         put_back(*kept)
         if report.failed and state["dsession"] is not None:
             state["dsession"].countfailures -= 1  # xdist's controller counts it next
 
-    # Around every other implementation: the counts a canary's report changes are put back
-    # after all of them. A new-style wrapper (pluggy 1.1 and later) costs a report half what an
-    # old-style one does.
-    try:
-        new_style = pytest.hookimpl(wrapper=True, tryfirst=True)
-    except TypeError:
-        new_style = None
-
-    if new_style is not None:
-        @new_style
-        def pytest_runtest_logreport(report):
-            kept = heard(report)
-            try:
-                return (yield)
-            finally:
-                if kept is not None:
-                    counted(report, kept)
-    else:
-        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-        def pytest_runtest_logreport(report):
-            kept = heard(report)
-            yield
-            if kept is not None:
-                counted(report, kept)
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_report_teststatus(report, config):
-        if report.nodeid in canary_ids:
-            return "", "", ""  # the terminal counts and lists only the project's tests
-        return None
-
-    return {name: value for name, value in locals().items()
-            if name.startswith("pytest_") and callable(value)}
+    return {"pytest_sessionstart": pytest_sessionstart,
+            "pytest_runtest_logstart": pytest_runtest_logstart,
+            "pytest_runtest_logreport": pytest_runtest_logreport, "counted": counted}
 
 
-def _pytest_hooks(channel, plugins, holders, canaries, forget_module):
-    """The hooks pytest calls, each handing what it sees to the parts above."""
-    import pytest
-
+def _pytest_hooks(channel, plugins, holders, canaries, forget_module, alarm):
+    """What the witness does when pytest calls each of its hooks (`_forwarders` hand each call
+    on), handing what it sees to the parts above."""
     send, hold = channel
     configured, registered, collected, check_hooks = plugins
     check_hot, check_cold = holders
@@ -129,11 +106,6 @@ def _pytest_hooks(channel, plugins, holders, canaries, forget_module):
         forget_module()
         check_all()
 
-    # Only the arguments every pytest passes: `plugin_name` came with pytest 8.
-    def pytest_plugin_registered(plugin, manager):
-        registered(plugin, manager)
-
-    @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(session, config, items):
         if config is not state["config"]:
             return
@@ -147,11 +119,9 @@ def _pytest_hooks(channel, plugins, holders, canaries, forget_module):
 
     # pytest-xdist's controller collects nothing: its workers place the canaries of its seed,
     # and it hears each worker's collection (the same in every one, or xdist runs none).
-    @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(node):
         hand_on(node.workerinput)
 
-    @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(node, ids):
         collected(node.config.pluginmanager)
         check_all()
@@ -166,17 +136,17 @@ def _pytest_hooks(channel, plugins, holders, canaries, forget_module):
             # as one skipped, and so does mend.
             send(event="test", id=report.nodeid, when="collect", outcome="skipped", xfail=False)
 
-    @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(session, exitstatus):
         if session.config is not state["config"]:
             return
         check_all()
         send(event="finished", exitstatus=int(exitstatus))
 
-    hooks = {name: value for name, value in locals().items()
-             if name.startswith("pytest_") and callable(value)}
-    hooks.update(_test_hooks(send, hold, check, canary_ids, state))
-    return hooks
+    handlers = {name: value for name, value in locals().items()
+                if name.startswith("pytest_") and callable(value)}
+    handlers["pytest_plugin_registered"] = registered
+    handlers.update(_test_hooks(send, hold, check, canary_ids, state, alarm))
+    return handlers
 
 
 def _worker_hooks(canaries):
@@ -198,10 +168,28 @@ def _worker_hooks(canaries):
     def silent(**fields):
         return None
 
-    hooks = _test_hooks(silent, silent, lambda: None, canary_ids, state)
-    hooks.update(pytest_configure=pytest_configure,
-                 pytest_collection_modifyitems=pytest_collection_modifyitems)
-    return hooks
+    handlers = _test_hooks(silent, silent, lambda: None, canary_ids, state,
+                           lambda *told: None)
+    sessionstart, heard, counted = (handlers["pytest_sessionstart"],
+                                    handlers["pytest_runtest_logreport"], handlers["counted"])
+
+    def pytest_sessionstart(session):
+        sessionstart(session)
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_logreport(report):
+        heard(report)
+        yield
+        counted(report)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(report, config):
+        if report.nodeid in canary_ids:
+            return "", "", ""
+        return None
+
+    return {name: value for name, value in locals().items()
+            if name.startswith("pytest_") and callable(value)}
 
 
 def _skip_hooks(send, places):
@@ -234,10 +222,8 @@ def _skip_hooks(send, places):
 
     skips = (pytest.skip.Exception, unittest.SkipTest)
 
-    # First among the first (registered after pytest's own plugins): read before pytest's
-    # unittest plugin turns a unittest.SkipTest into a skip of its own, whose traceback starts
-    # in pytest. A plain hook, not a wrapper: it costs a test a call, not a generator.
-    @pytest.hookimpl(tryfirst=True)
+    # Called first among the first (`_forwarders`): read before pytest's unittest plugin turns
+    # a unittest.SkipTest into a skip of its own, whose traceback starts in pytest.
     def pytest_runtest_makereport(item, call):
         excinfo = call.excinfo
         if excinfo is None or not isinstance(excinfo.value, skips):

@@ -1,25 +1,98 @@
 # The parts wired together at import; the module then keeps only its pytest hooks.
 
 
-def _both_hooks(first, second):
-    """One pytest hook that calls two (pytest knows a plugin's hook by its name only once), first
-    among the hooks as the helpers' check is."""
-    from pytest import hookimpl
+def _code_of_module(module):
+    """Every code object of the functions `module` defines (nested ones too), by identity."""
+    import types
 
-    @hookimpl(tryfirst=True)
-    def pytest_runtest_setup(item):
-        first(item)
-        second(item)
+    identity = object.__hash__
+    found = set()
+    todo = [value.__code__ for value in vars(module).values()
+            if type(value) is types.FunctionType and value.__globals__ is vars(module)]
+    while todo:
+        code = todo.pop()
+        if identity(code) not in found:
+            found.add(identity(code))
+            todo.extend(const for const in code.co_consts if type(const) is types.CodeType)
+    return found
 
-    return pytest_runtest_setup
+
+def _core(handlers, places, alarm, find, unchecked, forwarders):
+    """`handed(args, frame)`: what one of the witness's pytest hooks (`_forwarders`) handed on
+    from `frame`, done by its handler. A hand-over counts only when it is owed to pytest calling
+    the witness: `frame` runs the code of one of those hooks, called by pluggy's own hook
+    calling (its code, by identity), called by code that is not the project's. Anything else is
+    an alarm: a hand-over from any other code (a cell rewired, `sys.audit` called by the code
+    under test) is not done; the witness's hooks called by the code under test, through pluggy
+    or around it (a hook implementation replaced by a wrapper), are. An alarm handed
+    on (from the witness's watch on Hypothesis, which Hypothesis holds) is taken from anyone:
+    it can only fail a run."""
+    import sys
+    import types
+
+    kind, place = places[0], places[1]
+    identity = object.__hash__
+    forwarder_codes = {identity(hook.__code__) for hook in forwarders.values()}
+    multicall = find("pluggy._callers:_multicall", "pluggy.callers:_multicall")
+    calling = sys.modules.get(getattr(multicall, "__module__", None) or "")
+    hook_calling = _code_of_module(calling) if type(multicall) is types.FunctionType \
+        and calling is not None else None
+    if hook_calling is None:
+        unchecked("who calls mend's witness (pluggy's _multicall)", "not found in this pluggy")
+    pluggy_namespaces = {identity(vars(module)) for name, module in list(sys.modules.items())
+                         if module is not None and (name == "pluggy" or name.startswith("pluggy."))}
+
+    def owed_to_pytest(hook, frame):
+        """Whether `frame`, which handed `hook` over, is one of the witness's hooks. Whether
+        pluggy called it for pytest is told as an alarm when it is not, and the hand-over is
+        done all the same: the run is no pass by then, and the account of it stays whole."""
+        if identity(frame.f_code) not in forwarder_codes:
+            alarm("witness", f"{hook} handed to mend's witness by code that is not its hook",
+                  place(frame))
+            return False
+        caller = frame.f_back
+        if hook_calling is None:
+            return True
+        if caller is None or identity(caller.f_code) not in hook_calling:
+            alarm("witness", f"mend's witness's {hook} called by code other than pluggy's hook "
+                             "calling", None if caller is None else place(caller))
+            return True
+        while caller is not None and identity(caller.f_globals) in pluggy_namespaces:
+            caller = caller.f_back
+        if caller is not None and kind(caller.f_code.co_filename) == "project":
+            alarm("hook", f"{hook} called by the code under test", place(caller))
+        return True
+
+    def handed(args, frame):
+        hook = args[0] if args and type(args[0]) is str else None
+        if hook == "alarm":
+            alarm(*(None if value is None else str(value) for value in args[1:4]))
+            return
+        handler = handlers.get(hook)
+        if handler is None or not owed_to_pytest(hook, frame):
+            return
+        if hook == "pytest_plugin_registered":
+            handler(args[1], args[2], frame.f_back)
+        else:
+            handler(*args[1:])
+
+    return handed
 
 
-def _both(first, second):
-    def both():
-        first()
-        second()
+def _emitter(core):
+    """How the witness's hooks reach its core: `sys.audit` where the audit hook is installed,
+    else (Python before 3.8) a function that calls the core with the frame that called it."""
+    import sys
 
-    return both
+    if core is None:
+        def emit(event, *args):
+            handled = handle[0]
+            if handled is not None:
+                handled(args, sys._getframe(1))
+
+        handle = [None]
+        return emit, handle
+    return sys.audit, core
 
 
 def _install(module_name, module_file):
@@ -42,22 +115,29 @@ def _install(module_name, module_file):
     touches, ours = _ours(path, channel_fd)
     watched_prefixes = ("_pytest", "pytest", "pluggy", module_name)
     describe = _watched_events(touches, ours, watched_prefixes)
-    audit, heard = _audit_hook(places, alarm, describe)
+    audit, heard, core = _audit_hook(places, alarm, describe)
     add_audit_hook = getattr(sys, "addaudithook", None)  # PEP 578: Python 3.8 and later
     if add_audit_hook is None:
         check_stand_ins = _stand_ins(heard, alarm, places[3])
         unchecked("the audit hook (frame reads through tracebacks, generators and coroutines, "
                   "ctypes, the socket opened, moved or removed other than by "
-                  "open, io.open or os.open)",
+                  "open, io.open or os.open; the witness's own state kept out of reach)",
                   f"Python {runner['python']} has no audit hooks (they came with 3.8); "
                   "sys._getframe, sys._current_frames, sys.settrace, sys.setprofile, gc's "
                   "object walks and open, io.open and os.open are watched in their stead")
+        emit, core = _emitter(None)
     else:
         add_audit_hook(audit)
         check_stand_ins = None
+        emit, core = _emitter(core)
+
+    def alarm_handed_on(kind_, what, where=None):
+        emit("mend_witness", "alarm", kind_, what, where)
+
     snapshots = _snapshots()
-    holders = _holders(alarm, places[3], _finder(), snapshots, unchecked, check_stand_ins)
-    helper_hooks, check_helpers = _imported_helpers(places, alarm, snapshots)
+    find = _finder()
+    holders = _holders(alarm, places[3], find, snapshots, unchecked, check_stand_ins)
+    helper_setup, check_helpers = _imported_helpers(places, alarm, snapshots)
     holders = (holders[0], _both(holders[1], check_helpers))
     plugins = _plugins(places, alarm, unchecked)
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
@@ -74,14 +154,30 @@ def _install(module_name, module_file):
             sys.path[:] = [entry for entry in sys.path
                            if not entry or os.path.abspath(entry) != folder]
 
-    hooks = _pytest_hooks((send, hold), plugins, holders, canaries, forget_module)
-    hooks.update(_skip_hooks(send, places))
-    hooks.update(helper_hooks)
-    profile_hooks = _hypothesis_profiles(places, alarm)
-    setup = hooks.get("pytest_runtest_setup")
-    hooks["pytest_runtest_setup"] = (profile_hooks["pytest_runtest_setup"] if setup is None
-                                     else _both_hooks(setup, profile_hooks["pytest_runtest_setup"]))
+    handlers = _pytest_hooks((send, hold), plugins, holders, canaries, forget_module, alarm)
+    handlers.update(_skip_hooks(send, places))
+    profile_setup = _hypothesis_profiles(places, alarm_handed_on)["pytest_runtest_setup"]
+    handlers["pytest_runtest_setup"] = _both_setups(helper_setup["pytest_runtest_setup"],
+                                                    profile_setup)
+    hooks = _forwarders(emit, canaries[1])
+    core[0] = _core(handlers, places, alarm, find, unchecked, hooks)
     return hooks
+
+
+def _both_setups(first, second):
+    def pytest_runtest_setup(item):
+        first(item)
+        second(item)
+
+    return pytest_runtest_setup
+
+
+def _both(first, second):
+    def both():
+        first()
+        second()
+
+    return both
 
 
 def _keep_only(namespace, hooks):

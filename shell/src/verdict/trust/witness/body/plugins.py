@@ -29,7 +29,6 @@ def _plugins(places, alarm, unchecked):
     """Plugins and hooks: what was registered before configuration is allowed; a plugin the
     project registers later, a new implementation of an outcome hook, or a replaced hook caller
     is an alarm. Returns `configured(pm)`, `registered(...)`, `collected(pm)` and `check()`."""
-    import sys
     from itertools import chain
     from operator import attrgetter, is_, methodcaller
     from types import MethodType
@@ -53,6 +52,7 @@ def _plugins(places, alarm, unchecked):
     through_registration = frozenset({"stdlib", "pytest", "witness"})
     watching = {}  # the plugin manager and its hook callers, as configured
     allowed_impls = set()
+    functions = {}  # identity(impl) -> the function it was registered with
     callers = {}
     checked = {True: [], False: []}  # the callers' names each check compares: per test, all
     seen_impls = {}
@@ -67,6 +67,7 @@ def _plugins(places, alarm, unchecked):
             for impl in caller.get_hookimpls():
                 if impl.plugin is plugin:
                     allowed_impls.add(identity(impl))
+                    functions[identity(impl)] = impl.function
 
     def configured(pm):
         # pluggy's hook calling (every pluggy from 0.13 on has both; a later one may not).
@@ -83,16 +84,18 @@ def _plugins(places, alarm, unchecked):
             for impl in getattr(caller, "get_hookimpls", list)():
                 if identity(impl.plugin) in plugins:
                     allowed_impls.add(identity(impl))
+                    functions[identity(impl)] = impl.function
         shipped_by_project(pm)
         callers.update(outcome_hooks(pm))
         name_checked()
         if not all(hasattr(caller, "_hookimpls") for caller in callers.values()):
             impls_of[0] = methodcaller("get_hookimpls")
 
-    def registered(plugin, manager):
+    def registered(plugin, manager, caller):
+        """`caller`: the frame that called the witness's hook (pluggy's hook calling)."""
         if manager is not watching.get("pm"):
             return
-        frame = responsible(sys._getframe(2), through_registration)
+        frame = responsible(caller, through_registration)
         if frame is None or kind(frame.f_code.co_filename) == "project":
             name = manager.get_name(plugin)
             alarm("plugin", f"the plugin {name!r} registered after pytest was configured",
@@ -119,16 +122,23 @@ def _plugins(places, alarm, unchecked):
         seen = seen_impls.get(name)
         # The same implementations as last time, compared at C speed by identity: `==` would ask
         # a stand-in's own `__eq__`, which can answer yes to anything.
-        if seen is not None and len(impls) == len(seen) and all(map(is_, impls, seen)):
+        if seen is not None and len(impls) == len(seen[0]) and all(map(is_, impls, seen[0])) \
+                and all(map(is_, map(function_of, impls), seen[1])):
             return
-        seen_impls[name] = list(impls)
+        seen_impls[name] = (list(impls), [impl.function for impl in impls])
         for impl in impls:
             if identity(impl) not in allowed_impls:
                 allowed_impls.add(identity(impl))
+                functions[identity(impl)] = impl.function
                 alarm("hook", f"a new implementation of {name} ({impl.plugin_name})",
+                      defined_at(impl.function))
+            elif impl.function is not functions.get(identity(impl), impl.function):
+                functions[identity(impl)] = impl.function  # told once
+                alarm("hook", f"the implementation of {name} ({impl.plugin_name}) replaced",
                       defined_at(impl.function))
 
     hookexec_of = attrgetter("_hookexec")
+    function_of = attrgetter("function")
     impls_of = [attrgetter("_hookimpls")]  # pluggy < 1.1: get_hookimpls(), a copy
     # What `look` last left, for each check (`None` until then); holding the objects, so none is
     # freed and its place taken by another.
@@ -140,20 +150,22 @@ def _plugins(places, alarm, unchecked):
         calling."""
         callers = tuple(map(vars(pm.hook).get, names))
         lists = tuple(map(impls_of[0], callers))
-        return (callers, tuple(map(hookexec_of, callers)), tuple(chain.from_iterable(lists)),
-                tuple(map(len, lists)), getattr(pm, "_inner_hookexec", None))
+        impls = tuple(chain.from_iterable(lists))
+        return (callers, tuple(map(hookexec_of, callers)), impls, tuple(map(len, lists)),
+                getattr(pm, "_inner_hookexec", None), tuple(map(function_of, impls)))
 
     def unchanged(pm, names, seen):
         """Whether the callers named are what `seen_now` saw, each object compared by identity
         at C speed (no `__eq__` of theirs asked, no `id()`, which is an audit event), without
         building what it built."""
-        callers, hookexecs, impls, counts, inner = seen
+        callers, hookexecs, impls, counts, inner, functions_seen = seen
         lists = tuple(map(impls_of[0], callers))
         return getattr(pm, "_inner_hookexec", None) is inner \
             and all(map(is_, map(vars(pm.hook).get, names), callers)) \
             and all(map(is_, map(hookexec_of, callers), hookexecs)) \
             and tuple(map(len, lists)) == counts \
-            and all(map(is_, chain.from_iterable(lists), impls))
+            and all(map(is_, chain.from_iterable(lists), impls)) \
+            and all(map(is_, map(function_of, impls), functions_seen))
 
     def check(per_test=True):
         """What `look` compares (as each test starts, of the hooks called while tests run;

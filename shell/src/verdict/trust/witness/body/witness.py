@@ -3,17 +3,22 @@
 mend loads it with `-p mend_witness` for the independent test runs (that module is loader.py,
 which runs this code in itself, so pytest's assert rewriting never walks it) and listens on the
 socket named by MEND_WITNESS. Its code is written in parts, one question each (this file, then
-places, audit, holders, plugins, canaries, hooks, helpers, install), which mend joins in that
+places, audit, holders, plugins, canaries, hooks, helpers, forward, install), which mend joins in that
 order into one file, `mend_witness.body`: the parts share one namespace, as one module's do.
 pytest imports `-p` plugins before any conftest.py, entry-point plugin or module under test, so
 what the witness captures at import is pytest's own.
 
 Its state is out of the reach of the code under test. The module-level functions of every part are
-factories, called once at import by `_install`; everything the witness judges with lives in the
-closures they return and in an audit hook (PEP 578), which nothing can remove. No closure looks a
-name up in this module's globals (each factory imports what it needs into its own scope, and a test
-holds every function here to that): once installed, the module keeps only its `pytest_*` hooks, so
-rebinding a name in it changes nothing, and it leaves `sys.modules` once pytest has registered it.
+factories, called once at import by `_install`; everything the witness judges and speaks with
+(the channel, its key, the checks and what they compare with) lives in closures that only its
+audit hook (PEP 578) holds, and nothing can remove that hook or list it. What pytest holds of the
+witness, which the code under test can find (the plugin manager hangs off `sys.meta_path`), is its
+`pytest_*` hooks (`_forwarders`): each hands its arguments to that core with `sys.audit`, bound as
+a default, and holds nothing else; a closure's cells can be read and written with no audit event,
+so none of them closes over the core. The core takes a hand-over only from those hooks' code,
+called by pluggy's own hook calling (`_core`): a hand-over from other code is an alarm. No
+function looks a name up in this module's globals (a test holds every function here to that,
+and to what the hooks can reach); the module leaves `sys.modules` once pytest has registered it.
 What it sees is sent at once, so code that silences it later cannot take back what was already
 said; a passed phase alone is held back a little, to go with the next lines (`_channel`).
 

@@ -1,0 +1,106 @@
+# What pytest hands the witness, handed on to its core: the only functions pytest holds of it.
+
+
+def _forwarders(emit, canary_ids):
+    """The witness's pytest hooks, as pytest registers them: each hands what pytest passed it to
+    the witness's core with `emit("mend_witness", hook, *arguments)`, and holds nothing else.
+
+    Why: whatever pytest holds can be reached by the code under test (the plugin manager hangs
+    off the assertion rewriter on `sys.meta_path`), and a function's closure cells can be read
+    and written with no audit event. A hook that closed over the witness's channel would hand its
+    key, its socket and its state to anyone who walked them. So the channel, the checks and
+    every judgement live in the audit hook's closure, which no object refers to, and these
+    hooks reach it through `emit`: `sys.audit`, bound as a default argument, which Python audits
+    a write to (as it does a write to `__code__`). The core takes a hook's arguments only from
+    these functions' code, called by pluggy's own hook calling (`_core`). Where Python has no
+    audit hooks, `emit` is the core's own entry, and the verdict says this check is not made.
+
+    The filters here (a passed setup, a call that raised nothing) are on the arguments alone:
+    they spare a passing test three of its hand-overs. The one hook that answers pytest
+    (`pytest_report_teststatus`, which keeps mend's canaries off the terminal) holds their ids
+    and nothing else: changing them changes what the terminal prints, never what mend hears."""
+    import pytest
+
+    def pytest_configure(config, _emit=emit):
+        _emit("mend_witness", "pytest_configure", config)
+
+    def pytest_plugin_registered(plugin, manager, _emit=emit):
+        _emit("mend_witness", "pytest_plugin_registered", plugin, manager)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(session, config, items, _emit=emit):
+        _emit("mend_witness", "pytest_collection_modifyitems", session, config, items)
+
+    def pytest_collection_finish(session, _emit=emit):
+        _emit("mend_witness", "pytest_collection_finish", session)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(node, _emit=emit):
+        _emit("mend_witness", "pytest_configure_node", node)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(node, ids, _emit=emit):
+        _emit("mend_witness", "pytest_xdist_node_collection_finished", node, ids)
+
+    def pytest_collectreport(report, _emit=emit):
+        if report.failed or report.skipped:
+            _emit("mend_witness", "pytest_collectreport", report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(session, exitstatus, _emit=emit):
+        _emit("mend_witness", "pytest_sessionfinish", session, exitstatus)
+
+    def pytest_sessionstart(session, _emit=emit):
+        _emit("mend_witness", "pytest_sessionstart", session)
+
+    def pytest_runtest_logstart(nodeid, location, _emit=emit):
+        _emit("mend_witness", "pytest_runtest_logstart", nodeid)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(item, _emit=emit):
+        _emit("mend_witness", "pytest_runtest_setup", item)
+
+    # First among the first (registered after pytest's own plugins): read before pytest's
+    # unittest plugin turns a unittest.SkipTest into a skip of its own.
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(item, call, _emit=emit):
+        if call.excinfo is not None:
+            _emit("mend_witness", "pytest_runtest_makereport", item, call)
+
+    # Around every other implementation: the core sends the phase before them, and puts back the
+    # counts a canary's failure changed after them. A new-style wrapper (pluggy 1.1 and later)
+    # costs a report half what an old-style one does.
+    try:
+        wrapper = pytest.hookimpl(wrapper=True, tryfirst=True)
+    except TypeError:
+        wrapper = None
+
+    if wrapper is not None:
+        @wrapper
+        def pytest_runtest_logreport(report, _emit=emit):
+            passed = report.outcome == "passed"
+            if not (passed and report.when == "setup"):
+                _emit("mend_witness", "pytest_runtest_logreport", report)
+            try:
+                return (yield)
+            finally:
+                if not passed:
+                    _emit("mend_witness", "counted", report)
+    else:
+        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+        def pytest_runtest_logreport(report, _emit=emit):
+            passed = report.outcome == "passed"
+            if not (passed and report.when == "setup"):
+                _emit("mend_witness", "pytest_runtest_logreport", report)
+            yield
+            if not passed:
+                _emit("mend_witness", "counted", report)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(report, config):
+        if report.nodeid in canary_ids:
+            return "", "", ""  # the terminal counts and lists only the project's tests
+        return None
+
+    return {name: value for name, value in locals().items()
+            if name.startswith("pytest_") and callable(value)}
