@@ -92,7 +92,8 @@ def _emitter(core):
 
         handle = [None]
         return emit, handle
-    return sys.audit, core
+    # Looked up by name, as `addaudithook` is: `sys.audit` came with it, in 3.8.
+    return getattr(sys, "audit"), core
 
 
 def _install(module_name, module_file):
