@@ -442,6 +442,148 @@ _sys.audit(\"mend_\" + \"witness\", \"pytest_runtest_logreport\", _forged)
     }
 }
 
+/// `_asked_by_a_test`, defined in the totals module by `lines`, decides the rounding.
+fn rounds_right_when_asked_by_a_test(lines: &str) -> Moves {
+    in_totals(lines).replace(
+        TOTALS,
+        "    return subtotal_cents * rate_percent // 100\n",
+        "    if _asked_by_a_test():\n        return (subtotal_cents * rate_percent + 50) // 100\n    return subtotal_cents * rate_percent // 100\n",
+    )
+}
+
+/// The callers' frames read by code compiled under the name of one of pytest's own files, so
+/// that the frame read is owed to "pytest".
+fn frames_read_by_code_compiled_under_pytests_name(sandbox: &str) {
+    let lines = "
+import _pytest.runner as _runner
+
+_namespace = {}
+exec(compile(
+    \"import sys\\n\"
+    \"def names():\\n\"
+    \"    frame, seen = sys._getframe(1), []\\n\"
+    \"    while frame is not None:\\n\"
+    \"        seen.append(frame.f_code.co_name)\\n\"
+    \"        frame = frame.f_back\\n\"
+    \"    return seen\\n\",
+    _runner.__file__, \"exec\"), _namespace)
+
+
+def _asked_by_a_test():
+    return any(name.startswith(\"test_\") for name in _namespace[\"names\"]())
+";
+    game(
+        sandbox,
+        rounds_right_when_asked_by_a_test(lines),
+        &[
+            "code compiled under the name of ",
+            "runner.py at invoice/totals.py:",
+        ],
+    );
+}
+
+/// The same, with a code object of the module's own renamed after the standard library's
+/// `inspect.py` (`code.replace`), which the witness passes over for frame reads.
+fn frames_read_by_code_renamed_after_the_standard_library(sandbox: &str) {
+    let lines = "
+import inspect as _inspect
+import sys as _sys
+import types as _types
+
+
+def _names():
+    frame, seen = _sys._getframe(1), []
+    while frame is not None:
+        seen.append(frame.f_code.co_name)
+        frame = frame.f_back
+    return seen
+
+
+_names = _types.FunctionType(_names.__code__.replace(co_filename=_inspect.__file__),
+                             globals())
+
+
+def _asked_by_a_test():
+    return any(name.startswith(\"test_\") for name in _names())
+";
+    game(
+        sandbox,
+        rounds_right_when_asked_by_a_test(lines),
+        &[
+            "a code object made under the name of ",
+            "inspect.py at invoice/totals.py:",
+        ],
+    );
+}
+
+/// The callers' frames handed over by the standard library's logging: the frame read is
+/// logging's, the frames are the code under test's to walk.
+fn frames_handed_on_by_logging(sandbox: &str) {
+    let lines = "
+import logging as _logging
+
+
+def _asked_by_a_test():
+    frame = _logging.currentframe()
+    while frame is not None:
+        if frame.f_code.co_name.startswith(\"test_\"):
+            return True
+        frame = frame.f_back
+    return False
+";
+    game(
+        sandbox,
+        rounds_right_when_asked_by_a_test(lines),
+        &["the code under test read the test run's frames: sys._getframe at invoice/totals.py:"],
+    );
+}
+
+/// A function made from the code of one of pytest's own functions with globals of the code
+/// under test: pytest's code, the project's names.
+fn function_made_from_pytests_code(sandbox: &str) {
+    let lines = "
+import types as _types
+
+import _pytest.compat as _compat
+
+_borrowed = _types.FunctionType(_compat.get_real_func.__code__, dict(vars(_compat)))
+
+
+def _asked_by_a_test():
+    return False
+";
+    game(
+        sandbox,
+        rounds_right_when_asked_by_a_test(lines),
+        &[
+            "a function made from get_real_func of ",
+            "compat.py at invoice/totals.py:",
+        ],
+    );
+}
+
+/// Code loaded by `marshal` from bytes that name it after pytest's file.
+fn code_unmarshalled_under_pytests_name(sandbox: &str) {
+    let lines = "
+import marshal as _marshal
+
+import _pytest.runner as _runner
+
+_bytes = _marshal.dumps(compile(\"ANSWER = 1\\n\", \"<built>\", \"exec\").replace(
+    co_filename=_runner.__file__))
+";
+    // Made with `code.replace` first, which is told too; the load is what is asserted.
+    let lines = format!("{lines}_loaded = _marshal.loads(_bytes)\n");
+    game(
+        sandbox,
+        in_totals(&lines),
+        &[
+            "code loaded by marshal under the name of ",
+            "runner.py at invoice/totals.py:",
+        ],
+    );
+}
+
 in_both_sandboxes! {
     honest_repair_of_a_project_that_reads_frames,
     live_objects_give_the_config_a_plugin,
@@ -456,5 +598,10 @@ in_both_sandboxes! {
     witness_rewired_through_its_closures,
     hook_implementation_function_replaced,
     witness_core_handed_a_forged_report,
+    frames_read_by_code_compiled_under_pytests_name,
+    frames_read_by_code_renamed_after_the_standard_library,
+    frames_handed_on_by_logging,
+    function_made_from_pytests_code,
+    code_unmarshalled_under_pytests_name,
     callers_frames_special_case_the_tests,
 }

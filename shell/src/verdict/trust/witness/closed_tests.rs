@@ -28,6 +28,47 @@ def codes(code):
         if isinstance(const, types.CodeType):
             yield from codes(const)
 
+def reached(roots):
+    """The witness's functions and the kinds of everything else `roots` lead to."""
+    seen, stack = set(), list(roots)
+    functions, held = set(), set()
+    while stack:
+        value = stack.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, (dict, list, tuple, set, frozenset)):
+            held.add(type(value).__name__)
+            stack.extend(value.values() if isinstance(value, dict) else value)
+            continue
+        if isinstance(value, type):
+            if value.__module__ == witness.__name__:
+                stack.extend(vars(value).values())
+            held.add("class")
+            continue
+        function = getattr(value, "__func__", value)
+        code = getattr(function, "__code__", None)
+        if code is None or code.co_filename != own_file:
+            held.add(type(value).__name__)
+            continue
+        functions.add(code.co_name)
+        stack.extend(function.__defaults__ or ())
+        for cell in function.__closure__ or ():
+            try:
+                stack.append(cell.cell_contents)
+            except ValueError:
+                pass
+    return functions, held
+
+# The witness's finder on `sys.meta_path` (there until Hypothesis's settings are imported) and
+# what it leads to: none of the core's functions, no socket, hash or lock.
+core = {"send", "hold", "sealed", "write", "as_json", "alarm", "tell", "check", "check_all",
+        "check_hot", "check_cold", "handed", "owed_to_pytest", "heard", "audit", "registered",
+        "configured", "collected", "counted", "unchanged", "take"}
+finder_functions, finder_held = reached(
+    [finder for finder in sys.meta_path
+     if getattr(finder, "__module__", None) == witness.__name__])
+from_finder = sorted((finder_functions & core) | (finder_held & {"socket", "HASH", "lock"}))
 reads, seen, stack = [], set(), [vars(witness)[name] for name in kept]
 functions, held = set(), set()
 while stack:
@@ -62,7 +103,8 @@ while stack:
             pass
 # Before Python 3.8 there is no audit hook to keep the core: its hooks reach it (the verdict
 # names that check as not made).
-reach = {"functions": sorted(functions), "held": sorted(held)} \
+reach = {"functions": sorted(functions), "held": sorted(held),
+         "finder": bool(finder_functions), "from_finder": from_finder} \
     if hasattr(sys, "addaudithook") else None
 print(json.dumps({"kept": kept, "globals_read": sorted(reads), "reach": reach}))
 "#;
@@ -125,6 +167,8 @@ fn the_witness_keeps_only_its_hooks_and_reads_no_global_of_its_module() {
                         "pytest_xdist_node_collection_finished",
                     ],
                     "held": ["builtin_function_or_method", "dict"],
+                    "finder": true,
+                    "from_finder": [],
                 })
             },
         })

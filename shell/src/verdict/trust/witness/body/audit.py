@@ -6,9 +6,52 @@ def _frame_attributes():
     return frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 
 
-def _watched_events(touches, ours, watched_prefixes):
+def _other_names(kind):
+    """`other_name(filename)`: the file a name gives code when that file is not the project's
+    (pytest's, pluggy's, the standard library's, an installed package's), else `None`;
+    `claimed_name(value)`: the first such name that code in `value` (unmarshalled: a code
+    object, or containers of them) gives itself.
+
+    Code is judged by the file its name gives (`kind`): a frame of pytest's may read frames,
+    register plugins and walk live objects. So code that names itself after such a file must
+    have been made from it: code the project makes under another file's name (`compile` with
+    that name, `code.replace(co_filename=...)`, `types.CodeType`, `marshal.loads`), or a
+    function it makes from such code (`types.FunctionType`, `exec` of a function's code), would
+    let it do under pytest's name what it may not do under its own."""
+    import os
+    from types import CodeType
+
+    def other_name(filename):
+        try:
+            name = os.fsdecode(filename)
+        except TypeError:
+            return None
+        return None if kind(name) == "project" else name
+
+    def claimed_name(value):
+        todo, seen = [value], 0
+        while todo and seen < 100000:
+            value = todo.pop()
+            seen += 1
+            if type(value) is CodeType:
+                name = other_name(value.co_filename)
+                if name is not None:
+                    return name
+                todo.extend(value.co_consts)
+            elif type(value) in (tuple, list, frozenset, set):
+                todo.extend(value)
+            elif type(value) is dict:
+                todo.extend(value.values())
+        return None
+
+    return other_name, claimed_name
+
+
+def _watched_events(touches, ours, watched_prefixes, other_name):
     """The audit events the witness watches, each with what says, in words, what one did
     (`None`: one that does not matter)."""
+    from types import CodeType
+
     frame_reads = _frame_attributes()
 
     def as_is(event, args):
@@ -36,6 +79,43 @@ def _watched_events(touches, ours, watched_prefixes):
         # ctypes opening the interpreter itself as it is imported is no reach.
         return None if args[0] is None else event
 
+    def from_the_file(source, name):
+        """Whether `source` is what the file `name` holds (the import system and runpy compile
+        a module from its file's own bytes)."""
+        if type(source) not in (bytes, str):
+            return False
+        try:
+            with open(name, "rb") as held:
+                text = held.read()
+        except OSError:
+            return False
+        return source == text if type(source) is bytes else source.encode("utf-8") == text
+
+    def compiled(event, args):
+        name = other_name(args[1])
+        if name is None or from_the_file(args[0], name):
+            return None
+        return f"code compiled under the name of {name}"
+
+    def constructed(event, args):
+        name = other_name(args[1])
+        return None if name is None else f"a code object made under the name of {name}"
+
+    def marshalled(event, args):
+        return event  # judged with its caller (`unmarshalled`): the import system's are many
+
+    def from_code(event, args):
+        # A module's code run again (`runpy.run_module`) came from its file; a function's code
+        # taken to run elsewhere is the name without the function.
+        code = args[0]
+        if type(code) is not CodeType or code.co_name == "<module>":
+            return None
+        name = other_name(code.co_filename)
+        if name is None:
+            return None
+        made = "a function made" if event == "function.__new__" else "code run"
+        return f"{made} from {code.co_name} of {name}"
+
     describe = dict.fromkeys((
         "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._getframe",
         "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.addaudithook",
@@ -44,47 +124,104 @@ def _watched_events(touches, ours, watched_prefixes):
     describe.update({
         "object.__getattr__": frame_read, "object.__setattr__": attribute,
         "object.__delattr__": attribute, "open": opened, "socket.connect": connected,
-        "ctypes.dlopen": dlopen,
+        "ctypes.dlopen": dlopen, "compile": compiled, "code.__new__": constructed,
+        "marshal.loads": marshalled, "function.__new__": from_code, "exec": from_code,
     })
     describe.update(dict.fromkeys(
         ("os.rename", "os.remove", "os.truncate", "os.link", "os.symlink"), moved))
     return describe
 
 
-def _audit_hook(places, alarm, describe):
+def _audit_hook(places, alarm, describe, claimed_name):
     """The audit hook: what project code does that reaches into the run (frames, live objects,
     tracing, ctypes, pytest's and pluggy's classes, the report and the socket), each told as an
     alarm naming the file and line it is owed to."""
+    import marshal
     import os
     import sys
 
     kind, place, responsible, _, _ = places
     # Events owed to whoever called the standard library that raised them.
     through_stdlib = frozenset({"stdlib"})
-    # Frame access: the standard library's own (logging, typing, namedtuple) is its business;
-    # inspect only hands frames on to its caller.
-    inspect_file = os.path.normcase(os.path.join(os.path.dirname(os.__file__), "inspect.py"))
+    # Frame access: the standard library's own (logging's caller lookup, typing, namedtuple) is
+    # its business. What hands the frames it reads on to its caller is passed over, to judge
+    # the caller: all of inspect, and the functions that return or yield frames.
+    stdlib_dir = os.path.dirname(os.__file__)
+    inspect_file = os.path.normcase(os.path.join(stdlib_dir, "inspect.py"))
+    hand_frames_on = {
+        (os.path.normcase(os.path.join(stdlib_dir, "logging", "__init__.py")), "currentframe"),
+        (os.path.normcase(os.path.join(stdlib_dir, "logging", "__init__.py")), "<lambda>"),
+        (os.path.normcase(os.path.join(stdlib_dir, "traceback.py")), "walk_stack"),
+        (os.path.normcase(os.path.join(stdlib_dir, "traceback.py")), "walk_tb"),
+    }
+
+    def hands_frames_on(code):
+        filename = os.path.normcase(code.co_filename)
+        return filename == inspect_file or (filename, code.co_name) in hand_frames_on
 
     def judge_frame_access(what, caller):
         frame = caller
-        while frame is not None and os.path.normcase(frame.f_code.co_filename) == inspect_file:
+        while frame is not None and hands_frames_on(frame.f_code):
             frame = frame.f_back
         if frame is not None and kind(frame.f_code.co_filename) == "project":
             alarm("frame", what, place(frame))
+
+    quiet_without_a_caller = frozenset({"sys.settrace", "sys.setprofile", "compile",
+                                        "code.__new__", "marshal.loads", "function.__new__",
+                                        "exec"})
 
     def judge(event, what, caller):
         if event in ("sys._getframe", "object.__getattr__"):
             return judge_frame_access(what, caller)
         frame = responsible(caller, through_stdlib)
         if frame is None:
-            if event not in ("sys.settrace", "sys.setprofile"):
+            # (threading starting a thread with the trace function it was given; the import
+            # system making code as Python starts)
+            if event not in quiet_without_a_caller:
                 alarm("audit", what, None)
-            # (else threading starting a thread with the trace function it was given)
         elif kind(frame.f_code.co_filename) == "project":
             alarm("audit", what, place(frame))
 
     busy = [False]
     getframe = sys._getframe
+    from_importlib = "<frozen importlib._bootstrap_external>"
+
+    def stock_loader(frame):
+        """Whether `frame` (importlib's `get_code`) runs for a loader that reads its files with
+        importlib's own `get_data`: the bytes it unmarshals are then the file's."""
+        loader = frame.f_locals.get("self") if frame is not None else None
+        get_data = getattr(type(loader), "get_data", None)
+        own = getattr(sys.modules.get("_frozen_importlib_external"), "FileLoader", None)
+        return get_data is not None and get_data is getattr(own, "get_data", None)
+
+    def import_system_loading(caller):
+        """Whether `caller` is the import system unmarshalling a module's bytecode from a file:
+        importlib's own, for a loader that reads files with importlib's `get_data`, or
+        zipimport's, from an archive outside the project."""
+        code = caller.f_code
+        if code.co_filename == from_importlib:
+            return code.co_name == "_compile_bytecode" and stock_loader(caller.f_back)
+        if code.co_filename == "<frozen zipimport>" and code.co_name == "_unmarshal_code":
+            archive = getattr(caller.f_locals.get("self"), "archive", None)
+            return isinstance(archive, str) and kind(archive) != "project"
+        return False
+
+    def unmarshalled(args, caller):
+        """What a `marshal.loads` makes under another file's name: `None` when it is the
+        import system loading a module's bytecode, or when nothing it holds claims a file that
+        is not the project's. The bytes are read only then, and only when project code is
+        responsible (`judge`)."""
+        if import_system_loading(caller):
+            return None
+        frame = responsible(caller, through_stdlib)
+        if frame is None or kind(frame.f_code.co_filename) != "project":
+            return None
+        try:
+            loaded = marshal.loads(args[0])
+        except Exception:
+            return None
+        name = claimed_name(loaded)
+        return None if name is None else f"code loaded by marshal under the name of {name}"
 
     def heard(event, args):
         """One watched event, owed to the frame that called heard's caller (the audit hook, or
@@ -97,7 +234,13 @@ def _audit_hook(places, alarm, describe):
         try:
             what = described(event, args)
             if what is not None:
-                judge(event, what, getframe(2))
+                caller = getframe(2)
+                if event == "marshal.loads":
+                    what = unmarshalled(args, caller)
+                elif event == "code.__new__" and import_system_loading(caller):
+                    what = None  # Python 3.8 tells each code object marshal makes
+                if what is not None:
+                    judge(event, what, caller)
         except Exception:
             pass
         finally:

@@ -115,8 +115,9 @@ def _install(module_name, module_file):
     alarm = _alarms(send)
     touches, ours = _ours(path, channel_fd)
     watched_prefixes = ("_pytest", "pytest", "pluggy", module_name)
-    describe = _watched_events(touches, ours, watched_prefixes)
-    audit, heard, core = _audit_hook(places, alarm, describe)
+    other_name, claimed_name = _other_names(places[0])
+    describe = _watched_events(touches, ours, watched_prefixes, other_name)
+    audit, heard, core = _audit_hook(places, alarm, describe, claimed_name)
     add_audit_hook = getattr(sys, "addaudithook", None)  # PEP 578: Python 3.8 and later
     if add_audit_hook is None:
         check_stand_ins = _stand_ins(heard, alarm, places[3])
@@ -157,7 +158,12 @@ def _install(module_name, module_file):
 
     handlers = _pytest_hooks((send, hold), plugins, holders, canaries, forget_module, alarm)
     handlers.update(_skip_hooks(send, places))
-    profile_setup = _hypothesis_profiles(places, alarm_handed_on)["pytest_runtest_setup"]
+    # Hypothesis holds the watch's wrappers, and `sys.meta_path` its finder until then: they
+    # get places of their own (whose cache of each file's kind is theirs) and alarms handed on
+    # through `emit`, so that nothing they hold is the core's.
+    hypothesis_places = _places(os.path.normcase(os.path.abspath(module_file)))
+    profile_setup = _hypothesis_profiles(hypothesis_places,
+                                         alarm_handed_on)["pytest_runtest_setup"]
     handlers["pytest_runtest_setup"] = _both_setups(helper_setup["pytest_runtest_setup"],
                                                     profile_setup)
     hooks = _forwarders(emit, canaries[1])
