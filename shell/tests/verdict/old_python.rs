@@ -46,7 +46,7 @@ pub(crate) fn verify(repo: &Path, python: &Path, json: bool) -> crate::common::O
 pub(crate) fn not_checked() -> String {
     let runner = installed_runner();
     format!(
-        "the audit hook (frame reads through tracebacks, generators and coroutines, ctypes, the socket opened, moved or removed other than by open, io.open or os.open; the witness's own state kept out of reach) (Python {} has no audit hooks (they came with 3.8); sys._getframe, sys._current_frames, sys.settrace, sys.setprofile, gc's object walks and open, io.open and os.open are watched in their stead)",
+        "the audit hook (frame reads through tracebacks, generators and coroutines, ctypes, the socket opened, moved or removed other than by open, io.open or os.open; code and functions made with types.CodeType and types.FunctionType under another file's name; the witness's own state kept out of reach) (Python {} has no audit hooks (they came with 3.8); sys._getframe, sys._current_frames, sys.settrace, sys.setprofile, gc's object walks, open, io.open and os.open, compile, exec and marshal.loads are watched in their stead)",
         runner["python"].as_str().unwrap()
     )
 }

@@ -442,6 +442,17 @@ _sys.audit(\"mend_\" + \"witness\", \"pytest_runtest_logreport\", _forged)
     }
 }
 
+/// A game the audit hook catches (Python 3.8 and later, which has one); before 3.8 it must still
+/// not pass (there the run's failing test stays failing, and no event names the reach).
+fn game_from_38(sandbox: &str, moves: Moves, words: &[&str]) {
+    if python_has(&[3, 8]) {
+        game(sandbox, moves, words);
+    } else {
+        let played = play(Project::Invoice, TaskFile::Init, sandbox, moves);
+        assert_not_a_pass(&played, &[Named::Ids(&[TAX_TEST])]);
+    }
+}
+
 /// `_asked_by_a_test`, defined in the totals module by `lines`, decides the rounding.
 fn rounds_right_when_asked_by_a_test(lines: &str) -> Moves {
     in_totals(lines).replace(
@@ -452,7 +463,8 @@ fn rounds_right_when_asked_by_a_test(lines: &str) -> Moves {
 }
 
 /// The callers' frames read by code compiled under the name of one of pytest's own files, so
-/// that the frame read is owed to "pytest".
+/// that the frame read is owed to "pytest". Before Python 3.8, `compile` is watched by a
+/// stand-in.
 fn frames_read_by_code_compiled_under_pytests_name(sandbox: &str) {
     let lines = "
 import _pytest.runner as _runner
@@ -506,7 +518,7 @@ _names = _types.FunctionType(_names.__code__.replace(co_filename=_inspect.__file
 def _asked_by_a_test():
     return any(name.startswith(\"test_\") for name in _names())
 ";
-    game(
+    game_from_38(
         sandbox,
         rounds_right_when_asked_by_a_test(lines),
         &[
@@ -552,7 +564,7 @@ _borrowed = _types.FunctionType(_compat.get_real_func.__code__, dict(vars(_compa
 def _asked_by_a_test():
     return False
 ";
-    game(
+    game_from_38(
         sandbox,
         rounds_right_when_asked_by_a_test(lines),
         &[
@@ -574,7 +586,7 @@ _bytes = _marshal.dumps(compile(\"ANSWER = 1\\n\", \"<built>\", \"exec\").replac
 ";
     // Made with `code.replace` first, which is told too; the load is what is asserted.
     let lines = format!("{lines}_loaded = _marshal.loads(_bytes)\n");
-    game(
+    game_from_38(
         sandbox,
         in_totals(&lines),
         &[

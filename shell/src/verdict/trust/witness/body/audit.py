@@ -274,6 +274,7 @@ def _stand_ins(heard, alarm, defined_at):
     import builtins
     import gc
     import io
+    import marshal
     import os
     import sys
 
@@ -308,6 +309,10 @@ def _stand_ins(heard, alarm, defined_at):
     # Opening the socket (`open` is one function under both names).
     for module in (builtins, io, os):
         stand_in(module, "open", event="open")
+    # Code made under another file's name (`_other_names`): what of it has a name to stand in.
+    stand_in(builtins, "compile", event="compile")
+    stand_in(builtins, "exec", event="exec")
+    stand_in(marshal, "loads")
 
     def check():
         for module, name, watching in watched:

@@ -123,10 +123,13 @@ def _install(module_name, module_file):
         check_stand_ins = _stand_ins(heard, alarm, places[3])
         unchecked("the audit hook (frame reads through tracebacks, generators and coroutines, "
                   "ctypes, the socket opened, moved or removed other than by "
-                  "open, io.open or os.open; the witness's own state kept out of reach)",
+                  "open, io.open or os.open; code and functions made with types.CodeType and "
+                  "types.FunctionType under another file's name; the witness's own state kept "
+                  "out of reach)",
                   f"Python {runner['python']} has no audit hooks (they came with 3.8); "
                   "sys._getframe, sys._current_frames, sys.settrace, sys.setprofile, gc's "
-                  "object walks and open, io.open and os.open are watched in their stead")
+                  "object walks, open, io.open and os.open, compile, exec and marshal.loads "
+                  "are watched in their stead")
         emit, core = _emitter(None)
     else:
         add_audit_hook(audit)
