@@ -22,7 +22,9 @@ def _test_hooks(send, hold, check, canary_ids, state, alarm):
             state["session"] = session
             state["dsession"] = session.config.pluginmanager.getplugin("dsession")
 
-    started = set()  # the tests whose checks ran as they started, until their teardown
+    # The tests whose checks ran as they started. Kept for the session: a plugin that runs a
+    # test again (pytest-rerunfailures) starts it once and reports each attempt.
+    started = set()
 
     def pytest_runtest_logstart(nodeid):
         check()
@@ -42,8 +44,6 @@ def _test_hooks(send, hold, check, canary_ids, state, alarm):
         if nodeid not in started:
             alarm("witness", f"the report of {nodeid} reached mend's witness, but not the "
                              "checks as the test started", None)
-        if when == "teardown":
-            started.discard(nodeid)
         if outcome == "passed":
             if when == "setup":
                 return
