@@ -29,9 +29,10 @@ def codes(code):
             yield from codes(const)
 
 def reached(roots):
-    """The witness's functions and the kinds of everything else `roots` lead to."""
+    """The witness's functions (by name, and their code) and the kinds of everything else
+    `roots` lead to."""
     seen, stack = set(), list(roots)
-    functions, held = set(), set()
+    functions, held, code_of = set(), set(), []
     while stack:
         value = stack.pop()
         if id(value) in seen:
@@ -52,55 +53,28 @@ def reached(roots):
             held.add(type(value).__name__)
             continue
         functions.add(code.co_name)
+        code_of.append(code)
         stack.extend(function.__defaults__ or ())
         for cell in function.__closure__ or ():
             try:
                 stack.append(cell.cell_contents)
             except ValueError:
                 pass
-    return functions, held
+    return functions, held, code_of
 
 # The witness's finder on `sys.meta_path` (there until Hypothesis's settings are imported) and
 # what it leads to: none of the core's functions, no socket, hash or lock.
 core = {"send", "hold", "sealed", "write", "as_json", "alarm", "tell", "check", "check_all",
         "check_hot", "check_cold", "handed", "owed_to_pytest", "heard", "audit", "registered",
         "configured", "collected", "counted", "unchanged", "take"}
-finder_functions, finder_held = reached(
+finder_functions, finder_held, _ = reached(
     [finder for finder in sys.meta_path
      if getattr(finder, "__module__", None) == witness.__name__])
 from_finder = sorted((finder_functions & core) | (finder_held & {"socket", "HASH", "lock"}))
-reads, seen, stack = [], set(), [vars(witness)[name] for name in kept]
-functions, held = set(), set()
-while stack:
-    value = stack.pop()
-    if id(value) in seen:
-        continue
-    seen.add(id(value))
-    if isinstance(value, (dict, list, tuple, set, frozenset)):
-        held.add(type(value).__name__)
-        stack.extend(value.values() if isinstance(value, dict) else value)
-        continue
-    if isinstance(value, type):
-        if value.__module__ == witness.__name__:
-            stack.extend(vars(value).values())
-        held.add("class")
-        continue
-    function = getattr(value, "__func__", value)
-    code = getattr(function, "__code__", None)
-    if code is None or code.co_filename != own_file:
-        held.add(type(value).__name__)
-        continue
-    functions.add(code.co_name)
-    for inner in codes(code):
-        for step in dis.get_instructions(inner):
-            if step.opname == "LOAD_GLOBAL" and not hasattr(builtins, step.argval):
-                reads.append(f"{inner.co_name}: {step.argval}")
-    stack.extend(function.__defaults__ or ())
-    for cell in function.__closure__ or ():
-        try:
-            stack.append(cell.cell_contents)
-        except ValueError:
-            pass
+functions, held, code_of = reached([vars(witness)[name] for name in kept])
+reads = [f"{inner.co_name}: {step.argval}"
+         for code in code_of for inner in codes(code) for step in dis.get_instructions(inner)
+         if step.opname == "LOAD_GLOBAL" and not hasattr(builtins, step.argval)]
 # Before Python 3.8 there is no audit hook to keep the core: its hooks reach it (the verdict
 # names that check as not made).
 reach = {"functions": sorted(functions), "held": sorted(held),

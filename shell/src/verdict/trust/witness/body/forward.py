@@ -1,6 +1,20 @@
 # What pytest hands the witness, handed on to its core: the only functions pytest holds of it.
 
 
+def _canaries_off_the_terminal(canary_ids):
+    """The hook that keeps mend's canaries off the terminal, which counts and lists only the
+    project's tests: it holds their ids and nothing else."""
+    import pytest
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(report, config):
+        if report.nodeid in canary_ids:
+            return "", "", ""
+        return None
+
+    return pytest_report_teststatus
+
+
 def _forwarders(emit, canary_ids):
     """The witness's pytest hooks, as pytest registers them: each hands what pytest passed it to
     the witness's core with `emit("mend_witness", hook, *arguments)`, and holds nothing else.
@@ -96,11 +110,7 @@ def _forwarders(emit, canary_ids):
             if not passed:
                 _emit("mend_witness", "counted", report)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_report_teststatus(report, config):
-        if report.nodeid in canary_ids:
-            return "", "", ""  # the terminal counts and lists only the project's tests
-        return None
+    pytest_report_teststatus = _canaries_off_the_terminal(canary_ids)
 
     return {name: value for name, value in locals().items()
             if name.startswith("pytest_") and callable(value)}

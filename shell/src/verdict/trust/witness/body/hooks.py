@@ -30,6 +30,7 @@ def _test_hooks(send, hold, check, canary_ids, state, alarm):
         check()
         started.add(nodeid)
 
+    identity = object.__hash__
     told = set()  # the tests in progress that a line was sent for
     kept_counts = {}  # report identity -> the session's counts before pytest counted a canary's
 
@@ -61,8 +62,6 @@ def _test_hooks(send, hold, check, canary_ids, state, alarm):
         if outcome != "passed" and session is not None and nodeid in canary_ids:
             kept_counts[identity(report)] = (
                 session, (session.testsfailed, session.shouldfail, session.shouldstop))
-
-    identity = object.__hash__
 
     def counted(report):
         # A canary's outcome is mend's, never the run's: the exit status and -x, --maxfail
@@ -182,11 +181,7 @@ def _worker_hooks(canaries):
         yield
         counted(report)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_report_teststatus(report, config):
-        if report.nodeid in canary_ids:
-            return "", "", ""
-        return None
+    pytest_report_teststatus = _canaries_off_the_terminal(canary_ids)
 
     return {name: value for name, value in locals().items()
             if name.startswith("pytest_") and callable(value)}
