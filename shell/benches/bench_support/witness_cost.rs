@@ -23,16 +23,16 @@ use super::{command, Row};
 const ROUNDS: usize = 15;
 
 /// The witness with its guards taken out: an audit hook that takes the witness's own hand-overs
-/// and judges nothing else (the witness's hooks reach its core through one), no per-test check,
-/// no canaries.
+/// and judges nothing else (the witness's hooks reach its core through it, and the core asks who
+/// handed each over), no per-test check, no canaries.
 fn unguarded() -> String {
     let cuts = [
         (
-            "        add_audit_hook(audit)\n",
-            "        add_audit_hook(lambda event, args: event == \"mend_witness\" and audit(event, args))\n",
+            "        if event in describe and (event != \"object.__getattr__\" or args[1] in frame_reads):\n            heard(event, args)\n        elif event == \"mend_witness\"",
+            "        if event == \"mend_witness\"",
         ),
         (
-            "    def pytest_runtest_logstart(nodeid):\n        check()\n",
+            "    def pytest_runtest_logstart(nodeid):\n        starting(nodeid)\n",
             "    def pytest_runtest_logstart(nodeid):\n",
         ),
         (

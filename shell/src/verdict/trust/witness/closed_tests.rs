@@ -118,29 +118,28 @@ fn the_witness_keeps_only_its_hooks_and_reads_no_global_of_its_module() {
                 "pytest_collectreport", "pytest_configure", "pytest_configure_node",
                 "pytest_plugin_registered", "pytest_report_teststatus",
                 "pytest_runtest_logreport", "pytest_runtest_logstart",
-            "pytest_runtest_makereport",
-            "pytest_runtest_setup", "pytest_sessionfinish",
-                "pytest_sessionstart",
+                "pytest_runtest_makereport", "pytest_sessionfinish", "pytest_sessionstart",
                 "pytest_xdist_node_collection_finished",
             ],
             "globals_read": [],
             // What pytest holds of the witness reaches nothing but its hooks, `sys.audit` (the
-            // core's door, bound as a default) and the canaries' ids (a dictionary, empty until
-            // collection): no socket, key, count or check of the witness's.
+            // core's door, bound as a default), the canaries' ids (a dictionary, empty until
+            // collection) and the report hook's filter with its one-slot list (the last test
+            // whose call was reported): no socket, key, count or check of the witness's.
             "reach": if got["reach"].is_null() && !has_audit_hooks() {
                 Value::Null
             } else {
                 json!({
                     "functions": [
-                        "pytest_collection_finish", "pytest_collection_modifyitems",
-                        "pytest_collectreport", "pytest_configure", "pytest_configure_node",
-                        "pytest_plugin_registered", "pytest_report_teststatus",
-                        "pytest_runtest_logreport", "pytest_runtest_logstart",
-                        "pytest_runtest_makereport", "pytest_runtest_setup",
+                        "_adds_to_its_test", "pytest_collection_finish",
+                        "pytest_collection_modifyitems", "pytest_collectreport",
+                        "pytest_configure", "pytest_configure_node", "pytest_plugin_registered",
+                        "pytest_report_teststatus", "pytest_runtest_logreport",
+                        "pytest_runtest_logstart", "pytest_runtest_makereport",
                         "pytest_sessionfinish", "pytest_sessionstart",
                         "pytest_xdist_node_collection_finished",
                     ],
-                    "held": ["builtin_function_or_method", "dict"],
+                    "held": ["NoneType", "builtin_function_or_method", "dict", "list"],
                     "finder": true,
                     "from_finder": [],
                 })

@@ -15,6 +15,19 @@ def _canaries_off_the_terminal(canary_ids):
     return pytest_report_teststatus
 
 
+def _adds_to_its_test(report, called):
+    """Whether a passed report tells mend more than its test's other phases do (mend keeps a
+    test's worst phase): a passed call does; a passed setup does not, since a call or teardown
+    always follows it; a passed teardown does only when its test's call was not reported
+    (`--setup-only` runs none), and then says the test ran. `called` holds the last test whose
+    passed call was reported."""
+    when = report.when
+    if when == "call":
+        called[0] = report.nodeid
+        return True
+    return when == "teardown" and report.nodeid != called[0]
+
+
 def _forwarders(emit, canary_ids):
     """The witness's pytest hooks, as pytest registers them: each hands what pytest passed it to
     the witness's core with `emit("mend_witness", hook, *arguments)`, and holds nothing else.
@@ -29,8 +42,10 @@ def _forwarders(emit, canary_ids):
     these functions' code, called by pluggy's own hook calling (`_core`). Where Python has no
     audit hooks, `emit` is the core's own entry, and the verdict says this check is not made.
 
-    The filters here (a passed setup, a call that raised nothing) are on the arguments alone:
-    they spare a passing test three of its hand-overs. The one hook that answers pytest
+    The filters here (a passed setup, a passed teardown after its call, a call that raised
+    nothing) spare a passing test all but two hand-overs: its start and its call's report. What
+    they hold beyond `emit` (the last test whose call was reported) can only make the witness
+    hear less of a pass, never more. The one hook that answers pytest
     (`pytest_report_teststatus`, which keeps mend's canaries off the terminal) holds their ids
     and nothing else: changing them changes what the terminal prints, never what mend hears."""
     import pytest
@@ -70,10 +85,6 @@ def _forwarders(emit, canary_ids):
     def pytest_runtest_logstart(nodeid, location, _emit=emit):
         _emit("mend_witness", "pytest_runtest_logstart", nodeid)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(item, _emit=emit):
-        _emit("mend_witness", "pytest_runtest_setup", item)
-
     # First among the first (registered after pytest's own plugins): read before pytest's
     # unittest plugin turns a unittest.SkipTest into a skip of its own.
     @pytest.hookimpl(tryfirst=True)
@@ -91,9 +102,9 @@ def _forwarders(emit, canary_ids):
 
     if wrapper is not None:
         @wrapper
-        def pytest_runtest_logreport(report, _emit=emit):
+        def pytest_runtest_logreport(report, _emit=emit, _adds=_adds_to_its_test, _called=[None]):
             passed = report.outcome == "passed"
-            if not (passed and report.when == "setup"):
+            if not passed or _adds(report, _called):
                 _emit("mend_witness", "pytest_runtest_logreport", report)
             try:
                 return (yield)
@@ -102,9 +113,9 @@ def _forwarders(emit, canary_ids):
                     _emit("mend_witness", "counted", report)
     else:
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-        def pytest_runtest_logreport(report, _emit=emit):
+        def pytest_runtest_logreport(report, _emit=emit, _adds=_adds_to_its_test, _called=[None]):
             passed = report.outcome == "passed"
-            if not (passed and report.when == "setup"):
+            if not passed or _adds(report, _called):
                 _emit("mend_witness", "pytest_runtest_logreport", report)
             yield
             if not passed:

@@ -114,8 +114,19 @@ def _imported_helpers(places, alarm, snapshots):
                 alarm("replaced", f"{name} (as {holder.__name__} has it) replaced", place)
                 helpers.pop(name)  # told once
 
+    module_of_parent = {}  # identity(parent) -> (parent, the test module it is in)
+
+    def module_of(item):
+        """The test module `item` is in, found once for the items that share its parent: pytest
+        finds it walking up the item's parents each time it is asked."""
+        parent = getattr(item, "parent", None)
+        known = module_of_parent.get(identity(parent))
+        if known is None:
+            known = module_of_parent[identity(parent)] = (parent, getattr(item, "module", None))
+        return known[1]
+
     def pytest_runtest_setup(item):
-        module = getattr(item, "module", None)
+        module = module_of(item)
         if not isinstance(module, types.ModuleType) or not getattr(module, "__file__", None):
             return
         watched = seen_modules.get(module.__name__)

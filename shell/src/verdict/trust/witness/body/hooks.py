@@ -1,9 +1,9 @@
 # The pytest hooks that hear each test, the xdist workers and skips raised by the code under test.
 
 
-def _test_hooks(send, hold, check, canary_ids, state, alarm):
+def _test_hooks(send, hold, starting, canary_ids, state, alarm):
     """What the witness does around each test, by the pytest hook it answers: the checks as it
-    starts, each phase's outcome sent as it ends (a passed one held back, to go with the next
+    starts (`starting(nodeid)`), each phase's outcome sent as it ends (a passed one held back, to go with the next
     lines), and the canaries kept out of the run's counts and exit status (`counted`, after
     every other implementation of the report hook)."""
     def put_back(session, kept):
@@ -27,7 +27,7 @@ def _test_hooks(send, hold, check, canary_ids, state, alarm):
     started = set()
 
     def pytest_runtest_logstart(nodeid):
-        check()
+        starting(nodeid)
         started.add(nodeid)
 
     identity = object.__hash__
@@ -41,7 +41,8 @@ def _test_hooks(send, hold, check, canary_ids, state, alarm):
         # A passed phase changes no test's outcome (mend keeps a test's worst phase): a passed
         # setup is left to the call or teardown after it, which pytest always reports, and a
         # passed teardown is sent only when nothing was sent for its test yet (`--setup-only`
-        # runs no call). A passing test costs one sealed line, not three.
+        # runs no call). A passing test costs one sealed line, not three. (Its hook hands over
+        # neither of them, `_adds_to_its_test`; a hook called otherwise may.)
         if nodeid not in started:
             alarm("witness", f"the report of {nodeid} reached mend's witness, but not the "
                              "checks as the test started", None)
@@ -78,18 +79,27 @@ def _test_hooks(send, hold, check, canary_ids, state, alarm):
             "pytest_runtest_logreport": pytest_runtest_logreport, "counted": counted}
 
 
-def _pytest_hooks(channel, plugins, holders, canaries, forget_module, alarm):
+def _pytest_hooks(channel, plugins, holders, canaries, forget_module, alarm, setup):
     """What the witness does when pytest calls each of its hooks (`_forwarders` hand each call
-    on), handing what it sees to the parts above."""
+    on), handing what it sees to the parts above. `setup(item)`: the checks of what a test's
+    own module holds, as it starts."""
     send, hold = channel
     configured, registered, collected, check_hooks = plugins
     check_hot, check_cold = holders
     place_canaries, canary_ids, hand_on, found = canaries
     state = {"config": None, "session": None, "dsession": None}
+    # The items collected, by id: the start of a test names only its id. (pytest calls no setup
+    # hook where a test's start is reported but the test runs elsewhere: pytest-xdist's
+    # controller, pytest-forked's parent. There the id is not found, and only what this process
+    # holds is checked.)
+    items = {}
 
-    def check():
+    def starting(nodeid):
         check_hot()
         check_hooks()
+        item = items.get(nodeid)
+        if item is not None:
+            setup(item)
 
     def check_all():
         check_hot()
@@ -114,6 +124,7 @@ def _pytest_hooks(channel, plugins, holders, canaries, forget_module, alarm):
 
     def pytest_collection_finish(session):
         if session.config is state["config"]:
+            items.update((item.nodeid, item) for item in session.items)
             send(event="collected", count=len(session.items))
 
     # pytest-xdist's controller collects nothing: its workers place the canaries of its seed,
@@ -144,7 +155,7 @@ def _pytest_hooks(channel, plugins, holders, canaries, forget_module, alarm):
     handlers = {name: value for name, value in locals().items()
                 if name.startswith("pytest_") and callable(value)}
     handlers["pytest_plugin_registered"] = registered
-    handlers.update(_test_hooks(send, hold, check, canary_ids, state, alarm))
+    handlers.update(_test_hooks(send, hold, starting, canary_ids, state, alarm))
     return handlers
 
 
@@ -167,7 +178,7 @@ def _worker_hooks(canaries):
     def silent(**fields):
         return None
 
-    handlers = _test_hooks(silent, silent, lambda: None, canary_ids, state,
+    handlers = _test_hooks(silent, silent, lambda nodeid: None, canary_ids, state,
                            lambda *told: None)
     sessionstart, heard, counted = (handlers["pytest_sessionstart"],
                                     handlers["pytest_runtest_logreport"], handlers["counted"])

@@ -41,6 +41,10 @@ def _core(handlers, places, alarm, find, unchecked, forwarders):
         unchecked("who calls mend's witness (pluggy's _multicall)", "not found in this pluggy")
     pluggy_namespaces = {identity(vars(module)) for name, module in list(sys.modules.items())
                          if module is not None and (name == "pluggy" or name.startswith("pluggy."))}
+    # A test's start tells nothing of its outcome: called by the code under test, it would only
+    # run the checks again. Who called pluggy is not asked for it (a walk up every hook a test
+    # starts, the costliest of the checks here).
+    outcome_free = frozenset({"pytest_runtest_logstart"})
 
     def owed_to_pytest(hook, frame):
         """Whether `frame`, which handed `hook` over, is one of the witness's hooks. Whether
@@ -56,6 +60,8 @@ def _core(handlers, places, alarm, find, unchecked, forwarders):
         if caller is None or identity(caller.f_code) not in hook_calling:
             alarm("witness", f"mend's witness's {hook} called by code other than pluggy's hook "
                              "calling", None if caller is None else place(caller))
+            return True
+        if hook in outcome_free:
             return True
         while caller is not None and identity(caller.f_globals) in pluggy_namespaces:
             caller = caller.f_back
@@ -159,16 +165,16 @@ def _install(module_name, module_file):
             sys.path[:] = [entry for entry in sys.path
                            if not entry or os.path.abspath(entry) != folder]
 
-    handlers = _pytest_hooks((send, hold), plugins, holders, canaries, forget_module, alarm)
-    handlers.update(_skip_hooks(send, places))
     # Hypothesis holds the watch's wrappers, and `sys.meta_path` its finder until then: they
     # get places of their own (whose cache of each file's kind is theirs) and alarms handed on
     # through `emit`, so that nothing they hold is the core's.
     hypothesis_places = _places(os.path.normcase(os.path.abspath(module_file)))
     profile_setup = _hypothesis_profiles(hypothesis_places,
                                          alarm_handed_on)["pytest_runtest_setup"]
-    handlers["pytest_runtest_setup"] = _both_setups(helper_setup["pytest_runtest_setup"],
-                                                    profile_setup)
+    setup = _both_setups(helper_setup["pytest_runtest_setup"], profile_setup)
+    handlers = _pytest_hooks((send, hold), plugins, holders, canaries, forget_module, alarm,
+                             setup)
+    handlers.update(_skip_hooks(send, places))
     hooks = _forwarders(emit, canaries[1])
     core[0] = _core(handlers, places, alarm, find, unchecked, hooks)
     return hooks
