@@ -15,8 +15,8 @@ use std::process::{Command, Stdio};
 use std::thread;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use mend::verdict::read::test_run::{witness_body, WITNESS_LOADER};
-use mend::verdict::read::witness_code::{handed_over, WITNESS_CODE_FILE};
+use mend::verdict::read::test_run::witness_body;
+use mend::verdict::read::witness_code::HandedOver;
 
 use super::{command, Row};
 
@@ -70,11 +70,11 @@ fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
     let plugins = [("guarded", witness_body()), ("plain", unguarded())].map(|(name, text)| {
         let folder = scratch.join(name);
         std::fs::create_dir_all(&folder).unwrap();
-        let loader = folder.join("mend_witness.py");
-        std::fs::write(&loader, WITNESS_LOADER).unwrap();
-        std::fs::write(folder.join("mend_witness.body"), &text).unwrap();
-        let code = handed_over(python, &text, &loader).expect("the witness compiles");
-        std::fs::write(folder.join(WITNESS_CODE_FILE), code).unwrap();
+        let handed = HandedOver::write(&folder, python, &text).unwrap();
+        assert!(
+            handed.loader.as_str().ends_with(".pyc"),
+            "the witness compiles"
+        );
         Some(folder)
     });
     // pytest alone, then the witness, then the witness without its guards.

@@ -8,7 +8,7 @@
 use camino::Utf8Path;
 
 use crate::verdict::read::runner::Runner;
-use crate::verdict::read::test_run::WITNESS_MODULE;
+use crate::verdict::read::witness_code::WITNESS_MODULE;
 
 /// What pytest failed to load, and its own line saying why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -280,7 +280,11 @@ fn plugin_raised_in_traceback(lines: &[&str]) -> Option<LoadFailure> {
 /// mend's witness (pytest's `mend_witness.py:314: in f` or Python's `File ".../mend_witness.py",
 /// line 314, in f`): the witness failed, whatever project code came before it.
 fn witness_traceback(lines: &[&str]) -> Option<LoadFailure> {
-    let witness_file = format!("{WITNESS_MODULE}.py");
+    // Its loader, as source or without (`witness_code`), names every frame of the witness.
+    let witness_files = [
+        format!("{WITNESS_MODULE}.py"),
+        format!("{WITNESS_MODULE}.pyc"),
+    ];
     let innermost = lines
         .iter()
         .map(|line| strip_internal(line))
@@ -291,7 +295,10 @@ fn witness_traceback(lines: &[&str]) -> Option<LoadFailure> {
                 .any(|inside| file.contains(inside))
         })?;
     let (file, line, function) = innermost;
-    if file.rsplit('/').next() != Some(witness_file.as_str()) {
+    if !witness_files
+        .iter()
+        .any(|witness_file| file.rsplit('/').next() == Some(witness_file.as_str()))
+    {
         return None;
     }
     let error = lines

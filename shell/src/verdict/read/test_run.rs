@@ -29,11 +29,9 @@ use crate::exec::runner::{Extra, TestRunner};
 use crate::interrupt::Watch;
 use crate::task::{TestCommand, TestReport};
 
-use super::witness_code::{Compiled, WITNESS_CODE_FILE};
+use super::witness_code::{HandedOver, WITNESS_MODULE};
 
-/// The name pytest imports the witness plugin by (`-p`).
-pub(crate) const WITNESS_MODULE: &str = "mend_witness";
-/// That module: a loader, which runs the witness's code in itself, read from a file beside it.
+/// The module pytest imports as the witness plugin (`-p mend_witness`): a loader, which runs the witness's code in itself, read from a file beside it.
 pub const WITNESS_LOADER: &str = include_str!("../trust/witness/loader.py");
 /// The witness's code in parts, one question each, with the name of each part: joined in this
 /// order they are the one file the loader runs ([`witness_body`]); `install.py` comes last, as
@@ -172,22 +170,9 @@ impl TestRunner {
                 folder.path
             ))
         };
-        fs::write(
-            folder.path.join(format!("{WITNESS_MODULE}.py")),
-            WITNESS_LOADER,
-        )
-        .and_then(|()| fs::write(folder.path.join(WITNESS_BODY_FILE), witness_body()))
-        .map_err(fs_error)?;
         // Compiled once per interpreter, where it can be (the loader compiles it otherwise).
-        let compiled = Compiled::of(&self.python, &witness_body());
-        if let Some(compiled) = &compiled {
-            let loader = folder.path.join(format!("{WITNESS_MODULE}.py"));
-            fs::write(
-                folder.path.join(WITNESS_CODE_FILE),
-                compiled.named(loader.as_str()),
-            )
-            .map_err(fs_error)?;
-        }
+        let handed =
+            HandedOver::write(&folder.path, &self.python, &witness_body()).map_err(fs_error)?;
         let (witness, socket) = Witness::listen_in(&folder.path)?;
         // The project's own options stay theirs: a `--junitxml` in its addopts still writes
         // its report, in the family it asks for.
@@ -202,9 +187,7 @@ impl TestRunner {
         };
         let finished = self.run_reporting(test, workdir, extra);
         let heard = witness.stop();
-        if let Some(compiled) = &compiled {
-            compiled.keep_or_drop();
-        }
+        handed.keep_or_drop();
         let finished = finished?;
         Ok(RanTests {
             finished,

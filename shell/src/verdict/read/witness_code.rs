@@ -11,7 +11,13 @@
 //! loader tells its own frames by; a code object named otherwise is renamed by the loader, which
 //! makes every code object anew (a third of loading it).
 //!
-//! A cache entry is named by the body's digest and the interpreter's real file, size and time,
+//! The loader itself is handed over compiled too, as a module without source (`mend_witness.pyc`,
+//! which Python imports as it imports a `.py`): pytest rewrites the asserts of every module a
+//! `-p` names, which means reading, parsing and compiling its source on every run (a tenth of
+//! what the witness costs a small suite); a module without source it leaves to Python. Where it
+//! cannot be compiled, the loader is handed over as source.
+//!
+//! A cache entry is named by the source's digest and the interpreter's real file, size and time,
 //! so a new mend or a reinstalled Python makes a new one. Without a sandbox the tests can write
 //! the cache as they can write the venv; the run compares the entry after the tests with what it
 //! handed them, and an entry they changed is removed ([`Compiled::keep_or_drop`]).
@@ -24,9 +30,13 @@ use std::time::UNIX_EPOCH;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::atomic::{sha256_hex, write_file};
+use crate::verdict::read::test_run::{WITNESS_BODY_FILE, WITNESS_LOADER};
 
 /// The file the loader looks for beside itself.
 pub const WITNESS_CODE_FILE: &str = "mend_witness.code";
+
+/// The module pytest imports (`-p mend_witness`): the loader, without source where it can be.
+pub const WITNESS_MODULE: &str = "mend_witness";
 
 /// Run with `-c`: the body from standard input compiled, after a first line naming the
 /// interpreter (the same words the loader compares, loader.py `_cached_code`).
@@ -35,6 +45,18 @@ source = sys.stdin.buffer.read()
 tag = '%s %x' % (sys.implementation.cache_tag, sys.hexversion)
 code = compile(source, '<mend witness>', 'exec', 0, True, 2)
 sys.stdout.buffer.write(tag.encode() + b'\\n' + marshal.dumps(code))
+";
+
+/// Run with `-c`: the loader from standard input compiled as a module without source, after the
+/// same first line: the import system's header for this interpreter (its magic number, then the
+/// flags and the source's time and size, which nothing reads of a module without source: 12
+/// bytes from Python 3.7, 8 before), then the code.
+const COMPILE_LOADER: &str = "import importlib.util, marshal, sys
+source = sys.stdin.buffer.read()
+tag = '%s %x' % (sys.implementation.cache_tag, sys.hexversion)
+code = compile(source, '<mend witness>', 'exec', 0, True, 2)
+header = importlib.util.MAGIC_NUMBER + bytes(12 if sys.version_info >= (3, 7) else 8)
+sys.stdout.buffer.write(tag.encode() + b'\\n' + header + marshal.dumps(code))
 ";
 
 /// The file name the code is compiled under, written once in the marshalled code: every later
@@ -51,6 +73,15 @@ impl Compiled {
     /// The witness's `body` compiled by `python`, from the cache or compiled now; `None` when
     /// there is no cache folder or `python` cannot compile it (the loader then compiles).
     pub(crate) fn of(python: &Utf8Path, body: &str) -> Option<Compiled> {
+        Self::by(python, COMPILE, body)
+    }
+
+    /// The loader compiled by `python` as a module without source, as [`Compiled::of`].
+    fn loader_of(python: &Utf8Path) -> Option<Compiled> {
+        Self::by(python, COMPILE_LOADER, WITNESS_LOADER)
+    }
+
+    fn by(python: &Utf8Path, script: &str, source: &str) -> Option<Compiled> {
         let folder = crate::exec::bytecode::cache_folder()?
             .parent()?
             .join("witness");
@@ -62,13 +93,14 @@ impl Compiled {
             .duration_since(UNIX_EPOCH)
             .ok()?
             .as_nanos();
-        let key =
-            sha256_hex(format!("{COMPILE}\0{body}\0{real}\0{}\0{time}", metadata.len()).as_bytes());
+        let key = sha256_hex(
+            format!("{script}\0{source}\0{real}\0{}\0{time}", metadata.len()).as_bytes(),
+        );
         let entry = folder.join(key);
         if let Ok(bytes) = fs::read(&entry) {
             return Some(Compiled { bytes, entry });
         }
-        let bytes = compile(&real, body)?;
+        let bytes = run(&real, script, source)?;
         // A cache that cannot be written costs the next run a compile, nothing more.
         let _ = fs::create_dir_all(&folder)
             .and_then(|()| write_file(&entry, |file| file.write_all(&bytes)));
@@ -84,6 +116,18 @@ impl Compiled {
         renamed(&self.bytes, file).unwrap_or_else(|| self.bytes.clone())
     }
 
+    /// The loader as Python imports it from `file`: [`Compiled::named`] without the first line.
+    /// (A loader whose name could not be written keeps the compiled one: its frames are not
+    /// the witness's, which only the body's are.)
+    fn module_named(&self, file: &str) -> Vec<u8> {
+        let named = self.named(file);
+        let data_start = named
+            .iter()
+            .position(|byte| *byte == b'\n')
+            .map_or(0, |at| at + 1);
+        named[data_start..].to_vec()
+    }
+
     /// After the run: an entry that no longer holds what was handed over (the tests wrote it,
     /// with no sandbox to stop them) is removed, so no later run gets their code.
     pub(crate) fn keep_or_drop(&self) {
@@ -93,15 +137,44 @@ impl Compiled {
     }
 }
 
-/// `bytes` (the interpreter's tag, a newline, marshal's data) with the compiled name replaced by
-/// `file`; `None` unless the name is there once, as a string of one of marshal's forms.
-/// The witness `body` as `python` runs it from a loader at `loader`: compiled (from the cache
-/// when it can be) and named after the loader, as mend hands it over; `None` when it cannot be
-/// compiled. For measuring what a run pays, as a run gets it.
-pub fn handed_over(python: &Utf8Path, body: &str, loader: &Utf8Path) -> Option<Vec<u8>> {
-    Compiled::of(python, body).map(|compiled| compiled.named(loader.as_str()))
+/// What a pytest run gets of the witness, in its folder: the loader pytest imports, the body and,
+/// where `python` can compile them, the loader without source and the body's code, both named
+/// after the loader's file.
+pub struct HandedOver {
+    /// The loader's file: `mend_witness.pyc`, or `mend_witness.py` where it was not compiled.
+    pub loader: Utf8PathBuf,
+    compiled: Vec<Compiled>,
 }
 
+impl HandedOver {
+    /// Writes the witness (`body`) for `python` into `folder`.
+    pub fn write(folder: &Utf8Path, python: &Utf8Path, body: &str) -> std::io::Result<Self> {
+        let loader_code = Compiled::loader_of(python);
+        let loader = folder.join(match loader_code {
+            Some(_) => format!("{WITNESS_MODULE}.pyc"),
+            None => format!("{WITNESS_MODULE}.py"),
+        });
+        match &loader_code {
+            Some(code) => fs::write(&loader, code.module_named(loader.as_str()))?,
+            None => fs::write(&loader, WITNESS_LOADER)?,
+        }
+        fs::write(folder.join(WITNESS_BODY_FILE), body)?;
+        let body_code = Compiled::of(python, body);
+        if let Some(code) = &body_code {
+            fs::write(folder.join(WITNESS_CODE_FILE), code.named(loader.as_str()))?;
+        }
+        let compiled = loader_code.into_iter().chain(body_code).collect();
+        Ok(HandedOver { loader, compiled })
+    }
+
+    /// After the run: each cache entry the tests changed is removed ([`Compiled::keep_or_drop`]).
+    pub fn keep_or_drop(&self) {
+        self.compiled.iter().for_each(Compiled::keep_or_drop);
+    }
+}
+
+/// `bytes` (the interpreter's tag, a newline, marshal's data) with the compiled name replaced by
+/// `file`; `None` unless the name is there once, as a string of one of marshal's forms.
 fn renamed(bytes: &[u8], file: &str) -> Option<Vec<u8>> {
     let data_start = bytes.iter().position(|byte| *byte == b'\n')? + 1;
     let length = u8::try_from(COMPILED_NAME.len()).ok()?;
@@ -142,16 +215,17 @@ fn renamed(bytes: &[u8], file: &str) -> Option<Vec<u8>> {
     Some(named)
 }
 
-fn compile(python: &Utf8Path, body: &str) -> Option<Vec<u8>> {
+/// What `script` prints given `source`, run by `python` with nothing of the project's.
+fn run(python: &Utf8Path, script: &str, source: &str) -> Option<Vec<u8>> {
     let mut child = Command::new(python)
-        .args(["-I", "-S", "-c", COMPILE])
+        .args(["-I", "-S", "-c", script])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
     // Written whole before the output is read: the script reads all of its input first.
-    let written = child.stdin.take()?.write_all(body.as_bytes());
+    let written = child.stdin.take()?.write_all(source.as_bytes());
     let output = child.wait_with_output().ok()?;
     (written.is_ok() && output.status.success() && !output.stdout.is_empty())
         .then_some(output.stdout)

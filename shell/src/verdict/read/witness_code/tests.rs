@@ -6,7 +6,12 @@ use std::process::Command;
 
 use camino::Utf8Path;
 
-use super::{compile, renamed, Compiled};
+use super::{renamed, run, Compiled, HandedOver, COMPILE};
+
+/// The witness `body` compiled by `python`, as a cache entry holds it.
+fn compile(python: &Utf8Path, body: &str) -> Option<Vec<u8>> {
+    run(python, COMPILE, body)
+}
 use crate::test_support::python;
 use crate::verdict::read::test_run::{WITNESS_BODY_FILE, WITNESS_LOADER};
 
@@ -140,4 +145,31 @@ fn a_name_found_more_than_once_is_left_for_the_loader_to_rename() {
     };
     assert_eq!(compiled.named("/tmp/run/mend_witness.py"), code);
     assert_eq!(loaded_with(folder, &code), "cached True\n");
+}
+
+#[test]
+fn the_loader_is_handed_over_without_source_and_runs_the_compiled_witness_under_its_name() {
+    // pytest rewrites the asserts of a `-p` module it finds as source, reading, parsing and
+    // compiling it on every run; a module without source it leaves to Python.
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Utf8Path::from_path(dir.path()).unwrap();
+    let handed = HandedOver::write(folder, &python(), CACHED).unwrap();
+    assert_eq!(handed.loader, folder.join("mend_witness.pyc"));
+    assert!(!folder.join("mend_witness.py").exists());
+    let output = Command::new(python())
+        .args([
+            "-c",
+            "import sys; sys.path.insert(0, sys.argv[1]); import mend_witness; \
+             print(mend_witness.__file__ == sys.argv[1] + '/mend_witness.pyc')",
+        ])
+        .arg(folder)
+        .output()
+        .unwrap();
+    assert_eq!(
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned()
+        ),
+        ("cached True\nTrue\n".to_owned(), String::new())
+    );
 }
