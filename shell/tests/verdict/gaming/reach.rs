@@ -613,6 +613,40 @@ for _impl in _config().pluginmanager.hook.pytest_runtest_logstart.get_hookimpls(
     );
 }
 
+/// The witness's report hook, found through pytest's plugin manager: the door to the witness's
+/// core that it holds as a keyword-only default, in a dictionary Python hands out whole, is
+/// swapped for one that passes the failing test's report on as passed (to pytest as well: the
+/// report is changed in place before anyone else reads it).
+fn witness_hook_defaults_rewired(sandbox: &str) {
+    let lines = format!(
+        "{FIND_CONFIG}
+for _plugin in _config().pluginmanager.get_plugins():
+    _hook = getattr(_plugin, \"pytest_runtest_logreport\", None)
+    _defaults = getattr(_hook, \"__kwdefaults__\", None) or {{}}
+    for _name, _door in list(_defaults.items()):
+        if not callable(_door) or getattr(_door, \"__name__\", \"\") != \"audit\":
+            continue
+
+        def _forged(event, hook, *args, _door=_door):
+            if args and getattr(args[0], \"outcome\", None) == \"failed\":
+                args[0].outcome = \"passed\"
+                args[0].longrepr = None
+            return _door(event, hook, *args)
+
+        _defaults[_name] = _forged
+"
+    );
+    let played = play(Project::Invoice, TaskFile::Init, sandbox, in_totals(&lines));
+    if python_has(&[3, 8]) {
+        let words = ["the defaults of mend's witness's pytest_runtest_logreport read"];
+        assert_not_a_pass(&played, &[Named::Reached(&words)]);
+    } else {
+        // Before 3.8 the door is the core's own entry (its name is not `audit`): nothing is
+        // swapped, and the failing test stays failing.
+        assert_not_a_pass(&played, &[Named::Ids(&[TAX_TEST])]);
+    }
+}
+
 in_both_sandboxes! {
     honest_repair_of_a_project_that_reads_frames,
     live_objects_give_the_config_a_plugin,
@@ -628,6 +662,7 @@ in_both_sandboxes! {
     hook_implementation_function_replaced,
     witness_core_handed_a_forged_report,
     witness_start_hook_silenced,
+    witness_hook_defaults_rewired,
     frames_read_by_code_compiled_under_pytests_name,
     frames_read_by_code_renamed_after_the_standard_library,
     frames_handed_on_by_logging,

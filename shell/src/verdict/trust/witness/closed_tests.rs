@@ -55,6 +55,7 @@ def reached(roots):
         functions.add(code.co_name)
         code_of.append(code)
         stack.extend(function.__defaults__ or ())
+        stack.extend((function.__kwdefaults__ or {}).values())
         for cell in function.__closure__ or ():
             try:
                 stack.append(cell.cell_contents)

@@ -47,18 +47,27 @@ def _other_names(kind):
     return other_name, claimed_name
 
 
-def _watched_events(touches, ours, watched_prefixes, other_name):
+def _watched_events(touches, ours, watched_prefixes, other_name, guarded):
     """The audit events the witness watches, each with what says, in words, what one did
-    (`None`: one that does not matter)."""
+    (`None`: one that does not matter; a frame read may be told as an alarm of its own kind, as
+    `(kind, words)`). `guarded`: the identities of the witness's pytest
+    hooks, whose keyword-only defaults (`__kwdefaults__`, a dictionary that holds the core's
+    door) no one but pytest and pluggy may read."""
     from types import CodeType
 
     frame_reads = _frame_attributes()
+    identity = object.__hash__
 
     def as_is(event, args):
         return event
 
     def frame_read(event, args):
-        return f"a frame read ({args[1]})" if args[1] in frame_reads else None
+        name = args[1]
+        if name in frame_reads:
+            return f"a frame read ({name})"
+        if name == "__kwdefaults__" and identity(args[0]) in guarded:
+            return "witness", f"the defaults of mend's witness's {args[0].__name__} read"
+        return None
 
     def attribute(event, args):
         if not (getattr(args[0], "__module__", None) or "").startswith(watched_prefixes):
@@ -132,7 +141,7 @@ def _watched_events(touches, ours, watched_prefixes, other_name):
     return describe
 
 
-def _audit_hook(places, alarm, describe, claimed_name):
+def _audit_hook(places, alarm, describe, claimed_name, guarded):
     """The audit hook: what project code does that reaches into the run (frames, live objects,
     tracing, ctypes, pytest's and pluggy's classes, the report and the socket), each told as an
     alarm naming the file and line it is owed to."""
@@ -164,7 +173,8 @@ def _audit_hook(places, alarm, describe, claimed_name):
         while frame is not None and hands_frames_on(frame.f_code):
             frame = frame.f_back
         if frame is not None and kind(frame.f_code.co_filename) == "project":
-            alarm("frame", what, place(frame))
+            kind_, what = what if type(what) is tuple else ("frame", what)
+            alarm(kind_, what, place(frame))
 
     quiet_without_a_caller = frozenset({"sys.settrace", "sys.setprofile", "compile",
                                         "code.__new__", "marshal.loads", "function.__new__",
@@ -247,14 +257,17 @@ def _audit_hook(places, alarm, describe, claimed_name):
             busy[0] = False
 
     frame_reads = _frame_attributes()
+    identity = object.__hash__
     # What the witness's own pytest hooks hand on (`_forwarders`), given to the core (`_core`)
     # with the frame that handed it over; set once the core is made.
     core = [None]
 
     def audit(event, args):
-        # pytest reads `__code__` and `__defaults__` of every test function (several
-        # `object.__getattr__` events a test): those are passed over here, before a call.
-        if event in describe and (event != "object.__getattr__" or args[1] in frame_reads):
+        # pytest reads `__code__`, `__defaults__` and `__kwdefaults__` of every test function
+        # (several `object.__getattr__` events a test): those are passed over here, before a
+        # call, as are the reads of any function's but the witness's hooks' `__kwdefaults__`.
+        if event in describe and (event != "object.__getattr__" or args[1] in frame_reads or (
+                args[1] == "__kwdefaults__" and identity(args[0]) in guarded)):
             heard(event, args)
         elif event == "mend_witness" and core[0] is not None:
             busy[0] = True  # reading the frame that handed it over is itself an event

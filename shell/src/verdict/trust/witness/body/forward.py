@@ -37,8 +37,11 @@ def _forwarders(emit, canary_ids):
     and written with no audit event. A hook that closed over the witness's channel would hand its
     key, its socket and its state to anyone who walked them. So the channel, the checks and
     every judgement live in the audit hook's closure, which no object refers to, and these
-    hooks reach it through `emit`: `sys.audit`, bound as a default argument, which Python audits
-    a write to (as it does a write to `__code__`). The core takes a hook's arguments only from
+    hooks reach it through `emit`: `sys.audit`, bound as a keyword-only default, which Python
+    audits a write to (as it does a write to `__code__`); the dictionary that holds it is
+    reached only by reading `__kwdefaults__`, which Python audits too, and the audit hook tells
+    when the code under test does (`_watched_events`). (Keyword-only: pluggy 1.7 builds a
+    dictionary of a hook implementation's other defaults on every call.) The core takes a hook's arguments only from
     these functions' code, called by pluggy's own hook calling (`_core`). Where Python has no
     audit hooks, `emit` is the core's own entry, and the verdict says this check is not made.
 
@@ -50,45 +53,45 @@ def _forwarders(emit, canary_ids):
     and nothing else: changing them changes what the terminal prints, never what mend hears."""
     import pytest
 
-    def pytest_configure(config, _emit=emit):
+    def pytest_configure(config, *, _emit=emit):
         _emit("mend_witness", "pytest_configure", config)
 
-    def pytest_plugin_registered(plugin, manager, _emit=emit):
+    def pytest_plugin_registered(plugin, manager, *, _emit=emit):
         _emit("mend_witness", "pytest_plugin_registered", plugin, manager)
 
     @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(session, config, items, _emit=emit):
+    def pytest_collection_modifyitems(session, config, items, *, _emit=emit):
         _emit("mend_witness", "pytest_collection_modifyitems", session, config, items)
 
-    def pytest_collection_finish(session, _emit=emit):
+    def pytest_collection_finish(session, *, _emit=emit):
         _emit("mend_witness", "pytest_collection_finish", session)
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(node, _emit=emit):
+    def pytest_configure_node(node, *, _emit=emit):
         _emit("mend_witness", "pytest_configure_node", node)
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(node, ids, _emit=emit):
+    def pytest_xdist_node_collection_finished(node, ids, *, _emit=emit):
         _emit("mend_witness", "pytest_xdist_node_collection_finished", node, ids)
 
-    def pytest_collectreport(report, _emit=emit):
+    def pytest_collectreport(report, *, _emit=emit):
         if report.failed or report.skipped:
             _emit("mend_witness", "pytest_collectreport", report)
 
     @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(session, exitstatus, _emit=emit):
+    def pytest_sessionfinish(session, exitstatus, *, _emit=emit):
         _emit("mend_witness", "pytest_sessionfinish", session, exitstatus)
 
-    def pytest_sessionstart(session, _emit=emit):
+    def pytest_sessionstart(session, *, _emit=emit):
         _emit("mend_witness", "pytest_sessionstart", session)
 
-    def pytest_runtest_logstart(nodeid, location, _emit=emit):
+    def pytest_runtest_logstart(nodeid, location, *, _emit=emit):
         _emit("mend_witness", "pytest_runtest_logstart", nodeid)
 
     # First among the first (registered after pytest's own plugins): read before pytest's
     # unittest plugin turns a unittest.SkipTest into a skip of its own.
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_makereport(item, call, _emit=emit):
+    def pytest_runtest_makereport(item, call, *, _emit=emit):
         if call.excinfo is not None:
             _emit("mend_witness", "pytest_runtest_makereport", item, call)
 
@@ -102,7 +105,8 @@ def _forwarders(emit, canary_ids):
 
     if wrapper is not None:
         @wrapper
-        def pytest_runtest_logreport(report, _emit=emit, _adds=_adds_to_its_test, _called=[None]):
+        def pytest_runtest_logreport(report, *, _emit=emit, _adds=_adds_to_its_test,
+                                     _called=[None]):
             passed = report.outcome == "passed"
             if not passed or _adds(report, _called):
                 _emit("mend_witness", "pytest_runtest_logreport", report)
@@ -113,7 +117,8 @@ def _forwarders(emit, canary_ids):
                     _emit("mend_witness", "counted", report)
     else:
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-        def pytest_runtest_logreport(report, _emit=emit, _adds=_adds_to_its_test, _called=[None]):
+        def pytest_runtest_logreport(report, *, _emit=emit, _adds=_adds_to_its_test,
+                                     _called=[None]):
             passed = report.outcome == "passed"
             if not passed or _adds(report, _called):
                 _emit("mend_witness", "pytest_runtest_logreport", report)

@@ -122,8 +122,9 @@ def _install(module_name, module_file):
     touches, ours = _ours(path, channel_fd)
     watched_prefixes = ("_pytest", "pytest", "pluggy", module_name)
     other_name, claimed_name = _other_names(places[0])
-    describe = _watched_events(touches, ours, watched_prefixes, other_name)
-    audit, heard, core = _audit_hook(places, alarm, describe, claimed_name)
+    guarded = set()  # the identities of the witness's pytest hooks, once made
+    describe = _watched_events(touches, ours, watched_prefixes, other_name, guarded)
+    audit, heard, core = _audit_hook(places, alarm, describe, claimed_name, guarded)
     add_audit_hook = getattr(sys, "addaudithook", None)  # PEP 578: Python 3.8 and later
     if add_audit_hook is None:
         check_stand_ins = _stand_ins(heard, alarm, places[3])
@@ -176,6 +177,7 @@ def _install(module_name, module_file):
                              setup)
     handlers.update(_skip_hooks(send, places))
     hooks = _forwarders(emit, canaries[1])
+    guarded.update(object.__hash__(hook) for hook in hooks.values())
     core[0] = _core(handlers, places, alarm, find, unchecked, hooks)
     return hooks
 
