@@ -28,8 +28,8 @@ const ROUNDS: usize = 15;
 fn unguarded() -> String {
     let cuts = [
         (
-            "        if event in describe and (event != \"object.__getattr__\" or args[1] in frame_reads):\n            heard(event, args)\n        elif event == \"mend_witness\"",
-            "        if event == \"mend_witness\"",
+            "            heard(event, args)\n        elif event == \"mend_witness\"",
+            "            pass\n        elif event == \"mend_witness\"",
         ),
         (
             "    def pytest_runtest_logstart(nodeid):\n        starting(nodeid)\n",
