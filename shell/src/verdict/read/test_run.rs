@@ -31,8 +31,6 @@ use crate::task::{TestCommand, TestReport};
 
 use super::witness_code::{HandedOver, WITNESS_MODULE};
 
-/// The module pytest imports as the witness plugin (`-p mend_witness`): a loader, which runs the witness's code in itself, read from a file beside it.
-pub const WITNESS_LOADER: &str = include_str!("../trust/witness/loader.py");
 /// The witness's code in parts, one question each, with the name of each part: joined in this
 /// order they are the one file the loader runs ([`witness_body`]); `install.py` comes last, as
 /// it calls what the others define.
@@ -69,8 +67,6 @@ pub const WITNESS_PARTS: [(&str, &str); 10] = [
         include_str!("../trust/witness/body/install.py"),
     ),
 ];
-/// The file the loader runs the witness's code from (a name no `import` finds).
-pub(crate) const WITNESS_BODY_FILE: &str = "mend_witness.body";
 /// The socket the witness reports to, in the run's report folder.
 const WITNESS_SOCKET: &str = "witness.sock";
 /// The variable that tells the witness where to connect; it removes it from its environment

@@ -30,13 +30,17 @@ use std::time::UNIX_EPOCH;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::atomic::{sha256_hex, write_file};
-use crate::verdict::read::test_run::{WITNESS_BODY_FILE, WITNESS_LOADER};
 
 /// The file the loader looks for beside itself.
 pub const WITNESS_CODE_FILE: &str = "mend_witness.code";
 
 /// The module pytest imports (`-p mend_witness`): the loader, without source where it can be.
 pub const WITNESS_MODULE: &str = "mend_witness";
+/// That module's source: a loader, which runs the witness's code in itself, read from a file
+/// beside it.
+pub const WITNESS_LOADER: &str = include_str!("../trust/witness/loader.py");
+/// The file the loader runs the witness's code from (a name no `import` finds).
+pub(crate) const WITNESS_BODY_FILE: &str = "mend_witness.body";
 
 /// Run with `-c`: the body from standard input compiled, after a first line naming the
 /// interpreter (the same words the loader compares, loader.py `_cached_code`).

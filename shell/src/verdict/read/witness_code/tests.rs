@@ -13,7 +13,7 @@ fn compile(python: &Utf8Path, body: &str) -> Option<Vec<u8>> {
     run(python, COMPILE, body)
 }
 use crate::test_support::python;
-use crate::verdict::read::test_run::{WITNESS_BODY_FILE, WITNESS_LOADER};
+use crate::verdict::read::witness_code::{WITNESS_BODY_FILE, WITNESS_LOADER};
 
 use super::WITNESS_CODE_FILE;
 

@@ -10,7 +10,8 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::test_support::python;
-use crate::verdict::read::test_run::{witness_body, WITNESS_BODY_FILE, WITNESS_LOADER};
+use crate::verdict::read::test_run::witness_body;
+use crate::verdict::read::witness_code::{WITNESS_BODY_FILE, WITNESS_LOADER};
 
 /// Imports the witness from `folder` (with its socket set) and prints, as JSON, the names the
 /// module keeps and every global name a function of the witness reads that is no builtin.

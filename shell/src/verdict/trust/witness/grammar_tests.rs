@@ -8,7 +8,8 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::test_support::python;
-use crate::verdict::read::test_run::{witness_body, WITNESS_LOADER, WITNESS_PARTS};
+use crate::verdict::read::test_run::{witness_body, WITNESS_PARTS};
+use crate::verdict::read::witness_code::WITNESS_LOADER;
 
 const REACH_READER: &str = include_str!("../reach.py");
 

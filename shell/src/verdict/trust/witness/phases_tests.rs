@@ -9,7 +9,8 @@ use std::process::Command;
 
 use crate::test_support::python;
 use crate::verdict::read::outcome::CaseOutcome;
-use crate::verdict::read::test_run::{witness_body, WITNESS_BODY_FILE, WITNESS_LOADER};
+use crate::verdict::read::test_run::witness_body;
+use crate::verdict::read::witness_code::{WITNESS_BODY_FILE, WITNESS_LOADER};
 use crate::verdict::trust::witness::{unsealed, Heard};
 
 const TESTS: &str = "import pytest
