@@ -280,11 +280,7 @@ fn plugin_raised_in_traceback(lines: &[&str]) -> Option<LoadFailure> {
 /// mend's witness (pytest's `mend_witness.py:314: in f` or Python's `File ".../mend_witness.py",
 /// line 314, in f`): the witness failed, whatever project code came before it.
 fn witness_traceback(lines: &[&str]) -> Option<LoadFailure> {
-    // Its loader, as source or without (`witness_code`), names every frame of the witness.
-    let witness_files = [
-        format!("{WITNESS_MODULE}.py"),
-        format!("{WITNESS_MODULE}.pyc"),
-    ];
+    let witness_file = format!("{WITNESS_MODULE}.py");
     let innermost = lines
         .iter()
         .map(|line| strip_internal(line))
@@ -295,10 +291,7 @@ fn witness_traceback(lines: &[&str]) -> Option<LoadFailure> {
                 .any(|inside| file.contains(inside))
         })?;
     let (file, line, function) = innermost;
-    if !witness_files
-        .iter()
-        .any(|witness_file| file.rsplit('/').next() == Some(witness_file.as_str()))
-    {
+    if file.rsplit('/').next() != Some(witness_file.as_str()) {
         return None;
     }
     let error = lines

@@ -11,11 +11,14 @@
 //! loader tells its own frames by; a code object named otherwise is renamed by the loader, which
 //! makes every code object anew (a third of loading it).
 //!
-//! The loader itself is handed over compiled too, as a module without source (`mend_witness.pyc`,
-//! which Python imports as it imports a `.py`): pytest rewrites the asserts of every module a
-//! `-p` names, which means reading, parsing and compiling its source on every run (a tenth of
-//! what the witness costs a small suite); a module without source it leaves to Python. Where it
-//! cannot be compiled, the loader is handed over as source.
+//! The loader is handed over compiled too, behind a stub (`stub.py`, the module pytest imports):
+//! pytest rewrites the asserts of every module a `-p` names, reading, parsing and compiling its
+//! source on every run, which cost a small suite a sixth of what the whole witness did; the stub
+//! is a quarter of the loader's size. The stub runs the compiled loader in the interpreter that
+//! made it and compiles the loader's source (beside it) in any other, as the loader does with
+//! the body. (A module without source, `mend_witness.pyc`, would spare even the stub's rewrite,
+//! but any other interpreter fails to import it: its magic number is that interpreter's own.)
+//! Where mend cannot compile the loader, the loader itself is the module, as source.
 //!
 //! A cache entry is named by the source's digest and the interpreter's real file, size and time,
 //! so a new mend or a reinstalled Python makes a new one. Without a sandbox the tests can write
@@ -34,11 +37,15 @@ use crate::atomic::{sha256_hex, write_file};
 /// The file the loader looks for beside itself.
 pub const WITNESS_CODE_FILE: &str = "mend_witness.code";
 
-/// The module pytest imports (`-p mend_witness`): the loader, without source where it can be.
+/// The module pytest imports (`-p mend_witness`): the stub, or the loader itself.
 pub const WITNESS_MODULE: &str = "mend_witness";
-/// That module's source: a loader, which runs the witness's code in itself, read from a file
-/// beside it.
+/// The loader, which runs the witness's code in the module, read from a file beside it.
 pub const WITNESS_LOADER: &str = include_str!("../trust/witness/loader.py");
+/// The stub, which runs the loader in the module, compiled where it can be.
+pub const WITNESS_STUB: &str = include_str!("../trust/witness/stub.py");
+/// The files the stub reads the loader from, compiled and as source (names no `import` finds).
+const LOADER_CODE_FILE: &str = "mend_witness.loader.code";
+const LOADER_FILE: &str = "mend_witness.loader";
 /// The file the loader runs the witness's code from (a name no `import` finds).
 pub(crate) const WITNESS_BODY_FILE: &str = "mend_witness.body";
 
@@ -49,18 +56,6 @@ source = sys.stdin.buffer.read()
 tag = '%s %x' % (sys.implementation.cache_tag, sys.hexversion)
 code = compile(source, '<mend witness>', 'exec', 0, True, 2)
 sys.stdout.buffer.write(tag.encode() + b'\\n' + marshal.dumps(code))
-";
-
-/// Run with `-c`: the loader from standard input compiled as a module without source, after the
-/// same first line: the import system's header for this interpreter (its magic number, then the
-/// flags and the source's time and size, which nothing reads of a module without source: 12
-/// bytes from Python 3.7, 8 before), then the code.
-const COMPILE_LOADER: &str = "import importlib.util, marshal, sys
-source = sys.stdin.buffer.read()
-tag = '%s %x' % (sys.implementation.cache_tag, sys.hexversion)
-code = compile(source, '<mend witness>', 'exec', 0, True, 2)
-header = importlib.util.MAGIC_NUMBER + bytes(12 if sys.version_info >= (3, 7) else 8)
-sys.stdout.buffer.write(tag.encode() + b'\\n' + header + marshal.dumps(code))
 ";
 
 /// The file name the code is compiled under, written once in the marshalled code: every later
@@ -80,9 +75,9 @@ impl Compiled {
         Self::by(python, COMPILE, body)
     }
 
-    /// The loader compiled by `python` as a module without source, as [`Compiled::of`].
+    /// The loader compiled by `python`, as [`Compiled::of`].
     fn loader_of(python: &Utf8Path) -> Option<Compiled> {
-        Self::by(python, COMPILE_LOADER, WITNESS_LOADER)
+        Self::by(python, COMPILE, WITNESS_LOADER)
     }
 
     fn by(python: &Utf8Path, script: &str, source: &str) -> Option<Compiled> {
@@ -120,18 +115,6 @@ impl Compiled {
         renamed(&self.bytes, file).unwrap_or_else(|| self.bytes.clone())
     }
 
-    /// The loader as Python imports it from `file`: [`Compiled::named`] without the first line.
-    /// (A loader whose name could not be written keeps the compiled one: its frames are not
-    /// the witness's, which only the body's are.)
-    fn module_named(&self, file: &str) -> Vec<u8> {
-        let named = self.named(file);
-        let data_start = named
-            .iter()
-            .position(|byte| *byte == b'\n')
-            .map_or(0, |at| at + 1);
-        named[data_start..].to_vec()
-    }
-
     /// After the run: an entry that no longer holds what was handed over (the tests wrote it,
     /// with no sandbox to stop them) is removed, so no later run gets their code.
     pub(crate) fn keep_or_drop(&self) {
@@ -141,34 +124,39 @@ impl Compiled {
     }
 }
 
-/// What a pytest run gets of the witness, in its folder: the loader pytest imports, the body and,
-/// where `python` can compile them, the loader without source and the body's code, both named
-/// after the loader's file.
+/// What a pytest run gets of the witness, in its folder: the module pytest imports, the body
+/// and, where `python` can compile them, the stub with the loader beside it compiled and as
+/// source, and the body's code; all code named after the module's file, which the witness tells
+/// its own frames by.
 pub struct HandedOver {
-    /// The loader's file: `mend_witness.pyc`, or `mend_witness.py` where it was not compiled.
-    pub loader: Utf8PathBuf,
+    /// How many of the loader and the body went compiled (0, 1 or 2).
+    pub compiled_parts: usize,
     compiled: Vec<Compiled>,
 }
 
 impl HandedOver {
     /// Writes the witness (`body`) for `python` into `folder`.
     pub fn write(folder: &Utf8Path, python: &Utf8Path, body: &str) -> std::io::Result<Self> {
+        let module = folder.join(format!("{WITNESS_MODULE}.py"));
         let loader_code = Compiled::loader_of(python);
-        let loader = folder.join(match loader_code {
-            Some(_) => format!("{WITNESS_MODULE}.pyc"),
-            None => format!("{WITNESS_MODULE}.py"),
-        });
         match &loader_code {
-            Some(code) => fs::write(&loader, code.module_named(loader.as_str()))?,
-            None => fs::write(&loader, WITNESS_LOADER)?,
+            Some(code) => {
+                fs::write(&module, WITNESS_STUB)?;
+                fs::write(folder.join(LOADER_FILE), WITNESS_LOADER)?;
+                fs::write(folder.join(LOADER_CODE_FILE), code.named(module.as_str()))?;
+            }
+            None => fs::write(&module, WITNESS_LOADER)?,
         }
         fs::write(folder.join(WITNESS_BODY_FILE), body)?;
         let body_code = Compiled::of(python, body);
         if let Some(code) = &body_code {
-            fs::write(folder.join(WITNESS_CODE_FILE), code.named(loader.as_str()))?;
+            fs::write(folder.join(WITNESS_CODE_FILE), code.named(module.as_str()))?;
         }
-        let compiled = loader_code.into_iter().chain(body_code).collect();
-        Ok(HandedOver { loader, compiled })
+        let compiled: Vec<Compiled> = loader_code.into_iter().chain(body_code).collect();
+        Ok(HandedOver {
+            compiled_parts: compiled.len(),
+            compiled,
+        })
     }
 
     /// After the run: each cache entry the tests changed is removed ([`Compiled::keep_or_drop`]).

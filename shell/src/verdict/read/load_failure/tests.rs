@@ -151,12 +151,11 @@ fn mend_s_own_witness_failing_is_told_apart_from_the_projects_setup() {
         ../mend-report-oyEsdN/mend_witness.py:780: in _install\n    ???\n\
         ../mend-report-oyEsdN/mend_witness.py:314: in _watched_holders\n    ???\n\
         E   ModuleNotFoundError: No module named '_pytest.python_api'\n";
-    // A hook of the witness (its loader handed over without source) failing while the tests
-    // are collected: pytest's internal error.
+    // A hook of the witness failing while the tests are collected: pytest's internal error.
     let in_a_hook = "INTERNALERROR> Traceback (most recent call last):\n\
         INTERNALERROR>   File \"/venv/lib/python3.9/site-packages/_pytest/main.py\", line 269, in wrap_session\n\
         INTERNALERROR>     session.exitstatus = doit(config, session) or 0\n\
-        INTERNALERROR>   File \"/tmp/mend-report-x/mend_witness.pyc\", line 562, in place\n\
+        INTERNALERROR>   File \"/tmp/mend-report-x/mend_witness.py\", line 562, in place\n\
         INTERNALERROR>     ???\n\
         INTERNALERROR> AttributeError: 'Module' object has no attribute 'path'\n";
     // The project's conftest.py failing in a hook called after the witness's: the project's.

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::test_support::python;
 use crate::verdict::read::test_run::{witness_body, WITNESS_PARTS};
-use crate::verdict::read::witness_code::WITNESS_LOADER;
+use crate::verdict::read::witness_code::{WITNESS_LOADER, WITNESS_STUB};
 
 const REACH_READER: &str = include_str!("../reach.py");
 
@@ -70,6 +70,7 @@ fn newer_than_36(sources: &Value) -> Value {
 fn the_injected_python_parses_as_python_36_and_uses_nothing_newer() {
     let mut sources = json!({
         "loader.py": WITNESS_LOADER,
+        "stub.py": WITNESS_STUB,
         "reach.py": REACH_READER,
         // What the check must catch, so that it can fail: 3.8's grammar, 3.7's and 3.9's
         // library, 3.7's keyword argument and 3.8's audit hook called by name.
@@ -84,6 +85,7 @@ fn the_injected_python_parses_as_python_36_and_uses_nothing_newer() {
     sources["witness body"] = json!(witness_body());
     let mut expected = json!({
             "loader.py": [],
+            "stub.py": [],
             "reach.py": [],
             "probe.py": ["not Python 3.6: line 3"],
             "probe_names.py": ["dataclasses", "removeprefix"],
