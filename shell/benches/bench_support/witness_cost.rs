@@ -2,9 +2,9 @@
 //! and named as mend hands it over) against the same tests run by pytest alone, on the sample
 //! and on a generated 1,000-test suite; and, to say where it goes, the witness without its
 //! guards (the audit hook's judging, the per-test checks of pytest and pluggy, the canary
-//! tests), which still reports every test over its socket. Rounds alternate, and each figure is the child's
-//! CPU time (user + system, as `getrusage` counts it), which other work on a shared machine
-//! disturbs far less than wall time. The ratio is the median of each round's own ratio: the runs
+//! tests), which still reports every test over its socket. Rounds alternate, and each figure is
+//! the child's CPU time (user + system, as `getrusage` counts it), which other work on a shared
+//! machine disturbs far less than wall time. The ratio is the median of each round's own ratio: the runs
 //! of a round see the same load, so a busy spell that lands on a few rounds moves neither side of
 //! the median. Measured with mend's own pytest, then with each pytest line of the witness's
 //! matrix ([`super::pytest_pythons`]).
@@ -71,7 +71,7 @@ fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
         let folder = scratch.join(name);
         std::fs::create_dir_all(&folder).unwrap();
         let handed = HandedOver::write(&folder, python, &text).unwrap();
-        assert_eq!(handed.compiled_parts, 2, "the witness compiles");
+        assert_eq!(handed.compiled_parts(), 2, "the witness compiles");
         Some(folder)
     });
     // pytest alone, then the witness, then the witness without its guards.

@@ -129,8 +129,6 @@ impl Compiled {
 /// source, and the body's code; all code named after the module's file, which the witness tells
 /// its own frames by.
 pub struct HandedOver {
-    /// How many of the loader and the body went compiled (0, 1 or 2).
-    pub compiled_parts: usize,
     compiled: Vec<Compiled>,
 }
 
@@ -152,11 +150,13 @@ impl HandedOver {
         if let Some(code) = &body_code {
             fs::write(folder.join(WITNESS_CODE_FILE), code.named(module.as_str()))?;
         }
-        let compiled: Vec<Compiled> = loader_code.into_iter().chain(body_code).collect();
-        Ok(HandedOver {
-            compiled_parts: compiled.len(),
-            compiled,
-        })
+        let compiled = loader_code.into_iter().chain(body_code).collect();
+        Ok(HandedOver { compiled })
+    }
+
+    /// How many of the loader and the body went compiled (0, 1 or 2).
+    pub fn compiled_parts(&self) -> usize {
+        self.compiled.len()
     }
 
     /// After the run: each cache entry the tests changed is removed ([`Compiled::keep_or_drop`]).

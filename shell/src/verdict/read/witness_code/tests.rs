@@ -6,7 +6,7 @@ use std::process::Command;
 
 use camino::Utf8Path;
 
-use super::{renamed, run, Compiled, HandedOver, COMPILE};
+use super::{renamed, run, Compiled, HandedOver, COMPILE, LOADER_CODE_FILE};
 
 /// The witness `body` compiled by `python`, as a cache entry holds it.
 fn compile(python: &Utf8Path, body: &str) -> Option<Vec<u8>> {
@@ -28,20 +28,7 @@ fn loaded_with(folder: &Utf8Path, code: &[u8]) -> String {
     std::fs::write(folder.join("mend_witness.py"), WITNESS_LOADER).unwrap();
     std::fs::write(folder.join(WITNESS_BODY_FILE), SOURCE).unwrap();
     std::fs::write(folder.join(WITNESS_CODE_FILE), code).unwrap();
-    let output = Command::new(python())
-        .args([
-            "-c",
-            "import sys; sys.path.insert(0, sys.argv[1]); import mend_witness",
-        ])
-        .arg(folder)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    imported(folder)
 }
 
 #[test]
@@ -172,14 +159,14 @@ fn the_loader_goes_compiled_behind_a_stub_and_any_other_interpreter_reads_its_so
     let dir = tempfile::tempdir().unwrap();
     let folder = Utf8Path::from_path(dir.path()).unwrap();
     let handed = HandedOver::write(folder, &python(), CACHED).unwrap();
-    assert_eq!(handed.compiled_parts, 2);
+    assert_eq!(handed.compiled_parts(), 2);
     let module = std::fs::read_to_string(folder.join("mend_witness.py")).unwrap();
     assert_eq!(module, WITNESS_STUB);
     assert!(WITNESS_STUB.len() * 3 < WITNESS_LOADER.len());
     assert_eq!(imported(folder), "cached True\n");
     // The loader another interpreter compiled (its tag is not this one's), or none readable:
     // the stub compiles the loader's source, and the witness runs all the same.
-    let compiled = folder.join("mend_witness.loader.code");
+    let compiled = folder.join(LOADER_CODE_FILE);
     let bytes = std::fs::read(&compiled).unwrap();
     let rest = &bytes[bytes.iter().position(|byte| *byte == b'\n').unwrap()..];
     for handed in [

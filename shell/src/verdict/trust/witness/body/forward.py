@@ -41,8 +41,9 @@ def _forwarders(emit, canary_ids):
     audits a write to (as it does a write to `__code__`); the dictionary that holds it is
     reached only by reading `__kwdefaults__`, which Python audits too, and the audit hook tells
     when the code under test does (`_watched_events`). (Keyword-only: pluggy 1.7 builds a
-    dictionary of a hook implementation's other defaults on every call.) The core takes a hook's arguments only from
-    these functions' code, called by pluggy's own hook calling (`_core`). Where Python has no
+    dictionary of a hook implementation's other defaults on every call.) The core takes a
+    hook's arguments only from these functions' code, called by pluggy's own hook calling
+    (`_core`). Where Python has no
     audit hooks, `emit` is the core's own entry, and the verdict says this check is not made.
 
     The filters here (a passed setup, a passed teardown after its call, a call that raised

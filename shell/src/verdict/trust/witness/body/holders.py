@@ -46,10 +46,10 @@ def _snapshots():
     order and the same values, in one pass at C speed over all of them.
 
     Values are compared by identity: `==` would ask a stand-in's own `__eq__`, which can answer
-    yes to anything. Names are compared with `==`, which costs a test a tenth of what `is` does
-    (it asks nothing of a name that is the very same string). A name that is not that string
-    but answers `==` as if it were stands beside the very value that was there, where every
-    lookup of the old name finds it: it changes nothing a test runs."""
+    yes to anything. Names are compared with `==`, which costs a test far less than `is` does (a
+    tuple's `==` runs in C, and asks nothing of a name that is the very same string). A name
+    that is not that string but answers `==` as if it were stands beside the very value that was
+    there, where every lookup of the old name finds it: it changes nothing a test runs."""
     from itertools import chain
     from operator import is_, methodcaller
 

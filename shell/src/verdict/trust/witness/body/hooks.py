@@ -3,9 +3,9 @@
 
 def _test_hooks(send, hold, starting, canary_ids, state, alarm):
     """What the witness does around each test, by the pytest hook it answers: the checks as it
-    starts (`starting(nodeid)`), each phase's outcome sent as it ends (a passed one held back, to go with the next
-    lines), and the canaries kept out of the run's counts and exit status (`counted`, after
-    every other implementation of the report hook)."""
+    starts (`starting(nodeid)`), each phase's outcome sent as it ends (a passed one held back,
+    to go with the next lines), and the canaries kept out of the run's counts and exit status
+    (`counted`, after every other implementation of the report hook)."""
     def put_back(session, kept):
         session.testsfailed = kept[0]
         # pytest 8 refuses to unset these through their properties (it warns and keeps them):

@@ -172,7 +172,7 @@ def _install(module_name, module_file):
     hypothesis_places = _places(os.path.normcase(os.path.abspath(module_file)))
     profile_setup = _hypothesis_profiles(hypothesis_places,
                                          alarm_handed_on)["pytest_runtest_setup"]
-    setup = _both_setups(helper_setup["pytest_runtest_setup"], profile_setup)
+    setup = _both(helper_setup["pytest_runtest_setup"], profile_setup)
     handlers = _pytest_hooks((send, hold), plugins, holders, canaries, forget_module, alarm,
                              setup)
     handlers.update(_skip_hooks(send, places))
@@ -182,18 +182,11 @@ def _install(module_name, module_file):
     return hooks
 
 
-def _both_setups(first, second):
-    def pytest_runtest_setup(item):
-        first(item)
-        second(item)
-
-    return pytest_runtest_setup
-
-
 def _both(first, second):
-    def both():
-        first()
-        second()
+    """One call that makes two, with the same arguments."""
+    def both(*args):
+        first(*args)
+        second(*args)
 
     return both
 
