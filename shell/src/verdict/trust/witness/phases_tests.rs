@@ -1,5 +1,5 @@
-//! The witness, loaded by a real pytest, sends a passing test as one line (its call, or its
-//! teardown when pytest runs no call) and every phase that did not pass: what mend makes of the
+//! The witness, loaded by a real pytest, sends a passing test as its id on a line of passes (for
+//! its call, or its teardown when pytest runs no call) and every phase that did not pass: what mend makes of the
 //! run is each test's worst phase, as when every phase was sent.
 
 use std::collections::BTreeMap;
@@ -97,7 +97,7 @@ pub(super) fn witnessed(file: &str, tests: &str, options: &[&str]) -> (Vec<Strin
 }
 
 /// The project's tests as the witness heard them (mend's canaries left out), and the phases
-/// it sent for them, each `id when`.
+/// it sent for them, each `id when`, or `id passed` for one sent with other passes.
 fn heard_with(options: &[&str]) -> (BTreeMap<String, CaseOutcome>, Vec<String>) {
     let (lines, printed) = witnessed("test_phases.py", TESTS, options);
     let heard = Heard::of(std::slice::from_ref(&lines))
@@ -113,6 +113,11 @@ fn heard_with(options: &[&str]) -> (BTreeMap<String, CaseOutcome>, Vec<String>) 
                 said["id"].as_str().unwrap(),
                 said["when"].as_str().unwrap()
             ));
+        }
+        if said["event"] == "passed" {
+            let ids = said["ids"].as_array().unwrap().iter();
+            let ids = ids.map(|id| id.as_str().unwrap()).filter(|id| own(id));
+            sent.extend(ids.map(|id| format!("{id} passed")));
         }
     }
     let cases = heard
@@ -148,9 +153,9 @@ fn a_passing_test_is_one_line_and_every_phase_that_did_not_pass_is_sent() {
     assert_eq!(
         sent,
         [
-            "test_phases.py::test_passes call",
+            "test_phases.py::test_passes passed",
             "test_phases.py::test_fails call",
-            "test_phases.py::test_errors_at_teardown call",
+            "test_phases.py::test_errors_at_teardown passed",
             "test_phases.py::test_errors_at_teardown teardown",
             "test_phases.py::test_errors_at_setup setup",
             "test_phases.py::test_skipped setup",

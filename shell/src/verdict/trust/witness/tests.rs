@@ -71,6 +71,28 @@ fn the_phases_of_each_test_make_its_outcome() {
 }
 
 #[test]
+fn passes_sent_together_count_as_each_tests_passed_phase() {
+    // t::a passed its call, then failed its teardown: the worse phase wins whichever line came
+    // first, as it does for phases sent one by one.
+    let mut lines = texts(&[("t::a", "teardown", "failed", false)], false);
+    lines.insert(
+        1,
+        r#"{"event": "passed", "ids": ["t::a", "t::g", "t::h"]}"#.to_owned(),
+    );
+    lines.push(r#"{"event": "passed", "ids": []}"#.to_owned());
+    lines.push(r#"{"event": "finished", "exitstatus": 1}"#.to_owned());
+    let heard = Heard::of(&[sealed(&lines)]).unwrap();
+    assert_eq!(
+        heard.cases,
+        cases(&[
+            ("t::a", CaseOutcome::Error),
+            ("t::g", CaseOutcome::Passed),
+            ("t::h", CaseOutcome::Passed),
+        ])
+    );
+}
+
+#[test]
 fn what_was_heard_is_the_report_counted_as_pytest_counts_it() {
     // t::d fails, then errors in its teardown: pytest counts it as failed and as an error.
     let tests = [

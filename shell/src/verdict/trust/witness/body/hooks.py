@@ -1,11 +1,11 @@
 # The pytest hooks that hear each test, the xdist workers and skips raised by the code under test.
 
 
-def _test_hooks(send, hold, starting, canary_ids, state, alarm):
+def _test_hooks(send, passed, starting, canary_ids, state, alarm):
     """What the witness does around each test, by the pytest hook it answers: the checks as it
-    starts (`starting(nodeid)`), each phase's outcome sent as it ends (a passed one held back,
-    to go with the next lines), and the canaries kept out of the run's counts and exit status
-    (`counted`, after every other implementation of the report hook)."""
+    starts (`starting(nodeid)`), each phase's outcome sent as it ends (a passed one held back
+    to go with the next lines, `passed(nodeid)`), and the canaries kept out of the run's counts
+    and exit status (`counted`, after every other implementation of the report hook)."""
     def put_back(session, kept):
         session.testsfailed = kept[0]
         # pytest 8 refuses to unset these through their properties (it warns and keeps them):
@@ -41,8 +41,8 @@ def _test_hooks(send, hold, starting, canary_ids, state, alarm):
         # A passed phase changes no test's outcome (mend keeps a test's worst phase): a passed
         # setup is left to the call or teardown after it, which pytest always reports, and a
         # passed teardown is sent only when nothing was sent for its test yet (`--setup-only`
-        # runs no call). A passing test costs one sealed line, not three. (Its hook hands over
-        # neither of them, `_adds_to_its_test`; a hook called otherwise may.)
+        # runs no call). A passing test costs one id on a line of passes, not three lines. (Its
+        # hook hands over neither of them, `_adds_to_its_test`; a hook called otherwise may.)
         if nodeid not in started:
             alarm("witness", f"the report of {nodeid} reached mend's witness, but not the "
                              "checks as the test started", None)
@@ -52,9 +52,11 @@ def _test_hooks(send, hold, starting, canary_ids, state, alarm):
             if when == "teardown" and nodeid in told:
                 told.discard(nodeid)
                 return
-        (hold if outcome == "passed" else send)(event="test", id=nodeid, when=when,
-                                                  outcome=outcome,
-                                                  xfail=hasattr(report, "wasxfail"))
+        if outcome == "passed":
+            passed(nodeid)
+        else:
+            send(event="test", id=nodeid, when=when, outcome=outcome,
+                 xfail=hasattr(report, "wasxfail"))
         if when == "teardown":
             told.discard(nodeid)
         else:
@@ -83,7 +85,7 @@ def _pytest_hooks(channel, plugins, holders, canaries, forget_module, alarm, set
     """What the witness does when pytest calls each of its hooks (`_forwarders` hand each call
     on), handing what it sees to the parts above. `setup(item)`: the checks of what a test's
     own module holds, as it starts."""
-    send, hold = channel
+    send, passed = channel
     configured, registered, collected, check_hooks = plugins
     check_hot, check_cold = holders
     place_canaries, canary_ids, hand_on, found = canaries
@@ -155,7 +157,7 @@ def _pytest_hooks(channel, plugins, holders, canaries, forget_module, alarm, set
     handlers = {name: value for name, value in locals().items()
                 if name.startswith("pytest_") and callable(value)}
     handlers["pytest_plugin_registered"] = registered
-    handlers.update(_test_hooks(send, hold, starting, canary_ids, state, alarm))
+    handlers.update(_test_hooks(send, passed, starting, canary_ids, state, alarm))
     return handlers
 
 
@@ -175,7 +177,7 @@ def _worker_hooks(canaries):
     def pytest_collection_modifyitems(session, config, items):
         place_canaries(items)
 
-    def silent(**fields):
+    def silent(*args, **fields):
         return None
 
     handlers = _test_hooks(silent, silent, lambda nodeid: None, canary_ids, state,

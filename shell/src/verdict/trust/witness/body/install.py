@@ -113,7 +113,7 @@ def _install(module_name, module_file):
         seed = _handed_seed()
         return {} if seed is None else _worker_hooks(_canaries(lambda **fields: None, seed))
     sha256 = _sha256_constructor()
-    send, hold, channel_fd = _channel(path, sha256)
+    send, passed, channel_fd = _channel(path, sha256)
     runner = _runner()
     send(event="runner", **runner)
     unchecked = _told_once(send, "unchecked")
@@ -173,7 +173,7 @@ def _install(module_name, module_file):
     profile_setup = _hypothesis_profiles(hypothesis_places,
                                          alarm_handed_on)["pytest_runtest_setup"]
     setup = _both(helper_setup["pytest_runtest_setup"], profile_setup)
-    handlers = _pytest_hooks((send, hold), plugins, holders, canaries, forget_module, alarm,
+    handlers = _pytest_hooks((send, passed), plugins, holders, canaries, forget_module, alarm,
                              setup)
     handlers.update(_skip_hooks(send, places))
     hooks = _forwarders(emit, canaries[1])

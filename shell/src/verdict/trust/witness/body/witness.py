@@ -66,11 +66,13 @@ def _sha256_constructor():
 def _channel(path, sha256):
     """Connects to mend's socket and sends the key; returns `send(**fields)`, which seals each
     line with HMAC-SHA256 (RFC 2104, the pads hashed once here) under that key and sends it at
-    once, `hold(**fields)`, which seals a line and sends it with the next ones, and the socket's
-    file descriptor. A line held back is a test's passed phase: each write to the socket wakes
-    mend's reader, which cost a run more than all the rest of the witness's work for a test
-    together, so those go a few dozen at a time. Losing them (a run killed, a witness silenced)
-    can only make a run incomplete, never a pass: anything else is sent at once, after them."""
+    once, `passed(nodeid)`, which holds a test's passed phase back to go with the next lines, and
+    the socket's file descriptor. Each write to the socket wakes mend's reader, which cost a run
+    more than all the rest of the witness's work for a test together, and a seal costs a passing
+    test about as much as handing its report to the core: the passes held go a few dozen at a
+    time, on one sealed line (`{"event": "passed", "ids": [...]}`). Losing them (a run killed, a
+    witness silenced) can only make a run incomplete, never a pass: anything else is sent at
+    once, after them."""
     import json
     import os
     import socket
@@ -88,9 +90,9 @@ def _channel(path, sha256):
     channel.sendall((json.dumps({"event": "start", "key": key.hex()}) + "\n").encode())
     sent = [0]
     words = {True: "true", False: "false", None: "null"}
-    # Held lines go when this many wait, or the first of them has waited this long.
+    # Held passes go when this many wait, or the first of them has waited this long.
     most_held, longest_held = 64, 0.25
-    held = []
+    held = []  # the ids of the tests whose passed phase waits to be sent
     held_since = [0.0]
 
     def as_json(fields):
@@ -125,22 +127,25 @@ def _channel(path, sha256):
         except OSError:
             pass
 
+    def flushed():
+        """The passes held, on one sealed line (none when none are held), and none held after."""
+        if not held:
+            return ""
+        line = sealed({"event": "passed", "ids": held})
+        held.clear()
+        return line
+
     def send(**fields):
         with lock:
-            held.append(sealed(fields))
-            text = "".join(held)
-            held.clear()
-            write(text)
+            write(flushed() + sealed(fields))
 
-    def hold(**fields):
+    def passed(nodeid):
         now = monotonic()
         with lock:
             if not held:
                 held_since[0] = now
-            held.append(sealed(fields))
+            held.append(nodeid)
             if len(held) >= most_held or now - held_since[0] >= longest_held:
-                text = "".join(held)
-                held.clear()
-                write(text)
+                write(flushed())
 
-    return send, hold, channel.fileno()
+    return send, passed, channel.fileno()
