@@ -136,10 +136,10 @@ def _imported_helpers(places, alarm, snapshots):
         compare(watched[0], watched[1], vars(watched[0]))
         for index in watched[2]:
             holder, helpers, seen = wholes[index]
-            now = (vars(holder),)
-            if not unchanged(now, seen):  # entry by entry only when it differs
-                compare(holder, helpers, now[0])
-                wholes[index] = (holder, helpers, take(now))
+            if not unchanged(seen):  # entry by entry only when it differs
+                now = vars(holder)
+                compare(holder, helpers, now)
+                wholes[index] = (holder, helpers, take((now,)))
 
     def check_cold():
         """Each watched function still runs the code it ran when first seen."""

@@ -40,10 +40,11 @@ def _finder():
 
 
 def _snapshots():
-    """`take(namespaces)` and `unchanged(namespaces, taken)`: what several namespaces (modules'
-    dictionaries, classes' mapping proxies, which show the class's live dictionary) hold, and
-    whether they hold exactly that still: as many entries in each, the same names in the same
-    order and the same values, in one pass at C speed over all of them.
+    """`take(namespaces)` and `unchanged(taken)`: what several namespaces (modules'
+    dictionaries, classes' mapping proxies) hold, and whether they hold exactly that still: as
+    many entries in each, the same names in the same order and the same values, in one pass at C
+    speed over all of them. What is taken keeps each namespace's views of its names and values
+    (a class's mapping proxy hands out its live dictionary's), so a check makes none.
 
     Values are compared by identity: `==` would ask a stand-in's own `__eq__`, which can answer
     yes to anything. Names are compared with `==`, which costs a test far less than `is` does (a
@@ -51,20 +52,21 @@ def _snapshots():
     that is not that string but answers `==` as if it were stands beside the very value that was
     there, where every lookup of the old name finds it: it changes nothing a test runs."""
     from itertools import chain
-    from operator import is_, methodcaller
+    from operator import is_not, methodcaller
 
-    values_of = methodcaller("values")
+    values_of, names_of = methodcaller("values"), methodcaller("keys")
 
     def take(namespaces):
-        return (tuple(map(len, namespaces)), tuple(chain.from_iterable(namespaces)),
-                tuple(chain.from_iterable(map(values_of, namespaces))))
+        values, names = tuple(map(values_of, namespaces)), tuple(map(names_of, namespaces))
+        return (values, names, tuple(map(len, values)), tuple(chain.from_iterable(names)),
+                tuple(chain.from_iterable(values)))
 
-    def unchanged(namespaces, taken):
-        counts, names, values = taken
+    def unchanged(taken):
+        values_now, names_now, counts, names, values = taken
         try:
-            return tuple(map(len, namespaces)) == counts \
-                and all(map(is_, chain.from_iterable(map(values_of, namespaces)), values)) \
-                and tuple(chain.from_iterable(namespaces)) == names
+            return tuple(map(len, values_now)) == counts \
+                and not any(map(is_not, chain.from_iterable(values_now), values)) \
+                and tuple(chain.from_iterable(names_now)) == names
         except RuntimeError:  # changed while it was read
             return False
 
@@ -256,7 +258,7 @@ def _holders(alarm, defined_at, find, snapshots, unchecked, check_stand_ins=None
 
     def check_replaced(check):
         watched, namespaces, taken = check
-        if unchanged(namespaces, taken):
+        if unchanged(taken):
             return
         for index, (holder, seen) in enumerate(watched):
             now = vars(holder)
