@@ -34,7 +34,7 @@ use super::witness_code::{HandedOver, WITNESS_MODULE};
 /// The witness's code in parts, one question each, with the name of each part: joined in this
 /// order they are the one file the loader runs ([`witness_body`]); `install.py` comes last, as
 /// it calls what the others define.
-pub const WITNESS_PARTS: [(&str, &str); 10] = [
+pub const WITNESS_PARTS: [(&str, &str); 11] = [
     (
         "witness.py",
         include_str!("../trust/witness/body/witness.py"),
@@ -45,6 +45,7 @@ pub const WITNESS_PARTS: [(&str, &str); 10] = [
         "holders.py",
         include_str!("../trust/witness/body/holders.py"),
     ),
+    ("items.py", include_str!("../trust/witness/body/items.py")),
     (
         "plugins.py",
         include_str!("../trust/witness/body/plugins.py"),

@@ -26,6 +26,7 @@ mod config;
 mod corpus;
 mod exits;
 mod game;
+mod items;
 mod planted;
 mod reach;
 mod shared;

@@ -9,7 +9,7 @@ use super::game::{
     assert_not_a_pass, assert_pass, play, play_with, Moves, Named, Project, TaskFile, TAX_TEST,
 };
 
-const TOTALS: &str = "invoice/totals.py";
+pub(super) const TOTALS: &str = "invoice/totals.py";
 const TOTALS_IMPORTS: &str = "from invoice.lines import Line\n";
 
 /// A plugin class whose report hook turns every failed report into a passed one.
@@ -29,7 +29,7 @@ class _Tidy:
 
 /// pytest's configuration as code under test finds it without `gc`: the assertion rewriter
 /// on `sys.meta_path` holds it.
-const FIND_CONFIG: &str = "
+pub(super) const FIND_CONFIG: &str = "
 import sys as _sys
 
 
@@ -42,11 +42,11 @@ def _config():
 ";
 
 /// `lines` added to the totals module, after its imports.
-fn in_totals(lines: &str) -> Moves {
+pub(super) fn in_totals(lines: &str) -> Moves {
     Moves::new().replace(TOTALS, TOTALS_IMPORTS, &format!("{TOTALS_IMPORTS}{lines}"))
 }
 
-fn game(sandbox: &str, moves: Moves, words: &[&str]) {
+pub(super) fn game(sandbox: &str, moves: Moves, words: &[&str]) {
     let played = play(Project::Invoice, TaskFile::Init, sandbox, moves);
     assert_not_a_pass(&played, &[Named::Reached(words)]);
 }

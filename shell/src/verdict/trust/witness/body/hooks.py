@@ -81,13 +81,15 @@ def _test_hooks(send, passed, starting, canary_ids, state, alarm):
             "pytest_runtest_logreport": pytest_runtest_logreport, "counted": counted}
 
 
-def _pytest_hooks(channel, plugins, holders, canaries, forget_module, alarm, setup):
+def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, alarm, setup):
     """What the witness does when pytest calls each of its hooks (`_forwarders` hand each call
     on), handing what it sees to the parts above. `setup(item)`: the checks of what a test's
-    own module holds, as it starts."""
+    own module holds, as it starts; `tests`: the collected items and their check
+    (`_collected_items`), as each test starts and as its call ends."""
     send, passed = channel
     configured, registered, collected, check_hooks = plugins
     check_hot, check_cold = holders
+    hold_items, check_item = tests
     place_canaries, canary_ids, hand_on, found = canaries
     state = {"config": None, "session": None, "dsession": None}
     # The items collected, by id: the start of a test names only its id. (pytest calls no setup
@@ -99,6 +101,7 @@ def _pytest_hooks(channel, plugins, holders, canaries, forget_module, alarm, set
     def starting(nodeid):
         check_hot()
         check_hooks()
+        check_item(nodeid)
         item = items.get(nodeid)
         if item is not None:
             setup(item)
@@ -127,6 +130,7 @@ def _pytest_hooks(channel, plugins, holders, canaries, forget_module, alarm, set
     def pytest_collection_finish(session):
         if session.config is state["config"]:
             items.update((item.nodeid, item) for item in session.items)
+            hold_items(session.items)
             send(event="collected", count=len(session.items))
 
     # pytest-xdist's controller collects nothing: its workers place the canaries of its seed,
@@ -158,6 +162,16 @@ def _pytest_hooks(channel, plugins, holders, canaries, forget_module, alarm, set
                 if name.startswith("pytest_") and callable(value)}
     handlers["pytest_plugin_registered"] = registered
     handlers.update(_test_hooks(send, passed, starting, canary_ids, state, alarm))
+    heard = handlers["pytest_runtest_logreport"]
+
+    def pytest_runtest_logreport(report):
+        # What ran the call, checked again before its outcome is told: a swap made while the
+        # test's fixtures were set up is seen too.
+        if report.when == "call":
+            check_item(report.nodeid)
+        heard(report)
+
+    handlers["pytest_runtest_logreport"] = pytest_runtest_logreport
     return handlers
 
 

@@ -173,8 +173,9 @@ def _install(module_name, module_file):
     profile_setup = _hypothesis_profiles(hypothesis_places,
                                          alarm_handed_on)["pytest_runtest_setup"]
     setup = _both(helper_setup["pytest_runtest_setup"], profile_setup)
-    handlers = _pytest_hooks((send, passed), plugins, holders, canaries, forget_module, alarm,
-                             setup)
+    tests = _collected_items(alarm, places[3])
+    handlers = _pytest_hooks((send, passed), plugins, holders, tests, canaries, forget_module,
+                             alarm, setup)
     handlers.update(_skip_hooks(send, places))
     hooks = _forwarders(emit, canaries[1])
     guarded.update(object.__hash__(hook) for hook in hooks.values())

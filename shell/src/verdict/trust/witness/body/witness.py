@@ -3,10 +3,10 @@
 mend loads it with `-p mend_witness` for the independent test runs (that module is loader.py,
 which runs this code in itself, so pytest's assert rewriting never walks it) and listens on the
 socket named by MEND_WITNESS. Its code is written in parts, one question each (this file, then
-places, audit, holders, plugins, canaries, hooks, helpers, forward, install), which mend joins in that
-order into one file, `mend_witness.body`: the parts share one namespace, as one module's do.
-pytest imports `-p` plugins before any conftest.py, entry-point plugin or module under test, so
-what the witness captures at import is pytest's own.
+places, audit, holders, items, plugins, canaries, hooks, helpers, forward, install), which mend
+joins in that order into one file, `mend_witness.body`: the parts share one namespace, as one
+module's do. pytest imports `-p` plugins before any conftest.py, entry-point plugin or module
+under test, so what the witness captures at import is pytest's own.
 
 Its state is out of the reach of the code under test. The module-level functions of every part are
 factories, called once at import by `_install`; everything the witness judges and speaks with
@@ -32,10 +32,10 @@ a line written to the socket by anyone else does not carry a valid MAC. The even
                                              the outcome it must have; the ids are null when
                                              there is no Python test module to put them in
   {"event": "test", "id": ..., "when": ..., "outcome": ..., "xfail": bool}
-                                             a phase (setup, call, teardown) of a test: every
-                                             call, and every setup or teardown that did not
-                                             pass, or a passed teardown of a test told nothing;
-                                             "collect" for a module skipped whole
+                                             a phase (setup, call, teardown) of a test that did
+                                             not pass; "collect" for a module skipped whole
+  {"event": "passed", "ids": [...]}          tests whose call passed (or whose teardown did,
+                                             when nothing was told of them), a few dozen a line
   {"event": "uncollected", "id": ...}        a file it could not collect
   {"event": "alarm", "kind": ..., "what": ..., "where": "FILE:LINE" | null}
                                              something reached into the test run
