@@ -399,3 +399,5 @@ mod held_tests;
 mod phases_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod versions_tests;

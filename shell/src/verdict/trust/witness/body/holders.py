@@ -39,12 +39,100 @@ def _finder():
     return find
 
 
+def _dict_versions():
+    """`versions(namespaces)`: where in memory CPython keeps the version of the dictionary
+    behind each of `namespaces` (a module's dictionary, a class's mapping proxy), and `read`,
+    which reads the versions kept at those places. Every write to a dictionary changes its
+    version (PEP 509). `None` for namespaces of another kind, and `None` instead of both where
+    this Python keeps no such version, or not where it is looked for: it is tried first on a
+    class and a module of its own, each written twice, and must change with each write and with
+    nothing else. CPython 3.6 to 3.13 keep it; 3.14 dropped it, and other Pythons have no
+    addresses to read.
+
+    What it is for: reading a version costs a few hundred instructions, where comparing a
+    namespace entry by entry costs that for each entry (a class of pytest's holds dozens). A
+    version that has not changed says that nothing was written since; one that has is no alarm,
+    but the reason to compare the entries. Changing a dictionary while putting its version back
+    needs ctypes or a compiled module of the project's own, and the audit hook tells ctypes."""
+    import sys
+    from types import MappingProxyType
+
+    try:
+        from _ctypes import _SimpleCData
+    except ImportError:
+        return None
+    if sys.implementation.name != "cpython" or sys.maxsize != 2 ** 63 - 1:
+        return None
+
+    class Word(_SimpleCData):  # 64 bits
+        _type_ = "Q"
+
+    # The process's memory as words, from address 0: one object made once, since Python audits
+    # each ctypes object made at an address. Nothing is read but the words named below.
+    memory = (Word * (sys.maxsize // 8)).from_address(0)
+    read_word = memory.__getitem__
+    # A dictionary is its object header, its number of entries and then its version; a mapping
+    # proxy is its header and then the mapping it shows.
+    header = object.__basicsize__
+
+    def version_at(namespace):
+        """The word where the version of `namespace`'s dictionary is kept; `None` when its
+        number of entries is not where it is looked for."""
+        if type(namespace) is dict:
+            address = id(namespace)
+        elif type(namespace) is MappingProxyType:
+            address = read_word((id(namespace) + header) // 8)
+        else:
+            return None
+        if read_word((address + header) // 8) != len(namespace):
+            return None
+        return (address + header + 8) // 8
+
+    def kept(namespace, write):
+        word = version_at(namespace)
+        if word is None:
+            return False
+        before = read_word(word)
+        write(1)
+        once = read_word(word)
+        write(2)
+        twice = read_word(word)
+        namespace.get("probe")
+        return len({before, once, twice}) == 3 and read_word(word) == twice \
+            and version_at(namespace) == word
+
+    class Probe:
+        pass
+
+    module = type(sys)("probe")
+    try:
+        if not (kept(vars(Probe), lambda value: setattr(Probe, "probe", value))
+                and kept(vars(module), lambda value: setattr(module, "probe", value))):
+            return None
+    except Exception:
+        return None
+
+    def versions(namespaces):
+        try:
+            words = tuple(map(version_at, namespaces))
+        except Exception:
+            return None
+        return None if None in words else words
+
+    def read(words):
+        return tuple(map(read_word, words))
+
+    return versions, read
+
+
 def _snapshots():
     """`take(namespaces)` and `unchanged(taken)`: what several namespaces (modules'
     dictionaries, classes' mapping proxies) hold, and whether they hold exactly that still: as
     many entries in each, the same names in the same order and the same values, in one pass at C
     speed over all of them. What is taken keeps each namespace's views of its names and values
-    (a class's mapping proxy hands out its live dictionary's), so a check makes none.
+    (a class's mapping proxy hands out its live dictionary's), so a check makes none. Where this
+    Python keeps a version in each dictionary (`_dict_versions`), the entries are compared only
+    when a version changed since they were last found unchanged.
 
     Values are compared by identity: `==` would ask a stand-in's own `__eq__`, which can answer
     yes to anything. Names are compared with `==`, which costs a test far less than `is` does (a
@@ -55,20 +143,32 @@ def _snapshots():
     from operator import is_not, methodcaller
 
     values_of, names_of = methodcaller("values"), methodcaller("keys")
+    versions, read = _dict_versions() or (lambda namespaces: None, None)
 
     def take(namespaces):
         values, names = tuple(map(values_of, namespaces)), tuple(map(names_of, namespaces))
+        words = versions(namespaces)
+        # The versions as the entries were last found as taken (a list: the check updates it).
+        seen = [None if words is None else read(words)]
         return (values, names, tuple(map(len, values)), tuple(chain.from_iterable(names)),
-                tuple(chain.from_iterable(values)))
+                tuple(chain.from_iterable(values)), words, seen)
 
     def unchanged(taken):
-        values_now, names_now, counts, names, values = taken
+        values_now, names_now, counts, names, values, words, seen = taken
+        if words is not None:
+            # Read before the entries: a write while they are compared changes it again.
+            now = read(words)
+            if now == seen[0]:
+                return True
         try:
-            return tuple(map(len, values_now)) == counts \
+            same = tuple(map(len, values_now)) == counts \
                 and not any(map(is_not, chain.from_iterable(values_now), values)) \
                 and tuple(chain.from_iterable(names_now)) == names
         except RuntimeError:  # changed while it was read
             return False
+        if same and words is not None:
+            seen[0] = now
+        return same
 
     return take, unchanged
 
