@@ -258,6 +258,7 @@ def _audit_hook(places, alarm, describe, claimed_name, guarded):
 
     frame_reads = _frame_attributes()
     identity = object.__hash__
+    frameless = _taken_from_anyone()
     # What the witness's own pytest hooks hand on (`_forwarders`), given to the core (`_core`)
     # with the frame that handed it over; set once the core is made.
     core = [None]
@@ -270,6 +271,8 @@ def _audit_hook(places, alarm, describe, claimed_name, guarded):
                 args[1] == "__kwdefaults__" and identity(args[0]) in guarded)):
             heard(event, args)
         elif event == "mend_witness" and core[0] is not None:
+            if args and args[0] in frameless:
+                return core[0](args, None)
             busy[0] = True  # reading the frame that handed it over is itself an event
             try:
                 frame = getframe(1)

@@ -17,6 +17,14 @@ def _code_of_module(module):
     return found
 
 
+def _taken_from_anyone():
+    """The hand-overs the core takes from anyone, without reading who handed them over (which
+    costs a test several audited frame reads): an alarm handed on (it can only fail a run), and a
+    test's start, which tells nothing of its outcome. Handed over by the code under test, a start
+    only runs the checks made as each test starts once more."""
+    return frozenset({"alarm", "pytest_runtest_logstart"})
+
+
 def _core(handlers, places, alarm, find, unchecked, forwarders):
     """`handed(args, frame)`: what one of the witness's pytest hooks (`_forwarders`) handed on
     from `frame`, done by its handler. A hand-over counts only when it is owed to pytest calling
@@ -25,8 +33,8 @@ def _core(handlers, places, alarm, find, unchecked, forwarders):
     an alarm: a hand-over from any other code (a cell rewired, `sys.audit` called by the code
     under test) is not done; the witness's hooks called by the code under test, through pluggy
     or around it (a hook implementation replaced by a wrapper), are. An alarm handed
-    on (from the witness's watch on Hypothesis, which Hypothesis holds) is taken from anyone:
-    it can only fail a run."""
+    on (from the witness's watch on Hypothesis, which Hypothesis holds) and a test's start are
+    taken from anyone, with no frame (`_taken_from_anyone`)."""
     import sys
     import types
 
@@ -41,10 +49,7 @@ def _core(handlers, places, alarm, find, unchecked, forwarders):
         unchecked("who calls mend's witness (pluggy's _multicall)", "not found in this pluggy")
     pluggy_namespaces = {identity(vars(module)) for name, module in list(sys.modules.items())
                          if module is not None and (name == "pluggy" or name.startswith("pluggy."))}
-    # A test's start tells nothing of its outcome: called by the code under test, it would only
-    # run the checks again. Who called pluggy is not asked for it (a walk up every hook a test
-    # starts, the costliest of the checks here).
-    outcome_free = frozenset({"pytest_runtest_logstart"})
+    from_anyone = _taken_from_anyone()
 
     def owed_to_pytest(hook, frame):
         """Whether `frame`, which handed `hook` over, is one of the witness's hooks. Whether
@@ -61,8 +66,6 @@ def _core(handlers, places, alarm, find, unchecked, forwarders):
             alarm("witness", f"mend's witness's {hook} called by code other than pluggy's hook "
                              "calling", None if caller is None else place(caller))
             return True
-        if hook in outcome_free:
-            return True
         while caller is not None and identity(caller.f_globals) in pluggy_namespaces:
             caller = caller.f_back
         if caller is not None and kind(caller.f_code.co_filename) == "project":
@@ -75,7 +78,12 @@ def _core(handlers, places, alarm, find, unchecked, forwarders):
             alarm(*(None if value is None else str(value) for value in args[1:4]))
             return
         handler = handlers.get(hook)
-        if handler is None or not owed_to_pytest(hook, frame):
+        if handler is None:
+            return
+        if hook in from_anyone:
+            handler(*args[1:])
+            return
+        if not owed_to_pytest(hook, frame):
             return
         if hook == "pytest_plugin_registered":
             handler(args[1], args[2], frame.f_back)
