@@ -18,7 +18,7 @@ const PROBE: &str = r#"
 import json, sys, types
 exec(sys.stdin.read())
 versions = _dict_versions()
-take, unchanged = _snapshots()
+take, unchanged, _ = _snapshots()
 
 def fresh():
     class Held:
@@ -51,7 +51,7 @@ changes = {
 }
 with_versions = {name: after(change) for name, change in changes.items()}
 _dict_versions = lambda: None  # the entries compared every time, as on a Python without them
-take, unchanged = _snapshots()
+take, unchanged, _ = _snapshots()
 print(json.dumps({"versions": versions is not None, "unchanged": with_versions,
                   "unchanged without versions": {name: after(change)
                                                  for name, change in changes.items()}}))

@@ -14,7 +14,7 @@ def _imported_helpers(places, alarm, snapshots):
     import types
 
     kind, defined_at = places[0], places[3]
-    take, unchanged = snapshots
+    take, unchanged, _ = snapshots
     # An object's identity without `id()`, whose every call is an audit event (the audit hook's
     # cost): `object.__hash__` is made of the address, as `id` is, and no class overrides it.
     identity = object.__hash__

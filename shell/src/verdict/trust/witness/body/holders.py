@@ -126,7 +126,7 @@ def _dict_versions():
 
 
 def _snapshots():
-    """`take(namespaces)` and `unchanged(taken)`: what several namespaces (modules'
+    """`take(namespaces)`, `unchanged(taken)` and `suspects(taken)`: what several namespaces (modules'
     dictionaries, classes' mapping proxies) hold, and whether they hold exactly that still: as
     many entries in each, the same names in the same order and the same values, in one pass at C
     speed over all of them. What is taken keeps each namespace's views of its names and values
@@ -170,7 +170,15 @@ def _snapshots():
             seen[0] = now
         return same
 
-    return take, unchanged
+    def suspects(taken):
+        """The positions of the namespaces that may have changed since `taken` was last found
+        unchanged: those whose version changed, or all of them where there are no versions."""
+        words, seen = taken[5], taken[6][0]
+        if words is None:
+            return range(len(taken[0]))
+        return [index for index, (now, then) in enumerate(zip(read(words), seen)) if now != then]
+
+    return take, unchanged, suspects
 
 
 def _watched_holders(find, unchecked):
@@ -308,7 +316,7 @@ def _holders(alarm, defined_at, find, snapshots, unchecked, check_stand_ins=None
     replaced entry is an alarm, told once. The audit hook is no stand-in for these checks: Python audits a write to
     a class's special attributes (`__name__`, `__bases__`, `__doc__`), not to its methods."""
     hot, cold = _watched_holders(find, unchecked)
-    take, unchanged = snapshots
+    take, unchanged, suspects = snapshots
     made_by_runner = _made_by_runner()
     missing = object()
     scalars = (bool, int, float, str, bytes, type(None))
@@ -360,7 +368,10 @@ def _holders(alarm, defined_at, find, snapshots, unchecked, check_stand_ins=None
         watched, namespaces, taken = check
         if unchanged(taken):
             return
-        for index, (holder, seen) in enumerate(watched):
+        # Entry by entry, only where something may have changed: pytest sets properties on a few
+        # of its classes as it is configured, and the rest are as they were.
+        for index in suspects(taken):
+            holder, seen = watched[index]
             now = vars(holder)
             compare(holder, seen, now)
             # Told once: later checks compare with what is there now.
