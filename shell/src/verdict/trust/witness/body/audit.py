@@ -271,7 +271,7 @@ def _audit_hook(places, alarm, describe, claimed_name, guarded):
                 args[1] == "__kwdefaults__" and identity(args[0]) in guarded)):
             heard(event, args)
         elif event == "mend_witness" and core[0] is not None:
-            if args and args[0] in frameless:
+            if args and type(args[0]) is str and args[0] in frameless:
                 return core[0](args, None)
             busy[0] = True  # reading the frame that handed it over is itself an event
             try:
