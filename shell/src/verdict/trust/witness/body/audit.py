@@ -196,21 +196,48 @@ def _audit_hook(places, alarm, describe, claimed_name, guarded):
     getframe = sys._getframe
     from_importlib = "<frozen importlib._bootstrap_external>"
 
-    def stock_loader(frame):
-        """Whether `frame` (importlib's `get_code`) runs for a loader that reads its files with
-        importlib's own `get_data`: the bytes it unmarshals are then the file's."""
-        loader = frame.f_locals.get("self") if frame is not None else None
+    def file_loader(frame):
+        """The loader whose `get_code` runs in `frame` (importlib's own), when it reads its files
+        with importlib's own `get_data`: the bytes it unmarshals are then the file's."""
+        if frame is None or frame.f_code.co_filename != from_importlib:
+            return None
+        loader = frame.f_locals.get("self")
         get_data = getattr(type(loader), "get_data", None)
         own = getattr(sys.modules.get("_frozen_importlib_external"), "FileLoader", None)
-        return get_data is not None and get_data is getattr(own, "get_data", None)
+        return loader if get_data is not None and get_data is getattr(own, "get_data", None) \
+            else None
+
+    sourceless = getattr(sys.modules.get("_frozen_importlib_external"), "SourcelessFileLoader",
+                         None)
+
+    def names_itself(found):
+        """Whether a module's bytecode found without its source (`found`: the locals of
+        importlib's `_compile_bytecode`) names no file but its own, or files of the project:
+        importlib keeps the names such code gives itself, where it names a module's code after
+        its source file when there is one (`_fix_co_filename`)."""
+        try:
+            name = claimed_name(marshal.loads(found["data"]))
+        except Exception:
+            return False
+        path = found.get("bytecode_path")
+        return name is None or (isinstance(path, str) and
+                                os.path.splitext(os.path.normcase(name))[0] ==
+                                os.path.splitext(os.path.normcase(path))[0])
 
     def import_system_loading(caller):
-        """Whether `caller` is the import system unmarshalling a module's bytecode from a file:
-        importlib's own, for a loader that reads files with importlib's `get_data`, or
+        """Whether `caller` is the import system unmarshalling a module's bytecode from a file,
+        under that file's name: importlib's own, for a loader that reads files with importlib's
+        `get_data` (bytecode without source only when its code names its own file), or
         zipimport's, from an archive outside the project."""
         code = caller.f_code
         if code.co_filename == from_importlib:
-            return code.co_name == "_compile_bytecode" and stock_loader(caller.f_back)
+            if code.co_name != "_compile_bytecode":
+                return False
+            loader = file_loader(caller.f_back)
+            if loader is None:
+                return False
+            return sourceless is None or not issubclass(type(loader), sourceless) \
+                or names_itself(caller.f_locals)
         if code.co_filename == "<frozen zipimport>" and code.co_name == "_unmarshal_code":
             archive = getattr(caller.f_locals.get("self"), "archive", None)
             return isinstance(archive, str) and kind(archive) != "project"
