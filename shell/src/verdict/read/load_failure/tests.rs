@@ -200,6 +200,48 @@ fn mend_s_own_witness_failing_is_told_apart_from_the_projects_setup() {
 }
 
 #[test]
+fn what_a_stand_in_of_the_witness_passes_on_is_its_callers() {
+    // Before Python 3.8 the witness stands in for `compile`, `marshal.loads` and the like, so
+    // its frame is the innermost outside pytest when pytest compiles a test module with a
+    // syntax error (pytest 7.4.4, Python 3.7.16)...
+    let syntax_error = "____________________ ERROR collecting tests/test_render.py _____________________\n\
+        /venv/lib/python3.7/site-packages/_pytest/python.py:617: in _importtestmodule\n    mod = import_path(self.path, mode=importmode, root=self.config.rootpath)\n\
+        <frozen importlib._bootstrap>:677: in _load_unlocked\n    ???\n\
+        /venv/lib/python3.7/site-packages/_pytest/assertion/rewrite.py:359: in _rewrite_test\n    tree = ast.parse(source, filename=strfn)\n\
+        /usr/lib/python3.7/ast.py:35: in parse\n    return compile(source, filename, mode, PyCF_ONLY_AST)\n\
+        ../mend-report-x/mend_witness.py:634: in watching\n    ???\n\
+        E     File \"/tmp/mend-copy/tests/test_render.py\", line 10\n\
+        E       def broken(:\n\
+        E                  ^\n\
+        E   SyntaxError: invalid syntax\n";
+    // ... or when the project imports bytecode marshal cannot read (pytest 6.2.5, Python 3.6.15).
+    let bad_bytecode =
+        "_____________________ ERROR collecting tests/test_lines.py _____________________\n\
+        tests/test_lines.py:3: in <module>\n    from invoice import Line\n\
+        ../mend-report-x/mend_witness.py:634: in watching\n    ???\n\
+        invoice/_launder.py:13: in <module>\n    import _speed\n\
+        <frozen importlib._bootstrap_external>:487: in _compile_bytecode\n    ???\n\
+        ../mend-report-x/mend_witness.py:634: in watching\n    ???\n\
+        E   ValueError: bad marshal data (unknown type code)\n";
+    // The same error in one of the witness's own functions is still the witness's.
+    let witness_s = bad_bytecode.replace(
+        "634: in watching\n    ???\nE",
+        "640: in _stand_ins\n    ???\nE",
+    );
+    assert_eq!(
+        [read(syntax_error), read(bad_bytecode), read(&witness_s)],
+        [
+            None,
+            None,
+            witness(
+                "_stand_ins, line 640",
+                "ValueError: bad marshal data (unknown type code)"
+            ),
+        ]
+    );
+}
+
+#[test]
 fn a_plugin_that_raises_at_import_and_a_half_installed_pytest_are_named() {
     let raised = "Error while loading plugin \"boomplugin\".\n\
         boomplugin.py:1: in <module>\n    raise RuntimeError(\"boom at import\")\n\
