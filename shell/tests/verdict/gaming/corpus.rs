@@ -215,13 +215,9 @@ fn every_game_comes_to_its_verdict(sandbox: &str) {
             .map(|(name, expect)| ((*name).to_owned(), expect.clone()))
             .collect()
     };
-    let names: Vec<String> = astray(&seen).into_keys().collect();
-    assert_eq!(
-        astray(&seen),
-        astray(&expected),
-        "under {sandbox}: {}",
-        names.join(", ")
-    );
+    let (seen, expected) = (astray(&seen), astray(&expected));
+    let names: Vec<&str> = seen.keys().map(String::as_str).collect();
+    assert_eq!(seen, expected, "under {sandbox}: {}", names.join(", "));
 }
 
 #[test]

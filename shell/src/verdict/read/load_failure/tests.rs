@@ -1,6 +1,7 @@
 use camino::Utf8Path;
 
-use super::{load_failure, LoadFailure, Loaded};
+use super::{load_failure, LoadFailure, Loaded, PASS_THROUGH};
+use crate::verdict::read::test_run::witness_body;
 
 const ROOT: &str = "/tmp/mend-copy";
 
@@ -228,6 +229,14 @@ fn what_a_stand_in_of_the_witness_passes_on_is_its_callers() {
         "634: in watching\n    ???\nE",
         "640: in _stand_ins\n    ???\nE",
     );
+    // The names passed over are the witness's stand-ins' own.
+    let body = witness_body();
+    let missing: Vec<&str> = PASS_THROUGH
+        .iter()
+        .copied()
+        .filter(|function| !body.contains(&format!("def {function}(")))
+        .collect();
+    assert_eq!(missing, Vec::<&str>::new());
     assert_eq!(
         [read(syntax_error), read(bad_bytecode), read(&witness_s)],
         [

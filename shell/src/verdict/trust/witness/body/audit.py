@@ -210,15 +210,22 @@ def _audit_hook(places, alarm, describe, claimed_name, guarded):
     sourceless = getattr(sys.modules.get("_frozen_importlib_external"), "SourcelessFileLoader",
                          None)
 
+    def claimed_in(data):
+        """The file not the project's that code marshalled in `data` names itself after, if
+        any (`None` too for bytes that are no such code)."""
+        try:
+            return claimed_name(marshal.loads(data))
+        except Exception:
+            return None
+
     def names_itself(found):
         """Whether a module's bytecode found without its source (`found`: the locals of
         importlib's `_compile_bytecode`) names no file but its own, or files of the project:
         importlib keeps the names such code gives itself, where it names a module's code after
         its source file when there is one (`_fix_co_filename`)."""
-        try:
-            name = claimed_name(marshal.loads(found["data"]))
-        except Exception:
-            return False
+        if "data" not in found:
+            return False  # not the `_compile_bytecode` known here: judged as any other
+        name = claimed_in(found["data"])
         path = found.get("bytecode_path")
         return name is None or (isinstance(path, str) and
                                 os.path.splitext(os.path.normcase(name))[0] ==
@@ -253,11 +260,7 @@ def _audit_hook(places, alarm, describe, claimed_name, guarded):
         frame = responsible(caller, through_stdlib)
         if frame is None or kind(frame.f_code.co_filename) != "project":
             return None
-        try:
-            loaded = marshal.loads(args[0])
-        except Exception:
-            return None
-        name = claimed_name(loaded)
+        name = claimed_in(args[0])
         return None if name is None else f"code loaded by marshal under the name of {name}"
 
     def heard(event, args):

@@ -127,9 +127,9 @@ def _dict_versions():
 
 def _snapshots():
     """`take(namespaces)`, `unchanged(taken)` and `suspects(taken)`: what several namespaces
-    (modules' dictionaries, classes' mapping proxies) hold, and whether they hold exactly that still: as
-    many entries in each, the same names in the same order and the same values, in one pass at C
-    speed over all of them. What is taken keeps each namespace's views of its names and values
+    (modules' dictionaries, classes' mapping proxies) hold, and whether they hold exactly that
+    still: as many entries in each, the same names in the same order and the same values, in one
+    pass at C speed over all of them. What is taken keeps each namespace's views of its names and values
     (a class's mapping proxy hands out its live dictionary's), so a check makes none. Where this
     Python keeps a version in each dictionary (`_dict_versions`), the entries are compared only
     when a version changed since they were last found unchanged.
