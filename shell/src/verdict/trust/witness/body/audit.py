@@ -294,11 +294,19 @@ def _audit_hook(places, alarm, describe, claimed_name, guarded):
     core = [None]
 
     def audit(event, args):
-        # pytest reads `__code__`, `__defaults__` and `__kwdefaults__` of every test function
-        # (several `object.__getattr__` events a test): those are passed over here, before a
-        # call, as are the reads of any function's but the witness's hooks' `__kwdefaults__`.
-        if event in describe and (event != "object.__getattr__" or args[1] in frame_reads or (
-                args[1] == "__kwdefaults__" and identity(args[0]) in guarded)):
+        # The events pytest raises for every test come first, each passed over after as few
+        # comparisons as tell it (looking a name up in `describe` hashes it: Python makes each
+        # event's name anew). It reads `__code__`, `__defaults__` and `__kwdefaults__` of every
+        # test function (`object.__getattr__`): passed over before a call, as are the reads of
+        # any function's but the witness's hooks' `__kwdefaults__`. It calls `id()` and sets
+        # `PYTEST_CURRENT_TEST` (`os.putenv`), which no check watches.
+        if event == "object.__getattr__":
+            name = args[1]
+            if name in frame_reads or (name == "__kwdefaults__" and identity(args[0]) in guarded):
+                heard(event, args)
+        elif event == "builtins.id" or event == "os.putenv":
+            return
+        elif event in describe:
             heard(event, args)
         elif event == "mend_witness" and core[0] is not None:
             if args and type(args[0]) is str and args[0] in frameless:

@@ -41,7 +41,11 @@ def _core(handlers, places, alarm, find, unchecked, forwarders):
     kind, place = places[0], places[1]
     identity = object.__hash__
     forwarder_codes = {identity(hook.__code__) for hook in forwarders.values()}
+    # The hand-over made for every test, and pluggy's function that calls every hook: compared
+    # first, by identity, before the sets of all of them.
+    report_code = forwarders["pytest_runtest_logreport"].__code__
     multicall = find("pluggy._callers:_multicall", "pluggy.callers:_multicall")
+    multicall_code = multicall.__code__ if type(multicall) is types.FunctionType else None
     calling = sys.modules.get(getattr(multicall, "__module__", None) or "")
     hook_calling = _code_of_module(calling) if type(multicall) is types.FunctionType \
         and calling is not None else None
@@ -55,17 +59,20 @@ def _core(handlers, places, alarm, find, unchecked, forwarders):
         """Whether `frame`, which handed `hook` over, is one of the witness's hooks. Whether
         pluggy called it for pytest is told as an alarm when it is not, and the hand-over is
         done all the same: the run is no pass by then, and the account of it stays whole."""
-        if identity(frame.f_code) not in forwarder_codes:
+        code = frame.f_code
+        if code is not report_code and identity(code) not in forwarder_codes:
             alarm("witness", f"{hook} handed to mend's witness by code that is not its hook",
                   place(frame))
             return False
         caller = frame.f_back
         if hook_calling is None:
             return True
-        if caller is None or identity(caller.f_code) not in hook_calling:
+        code = None if caller is None else caller.f_code
+        if code is None or (code is not multicall_code and identity(code) not in hook_calling):
             alarm("witness", f"mend's witness's {hook} called by code other than pluggy's hook "
                              "calling", None if caller is None else place(caller))
             return True
+        caller = caller.f_back  # past pluggy's hook calling, whose code it runs
         while caller is not None and identity(caller.f_globals) in pluggy_namespaces:
             caller = caller.f_back
         if caller is not None and kind(caller.f_code.co_filename) == "project":

@@ -42,13 +42,16 @@ def _plugins(places, alarm, unchecked):
                         "pytest_pyfunc_call", "pytest_terminal_summary", "pytest_fixture_",
                         "pytest_deselected", "pytest_itemcollected", "pytest_unconfigure",
                         "pytest_make_collect_report", "pytest_pycollect_makeitem")
-    # The hooks pytest calls while it runs the tests, checked as each test starts; the rest
-    # (collection's, the session's, the summary's) run before or after the tests, and are
-    # checked with these when collection ends and when the session finishes: one replaced and
-    # put back between two tests never ran.
+    # The hooks that run a test and make and carry its report, checked as each test starts. The
+    # rest are checked with them when collection ends and when the session finishes: those of
+    # collection, the session and the summary run before or after the tests (one replaced and
+    # put back between two tests never ran), and those that only tell of a test whose phases the
+    # witness has heard from its own report hook, which comes before them (the start and end
+    # logged, the terminal's status letter), change no outcome it hears. (Its own start hook
+    # silenced is named by the reports that follow.)
     per_test_prefixes = ("pytest_runtest_", "pytest_pyfunc_call", "pytest_fixture_",
-                         "pytest_report_teststatus", "pytest_report_to_serializable",
-                         "pytest_report_from_serializable")
+                         "pytest_report_to_serializable", "pytest_report_from_serializable")
+    told_after = frozenset({"pytest_runtest_logstart", "pytest_runtest_logfinish"})
     through_registration = frozenset({"stdlib", "pytest", "witness"})
     watching = {}  # the plugin manager and its hook callers, as configured
     allowed_impls = set()
@@ -87,9 +90,9 @@ def _plugins(places, alarm, unchecked):
                     functions[identity(impl)] = impl.function
         shipped_by_project(pm)
         callers.update(outcome_hooks(pm))
-        name_checked()
         if not all(hasattr(caller, "_hookimpls") for caller in callers.values()):
             impls_of[0] = methodcaller("get_hookimpls")
+        name_checked()
 
     def registered(plugin, manager, caller):
         """`caller`: the frame that called the witness's hook (pluggy's hook calling)."""
@@ -109,8 +112,12 @@ def _plugins(places, alarm, unchecked):
         name_checked()
 
     def name_checked():
-        checked[True] = [name for name in callers if name.startswith(per_test_prefixes)]
+        checked[True] = [name for name in callers
+                         if name.startswith(per_test_prefixes) and name not in told_after]
         checked[False] = list(callers)
+        two_lists[0] = impls_of[0] is not has_one_list and all(
+            hasattr(caller, "_nonwrappers") and hasattr(caller, "_wrappers")
+            for caller in callers.values())
 
     def once(what, where=None):  # a replaced caller is told once, wherever it is seen again
         if what not in told:
@@ -139,7 +146,11 @@ def _plugins(places, alarm, unchecked):
 
     hookexec_of = attrgetter("_hookexec")
     function_of = attrgetter("function")
-    impls_of = [attrgetter("_hookimpls")]  # pluggy < 1.1: get_hookimpls(), a copy
+    has_one_list = attrgetter("_hookimpls")
+    impls_of = [has_one_list]  # pluggy < 1.1: get_hookimpls(), a copy
+    # pluggy before 1.1 keeps a caller's implementations in two lists, `_nonwrappers` and then
+    # `_wrappers`, which `get_hookimpls()` joins in a new one: the check reads them as they are.
+    two_lists = [False]
     # What `look` last left, for each check (`None` until then); holding the objects, so none is
     # freed and its place taken by another.
     last = {True: None, False: None}
@@ -163,10 +174,17 @@ def _plugins(places, alarm, unchecked):
         callers, hookexecs, impls, counts, inner, functions_seen = seen
         if getattr(pm, "_inner_hookexec", None) is not inner:
             return False
-        hooks, impls_now, listed = vars(pm.hook), impls_of[0], []
+        hooks, impls_now, listed, two = vars(pm.hook), impls_of[0], [], two_lists[0]
         for name, caller, hookexec, count in zip(names, callers, hookexecs, counts):
             if hooks.get(name) is not caller or caller._hookexec is not hookexec:
                 return False
+            if two:
+                nonwrappers, wrappers = caller._nonwrappers, caller._wrappers
+                if len(nonwrappers) + len(wrappers) != count:
+                    return False
+                listed.append(nonwrappers)
+                listed.append(wrappers)
+                continue
             held = impls_now(caller)
             if len(held) != count:
                 return False
