@@ -7,7 +7,7 @@ def _canaries_off_the_terminal(canary_ids):
     import pytest
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_report_teststatus(report, config):
+    def pytest_report_teststatus(report):
         if report.nodeid in canary_ids:
             return "", "", ""
         return None

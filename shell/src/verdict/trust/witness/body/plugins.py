@@ -175,9 +175,17 @@ def _plugins(places, alarm, unchecked):
         if getattr(pm, "_inner_hookexec", None) is not inner:
             return False
         hooks, impls_now, listed, two = vars(pm.hook), impls_of[0], [], two_lists[0]
+        one = impls_now is has_one_list
         for name, caller, hookexec, count in zip(names, callers, hookexecs, counts):
-            if hooks.get(name) is not caller or caller._hookexec is not hookexec:
+            # (A hook gone raises KeyError, and `check` then looks at each one by one.)
+            if hooks[name] is not caller or caller._hookexec is not hookexec:
                 return False
+            if one:
+                held = caller._hookimpls
+                if len(held) != count:
+                    return False
+                listed.append(held)
+                continue
             if two:
                 nonwrappers, wrappers = caller._nonwrappers, caller._wrappers
                 if len(nonwrappers) + len(wrappers) != count:
