@@ -61,8 +61,26 @@ fn test_item_given_another_class(sandbox: &str) {
     );
 }
 
+/// The failing test's function swapped behind a dictionary of another class given to its item,
+/// whose `get` still answers with the function collected: Python reads an object's attributes
+/// from its dictionary at C level, and pytest runs the new one.
+fn test_function_swapped_behind_a_dictionary_that_answers_the_old_one(sandbox: &str) {
+    game(
+        sandbox,
+        on_the_tax_tests_item(
+            "_item.__dict__ = type(\"Quiet\", (dict,), {\"get\": lambda self, key, default=None, \
+             _was=_item.__dict__[\"_obj\"]: _was if key == \"_obj\" else dict.get(self, key, default)})\
+             (_item.__dict__, _obj=lambda *args, **kwargs: None)",
+        ),
+        &[&format!(
+            "the attributes of the item, held in a Quiet, of the test {TAX_TEST}"
+        )],
+    );
+}
+
 in_both_sandboxes! {
     test_function_swapped_on_its_item,
     test_run_set_on_its_item,
     test_item_given_another_class,
+    test_function_swapped_behind_a_dictionary_that_answers_the_old_one,
 }

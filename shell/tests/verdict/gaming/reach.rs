@@ -420,6 +420,61 @@ for _impl in _config().pluginmanager.hook.pytest_runtest_makereport.get_hookimpl
     );
 }
 
+/// pytest's report hook given, in place of pytest's own implementation, a copy calling a wrapper
+/// that passes the failing test, in a list that hides it: pluggy copies a hook's implementations
+/// at C level to call them (`list.copy`, `+`), while this subclass of `list` answers iteration and
+/// `len` with the implementations it was made from. Only the tax test is passed, so the canaries
+/// fail as they must.
+fn hook_implementations_held_in_a_list_that_hides_one(sandbox: &str) {
+    let lines = format!(
+        "{FIND_CONFIG}
+import copy as _copy
+
+_caller = _config().pluginmanager.hook.pytest_runtest_makereport
+# pluggy 1.1 and later keep them in one list; before it, those that wrap nothing come first.
+_kept_in = \"_hookimpls\" if hasattr(_caller, \"_hookimpls\") else \"_nonwrappers\"
+_made_from = list(getattr(_caller, _kept_in))
+
+
+class _Hiding(list):
+    def __iter__(self):
+        return iter(_made_from)
+
+    def __len__(self):
+        return len(_made_from)
+
+
+def _with_the_wrapper():
+    for _impl in _made_from:
+        if getattr(_impl.plugin, \"__name__\", \"\") != \"_pytest.runner\":
+            yield _impl
+            continue
+
+        def _tidy(item, call, _made=_impl.function):
+            report = _made(item, call)
+            if report.failed and item.nodeid == \"{TAX_TEST}\":
+                report.outcome = \"passed\"
+                report.longrepr = None
+            return report
+
+        _copied = _copy.copy(_impl)
+        _copied.function = _tidy
+        yield _copied
+
+
+setattr(_caller, _kept_in, _Hiding(_with_the_wrapper()))
+"
+    );
+    game(
+        sandbox,
+        in_totals(&lines),
+        &[
+            "the implementations of pytest_runtest_makereport held in a _Hiding",
+            "a new implementation of pytest_runtest_makereport (",
+        ],
+    );
+}
+
 /// A line handed to the witness's core as its own hooks hand theirs (an audit event of its
 /// name), by the code under test: the failing test's call, passed.
 fn witness_core_handed_a_forged_report(sandbox: &str) {
@@ -660,6 +715,7 @@ in_both_sandboxes! {
     witness_socket_written,
     witness_rewired_through_its_closures,
     hook_implementation_function_replaced,
+    hook_implementations_held_in_a_list_that_hides_one,
     witness_core_handed_a_forged_report,
     witness_start_hook_silenced,
     witness_hook_defaults_rewired,

@@ -253,6 +253,10 @@ def _hypothesis_profiles(places, alarm):
             return
         value = getattr(variable, "value", None)
         profiles = getattr(settings, "_profiles", {})
+        if type(profiles) is not dict:  # whose `get` could answer anything
+            alarm("replaced", "Hypothesis's profiles held in a "
+                              f"{type(profiles).__qualname__}")
+            profiles = {}
         if value is not None and value is not profiles.get(getattr(settings, "_current_profile",
                                                                     None)):
             alarm("replaced", "Hypothesis's settings in effect are no registered profile's")

@@ -58,6 +58,10 @@ def _collected_items(alarm, defined_at):
         if type(item) is not kind:
             return tell(nodeid, "the class of the item", defined_at(type(item)))
         own = vars(item)
+        # Python reads the item's attributes from its dictionary at C level, whatever its
+        # class: one of another class than `dict` could answer `get` with the function collected.
+        if type(own) is not dict:
+            return tell(nodeid, f"the attributes of the item, held in a {type(own).__qualname__},")
         if function is not None:
             now = own.get("_obj")
             if (now.__func__ if type(now) is MethodType else now) is not function:

@@ -30,7 +30,7 @@ def _plugins(places, alarm, unchecked):
     project registers later, a new implementation of an outcome hook, or a replaced hook caller
     is an alarm. Returns `configured(pm)`, `registered(...)`, `collected(pm)` and `check()`."""
     from itertools import chain
-    from operator import attrgetter, is_, methodcaller
+    from operator import attrgetter, is_
     from types import MethodType
 
     kind, place, responsible, defined_at, _ = places
@@ -45,9 +45,9 @@ def _plugins(places, alarm, unchecked):
     # The hooks that run a test and make and carry its report, checked as each test starts. The
     # rest are checked with them when collection ends and when the session finishes: those of
     # collection, the session and the summary run before or after the tests (one replaced and
-    # put back between two tests never ran), and those that only tell of a test whose phases the
-    # witness has heard from its own report hook, which comes before them (the start and end
-    # logged, the terminal's status letter), change no outcome it hears. (Its own start hook
+    # put back between two tests never ran), and those that only tell of a test (its start and
+    # end as logged, the terminal's status letter) change nothing the witness hears of it: it
+    # hears each phase from its own report hook, called before every other. (Its own start hook
     # silenced is named by the reports that follow.)
     per_test_prefixes = ("pytest_runtest_", "pytest_pyfunc_call", "pytest_fixture_",
                          "pytest_report_to_serializable", "pytest_report_from_serializable")
@@ -61,13 +61,49 @@ def _plugins(places, alarm, unchecked):
     seen_impls = {}
     told = set()
 
+    def relay(pm):
+        """pytest's hooks by name, as pluggy finds them (`pm.hook`, whose attributes they are).
+        Python reads an object's attributes from its dictionary at C level, whatever its class:
+        one of another class than `dict` could answer `get`, `items` and the rest with other
+        callers, so it is told, and read as Python reads it (`dict.copy`)."""
+        hooks = vars(pm.hook)
+        if type(hooks) is not dict:
+            once(f"pytest's hooks held in a {type(hooks).__qualname__}")
+            hooks = dict.copy(hooks)
+        return hooks
+
+    def held_lists(caller):
+        """The lists in which pluggy keeps `caller`'s implementations: one from pluggy 1.1,
+        `_nonwrappers` then `_wrappers` before it; a pluggy with neither, its `get_hookimpls()`."""
+        held = getattr(caller, "_hookimpls", None)
+        if held is not None:
+            return (held,)
+        if hasattr(caller, "_nonwrappers") and hasattr(caller, "_wrappers"):
+            return (caller._nonwrappers, caller._wrappers)
+        return (caller.get_hookimpls(),)
+
+    def implementations(name, caller):
+        """`caller`'s implementations, as pluggy calls them. pluggy keeps them in plain lists and
+        copies them at C level (`list.copy`, `+`) to call them: a list of another class could
+        answer iteration and `len` with other items than those, so it is told, and its own
+        items are read as pluggy reads them."""
+        found = []
+        for held in held_lists(caller):
+            if type(held) is not list:
+                once(f"the implementations of {name} held in a {type(held).__qualname__}")
+            try:
+                found.extend(list.copy(held))
+            except TypeError:  # no list at all
+                found.extend(held)
+        return found
+
     def outcome_hooks(pm):
-        return {name: caller for name, caller in vars(pm.hook).items()
+        return {name: caller for name, caller in relay(pm).items()
                 if name.startswith(outcome_prefixes)}
 
     def allow(plugin, pm):
-        for caller in pm.get_hookcallers(plugin) or []:
-            for impl in caller.get_hookimpls():
+        for name, caller in relay(pm).items():
+            for impl in implementations(name, caller):
                 if impl.plugin is plugin:
                     allowed_impls.add(identity(impl))
                     functions[identity(impl)] = impl.function
@@ -83,15 +119,13 @@ def _plugins(places, alarm, unchecked):
         # Every implementation of every plugin registered so far, in one pass over the hooks
         # (`get_hookcallers` per plugin would pass over all of them once for each).
         plugins = {identity(plugin) for plugin in pm.get_plugins()}
-        for caller in vars(pm.hook).values():
-            for impl in getattr(caller, "get_hookimpls", list)():
+        for name, caller in relay(pm).items():
+            for impl in implementations(name, caller):
                 if identity(impl.plugin) in plugins:
                     allowed_impls.add(identity(impl))
                     functions[identity(impl)] = impl.function
         shipped_by_project(pm)
         callers.update(outcome_hooks(pm))
-        if not all(hasattr(caller, "_hookimpls") for caller in callers.values()):
-            impls_of[0] = methodcaller("get_hookimpls")
         name_checked()
 
     def registered(plugin, manager, caller):
@@ -115,9 +149,8 @@ def _plugins(places, alarm, unchecked):
         checked[True] = [name for name in callers
                          if name.startswith(per_test_prefixes) and name not in told_after]
         checked[False] = list(callers)
-        two_lists[0] = impls_of[0] is not has_one_list and all(
-            hasattr(caller, "_nonwrappers") and hasattr(caller, "_wrappers")
-            for caller in callers.values())
+        shapes = {len(held_lists(caller)) for caller in callers.values()}
+        lists_in_each[0] = shapes.pop() if len(shapes) == 1 else None
 
     def once(what, where=None):  # a replaced caller is told once, wherever it is seen again
         if what not in told:
@@ -125,7 +158,7 @@ def _plugins(places, alarm, unchecked):
             alarm("hook", what, where)
 
     def check_impls(name, caller):
-        impls = getattr(caller, "_hookimpls", None) or caller.get_hookimpls()  # pluggy < 1.1: a copy
+        impls = implementations(name, caller)
         seen = seen_impls.get(name)
         # The same implementations as last time, compared at C speed by identity: `==` would ask
         # a stand-in's own `__eq__`, which can answer yes to anything.
@@ -146,11 +179,10 @@ def _plugins(places, alarm, unchecked):
 
     hookexec_of = attrgetter("_hookexec")
     function_of = attrgetter("function")
-    has_one_list = attrgetter("_hookimpls")
-    impls_of = [has_one_list]  # pluggy < 1.1: get_hookimpls(), a copy
-    # pluggy before 1.1 keeps a caller's implementations in two lists, `_nonwrappers` and then
-    # `_wrappers`, which `get_hookimpls()` joins in a new one: the check reads them as they are.
-    two_lists = [False]
+    # How many lists every caller keeps its implementations in (`held_lists`): the check as each
+    # test starts reads them where they are (1 from pluggy 1.1, 2 before it; `None`: callers
+    # differ, and each is read by `held_lists`).
+    lists_in_each = [None]
     # What `look` last left, for each check (`None` until then); holding the objects, so none is
     # freed and its place taken by another.
     last = {True: None, False: None}
@@ -159,8 +191,8 @@ def _plugins(places, alarm, unchecked):
         """What `look` reads of the callers named: the hook callers (in the order of `names`),
         their hook calling, their implementations and how many each has, and pluggy's hook
         calling."""
-        callers = tuple(map(vars(pm.hook).get, names))
-        lists = tuple(map(impls_of[0], callers))
+        callers = tuple(map(relay(pm).get, names))
+        lists = tuple(implementations(name, caller) for name, caller in zip(names, callers))
         impls = tuple(chain.from_iterable(lists))
         return (callers, tuple(map(hookexec_of, callers)), impls, tuple(map(len, lists)),
                 getattr(pm, "_inner_hookexec", None), tuple(map(function_of, impls)))
@@ -174,29 +206,32 @@ def _plugins(places, alarm, unchecked):
         callers, hookexecs, impls, counts, inner, functions_seen = seen
         if getattr(pm, "_inner_hookexec", None) is not inner:
             return False
-        hooks, impls_now, listed, two = vars(pm.hook), impls_of[0], [], two_lists[0]
-        one = impls_now is has_one_list
+        hooks, listed, lists = vars(pm.hook), [], lists_in_each[0]
+        if type(hooks) is not dict:  # (`look` tells it)
+            return False
+        # Only lists of that very class are read (`implementations`): their `len` and iteration
+        # are then list's own. A hook gone raises KeyError, and `check` then looks at each.
         for name, caller, hookexec, count in zip(names, callers, hookexecs, counts):
-            # (A hook gone raises KeyError, and `check` then looks at each one by one.)
             if hooks[name] is not caller or caller._hookexec is not hookexec:
                 return False
-            if one:
+            if lists == 1:
                 held = caller._hookimpls
-                if len(held) != count:
+                if type(held) is not list or len(held) != count:
                     return False
                 listed.append(held)
-                continue
-            if two:
+            elif lists == 2:
                 nonwrappers, wrappers = caller._nonwrappers, caller._wrappers
-                if len(nonwrappers) + len(wrappers) != count:
+                if type(nonwrappers) is not list or type(wrappers) is not list \
+                        or len(nonwrappers) + len(wrappers) != count:
                     return False
                 listed.append(nonwrappers)
                 listed.append(wrappers)
-                continue
-            held = impls_now(caller)
-            if len(held) != count:
-                return False
-            listed.append(held)
+            else:
+                held = held_lists(caller)
+                if any(type(one) is not list for one in held) \
+                        or sum(map(len, held)) != count:
+                    return False
+                listed.extend(held)
         for impl, held, function in zip(chain.from_iterable(listed), impls, functions_seen):
             if impl is not held or impl.function is not function:
                 return False
@@ -238,6 +273,7 @@ def _plugins(places, alarm, unchecked):
             once("pluggy's hook caller (PluginManager._inner_hookexec) replaced",
                  defined_at(hookexec))
         hook_calling = watching["hook_calling"]
+        relay(pm)  # (tells a dictionary of another class)
         for name, caller in callers.items():
             if getattr(pm.hook, name, None) is not caller \
                     or not calls_through(caller, hook_calling):
