@@ -149,7 +149,8 @@ def _plugins(places, alarm, unchecked):
         checked[True] = [name for name in callers
                          if name.startswith(per_test_prefixes) and name not in told_after]
         checked[False] = list(callers)
-        shapes = {len(held_lists(caller)) for caller in callers.values()}
+        shapes = {1 if hasattr(caller, "_hookimpls") else 2 if hasattr(caller, "_nonwrappers")
+                  and hasattr(caller, "_wrappers") else None for caller in callers.values()}
         lists_in_each[0] = shapes.pop() if len(shapes) == 1 else None
 
     def once(what, where=None):  # a replaced caller is told once, wherever it is seen again
@@ -180,8 +181,8 @@ def _plugins(places, alarm, unchecked):
     hookexec_of = attrgetter("_hookexec")
     function_of = attrgetter("function")
     # How many lists every caller keeps its implementations in (`held_lists`): the check as each
-    # test starts reads them where they are (1 from pluggy 1.1, 2 before it; `None`: callers
-    # differ, and each is read by `held_lists`).
+    # test starts finds them where they are (1 from pluggy 1.1, 2 before it; `None`: callers
+    # differ, or keep them otherwise, and each is looked at every time).
     lists_in_each = [None]
     # What `look` last left, for each check (`None` until then); holding the objects, so none is
     # freed and its place taken by another.
@@ -190,48 +191,51 @@ def _plugins(places, alarm, unchecked):
     def seen_now(pm, names):
         """What `look` reads of the callers named: the hook callers (in the order of `names`),
         their hook calling, their implementations and how many each has, and pluggy's hook
-        calling."""
-        callers = tuple(map(relay(pm).get, names))
+        calling; and, when every one of them is Python's own, the relay's dictionary and the
+        lists that hold the implementations (a caller's list, or its pair of lists before
+        pluggy 1.1), for `unchanged` to find again by identity."""
+        hooks = relay(pm)
+        callers = tuple(map(hooks.get, names))
         lists = tuple(implementations(name, caller) for name, caller in zip(names, callers))
         impls = tuple(chain.from_iterable(lists))
+        kept = tuple(map(held_lists, callers))
+        exact = type(vars(pm.hook)) is dict and lists_in_each[0] in (1, 2) \
+            and all(type(one) is list for one in chain.from_iterable(kept))
+        if exact and lists_in_each[0] == 1:
+            kept = tuple(one for one, in kept)
         return (callers, tuple(map(hookexec_of, callers)), impls, tuple(map(len, lists)),
-                getattr(pm, "_inner_hookexec", None), tuple(map(function_of, impls)))
+                getattr(pm, "_inner_hookexec", None), tuple(map(function_of, impls)),
+                (vars(pm.hook), kept) if exact else None)
 
     def unchanged(pm, names, seen):
         """Whether the callers named are what `seen_now` saw, each object compared by identity
         (no `__eq__` of theirs asked, no `id()`, which is an audit event), without building
-        what it built. Plain loops: Python 3.11 and later specialize their attribute reads,
-        which then cost a test less than `map` with `attrgetter` and `is_` does (and as much
-        before 3.11)."""
-        callers, hookexecs, impls, counts, inner, functions_seen = seen
-        if getattr(pm, "_inner_hookexec", None) is not inner:
+        what it built. The relay's dictionary and the lists are the very objects seen, which
+        Python lets no code give another class: their lookups, `len` and iteration are then
+        Python's own (a container of another class is looked at, and told, every time).
+        Plain loops: Python 3.11 and later specialize their attribute reads, which then cost a
+        test less than `map` with `attrgetter` and `is_` does (and as much before 3.11)."""
+        callers, hookexecs, impls, counts, inner, functions_seen, held = seen
+        if held is None or getattr(pm, "_inner_hookexec", None) is not inner:
             return False
-        hooks, listed, lists = vars(pm.hook), [], lists_in_each[0]
-        if type(hooks) is not dict:  # (`look` tells it)
+        hooks, kept = held
+        if vars(pm.hook) is not hooks:
             return False
-        # Only lists of that very class are read (`implementations`): their `len` and iteration
-        # are then list's own. A hook gone raises KeyError, and `check` then looks at each.
-        for name, caller, hookexec, count in zip(names, callers, hookexecs, counts):
+        listed, two = [], lists_in_each[0] == 2
+        for name, caller, hookexec, count, lists in zip(names, callers, hookexecs, counts, kept):
             if hooks[name] is not caller or caller._hookexec is not hookexec:
                 return False
-            if lists == 1:
-                held = caller._hookimpls
-                if type(held) is not list or len(held) != count:
-                    return False
-                listed.append(held)
-            elif lists == 2:
-                nonwrappers, wrappers = caller._nonwrappers, caller._wrappers
-                if type(nonwrappers) is not list or type(wrappers) is not list \
+            if two:
+                nonwrappers, wrappers = lists
+                if caller._nonwrappers is not nonwrappers or caller._wrappers is not wrappers \
                         or len(nonwrappers) + len(wrappers) != count:
                     return False
                 listed.append(nonwrappers)
                 listed.append(wrappers)
             else:
-                held = held_lists(caller)
-                if any(type(one) is not list for one in held) \
-                        or sum(map(len, held)) != count:
+                if caller._hookimpls is not lists or len(lists) != count:
                     return False
-                listed.extend(held)
+                listed.append(lists)
         for impl, held, function in zip(chain.from_iterable(listed), impls, functions_seen):
             if impl is not held or impl.function is not function:
                 return False
