@@ -102,8 +102,9 @@ def _plugins(places, alarm, unchecked):
                 if name.startswith(outcome_prefixes)}
 
     def allow(plugin, pm):
-        for name, caller in relay(pm).items():
-            for impl in implementations(name, caller):
+        # (pluggy before 1.0 keeps each plugin's callers: one lookup, not a pass over all hooks.)
+        for caller in pm.get_hookcallers(plugin) or []:
+            for impl in implementations(getattr(caller, "name", "?"), caller):
                 if impl.plugin is plugin:
                     allowed_impls.add(identity(impl))
                     functions[identity(impl)] = impl.function
