@@ -81,11 +81,13 @@ def _test_hooks(send, passed, starting, canary_ids, state, alarm):
             "pytest_runtest_logreport": pytest_runtest_logreport, "counted": counted}
 
 
-def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, alarm, setup):
+def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, alarm, setup,
+                  finished):
     """What the witness does when pytest calls each of its hooks (`_forwarders` hand each call
     on), handing what it sees to the parts above. `setup(item)`: the checks of what a test's
     own module holds, as it starts; `tests`: the collected items and their check
-    (`_collected_items`), as each test starts and as its call ends."""
+    (`_collected_items`), as each test starts and as its call ends; `finished()`, once the
+    session's end is told."""
     send, passed = channel
     configured, registered, collected, check_hooks = plugins
     check_hot, check_cold = holders
@@ -157,6 +159,7 @@ def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, ala
             return
         check_all()
         send(event="finished", exitstatus=int(exitstatus))
+        finished()
 
     handlers = {name: value for name, value in locals().items()
                 if name.startswith("pytest_") and callable(value)}

@@ -189,8 +189,16 @@ def _install(module_name, module_file):
                                          alarm_handed_on)["pytest_runtest_setup"]
     setup = _both(helper_setup["pytest_runtest_setup"], profile_setup)
     tests = _collected_items(alarm, places[3])
+
+    def finished():
+        # Nothing pytest hands over later changes what mend heard: the checks, the session's
+        # items and what was taken of pytest are let go, for Python to free as the session's
+        # own objects are freed, not last, as it clears the interpreter (what the audit hook
+        # holds lives until then). The audit hook itself still judges what code does.
+        core[0] = None
+
     handlers = _pytest_hooks((send, passed), plugins, holders, tests, canaries, forget_module,
-                             alarm, setup)
+                             alarm, setup, finished)
     handlers.update(_skip_hooks(send, places))
     hooks = _forwarders(emit, canaries[1])
     guarded.update(object.__hash__(hook) for hook in hooks.values())

@@ -47,12 +47,22 @@ fewer tests than collected, an exit code other than the session's, a canary with
 outcome, an alarm, or a second voice on the socket make the run a non-pass.
 
 Start-up cost matters (it is paid by every verdict): nothing here loads OpenSSL (`hashlib`),
-`secrets` or `sysconfig`; the SHA-256 is the interpreter's own built-in one.
+`secrets` or `sysconfig`, nor the `socket` module (its enumerations cost a Python 3.9 run more
+than the rest of the witness's start together, where no plugin imports it): the channel is
+`_socket`'s, which `socket` wraps. The SHA-256 is hashlib's where pytest has imported it already,
+else the interpreter's own built-in one.
 """
 
 
 def _sha256_constructor():
-    """The interpreter's built-in SHA-256 (no OpenSSL to load); hashlib's where it has none."""
+    """hashlib's SHA-256 where it is imported already (pytest imports it), else the
+    interpreter's built-in one, whose module is loaded only then (no OpenSSL to load); hashlib's
+    where it has none."""
+    import sys
+
+    imported = getattr(sys.modules.get("hashlib"), "sha256", None)
+    if imported is not None:
+        return imported
     try:
         from _sha256 import sha256  # CPython up to 3.11
     except ImportError:
@@ -73,9 +83,9 @@ def _channel(path, sha256):
     time, on one sealed line (`{"event": "passed", "ids": [...]}`). Losing them (a run killed, a
     witness silenced) can only make a run incomplete, never a pass: anything else is sent at
     once, after them."""
+    import _socket
     import json
     import os
-    import socket
     import threading
     from json.encoder import encode_basestring_ascii as quote
     from time import monotonic
@@ -85,7 +95,7 @@ def _channel(path, sha256):
     inner = sha256(bytes(byte ^ 0x36 for byte in block))
     outer = sha256(bytes(byte ^ 0x5C for byte in block))
     lock = threading.Lock()
-    channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    channel = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     channel.connect(path)
     channel.sendall((json.dumps({"event": "start", "key": key.hex()}) + "\n").encode())
     sent = [0]
