@@ -72,7 +72,7 @@ fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
         std::fs::create_dir_all(&folder).unwrap();
         let handed = HandedOver::write(&folder, python, &text).unwrap();
         assert_eq!(handed.compiled_parts(), 2, "the witness compiles");
-        Some(folder)
+        Some(handed.import_path().to_owned())
     });
     // pytest alone, then the witness, then the witness without its guards.
     let runs = [None, plugins[0].clone(), plugins[1].clone()];

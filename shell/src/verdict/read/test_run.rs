@@ -178,7 +178,7 @@ impl TestRunner {
         let extra = Extra {
             writable: &writable,
             pytest_options: &options,
-            import_path: Some(&folder.path),
+            import_path: Some(handed.import_path()),
             startup_path: None,
             env: &[(WITNESS_VARIABLE, socket.as_str())],
         };

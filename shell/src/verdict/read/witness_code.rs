@@ -20,6 +20,16 @@
 //! but any other interpreter fails to import it: its magic number is that interpreter's own.)
 //! Where mend cannot compile the loader, the loader itself is the module, as source.
 //!
+//! The stub goes in a zip archive of its own (`mend_witness.zip`, the path entry mend adds),
+//! where that costs a run less ([`archive_is_cheaper`]): every top-level import before the
+//! witness takes its entry off the path looks there first, and a lookup in an archive's list of
+//! names costs less than one in a folder, which stats it and joins a path for each suffix
+//! (2.3–4.6 M instructions a run on the sample); pytest rewrites no module an archive holds, and
+//! the import system compiles the stub instead (−4.7 M to −6.5 M in all on Python 3.6, 3.7 and
+//! 3.11). Python 3.8 and 3.9 read package metadata without a cache, opening every archive on the
+//! path with `zipfile` at each of pytest's two passes over the installed plugins (`-p`, then the
+//! entry points): there a folder costs less (+2.9 M with the archive on 3.9).
+//!
 //! A cache entry is named by the source's digest and the interpreter's real file, size and time,
 //! so a new mend or a reinstalled Python makes a new one. Without a sandbox the tests can write
 //! the cache as they can write the venv; the run compares the entry after the tests with what it
@@ -33,6 +43,8 @@ use std::time::UNIX_EPOCH;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::atomic::{sha256_hex, write_file};
+
+mod archive;
 
 /// The file the loader looks for beside itself.
 pub const WITNESS_CODE_FILE: &str = "mend_witness.code";
@@ -48,6 +60,8 @@ const LOADER_CODE_FILE: &str = "mend_witness.loader.code";
 const LOADER_FILE: &str = "mend_witness.loader";
 /// The file the loader runs the witness's code from (a name no `import` finds).
 pub(crate) const WITNESS_BODY_FILE: &str = "mend_witness.body";
+/// The archive the stub is handed over in, where that is cheaper ([`archive_is_cheaper`]).
+const WITNESS_ARCHIVE: &str = "mend_witness.zip";
 
 /// Run with `-c`: the body from standard input compiled, after a first line naming the
 /// interpreter (the same words the loader compares, loader.py `_cached_code`).
@@ -125,25 +139,40 @@ impl Compiled {
 }
 
 /// What a pytest run gets of the witness, in its folder: the module pytest imports, the body
-/// and, where `python` can compile them, the stub with the loader beside it compiled and as
-/// source, and the body's code; all code named after the module's file, which the witness tells
-/// its own frames by.
+/// and, where `python` can compile them, the stub (in its archive, where that is cheaper) with
+/// the loader beside it compiled and as source, and the body's code; all code named after the
+/// module's file, which the witness tells its own frames by.
 pub struct HandedOver {
     compiled: Vec<Compiled>,
+    import_path: Utf8PathBuf,
 }
 
 impl HandedOver {
     /// Writes the witness (`body`) for `python` into `folder`.
     pub fn write(folder: &Utf8Path, python: &Utf8Path, body: &str) -> std::io::Result<Self> {
-        let module = folder.join(format!("{WITNESS_MODULE}.py"));
         let loader_code = Compiled::loader_of(python);
-        match &loader_code {
-            Some(code) => {
-                fs::write(&module, WITNESS_STUB)?;
+        let archive = loader_code
+            .as_ref()
+            .filter(|code| archive_is_cheaper(&code.bytes))
+            .and_then(|_| {
+                archive::stored(&format!("{WITNESS_MODULE}.py"), WITNESS_STUB.as_bytes())
+            });
+        let import_path = match archive {
+            Some(_) => folder.join(WITNESS_ARCHIVE),
+            None => folder.to_owned(),
+        };
+        // Inside the archive, the module's file is named as the import system names it.
+        let module = import_path.join(format!("{WITNESS_MODULE}.py"));
+        match (&loader_code, archive) {
+            (Some(code), archive) => {
+                match archive {
+                    Some(archive) => fs::write(&import_path, archive)?,
+                    None => fs::write(&module, WITNESS_STUB)?,
+                }
                 fs::write(folder.join(LOADER_FILE), WITNESS_LOADER)?;
                 fs::write(folder.join(LOADER_CODE_FILE), code.named(module.as_str()))?;
             }
-            None => fs::write(&module, WITNESS_LOADER)?,
+            (None, _) => fs::write(&module, WITNESS_LOADER)?,
         }
         fs::write(folder.join(WITNESS_BODY_FILE), body)?;
         let body_code = Compiled::of(python, body);
@@ -151,7 +180,10 @@ impl HandedOver {
             fs::write(folder.join(WITNESS_CODE_FILE), code.named(module.as_str()))?;
         }
         let compiled = loader_code.into_iter().chain(body_code).collect();
-        Ok(HandedOver { compiled })
+        Ok(HandedOver {
+            compiled,
+            import_path,
+        })
     }
 
     /// How many of the loader and the body went compiled (0, 1 or 2).
@@ -159,9 +191,32 @@ impl HandedOver {
         self.compiled.len()
     }
 
+    /// The path entry pytest imports the witness from: the folder, or the archive in it.
+    pub fn import_path(&self) -> &Utf8Path {
+        &self.import_path
+    }
+
     /// After the run: each cache entry the tests changed is removed ([`Compiled::keep_or_drop`]).
     pub fn keep_or_drop(&self) {
         self.compiled.iter().for_each(Compiled::keep_or_drop);
+    }
+}
+
+/// Whether the interpreter that compiled `bytes` (its tag first: its cache tag, then its
+/// version as `sys.hexversion` in hex) imports the stub from an archive at less cost than from a
+/// folder: every Python but 3.8 and 3.9 (see the top of this file).
+fn archive_is_cheaper(bytes: &[u8]) -> bool {
+    let tag = bytes
+        .split(|byte| *byte == b'\n')
+        .next()
+        .unwrap_or_default();
+    let version = std::str::from_utf8(tag)
+        .ok()
+        .and_then(|tag| tag.rsplit(' ').next())
+        .and_then(|hex| u32::from_str_radix(hex, 16).ok());
+    match version {
+        Some(version) => !matches!((version >> 24, (version >> 16) & 0xFF), (3, 8 | 9)),
+        None => false,
     }
 }
 

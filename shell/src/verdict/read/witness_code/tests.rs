@@ -6,7 +6,7 @@ use std::process::Command;
 
 use camino::Utf8Path;
 
-use super::{renamed, run, Compiled, HandedOver, COMPILE, LOADER_CODE_FILE};
+use super::{archive_is_cheaper, renamed, run, Compiled, HandedOver, COMPILE, LOADER_CODE_FILE};
 
 /// The witness `body` compiled by `python`, as a cache entry holds it.
 fn compile(python: &Utf8Path, body: &str) -> Option<Vec<u8>> {
@@ -134,7 +134,8 @@ fn a_name_found_more_than_once_is_left_for_the_loader_to_rename() {
     assert_eq!(loaded_with(folder, &code), "cached True\n");
 }
 
-/// What importing the witness module from `folder` prints.
+/// What importing the witness module from `folder` (a path entry: a folder or an archive)
+/// prints.
 fn imported(folder: &Utf8Path) -> String {
     let output = Command::new(python())
         .args([
@@ -160,10 +161,11 @@ fn the_loader_goes_compiled_behind_a_stub_and_any_other_interpreter_reads_its_so
     let folder = Utf8Path::from_path(dir.path()).unwrap();
     let handed = HandedOver::write(folder, &python(), CACHED).unwrap();
     assert_eq!(handed.compiled_parts(), 2);
-    let module = std::fs::read_to_string(folder.join("mend_witness.py")).unwrap();
-    assert_eq!(module, WITNESS_STUB);
+    // mend's own Python (3.11) gets the stub in an archive, which pytest does not rewrite.
+    assert_eq!(handed.import_path(), folder.join("mend_witness.zip"));
+    assert_eq!(archived_stub(handed.import_path()), WITNESS_STUB);
     assert!(WITNESS_STUB.len() * 3 < WITNESS_LOADER.len());
-    assert_eq!(imported(folder), "cached True\n");
+    assert_eq!(imported(handed.import_path()), "cached True\n");
     // The loader another interpreter compiled (its tag is not this one's), or none readable:
     // the stub compiles the loader's source, and the witness runs all the same.
     let compiled = folder.join(LOADER_CODE_FILE);
@@ -174,6 +176,62 @@ fn the_loader_goes_compiled_behind_a_stub_and_any_other_interpreter_reads_its_so
         b"garbage".to_vec(),
     ] {
         std::fs::write(&compiled, handed).unwrap();
-        assert_eq!(imported(folder), "cached True\n");
+        assert_eq!(imported(&folder.join("mend_witness.zip")), "cached True\n");
     }
+}
+
+/// The stub as Python's `zipfile` reads it from `archive`, after checking every entry's CRC.
+fn archived_stub(archive: &Utf8Path) -> String {
+    let output = Command::new(python())
+        .args([
+            "-c",
+            "import sys, zipfile\n\
+             with zipfile.ZipFile(sys.argv[1]) as archive:\n\
+             \x20   assert archive.testzip() is None and archive.namelist() == ['mend_witness.py']\n\
+             \x20   sys.stdout.write(archive.read('mend_witness.py').decode())",
+        ])
+        .arg(archive)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn the_stub_goes_in_an_archive_on_every_python_but_3_8_and_3_9() {
+    // Each tag as the compile script writes it: the cache tag, then `sys.hexversion` in hex.
+    let tags = [
+        ("cpython-36 30610f0", true),
+        ("cpython-37 30710f0", true),
+        ("cpython-38 30812f0", false),
+        ("cpython-39 30912f0", false),
+        ("cpython-310 30a0ef0", true),
+        ("cpython-311 30b07f0", true),
+        ("cpython-313 30d00f0", true),
+        ("pypy39 30912f0", false),
+        ("no version", false),
+        ("", false),
+    ];
+    let told: Vec<(&str, bool)> = tags
+        .iter()
+        .map(|(tag, _)| (*tag, archive_is_cheaper(format!("{tag}\ncode").as_bytes())))
+        .collect();
+    assert_eq!(told, tags);
+}
+
+#[test]
+fn where_the_loader_cannot_be_compiled_the_folder_is_the_path_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Utf8Path::from_path(dir.path()).unwrap();
+    let handed = HandedOver::write(folder, &folder.join("no-python"), SOURCE).unwrap();
+    assert_eq!(handed.compiled_parts(), 0);
+    assert_eq!(handed.import_path(), folder);
+    assert_eq!(
+        std::fs::read_to_string(folder.join("mend_witness.py")).unwrap(),
+        WITNESS_LOADER
+    );
 }

@@ -50,6 +50,8 @@ def _code():
     import os
 
     folder = os.path.dirname(__file__)
+    if folder.endswith(".zip"):  # imported from mend's archive: the files are beside it
+        folder = os.path.dirname(folder)
     # Compiled under this file's name: the witness tells its own frames by it.
     code = _cached_code(folder)
     if code is not None:

@@ -10,6 +10,8 @@ def _run(scope):
     import sys
 
     folder = os.path.dirname(scope["__file__"])
+    if folder.endswith(".zip"):  # imported from mend's archive: the files are beside it
+        folder = os.path.dirname(folder)
     tag = ("%s %x" % (sys.implementation.cache_tag, sys.hexversion)).encode()
     try:
         with open(os.path.join(folder, "mend_witness.loader.code"), "rb") as compiled:
