@@ -1,5 +1,5 @@
-//! What mend's witness costs a pytest run: the run with it (`-p mend_witness`, its code compiled
-//! and named as mend hands it over) against the same tests run by pytest alone, on the sample
+//! What mend's witness costs a pytest run: the run with it (its archive on the path, its code
+//! compiled and named as mend hands it over) against the same tests run by pytest alone, on the sample
 //! and on a generated 1,000-test suite; and, to say where it goes, the witness without its
 //! guards (the audit hook's judging, the per-test checks of pytest and pluggy, the canary
 //! tests), which still reports every test over its socket. Rounds alternate, and each figure is
@@ -159,11 +159,13 @@ fn pytest_cpu_ms(
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     if let Some(plugin) = plugin {
-        // As mend runs it: the witness, and no JUnit report (the witness's account is the report).
+        // As mend runs it where pytest loads its installed plugins: the witness's archive on
+        // the path, where pytest finds it as the first of them, and no JUnit report (the
+        // witness's account is the report).
         pytest
             .env("PYTHONPATH", plugin)
             .env("MEND_WITNESS", socket)
-            .env("PYTEST_ADDOPTS", "-p mend_witness");
+            .env("PYTEST_PLUGINS", "mend_witness");
     }
     let status = pytest.status().unwrap();
     assert!(status.code().is_some(), "pytest was killed: {status}");

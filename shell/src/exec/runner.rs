@@ -47,9 +47,11 @@ const NOT_EXECUTABLE_EXIT: i32 = 126;
 pub struct Extra<'a> {
     /// Folders outside the copy the command may write.
     pub writable: &'a [Utf8PathBuf],
-    /// Options for pytest, added after the `PYTEST_ADDOPTS` the run already has.
-    pub pytest_options: &'a [String],
-    /// A folder put last on the import path (where mend's pytest plugin is).
+    /// A pytest plugin of mend's (its module's name), on `import_path` with the metadata of an
+    /// installed plugin: loaded the way that costs a run least and still before any plugin of
+    /// the project's (`environment::plugin_loading`).
+    pub pytest_plugin: Option<&'a str>,
+    /// A path entry put last on the import path (where mend's pytest plugin is).
     pub import_path: Option<&'a Utf8Path>,
     /// A folder put first on the import path, whose `sitecustomize.py` Python runs at start-up,
     /// before any of the project's code (mend's unittest watcher).
@@ -62,7 +64,7 @@ impl Extra<'_> {
     /// Nothing beyond the task's own settings.
     pub const NONE: Extra<'static> = Extra {
         writable: &[],
-        pytest_options: &[],
+        pytest_plugin: None,
         import_path: None,
         startup_path: None,
         env: &[],
@@ -281,7 +283,7 @@ impl TestRunner {
         for (name, value) in toolchain.env.iter().chain(&self.env) {
             command.env(name, value);
         }
-        self.last_env(&mut command, &toolchain.env, extra);
+        self.last_env(&mut command, &toolchain.env, argv, extra);
         Ok(command)
     }
 

@@ -7,6 +7,20 @@ use std::process::Command;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::{Extra, TestRunner, NO_BYTECODE, NO_CACHE, PYTEST_ADDOPTS};
+
+/// The variable that turns pytest's loading of its installed plugins off.
+const AUTOLOAD_OFF: &str = "PYTEST_DISABLE_PLUGIN_AUTOLOAD";
+/// The variable naming plugins pytest imports after its installed ones.
+const PYTEST_PLUGINS: &str = "PYTEST_PLUGINS";
+
+/// How pytest loads a plugin of mend's ([`TestRunner::plugin_loading`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PluginLoading {
+    /// As an installed plugin, by the entry point its metadata declares.
+    Installed,
+    /// Named with `-p` in `PYTEST_ADDOPTS`.
+    Named,
+}
 use crate::exec::sandbox::View;
 use crate::exec::toolchain::{self, Toolchain, SYSTEM_PATH};
 use crate::task::PythonPath;
@@ -25,28 +39,85 @@ impl TestRunner {
             .env("PYTHONNOUSERSITE", "1")
             .env("PYTHONHASHSEED", "0");
         if !self.plugins {
-            command.env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1");
+            command.env(AUTOLOAD_OFF, "1");
         }
     }
 
     /// What a command's environment ends with: pytest's options — the last `PYTEST_ADDOPTS` of
     /// `underneath` (the toolchain's or the image's) and the task's `test.env`, else mend's own,
-    /// then the run's options after it — and mend's own variables for this run.
+    /// then mend's plugin with `-p` where it needs one (`plugin_loading`) — the plugins pytest
+    /// imports by name, with mend's after the task's, and mend's own variables for this run.
     pub(crate) fn last_env(
         &self,
         command: &mut Command,
         underneath: &[(String, String)],
+        argv: &[String],
         extra: Extra,
     ) {
-        let addopts = underneath
-            .iter()
-            .chain(&self.env)
-            .rev()
-            .find(|(name, _)| name == PYTEST_ADDOPTS)
-            .map_or(NO_CACHE, |(_, value)| value.as_str());
-        command.env(PYTEST_ADDOPTS, with_options(addopts, extra.pytest_options));
+        let last = |wanted: &str| {
+            underneath
+                .iter()
+                .chain(&self.env)
+                .rev()
+                .find(|(name, _)| name == wanted)
+                .map(|(_, value)| value.as_str())
+        };
+        let addopts = last(PYTEST_ADDOPTS).unwrap_or(NO_CACHE);
+        let mut options = Vec::new();
+        if let Some(plugin) = extra.pytest_plugin {
+            if self.plugin_loading(argv, underneath) == PluginLoading::Named {
+                options.extend(["-p".to_owned(), plugin.to_owned()]);
+            }
+            // Named either way: pytest imports it after the installed plugins when it loaded
+            // none on its own (a wrapper, or the project's configuration, turned that off). The
+            // witness takes its name out of the variable as it loads.
+            let named = [last(PYTEST_PLUGINS).unwrap_or_default(), plugin];
+            let named: Vec<&str> = named.into_iter().filter(|name| !name.is_empty()).collect();
+            command.env(PYTEST_PLUGINS, named.join(","));
+        }
+        command.env(PYTEST_ADDOPTS, with_options(addopts, &options));
         for (name, value) in extra.env {
             command.env(name, value);
+        }
+    }
+
+    /// How pytest is to load mend's plugin. As the installed plugin its archive's metadata
+    /// declares, the first of those pytest loads on its own (the archive comes before the
+    /// installed packages on the path): a `-p` costs a run one more pass over every installed
+    /// distribution's metadata, the largest part of what the witness cost a small suite. With
+    /// `-p` where pytest loads none on its own (`test.plugins = false`, a variable or option
+    /// that turns autoloading off), and where the command names plugins of its own with `-p`:
+    /// pytest imports those before the installed ones, and mend's comes before them only as
+    /// a `-p` in `PYTEST_ADDOPTS`, which pytest reads before its command line.
+    pub(crate) fn plugin_loading(
+        &self,
+        argv: &[String],
+        underneath: &[(String, String)],
+    ) -> PluginLoading {
+        let autoload_off = !self.plugins
+            || underneath
+                .iter()
+                .chain(&self.env)
+                .any(|(name, value)| name == AUTOLOAD_OFF && !value.is_empty());
+        let mut words = argv.iter().map(String::as_str).peekable();
+        let mut names_a_plugin = false;
+        while let Some(word) = words.next() {
+            let named = match word {
+                "-p" => words.next(),
+                "--disable-plugin-autoload" => {
+                    names_a_plugin = true;
+                    None
+                }
+                _ => word.strip_prefix("-p").filter(|name| !name.is_empty()),
+            };
+            if named.is_some_and(|name| !name.starts_with("no:")) {
+                names_a_plugin = true;
+            }
+        }
+        if autoload_off || names_a_plugin {
+            PluginLoading::Named
+        } else {
+            PluginLoading::Installed
         }
     }
 

@@ -150,28 +150,26 @@ fn plugin_autoload_is_the_tasks_choice() {
 }
 
 #[test]
-fn pytest_options_reach_a_python_behind_a_wrapper_after_the_tasks_own() {
+fn mends_plugin_reaches_pytest_behind_a_wrapper_as_an_installed_one_unless_the_run_needs_a_p() {
     let workdir = tempfile::tempdir().unwrap();
     let workdir = Utf8PathBuf::from_path_buf(workdir.path().to_path_buf()).unwrap();
-    // A path pytest must get back as one word: a space, a quote, a backslash.
-    let options = [
-        r"--junitxml=/tmp/a b/it's\x.xml".to_owned(),
-        "--override-ini=junit_family=xunit1".to_owned(),
-    ];
-    let seen = |env: &[(&str, &str)]| {
+    // What pytest reads, in a process the wrapper started: PYTEST_ADDOPTS as shlex.split
+    // splits it, and PYTEST_PLUGINS.
+    let script = "python -c 'import json, os, shlex; print(json.dumps([shlex.split(os.environ[\"PYTEST_ADDOPTS\"]), os.environ[\"PYTEST_PLUGINS\"]]))'";
+    let seen = |plugins: bool, env: &[(&str, &str)], words: &[&str]| {
         let runner = TestRunner {
             env: pairs(env),
+            plugins,
             ..TestRunner::new(crate::test_support::python(), Sandbox::Unsandboxed)
         };
-        // As pytest reads the variable: shlex.split, in a process the wrapper started.
-        let argv = [
-            "sh",
-            "-c",
-            "python -c 'import json, os, shlex; print(json.dumps(shlex.split(os.environ[\"PYTEST_ADDOPTS\"])))'",
-        ]
-        .map(str::to_owned);
+        // The words after the script are the wrapper's own arguments: what the command names.
+        let argv: Vec<String> = ["sh", "-c", script, "sh"]
+            .iter()
+            .chain(words)
+            .map(|word| (*word).to_owned())
+            .collect();
         let extra = Extra {
-            pytest_options: &options,
+            pytest_plugin: Some("mend_witness"),
             ..Extra::NONE
         };
         let output = runner
@@ -180,36 +178,56 @@ fn pytest_options_reach_a_python_behind_a_wrapper_after_the_tasks_own() {
             .output()
             .unwrap();
         assert!(output.status.success(), "{output:?}");
-        serde_json::from_slice::<Vec<String>>(&output.stdout).unwrap()
+        serde_json::from_slice::<(Vec<String>, String)>(&output.stdout).unwrap()
     };
-    let words = |list: &[&str]| {
-        list.iter()
-            .map(|word| (*word).to_owned())
-            .collect::<Vec<String>>()
+    let told = |addopts: &[&str], plugins: &str| {
+        (
+            addopts
+                .iter()
+                .map(|word| (*word).to_owned())
+                .collect::<Vec<_>>(),
+            plugins.to_owned(),
+        )
     };
     assert_eq!(
         [
-            seen(&[]),
-            seen(&[("PYTEST_ADDOPTS", "-x --tb='line'")]),
-            seen(&[("PYTEST_ADDOPTS", "")]),
+            seen(true, &[], &[]),
+            seen(
+                true,
+                &[
+                    ("PYTEST_ADDOPTS", "-x --tb='line'"),
+                    ("PYTEST_PLUGINS", "a.b")
+                ],
+                &[]
+            ),
+            seen(true, &[], &["-p", "no:xdist", "-pno:randomly"]),
+            seen(false, &[], &[]),
+            seen(true, &[("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "true")], &[]),
+            seen(true, &[], &["--disable-plugin-autoload"]),
+            seen(true, &[("PYTEST_ADDOPTS", "")], &["-p", "tests.plugin"]),
+            seen(true, &[], &["-ptests.plugin"]),
         ],
         [
-            words(&[
-                "-p",
-                "no:cacheprovider",
-                r"--junitxml=/tmp/a b/it's\x.xml",
-                "--override-ini=junit_family=xunit1",
-            ]),
-            words(&[
-                "-x",
-                "--tb=line",
-                r"--junitxml=/tmp/a b/it's\x.xml",
-                "--override-ini=junit_family=xunit1",
-            ]),
-            words(&[
-                r"--junitxml=/tmp/a b/it's\x.xml",
-                "--override-ini=junit_family=xunit1",
-            ]),
+            told(&["-p", "no:cacheprovider"], "mend_witness"),
+            told(&["-x", "--tb=line"], "a.b,mend_witness"),
+            told(&["-p", "no:cacheprovider"], "mend_witness"),
+            told(
+                &["-p", "no:cacheprovider", "-p", "mend_witness"],
+                "mend_witness"
+            ),
+            told(
+                &["-p", "no:cacheprovider", "-p", "mend_witness"],
+                "mend_witness"
+            ),
+            told(
+                &["-p", "no:cacheprovider", "-p", "mend_witness"],
+                "mend_witness"
+            ),
+            told(&["-p", "mend_witness"], "mend_witness"),
+            told(
+                &["-p", "no:cacheprovider", "-p", "mend_witness"],
+                "mend_witness"
+            ),
         ]
     );
 }

@@ -3,8 +3,8 @@
 //! "junit"`), and, for pytest, what mend's witness plugin said over a socket as each test
 //! finished. Reading and judging all of it is the verdict's job (`verdict::check`).
 //!
-//! The witness is a pytest plugin (`trust/witness/body/`) loaded with `-p`, from a folder of
-//! its own outside the copy: it connects to a socket mend listens on in that folder and sends
+//! The witness is a pytest plugin (`trust/witness/body/`) loaded from a folder of its own outside
+//! the copy, as the first installed plugin pytest loads (or with `-p`; `exec::runner`): it connects to a socket mend listens on in that folder and sends
 //! one sealed JSON line per event, which is pytest's report to mend (pytest is asked for no
 //! JUnit file: what it would say, the witness has heard already, and writing it cost a run 5–7 %
 //! on its own). The code under test runs in the same process, so nothing it does
@@ -173,11 +173,10 @@ impl TestRunner {
         let (witness, socket) = Witness::listen_in(&folder.path)?;
         // The project's own options stay theirs: a `--junitxml` in its addopts still writes
         // its report, in the family it asks for.
-        let options = vec!["-p".to_owned(), WITNESS_MODULE.to_owned()];
         let writable = [folder.path.clone()];
         let extra = Extra {
             writable: &writable,
-            pytest_options: &options,
+            pytest_plugin: Some(WITNESS_MODULE),
             import_path: Some(handed.import_path()),
             startup_path: None,
             env: &[(WITNESS_VARIABLE, socket.as_str())],

@@ -20,15 +20,18 @@
 //! but any other interpreter fails to import it: its magic number is that interpreter's own.)
 //! Where mend cannot compile the loader, the loader itself is the module, as source.
 //!
-//! The stub goes in a zip archive of its own (`mend_witness.zip`, the path entry mend adds),
-//! where that costs a run less ([`archive_is_cheaper`]): every top-level import before the
-//! witness takes its entry off the path looks there first, and a lookup in an archive's list of
-//! names costs less than one in a folder, which stats it and joins a path for each suffix
-//! (2.3–4.6 M instructions a run on the sample); pytest rewrites no module an archive holds, and
-//! the import system compiles the stub instead (−4.7 M to −6.5 M in all on Python 3.6, 3.7 and
-//! 3.11). Python 3.8 and 3.9 read package metadata without a cache, opening every archive on the
-//! path with `zipfile` at each of pytest's two passes over the installed plugins (`-p`, then the
-//! entry points): there a folder costs less (+2.9 M with the archive on 3.9).
+//! The module goes in a zip archive (`mend_witness.zip`, the path entry mend adds), beside the
+//! metadata of a distribution that declares it a pytest plugin (its `pytest11` entry point), and
+//! the loader and the body beside the archive. pytest loads it as the first of the installed
+//! plugins it loads on its own (the archive is on the path before the installed packages): a
+//! `-p` would make pytest read the metadata of every installed distribution once more, the
+//! largest part of what the witness cost a small suite (7.7 M instructions on the sample under
+//! Python 3.11, 18.7 M under 3.9, which caches none of it). Where pytest loads no installed
+//! plugin on its own, or the command names plugins of its own with `-p`, mend names the witness
+//! with `-p` after all (`exec::runner`). A lookup in an archive's list of names also costs less
+//! than one in a folder, which stats it and joins a path for each suffix (every top-level import
+//! looks there until the witness takes the entry off the path), and pytest rewrites no module an
+//! archive holds.
 //!
 //! A cache entry is named by the source's digest and the interpreter's real file, size and time,
 //! so a new mend or a reinstalled Python makes a new one. Without a sandbox the tests can write
@@ -60,8 +63,17 @@ const LOADER_CODE_FILE: &str = "mend_witness.loader.code";
 const LOADER_FILE: &str = "mend_witness.loader";
 /// The file the loader runs the witness's code from (a name no `import` finds).
 pub(crate) const WITNESS_BODY_FILE: &str = "mend_witness.body";
-/// The archive the stub is handed over in, where that is cheaper ([`archive_is_cheaper`]).
+/// The archive the module is handed over in, with the metadata that makes it a pytest plugin.
 const WITNESS_ARCHIVE: &str = "mend_witness.zip";
+/// The distribution's metadata: a name and a version are all `importlib.metadata` needs (pytest
+/// names it in its header, `plugins: mend-witness-…`).
+const WITNESS_METADATA: &str = concat!(
+    "Metadata-Version: 2.1\nName: mend-witness\nVersion: ",
+    env!("CARGO_PKG_VERSION"),
+    "\nSummary: mend's witness of a pytest run\n"
+);
+/// The entry point pytest loads its installed plugins by.
+const WITNESS_ENTRY_POINTS: &str = "[pytest11]\nmend_witness = mend_witness\n";
 
 /// Run with `-c`: the body from standard input compiled, after a first line naming the
 /// interpreter (the same words the loader compares, loader.py `_cached_code`).
@@ -138,10 +150,11 @@ impl Compiled {
     }
 }
 
-/// What a pytest run gets of the witness, in its folder: the module pytest imports, the body
-/// and, where `python` can compile them, the stub (in its archive, where that is cheaper) with
-/// the loader beside it compiled and as source, and the body's code; all code named after the
-/// module's file, which the witness tells its own frames by.
+/// What a pytest run gets of the witness, in its folder: the archive with the module pytest
+/// imports (the stub, or the loader where `python` cannot compile it) and the metadata that
+/// declares it a plugin, the body beside it and, where `python` can compile them, the loader
+/// compiled and as source and the body's code; all code named after the module's file in the
+/// archive, which the witness tells its own frames by.
 pub struct HandedOver {
     compiled: Vec<Compiled>,
     import_path: Utf8PathBuf,
@@ -150,30 +163,32 @@ pub struct HandedOver {
 impl HandedOver {
     /// Writes the witness (`body`) for `python` into `folder`.
     pub fn write(folder: &Utf8Path, python: &Utf8Path, body: &str) -> std::io::Result<Self> {
-        let loader_code = Compiled::loader_of(python);
-        let archive = loader_code
-            .as_ref()
-            .filter(|code| archive_is_cheaper(&code.bytes))
-            .and_then(|_| {
-                archive::stored(&format!("{WITNESS_MODULE}.py"), WITNESS_STUB.as_bytes())
-            });
-        let import_path = match archive {
-            Some(_) => folder.join(WITNESS_ARCHIVE),
-            None => folder.to_owned(),
-        };
+        let import_path = folder.join(WITNESS_ARCHIVE);
+        let module_name = format!("{WITNESS_MODULE}.py");
         // Inside the archive, the module's file is named as the import system names it.
-        let module = import_path.join(format!("{WITNESS_MODULE}.py"));
-        match (&loader_code, archive) {
-            (Some(code), archive) => {
-                match archive {
-                    Some(archive) => fs::write(&import_path, archive)?,
-                    None => fs::write(&module, WITNESS_STUB)?,
-                }
+        let module = import_path.join(&module_name);
+        let loader_code = Compiled::loader_of(python);
+        let module_source = match &loader_code {
+            Some(code) => {
                 fs::write(folder.join(LOADER_FILE), WITNESS_LOADER)?;
                 fs::write(folder.join(LOADER_CODE_FILE), code.named(module.as_str()))?;
+                WITNESS_STUB
             }
-            (None, _) => fs::write(&module, WITNESS_LOADER)?,
-        }
+            None => WITNESS_LOADER,
+        };
+        let metadata = format!("{WITNESS_MODULE}-{}.dist-info", env!("CARGO_PKG_VERSION"));
+        let files = [
+            (module_name.as_str(), module_source.as_bytes()),
+            (&format!("{metadata}/METADATA"), WITNESS_METADATA.as_bytes()),
+            (
+                &format!("{metadata}/entry_points.txt"),
+                WITNESS_ENTRY_POINTS.as_bytes(),
+            ),
+        ];
+        let archive = archive::stored(&files).ok_or_else(|| {
+            std::io::Error::other("mend's witness is too large for a zip archive")
+        })?;
+        fs::write(&import_path, archive)?;
         fs::write(folder.join(WITNESS_BODY_FILE), body)?;
         let body_code = Compiled::of(python, body);
         if let Some(code) = &body_code {
@@ -191,7 +206,7 @@ impl HandedOver {
         self.compiled.len()
     }
 
-    /// The path entry pytest imports the witness from: the folder, or the archive in it.
+    /// The path entry pytest imports the witness from: its archive.
     pub fn import_path(&self) -> &Utf8Path {
         &self.import_path
     }
@@ -199,24 +214,6 @@ impl HandedOver {
     /// After the run: each cache entry the tests changed is removed ([`Compiled::keep_or_drop`]).
     pub fn keep_or_drop(&self) {
         self.compiled.iter().for_each(Compiled::keep_or_drop);
-    }
-}
-
-/// Whether the interpreter that compiled `bytes` (its tag first: its cache tag, then its
-/// version as `sys.hexversion` in hex) imports the stub from an archive at less cost than from a
-/// folder: every Python but 3.8 and 3.9 (see the top of this file).
-fn archive_is_cheaper(bytes: &[u8]) -> bool {
-    let tag = bytes
-        .split(|byte| *byte == b'\n')
-        .next()
-        .unwrap_or_default();
-    let version = std::str::from_utf8(tag)
-        .ok()
-        .and_then(|tag| tag.rsplit(' ').next())
-        .and_then(|hex| u32::from_str_radix(hex, 16).ok());
-    match version {
-        Some(version) => !matches!((version >> 24, (version >> 16) & 0xFF), (3, 8 | 9)),
-        None => false,
     }
 }
 

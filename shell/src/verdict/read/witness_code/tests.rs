@@ -6,7 +6,7 @@ use std::process::Command;
 
 use camino::Utf8Path;
 
-use super::{archive_is_cheaper, renamed, run, Compiled, HandedOver, COMPILE, LOADER_CODE_FILE};
+use super::{renamed, run, Compiled, HandedOver, COMPILE, LOADER_CODE_FILE};
 
 /// The witness `body` compiled by `python`, as a cache entry holds it.
 fn compile(python: &Utf8Path, body: &str) -> Option<Vec<u8>> {
@@ -161,9 +161,9 @@ fn the_loader_goes_compiled_behind_a_stub_and_any_other_interpreter_reads_its_so
     let folder = Utf8Path::from_path(dir.path()).unwrap();
     let handed = HandedOver::write(folder, &python(), CACHED).unwrap();
     assert_eq!(handed.compiled_parts(), 2);
-    // mend's own Python (3.11) gets the stub in an archive, which pytest does not rewrite.
+    // The stub goes in an archive, which pytest does not rewrite.
     assert_eq!(handed.import_path(), folder.join("mend_witness.zip"));
-    assert_eq!(archived_stub(handed.import_path()), WITNESS_STUB);
+    assert_eq!(archived(handed.import_path()), WITNESS_STUB);
     assert!(WITNESS_STUB.len() * 3 < WITNESS_LOADER.len());
     assert_eq!(imported(handed.import_path()), "cached True\n");
     // The loader another interpreter compiled (its tag is not this one's), or none readable:
@@ -180,15 +180,16 @@ fn the_loader_goes_compiled_behind_a_stub_and_any_other_interpreter_reads_its_so
     }
 }
 
-/// The stub as Python's `zipfile` reads it from `archive`, after checking every entry's CRC.
-fn archived_stub(archive: &Utf8Path) -> String {
+/// The module Python's `zipfile` reads in `archive`, after checking every entry's CRC and that
+/// the archive holds it and the metadata of a distribution, nothing else.
+fn archived(archive: &Utf8Path) -> String {
     let output = Command::new(python())
         .args([
             "-c",
-            "import sys, zipfile\n\
+            "import json, sys, zipfile\n\
              with zipfile.ZipFile(sys.argv[1]) as archive:\n\
-             \x20   assert archive.testzip() is None and archive.namelist() == ['mend_witness.py']\n\
-             \x20   sys.stdout.write(archive.read('mend_witness.py').decode())",
+             \x20   assert archive.testzip() is None\n\
+             \x20   print(json.dumps([archive.namelist(), archive.read('mend_witness.py').decode()]))",
         ])
         .arg(archive)
         .output()
@@ -198,40 +199,56 @@ fn archived_stub(archive: &Utf8Path) -> String {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    String::from_utf8(output.stdout).unwrap()
+    let (names, module): (Vec<String>, String) = serde_json::from_slice(&output.stdout).unwrap();
+    let version = env!("CARGO_PKG_VERSION");
+    let metadata = format!("mend_witness-{version}.dist-info");
+    assert_eq!(
+        names,
+        [
+            "mend_witness.py".to_owned(),
+            format!("{metadata}/METADATA"),
+            format!("{metadata}/entry_points.txt"),
+        ]
+    );
+    module
 }
 
 #[test]
-fn the_stub_goes_in_an_archive_on_every_python_but_3_8_and_3_9() {
-    // Each tag as the compile script writes it: the cache tag, then `sys.hexversion` in hex.
-    let tags = [
-        ("cpython-36 30610f0", true),
-        ("cpython-37 30710f0", true),
-        ("cpython-38 30812f0", false),
-        ("cpython-39 30912f0", false),
-        ("cpython-310 30a0ef0", true),
-        ("cpython-311 30b07f0", true),
-        ("cpython-313 30d00f0", true),
-        ("pypy39 30912f0", false),
-        ("no version", false),
-        ("", false),
-    ];
-    let told: Vec<(&str, bool)> = tags
-        .iter()
-        .map(|(tag, _)| (*tag, archive_is_cheaper(format!("{tag}\ncode").as_bytes())))
-        .collect();
-    assert_eq!(told, tags);
-}
-
-#[test]
-fn where_the_loader_cannot_be_compiled_the_folder_is_the_path_entry() {
+fn where_the_loader_cannot_be_compiled_the_archive_holds_it_as_the_module() {
     let dir = tempfile::tempdir().unwrap();
     let folder = Utf8Path::from_path(dir.path()).unwrap();
     let handed = HandedOver::write(folder, &folder.join("no-python"), SOURCE).unwrap();
     assert_eq!(handed.compiled_parts(), 0);
-    assert_eq!(handed.import_path(), folder);
+    assert_eq!(handed.import_path(), folder.join("mend_witness.zip"));
+    assert_eq!(archived(handed.import_path()), WITNESS_LOADER);
+    // The loader, run from the archive, compiles the body beside it.
+    assert_eq!(imported(handed.import_path()), "compiled by the loader\n");
+}
+
+#[test]
+fn the_archive_declares_the_module_a_pytest_plugin_as_an_installed_distribution_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = Utf8Path::from_path(dir.path()).unwrap();
+    let handed = HandedOver::write(folder, &python(), CACHED).unwrap();
+    // As pluggy finds the plugins pytest loads on its own: every distribution on the path,
+    // each of its entry points in the `pytest11` group, loaded.
+    let output = Command::new(python())
+        .args([
+            "-I",
+            "-c",
+            "import importlib.metadata as m, sys\n\
+             sys.path.insert(0, sys.argv[1])\n\
+             for dist in m.distributions(path=[sys.argv[1]]):\n\
+             \x20   for ep in dist.entry_points:\n\
+             \x20       print(dist.metadata['Name'], ep.group, ep.name, ep.load().__name__)",
+        ])
+        .arg(handed.import_path())
+        .output()
+        .unwrap();
     assert_eq!(
-        std::fs::read_to_string(folder.join("mend_witness.py")).unwrap(),
-        WITNESS_LOADER
+        String::from_utf8_lossy(&output.stdout),
+        "cached True\nmend-witness pytest11 mend_witness mend_witness\n",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
     );
 }

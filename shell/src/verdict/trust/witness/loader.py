@@ -1,10 +1,10 @@
-"""mend's witness, as pytest imports it (`-p mend_witness`): it runs the witness's code
-(`mend_witness.body`, beside it) in this module. pytest rewrites the asserts of every module a
-`-p` names, parsing and walking its whole syntax tree first; the witness has no assert, and
-this small loader is all that pass sees, or less: where it can, mend hands the loader over
-compiled by the interpreter behind a smaller stub (`stub.py`), which runs it in the module, and
-the witness's code compiled too (`verdict/read/witness_code.rs`); the loader compiles that code
-only when it was not.
+"""mend's witness, as pytest imports it (the `mend_witness` plugin): it runs the witness's code
+(`mend_witness.body`, beside mend's archive) in this module. The import system compiles the
+module it reads from the archive on every run; the witness is far larger, and this small loader
+is all it compiles, or less: where it can, mend hands the loader over compiled by the
+interpreter behind a smaller stub (`stub.py`), which runs it in the module, and the witness's
+code compiled too (`verdict/read/witness_code.rs`); the loader compiles that code only when it
+was not.
 
 A witness that cannot load in the pytest, pluggy or Python at hand (one newer than mend knows)
 tells mend which versions it met and what failed, on a line of its own, before pytest shows the

@@ -1,7 +1,7 @@
-# mend's witness as pytest imports it (`-p mend_witness`), kept this small because pytest reads,
-# parses and rewrites a `-p` module's source on every run: it runs the loader (`loader.py`,
-# `mend_witness.loader` beside it) in this module, compiled by mend for this very interpreter
-# where it could be (`mend_witness.loader.code`), else from its source.
+# mend's witness as pytest imports it (the `mend_witness` plugin, from mend's archive), kept this
+# small because the import system compiles it from source on every run: it runs the loader
+# (`loader.py`, `mend_witness.loader` beside the archive) in this module, compiled by mend for
+# this very interpreter where it could be (`mend_witness.loader.code`), else from its source.
 
 
 def _run(scope):

@@ -117,6 +117,22 @@ def _emitter(core):
     return getattr(sys, "audit"), core
 
 
+def _unnamed(module_name):
+    """Takes the witness's name out of `PYTEST_PLUGINS`, where mend adds it for a pytest that
+    loads no installed plugin on its own: a pytest the tests run in this process
+    (`pytester`) or start would import it again, from a path entry no longer there."""
+    import os
+
+    named = os.environ.get("PYTEST_PLUGINS")
+    if named is None:
+        return
+    rest = [name for name in named.split(",") if name.strip() != module_name]
+    if rest:
+        os.environ["PYTEST_PLUGINS"] = ",".join(rest)
+    else:
+        del os.environ["PYTEST_PLUGINS"]
+
+
 def _install(module_name, module_file):
     """Wires the parts together, the audit hook first; returns the pytest hooks (none when mend
     did not ask for a witness)."""
@@ -124,6 +140,7 @@ def _install(module_name, module_file):
     import sys
 
     path = os.environ.pop("MEND_WITNESS", None)
+    _unnamed(module_name)
     if not path:
         seed = _handed_seed()
         return {} if seed is None else _worker_hooks(_canaries(lambda **fields: None, seed))
@@ -166,7 +183,7 @@ def _install(module_name, module_file):
     holders = _holders(alarm, places[3], find, snapshots, unchecked, check_stand_ins)
     helper_setup, check_helpers = _imported_helpers(places, alarm, snapshots)
     holders = (holders[0], _both(holders[1], check_helpers))
-    plugins = _plugins(places, alarm, unchecked)
+    plugins = _plugins(places, alarm, unchecked, sys.modules.get(module_name))
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
 
     folder = os.path.dirname(os.path.abspath(module_file))

@@ -1,16 +1,19 @@
 # Plugins and hooks: what the project registers, ships or replaces after pytest's own.
 
 
-def _entry_points(places, alarm):
+def _entry_points(places, alarm, own):
     """`shipped_by_project(pm)`: an alarm for each entry-point plugin pytest loaded from package
     metadata inside the project (a `.dist-info` beside the code): an installed package keeps its
-    metadata in site-packages."""
+    metadata in site-packages. The witness's own (`own`, the module pytest registered), whose
+    metadata mend hands over beside it, is mend's."""
     import os
 
     kind, _, _, _, root = places
 
     def shipped_by_project(pm):
         for plugin, dist in pm.list_plugin_distinfo():
+            if plugin is own:
+                continue
             try:
                 location = str(dist.locate_file(""))
             except Exception:
@@ -25,19 +28,23 @@ def _entry_points(places, alarm):
     return shipped_by_project
 
 
-def _plugins(places, alarm, unchecked):
+def _plugins(places, alarm, unchecked, own):
     """Plugins and hooks: what was registered before configuration is allowed; a plugin the
     project registers later, a new implementation of an outcome hook, or a replaced hook caller
-    is an alarm. Returns `configured(pm)`, `registered(...)`, `collected(pm)` and `check()`."""
+    is an alarm. A plugin of the project's registered before the witness (named with `-p` by the
+    project's configuration or a wrapper's command, which pytest reads before mend's) is told as
+    a check not made: what it did as it loaded went unwatched. `own`: the witness's module.
+    Returns `configured(pm)`, `registered(...)`, `collected(pm)` and `check()`."""
+    import sys
     from itertools import chain
     from operator import attrgetter, is_
-    from types import MethodType
+    from types import MethodType, ModuleType
 
     kind, place, responsible, defined_at, _ = places
     # An object's identity without `id()`, whose every call is an audit event (the audit hook's
     # cost): `object.__hash__` is made of the address, as `id` is, and no class overrides it.
     identity = object.__hash__
-    shipped_by_project = _entry_points(places, alarm)
+    shipped_by_project = _entry_points(places, alarm, own)
     outcome_prefixes = ("pytest_runtest_", "pytest_collect", "pytest_report_", "pytest_session",
                         "pytest_pyfunc_call", "pytest_terminal_summary", "pytest_fixture_",
                         "pytest_deselected", "pytest_itemcollected", "pytest_unconfigure",
@@ -129,8 +136,26 @@ def _plugins(places, alarm, unchecked):
         callers.update(outcome_hooks(pm))
         name_checked()
 
+    # Whether pytest registered the witness itself yet: pluggy first tells a plugin's hooks of
+    # every plugin registered before it, then of itself.
+    own_registered = [own is None]
+
+    def loaded_before(plugin, manager):
+        module = plugin if isinstance(plugin, ModuleType) \
+            else sys.modules.get(getattr(type(plugin), "__module__", None) or "")
+        filename = getattr(module, "__file__", None)
+        if isinstance(filename, str) and kind(filename) == "project":
+            unchecked(f"what the project's plugin {manager.get_name(plugin)!r} did as it loaded",
+                      "it loaded before mend's witness, named with -p by the project's "
+                      "configuration or a wrapper's command")
+
     def registered(plugin, manager, caller):
         """`caller`: the frame that called the witness's hook (pluggy's hook calling)."""
+        if not own_registered[0]:
+            if plugin is own:
+                own_registered[0] = True
+            else:
+                loaded_before(plugin, manager)
         if manager is not watching.get("pm"):
             return
         frame = responsible(caller, through_registration)

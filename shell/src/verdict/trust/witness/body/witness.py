@@ -1,12 +1,16 @@
 """mend's witness: a pytest plugin that tells mend, as things happen, what pytest saw.
 
-mend loads it with `-p mend_witness` for the independent test runs (that module is loader.py,
-which runs this code in itself, so pytest's assert rewriting never walks it) and listens on the
-socket named by MEND_WITNESS. Its code is written in parts, one question each (this file, then
-places, audit, holders, items, plugins, canaries, hooks, helpers, forward, install), which mend
-joins in that order into one file, `mend_witness.body`: the parts share one namespace, as one
-module's do. pytest imports `-p` plugins before any conftest.py, entry-point plugin or module
-under test, so what the witness captures at import is pytest's own.
+mend hands it to the independent test runs in an archive that also declares it an installed
+pytest plugin, first on the path before the installed packages, and listens on the socket named
+by MEND_WITNESS (the module pytest imports is loader.py, which runs this code in itself, so
+pytest's assert rewriting never walks it). Its code is written in parts, one question each (this
+file, then places, audit, holders, items, plugins, canaries, hooks, helpers, forward, install),
+which mend joins in that order into one file, `mend_witness.body`: the parts share one
+namespace, as one module's do. pytest loads it as the first installed plugin, before any other
+installed one, any conftest.py or module under test (or mend names it with `-p`, where pytest
+loads no installed plugin on its own or the command names plugins of its own), so what the
+witness captures at import is pytest's own. A plugin of the project's that a `-p` of its
+configuration or of a wrapper names comes before it: the verdict says so.
 
 Its state is out of the reach of the code under test. The module-level functions of every part are
 factories, called once at import by `_install`; everything the witness judges and speaks with
