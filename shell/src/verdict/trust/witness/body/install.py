@@ -106,10 +106,14 @@ def _emitter(core):
     import sys
 
     if core is None:
+        # Python's own, taken before the stand-ins replace it (`_stand_ins`): the witness's
+        # reading of the frame that handed something over is not one to judge.
+        getframe = sys._getframe
+
         def emit(event, *args):
             handled = handle[0]
             if handled is not None:
-                handled(args, sys._getframe(1))
+                handled(args, getframe(1))
 
         handle = [None]
         return emit, handle
@@ -159,6 +163,7 @@ def _install(module_name, module_file):
     audit, heard, core = _audit_hook(places, alarm, describe, claimed_name, guarded)
     add_audit_hook = getattr(sys, "addaudithook", None)  # PEP 578: Python 3.8 and later
     if add_audit_hook is None:
+        emit, core = _emitter(None)  # (before the stand-ins: see `_emitter`)
         check_stand_ins = _stand_ins(heard, alarm, places[3])
         unchecked("the audit hook (frame reads through tracebacks, generators and coroutines, "
                   "ctypes, the socket opened, moved or removed other than by "
@@ -169,7 +174,6 @@ def _install(module_name, module_file):
                   "sys._getframe, sys._current_frames, sys.settrace, sys.setprofile, gc's "
                   "object walks, open, io.open and os.open, compile, exec and marshal.loads "
                   "are watched in their stead")
-        emit, core = _emitter(None)
     else:
         add_audit_hook(audit)
         check_stand_ins = None
