@@ -7,6 +7,9 @@ use std::process::Command;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::{Extra, TestRunner, NO_BYTECODE, NO_CACHE, PYTEST_ADDOPTS};
+use crate::exec::sandbox::View;
+use crate::exec::toolchain::{self, Toolchain, SYSTEM_PATH};
+use crate::task::PythonPath;
 
 /// The variable that turns pytest's loading of its installed plugins off.
 const AUTOLOAD_OFF: &str = "PYTEST_DISABLE_PLUGIN_AUTOLOAD";
@@ -21,9 +24,6 @@ pub(crate) enum PluginLoading {
     /// Named with `-p` in `PYTEST_ADDOPTS`.
     Named,
 }
-use crate::exec::sandbox::View;
-use crate::exec::toolchain::{self, Toolchain, SYSTEM_PATH};
-use crate::task::PythonPath;
 
 impl TestRunner {
     /// What every test command's cleared environment holds, on this machine or in an image:
@@ -94,25 +94,23 @@ impl TestRunner {
         argv: &[String],
         underneath: &[(String, String)],
     ) -> PluginLoading {
+        let variables = || underneath.iter().chain(&self.env);
+        // The option as the command gives it, or as the options pytest reads from the
+        // environment do (split on spaces, near enough to find one word).
         let autoload_off = !self.plugins
-            || underneath
-                .iter()
-                .chain(&self.env)
-                .any(|(name, value)| name == AUTOLOAD_OFF && !value.is_empty());
-        let mut words = argv.iter().map(String::as_str).peekable();
+            || variables().any(|(name, value)| name == AUTOLOAD_OFF && !value.is_empty())
+            || turns_autoload_off(argv.iter().map(String::as_str))
+            || variables().any(|(name, value)| {
+                name == PYTEST_ADDOPTS && turns_autoload_off(value.split_whitespace())
+            });
+        let mut words = argv.iter().map(String::as_str);
         let mut names_a_plugin = false;
         while let Some(word) = words.next() {
             let named = match word {
                 "-p" => words.next(),
-                "--disable-plugin-autoload" => {
-                    names_a_plugin = true;
-                    None
-                }
                 _ => word.strip_prefix("-p").filter(|name| !name.is_empty()),
             };
-            if named.is_some_and(|name| !name.starts_with("no:")) {
-                names_a_plugin = true;
-            }
+            names_a_plugin |= named.is_some_and(|name| !name.starts_with("no:"));
         }
         if autoload_off || names_a_plugin {
             PluginLoading::Named
@@ -175,6 +173,11 @@ impl TestRunner {
         }
         roots
     }
+}
+
+/// Whether `words` hold pytest's option that turns its loading of installed plugins off.
+fn turns_autoload_off<'a>(mut words: impl Iterator<Item = &'a str>) -> bool {
+    words.any(|word| word == "--disable-plugin-autoload")
 }
 
 /// `addopts` with `options` after it, each quoted as the POSIX shell (and so pytest, which

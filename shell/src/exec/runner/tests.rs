@@ -149,37 +149,40 @@ fn plugin_autoload_is_the_tasks_choice() {
     assert_eq!([autoload(true), autoload(false)], [None, Some("1".into())]);
 }
 
-#[test]
-fn mends_plugin_reaches_pytest_behind_a_wrapper_as_an_installed_one_unless_the_run_needs_a_p() {
+/// What pytest reads in a process a wrapper started, for a run that loads mend's plugin with
+/// `plugins` autoloading allowed, the task's `env` and `words` after the command:
+/// `PYTEST_ADDOPTS` as shlex.split splits it, and `PYTEST_PLUGINS`.
+fn read_by_pytest(plugins: bool, env: &[(&str, &str)], words: &[&str]) -> (Vec<String>, String) {
     let workdir = tempfile::tempdir().unwrap();
     let workdir = Utf8PathBuf::from_path_buf(workdir.path().to_path_buf()).unwrap();
-    // What pytest reads, in a process the wrapper started: PYTEST_ADDOPTS as shlex.split
-    // splits it, and PYTEST_PLUGINS.
     let script = "python -c 'import json, os, shlex; print(json.dumps([shlex.split(os.environ[\"PYTEST_ADDOPTS\"]), os.environ[\"PYTEST_PLUGINS\"]]))'";
-    let seen = |plugins: bool, env: &[(&str, &str)], words: &[&str]| {
-        let runner = TestRunner {
-            env: pairs(env),
-            plugins,
-            ..TestRunner::new(crate::test_support::python(), Sandbox::Unsandboxed)
-        };
-        // The words after the script are the wrapper's own arguments: what the command names.
-        let argv: Vec<String> = ["sh", "-c", script, "sh"]
-            .iter()
-            .chain(words)
-            .map(|word| (*word).to_owned())
-            .collect();
-        let extra = Extra {
-            pytest_plugin: Some("mend_witness"),
-            ..Extra::NONE
-        };
-        let output = runner
-            .command(&argv, &workdir, extra)
-            .unwrap()
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{output:?}");
-        serde_json::from_slice::<(Vec<String>, String)>(&output.stdout).unwrap()
+    let runner = TestRunner {
+        env: pairs(env),
+        plugins,
+        ..TestRunner::new(crate::test_support::python(), Sandbox::Unsandboxed)
     };
+    // The words after the script are the wrapper's own arguments: what the command names.
+    let argv: Vec<String> = ["sh", "-c", script, "sh"]
+        .iter()
+        .chain(words)
+        .map(|word| (*word).to_owned())
+        .collect();
+    let extra = Extra {
+        pytest_plugin: Some("mend_witness"),
+        ..Extra::NONE
+    };
+    let output = runner
+        .command(&argv, &workdir, extra)
+        .unwrap()
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn mends_plugin_reaches_pytest_behind_a_wrapper_as_an_installed_one_unless_the_run_needs_a_p() {
+    let seen = read_by_pytest;
     let told = |addopts: &[&str], plugins: &str| {
         (
             addopts
@@ -204,6 +207,11 @@ fn mends_plugin_reaches_pytest_behind_a_wrapper_as_an_installed_one_unless_the_r
             seen(false, &[], &[]),
             seen(true, &[("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "true")], &[]),
             seen(true, &[], &["--disable-plugin-autoload"]),
+            seen(
+                true,
+                &[("PYTEST_ADDOPTS", "-q --disable-plugin-autoload")],
+                &[]
+            ),
             seen(true, &[("PYTEST_ADDOPTS", "")], &["-p", "tests.plugin"]),
             seen(true, &[], &["-ptests.plugin"]),
         ],
@@ -221,6 +229,10 @@ fn mends_plugin_reaches_pytest_behind_a_wrapper_as_an_installed_one_unless_the_r
             ),
             told(
                 &["-p", "no:cacheprovider", "-p", "mend_witness"],
+                "mend_witness"
+            ),
+            told(
+                &["-q", "--disable-plugin-autoload", "-p", "mend_witness"],
                 "mend_witness"
             ),
             told(&["-p", "mend_witness"], "mend_witness"),
