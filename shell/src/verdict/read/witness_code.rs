@@ -12,13 +12,13 @@
 //! makes every code object anew (a third of loading it).
 //!
 //! The loader is handed over compiled too, behind a stub (`stub.py`, the module pytest imports):
-//! pytest rewrites the asserts of every module a `-p` names, reading, parsing and compiling its
-//! source on every run, which cost a small suite a sixth of what the whole witness did; the stub
-//! is a quarter of the loader's size. The stub runs the compiled loader in the interpreter that
-//! made it and compiles the loader's source (beside it) in any other, as the loader does with
-//! the body. (A module without source, `mend_witness.pyc`, would spare even the stub's rewrite,
-//! but any other interpreter fails to import it: its magic number is that interpreter's own.)
-//! Where mend cannot compile the loader, the loader itself is the module, as source.
+//! the module is compiled from its source on every run (pytest once rewrote its asserts too,
+//! which cost a small suite a sixth of what the whole witness did), and the stub is a quarter of
+//! the loader's size. The stub runs the compiled loader in the interpreter that made it and
+//! compiles the loader's source (beside it) in any other, as the loader does with the body. (A
+//! module without source, `mend_witness.pyc`, would spare even the stub's compiling, but any
+//! other interpreter fails to import it: its magic number is that interpreter's own.) Where mend
+//! cannot compile the loader, the loader itself is the module, as source.
 //!
 //! The module goes in a zip archive (`mend_witness.zip`, the path entry mend adds), beside the
 //! metadata of a distribution that declares it a pytest plugin (its `pytest11` entry point), and
