@@ -18,7 +18,7 @@ const PYTEST_PLUGINS: &str = "PYTEST_PLUGINS";
 
 /// How pytest loads a plugin of mend's ([`TestRunner::plugin_loading`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PluginLoading {
+enum PluginLoading {
     /// As an installed plugin, by the entry point its metadata declares.
     Installed,
     /// Named with `-p` in `PYTEST_ADDOPTS`.
@@ -89,11 +89,7 @@ impl TestRunner {
     /// that turns autoloading off), and where the command names plugins of its own with `-p`:
     /// pytest imports those before the installed ones, and mend's comes before them only as
     /// a `-p` in `PYTEST_ADDOPTS`, which pytest reads before its command line.
-    pub(crate) fn plugin_loading(
-        &self,
-        argv: &[String],
-        underneath: &[(String, String)],
-    ) -> PluginLoading {
+    fn plugin_loading(&self, argv: &[String], underneath: &[(String, String)]) -> PluginLoading {
         let variables = || underneath.iter().chain(&self.env);
         // The option as the command gives it, or as the options pytest reads from the
         // environment do (split on spaces, near enough to find one word).

@@ -192,6 +192,11 @@ fn mends_plugin_reaches_pytest_behind_a_wrapper_as_an_installed_one_unless_the_r
             plugins.to_owned(),
         )
     };
+    // mend's own options, then mend's plugin named with `-p`.
+    let named = told(
+        &["-p", "no:cacheprovider", "-p", "mend_witness"],
+        "mend_witness",
+    );
     assert_eq!(
         [
             seen(true, &[], &[]),
@@ -219,27 +224,15 @@ fn mends_plugin_reaches_pytest_behind_a_wrapper_as_an_installed_one_unless_the_r
             told(&["-p", "no:cacheprovider"], "mend_witness"),
             told(&["-x", "--tb=line"], "a.b,mend_witness"),
             told(&["-p", "no:cacheprovider"], "mend_witness"),
-            told(
-                &["-p", "no:cacheprovider", "-p", "mend_witness"],
-                "mend_witness"
-            ),
-            told(
-                &["-p", "no:cacheprovider", "-p", "mend_witness"],
-                "mend_witness"
-            ),
-            told(
-                &["-p", "no:cacheprovider", "-p", "mend_witness"],
-                "mend_witness"
-            ),
+            named.clone(),
+            named.clone(),
+            named.clone(),
             told(
                 &["-q", "--disable-plugin-autoload", "-p", "mend_witness"],
                 "mend_witness"
             ),
             told(&["-p", "mend_witness"], "mend_witness"),
-            told(
-                &["-p", "no:cacheprovider", "-p", "mend_witness"],
-                "mend_witness"
-            ),
+            named.clone(),
         ]
     );
 }

@@ -134,15 +134,12 @@ fn a_name_found_more_than_once_is_left_for_the_loader_to_rename() {
     assert_eq!(loaded_with(folder, &code), "cached True\n");
 }
 
-/// What importing the witness module from `folder` (a path entry: a folder or an archive)
-/// prints.
-fn imported(folder: &Utf8Path) -> String {
+/// What `python -c program path` prints, its failure shown whole.
+fn printed_by_python(options: &[&str], program: &str, path: &Utf8Path) -> String {
     let output = Command::new(python())
-        .args([
-            "-c",
-            "import sys; sys.path.insert(0, sys.argv[1]); import mend_witness",
-        ])
-        .arg(folder)
+        .args(options)
+        .args(["-c", program])
+        .arg(path)
         .output()
         .unwrap();
     assert!(
@@ -153,10 +150,20 @@ fn imported(folder: &Utf8Path) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// What importing the witness module from `folder` (a path entry: a folder or an archive)
+/// prints.
+fn imported(folder: &Utf8Path) -> String {
+    printed_by_python(
+        &[],
+        "import sys; sys.path.insert(0, sys.argv[1]); import mend_witness",
+        folder,
+    )
+}
+
 #[test]
 fn the_loader_goes_compiled_behind_a_stub_and_any_other_interpreter_reads_its_source() {
-    // pytest rewrites the asserts of a `-p` module's source on every run: the module is the
-    // stub, a fraction of the loader's size.
+    // The module is compiled from its source on every run: it is the stub, a fraction of the
+    // loader's size.
     let dir = tempfile::tempdir().unwrap();
     let folder = Utf8Path::from_path(dir.path()).unwrap();
     let handed = HandedOver::write(folder, &python(), CACHED).unwrap();
@@ -183,23 +190,15 @@ fn the_loader_goes_compiled_behind_a_stub_and_any_other_interpreter_reads_its_so
 /// The module Python's `zipfile` reads in `archive`, after checking every entry's CRC and that
 /// the archive holds it and the metadata of a distribution, nothing else.
 fn archived(archive: &Utf8Path) -> String {
-    let output = Command::new(python())
-        .args([
-            "-c",
-            "import json, sys, zipfile\n\
-             with zipfile.ZipFile(sys.argv[1]) as archive:\n\
-             \x20   assert archive.testzip() is None\n\
-             \x20   print(json.dumps([archive.namelist(), archive.read('mend_witness.py').decode()]))",
-        ])
-        .arg(archive)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let printed = printed_by_python(
+        &[],
+        "import json, sys, zipfile\n\
+         with zipfile.ZipFile(sys.argv[1]) as archive:\n\
+         \x20   assert archive.testzip() is None\n\
+         \x20   print(json.dumps([archive.namelist(), archive.read('mend_witness.py').decode()]))",
+        archive,
     );
-    let (names, module): (Vec<String>, String) = serde_json::from_slice(&output.stdout).unwrap();
+    let (names, module): (Vec<String>, String) = serde_json::from_str(&printed).unwrap();
     let version = env!("CARGO_PKG_VERSION");
     let metadata = format!("mend_witness-{version}.dist-info");
     assert_eq!(
@@ -232,23 +231,17 @@ fn the_archive_declares_the_module_a_pytest_plugin_as_an_installed_distribution_
     let handed = HandedOver::write(folder, &python(), CACHED).unwrap();
     // As pluggy finds the plugins pytest loads on its own: every distribution on the path,
     // each of its entry points in the `pytest11` group, loaded.
-    let output = Command::new(python())
-        .args([
-            "-I",
-            "-c",
-            "import importlib.metadata as m, sys\n\
-             sys.path.insert(0, sys.argv[1])\n\
-             for dist in m.distributions(path=[sys.argv[1]]):\n\
-             \x20   for ep in dist.entry_points:\n\
-             \x20       print(dist.metadata['Name'], ep.group, ep.name, ep.load().__name__)",
-        ])
-        .arg(handed.import_path())
-        .output()
-        .unwrap();
+    let found = printed_by_python(
+        &["-I"],
+        "import importlib.metadata as m, sys\n\
+         sys.path.insert(0, sys.argv[1])\n\
+         for dist in m.distributions(path=[sys.argv[1]]):\n\
+         \x20   for ep in dist.entry_points:\n\
+         \x20       print(dist.metadata['Name'], ep.group, ep.name, ep.load().__name__)",
+        handed.import_path(),
+    );
     assert_eq!(
-        String::from_utf8_lossy(&output.stdout),
-        "cached True\nmend-witness pytest11 mend_witness mend_witness\n",
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+        found,
+        "cached True\nmend-witness pytest11 mend_witness mend_witness\n"
     );
 }
