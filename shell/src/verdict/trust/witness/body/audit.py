@@ -22,11 +22,16 @@ def _other_names(kind):
     from types import CodeType
 
     def other_name(filename):
-        try:
-            name = os.fsdecode(filename)
-        except TypeError:
-            return None
-        return None if kind(name) == "project" else name
+        # A name that is no path (`compile` of a tree, whose event names none) is told by its
+        # type, not by the exception `fsdecode` raises for it, which costs as much as the rest.
+        if type(filename) is not str:
+            if filename is None:
+                return None
+            try:
+                filename = os.fsdecode(filename)
+            except TypeError:
+                return None
+        return None if kind(filename) == "project" else filename
 
     def claimed_name(value):
         todo, seen = [value], 0

@@ -215,56 +215,65 @@ def _plugins(places, alarm, unchecked, own):
     last = {True: None, False: None}
 
     def seen_now(pm, names):
-        """What `look` reads of the callers named: the hook callers (in the order of `names`),
-        their hook calling, their implementations and how many each has, and pluggy's hook
-        calling; and, when every one of them is Python's own, the relay's dictionary and the
-        lists that hold the implementations (a caller's list, or its pair of lists before
-        pluggy 1.1), for `unchanged` to find again by identity."""
-        hooks = relay(pm)
-        callers = tuple(map(hooks.get, names))
-        lists = tuple(implementations(name, caller) for name, caller in zip(names, callers))
-        impls = tuple(chain.from_iterable(lists))
-        kept = tuple(map(held_lists, callers))
-        exact = type(vars(pm.hook)) is dict and lists_in_each[0] in (1, 2) \
-            and all(type(one) is list for one in chain.from_iterable(kept))
-        if exact and lists_in_each[0] == 1:
-            kept = tuple(one for one, in kept)
-        return (callers, tuple(map(hookexec_of, callers)), impls, tuple(map(len, lists)),
-                getattr(pm, "_inner_hookexec", None), tuple(map(function_of, impls)),
-                (vars(pm.hook), kept) if exact else None)
+        """What `look` reads of the callers named, for `unchanged` to find again by identity:
+        pluggy's hook calling, the relay's dictionary, and for each caller (in the order of
+        `names`) its name, the caller, its hook calling, the lists that hold its
+        implementations (a caller's list, or its pair of lists before pluggy 1.1) and how many
+        they hold; then every implementation and its function, in the order they are held.
+        `None` where any of it is not Python's own (the relay's dictionary, a list of another
+        class, callers that keep their implementations otherwise): `look` then looks at each
+        every time."""
+        hooks = vars(pm.hook)
+        if type(hooks) is not dict or lists_in_each[0] not in (1, 2):
+            return None
+        entries, impls = [], []
+        for name in names:
+            caller = hooks[name]
+            kept = held_lists(caller)
+            if len(kept) != lists_in_each[0] or not all(type(one) is list for one in kept):
+                return None
+            impls.extend(chain.from_iterable(kept))
+            entries.append((name, caller, hookexec_of(caller), *kept, sum(map(len, kept))))
+        return (lists_in_each[0], getattr(pm, "_inner_hookexec", None), hooks, tuple(entries),
+                tuple(impls), tuple(map(function_of, impls)))
 
-    def unchanged(pm, names, seen):
-        """Whether the callers named are what `seen_now` saw, each object compared by identity
-        (no `__eq__` of theirs asked, no `id()`, which is an audit event), without building
-        what it built. The relay's dictionary and the lists are the very objects seen, which
-        Python lets no code give another class: their lookups, `len` and iteration are then
-        Python's own (a container of another class is looked at, and told, every time).
-        Plain loops: Python 3.11 and later specialize their attribute reads, which then cost a
-        test less than `map` with `attrgetter` and `is_` does (and as much before 3.11)."""
-        callers, hookexecs, impls, counts, inner, functions_seen, held = seen
-        if held is None or getattr(pm, "_inner_hookexec", None) is not inner:
+    def unchanged(pm, seen):
+        """Whether the callers are what `seen_now` saw, each object compared by identity (no
+        `__eq__` of theirs asked, no `id()`, which is an audit event), without building what it
+        built. The relay's dictionary and the lists are the very objects seen, which Python lets
+        no code give another class: their lookups, `len` and iteration are then Python's own.
+        Plain loops, one per layout of pluggy's: Python 3.11 and later specialize their
+        attribute reads, which then cost a test less than `map` with `attrgetter` and `is_`
+        does (and as much before 3.11), and an index into what was seen costs less than a
+        `zip` with it."""
+        lists, inner, hooks, entries, impls, functions_seen = seen
+        if getattr(pm, "_inner_hookexec", None) is not inner or vars(pm.hook) is not hooks:
             return False
-        hooks, kept = held
-        if vars(pm.hook) is not hooks:
-            return False
-        listed, two = [], lists_in_each[0] == 2
-        for name, caller, hookexec, count, lists in zip(names, callers, hookexecs, counts, kept):
-            if hooks[name] is not caller or caller._hookexec is not hookexec:
-                return False
-            if two:
-                nonwrappers, wrappers = lists
-                if caller._nonwrappers is not nonwrappers or caller._wrappers is not wrappers \
+        at = 0
+        if lists == 2:
+            for name, caller, hookexec, nonwrappers, wrappers, count in entries:
+                if hooks[name] is not caller or caller._hookexec is not hookexec \
+                        or caller._nonwrappers is not nonwrappers \
+                        or caller._wrappers is not wrappers \
                         or len(nonwrappers) + len(wrappers) != count:
                     return False
-                listed.append(nonwrappers)
-                listed.append(wrappers)
-            else:
-                if caller._hookimpls is not lists or len(lists) != count:
-                    return False
-                listed.append(lists)
-        for impl, held, function in zip(chain.from_iterable(listed), impls, functions_seen):
-            if impl is not held or impl.function is not function:
+                for impl in nonwrappers:
+                    if impl is not impls[at] or impl.function is not functions_seen[at]:
+                        return False
+                    at += 1
+                for impl in wrappers:
+                    if impl is not impls[at] or impl.function is not functions_seen[at]:
+                        return False
+                    at += 1
+            return True
+        for name, caller, hookexec, held, count in entries:
+            if hooks[name] is not caller or caller._hookexec is not hookexec \
+                    or caller._hookimpls is not held or len(held) != count:
                 return False
+            for impl in held:
+                if impl is not impls[at] or impl.function is not functions_seen[at]:
+                    return False
+                at += 1
         return True
 
     def check(per_test=True):
@@ -274,9 +283,9 @@ def _plugins(places, alarm, unchecked, own):
         pm = watching.get("pm")
         if pm is None:
             return
-        names, seen = checked[per_test], last[per_test]
+        seen = last[per_test]
         try:
-            if seen is not None and unchanged(pm, names, seen):
+            if seen is not None and unchanged(pm, seen):
                 return
         except Exception:
             pass

@@ -111,7 +111,8 @@ def _channel(path, sha256):
 
     def as_json(fields):
         """`json.dumps(fields)`, the same text, without its encoder's calls for the flat events
-        the witness sends (a few per test): strings, whole numbers, booleans and nulls."""
+        the witness sends (a few per test): strings, whole numbers, booleans and nulls, and the
+        lists of ids that passed."""
         parts = []
         for key, value in fields.items():
             kind = type(value)
@@ -121,6 +122,8 @@ def _channel(path, sha256):
                 text = words[value]
             elif kind is int:
                 text = str(value)
+            elif kind is list and all(type(item) is str for item in value):
+                text = "[" + ", ".join(map(quote, value)) + "]"
             else:
                 return json.dumps(fields)
             parts.append(quote(key) + ": " + text)
