@@ -15,6 +15,46 @@ def _canaries_off_the_terminal(canary_ids):
     return pytest_report_teststatus
 
 
+def _kept_off_the_terminal(canary_ids):
+    """The canaries' terminal hook (`_canaries_off_the_terminal`) on a plugin of its own,
+    registered only while a canary runs: pytest asks every implementation of the hook of every
+    phase of every test, three calls a test, for what only mend's three tests need. Returns the
+    plugin, its hook, and `shown(nodeid, manager, keep)`, told as each test starts: a canary's
+    start registers the plugin, the next start of another test unregisters it (unless `keep`:
+    under pytest-xdist's controller, whose workers' tests start and report interleaved, it
+    stays once registered). A plugin that will not register or unregister leaves the canaries
+    on the terminal, and nothing else: what mend hears goes by another hook."""
+    hook = _canaries_off_the_terminal(canary_ids)
+
+    class Canaries:
+        # No dictionary of its own (nothing to add a hook to unseen; a write to the class is an
+        # audit event, `_watched_events`), and hashable, as pytest's fixture manager asks of
+        # every plugin registered.
+        __slots__ = ()
+        pytest_report_teststatus = staticmethod(hook)
+
+    plugin = Canaries()
+    name = "mend_witness_canaries"
+    registered_with = [None]
+
+    def shown(nodeid, manager, keep):
+        if nodeid in canary_ids:
+            if registered_with[0] is None:
+                registered_with[0] = manager
+                try:
+                    manager.register(plugin, name)
+                except Exception:
+                    pass
+        elif registered_with[0] is not None and not keep:
+            try:
+                registered_with[0].unregister(plugin)
+            except Exception:
+                pass
+            registered_with[0] = None
+
+    return plugin, hook, shown
+
+
 def _adds_to_its_test(report, called):
     """Whether a passed report tells mend more than its test's other phases do (mend keeps a
     test's worst phase): a passed call does; a passed setup does not, since a call or teardown
@@ -28,9 +68,11 @@ def _adds_to_its_test(report, called):
     return when == "teardown" and report.nodeid != called[0]
 
 
-def _forwarders(emit, canary_ids):
+def _forwarders(emit, key):
     """The witness's pytest hooks, as pytest registers them: each hands what pytest passed it to
-    the witness's core with `emit("mend_witness", hook, *arguments)`, and holds nothing else.
+    the witness's core with `emit("mend_witness", hook, key, *arguments)`, and holds nothing
+    else. `key`: an object only these hooks hold, which tells the core that one of them handed
+    the arguments over (a test's start, which tells nothing of an outcome, goes without it).
 
     Why: whatever pytest holds can be reached by the code under test (the plugin manager hangs
     off the assertion rewriter on `sys.meta_path`), and a function's closure cells can be read
@@ -41,50 +83,49 @@ def _forwarders(emit, canary_ids):
     audits a write to (as it does a write to `__code__`); the dictionary that holds it is
     reached only by reading `__kwdefaults__`, which Python audits too, and the audit hook tells
     when the code under test does (`_watched_events`). (Keyword-only: pluggy 1.7 builds a
-    dictionary of a hook implementation's other defaults on every call.) The core takes a
-    hook's arguments only from these functions' code, called by pluggy's own hook calling
-    (`_core`). Where Python has no
-    audit hooks, `emit` is the core's own entry, and the verdict says this check is not made.
+    dictionary of a hook implementation's other defaults on every call.) The key is held the
+    same way: the core takes a hook's arguments only with it, from these functions called by
+    pluggy's own hook calling (`_core`). Where Python has no audit hooks, `emit` is the core's
+    own entry, and the verdict says this check is not made.
 
     The filters here (a passed setup, a passed teardown after its call, a call that raised
     nothing) spare a passing test all but two hand-overs: its start and its call's report. What
     they hold beyond `emit` (the last test whose call was reported) can only make the witness
-    hear less of a pass, never more. The one hook that answers pytest
-    (`pytest_report_teststatus`, which keeps mend's canaries off the terminal) holds their ids
-    and nothing else: changing them changes what the terminal prints, never what mend hears."""
+    hear less of a pass, never more. The one hook that answers pytest, which keeps mend's
+    canaries off the terminal, is registered apart while they run (`_kept_off_the_terminal`)."""
     import pytest
 
-    def pytest_configure(config, *, _emit=emit):
-        _emit("mend_witness", "pytest_configure", config)
+    def pytest_configure(config, *, _emit=emit, _key=key):
+        _emit("mend_witness", "pytest_configure", _key, config)
 
-    def pytest_plugin_registered(plugin, manager, *, _emit=emit):
-        _emit("mend_witness", "pytest_plugin_registered", plugin, manager)
+    def pytest_plugin_registered(plugin, manager, *, _emit=emit, _key=key):
+        _emit("mend_witness", "pytest_plugin_registered", _key, plugin, manager)
 
     @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(session, config, items, *, _emit=emit):
-        _emit("mend_witness", "pytest_collection_modifyitems", session, config, items)
+    def pytest_collection_modifyitems(session, config, items, *, _emit=emit, _key=key):
+        _emit("mend_witness", "pytest_collection_modifyitems", _key, session, config, items)
 
-    def pytest_collection_finish(session, *, _emit=emit):
-        _emit("mend_witness", "pytest_collection_finish", session)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(node, *, _emit=emit):
-        _emit("mend_witness", "pytest_configure_node", node)
+    def pytest_collection_finish(session, *, _emit=emit, _key=key):
+        _emit("mend_witness", "pytest_collection_finish", _key, session)
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(node, ids, *, _emit=emit):
-        _emit("mend_witness", "pytest_xdist_node_collection_finished", node, ids)
+    def pytest_configure_node(node, *, _emit=emit, _key=key):
+        _emit("mend_witness", "pytest_configure_node", _key, node)
 
-    def pytest_collectreport(report, *, _emit=emit):
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(node, ids, *, _emit=emit, _key=key):
+        _emit("mend_witness", "pytest_xdist_node_collection_finished", _key, node, ids)
+
+    def pytest_collectreport(report, *, _emit=emit, _key=key):
         if report.failed or report.skipped:
-            _emit("mend_witness", "pytest_collectreport", report)
+            _emit("mend_witness", "pytest_collectreport", _key, report)
 
     @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(session, exitstatus, *, _emit=emit):
-        _emit("mend_witness", "pytest_sessionfinish", session, exitstatus)
+    def pytest_sessionfinish(session, exitstatus, *, _emit=emit, _key=key):
+        _emit("mend_witness", "pytest_sessionfinish", _key, session, exitstatus)
 
-    def pytest_sessionstart(session, *, _emit=emit):
-        _emit("mend_witness", "pytest_sessionstart", session)
+    def pytest_sessionstart(session, *, _emit=emit, _key=key):
+        _emit("mend_witness", "pytest_sessionstart", _key, session)
 
     def pytest_runtest_logstart(nodeid, location, *, _emit=emit):
         _emit("mend_witness", "pytest_runtest_logstart", nodeid)
@@ -92,9 +133,9 @@ def _forwarders(emit, canary_ids):
     # First among the first (registered after pytest's own plugins): read before pytest's
     # unittest plugin turns a unittest.SkipTest into a skip of its own.
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_makereport(item, call, *, _emit=emit):
+    def pytest_runtest_makereport(item, call, *, _emit=emit, _key=key):
         if call.excinfo is not None:
-            _emit("mend_witness", "pytest_runtest_makereport", item, call)
+            _emit("mend_witness", "pytest_runtest_makereport", _key, item, call)
 
     # Around every other implementation: the core sends the phase before them, and puts back the
     # counts a canary's failure changed after them. A new-style wrapper (pluggy 1.1 and later)
@@ -106,28 +147,26 @@ def _forwarders(emit, canary_ids):
 
     if wrapper is not None:
         @wrapper
-        def pytest_runtest_logreport(report, *, _emit=emit, _adds=_adds_to_its_test,
-                                     _called=[None]):
+        def pytest_runtest_logreport(report, *, _emit=emit, _key=key,
+                                     _adds=_adds_to_its_test, _called=[None]):
             passed = report.outcome == "passed"
             if not passed or _adds(report, _called):
-                _emit("mend_witness", "pytest_runtest_logreport", report)
+                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
             try:
                 return (yield)
             finally:
                 if not passed:
-                    _emit("mend_witness", "counted", report)
+                    _emit("mend_witness", "counted", _key, report)
     else:
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-        def pytest_runtest_logreport(report, *, _emit=emit, _adds=_adds_to_its_test,
-                                     _called=[None]):
+        def pytest_runtest_logreport(report, *, _emit=emit, _key=key,
+                                     _adds=_adds_to_its_test, _called=[None]):
             passed = report.outcome == "passed"
             if not passed or _adds(report, _called):
-                _emit("mend_witness", "pytest_runtest_logreport", report)
+                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
             yield
             if not passed:
-                _emit("mend_witness", "counted", report)
-
-    pytest_report_teststatus = _canaries_off_the_terminal(canary_ids)
+                _emit("mend_witness", "counted", _key, report)
 
     return {name: value for name, value in locals().items()
             if name.startswith("pytest_") and callable(value)}

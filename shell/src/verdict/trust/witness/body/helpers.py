@@ -114,27 +114,32 @@ def _imported_helpers(places, alarm, snapshots):
                 alarm("replaced", f"{name} (as {holder.__name__} has it) replaced", place)
                 helpers.pop(name)  # told once
 
-    module_of_parent = {}  # identity(parent) -> (parent, the test module it is in)
+    # identity(parent) -> (parent, what its tests' module is watched for, or None): found once
+    # for the items that share a parent, as pytest finds the module walking up the item's
+    # parents each time it is asked.
+    by_parent = {}
 
-    def module_of(item):
-        """The test module `item` is in, found once for the items that share its parent: pytest
-        finds it walking up the item's parents each time it is asked."""
-        parent = getattr(item, "parent", None)
-        known = module_of_parent.get(identity(parent))
-        if known is None:
-            known = module_of_parent[identity(parent)] = (parent, getattr(item, "module", None))
-        return known[1]
-
-    def pytest_runtest_setup(item):
-        module = module_of(item)
+    def watched_for(module):
         if not isinstance(module, types.ModuleType) or not getattr(module, "__file__", None):
-            return
+            return None
         watched = seen_modules.get(module.__name__)
         if watched is None:
-            seen_modules[module.__name__] = watch(module)
+            watched = seen_modules[module.__name__] = watch(module)
+        return watched
+
+    def pytest_runtest_setup(item):
+        parent = getattr(item, "parent", None)
+        known = by_parent.get(identity(parent))
+        if known is None:
+            known = by_parent[identity(parent)] = (parent,
+                                                   watched_for(getattr(item, "module", None)))
+        watched = known[1]
+        if watched is None:
             return
-        compare(watched[0], watched[1], vars(watched[0]))
-        for index in watched[2]:
+        holder, helpers, wholes_held = watched
+        if helpers:
+            compare(holder, helpers, vars(holder))
+        for index in wholes_held:
             holder, helpers, seen = wholes[index]
             if not unchanged(seen):  # entry by entry only when it differs
                 now = vars(holder)

@@ -86,13 +86,14 @@ def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, ala
     """What the witness does when pytest calls each of its hooks (`_forwarders` hand each call
     on), handing what it sees to the parts above. `setup(item)`: the checks of what a test's
     own module holds, as it starts; `tests`: the collected items and their check
-    (`_collected_items`), as each test starts and as its call ends; `finished()`, once the
-    session's end is told."""
+    (`_collected_items`), as each test starts and as its call ends; `canaries`: what places
+    them and keeps them off the terminal (`_canaries`, then `_kept_off_the_terminal`'s
+    `shown`); `finished()`, once the session's end is told."""
     send, passed = channel
     configured, registered, collected, check_hooks = plugins
     check_hot, check_cold = holders
     hold_items, check_item = tests
-    place_canaries, canary_ids, hand_on, found = canaries
+    place_canaries, canary_ids, hand_on, found, shown = canaries
     state = {"config": None, "session": None, "dsession": None}
     # The items collected, by id: the start of a test names only its id. (pytest calls no setup
     # hook where a test's start is reported but the test runs elsewhere: pytest-xdist's
@@ -107,6 +108,9 @@ def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, ala
         item = items.get(nodeid)
         if item is not None:
             setup(item)
+        config = state["config"]
+        if config is not None:
+            shown(nodeid, config.pluginmanager, state["dsession"] is not None)
 
     def check_all():
         check_hot()
@@ -131,8 +135,7 @@ def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, ala
 
     def pytest_collection_finish(session):
         if session.config is state["config"]:
-            items.update((item.nodeid, item) for item in session.items)
-            hold_items(session.items)
+            hold_items(session.items, items)
             send(event="collected", count=len(session.items))
 
     # pytest-xdist's controller collects nothing: its workers place the canaries of its seed,

@@ -25,25 +25,25 @@ def _taken_from_anyone():
     return frozenset({"alarm", "pytest_runtest_logstart"})
 
 
-def _core(handlers, places, alarm, find, unchecked, forwarders):
+def _core(handlers, places, alarm, find, unchecked, key):
     """`handed(args, frame)`: what one of the witness's pytest hooks (`_forwarders`) handed on
     from `frame`, done by its handler. A hand-over counts only when it is owed to pytest calling
-    the witness: `frame` runs the code of one of those hooks, called by pluggy's own hook
-    calling (its code, by identity), called by code that is not the project's. Anything else is
-    an alarm: a hand-over from any other code (a cell rewired, `sys.audit` called by the code
-    under test) is not done; the witness's hooks called by the code under test, through pluggy
-    or around it (a hook implementation replaced by a wrapper), are. An alarm handed
-    on (from the witness's watch on Hypothesis, which Hypothesis holds) and a test's start are
-    taken from anyone, with no frame (`_taken_from_anyone`)."""
+    the witness: it carries `key`, which only those hooks hold (reading where they hold it is
+    told, `_watched_events`), and `frame`, the hook that handed it over, was called by pluggy's
+    own hook calling (its code, by identity), called by code that is not the project's. Anything
+    else is an alarm: a hand-over without the key (`sys.audit` called by the code under test) is
+    not done; the witness's hooks called by the code under test, through pluggy or around it (a
+    hook implementation replaced by a wrapper), are. An alarm handed on (from the witness's
+    watch on Hypothesis, which Hypothesis holds) and a test's start are taken from anyone, with
+    no key and no frame (`_taken_from_anyone`).
+
+    Why a key and not the hook's code: reading a frame's code is an audit event, which costs a
+    passing test the audit hook's call once more; the key is compared by identity."""
     import sys
     import types
 
     kind, place = places[0], places[1]
     identity = object.__hash__
-    forwarder_codes = {identity(hook.__code__) for hook in forwarders.values()}
-    # The hand-over made for every test, and pluggy's function that calls every hook: compared
-    # first, by identity, before the sets of all of them.
-    report_code = forwarders["pytest_runtest_logreport"].__code__
     multicall = find("pluggy._callers:_multicall", "pluggy.callers:_multicall")
     multicall_code = multicall.__code__ if type(multicall) is types.FunctionType else None
     calling = sys.modules.get(getattr(multicall, "__module__", None) or "")
@@ -56,28 +56,22 @@ def _core(handlers, places, alarm, find, unchecked, forwarders):
     from_anyone = _taken_from_anyone()
 
     def owed_to_pytest(hook, frame):
-        """Whether `frame`, which handed `hook` over, is one of the witness's hooks. Whether
-        pluggy called it for pytest is told as an alarm when it is not, and the hand-over is
-        done all the same: the run is no pass by then, and the account of it stays whole."""
-        code = frame.f_code
-        if code is not report_code and identity(code) not in forwarder_codes:
-            alarm("witness", f"{hook} handed to mend's witness by code that is not its hook",
-                  place(frame))
-            return False
+        """Whether `frame`, the witness's hook that handed `hook` over, was called by pluggy's
+        hook calling for pytest: told as an alarm when it was not, and the hand-over done all
+        the same (the run is no pass by then, and the account of it stays whole)."""
         caller = frame.f_back
         if hook_calling is None:
-            return True
+            return
         code = None if caller is None else caller.f_code
         if code is None or (code is not multicall_code and identity(code) not in hook_calling):
             alarm("witness", f"mend's witness's {hook} called by code other than pluggy's hook "
                              "calling", None if caller is None else place(caller))
-            return True
+            return
         caller = caller.f_back  # past pluggy's hook calling, whose code it runs
         while caller is not None and identity(caller.f_globals) in pluggy_namespaces:
             caller = caller.f_back
         if caller is not None and kind(caller.f_code.co_filename) == "project":
             alarm("hook", f"{hook} called by the code under test", place(caller))
-        return True
 
     def handed(args, frame):
         hook = args[0] if args and type(args[0]) is str else None
@@ -90,12 +84,15 @@ def _core(handlers, places, alarm, find, unchecked, forwarders):
         if hook in from_anyone:
             handler(*args[1:])
             return
-        if not owed_to_pytest(hook, frame):
+        if len(args) < 2 or args[1] is not key:
+            alarm("witness", f"{hook} handed to mend's witness by code that is not its hook",
+                  place(frame))
             return
+        owed_to_pytest(hook, frame)
         if hook == "pytest_plugin_registered":
-            handler(args[1], args[2], frame.f_back)
+            handler(args[2], args[3], frame.f_back)
         else:
-            handler(*args[1:])
+            handler(*args[2:])
 
     return handed
 
@@ -187,8 +184,11 @@ def _install(module_name, module_file):
     holders = _holders(alarm, places[3], find, snapshots, unchecked, check_stand_ins)
     helper_setup, check_helpers = _imported_helpers(places, alarm, snapshots)
     holders = (holders[0], _both(holders[1], check_helpers))
-    plugins = _plugins(places, alarm, unchecked, sys.modules.get(module_name))
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
+    off_the_terminal, its_hook, shown = _kept_off_the_terminal(canaries[1])
+    plugins = _plugins(places, alarm, unchecked, sys.modules.get(module_name),
+                       (off_the_terminal, its_hook))
+    canaries = (*canaries, shown)
 
     folder = os.path.dirname(os.path.abspath(module_file))
 
@@ -208,7 +208,12 @@ def _install(module_name, module_file):
     hypothesis_places = _places(os.path.normcase(os.path.abspath(module_file)))
     profile_setup = _hypothesis_profiles(hypothesis_places,
                                          alarm_handed_on)["pytest_runtest_setup"]
-    setup = _both(helper_setup["pytest_runtest_setup"], profile_setup)
+    helpers_setup = helper_setup["pytest_runtest_setup"]
+
+    def setup(item):
+        helpers_setup(item)
+        profile_setup(item)
+
     tests = _collected_items(alarm, places[3])
 
     def finished():
@@ -221,9 +226,10 @@ def _install(module_name, module_file):
     handlers = _pytest_hooks((send, passed), plugins, holders, tests, canaries, forget_module,
                              alarm, setup, finished)
     handlers.update(_skip_hooks(send, places))
-    hooks = _forwarders(emit, canaries[1])
+    key = object()
+    hooks = _forwarders(emit, key)
     guarded.update(object.__hash__(hook) for hook in hooks.values())
-    core[0] = _core(handlers, places, alarm, find, unchecked, hooks)
+    core[0] = _core(handlers, places, alarm, find, unchecked, key)
     return hooks
 
 

@@ -2,9 +2,9 @@
 
 
 def _collected_items(alarm, defined_at):
-    """`collected(items)` as collection ends, and `check(nodeid)` as a test starts and as its call
-    ends: the item pytest runs for a test must still be of the class collection made it, run
-    that class's methods, and call the function collected for it.
+    """`collected(items, by_id)` as collection ends, and `check(nodeid)` as a test starts and as
+    its call ends: the item pytest runs for a test must still be of the class collection made
+    it, run that class's methods, and call the function collected for it.
 
     Why: pytest holds its items where the code under test can reach them with no audit event
     (the session is a plugin registered under its name, on the configuration the assertion
@@ -34,17 +34,21 @@ def _collected_items(alarm, defined_at):
                 name for name, value in found.items() if type(value) is FunctionType)
         return names
 
-    def collected(items):
+    nothing = frozenset()
+
+    def collected(items, by_id):
+        """Holds each of `items`, and puts it in `by_id` under its id."""
         for item in items:
+            nodeid = item.nodeid
+            by_id[nodeid] = item
             kind, own = type(item), vars(item)
             # The item's function, read from its own dictionary: no code of the item's runs.
             function = own.get("_obj")
             if type(function) is MethodType:
                 function = function.__func__
-            names = methods(kind)
-            held[item.nodeid] = (item, kind,
-                                 function if type(function) is FunctionType else None,
-                                 frozenset() if names.isdisjoint(own) else names.intersection(own))
+            names = methods_of.get(kind) or methods(kind)
+            held[nodeid] = (item, kind, function if type(function) is FunctionType else None,
+                            nothing if names.isdisjoint(own) else names.intersection(own))
 
     def tell(nodeid, what, where=None):
         del held[nodeid]  # told once

@@ -28,12 +28,14 @@ def _entry_points(places, alarm, own):
     return shipped_by_project
 
 
-def _plugins(places, alarm, unchecked, own):
+def _plugins(places, alarm, unchecked, own, witness_plugin):
     """Plugins and hooks: what was registered before configuration is allowed; a plugin the
     project registers later, a new implementation of an outcome hook, or a replaced hook caller
     is an alarm. A plugin of the project's registered before the witness (named with `-p` by the
     project's configuration or a wrapper's command, which pytest reads before mend's) is told as
-    a check not made: what it did as it loaded went unwatched. `own`: the witness's module.
+    a check not made: what it did as it loaded went unwatched. `own`: the witness's module;
+    `witness_plugin`: the plugin the witness registers while its canaries run, and its one
+    hook (`_kept_off_the_terminal`), whose implementations of anything else are new ones.
     Returns `configured(pm)`, `registered(...)`, `collected(pm)` and `check()`."""
     import sys
     from itertools import chain
@@ -108,11 +110,12 @@ def _plugins(places, alarm, unchecked, own):
         return {name: caller for name, caller in relay(pm).items()
                 if name.startswith(outcome_prefixes)}
 
-    def allow(plugin, pm):
+    def allow(plugin, pm, only=None):
+        """`plugin`'s implementations (those of the function `only`, when given)."""
         # (pluggy before 1.0 keeps each plugin's callers: one lookup, not a pass over all hooks.)
         for caller in pm.get_hookcallers(plugin) or []:
             for impl in implementations(getattr(caller, "name", "?"), caller):
-                if impl.plugin is plugin:
+                if impl.plugin is plugin and (only is None or impl.function is only):
                     allowed_impls.add(identity(impl))
                     functions[identity(impl)] = impl.function
 
@@ -151,6 +154,11 @@ def _plugins(places, alarm, unchecked, own):
 
     def registered(plugin, manager, caller):
         """`caller`: the frame that called the witness's hook (pluggy's hook calling)."""
+        if plugin is witness_plugin[0]:
+            # Whoever registered it, what it may hold is the witness's hook: anything else it
+            # holds now is a new implementation, told as the callers are next looked at.
+            allow(plugin, manager, witness_plugin[1])
+            return
         if not own_registered[0]:
             if plugin is own:
                 own_registered[0] = True
