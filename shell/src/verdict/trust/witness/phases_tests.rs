@@ -181,3 +181,44 @@ fn a_run_without_calls_still_hears_every_test_by_its_teardown() {
     );
     assert_eq!(sent.len(), 6, "{sent:?}");
 }
+
+/// mend's canaries run among the project's tests, wherever their seed puts them, and the
+/// terminal names and counts the project's tests only: the hook that keeps them off it is
+/// registered while they run, and must be there for each of their phases.
+#[test]
+fn the_terminal_names_and_counts_only_the_projects_tests() {
+    let mut module: String = (0..30)
+        .map(|n| format!("def test_{n}():\n    pass\n\n"))
+        .collect();
+    module.push_str("def test_fails():\n    assert 0\n");
+    // `-q` and `-vv`: one line a test, its id then its outcome.
+    let (_, printed) = witnessed("test_many.py", &module, &["-vv"]);
+    let named: Vec<(&str, &str)> = printed
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            Some((words.next()?, words.next()?))
+        })
+        .filter(|(id, _)| id.contains("::"))
+        .collect();
+    let summary = printed
+        .lines()
+        .rfind(|line| line.contains(" passed"))
+        .map(|line| line.trim_matches(|c: char| c == '=' || c == ' '))
+        .and_then(|line| line.split(" in ").next());
+    let mut expected: Vec<(String, &str)> = (0..30)
+        .map(|n| (format!("test_many.py::test_{n}"), "PASSED"))
+        .collect();
+    expected.push(("test_many.py::test_fails".to_owned(), "FAILED"));
+    assert_eq!(
+        (named, summary),
+        (
+            expected
+                .iter()
+                .map(|(id, word)| (id.as_str(), *word))
+                .collect(),
+            Some("1 failed, 30 passed")
+        ),
+        "{printed}"
+    );
+}
