@@ -17,13 +17,16 @@ def _canaries_off_the_terminal(canary_ids):
 
 def _kept_off_the_terminal(canary_ids):
     """The canaries' terminal hook (`_canaries_off_the_terminal`) on a plugin of its own,
-    registered only while a canary runs: pytest asks every implementation of the hook of every
+    registered only while canaries run: pytest asks every implementation of the hook of every
     phase of every test, three calls a test, for what only mend's three tests need. Returns the
-    plugin, its hook, and `shown(nodeid, manager, keep)`, told as each test starts: a canary's
-    start registers the plugin, the next start of another test unregisters it (unless `keep`:
-    under pytest-xdist's controller, whose workers' tests start and report interleaved, it
-    stays once registered). A plugin that will not register or unregister leaves the canaries
-    on the terminal, and nothing else: what mend hears goes by another hook."""
+    plugin, its hook, `placed(ids)`, told the ids in the order pytest will run them as
+    collection ends, and `shown(nodeid, manager, keep)`, told as each test starts: a canary's
+    start registers the plugin, and the next start of another test unregisters it, unless
+    another canary runs within `nearby` tests (registering and unregistering a plugin costs
+    pytest 9.2 about what a hundred tests' calls of the hook do), or `keep` (pytest-xdist's
+    controller, whose workers' tests start and report interleaved: once registered, it stays).
+    A plugin that will not register or unregister leaves the canaries on the terminal, and
+    nothing else: what mend hears goes by another hook."""
     hook = _canaries_off_the_terminal(canary_ids)
 
     class Canaries:
@@ -35,24 +38,40 @@ def _kept_off_the_terminal(canary_ids):
 
     plugin = Canaries()
     name = "mend_witness_canaries"
+    nearby = 100
     registered_with = [None]
+    lingering = [False]  # whether another canary runs soon after the last one started
+    soon_followed = set()  # the canaries another one follows within `nearby` tests
+
+    def placed(ids):
+        at = []
+        for nodeid in canary_ids:
+            try:
+                at.append((ids.index(nodeid), nodeid))
+            except ValueError:
+                pass
+        at.sort()
+        soon_followed.clear()
+        soon_followed.update(nodeid for (here, nodeid), (there, _) in zip(at, at[1:])
+                             if there - here <= nearby)
 
     def shown(nodeid, manager, keep):
         if nodeid in canary_ids:
+            lingering[0] = nodeid in soon_followed
             if registered_with[0] is None:
                 registered_with[0] = manager
                 try:
                     manager.register(plugin, name)
                 except Exception:
                     pass
-        elif registered_with[0] is not None and not keep:
+        elif registered_with[0] is not None and not keep and not lingering[0]:
             try:
                 registered_with[0].unregister(plugin)
             except Exception:
                 pass
             registered_with[0] = None
 
-    return plugin, hook, shown
+    return plugin, hook, placed, shown
 
 
 def _adds_to_its_test(report, called):

@@ -88,12 +88,12 @@ def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, ala
     own module holds, as it starts; `tests`: the collected items and their check
     (`_collected_items`), as each test starts and as its call ends; `canaries`: what places
     them and keeps them off the terminal (`_canaries`, then `_kept_off_the_terminal`'s
-    `shown`); `finished()`, once the session's end is told."""
+    `placed` and `shown`); `finished()`, once the session's end is told."""
     send, passed = channel
     configured, registered, collected, check_hooks = plugins
     check_hot, check_cold = holders
     hold_items, check_item = tests
-    place_canaries, canary_ids, hand_on, found, shown = canaries
+    place_canaries, canary_ids, hand_on, found, placed, shown = canaries
     state = {"config": None, "session": None, "dsession": None}
     # The items collected, by id: the start of a test names only its id. (pytest calls no setup
     # hook where a test's start is reported but the test runs elsewhere: pytest-xdist's
@@ -136,6 +136,7 @@ def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, ala
     def pytest_collection_finish(session):
         if session.config is state["config"]:
             hold_items(session.items, items)
+            placed(list(items))
             send(event="collected", count=len(session.items))
 
     # pytest-xdist's controller collects nothing: its workers place the canaries of its seed,

@@ -185,10 +185,10 @@ def _install(module_name, module_file):
     helper_setup, check_helpers = _imported_helpers(places, alarm, snapshots)
     holders = (holders[0], _both(holders[1], check_helpers))
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
-    off_the_terminal, its_hook, shown = _kept_off_the_terminal(canaries[1])
+    off_the_terminal, its_hook, placed, shown = _kept_off_the_terminal(canaries[1])
     plugins = _plugins(places, alarm, unchecked, sys.modules.get(module_name),
                        (off_the_terminal, its_hook))
-    canaries = (*canaries, shown)
+    canaries = (*canaries, placed, shown)
 
     folder = os.path.dirname(os.path.abspath(module_file))
 

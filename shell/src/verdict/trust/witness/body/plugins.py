@@ -35,7 +35,7 @@ def _plugins(places, alarm, unchecked, own, witness_plugin):
     project's configuration or a wrapper's command, which pytest reads before mend's) is told as
     a check not made: what it did as it loaded went unwatched. `own`: the witness's module;
     `witness_plugin`: the plugin the witness registers while its canaries run, and its one
-    hook (`_kept_off_the_terminal`), whose implementations of anything else are new ones.
+    hook (`_kept_off_the_terminal`): an implementation of anything else it holds is a new one.
     Returns `configured(pm)`, `registered(...)`, `collected(pm)` and `check()`."""
     import sys
     from itertools import chain
@@ -110,14 +110,25 @@ def _plugins(places, alarm, unchecked, own, witness_plugin):
         return {name: caller for name, caller in relay(pm).items()
                 if name.startswith(outcome_prefixes)}
 
-    def allow(plugin, pm, only=None):
-        """`plugin`'s implementations (those of the function `only`, when given)."""
+    def allow(plugin, pm):
         # (pluggy before 1.0 keeps each plugin's callers: one lookup, not a pass over all hooks.)
         for caller in pm.get_hookcallers(plugin) or []:
             for impl in implementations(getattr(caller, "name", "?"), caller):
-                if impl.plugin is plugin and (only is None or impl.function is only):
+                if impl.plugin is plugin:
                     allowed_impls.add(identity(impl))
                     functions[identity(impl)] = impl.function
+
+    def allow_witness_plugin(pm):
+        """The witness's own plugin's one hook (`witness_plugin`), looked for where it is: a
+        pass over every hook caller (`get_hookcallers` from pluggy 1.0) cost each of its
+        registrations more than the hook's calls it spares a test."""
+        plugin, function = witness_plugin
+        name = "pytest_report_teststatus"
+        caller = relay(pm).get(name)
+        for impl in implementations(name, caller) if caller is not None else ():
+            if impl.plugin is plugin and impl.function is function:
+                allowed_impls.add(identity(impl))
+                functions[identity(impl)] = function
 
     def configured(pm):
         # pluggy's hook calling (every pluggy from 0.13 on has both; a later one may not).
@@ -157,7 +168,7 @@ def _plugins(places, alarm, unchecked, own, witness_plugin):
         if plugin is witness_plugin[0]:
             # Whoever registered it, what it may hold is the witness's hook: anything else it
             # holds now is a new implementation, told as the callers are next looked at.
-            allow(plugin, manager, witness_plugin[1])
+            allow_witness_plugin(manager)
             return
         if not own_registered[0]:
             if plugin is own:
