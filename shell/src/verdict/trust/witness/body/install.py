@@ -56,9 +56,9 @@ def _core(handlers, places, alarm, find, unchecked, key):
     from_anyone = _taken_from_anyone()
 
     def owed_to_pytest(hook, frame):
-        """Whether `frame`, the witness's hook that handed `hook` over, was called by pluggy's
-        hook calling for pytest: told as an alarm when it was not, and the hand-over done all
-        the same (the run is no pass by then, and the account of it stays whole)."""
+        """Tells, as an alarm, a hand-over of `hook` from `frame` (the witness's hook that
+        holds the key) that pluggy's hook calling did not make for pytest. The hand-over is done
+        all the same: the run is no pass by then, and the account of it stays whole."""
         caller = frame.f_back
         if hook_calling is None:
             return
