@@ -22,9 +22,10 @@ def _kept_off_the_terminal(canary_ids):
     plugin, its hook, `placed(ids)`, told the ids in the order pytest will run them as
     collection ends, and `shown(nodeid, manager, keep)`, told as each test starts: a canary's
     start registers the plugin, and the next start of another test unregisters it, unless
-    another canary runs within `nearby` tests (registering and unregistering a plugin costs
-    pytest 9.2 about what a hundred tests' calls of the hook do), or `keep` (pytest-xdist's
-    controller, whose workers' tests start and report interleaved: once registered, it stays).
+    another canary runs within `nearby` tests (registering and unregistering it cost about what
+    fifty tests' calls of the hook do: 0.8 M instructions under pytest 9.2, 0.6 M under 8.4 on
+    Python 3.9, 0.2 M under 6.2, against 14 K a test), or `keep` (pytest-xdist's controller,
+    whose workers' tests start and report interleaved: once registered, it stays).
     A plugin that will not register or unregister leaves the canaries on the terminal, and
     nothing else: what mend hears goes by another hook."""
     hook = _canaries_off_the_terminal(canary_ids)
@@ -36,9 +37,14 @@ def _kept_off_the_terminal(canary_ids):
         __slots__ = ()
         pytest_report_teststatus = staticmethod(hook)
 
+        def __dir__(self):
+            # What pluggy and pytest's fixture manager look through as it is registered: the
+            # names `object` has besides cost pytest 9.2 a check each for a fixture.
+            return ["pytest_report_teststatus"]
+
     plugin = Canaries()
     name = "mend_witness_canaries"
-    nearby = 100
+    nearby = 50
     registered_with = [None]
     lingering = [False]  # whether another canary runs soon after the last one started
     soon_followed = set()  # the canaries another one follows within `nearby` tests
