@@ -152,7 +152,7 @@ def _forwarders(emit, key):
     def pytest_sessionstart(session, *, _emit=emit, _key=key):
         _emit("mend_witness", "pytest_sessionstart", _key, session)
 
-    def pytest_runtest_logstart(nodeid, *, _emit=emit):  # (pluggy passes what is named)
+    def pytest_runtest_logstart(nodeid, location, *, _emit=emit):
         _emit("mend_witness", "pytest_runtest_logstart", nodeid)
 
     # First among the first (registered after pytest's own plugins): read before pytest's
