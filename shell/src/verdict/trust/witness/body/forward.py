@@ -31,9 +31,10 @@ def _kept_off_the_terminal(canary_ids):
     hook = _canaries_off_the_terminal(canary_ids)
 
     class Canaries:
-        # No dictionary of its own (nothing to add a hook to unseen; a write to the class is an
-        # audit event, `_watched_events`), and hashable, as pytest's fixture manager asks of
-        # every plugin registered.
+        # No dictionary of its own, and hashable, as pytest's fixture manager asks of every
+        # plugin registered. A hook added to the class (Python audits no write of a method) is
+        # no hook of the witness's: registered by anyone, only this function is allowed
+        # (`_plugins`' `registered`), and anything else it lists is a new implementation.
         __slots__ = ()
         pytest_report_teststatus = staticmethod(hook)
 
