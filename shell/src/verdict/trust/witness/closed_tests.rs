@@ -67,7 +67,7 @@ def reached(roots):
 # The witness's finder on `sys.meta_path` (there until Hypothesis's settings are imported) and
 # what it leads to: none of the core's functions, no socket, hash or lock.
 core = {"send", "hold", "sealed", "write", "as_json", "alarm", "tell", "check", "check_all",
-        "check_hot", "check_cold", "handed", "owed_to_pytest", "heard", "audit", "registered",
+        "check_hot", "check_cold", "handed", "starting", "heard", "audit", "registered",
         "configured", "collected", "counted", "unchanged", "take"}
 finder_functions, finder_held, _ = reached(
     [finder for finder in sys.meta_path
@@ -126,16 +126,15 @@ fn the_witness_keeps_only_its_hooks_and_reads_no_global_of_its_module() {
             "globals_read": [],
             // What pytest holds of the witness reaches nothing but its hooks, `sys.audit` (the
             // core's door, bound as a default), the hand-overs' key (a bare `object`, bound the
-            // same way) and the report hook's filter with its one-slot list (the last test
-            // whose call was reported): no socket, channel key, count or check of the
-            // witness's. (The canaries' terminal hook is a plugin of its own, registered only
+            // same way) and the report hook's one-slot list (the last test whose call was
+            // reported): no socket, channel key, count or check of the witness's. (The canaries' terminal hook is a plugin of its own, registered only
             // while they run.)
             "reach": if got["reach"].is_null() && !has_audit_hooks() {
                 Value::Null
             } else {
                 json!({
                     "functions": [
-                        "_adds_to_its_test", "pytest_collection_finish",
+                        "pytest_collection_finish",
                         "pytest_collection_modifyitems", "pytest_collectreport",
                         "pytest_configure", "pytest_configure_node", "pytest_plugin_registered",
                         "pytest_runtest_logreport", "pytest_runtest_logstart",

@@ -303,13 +303,13 @@ def _audit_hook(places, alarm, describe, claimed_name, guarded):
         # comparisons as tell it (looking a name up in `describe` hashes it: Python makes each
         # event's name anew). It reads `__code__`, `__defaults__` and `__kwdefaults__` of every
         # test function (`object.__getattr__`): passed over before a call, as are the reads of
-        # any function's but the witness's hooks' `__kwdefaults__`. It calls `id()` and sets
-        # `PYTEST_CURRENT_TEST` (`os.putenv`), which no check watches.
+        # any function's but the witness's hooks' `__kwdefaults__`. It calls `id()`, and sets
+        # and unsets `PYTEST_CURRENT_TEST` (`os.putenv`, `os.unsetenv`), which no check watches.
         if event == "object.__getattr__":
             name = args[1]
             if name in frame_reads or (name == "__kwdefaults__" and identity(args[0]) in guarded):
                 heard(event, args)
-        elif event == "builtins.id" or event == "os.putenv":
+        elif event == "builtins.id" or event == "os.putenv" or event == "os.unsetenv":
             return
         elif event in describe:
             if not busy[0]:  # (else raised by the witness's own reading: `heard` passes it over)

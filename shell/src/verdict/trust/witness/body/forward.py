@@ -20,9 +20,10 @@ def _kept_off_the_terminal(canary_ids):
     registered only while canaries run: pytest asks every implementation of the hook of every
     phase of every test, three calls a test, for what only mend's three tests need. Returns the
     plugin, its hook, `placed(ids)`, told the ids in the order pytest will run them as
-    collection ends, and `shown(nodeid, manager, keep)`, told as each test starts: a canary's
-    start registers the plugin, and the next start of another test unregisters it, unless
-    another canary runs within `nearby` tests (registering and unregistering it cost about what
+    collection ends, `shown(nodeid, manager, keep)`, told as a canary starts and as each test
+    starts while the plugin is registered (`showing`, the last returned, holds the manager it is
+    registered with, else `None`): a canary's start registers the plugin, and the next start
+    of another test unregisters it, unless another canary runs within `nearby` tests (registering and unregistering it cost about what
     fifty tests' calls of the hook do: 0.8 M instructions under pytest 9.2, 0.6 M under 8.4 on
     Python 3.9, 0.2 M under 6.2, against 14 K a test), or `keep` (pytest-xdist's controller,
     whose workers' tests start and report interleaved: once registered, it stays).
@@ -78,20 +79,7 @@ def _kept_off_the_terminal(canary_ids):
                 pass
             registered_with[0] = None
 
-    return plugin, hook, placed, shown
-
-
-def _adds_to_its_test(report, called):
-    """Whether a passed report tells mend more than its test's other phases do (mend keeps a
-    test's worst phase): a passed call does; a passed setup does not, since a call or teardown
-    always follows it; a passed teardown does only when its test's call was not reported
-    (`--setup-only` runs none), and then says the test ran. `called` holds the last test whose
-    passed call was reported."""
-    when = report.when
-    if when == "call":
-        called[0] = report.nodeid
-        return True
-    return when == "teardown" and report.nodeid != called[0]
+    return plugin, hook, placed, shown, registered_with
 
 
 def _forwarders(emit, key):
@@ -165,7 +153,13 @@ def _forwarders(emit, key):
 
     # Around every other implementation: the core sends the phase before them, and puts back the
     # counts a canary's failure changed after them. A new-style wrapper (pluggy 1.1 and later)
-    # costs a report half what an old-style one does.
+    # costs a report half what an old-style one does. A passed report is handed over only where
+    # it tells mend more than its test's other phases do (mend keeps a test's worst phase): a
+    # passed call does; a passed setup does not, since a call or teardown always follows it; a
+    # passed teardown does only when its test's call was not reported (`--setup-only` runs
+    # none), and then says the test ran. `_called` holds the last test whose passed call was.
+    # (The filter is written out in each hook, not called: a call costs a test's three reports
+    # more than the filter does.)
     try:
         wrapper = pytest.hookimpl(wrapper=True, tryfirst=True)
     except TypeError:
@@ -173,26 +167,35 @@ def _forwarders(emit, key):
 
     if wrapper is not None:
         @wrapper
-        def pytest_runtest_logreport(report, *, _emit=emit, _key=key,
-                                     _adds=_adds_to_its_test, _called=[None]):
-            passed = report.outcome == "passed"
-            if not passed or _adds(report, _called):
+        def pytest_runtest_logreport(report, *, _emit=emit, _key=key, _called=[None]):
+            if report.outcome != "passed":
                 _emit("mend_witness", "pytest_runtest_logreport", _key, report)
-            try:
-                return (yield)
-            finally:
-                if not passed:
+                try:
+                    return (yield)
+                finally:
                     _emit("mend_witness", "counted", _key, report)
+            when = report.when
+            if when == "call":
+                _called[0] = report.nodeid
+                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
+            elif when == "teardown" and report.nodeid != _called[0]:
+                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
+            return (yield)
     else:
         @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-        def pytest_runtest_logreport(report, *, _emit=emit, _key=key,
-                                     _adds=_adds_to_its_test, _called=[None]):
-            passed = report.outcome == "passed"
-            if not passed or _adds(report, _called):
+        def pytest_runtest_logreport(report, *, _emit=emit, _key=key, _called=[None]):
+            if report.outcome != "passed":
+                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
+                yield
+                _emit("mend_witness", "counted", _key, report)
+                return
+            when = report.when
+            if when == "call":
+                _called[0] = report.nodeid
+                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
+            elif when == "teardown" and report.nodeid != _called[0]:
                 _emit("mend_witness", "pytest_runtest_logreport", _key, report)
             yield
-            if not passed:
-                _emit("mend_witness", "counted", _key, report)
 
     return {name: value for name, value in locals().items()
             if name.startswith("pytest_") and callable(value)}

@@ -1,14 +1,16 @@
 # The helpers test modules import from outside the project, held to what they were.
 
 
-def _imported_helpers(places, alarm, snapshots):
+def _imported_helpers(places, alarm, snapshots, profiles):
     """The helpers the test modules import from outside the project (numpy.testing's asserts,
     pandas.testing's, any package's or Python's own), found from each test module's import
     statements as its first test starts: a function taken from an installed package must run
     that package's code, and neither the name nor the function's code may change while the tests
     run. A module the tests import whole, and the modules it holds (`np.testing` of `import
-    numpy as np`), are watched for their functions the same way. Returns the hooks and the
-    check made with pytest's own at the end (`check_cold`)."""
+    numpy as np`), are watched for their functions the same way. `profiles`: Hypothesis's
+    watch (`_hypothesis_profiles`), whose check as each test starts is made here, once
+    Hypothesis's settings are known (a call costs each test more than asking whether to make
+    it). Returns the hooks and the check made with pytest's own at the end (`check_cold`)."""
     import ast
     import sys
     import types
@@ -127,7 +129,11 @@ def _imported_helpers(places, alarm, snapshots):
             watched = seen_modules[module.__name__] = watch(module)
         return watched
 
+    hypothesis, check_profiles = profiles
+
     def pytest_runtest_setup(item):
+        if hypothesis["variable"] is not None:
+            check_profiles()
         parent = getattr(item, "parent", None)
         known = by_parent.get(identity(parent))
         if known is None:
@@ -162,7 +168,9 @@ def _hypothesis_profiles(places, alarm):
     `register_profile` and `load_profile`): a call owed to project code that is not a test
     module, a helper beside one or a conftest is an alarm naming where; so is a profile the code
     under test registered when anyone loads it, and, as each test starts, settings in effect
-    that no registered profile holds (set behind the profiles' back). Returns the hooks."""
+    that no registered profile holds (set behind the profiles' back). Returns what it knows of
+    Hypothesis (its `settings` and `default_variable`, `None` until it is imported) and that
+    check (`check()`)."""
     import os
     import sys
 
@@ -252,7 +260,7 @@ def _hypothesis_profiles(places, alarm):
     else:
         sys.meta_path.insert(0, Finder)
 
-    def pytest_runtest_setup(item):
+    def check():
         settings, variable = state["settings"], state["variable"]
         if settings is None or variable is None:
             return
@@ -266,4 +274,4 @@ def _hypothesis_profiles(places, alarm):
                                                                     None)):
             alarm("replaced", "Hypothesis's settings in effect are no registered profile's")
 
-    return {"pytest_runtest_setup": pytest_runtest_setup}
+    return state, check

@@ -41,8 +41,8 @@ def _finder():
 
 def _dict_versions():
     """`versions(namespaces)`: where in memory CPython keeps the version of the dictionary
-    behind each of `namespaces` (a module's dictionary, a class's mapping proxy), and `read`,
-    which reads the versions kept at those places. Every write to a dictionary changes its
+    behind each of `namespaces` (a module's dictionary, a class's mapping proxy), and
+    `reader(places)`, what reads the versions kept at those places. Every write to a dictionary changes its
     version (PEP 509). `None` for namespaces of another kind, and `None` instead of both where
     this Python keeps no such version, or not where it is looked for: it is tried first on a
     class and a module of its own, each written twice, and must change with each write and with
@@ -55,6 +55,8 @@ def _dict_versions():
     but the reason to compare the entries. Changing a dictionary while putting its version back
     needs ctypes or a compiled module of the project's own, and the audit hook tells ctypes."""
     import sys
+    from functools import partial
+    from operator import itemgetter
     from types import MappingProxyType
 
     try:
@@ -119,10 +121,17 @@ def _dict_versions():
             return None
         return None if None in words else words
 
-    def read(words):
-        return tuple(map(read_word, words))
+    def reader(words):
+        """What reads the versions at `words`, all at once and at C level (no Python function
+        runs for it: each call of one costs a test more than the reading), as a sequence of
+        them in that order."""
+        if not words:
+            return tuple
+        if len(words) == 1:  # (an item getter of one index hands back the item alone)
+            return partial(itemgetter(slice(words[0], words[0] + 1)), memory)
+        return partial(itemgetter(*words), memory)
 
-    return versions, read
+    return versions, reader
 
 
 def _snapshots():
@@ -143,21 +152,25 @@ def _snapshots():
     from operator import is_not, methodcaller
 
     values_of, names_of = methodcaller("values"), methodcaller("keys")
-    versions, read = _dict_versions() or (lambda namespaces: None, None)
+    versions, reader = _dict_versions() or (lambda namespaces: None, None)
 
     def take(namespaces):
+        """What `namespaces` hold, and `read()`, which reads their versions (`None` where there
+        are none), with the versions as the entries were last found as taken (a list of one:
+        the check updates it), at `[5]` and `[6]`: a check whose versions read the same needs
+        nothing else (`quick`)."""
         values, names = tuple(map(values_of, namespaces)), tuple(map(names_of, namespaces))
         words = versions(namespaces)
-        # The versions as the entries were last found as taken (a list: the check updates it).
-        seen = [None if words is None else read(words)]
+        read = None if words is None else reader(words)
+        seen = [None if read is None else read()]
         return (values, names, tuple(map(len, values)), tuple(chain.from_iterable(names)),
-                tuple(chain.from_iterable(values)), words, seen)
+                tuple(chain.from_iterable(values)), read, seen)
 
     def unchanged(taken):
-        values_now, names_now, counts, names, values, words, seen = taken
-        if words is not None:
+        values_now, names_now, counts, names, values, read, seen = taken
+        if read is not None:
             # Read before the entries: a write while they are compared changes it again.
-            now = read(words)
+            now = read()
             if now == seen[0]:
                 return True
         try:
@@ -166,17 +179,17 @@ def _snapshots():
                 and tuple(chain.from_iterable(names_now)) == names
         except RuntimeError:  # changed while it was read
             return False
-        if same and words is not None:
+        if same and read is not None:
             seen[0] = now
         return same
 
     def suspects(taken):
         """The positions of the namespaces that may have changed since `taken` was last found
         unchanged: those whose version changed, or all of them where there are no versions."""
-        words, seen = taken[5], taken[6][0]
-        if words is None:
+        read, seen = taken[5], taken[6][0]
+        if read is None:
             return range(len(taken[0]))
-        return [index for index, (now, then) in enumerate(zip(read(words), seen)) if now != then]
+        return [index for index, (now, then) in enumerate(zip(read(), seen)) if now != then]
 
     return take, unchanged, suspects
 
@@ -379,7 +392,12 @@ def _holders(alarm, defined_at, find, snapshots, unchecked, check_stand_ins=None
         check[2] = take(namespaces)
 
     def check_hot():
-        check_replaced(hot)
+        # Where the versions read as they were last found, nothing was written (`take`): read
+        # here, not in a call, as a call costs each test more than the reading.
+        taken = hot[2]
+        read = taken[5]
+        if read is None or read() != taken[6][0]:
+            check_replaced(hot)
         if check_stand_ins is not None:
             check_stand_ins()
 

@@ -1,11 +1,14 @@
 # The pytest hooks that hear each test, the xdist workers and skips raised by the code under test.
 
 
-def _test_hooks(send, passed, starting, canary_ids, state, alarm):
-    """What the witness does around each test, by the pytest hook it answers: the checks as it
-    starts (`starting(nodeid)`), each phase's outcome sent as it ends (a passed one held back
-    to go with the next lines, `passed(nodeid)`), and the canaries kept out of the run's counts
-    and exit status (`counted`, after every other implementation of the report hook)."""
+def _test_hooks(send, passed, started, check_call, canary_ids, state, alarm):
+    """What the witness does as each test's phases end, by the pytest hook it answers: each
+    phase's outcome sent (a passed one held back to go with the next lines, `passed(nodeid)`),
+    after `check_call(nodeid)` of what ran a call (`None`: no check), and the canaries kept out
+    of the run's counts and exit status (`counted`, after every other implementation of the
+    report hook). `started`: the tests whose checks ran as they started, kept for the session
+    (a plugin that runs a test again, pytest-rerunfailures, starts it once and reports each
+    attempt)."""
     def put_back(session, kept):
         session.testsfailed = kept[0]
         # pytest 8 refuses to unset these through their properties (it warns and keeps them):
@@ -22,14 +25,6 @@ def _test_hooks(send, passed, starting, canary_ids, state, alarm):
             state["session"] = session
             state["dsession"] = session.config.pluginmanager.getplugin("dsession")
 
-    # The tests whose checks ran as they started. Kept for the session: a plugin that runs a
-    # test again (pytest-rerunfailures) starts it once and reports each attempt.
-    started = set()
-
-    def pytest_runtest_logstart(nodeid):
-        starting(nodeid)
-        started.add(nodeid)
-
     identity = object.__hash__
     told = set()  # the tests in progress that a line was sent for
     kept_counts = {}  # report identity -> the session's counts before pytest counted a canary's
@@ -38,11 +33,16 @@ def _test_hooks(send, passed, starting, canary_ids, state, alarm):
         """Sends the report's phase; for a failed or skipped canary's, keeps the session's
         counts as they are before pytest counts it (a passed phase changes none of them)."""
         when, outcome, nodeid = report.when, report.outcome, report.nodeid
+        if when == "call" and check_call is not None:
+            # What ran the call, checked again before its outcome is told: a swap made while
+            # the test's fixtures were set up is seen too.
+            check_call(nodeid)
         # A passed phase changes no test's outcome (mend keeps a test's worst phase): a passed
         # setup is left to the call or teardown after it, which pytest always reports, and a
         # passed teardown is sent only when nothing was sent for its test yet (`--setup-only`
-        # runs no call). A passing test costs one id on a line of passes, not three lines. (Its
-        # hook hands over neither of them, `_adds_to_its_test`; a hook called otherwise may.)
+        # runs no call). A passing test costs one id on a line of passes, not three lines. (The
+        # witness's report hook hands over neither of them, `_forwarders`; a hook called
+        # otherwise may.)
         if nodeid not in started:
             alarm("witness", f"the report of {nodeid} reached mend's witness, but not the "
                              "checks as the test started", None)
@@ -77,7 +77,6 @@ def _test_hooks(send, passed, starting, canary_ids, state, alarm):
             state["dsession"].countfailures -= 1  # xdist's controller counts it next
 
     return {"pytest_sessionstart": pytest_sessionstart,
-            "pytest_runtest_logstart": pytest_runtest_logstart,
             "pytest_runtest_logreport": pytest_runtest_logreport, "counted": counted}
 
 
@@ -88,19 +87,22 @@ def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, ala
     own module holds, as it starts; `tests`: the collected items and their check
     (`_collected_items`), as each test starts and as its call ends; `canaries`: what places
     them and keeps them off the terminal (`_canaries`, then `_kept_off_the_terminal`'s
-    `placed` and `shown`); `finished()`, once the session's end is told."""
+    `placed`, `shown` and `showing`); `finished()`, once the session's end is told."""
     send, passed = channel
     configured, registered, collected, check_hooks = plugins
     check_hot, check_cold = holders
     hold_items, check_item = tests
-    place_canaries, canary_ids, hand_on, found, placed, shown = canaries
+    place_canaries, canary_ids, hand_on, found, placed, shown, showing = canaries
     state = {"config": None, "session": None, "dsession": None}
     # The items collected, by id: the start of a test names only its id. (pytest calls no setup
     # hook where a test's start is reported but the test runs elsewhere: pytest-xdist's
     # controller, pytest-forked's parent. There the id is not found, and only what this process
     # holds is checked.)
     items = {}
+    started = set()  # the tests whose checks ran as they started (`_test_hooks`)
 
+    # Every call here costs each test: what one check needs is asked of it alone, and the
+    # canaries' plugin only around a canary (`showing`: whether it is registered).
     def starting(nodeid):
         check_hot()
         check_hooks()
@@ -108,9 +110,11 @@ def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, ala
         item = items.get(nodeid)
         if item is not None:
             setup(item)
-        config = state["config"]
-        if config is not None:
-            shown(nodeid, config.pluginmanager, state["dsession"] is not None)
+        if nodeid in canary_ids or showing[0] is not None:
+            config = state["config"]
+            if config is not None:
+                shown(nodeid, config.pluginmanager, state["dsession"] is not None)
+        started.add(nodeid)
 
     def check_all():
         check_hot()
@@ -168,17 +172,8 @@ def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, ala
     handlers = {name: value for name, value in locals().items()
                 if name.startswith("pytest_") and callable(value)}
     handlers["pytest_plugin_registered"] = registered
-    handlers.update(_test_hooks(send, passed, starting, canary_ids, state, alarm))
-    heard = handlers["pytest_runtest_logreport"]
-
-    def pytest_runtest_logreport(report):
-        # What ran the call, checked again before its outcome is told: a swap made while the
-        # test's fixtures were set up is seen too.
-        if report.when == "call":
-            check_item(report.nodeid)
-        heard(report)
-
-    handlers["pytest_runtest_logreport"] = pytest_runtest_logreport
+    handlers["pytest_runtest_logstart"] = starting
+    handlers.update(_test_hooks(send, passed, started, check_item, canary_ids, state, alarm))
     return handlers
 
 
@@ -201,8 +196,7 @@ def _worker_hooks(canaries):
     def silent(*args, **fields):
         return None
 
-    handlers = _test_hooks(silent, silent, lambda nodeid: None, canary_ids, state,
-                           lambda *told: None)
+    handlers = _test_hooks(silent, silent, set(), None, canary_ids, state, lambda *told: None)
     sessionstart, heard, counted = (handlers["pytest_sessionstart"],
                                     handlers["pytest_runtest_logreport"], handlers["counted"])
 

@@ -55,24 +55,6 @@ def _core(handlers, places, alarm, find, unchecked, key):
                          if module is not None and (name == "pluggy" or name.startswith("pluggy."))}
     from_anyone = _taken_from_anyone()
 
-    def owed_to_pytest(hook, frame):
-        """Tells, as an alarm, a hand-over of `hook` from `frame` (the witness's hook that
-        holds the key) that pluggy's hook calling did not make for pytest. The hand-over is done
-        all the same: the run is no pass by then, and the account of it stays whole."""
-        caller = frame.f_back
-        if hook_calling is None:
-            return
-        code = None if caller is None else caller.f_code
-        if code is None or (code is not multicall_code and identity(code) not in hook_calling):
-            alarm("witness", f"mend's witness's {hook} called by code other than pluggy's hook "
-                             "calling", None if caller is None else place(caller))
-            return
-        caller = caller.f_back  # past pluggy's hook calling, whose code it runs
-        while caller is not None and identity(caller.f_globals) in pluggy_namespaces:
-            caller = caller.f_back
-        if caller is not None and kind(caller.f_code.co_filename) == "project":
-            alarm("hook", f"{hook} called by the code under test", place(caller))
-
     def handed(args, frame):
         hook = args[0] if args and type(args[0]) is str else None
         if hook == "alarm":
@@ -88,9 +70,23 @@ def _core(handlers, places, alarm, find, unchecked, key):
             alarm("witness", f"{hook} handed to mend's witness by code that is not its hook",
                   place(frame))
             return
-        owed_to_pytest(hook, frame)
+        # Owed to pluggy's hook calling for pytest? Told as an alarm if not, and done all the
+        # same: the run is no pass by then, and the account of it stays whole. (Written out
+        # here, not called: a call costs each passing test more than the asking.)
+        caller = frame.f_back
+        if hook_calling is not None:
+            code = None if caller is None else caller.f_code
+            if code is None or (code is not multicall_code and identity(code) not in hook_calling):
+                alarm("witness", f"mend's witness's {hook} called by code other than pluggy's "
+                                 "hook calling", None if caller is None else place(caller))
+            else:
+                outer = caller.f_back  # past pluggy's hook calling, whose code it runs
+                while outer is not None and identity(outer.f_globals) in pluggy_namespaces:
+                    outer = outer.f_back
+                if outer is not None and kind(outer.f_code.co_filename) == "project":
+                    alarm("hook", f"{hook} called by the code under test", place(outer))
         if hook == "pytest_plugin_registered":
-            handler(args[2], args[3], frame.f_back)
+            handler(args[2], args[3], caller)
         else:
             handler(*args[2:])
 
@@ -179,16 +175,21 @@ def _install(module_name, module_file):
     def alarm_handed_on(kind_, what, where=None):
         emit("mend_witness", "alarm", kind_, what, where)
 
+    # Hypothesis holds the watch's wrappers, and `sys.meta_path` its finder until then: they
+    # get places of their own (whose cache of each file's kind is theirs) and alarms handed on
+    # through `emit`, so that nothing they hold is the core's.
+    hypothesis_places = _places(os.path.normcase(os.path.abspath(module_file)))
+    profiles = _hypothesis_profiles(hypothesis_places, alarm_handed_on)
     snapshots = _snapshots()
     find = _finder()
     holders = _holders(alarm, places[3], find, snapshots, unchecked, check_stand_ins)
-    helper_setup, check_helpers = _imported_helpers(places, alarm, snapshots)
+    helper_setup, check_helpers = _imported_helpers(places, alarm, snapshots, profiles)
     holders = (holders[0], _both(holders[1], check_helpers))
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
-    off_the_terminal, its_hook, placed, shown = _kept_off_the_terminal(canaries[1])
+    off_the_terminal, its_hook, placed, shown, showing = _kept_off_the_terminal(canaries[1])
     plugins = _plugins(places, alarm, unchecked, sys.modules.get(module_name),
                        (off_the_terminal, its_hook))
-    canaries = (*canaries, placed, shown)
+    canaries = (*canaries, placed, shown, showing)
 
     folder = os.path.dirname(os.path.abspath(module_file))
 
@@ -202,18 +203,7 @@ def _install(module_name, module_file):
             sys.path[:] = [entry for entry in sys.path
                            if not entry or os.path.abspath(entry) != folder]
 
-    # Hypothesis holds the watch's wrappers, and `sys.meta_path` its finder until then: they
-    # get places of their own (whose cache of each file's kind is theirs) and alarms handed on
-    # through `emit`, so that nothing they hold is the core's.
-    hypothesis_places = _places(os.path.normcase(os.path.abspath(module_file)))
-    profile_setup = _hypothesis_profiles(hypothesis_places,
-                                         alarm_handed_on)["pytest_runtest_setup"]
-    helpers_setup = helper_setup["pytest_runtest_setup"]
-
-    def setup(item):
-        helpers_setup(item)
-        profile_setup(item)
-
+    setup = helper_setup["pytest_runtest_setup"]
     tests = _collected_items(alarm, places[3])
 
     def finished():

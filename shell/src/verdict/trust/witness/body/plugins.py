@@ -234,7 +234,7 @@ def _plugins(places, alarm, unchecked, own, witness_plugin):
     last = {True: None, False: None}
 
     def seen_now(pm, names):
-        """What `look` reads of the callers named, for `unchanged` to find again by identity:
+        """What `look` reads of the callers named, for `check` to find again by identity:
         pluggy's hook calling, the relay's dictionary, and for each caller (in the order of
         `names`) its name, the caller, its hook calling, the lists that hold its
         implementations (a caller's list, or its pair of lists before pluggy 1.1) and how many
@@ -256,57 +256,57 @@ def _plugins(places, alarm, unchecked, own, witness_plugin):
         return (lists_in_each[0], getattr(pm, "_inner_hookexec", None), hooks, tuple(entries),
                 tuple(impls), tuple(map(function_of, impls)))
 
-    def unchanged(pm, seen):
-        """Whether the callers are what `seen_now` saw, each object compared by identity (no
-        `__eq__` of theirs asked, no `id()`, which is an audit event), without building what it
-        built. The relay's dictionary and the lists are the very objects seen, which Python lets
-        no code give another class: their lookups, `len` and iteration are then Python's own.
-        Plain loops, one per layout of pluggy's: Python 3.11 and later specialize their
-        attribute reads, which then cost a test less than `map` with `attrgetter` and `is_`
-        does (and as much before 3.11), and an index into what was seen costs less than a
-        `zip` with it."""
-        lists, inner, hooks, entries, impls, functions_seen = seen
-        if getattr(pm, "_inner_hookexec", None) is not inner or vars(pm.hook) is not hooks:
-            return False
-        at = 0
-        if lists == 2:
-            for name, caller, hookexec, nonwrappers, wrappers, count in entries:
-                if hooks[name] is not caller or caller._hookexec is not hookexec \
-                        or caller._nonwrappers is not nonwrappers \
-                        or caller._wrappers is not wrappers \
-                        or len(nonwrappers) + len(wrappers) != count:
-                    return False
-                for impl in nonwrappers:
-                    if impl is not impls[at] or impl.function is not functions_seen[at]:
-                        return False
-                    at += 1
-                for impl in wrappers:
-                    if impl is not impls[at] or impl.function is not functions_seen[at]:
-                        return False
-                    at += 1
-            return True
-        for name, caller, hookexec, held, count in entries:
-            if hooks[name] is not caller or caller._hookexec is not hookexec \
-                    or caller._hookimpls is not held or len(held) != count:
-                return False
-            for impl in held:
-                if impl is not impls[at] or impl.function is not functions_seen[at]:
-                    return False
-                at += 1
-        return True
+    class Changed(Exception):
+        """Something `check` compares is not what `seen_now` saw."""
 
     def check(per_test=True):
         """What `look` compares (as each test starts, of the hooks called while tests run;
         otherwise of all), compared at once, and looked at one by one only when something
-        changed."""
+        changed.
+
+        Compared with what `seen_now` saw, each object by identity (no `__eq__` of theirs asked,
+        no `id()`, which is an audit event), without building what it built. The relay's
+        dictionary and the lists are the very objects seen, which Python lets no code give
+        another class: their lookups, `len` and iteration are then Python's own. Written out
+        here, plain loops, one per layout of pluggy's, rather than in functions of their own: a
+        call costs each test more than a loop's turn, Python 3.11 and later specialize the
+        loops' attribute reads (which then cost less than `map` with `attrgetter` and `is_`
+        does, and as much before 3.11), and an index into what was seen costs less than a `zip`
+        with it."""
         pm = watching.get("pm")
         if pm is None:
             return
-        seen = last[per_test]
         try:
-            if seen is not None and unchanged(pm, seen):
-                return
-        except Exception:
+            lists, inner, hooks, entries, impls, functions_seen = last[per_test]
+            if getattr(pm, "_inner_hookexec", None) is not inner or vars(pm.hook) is not hooks:
+                raise Changed
+            at = 0
+            if lists == 2:
+                for name, caller, hookexec, nonwrappers, wrappers, count in entries:
+                    if hooks[name] is not caller or caller._hookexec is not hookexec \
+                            or caller._nonwrappers is not nonwrappers \
+                            or caller._wrappers is not wrappers \
+                            or len(nonwrappers) + len(wrappers) != count:
+                        raise Changed
+                    for impl in nonwrappers:
+                        if impl is not impls[at] or impl.function is not functions_seen[at]:
+                            raise Changed
+                        at += 1
+                    for impl in wrappers:
+                        if impl is not impls[at] or impl.function is not functions_seen[at]:
+                            raise Changed
+                        at += 1
+            else:
+                for name, caller, hookexec, held, count in entries:
+                    if hooks[name] is not caller or caller._hookexec is not hookexec \
+                            or caller._hookimpls is not held or len(held) != count:
+                        raise Changed
+                    for impl in held:
+                        if impl is not impls[at] or impl.function is not functions_seen[at]:
+                            raise Changed
+                        at += 1
+            return
+        except Exception:  # (`Changed`, nothing seen yet, or a stand-in that raises)
             pass
         look(pm)
         for kind_of_check in last:
