@@ -18,6 +18,7 @@ pub mod request_building;
 #[allow(dead_code)]
 pub mod server;
 pub mod show_page;
+pub mod side_by_side;
 pub mod synthetic;
 pub mod text_calls;
 pub mod verify_per_line;

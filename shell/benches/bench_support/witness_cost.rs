@@ -2,12 +2,12 @@
 //! compiled and named as mend hands it over) against the same tests run by pytest alone, on the sample
 //! and on a generated 1,000-test suite; and, to say where it goes, the witness without its
 //! guards (the audit hook's judging, the per-test checks of pytest and pluggy, the canary
-//! tests), which still reports every test over its socket. Rounds alternate, and each figure is
-//! the child's CPU time (user + system, as `getrusage` counts it), which other work on a shared
-//! machine disturbs far less than wall time. The ratio is the median of each round's own ratio: the runs
-//! of a round see the same load, so a busy spell that lands on a few rounds moves neither side of
-//! the median. Measured with mend's own pytest, then with each pytest line of the witness's
-//! matrix ([`super::pytest_pythons`]).
+//! tests), which still reports every test over its socket. Each figure is a run's CPU time
+//! (user + system, as `wait4` counts it); the runs compared are made side by side, one core each
+//! ([`super::side_by_side`]), which holds the ratio of a round steady where one run after another
+//! does not. The ratio is the median of the rounds' own ratios, given with the middle half of
+//! them. Measured with mend's own pytest, then with each pytest line of the witness's matrix
+//! ([`super::pytest_pythons`]).
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::net::UnixListener;
@@ -18,6 +18,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use mend::verdict::read::test_run::witness_body;
 use mend::verdict::read::witness_code::HandedOver;
 
+use super::side_by_side::cpu_ms_side_by_side;
 use super::{command, Row};
 
 const ROUNDS: usize = 15;
@@ -32,8 +33,8 @@ fn unguarded() -> String {
             "            pass\n        elif event == \"mend_witness\"",
         ),
         (
-            "    def pytest_runtest_logstart(nodeid):\n        starting(nodeid)\n",
-            "    def pytest_runtest_logstart(nodeid):\n",
+            "        check_hot()\n        check_hooks()\n        check_item(nodeid)\n        item = items.get(nodeid)\n        if item is not None:\n            setup(item)\n",
+            "",
         ),
         (
             "        place_canaries(items)\n",
@@ -74,7 +75,7 @@ fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
         assert_eq!(handed.compiled_parts(), 2, "the witness compiles");
         Some(handed.import_path().to_owned())
     });
-    // pytest alone, then the witness, then the witness without its guards.
+    // pytest alone, the witness, the witness without its guards.
     let runs = [None, plugins[0].clone(), plugins[1].clone()];
     let socket = scratch.join("witness.sock");
     let listener = UnixListener::bind(&socket).unwrap();
@@ -89,20 +90,31 @@ fn measure_with(root: &Utf8Path, python: &Utf8Path) -> Vec<Row> {
     ]
     .into_iter()
     .map(|(name, repo)| {
+        // Each round: pytest alone beside the witness, then the witness without its guards
+        // beside the witness.
         let mut cpu = [Vec::new(), Vec::new(), Vec::new()];
-        for _ in 0..ROUNDS {
-            for (index, plugin) in runs.iter().enumerate() {
-                cpu[index].push(pytest_cpu_ms(python, &repo, plugin.as_deref(), &socket));
-            }
+        let (mut whole, mut guards) = (Vec::new(), Vec::new());
+        for round in 0..ROUNDS {
+            let run = |plugin: Option<&Utf8Path>| pytest_run(python, &repo, plugin, &socket);
+            let [alone, witness] =
+                cpu_ms_side_by_side(&mut run(None), &mut run(runs[1].as_deref()), round);
+            let [plain, guarded] = cpu_ms_side_by_side(
+                &mut run(runs[2].as_deref()),
+                &mut run(runs[1].as_deref()),
+                round,
+            );
+            whole.push(witness / alone);
+            guards.push(guarded / plain);
+            cpu[0].push(alone);
+            cpu[1].push(witness);
+            cpu[2].push(plain);
         }
-        let ratio_to = |other: usize| {
-            median(cpu[1].iter().zip(&cpu[other]).map(|(on, off)| on / off).collect())
-        };
-        let (whole, guards) = (ratio_to(0), ratio_to(2));
+        let [low, ratio, high] = quartiles(whole);
+        let guards = median(guards);
         let [alone, witness, plain] = cpu.map(median);
         Row {
-            figure: format!("mend's witness: a pytest {pytest} run of {name} with it ÷ pytest alone (CPU time, median of {ROUNDS} rounds' ratios)"),
-            measured: format!("{whole:.3}× (medians {witness:.0} / {alone:.0} ms); its guards (the audit hook's judging, checks, canaries) {guards:.3}× the witness without them ({plain:.0} ms)"),
+            figure: format!("mend's witness: a pytest {pytest} run of {name} with it ÷ pytest alone (CPU time, the two side by side; median of {ROUNDS} rounds' ratios)"),
+            measured: format!("{ratio:.3}× (middle half of the rounds {low:.3}–{high:.3}×; medians {witness:.0} / {alone:.0} ms); its guards (the audit hook's judging, checks, canaries) {guards:.3}× the witness without them ({plain:.0} ms)"),
             target: "≤ 1.05×".to_owned(),
             command: command("witness"),
         }
@@ -142,14 +154,13 @@ pub fn generate_suite(repo: &Utf8Path) {
     }
 }
 
-/// One pytest run of `repo`, with the witness in `plugin` or alone, its CPU time in milliseconds.
-fn pytest_cpu_ms(
+/// A pytest run of `repo`, with the witness in `plugin` or alone, quiet.
+fn pytest_run(
     python: &Utf8Path,
     repo: &Utf8Path,
     plugin: Option<&Utf8Path>,
     socket: &Utf8Path,
-) -> f64 {
-    let before = children_cpu_ms();
+) -> Command {
     let mut pytest = Command::new(python);
     pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
@@ -167,9 +178,7 @@ fn pytest_cpu_ms(
             .env("MEND_WITNESS", socket)
             .env("PYTEST_PLUGINS", "mend_witness");
     }
-    let status = pytest.status().unwrap();
-    assert!(status.code().is_some(), "pytest was killed: {status}");
-    children_cpu_ms() - before
+    pytest
 }
 
 /// The CPU time of every child waited for so far.
@@ -187,4 +196,11 @@ pub fn children_cpu_ms() -> f64 {
 pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
+}
+
+/// The first quartile, the median and the third quartile of `values`.
+fn quartiles(mut values: Vec<f64>) -> [f64; 3] {
+    values.sort_by(f64::total_cmp);
+    let at = |share: usize| values[(values.len() - 1) * share / 4];
+    [at(1), at(2), at(3)]
 }
