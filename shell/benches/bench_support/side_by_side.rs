@@ -5,7 +5,8 @@
 //! tests: one run after another, the middle half of the rounds' ratios spans about ±2 %; side
 //! by side, pytest alone against itself spans ±0.3 %. (The longer run finishes alone, without
 //! the other's share of the cache: that favours it by the share times the difference, a few
-//! hundredths of a point at most.)
+//! hundredths of a point at most. A busy process on the same machine lands on one core, not
+//! both: the rounds' spread, which the rows give, then shows it.)
 
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};

@@ -158,8 +158,9 @@ pub struct SetUpSteps {
 /// How the independent check reads the test command's result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TestReport {
-    /// pytest's exit code, and the counts and failing tests of the JUnit XML report mend asks it
-    /// for (`--junitxml`, to a file outside the copy).
+    /// pytest's exit code, and each test's outcome as mend's witness, a plugin mend hands pytest,
+    /// tells it over a socket while the tests run (`verdict/trust/witness.rs`); mend asks pytest
+    /// for no report file.
     Pytest,
     /// The exit code, and the JUnit XML report the command itself writes at this path, relative
     /// to the copy (cargo-nextest, jest-junit, go-junit-report, …).
