@@ -158,44 +158,30 @@ def _forwarders(emit, key):
     # passed call does; a passed setup does not, since a call or teardown always follows it; a
     # passed teardown does only when its test's call was not reported (`--setup-only` runs
     # none), and then says the test ran. `_called` holds the last test whose passed call was.
-    # (The filter is written out in each hook, not called: a call costs a test's three reports
-    # more than the filter does.)
+    # (The filter is written out in the hook, not called: a call costs a test's three reports
+    # more than the filter does.) One body serves both styles: an old-style wrapper's `yield` is given pluggy's outcome and
+    # its return value is ignored; a new-style one's returns the result, and what the other
+    # implementations raise comes through it.
     try:
-        wrapper = pytest.hookimpl(wrapper=True, tryfirst=True)
+        around_the_rest = pytest.hookimpl(wrapper=True, tryfirst=True)
     except TypeError:
-        wrapper = None
+        around_the_rest = pytest.hookimpl(hookwrapper=True, tryfirst=True)
 
-    if wrapper is not None:
-        @wrapper
-        def pytest_runtest_logreport(report, *, _emit=emit, _key=key, _called=[None]):
-            if report.outcome != "passed":
-                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
-                try:
-                    return (yield)
-                finally:
-                    _emit("mend_witness", "counted", _key, report)
-            when = report.when
-            if when == "call":
-                _called[0] = report.nodeid
-                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
-            elif when == "teardown" and report.nodeid != _called[0]:
-                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
-            return (yield)
-    else:
-        @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-        def pytest_runtest_logreport(report, *, _emit=emit, _key=key, _called=[None]):
-            if report.outcome != "passed":
-                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
-                yield
+    @around_the_rest
+    def pytest_runtest_logreport(report, *, _emit=emit, _key=key, _called=[None]):
+        if report.outcome != "passed":
+            _emit("mend_witness", "pytest_runtest_logreport", _key, report)
+            try:
+                return (yield)
+            finally:
                 _emit("mend_witness", "counted", _key, report)
-                return
-            when = report.when
-            if when == "call":
-                _called[0] = report.nodeid
-                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
-            elif when == "teardown" and report.nodeid != _called[0]:
-                _emit("mend_witness", "pytest_runtest_logreport", _key, report)
-            yield
+        when = report.when
+        if when == "call":
+            _called[0] = report.nodeid
+            _emit("mend_witness", "pytest_runtest_logreport", _key, report)
+        elif when == "teardown" and report.nodeid != _called[0]:
+            _emit("mend_witness", "pytest_runtest_logreport", _key, report)
+        return (yield)
 
     return {name: value for name, value in locals().items()
             if name.startswith("pytest_") and callable(value)}

@@ -158,7 +158,7 @@ def _snapshots():
         """What `namespaces` hold, and `read()`, which reads their versions (`None` where there
         are none), with the versions as the entries were last found as taken (a list of one:
         the check updates it), at `[5]` and `[6]`: a check whose versions read the same needs
-        nothing else (`quick`)."""
+        nothing else (`_holders`' `check_hot` asks so itself)."""
         values, names = tuple(map(values_of, namespaces)), tuple(map(names_of, namespaces))
         words = versions(namespaces)
         read = None if words is None else reader(words)
