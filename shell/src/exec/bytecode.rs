@@ -4,17 +4,18 @@
 //! Python checks a `.pyc` against its source's size and time only, so one planted for a test file
 //! would run in its place; a test run therefore reads no bytecode beside the copy's sources. But
 //! reading none at all means compiling pytest, pluggy and every module of the standard library
-//! from source on every run (a third of a small suite's time). So under bubblewrap the run's
+//! from source on every run (two thirds of a small suite's time). So the run's
 //! `PYTHONPYCACHEPREFIX` is a folder mend keeps (`$XDG_CACHE_HOME/mend/bytecode`, else
 //! `~/.cache/mend/bytecode`) that mirrors the `__pycache__` files of the interpreter's installation
 //! (`lib/python3.*` under the venv and under the interpreter's prefix, and the folders their
 //! `.pth` files add, such as another venv's packages), with the installed packages' modules that
 //! came without bytecode compiled into it once, and nothing else: Python
 //! looks up the bytecode of `/a/b/m.py` at `PREFIX/a/b/m.TAG.pyc`, so a source in the copy finds
-//! none there, and the folder is shown read-only, so none can be planted. The mirror is rebuilt
+//! none there. Under bubblewrap the folder is shown read-only, so none can be planted; without
+//! it, what the tests and the model's commands could write there is checked instead
+//! ([`unshielded`]). The mirror is rebuilt
 //! when a library folder's time changes (a package installed or removed); a stale `.pyc` is
-//! harmless, as Python recompiles a source whose size or time it does not match. Without
-//! bubblewrap nothing is read-only, and the run reads no bytecode as before.
+//! harmless, as Python recompiles a source whose size or time it does not match.
 
 use std::fs;
 use std::time::UNIX_EPOCH;
@@ -24,31 +25,66 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::atomic::sha256_hex;
 use crate::exec::sandbox::Sandbox;
 use crate::exec::toolchain::{installation, Host};
+use unshielded::Chain;
+
+pub(crate) mod unshielded;
 
 /// The file in a mirror that says which library folders, at which times, it was made from.
 const STAMP: &str = "made-from";
+/// The folder of the cache that holds the mirrors read where no sandbox shields them.
+const UNSHIELDED: &str = "unshielded";
 
-/// The mirror of `python`'s own bytecode for a run in `workdir`, to be shown read-only: only
-/// under bubblewrap, never for an interpreter inside the copy, and never of the copy's or the
-/// original repository's folders (an editable install's `.pth` names the original).
+/// The mirror a run reads.
+pub(crate) struct Mirror {
+    pub path: Utf8PathBuf,
+    /// Its chain, where no sandbox shows it read-only (`unshielded`); `None` under bubblewrap.
+    pub unshielded: Option<Chain>,
+}
+
+/// The mirror of `python`'s own bytecode for a run in `workdir`: never for an interpreter
+/// inside the copy, and never of the copy's or the original repository's folders (an editable
+/// install's `.pth` names the original). Under bubblewrap it is shown read-only; elsewhere it is
+/// read only on the terms of `unshielded` ([`unshielded::usable`]), and made again first when it
+/// holds anything off the installation's folders.
 pub(crate) fn readable(
     python: &Utf8Path,
     host: &Host,
     sandbox: &Sandbox,
     (workdir, original): (&Utf8Path, Option<&Utf8Path>),
-) -> Option<Utf8PathBuf> {
+) -> Option<Mirror> {
     let installation = installation(python, host);
     let outside = installation
         .iter()
         .all(|folder| !folder.starts_with(workdir));
-    (*sandbox == Sandbox::Bwrap && outside).then_some(())?;
+    outside.then_some(())?;
     let mut folders = library_folders(&installation);
     let added = path_file_folders(&folders);
     let theirs = |folder: &Utf8PathBuf| {
         folder.starts_with(workdir) || original.is_some_and(|original| folder.starts_with(original))
     };
     folders.extend(added.into_iter().filter(|folder| !theirs(folder)));
-    mirror(&folders, &cache_folder()?, Some(python))
+    let cache = cache_folder()?;
+    if *sandbox == Sandbox::Bwrap {
+        let path = mirror(&folders, &cache, Some(python))?;
+        return Some(Mirror {
+            path,
+            unshielded: None,
+        });
+    }
+    let places = (workdir, original);
+    unshielded::usable(&folders, places, unshielded::user_may_write).then_some(())?;
+    // A mirror of its own: what the unshielded runs could write never reaches the mirror that
+    // bubblewrap shows, nor is one pulled from under a sandboxed run as it is cleaned.
+    let path = mirror(&folders, &cache.join(UNSHIELDED), Some(python))?;
+    let chain = Chain::of(&path, &folders);
+    // Bytecode written where a source outside the installation would find it (by a model's
+    // command, an earlier run) is removed before any is read.
+    chain.remove_strangers();
+    chain.holds_only_its_own().then_some(())?;
+    Some(Mirror {
+        path,
+        unshielded: Some(chain),
+    })
 }
 
 /// The folders the `.pth` files of each library folder's `site-packages` put on the import path

@@ -259,7 +259,8 @@ impl TestRunner {
         let toolchain = self.toolchain(argv)?;
         let mut view = self.view(&toolchain, extra.writable);
         let places = (workdir, self.original.as_deref());
-        let bytecode = bytecode::readable(&self.python, &self.host, &self.sandbox, places);
+        let bytecode = bytecode::readable(&self.python, &self.host, &self.sandbox, places)
+            .map(|mirror| mirror.path);
         view.read_only.extend(bytecode.clone());
         let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
         let mut command = self
@@ -285,6 +286,22 @@ impl TestRunner {
         }
         self.last_env(&mut command, &toolchain.env, argv, extra);
         Ok(command)
+    }
+
+    /// Where no sandbox shields the bytecode mirror a command in `workdir` reads, its chain as
+    /// it is now, to be compared after a final run ([`bytecode::unshielded`]); `None` under
+    /// bubblewrap, in an image, or when the run reads no mirror.
+    pub(crate) fn unshielded_mirror(
+        &self,
+        workdir: &Utf8Path,
+    ) -> Option<bytecode::unshielded::ChainStamps> {
+        if self.image.is_some() {
+            return None;
+        }
+        let places = (workdir, self.original.as_deref());
+        bytecode::readable(&self.python, &self.host, &self.sandbox, places)?
+            .unshielded
+            .map(bytecode::unshielded::Chain::stamps)
     }
 
     /// Runs the task's tests once, giving up early when `watch` says so. A command that cannot

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use camino::Utf8Path;
 
 use crate::error::MendError;
+use crate::exec::bytecode::unshielded::ChainStamps;
 use crate::exec::runner::TestRunner;
 use crate::patch::TreePatchError;
 use crate::task::Task;
@@ -153,6 +154,7 @@ pub(crate) fn final_run(
                 Before::Loop { known, .. } => *known,
             };
             around.before(change.root)?;
+            let mirror = runner.unshielded_mirror(change.root);
             let mut run = match (
                 run_and_read(runner, &task.test, change.root, known)?,
                 &before,
@@ -170,6 +172,9 @@ pub(crate) fn final_run(
                     (None, Before::Loop { shared, .. }) => shared_written(*shared)?,
                     (None, Before::Nothing) => None,
                 };
+            }
+            if run.not_trusted.is_none() {
+                run.not_trusted = mirror_written(mirror.as_ref());
             }
             run
         }
@@ -199,6 +204,13 @@ fn shared_written(shared: Option<&SharedStamps>) -> Result<Option<Untrusted>, Me
         MendError::harness(format!("cannot read the folders the copy shares: {err}"))
     })?;
     Ok((!entries.is_empty()).then_some(Untrusted::SharedFolderWritten { entries }))
+}
+
+/// Why the final run cannot count whatever it reported: where no sandbox shields mend's bytecode
+/// mirror, it wrote there what Python would read for a source outside the installation.
+fn mirror_written(mirror: Option<&ChainStamps>) -> Option<Untrusted> {
+    let entries = mirror?.written_since();
+    (!entries.is_empty()).then_some(Untrusted::BytecodeMirrorWritten { entries })
 }
 
 /// A fresh copy of the original for a final run, held-out tests included, with `patch` applied.

@@ -306,7 +306,7 @@ fn a_timed_out_suite_says_the_limit() {
         "import time\n\ndef test_slow():\n    time.sleep(30)\n",
     )]);
     let command = test_command(&["python", "-m", "pytest", "-q"], TestReport::Pytest, 1);
-    let limit = "the tests did not finish within 1 s and were stopped (the limit counts pytest's start, and mend's runs read no bytecode of the project's own: its modules are compiled from source on every run, and without bubblewrap pytest's and the standard library's too, slower on a busy machine); if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)";
+    let limit = "the tests did not finish within 1 s and were stopped (the limit counts pytest's start, and mend's runs read no bytecode of the project's own: its modules are compiled from source on every run, and pytest's and the standard library's too where mend cannot mirror their bytecode, slower on a busy machine); if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)";
     // Before the loop (and in `mend verify`) no verdict at all, naming the fix.
     let before = independent_check(&runner(), &command, &root).unwrap_err();
     assert_eq!(

@@ -30,7 +30,7 @@ impl Note {
     pub fn describe(&self) -> String {
         match self {
             Note::TimedOut { seconds } => format!(
-                "the tests did not finish within {seconds} s and were stopped (the limit counts pytest's start, and mend's runs read no bytecode of the project's own: its modules are compiled from source on every run, and without bubblewrap pytest's and the standard library's too, slower on a busy machine); if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)"
+                "the tests did not finish within {seconds} s and were stopped (the limit counts pytest's start, and mend's runs read no bytecode of the project's own: its modules are compiled from source on every run, and pytest's and the standard library's too where mend cannot mirror their bytecode, slower on a busy machine); if they need longer, raise `timeout_seconds` under [test] in the task file (mend.toml)"
             ),
             Note::Killed { status } => format!("the test process was killed ({status})"),
             Note::ExitedWithoutFailures { code } => format!("the test command exited with {code}"),

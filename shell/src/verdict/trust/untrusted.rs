@@ -108,6 +108,10 @@ pub enum Untrusted {
     /// Under `--sandbox none`, the tests wrote into a folder mend shares with the original
     /// instead of copying (the project's `.venv`).
     SharedFolderWritten { entries: Vec<String> },
+    /// Where no sandbox shields mend's bytecode mirror, the tests wrote into it off the
+    /// installation's folders: bytecode for the copy's sources, which Python reads in their
+    /// place (`entries`: the paths it would be of).
+    BytecodeMirrorWritten { entries: Vec<String> },
     /// The tests did not finish: stopped at the time limit, or killed.
     Unfinished(Note),
     /// The run ended without the report mend reads; `exit` is its code, `None` when stopped.
@@ -170,6 +174,10 @@ impl Untrusted {
             ),
             Untrusted::SharedFolderWritten { entries } => format!(
                 "the tests wrote into the original repository, in a folder mend shares instead of copying: {}",
+                entries.join(", ")
+            ),
+            Untrusted::BytecodeMirrorWritten { entries } => format!(
+                "the tests wrote into mend's bytecode mirror, where Python looks for the bytecode of the copy's sources: {}",
                 entries.join(", ")
             ),
             Untrusted::Unfinished(note) => note.describe(),

@@ -27,6 +27,7 @@ mod corpus;
 mod exits;
 mod game;
 mod items;
+mod mirror;
 mod order;
 mod planted;
 mod reach;
