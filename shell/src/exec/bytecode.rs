@@ -25,7 +25,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::atomic::sha256_hex;
 use crate::exec::sandbox::Sandbox;
 use crate::exec::toolchain::{installation, Host};
-use unshielded::Chain;
+use unshielded::RunPlaces;
 
 pub(crate) mod unshielded;
 
@@ -37,15 +37,16 @@ const UNSHIELDED: &str = "unshielded";
 /// The mirror a run reads.
 pub(crate) struct Mirror {
     pub path: Utf8PathBuf,
-    /// Its chain, where no sandbox shows it read-only (`unshielded`); `None` under bubblewrap.
-    pub unshielded: Option<Chain>,
+    /// Where no sandbox shows it read-only, the run's own places in it, emptied (`unshielded`);
+    /// `None` under bubblewrap.
+    pub unshielded: Option<RunPlaces>,
 }
 
 /// The mirror of `python`'s own bytecode for a run in `workdir`: never for an interpreter
 /// inside the copy, and never of the copy's or the original repository's folders (an editable
 /// install's `.pth` names the original). Under bubblewrap it is shown read-only; elsewhere it is
-/// read only on the terms of `unshielded` ([`unshielded::usable`]), and made again first when it
-/// holds anything off the installation's folders.
+/// read only on the terms of `unshielded` ([`unshielded::usable`]), the places where the
+/// bytecode of the run's own sources would be emptied first.
 pub(crate) fn readable(
     python: &Utf8Path,
     host: &Host,
@@ -76,14 +77,10 @@ pub(crate) fn readable(
     // A mirror of its own: what the unshielded runs could write never reaches the mirror that
     // bubblewrap shows, nor is one pulled from under a sandboxed run as it is cleaned.
     let path = mirror(&folders, &cache.join(UNSHIELDED), Some(python))?;
-    let chain = Chain::of(&path, &folders);
-    // Bytecode written where a source outside the installation would find it (by a model's
-    // command, an earlier run) is removed before any is read.
-    chain.remove_strangers();
-    chain.holds_only_its_own().then_some(())?;
+    let own = RunPlaces::emptied(&path, places)?;
     Some(Mirror {
         path,
-        unshielded: Some(chain),
+        unshielded: Some(own),
     })
 }
 

@@ -288,20 +288,20 @@ impl TestRunner {
         Ok(command)
     }
 
-    /// Where no sandbox shields the bytecode mirror a command in `workdir` reads, its chain as
-    /// it is now, to be compared after a final run ([`bytecode::unshielded`]); `None` under
+    /// Where no sandbox shields the bytecode mirror a command in `workdir` reads, the run's own
+    /// places in it as they are now, to be compared after a final run ([`bytecode::unshielded`]); `None` under
     /// bubblewrap, in an image, or when the run reads no mirror.
     pub(crate) fn unshielded_mirror(
         &self,
         workdir: &Utf8Path,
-    ) -> Option<bytecode::unshielded::ChainStamps> {
+    ) -> Option<bytecode::unshielded::PlaceStamps> {
         if self.image.is_some() {
             return None;
         }
         let places = (workdir, self.original.as_deref());
         bytecode::readable(&self.python, &self.host, &self.sandbox, places)?
             .unshielded
-            .map(bytecode::unshielded::Chain::stamps)
+            .map(bytecode::unshielded::RunPlaces::stamps)
     }
 
     /// Runs the task's tests once, giving up early when `watch` says so. A command that cannot

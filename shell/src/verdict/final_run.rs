@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use camino::Utf8Path;
 
 use crate::error::MendError;
-use crate::exec::bytecode::unshielded::ChainStamps;
+use crate::exec::bytecode::unshielded::PlaceStamps;
 use crate::exec::runner::TestRunner;
 use crate::patch::TreePatchError;
 use crate::task::Task;
@@ -207,8 +207,8 @@ fn shared_written(shared: Option<&SharedStamps>) -> Result<Option<Untrusted>, Me
 }
 
 /// Why the final run cannot count whatever it reported: where no sandbox shields mend's bytecode
-/// mirror, it wrote there what Python would read for a source outside the installation.
-fn mirror_written(mirror: Option<&ChainStamps>) -> Option<Untrusted> {
+/// mirror, it wrote there what Python would read for the copy's sources (or the original's).
+fn mirror_written(mirror: Option<&PlaceStamps>) -> Option<Untrusted> {
     let entries = mirror?.written_since();
     (!entries.is_empty()).then_some(Untrusted::BytecodeMirrorWritten { entries })
 }

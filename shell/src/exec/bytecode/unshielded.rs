@@ -8,20 +8,21 @@
 //!   the mirror copies: so the mirror is read only when every folder it mirrors is one the user
 //!   may write ([`usable`]). An installation the user cannot write is read from source, as
 //!   before, since its mirror would be the one part of it they could.
-//! - Bytecode for a source of the copy's (a test module), or any file outside the installation.
-//!   Python looks up `/a/b/m.py`'s bytecode at `MIRROR/a/b/m.TAG.pyc`, so such bytecode lies off
-//!   the folders between the mirror's root and the installation's ([`Chain`]). Before a run
-//!   what the mirror holds off them is removed, or the run reads no mirror
-//!   ([`Chain::remove_strangers`]); and the folders of the chain are stamped before a final run and compared after it
-//!   ([`ChainStamps`]): a test run that wrote bytecode there and removed it again still changed
-//!   the folder it wrote in.
+//! - Bytecode for a source of the copy's (a test module) or of the original's. Python looks up
+//!   `/a/b/m.py`'s bytecode at `MIRROR/a/b/m.TAG.pyc`, so such bytecode lies under the copy's
+//!   own place in the mirror (`MIRROR/tmp/…/copy`), off the installation's folders. Before each
+//!   run that place is emptied and made anew as a folder of its own ([`RunPlaces`]); a final run
+//!   stamps it and compares after ([`PlaceStamps`]): bytecode written there makes the run
+//!   untrusted, and so does bytecode written and removed again once read, which still changed
+//!   the folder it was written in. The copy's place is the run's own: what another run (another
+//!   attempt, in its own copy) writes in its place neither reaches this one nor is blamed on it.
+//!   (The original's place is shared by the runs of one repository: bytecode one of them plants
+//!   there is blamed on each whose final run was under way.)
 
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 
 use camino::{Utf8Path, Utf8PathBuf};
-
-use super::STAMP;
 
 /// Whether the mirror of `folders` may be read by a run in `workdir` that no sandbox shields:
 /// every folder is one `writable` says the user may write, and the copy (and the original, whose
@@ -48,96 +49,52 @@ pub(crate) fn user_may_write(folder: &Utf8Path) -> bool {
     unsafe { libc::access(path.as_ptr(), libc::W_OK) == 0 }
 }
 
-/// The folders of a mirror between its root and the folders it mirrors, each with the names it
-/// may hold: the next folder toward a mirrored one, and at the root the mirror's stamp.
-pub(crate) struct Chain {
-    links: Vec<(Utf8PathBuf, Vec<String>)>,
+/// The folders of a mirror where the bytecode of a run's own sources would be: those of the
+/// copy and of the original (whose files an editable install imports).
+pub(crate) struct RunPlaces {
+    places: Vec<(Utf8PathBuf, Utf8PathBuf)>,
 }
 
-impl Chain {
-    /// The chain of the mirror at `mirror` of `folders` (absolute paths).
-    pub(crate) fn of(mirror: &Utf8Path, folders: &[Utf8PathBuf]) -> Chain {
-        let mut links: Vec<(Utf8PathBuf, Vec<String>)> =
-            vec![(mirror.to_owned(), vec![STAMP.to_owned()])];
-        for folder in folders {
-            let parts: Vec<&str> = folder.iter().skip(1).collect();
-            let mut at = mirror.to_owned();
-            for part in parts {
-                let index = match links.iter().position(|(link, _)| *link == at) {
-                    Some(index) => index,
-                    None => {
-                        links.push((at.clone(), Vec::new()));
-                        links.len() - 1
-                    }
-                };
-                let allowed = &mut links[index].1;
-                if !allowed.iter().any(|name| name == part) {
-                    allowed.push(part.to_owned());
-                }
-                at.push(part);
+impl RunPlaces {
+    /// The places in `mirror` of the sources under `workdir` and `original`, each emptied now:
+    /// bytecode an earlier run or a command wrote there is gone, and the empty folder left in
+    /// its place is this run's own, which no other run writes in. `None` when one cannot be
+    /// made (then the run reads no mirror).
+    pub(crate) fn emptied(
+        mirror: &Utf8Path,
+        (workdir, original): (&Utf8Path, Option<&Utf8Path>),
+    ) -> Option<RunPlaces> {
+        let mut places = Vec::new();
+        for source in std::iter::once(workdir).chain(original) {
+            let place = mirror.join(source.strip_prefix("/").unwrap_or(source));
+            // An empty folder stays as it is: the final run stamps it before its command is made.
+            let empty = place.is_dir() && !place.is_symlink() && is_empty(&place);
+            if !empty && place.symlink_metadata().is_ok() {
+                fs::remove_dir_all(&place)
+                    .or_else(|_| fs::remove_file(&place))
+                    .ok()?;
             }
+            fs::create_dir_all(&place).ok()?;
+            places.push((source.to_owned(), place));
         }
-        // A mirrored folder's own entries are the installation's: it is no link of the chain.
-        links.retain(|(link, _)| {
-            !folders
-                .iter()
-                .any(|folder| *link == mirror.join(folder.strip_prefix("/").unwrap_or(folder)))
-        });
-        Chain { links }
+        Some(RunPlaces { places })
     }
 
-    /// What the chain's folders hold besides their own names, as the paths whose bytecode it
-    /// would be (`/tmp/copy`), sorted.
-    pub(crate) fn strangers(&self) -> Vec<String> {
-        let root = &self.links[0].0;
-        let mut found = Vec::new();
-        for (link, allowed) in &self.links {
-            let Ok(entries) = link.read_dir_utf8() else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                if !allowed.iter().any(|name| name == entry.file_name()) {
-                    let inside = entry.path().strip_prefix(root).unwrap_or(entry.path());
-                    found.push(format!("/{inside}"));
-                }
-            }
-        }
-        found.sort();
-        found
-    }
-
-    /// Removes what the chain's folders hold besides their own names.
-    pub(crate) fn remove_strangers(&self) {
-        for (link, allowed) in &self.links {
-            let Ok(entries) = link.read_dir_utf8() else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                if allowed.iter().any(|name| name == entry.file_name()) {
-                    continue;
-                }
-                let _ = match entry.file_type() {
-                    Ok(kind) if kind.is_dir() => fs::remove_dir_all(entry.path()),
-                    _ => fs::remove_file(entry.path()),
-                };
-            }
-        }
-    }
-
-    /// Whether the mirror holds nothing but the installation's bytecode and its stamp.
-    pub(crate) fn holds_only_its_own(&self) -> bool {
-        self.strangers().is_empty()
-    }
-
-    /// Each folder of the chain as it is now: a write in it, even one undone, changes its
-    /// change time, which no one but root can set back.
-    pub(crate) fn stamps(self) -> ChainStamps {
-        let stamps = self.links.iter().map(|(link, _)| stamp(link)).collect();
-        ChainStamps {
-            chain: self,
+    /// Each place as it is now: a write in it, even one undone, changes its change time, which
+    /// no one but root can set back.
+    pub(crate) fn stamps(self) -> PlaceStamps {
+        let stamps = self.places.iter().map(|(_, place)| stamp(place)).collect();
+        PlaceStamps {
+            places: self,
             stamps,
         }
     }
+}
+
+fn is_empty(folder: &Utf8Path) -> bool {
+    folder
+        .read_dir_utf8()
+        .is_ok_and(|mut entries| entries.next().is_none())
 }
 
 /// A folder's identity and change time; `None` when it cannot be read.
@@ -146,32 +103,34 @@ fn stamp(folder: &Utf8Path) -> Option<(u64, u64, i64, i64)> {
     Some((meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()))
 }
 
-/// The chain of a mirror as it stood when a run started.
-pub(crate) struct ChainStamps {
-    chain: Chain,
+/// A run's places in the mirror as they stood when it started.
+pub(crate) struct PlaceStamps {
+    places: RunPlaces,
     stamps: Vec<Option<(u64, u64, i64, i64)>>,
 }
 
-impl ChainStamps {
-    /// What was written into the chain since the stamps were taken: what it holds now that is
-    /// not its own, else each of its folders that changed (a write undone), as the paths the
-    /// bytecode would be of; empty when nothing was.
+impl PlaceStamps {
+    /// What was written in the places since the stamps were taken, as the sources whose
+    /// bytecode it would be: what each holds now, else each that changed (a write undone);
+    /// empty when nothing was.
     pub(crate) fn written_since(&self) -> Vec<String> {
-        let strangers = self.chain.strangers();
-        if !strangers.is_empty() {
-            return strangers;
+        let mut written = Vec::new();
+        for ((source, place), then) in self.places.places.iter().zip(&self.stamps) {
+            let held: Vec<String> = place
+                .read_dir_utf8()
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|entry| source.join(entry.file_name()).to_string())
+                .collect();
+            if !held.is_empty() {
+                written.extend(held);
+            } else if stamp(place) != *then {
+                written.push(format!("{source} (written and removed again)"));
+            }
         }
-        let root = &self.chain.links[0].0;
-        self.chain
-            .links
-            .iter()
-            .zip(&self.stamps)
-            .filter(|((link, _), then)| stamp(link) != **then)
-            .map(|((link, _), _)| {
-                let inside = link.strip_prefix(root).unwrap_or(link);
-                format!("/{inside} (written and removed again)")
-            })
-            .collect()
+        written.sort();
+        written
     }
 }
 

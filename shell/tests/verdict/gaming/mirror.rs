@@ -12,7 +12,7 @@ const TOTALS_IMPORTS: &str = "from invoice.lines import Line\n";
 /// removes it again when `undo`.
 fn planting(undo: bool) -> String {
     let removal = if undo {
-        "    _shutil.rmtree(_pathlib.Path(_sys.pycache_prefix, _tests.parts[1]))\n"
+        "    _shutil.rmtree(_at)\n"
     } else {
         ""
     };
@@ -39,8 +39,7 @@ fn game(sandbox: &str, undo: bool) {
         .run_tests();
     let played = play(Project::Invoice, TaskFile::Init, sandbox, moves);
     if sandbox == "none" {
-        // Left, it is named by the first folder off the way to the installation (the copy's
-        // temporary folder's top); removed, by the folder of the way it was written in.
+        // Left, it is named by what it holds in the copy's place; removed, by the copy.
         let written = if undo {
             "(written and removed again)"
         } else {

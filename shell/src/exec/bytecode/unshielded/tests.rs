@@ -2,11 +2,36 @@ use std::fs;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::{usable, Chain};
+use super::{usable, RunPlaces};
 
 fn write(path: &Utf8Path) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, "bytecode").unwrap();
+}
+
+/// The names under `folder`, relative to it, folders ending in `/`, sorted.
+fn files(folder: &Utf8Path) -> Vec<String> {
+    let mut found = walkdir(folder);
+    found.sort();
+    found
+}
+
+fn walkdir(folder: &Utf8Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in folder.read_dir_utf8().unwrap().flatten() {
+        let name = entry.file_name().to_owned();
+        if entry.file_type().unwrap().is_dir() {
+            found.push(format!("{name}/"));
+            found.extend(
+                walkdir(entry.path())
+                    .into_iter()
+                    .map(|inner| format!("{name}/{inner}")),
+            );
+        } else {
+            found.push(name);
+        }
+    }
+    found
 }
 
 /// A mirror of `/opt/py/lib/python3.11` and `/home/u/venv/lib/python3.11` as `mirror` makes it.
@@ -24,64 +49,65 @@ fn mirror_of_two_folders(root: &Utf8Path) -> (Utf8PathBuf, Vec<Utf8PathBuf>) {
 }
 
 #[test]
-fn a_mirror_of_the_installation_alone_holds_no_strangers() {
+fn a_runs_places_are_emptied_before_it_and_the_installations_bytecode_stays() {
     let dir = tempfile::tempdir().unwrap();
-    let (mirror, folders) = mirror_of_two_folders(Utf8Path::from_path(dir.path()).unwrap());
-    let chain = Chain::of(&mirror, &folders);
-    assert_eq!(chain.strangers(), Vec::<String>::new());
-    assert!(chain.holds_only_its_own());
-}
-
-#[test]
-fn bytecode_off_the_way_to_the_installation_is_a_stranger_and_is_removed() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mirror, folders) = mirror_of_two_folders(Utf8Path::from_path(dir.path()).unwrap());
-    // A test module of a copy in /tmp, one beside the venv, and a file at the root.
+    let (mirror, _) = mirror_of_two_folders(Utf8Path::from_path(dir.path()).unwrap());
+    // What an earlier run of the same copy (the model's `run_tests`) planted for a test module.
     write(&mirror.join("tmp/copy/tests/test_totals.cpython-311-pytest-9.2.0.pyc"));
-    write(&mirror.join("home/u/copy/tests/test_totals.cpython-311.pyc"));
-    write(&mirror.join("home/u/venv/lib/stray.cpython-311.pyc"));
-    fs::write(mirror.join("notes"), "").unwrap();
-    let chain = Chain::of(&mirror, &folders);
-    assert_eq!(
-        chain.strangers(),
-        [
-            "/home/u/copy",
-            "/home/u/venv/lib/stray.cpython-311.pyc",
-            "/notes",
-            "/tmp"
-        ]
+    write(&mirror.join("home/u/project/pkg/core.cpython-311.pyc"));
+    let places = (
+        Utf8Path::new("/tmp/copy"),
+        Some(Utf8Path::new("/home/u/project")),
     );
-    chain.remove_strangers();
-    assert_eq!(chain.strangers(), Vec::<String>::new());
-    // The installation's own bytecode stays.
+    RunPlaces::emptied(&mirror, places).unwrap();
+    assert_eq!(files(&mirror.join("tmp")), ["copy/"]);
+    assert_eq!(files(&mirror.join("home/u/project")), Vec::<String>::new());
     assert!(mirror
         .join("opt/py/lib/python3.11/json/decoder.cpython-311.pyc")
         .is_file());
-    assert!(mirror.join("made-from").is_file());
+    // Another copy's place is not this run's to empty.
+    write(&mirror.join("tmp/other/tests/test_a.cpython-311.pyc"));
+    let stamps = RunPlaces::emptied(&mirror, places).unwrap().stamps();
+    assert!(mirror
+        .join("tmp/other/tests/test_a.cpython-311.pyc")
+        .is_file());
+    assert_eq!(stamps.written_since(), Vec::<String>::new());
 }
 
 #[test]
-fn the_stamps_name_what_a_run_wrote_into_the_chain_even_when_it_removed_it_again() {
+fn the_stamps_name_what_a_run_wrote_in_its_places_even_when_it_removed_it_again() {
     let dir = tempfile::tempdir().unwrap();
-    let (mirror, folders) = mirror_of_two_folders(Utf8Path::from_path(dir.path()).unwrap());
-    let untouched = Chain::of(&mirror, &folders).stamps();
-    // Bytecode inside a mirrored folder is the installation's: no write into the chain.
+    let (mirror, _) = mirror_of_two_folders(Utf8Path::from_path(dir.path()).unwrap());
+    let places = (
+        Utf8Path::new("/tmp/copy"),
+        Some(Utf8Path::new("/home/u/project")),
+    );
+    let untouched = RunPlaces::emptied(&mirror, places).unwrap().stamps();
+    // Bytecode of the installation's, and another copy's: not this run's places.
     write(&mirror.join("opt/py/lib/python3.11/json/scanner.cpython-311.pyc"));
+    write(&mirror.join("tmp/other/tests/test_a.cpython-311.pyc"));
     assert_eq!(untouched.written_since(), Vec::<String>::new());
 
-    let left = Chain::of(&mirror, &folders).stamps();
+    let left = RunPlaces::emptied(&mirror, places).unwrap().stamps();
     write(&mirror.join("tmp/copy/tests/test_totals.cpython-311.pyc"));
-    assert_eq!(left.written_since(), ["/tmp"]);
-    fs::remove_dir_all(mirror.join("tmp")).unwrap();
+    write(&mirror.join("home/u/project/pkg/core.cpython-311.pyc"));
+    assert_eq!(
+        left.written_since(),
+        ["/home/u/project/pkg", "/tmp/copy/tests"]
+    );
 
-    let removed = Chain::of(&mirror, &folders).stamps();
+    let removed = RunPlaces::emptied(&mirror, places).unwrap().stamps();
     // The change time has a clock tick's grain: a write in the same tick would read unchanged.
     std::thread::sleep(std::time::Duration::from_millis(20));
-    write(&mirror.join("home/u/copy/test_totals.cpython-311.pyc"));
-    fs::remove_dir_all(mirror.join("home/u/copy")).unwrap();
+    write(&mirror.join("tmp/copy/tests/test_totals.cpython-311.pyc"));
+    fs::remove_dir_all(mirror.join("tmp/copy/tests")).unwrap();
+    fs::remove_dir_all(mirror.join("home/u/project")).unwrap();
     assert_eq!(
         removed.written_since(),
-        ["/home/u (written and removed again)"]
+        [
+            "/home/u/project (written and removed again)",
+            "/tmp/copy (written and removed again)"
+        ]
     );
 }
 
