@@ -53,7 +53,12 @@ pub(crate) fn readable(
     sandbox: &Sandbox,
     (workdir, original): (&Utf8Path, Option<&Utf8Path>),
 ) -> Option<Mirror> {
-    let installation = installation(python, host);
+    // As Python names them (`sys.prefix` is made absolute and normal): an interpreter named
+    // through `..` finds its bytecode under the folders' plain names.
+    let installation: Vec<Utf8PathBuf> = installation(python, host)
+        .iter()
+        .map(|folder| lexical(folder))
+        .collect();
     let outside = installation
         .iter()
         .all(|folder| !folder.starts_with(workdir));

@@ -303,3 +303,29 @@ fn walk(folder: &Utf8Path) -> Vec<Utf8PathBuf> {
     }
     files
 }
+
+#[test]
+fn an_interpreter_named_through_dot_dot_is_mirrored_under_the_names_python_looks_up() {
+    // Python makes `sys.prefix` absolute and normal, and looks up bytecode under that name: a
+    // mirror made under `shell/../.venv` held the venv's bytecode where no run looked.
+    let python = Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.venv/bin/python"));
+    assert!(python.exists(), "make test sets up {python}");
+    let workdir = tempfile::tempdir().unwrap();
+    let workdir = Utf8Path::from_path(workdir.path()).unwrap();
+    let mirror = readable(&python, &Host::default(), &Sandbox::Bwrap, (workdir, None)).unwrap();
+    let made = fs::read_to_string(mirror.path.join(STAMP)).unwrap();
+    let venv = Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.venv"));
+    let plain = lexical(&venv);
+    let named: Vec<&str> = made
+        .lines()
+        .filter_map(|line| line.split('\t').next())
+        .filter(|folder| folder.contains(".venv"))
+        .collect();
+    assert!(!named.is_empty(), "{made}");
+    assert!(
+        named
+            .iter()
+            .all(|folder| folder.starts_with(plain.as_str())),
+        "{made}"
+    );
+}
