@@ -65,7 +65,18 @@ impl RunPlaces {
         (workdir, original): (&Utf8Path, Option<&Utf8Path>),
     ) -> Option<RunPlaces> {
         let mut places = Vec::new();
-        for source in std::iter::once(workdir).chain(original) {
+        // Each also by its real path, which Python names it by when it comes from the working
+        // folder (`os.getcwd()` resolves links): a copy under a linked temporary folder.
+        let real = |folder: &Utf8Path| folder.canonicalize_utf8().ok();
+        let mut sources: Vec<Utf8PathBuf> = Vec::new();
+        for folder in std::iter::once(workdir).chain(original) {
+            for source in std::iter::once(folder.to_owned()).chain(real(folder)) {
+                if !sources.contains(&source) {
+                    sources.push(source);
+                }
+            }
+        }
+        for source in &sources {
             let place = mirror.join(source.strip_prefix("/").unwrap_or(source));
             // An empty folder stays as it is: the final run stamps it before its command is made.
             let empty = place.is_dir() && !place.is_symlink() && is_empty(&place);
@@ -75,7 +86,7 @@ impl RunPlaces {
                     .ok()?;
             }
             fs::create_dir_all(&place).ok()?;
-            places.push((source.to_owned(), place));
+            places.push((source.clone(), place));
         }
         Some(RunPlaces { places })
     }

@@ -133,3 +133,22 @@ fn the_mirror_is_read_unshielded_only_where_the_user_may_write_the_installation_
     assert!(!usable(&folders, (copy, Some(inside)), all));
     assert!(!usable(&[], (copy, None), all));
 }
+
+#[test]
+fn a_copy_reached_through_a_link_has_its_real_path_watched_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let (mirror, _) = mirror_of_two_folders(root);
+    let real = root.join("real/copy");
+    fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(root.join("real"), root.join("linked")).unwrap();
+    let linked = root.join("linked/copy");
+    let stamps = RunPlaces::emptied(&mirror, (&linked, None))
+        .unwrap()
+        .stamps();
+    // pytest names the tests by the working folder, which `os.getcwd()` gives resolved.
+    let real = real.canonicalize_utf8().unwrap();
+    let at = mirror.join(real.strip_prefix("/").unwrap()).join("tests");
+    write(&at.join("test_totals.cpython-311.pyc"));
+    assert_eq!(stamps.written_since(), [real.join("tests").to_string()]);
+}
