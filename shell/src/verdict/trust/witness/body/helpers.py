@@ -168,15 +168,18 @@ def _hypothesis_profiles(places, alarm):
     `register_profile` and `load_profile`): a call owed to project code that is not a test
     module, a helper beside one or a conftest is an alarm naming where; so is a profile the code
     under test registered when anyone loads it, and, as each test starts, settings in effect
-    that no registered profile holds (set behind the profiles' back). Returns what it knows of
-    Hypothesis (its `settings` and `default_variable`, `None` until it is imported) and that
-    check (`check()`)."""
+    that no registered profile holds (set behind the profiles' back), and profiles that are not
+    what `register_profile` left (written into them behind its back: the settings in effect
+    are then a "registered" profile's). Returns what it knows of Hypothesis (its `settings` and
+    `default_variable`, `None` until it is imported) and that check (`check()`)."""
     import os
     import sys
 
     kind, place, responsible = places[0], places[1], places[2]
     through = frozenset({"stdlib", "site", "pytest", "witness"})
-    state = {"settings": None, "variable": None}
+    # `profiles`: the profiles as `register_profile` last left them (a copy), compared entry by
+    # entry, by identity.
+    state = {"settings": None, "variable": None, "profiles": None}
     made_by_code = {}  # profile name -> where the code under test registered it
 
     def tests_own(filename):
@@ -197,6 +200,7 @@ def _hypothesis_profiles(places, alarm):
             where = by_the_code(sys._getframe(1))
             result = original(profile, *args, **kwargs)
             if name == "register_profile":
+                state["profiles"] = profiles_of(settings)
                 if where is not None:
                     made_by_code[profile] = where
                     alarm("replaced", f"Hypothesis profile '{profile}' registered by the code "
@@ -212,15 +216,24 @@ def _hypothesis_profiles(places, alarm):
         call.__name__ = call.__qualname__ = name
         return staticmethod(call)
 
+    def profiles_of(settings):
+        profiles = getattr(settings, "_profiles", None)
+        return dict(profiles) if type(profiles) is dict else None
+
     def wrap(module):
         settings = getattr(module, "settings", None)
         if not isinstance(settings, type):
             return
+        wrapped_names = []
         for name in ("register_profile", "load_profile"):
             original = vars(settings).get(name)
             if isinstance(original, staticmethod):
                 type.__setattr__(settings, name, wrapped(settings, name, original.__func__))
+                wrapped_names.append(name)
         state["settings"] = settings
+        # Compared only where every registration goes through the wrapper, which updates it.
+        if "register_profile" in wrapped_names:
+            state["profiles"] = profiles_of(settings)
         state["variable"] = getattr(module, "default_variable", None)
 
     class Finder:
@@ -270,6 +283,18 @@ def _hypothesis_profiles(places, alarm):
             alarm("replaced", "Hypothesis's profiles held in a "
                               f"{type(profiles).__qualname__}")
             profiles = {}
+        seen = state["profiles"]
+        if seen is not None and type(profiles) is dict and (
+                len(profiles) != len(seen)
+                or any(profiles.get(name, seen) is not held for name, held in seen.items())):
+            try:  # (a name written in could be any object, whose hash or text raises)
+                written = sorted(str(name) for name in set(profiles) | set(seen)
+                                 if profiles.get(name, seen) is not seen.get(name, profiles))
+            except Exception:
+                written = ["names that cannot be read"]
+            alarm("replaced", "Hypothesis's profiles were written behind register_profile: "
+                              + ", ".join(written))
+            state["profiles"] = dict(profiles)  # told once
         if value is not None and value is not profiles.get(getattr(settings, "_current_profile",
                                                                     None)):
             alarm("replaced", "Hypothesis's settings in effect are no registered profile's")
