@@ -178,8 +178,9 @@ def _hypothesis_profiles(places, alarm):
     kind, place, responsible = places[0], places[1], places[2]
     through = frozenset({"stdlib", "site", "pytest", "witness"})
     # `profiles`: the profiles as `register_profile` last left them (a copy), compared entry by
-    # entry, by identity.
-    state = {"settings": None, "variable": None, "profiles": None}
+    # entry, by identity; `contents`: each of those settings objects with a copy of its
+    # attributes then.
+    state = {"settings": None, "variable": None, "profiles": None, "contents": ()}
     made_by_code = {}  # profile name -> where the code under test registered it
 
     def tests_own(filename):
@@ -218,7 +219,29 @@ def _hypothesis_profiles(places, alarm):
 
     def profiles_of(settings):
         profiles = getattr(settings, "_profiles", None)
-        return dict(profiles) if type(profiles) is dict else None
+        if type(profiles) is not dict:
+            return None
+        contents = []
+        for value in profiles.values():
+            try:
+                contents.append((value, dict(vars(value))))
+            except TypeError:  # (no attributes of its own to change)
+                pass
+        state["contents"] = tuple(contents)
+        return dict(profiles)
+
+    def changed_in_place(value):
+        """The attributes of `value`, a registered profile's settings, that are not what they
+        were as it was registered: each setting is an attribute of its own (with or without a
+        leading underscore, by Hypothesis's version), which `object.__setattr__` rewrites past
+        the settings' refusal. What Hypothesis caches on them as they are used (its example
+        database, 6.170 and later) is its own."""
+        for held, attributes in state["contents"]:
+            if held is value:
+                now = vars(value)
+                return sorted(name for name, was in attributes.items()
+                              if "cache" not in name and now.get(name, attributes) is not was)
+        return []
 
     def wrap(module):
         settings = getattr(module, "settings", None)
@@ -298,5 +321,12 @@ def _hypothesis_profiles(places, alarm):
         if value is not None and value is not profiles.get(getattr(settings, "_current_profile",
                                                                     None)):
             alarm("replaced", "Hypothesis's settings in effect are no registered profile's")
+        elif value is not None:
+            changed = changed_in_place(value)
+            if changed:
+                alarm("replaced", "Hypothesis's settings in effect were changed in place: "
+                                  + ", ".join(changed))
+                state["contents"] = tuple((held, dict(vars(held)) if held is value else kept)
+                                          for held, kept in state["contents"])  # told once
 
     return state, check
