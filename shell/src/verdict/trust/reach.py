@@ -23,6 +23,9 @@ GC_CALLS = {"get_objects", "get_referrers", "get_referents"}
 HOOKS = {("sys", "excepthook"), ("threading", "excepthook"), ("sys", "unraisablehook")}
 EXIT_CALLS = {("os", "_exit"), ("atexit", "register")}
 BUILT_CODE = {"exec", "eval", "compile"}
+# Calls that write an attribute of their first argument.
+SETTERS = {("setattr",), ("delattr",), ("object", "__setattr__"), ("object", "__delattr__"),
+           ("type", "__setattr__"), ("type", "__delattr__")}
 # Strings that name parts of the test run: its variables, report, configuration and witness.
 STRING_WORDS = ("PYTEST_", "junit", "conftest", "sitecustomize", ".pth", "mend_witness",
                 "MEND_WITNESS")
@@ -44,6 +47,20 @@ def resolved(node, names):
     """Where `node` leads through imports, aliases and getattr, as a tuple of its parts."""
     path = names.path(node)
     return tuple(path.split(".")) if path else ()
+
+
+def imported_object(node, names):
+    """What an imported module leads to at `node`, however it is reached (an alias of it,
+    `vars(module)[NAME]`, `getattr(module, NAME)`), as written where the written name is
+    itself imported, else as written with where it leads: None for anything else."""
+    written = dotted(node)
+    if written and written[0] in names.imported:
+        return ".".join(written)
+    path = names.path(node)
+    roots = {names.origins[name].split(".")[0] for name in names.imported}
+    if not path or path.split(".")[0] not in roots:
+        return None
+    return f"{'.'.join(written)} ({path})" if written else path
 
 
 def findings(tree, is_test):
@@ -88,10 +105,10 @@ def call_findings(node, names):
         yield node, f"walks live objects ({'.'.join(name)})"
     elif name[-2:] in EXIT_CALLS:
         yield node, f"acts when the process ends ({'.'.join(name)})"
-    elif name in (("setattr",), ("delattr",)) and node.args:
-        target = dotted(node.args[0])
-        if target and target[0] in names.imported:
-            yield node, f"{name[0]} on {'.'.join(target)}, which it imported"
+    elif name in SETTERS and node.args:
+        target = imported_object(node.args[0], names)
+        if target:
+            yield node, f"{'.'.join(name)} on {target}, which it imported"
     elif len(name) == 1 and name[0] in BUILT_CODE and node.args:
         if not isinstance(node.args[0], ast.Constant):
             yield node, f"{name[0]} of a built string"
@@ -103,8 +120,10 @@ def assignment_findings(node, names):
         name = dotted(target) if isinstance(target, ast.Attribute) else None
         if name and resolved(target, names)[-2:] in HOOKS:
             yield node, f"replaces {'.'.join(name)}"
-        elif name and name[0] in names.imported and len(name) >= 2:
-            yield node, f"sets {'.'.join(name)}, which it imported"
+        elif isinstance(target, ast.Attribute):
+            written = imported_object(target, names)
+            if written and "." in written:
+                yield node, f"sets {written}, which it imported"
 
 
 def with_constants(tree):

@@ -435,3 +435,42 @@ encoding = sys.getfilesystemencoding()
     let found = named_in_new_file("pkg/settings.py", source);
     assert_eq!(found, Vec::<(u64, String)>::new());
 }
+
+#[test]
+fn writes_into_what_an_import_leads_to_are_named_however_it_is_reached() {
+    let source = "\
+import hypothesis._settings as _hs
+from mypkg import helpers
+
+_in_effect = _hs.settings.default
+object.__setattr__(_in_effect, '_max_examples', 1)
+vars(_hs)['default_variable'].value = None
+getattr(_hs, 'settings').x = 1
+_hs.__dict__['settings']._current_profile = 'weak'
+type.__setattr__(_hs.settings, 'load_profile', None)
+_alias = helpers
+_alias.cache = {}
+
+
+class Local:
+    pass
+
+
+_mine = Local()
+_mine.value = 1
+_copy = dict(vars(_mine))
+_copy['value'] = 2
+";
+    assert_eq!(
+        named_in_new_file("pkg/setup.py", source),
+        [
+            (5, "object.__setattr__ on _in_effect (hypothesis._settings.settings.default), which it imported"),
+            (6, "sets hypothesis._settings.default_variable.value, which it imported"),
+            (7, "sets hypothesis._settings.settings.x, which it imported"),
+            (8, "sets hypothesis._settings.settings._current_profile, which it imported"),
+            (9, "type.__setattr__ on _hs.settings, which it imported"),
+            (11, "sets _alias.cache (mypkg.helpers.cache), which it imported"),
+        ]
+        .map(|(line, what)| (line, what.to_owned()))
+    );
+}
