@@ -124,6 +124,14 @@ def assignment_findings(node, names):
             written = imported_object(target, names)
             if written and "." in written:
                 yield node, f"sets {written}, which it imported"
+        elif isinstance(target, ast.Subscript):
+            # Into a container of what it imported: named only where the container is a
+            # private part of it (an honest repair fills its own registries and os.environ).
+            container = imported_object(target.value, names)
+            path = names.path(target.value) or ""
+            if container and any(part.startswith("_") and not part.startswith("__")
+                                 for part in path.split(".")[1:]):
+                yield node, f"writes into {container}, a private part of what it imported"
 
 
 def with_constants(tree):

@@ -460,6 +460,11 @@ _mine = Local()
 _mine.value = 1
 _copy = dict(vars(_mine))
 _copy['value'] = 2
+_table = vars(_hs.settings)['_profiles']
+_table['default'] = None
+import os
+os.environ['MODE'] = 'fast'
+helpers.REGISTRY['tax'] = None
 ";
     assert_eq!(
         named_in_new_file("pkg/setup.py", source),
@@ -470,6 +475,10 @@ _copy['value'] = 2
             (8, "sets hypothesis._settings.settings._current_profile, which it imported"),
             (9, "type.__setattr__ on _hs.settings, which it imported"),
             (11, "sets _alias.cache (mypkg.helpers.cache), which it imported"),
+            (
+                23,
+                "writes into _table (hypothesis._settings.settings._profiles), a private part of what it imported",
+            ),
         ]
         .map(|(line, what)| (line, what.to_owned()))
     );
