@@ -1,6 +1,6 @@
 //! The bytecode mirror where no sandbox shows it read-only (`--sandbox none`, a network
-//! namespace alone), a mirror of its own beside those bubblewrap shows: the test run and the model's commands can write the mirror as they can
-//! write everything the user can.
+//! namespace alone), a mirror of its own beside those bubblewrap shows: the test run and the
+//! model's commands can write the mirror as they can write everything the user can.
 //!
 //! Two writes would matter, and each is closed:
 //! - Bytecode for a module of the installation (a planted `pytest` or `json`). Writing it there
@@ -26,8 +26,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 /// Whether the mirror of `folders` may be read by a run in `workdir` that no sandbox shields:
 /// every folder is one `writable` says the user may write, and the copy (and the original, whose
-/// files an editable install imports) lies outside all of them, so its bytecode would lie off
-/// the chain.
+/// files an editable install imports) lies outside all of them, so its bytecode lies in places
+/// of its own ([`RunPlaces`]), never among the installation's.
 pub(crate) fn usable(
     folders: &[Utf8PathBuf],
     (workdir, original): (&Utf8Path, Option<&Utf8Path>),
