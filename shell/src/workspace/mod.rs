@@ -9,7 +9,7 @@ pub(crate) mod history;
 mod reset;
 pub(crate) mod share;
 pub(crate) mod shared_writes;
-mod stamp;
+pub(crate) mod stamp;
 pub(crate) mod survey;
 
 use std::io;

@@ -16,13 +16,13 @@ use camino::Utf8Path;
 
 /// An entry of the copy as it was made: which inode, last changed when.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Stamp {
+pub(crate) struct Stamp {
     inode: u64,
     changed: (i64, i64),
 }
 
 impl Stamp {
-    pub(super) fn of(meta: &fs::Metadata) -> Stamp {
+    pub(crate) fn of(meta: &fs::Metadata) -> Stamp {
         Stamp {
             inode: meta.ino(),
             changed: (meta.ctime(), meta.ctime_nsec()),
@@ -45,7 +45,7 @@ const SETTLE_LIMIT: Duration = Duration::from_secs(2);
 /// which are all at most the `ctime` of `root` changed last. Without it, a test that wrote a
 /// file within the same clock tick as the copy could leave its stamp as it was. `false` when the
 /// clock did not move within [`SETTLE_LIMIT`]: the copy is then never reused.
-pub(super) fn settle(root: &Utf8Path) -> io::Result<bool> {
+pub(crate) fn settle(root: &Utf8Path) -> io::Result<bool> {
     let touch = || -> io::Result<(i64, i64)> {
         // A chmod to the same mode changes nothing but the ctime.
         let meta = fs::symlink_metadata(root)?;

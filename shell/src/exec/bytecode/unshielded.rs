@@ -20,9 +20,10 @@
 //!   there is blamed on each whose final run was under way.)
 
 use std::fs;
-use std::os::unix::fs::MetadataExt;
 
 use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::workspace::stamp::{settle, Stamp};
 
 /// Whether the mirror of `folders` may be read by a run in `workdir` that no sandbox shields:
 /// every folder is one `writable` says the user may write, and the copy (and the original, whose
@@ -92,8 +93,13 @@ impl RunPlaces {
     }
 
     /// Each place as it is now: a write in it, even one undone, changes its change time, which
-    /// no one but root can set back.
+    /// no one but root can set back. Each is first let settle (as a copy's stamps are), so that a
+    /// write in the same clock tick as the place was emptied still reads as a change; a place
+    /// that cannot settle is stamped as it is.
     pub(crate) fn stamps(self) -> PlaceStamps {
+        for (_, place) in &self.places {
+            let _ = settle(place);
+        }
         let stamps = self.places.iter().map(|(_, place)| stamp(place)).collect();
         PlaceStamps {
             places: self,
@@ -109,15 +115,16 @@ fn is_empty(folder: &Utf8Path) -> bool {
 }
 
 /// A folder's identity and change time; `None` when it cannot be read.
-fn stamp(folder: &Utf8Path) -> Option<(u64, u64, i64, i64)> {
-    let meta = fs::symlink_metadata(folder).ok()?;
-    Some((meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()))
+fn stamp(folder: &Utf8Path) -> Option<Stamp> {
+    fs::symlink_metadata(folder)
+        .ok()
+        .map(|meta| Stamp::of(&meta))
 }
 
 /// A run's places in the mirror as they stood when it started.
 pub(crate) struct PlaceStamps {
     places: RunPlaces,
-    stamps: Vec<Option<(u64, u64, i64, i64)>>,
+    stamps: Vec<Option<Stamp>>,
 }
 
 impl PlaceStamps {
