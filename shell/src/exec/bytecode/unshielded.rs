@@ -53,6 +53,7 @@ pub(crate) fn user_may_write(folder: &Utf8Path) -> bool {
 /// The folders of a mirror where the bytecode of a run's own sources would be: those of the
 /// copy and of the original (whose files an editable install imports).
 pub(crate) struct RunPlaces {
+    mirror: Utf8PathBuf,
     places: Vec<(Utf8PathBuf, Utf8PathBuf)>,
 }
 
@@ -89,18 +90,29 @@ impl RunPlaces {
             fs::create_dir_all(&place).ok()?;
             places.push((source.clone(), place));
         }
-        Some(RunPlaces { places })
+        Some(RunPlaces {
+            mirror: mirror.to_owned(),
+            places,
+        })
     }
 
     /// Each place as it is now: a write in it, even one undone, changes its change time, which
-    /// no one but root can set back. Each is first let settle (as a copy's stamps are), so that a
-    /// write in the same clock tick as the place was emptied still reads as a change; a place
-    /// that cannot settle is stamped as it is.
+    /// no one but root can set back. Then the clock is let move past those times (as after a
+    /// copy's stamps), so that a write in the same tick as a place was emptied still reads as a
+    /// change. It is waited for on a probe of this run's own beside the mirror, never by
+    /// touching a place: the original's is shared by every run of the repository, and a touch
+    /// there would read in a concurrent final run as bytecode written and removed again.
     pub(crate) fn stamps(self) -> PlaceStamps {
-        for (_, place) in &self.places {
-            let _ = settle(place);
-        }
         let stamps = self.places.iter().map(|(_, place)| stamp(place)).collect();
+        let beside = self.mirror.parent().unwrap_or(&self.mirror);
+        if let Ok(probe) = tempfile::Builder::new()
+            .prefix(".settle-")
+            .tempfile_in(beside)
+        {
+            if let Some(path) = Utf8Path::from_path(probe.path()) {
+                let _ = settle(path);
+            }
+        }
         PlaceStamps {
             places: self,
             stamps,

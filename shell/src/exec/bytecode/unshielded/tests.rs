@@ -96,9 +96,9 @@ fn the_stamps_name_what_a_run_wrote_in_its_places_even_when_it_removed_it_again(
         ["/home/u/project/pkg", "/tmp/copy/tests"]
     );
 
+    // At once: the stamps wait for the clock to move past them, so that a write in the tick
+    // the places were emptied in still changes their change time.
     let removed = RunPlaces::emptied(&mirror, places).unwrap().stamps();
-    // The change time has a clock tick's grain: a write in the same tick would read unchanged.
-    std::thread::sleep(std::time::Duration::from_millis(20));
     write(&mirror.join("tmp/copy/tests/test_totals.cpython-311.pyc"));
     fs::remove_dir_all(mirror.join("tmp/copy/tests")).unwrap();
     fs::remove_dir_all(mirror.join("home/u/project")).unwrap();
@@ -108,6 +108,25 @@ fn the_stamps_name_what_a_run_wrote_in_its_places_even_when_it_removed_it_again(
             "/home/u/project (written and removed again)",
             "/tmp/copy (written and removed again)"
         ]
+    );
+}
+
+#[test]
+fn runs_of_one_repository_side_by_side_leave_each_others_stamps_as_they_were() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mirror, _) = mirror_of_two_folders(Utf8Path::from_path(dir.path()).unwrap());
+    let original = Some(Utf8Path::new("/home/u/project"));
+    let first = RunPlaces::emptied(&mirror, (Utf8Path::new("/tmp/copy-1"), original))
+        .unwrap()
+        .stamps();
+    // Another attempt's final run starts while the first's runs: its places are made and
+    // stamped, the original's among them, which the two share.
+    let second = RunPlaces::emptied(&mirror, (Utf8Path::new("/tmp/copy-2"), original))
+        .unwrap()
+        .stamps();
+    assert_eq!(
+        (first.written_since(), second.written_since()),
+        (Vec::<String>::new(), Vec::<String>::new())
     );
 }
 
