@@ -284,7 +284,7 @@ impl TestRunner {
         for (name, value) in toolchain.env.iter().chain(&self.env) {
             command.env(name, value);
         }
-        self.last_env(&mut command, &toolchain.env, argv, extra);
+        self.last_env(&mut command, (&toolchain.env, workdir), argv, extra);
         Ok(command)
     }
 

@@ -266,7 +266,7 @@ fn a_wrapper_that_clears_the_environment_is_told_how_to_pass_the_variable() {
         (
             6,
             Some(format!(
-                "mend: error: the test command `sh -c exec env -i \"$(command -v python)\" -m pytest -q` gave no verdict: the tests stopped before reporting: exit 1 with no pytest report — is pytest installed for `{0}`? Install it there (`{0} -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variables PYTEST_ADDOPTS, PYTHONPATH and MEND_WITNESS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS PYTHONPATH MEND_WITNESS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"",
+                "mend: error: the test command `sh -c exec env -i \"$(command -v python)\" -m pytest -q` gave no verdict: the tests stopped before reporting: exit 1 with no pytest report — is pytest installed for `{0}`? Install it there (`{0} -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variables PYTEST_ADDOPTS, PYTHONPATH, MEND_WITNESS and MEND_WITNESS_COPY, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS PYTHONPATH MEND_WITNESS MEND_WITNESS_COPY` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"",
                 python.display()
             ))
             .as_deref()

@@ -51,7 +51,7 @@ impl TestRunner {
         for (name, value) in &self.env {
             command.env(name, value);
         }
-        self.last_env(&mut command, &image.env, argv, extra);
+        self.last_env(&mut command, (&image.env, &image.workdir), argv, extra);
         Ok(command)
     }
 }

@@ -15,6 +15,10 @@ use crate::task::PythonPath;
 const AUTOLOAD_OFF: &str = "PYTEST_DISABLE_PLUGIN_AUTOLOAD";
 /// The variable naming plugins pytest imports after its installed ones.
 const PYTEST_PLUGINS: &str = "PYTEST_PLUGINS";
+/// The variable that tells mend's pytest plugin the copy's folder as the command sees it (the
+/// folder it starts in, which the command may leave): pytest's configuration and conftest
+/// files read from outside it are the witness's to name.
+pub(crate) const COPY_VARIABLE: &str = "MEND_WITNESS_COPY";
 
 /// How pytest loads a plugin of mend's ([`TestRunner::plugin_loading`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,11 +50,12 @@ impl TestRunner {
     /// What a command's environment ends with: pytest's options — the last `PYTEST_ADDOPTS` of
     /// `underneath` (the toolchain's or the image's) and the task's `test.env`, else mend's own,
     /// then mend's plugin with `-p` where it needs one (`plugin_loading`) — the plugins pytest
-    /// imports by name, with mend's after the task's, and mend's own variables for this run.
+    /// imports by name, with mend's after the task's and told `copy` (the copy's folder as the
+    /// command sees it), and mend's own variables for this run.
     pub(crate) fn last_env(
         &self,
         command: &mut Command,
-        underneath: &[(String, String)],
+        (underneath, copy): (&[(String, String)], &Utf8Path),
         argv: &[String],
         extra: Extra,
     ) {
@@ -74,6 +79,7 @@ impl TestRunner {
             let named = [last(PYTEST_PLUGINS).unwrap_or_default(), plugin];
             let named: Vec<&str> = named.into_iter().filter(|name| !name.is_empty()).collect();
             command.env(PYTEST_PLUGINS, named.join(","));
+            command.env(COPY_VARIABLE, copy);
         }
         command.env(PYTEST_ADDOPTS, with_options(addopts, &options));
         for (name, value) in extra.env {

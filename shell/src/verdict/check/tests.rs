@@ -294,7 +294,7 @@ fn a_python_without_pytest_is_a_harness_error_that_names_the_fix() {
         (error.exit_code, error.message),
         (
             crate::error::exit::HARNESS,
-            "the test command `python -m pytest -q` gave no verdict: the tests stopped before reporting: exit 1 with no pytest report — is pytest installed for `/usr/bin/python3`? Install it there (`/usr/bin/python3 -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variables PYTEST_ADDOPTS, PYTHONPATH and MEND_WITNESS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS PYTHONPATH MEND_WITNESS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\":\n/usr/bin/python3: No module named pytest".to_owned()
+            "the test command `python -m pytest -q` gave no verdict: the tests stopped before reporting: exit 1 with no pytest report — is pytest installed for `/usr/bin/python3`? Install it there (`/usr/bin/python3 -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variables PYTEST_ADDOPTS, PYTHONPATH, MEND_WITNESS and MEND_WITNESS_COPY, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS PYTHONPATH MEND_WITNESS MEND_WITNESS_COPY` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\":\n/usr/bin/python3: No module named pytest".to_owned()
         )
     );
 }

@@ -278,7 +278,7 @@ fn a_session_the_witness_did_not_hear_whole_is_no_verdict_or_no_pass_with_its_re
             "the test command `python -m pytest -q` gave no verdict: {reason} — {fix}:\nboom"
         ))
     };
-    let install = format!("is pytest installed for `{}`? Install it there (`{0} -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variables PYTEST_ADDOPTS, PYTHONPATH and MEND_WITNESS, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS PYTHONPATH MEND_WITNESS` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"", runner().python);
+    let install = format!("is pytest installed for `{}`? Install it there (`{0} -m pip install pytest`) or pass --python PATH. mend asks pytest for its report through the variables PYTEST_ADDOPTS, PYTHONPATH, MEND_WITNESS and MEND_WITNESS_COPY, so the command must run pytest, itself or through a wrapper that keeps the environment (for tox add `passenv = PYTEST_ADDOPTS PYTHONPATH MEND_WITNESS MEND_WITNESS_COPY` to its testenv); for another runner, or a wrapper that clears the environment, set test.report = \"junit\" or \"exit_code\"", runner().python);
     let shown = |read: Result<TestRun, String>| {
         read.map(|run| {
             (

@@ -29,6 +29,10 @@ pub enum AlarmKind {
     /// The witness itself reached: a hand-over to it from code other than its own pytest
     /// hooks, or its hooks called other than by pluggy's hook calling.
     Witness,
+    /// A file pytest finds by walking up from the tests (its configuration, a `conftest.py`)
+    /// read from outside the copy: none of the repository's, and writable by whoever can write
+    /// the folders above it.
+    Outside,
 }
 
 /// One thing the witness saw reach into the test run, as it happened.
@@ -64,6 +68,7 @@ impl Alarm {
             AlarmKind::Hook => "pytest's hooks were altered",
             AlarmKind::Replaced => "the test run's own code was altered while the tests ran",
             AlarmKind::Witness => "mend's witness was reached from inside the test run",
+            AlarmKind::Outside => "pytest read a file from outside the copy",
         };
         match &self.place {
             Some(place) => format!("{lead}: {} at {place}", self.what),

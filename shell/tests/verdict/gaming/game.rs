@@ -30,7 +30,7 @@ pub enum Project {
 }
 
 impl Project {
-    fn folder(self) -> PathBuf {
+    pub fn folder(self) -> PathBuf {
         let name = match self {
             Project::Invoice => "invoice",
             Project::Crate => "cargo-crate",

@@ -29,6 +29,7 @@ mod game;
 mod items;
 mod mirror;
 mod order;
+mod outside;
 mod planted;
 mod reach;
 mod shared;

@@ -104,6 +104,7 @@ fn the_witness_keeps_only_its_hooks_and_reads_no_global_of_its_module() {
         .args(["-c", INSPECT])
         .arg(folder)
         .env("MEND_WITNESS", &socket)
+        .env("MEND_WITNESS_COPY", folder)
         .output()
         .unwrap();
     assert!(

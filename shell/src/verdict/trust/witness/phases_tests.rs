@@ -90,6 +90,7 @@ pub(super) fn witnessed(file: &str, tests: &str, options: &[&str]) -> (Vec<Strin
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
         .env("MEND_WITNESS", &socket)
+        .env("MEND_WITNESS_COPY", folder)
         .output()
         .unwrap();
     let printed = String::from_utf8_lossy(&output.stdout) + String::from_utf8_lossy(&output.stderr);

@@ -126,7 +126,7 @@ def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, ala
         if hasattr(config, "workerinput") or state["config"] is not None:
             return
         state["config"] = config
-        configured(config.pluginmanager)
+        configured(config)
         forget_module()
         check_all()
 

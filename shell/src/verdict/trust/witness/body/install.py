@@ -137,6 +137,7 @@ def _install(module_name, module_file):
     import sys
 
     path = os.environ.pop("MEND_WITNESS", None)
+    copy = os.environ.pop("MEND_WITNESS_COPY", None)
     _unnamed(module_name)
     if not path:
         seed = _handed_seed()
@@ -188,7 +189,7 @@ def _install(module_name, module_file):
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))
     off_the_terminal, its_hook, placed, shown, showing = _kept_off_the_terminal(canaries[1])
     plugins = _plugins(places, alarm, unchecked, sys.modules.get(module_name),
-                       (off_the_terminal, its_hook))
+                       (off_the_terminal, its_hook), _outside_the_copy(copy, alarm, unchecked))
     canaries = (*canaries, placed, shown, showing)
 
     folder = os.path.dirname(os.path.abspath(module_file))

@@ -28,7 +28,53 @@ def _entry_points(places, alarm, own):
     return shipped_by_project
 
 
-def _plugins(places, alarm, unchecked, own, witness_plugin):
+def _outside_the_copy(copy, alarm, unchecked):
+    """`configured_from(config)` and `conftest(plugin)`: the files pytest finds by walking up
+    from the tests, its configuration (`pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`)
+    and each `conftest.py`, must lie in the copy (`copy`: the folder mend started the command
+    in, as the command sees it). One above it is none of the repository's, and anyone who can
+    write there (without a sandbox, a temporary folder above every copy) shapes the run: its
+    options, its hooks, a module put in place of the project's. Found by pytest's search it is an
+    alarm; named with `-c` by the task's own command, a check not made. Without `copy` (a
+    wrapper that passes `MEND_WITNESS` on and not `MEND_WITNESS_COPY`) nothing is compared, and
+    that is told."""
+    import os
+    from types import ModuleType
+
+    if not copy:
+        unchecked("the files pytest read from above the copy (its configuration, conftest.py)",
+                  "MEND_WITNESS_COPY did not reach pytest: a wrapper that passes variables on "
+                  "must pass it too")
+        return (lambda config: None), (lambda plugin: None)
+    roots = tuple({os.path.join(os.path.abspath(copy), ""),
+                   os.path.join(os.path.realpath(copy), "")})
+
+    def outside(path):
+        # Inside by its name or by where its links lead: a file the repository links to is its own.
+        return not (os.path.abspath(path).startswith(roots)
+                    or os.path.realpath(path).startswith(roots))
+
+    def configured_from(config):
+        path = getattr(config, "inipath", None) or getattr(config, "inifile", None)
+        if path is None or not outside(str(path)):
+            return
+        if getattr(getattr(config, "option", None), "inifilename", None):
+            unchecked(f"pytest's configuration {path}",
+                      "the test command names it with -c, outside the copy: what it holds is "
+                      "not the repository's")
+        else:
+            alarm("outside", f"its configuration {path}")
+
+    def conftest(plugin):
+        filename = getattr(plugin, "__file__", None) if isinstance(plugin, ModuleType) else None
+        if type(filename) is str and os.path.basename(filename) == "conftest.py" \
+                and outside(filename):
+            alarm("outside", f"the conftest {filename}")
+
+    return configured_from, conftest
+
+
+def _plugins(places, alarm, unchecked, own, witness_plugin, outside_the_copy):
     """Plugins and hooks: what was registered before configuration is allowed; a plugin the
     project registers later, a new implementation of an outcome hook, or a replaced hook caller
     is an alarm. A plugin of the project's registered before the witness (named with `-p` by the
@@ -36,13 +82,15 @@ def _plugins(places, alarm, unchecked, own, witness_plugin):
     a check not made: what it did as it loaded went unwatched. `own`: the witness's module;
     `witness_plugin`: the plugin the witness registers while its canaries run, and its one
     hook (`_kept_off_the_terminal`): an implementation of anything else it holds is a new one.
-    Returns `configured(pm)`, `registered(...)`, `collected(pm)` and `check()`."""
+    `outside_the_copy`: what tells of configuration and conftests from outside the copy.
+    Returns `configured(config)`, `registered(...)`, `collected(pm)` and `check()`."""
     import sys
     from itertools import chain
     from operator import attrgetter, is_
     from types import MethodType, ModuleType
 
     kind, place, responsible, defined_at, _ = places
+    configured_from, conftest = outside_the_copy
     # An object's identity without `id()`, whose every call is an audit event (the audit hook's
     # cost): `object.__hash__` is made of the address, as `id` is, and no class overrides it.
     identity = object.__hash__
@@ -130,7 +178,9 @@ def _plugins(places, alarm, unchecked, own, witness_plugin):
                 allowed_impls.add(identity(impl))
                 functions[identity(impl)] = function
 
-    def configured(pm):
+    def configured(config):
+        configured_from(config)
+        pm = config.pluginmanager
         # pluggy's hook calling (every pluggy from 0.13 on has both; a later one may not).
         hookexec = getattr(pm, "_inner_hookexec", None)
         hook_calling = getattr(pm, "_hookexec", None)
@@ -165,6 +215,7 @@ def _plugins(places, alarm, unchecked, own, witness_plugin):
 
     def registered(plugin, manager, caller):
         """`caller`: the frame that called the witness's hook (pluggy's hook calling)."""
+        conftest(plugin)
         if plugin is witness_plugin[0]:
             # Whoever registered it, what it may hold is the witness's hook: anything else it
             # holds now is a new implementation, told as the callers are next looked at.
