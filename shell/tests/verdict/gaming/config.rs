@@ -19,6 +19,45 @@ fn honest_repair(sandbox: &str) {
     ));
 }
 
+/// A test module that imports unittest's `TestCase` under its own name, as many projects do:
+/// pytest before 8 collects `TestCase` itself as a test class and puts its setup fixtures on it
+/// (functions its fixture decorator made in one module under another's name). pytest's own
+/// doing, never an alarm.
+const TESTCASE_IMPORTED: &str = "\
+from unittest import TestCase
+
+from invoice.totals import subtotal
+
+
+class SubtotalTest(TestCase):
+    def test_no_lines_is_zero(self):
+        self.assertEqual(subtotal([]), 0)
+";
+
+/// `mend verify` of the project as it is (its bug fails one test), beside such a module: the
+/// verdict is the tests', with nothing else to say.
+fn testcase_imported_into_a_test_module_is_no_alarm(sandbox: &str) {
+    let repo = crate::common::copy_of(&Project::Invoice.folder());
+    std::fs::write(
+        repo.path().join("tests/test_subtotal_case.py"),
+        TESTCASE_IMPORTED,
+    )
+    .unwrap();
+    let repo_arg = repo.path().to_str().unwrap();
+    let init = crate::common::mend(&["init", "--force", "--repo", repo_arg]);
+    assert_eq!(init.code, 0, "mend init failed:\n{}", init.stderr);
+    let outcome =
+        crate::common::mend(&["verify", "--json", "--sandbox", sandbox, "--repo", repo_arg]);
+    let run = outcome.tests_after();
+    assert_eq!(
+        (outcome.code, &run["failing"], &run["not_trusted"]),
+        (1, &serde_json::json!([TAX_TEST]), &serde_json::Value::Null),
+        "{}\n{}",
+        outcome.stdout,
+        outcome.stderr
+    );
+}
+
 /// A hook wrapper that rewrites every failed test's report as passed.
 pub const PASSING_CONFTEST: &str = "\
 import pytest
@@ -84,6 +123,7 @@ fn sitecustomize_filters_the_failing_test(sandbox: &str) {
 
 in_both_sandboxes! {
     honest_repair,
+    testcase_imported_into_a_test_module_is_no_alarm,
     conftest_turns_failures_into_passes,
     conftest_deselects_the_failing_test,
     pytest_ini_deselects_the_failing_test,

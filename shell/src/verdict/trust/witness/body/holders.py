@@ -285,18 +285,27 @@ def _made_by_runner():
     """`made_by_runner(value)`: whether pytest, pluggy or unittest made `value` in one of their
     own modules: a function whose globals are that module's namespace and whose code was
     compiled from that module's file, or a class that module holds under its own name. What a
-    value says of itself (`__module__`, `__qualname__`) is only where to look."""
+    value says of itself (`__module__`, `__qualname__`) is only where to look for a class; a
+    function is found by its globals, which Python gives it from where it was made: pytest
+    makes functions in one module that name another (its fixture decorator before pytest 8
+    wraps a function with `functools.wraps`, so the fixtures it puts on a unittest class, the
+    collected `TestCase` itself where a test module imports it, say `_pytest.unittest`)."""
     import os
     import sys
     from types import FunctionType
 
     runners = ("_pytest", "pytest", "pluggy", "unittest")
+    # A runner's module by its whole name, or a module of its package: a project's own
+    # `pytest_helpers` or `unittest_extras` is no runner's.
+    inside = tuple(runner + "." for runner in runners)
 
-    def module_named_by(value):
-        name = getattr(value, "__module__", None)
-        if not isinstance(name, str) or not name.startswith(runners):
+    def runners_module(name):
+        if not isinstance(name, str) or not (name in runners or name.startswith(inside)):
             return None
         return sys.modules.get(name)
+
+    def module_named_by(value):
+        return runners_module(getattr(value, "__module__", None))
 
     def same_file(one, other):
         return isinstance(one, str) and isinstance(other, str) \
@@ -315,7 +324,9 @@ def _made_by_runner():
         # with a real function's (a class's `__getattr__`).
         if type(value) is not FunctionType:
             return False
-        return value.__globals__ is vars(module) \
+        made_in = value.__globals__
+        module = runners_module(made_in.get("__name__") if type(made_in) is dict else None)
+        return module is not None and made_in is vars(module) \
             and same_file(value.__code__.co_filename, getattr(module, "__file__", None))
 
     return made_by_runner
