@@ -209,7 +209,13 @@ fn shared_written(shared: Option<&SharedStamps>) -> Result<Option<Untrusted>, Me
 /// Why the final run cannot count whatever it reported: where no sandbox shields mend's bytecode
 /// mirror, it wrote there what Python would read for the copy's sources (or the original's).
 fn mirror_written(mirror: Option<&PlaceStamps>) -> Option<Untrusted> {
-    let entries = mirror?.written_since();
+    let mirror = mirror?;
+    if let Some(rebuilt) = mirror.rebuilt() {
+        return Some(Untrusted::BytecodeMirrorRebuilt {
+            mirror: rebuilt.to_string(),
+        });
+    }
+    let entries = mirror.written_since();
     (!entries.is_empty()).then_some(Untrusted::BytecodeMirrorWritten { entries })
 }
 

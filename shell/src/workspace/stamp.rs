@@ -30,7 +30,7 @@ impl Stamp {
     }
 
     /// Whether `meta` is of the entry stamped (changed or not).
-    pub(super) fn same_entry(&self, meta: &fs::Metadata) -> bool {
+    pub(crate) fn same_entry(&self, meta: &fs::Metadata) -> bool {
         self.inode == meta.ino()
     }
 }

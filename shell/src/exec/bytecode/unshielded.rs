@@ -103,6 +103,7 @@ impl RunPlaces {
     /// touching a place: the original's is shared by every run of the repository, and a touch
     /// there would read in a concurrent final run as bytecode written and removed again.
     pub(crate) fn stamps(self) -> PlaceStamps {
+        let mirror = stamp(&self.mirror);
         let stamps = self.places.iter().map(|(_, place)| stamp(place)).collect();
         let beside = self.mirror.parent().unwrap_or(&self.mirror);
         if let Ok(probe) = tempfile::Builder::new()
@@ -115,6 +116,7 @@ impl RunPlaces {
         }
         PlaceStamps {
             places: self,
+            mirror,
             stamps,
         }
     }
@@ -136,10 +138,24 @@ fn stamp(folder: &Utf8Path) -> Option<Stamp> {
 /// A run's places in the mirror as they stood when it started.
 pub(crate) struct PlaceStamps {
     places: RunPlaces,
+    /// The mirror itself: another mend rebuilds it when the installation changes (a package
+    /// installed meanwhile), and the places in it go with the old one.
+    mirror: Option<Stamp>,
     stamps: Vec<Option<Stamp>>,
 }
 
 impl PlaceStamps {
+    /// The mirror, when it is no longer the one the run started with: another mend rebuilt it
+    /// (the installation changed while the tests ran), and what the tests wrote in the places
+    /// that went with the old one cannot be told.
+    pub(crate) fn rebuilt(&self) -> Option<&Utf8Path> {
+        let same = fs::symlink_metadata(&self.places.mirror)
+            .ok()
+            .zip(self.mirror)
+            .is_some_and(|(now, then)| then.same_entry(&now));
+        (!same).then_some(self.places.mirror.as_path())
+    }
+
     /// What was written in the places since the stamps were taken, as the sources whose
     /// bytecode it would be: what each holds now, else each that changed (a write undone);
     /// empty when nothing was.

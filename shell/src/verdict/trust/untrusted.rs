@@ -117,6 +117,9 @@ pub enum Untrusted {
     /// installation's folders: bytecode for the copy's sources, which Python reads in their
     /// place (`entries`: the paths it would be of).
     BytecodeMirrorWritten { entries: Vec<String> },
+    /// Where no sandbox shields mend's bytecode mirror, it was rebuilt while the tests ran (the
+    /// installation changed, another mend made it anew): what they wrote in it cannot be told.
+    BytecodeMirrorRebuilt { mirror: String },
     /// The tests did not finish: stopped at the time limit, or killed.
     Unfinished(Note),
     /// The run ended without the report mend reads; `exit` is its code, `None` when stopped.
@@ -184,6 +187,9 @@ impl Untrusted {
             Untrusted::BytecodeMirrorWritten { entries } => format!(
                 "the tests wrote into mend's bytecode mirror, where Python looks for the bytecode of the copy's sources: {}",
                 entries.join(", ")
+            ),
+            Untrusted::BytecodeMirrorRebuilt { mirror } => format!(
+                "mend's bytecode mirror {mirror} was rebuilt while the tests ran (the installation changed), so what they wrote in it cannot be told: run again"
             ),
             Untrusted::Unfinished(note) => note.describe(),
             Untrusted::NoReport { exit, owed } => {

@@ -131,6 +131,26 @@ fn runs_of_one_repository_side_by_side_leave_each_others_stamps_as_they_were() {
 }
 
 #[test]
+fn a_mirror_rebuilt_under_a_run_is_told_as_such_not_as_bytecode_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let (mirror, _) = mirror_of_two_folders(root);
+    let places = (
+        Utf8Path::new("/tmp/copy"),
+        Some(Utf8Path::new("/home/u/project")),
+    );
+    let under_way = RunPlaces::emptied(&mirror, places).unwrap().stamps();
+    // Another mend puts a new mirror in place as the installation changed: the old one goes
+    // aside (`discard`), the run's places with it.
+    fs::rename(&mirror, root.join(".trash-old")).unwrap();
+    mirror_of_two_folders(root);
+    assert_eq!(under_way.rebuilt(), Some(mirror.as_path()));
+    let untouched = RunPlaces::emptied(&mirror, places).unwrap().stamps();
+    write(&mirror.join("opt/py/lib/python3.11/json/scanner.cpython-311.pyc"));
+    assert_eq!(untouched.rebuilt(), None);
+}
+
+#[test]
 fn the_mirror_is_read_unshielded_only_where_the_user_may_write_the_installation_and_the_copy_lies_outside(
 ) {
     let folders = [
