@@ -50,9 +50,10 @@ def _outside_the_copy(copy, alarm, unchecked):
                    os.path.join(os.path.realpath(copy), "")})
 
     def outside(path):
-        # Inside by its name or by where its links lead: a file the repository links to is its own.
-        return not (os.path.abspath(path).startswith(roots)
-                    or os.path.realpath(path).startswith(roots))
+        # By the name pytest gives it, under the copy's name or its real one (pytest resolves
+        # some paths). Never by where a link leads: a file above the copy linked to one in it
+        # still shapes the run from above.
+        return not os.path.abspath(path).startswith(roots)
 
     def configured_from(config):
         path = getattr(config, "inipath", None) or getattr(config, "inifile", None)
