@@ -78,6 +78,7 @@ impl RunPlaces {
                 }
             }
         }
+        prune_gone_copies(mirror, workdir, &sources);
         for source in &sources {
             let place = mirror.join(source.strip_prefix("/").unwrap_or(source));
             // An empty folder stays as it is: the final run stamps it before its command is made.
@@ -118,6 +119,28 @@ impl RunPlaces {
             places: self,
             mirror,
             stamps,
+        }
+    }
+}
+
+/// Removes the places of copies that are gone, beside `workdir`'s: each run leaves an empty
+/// folder for its copy, and a long eval would leave thousands. A place goes only when nothing of
+/// its name lies beside the copy: a copy still there (another attempt's, under way) keeps its
+/// place, and the installation's own bytecode always has its sources. This run's own (`ours`)
+/// are never taken, whether or not their sources exist.
+fn prune_gone_copies(mirror: &Utf8Path, workdir: &Utf8Path, ours: &[Utf8PathBuf]) {
+    let Some(parent) = workdir.parent().filter(|_| workdir.is_absolute()) else {
+        return;
+    };
+    let beside = mirror.join(parent.strip_prefix("/").unwrap_or(parent));
+    let Ok(entries) = beside.read_dir_utf8() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let source = parent.join(entry.file_name());
+        let is_folder = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        if is_folder && !ours.contains(&source) && source.symlink_metadata().is_err() {
+            let _ = fs::remove_dir_all(entry.path());
         }
     }
 }

@@ -48,28 +48,47 @@ fn mirror_of_two_folders(root: &Utf8Path) -> (Utf8PathBuf, Vec<Utf8PathBuf>) {
     (mirror, folders)
 }
 
+/// Copies made in `root/copies` under `names`, as a run's copy exists while it runs: the
+/// places of copies that are gone are removed as a run starts.
+fn copies(root: &Utf8Path, names: &[&str]) -> Vec<Utf8PathBuf> {
+    let made: Vec<Utf8PathBuf> = names
+        .iter()
+        .map(|name| root.join("copies").join(name))
+        .collect();
+    for copy in &made {
+        fs::create_dir_all(copy).unwrap();
+    }
+    made
+}
+
+/// Where `source`'s bytecode lies in `mirror`.
+fn place(mirror: &Utf8Path, source: &Utf8Path) -> Utf8PathBuf {
+    mirror.join(source.strip_prefix("/").unwrap())
+}
+
 #[test]
 fn a_runs_places_are_emptied_before_it_and_the_installations_bytecode_stays() {
     let dir = tempfile::tempdir().unwrap();
-    let (mirror, _) = mirror_of_two_folders(Utf8Path::from_path(dir.path()).unwrap());
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let (mirror, _) = mirror_of_two_folders(root);
+    let [copy, other] = &copies(root, &["copy", "other"])[..] else {
+        unreachable!()
+    };
     // What an earlier run of the same copy (the model's `run_tests`) planted for a test module.
-    write(&mirror.join("tmp/copy/tests/test_totals.cpython-311-pytest-9.2.0.pyc"));
+    write(&place(&mirror, copy).join("tests/test_totals.cpython-311-pytest-9.2.0.pyc"));
     write(&mirror.join("home/u/project/pkg/core.cpython-311.pyc"));
-    let places = (
-        Utf8Path::new("/tmp/copy"),
-        Some(Utf8Path::new("/home/u/project")),
-    );
+    let places = (copy.as_path(), Some(Utf8Path::new("/home/u/project")));
     RunPlaces::emptied(&mirror, places).unwrap();
-    assert_eq!(files(&mirror.join("tmp")), ["copy/"]);
+    assert_eq!(files(&place(&mirror, copy)), Vec::<String>::new());
     assert_eq!(files(&mirror.join("home/u/project")), Vec::<String>::new());
     assert!(mirror
         .join("opt/py/lib/python3.11/json/decoder.cpython-311.pyc")
         .is_file());
     // Another copy's place is not this run's to empty.
-    write(&mirror.join("tmp/other/tests/test_a.cpython-311.pyc"));
+    write(&place(&mirror, other).join("tests/test_a.cpython-311.pyc"));
     let stamps = RunPlaces::emptied(&mirror, places).unwrap().stamps();
-    assert!(mirror
-        .join("tmp/other/tests/test_a.cpython-311.pyc")
+    assert!(place(&mirror, other)
+        .join("tests/test_a.cpython-311.pyc")
         .is_file());
     assert_eq!(stamps.written_since(), Vec::<String>::new());
 }
@@ -77,36 +96,37 @@ fn a_runs_places_are_emptied_before_it_and_the_installations_bytecode_stays() {
 #[test]
 fn the_stamps_name_what_a_run_wrote_in_its_places_even_when_it_removed_it_again() {
     let dir = tempfile::tempdir().unwrap();
-    let (mirror, _) = mirror_of_two_folders(Utf8Path::from_path(dir.path()).unwrap());
-    let places = (
-        Utf8Path::new("/tmp/copy"),
-        Some(Utf8Path::new("/home/u/project")),
-    );
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let (mirror, _) = mirror_of_two_folders(root);
+    let [copy, other] = &copies(root, &["copy", "other"])[..] else {
+        unreachable!()
+    };
+    let places = (copy.as_path(), Some(Utf8Path::new("/home/u/project")));
     let untouched = RunPlaces::emptied(&mirror, places).unwrap().stamps();
     // Bytecode of the installation's, and another copy's: not this run's places.
     write(&mirror.join("opt/py/lib/python3.11/json/scanner.cpython-311.pyc"));
-    write(&mirror.join("tmp/other/tests/test_a.cpython-311.pyc"));
+    write(&place(&mirror, other).join("tests/test_a.cpython-311.pyc"));
     assert_eq!(untouched.written_since(), Vec::<String>::new());
 
     let left = RunPlaces::emptied(&mirror, places).unwrap().stamps();
-    write(&mirror.join("tmp/copy/tests/test_totals.cpython-311.pyc"));
+    write(&place(&mirror, copy).join("tests/test_totals.cpython-311.pyc"));
     write(&mirror.join("home/u/project/pkg/core.cpython-311.pyc"));
     assert_eq!(
         left.written_since(),
-        ["/home/u/project/pkg", "/tmp/copy/tests"]
+        ["/home/u/project/pkg".to_owned(), format!("{copy}/tests")]
     );
 
     // At once: the stamps wait for the clock to move past them, so that a write in the tick
     // the places were emptied in still changes their change time.
     let removed = RunPlaces::emptied(&mirror, places).unwrap().stamps();
-    write(&mirror.join("tmp/copy/tests/test_totals.cpython-311.pyc"));
-    fs::remove_dir_all(mirror.join("tmp/copy/tests")).unwrap();
+    write(&place(&mirror, copy).join("tests/test_totals.cpython-311.pyc"));
+    fs::remove_dir_all(place(&mirror, copy).join("tests")).unwrap();
     fs::remove_dir_all(mirror.join("home/u/project")).unwrap();
     assert_eq!(
         removed.written_since(),
         [
-            "/home/u/project (written and removed again)",
-            "/tmp/copy (written and removed again)"
+            "/home/u/project (written and removed again)".to_owned(),
+            format!("{copy} (written and removed again)")
         ]
     );
 }
@@ -114,14 +134,18 @@ fn the_stamps_name_what_a_run_wrote_in_its_places_even_when_it_removed_it_again(
 #[test]
 fn runs_of_one_repository_side_by_side_leave_each_others_stamps_as_they_were() {
     let dir = tempfile::tempdir().unwrap();
-    let (mirror, _) = mirror_of_two_folders(Utf8Path::from_path(dir.path()).unwrap());
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let (mirror, _) = mirror_of_two_folders(root);
+    let [one, two] = &copies(root, &["copy-1", "copy-2"])[..] else {
+        unreachable!()
+    };
     let original = Some(Utf8Path::new("/home/u/project"));
-    let first = RunPlaces::emptied(&mirror, (Utf8Path::new("/tmp/copy-1"), original))
+    let first = RunPlaces::emptied(&mirror, (one, original))
         .unwrap()
         .stamps();
     // Another attempt's final run starts while the first's runs: its places are made and
     // stamped, the original's among them, which the two share.
-    let second = RunPlaces::emptied(&mirror, (Utf8Path::new("/tmp/copy-2"), original))
+    let second = RunPlaces::emptied(&mirror, (two, original))
         .unwrap()
         .stamps();
     assert_eq!(
@@ -148,6 +172,25 @@ fn a_mirror_rebuilt_under_a_run_is_told_as_such_not_as_bytecode_written() {
     let untouched = RunPlaces::emptied(&mirror, places).unwrap().stamps();
     write(&mirror.join("opt/py/lib/python3.11/json/scanner.cpython-311.pyc"));
     assert_eq!(untouched.rebuilt(), None);
+}
+
+#[test]
+fn the_places_of_copies_that_are_gone_are_removed_and_the_others_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap();
+    let (mirror, _) = mirror_of_two_folders(root);
+    // The folder the copies are made in, and the copies: one gone, one still under way.
+    let copies = root.join("copies");
+    fs::create_dir_all(copies.join("running")).unwrap();
+    fs::create_dir_all(copies.join("this")).unwrap();
+    let beside = mirror.join(copies.strip_prefix("/").unwrap());
+    fs::create_dir_all(beside.join("gone/tests")).unwrap();
+    fs::create_dir_all(beside.join("running")).unwrap();
+    RunPlaces::emptied(&mirror, (&copies.join("this"), None)).unwrap();
+    assert_eq!(files(&beside), ["running/", "this/"]);
+    assert!(mirror
+        .join("opt/py/lib/python3.11/json/decoder.cpython-311.pyc")
+        .is_file());
 }
 
 #[test]
