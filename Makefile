@@ -75,9 +75,6 @@ $(HONEST_VENV)/.installed: $(REQUIREMENTS)
 	$(dir $@)bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $<
 	touch $@
 
-honest-repairs: $(HONEST_VENV)/.installed
-	$(CARGO) build --locked
-	scripts/honest-repairs.py --mend target/debug/mend --python $(HONEST_VENV)/bin/python --verbose
 
 # The witness across the pytest people run (docs/pytest-versions.md): one venv per pytest line,
 # hash-pinned (fixtures/pytest-matrix/pytest-LINE.txt, written by scripts/pytest-pins.sh) and
@@ -104,6 +101,15 @@ $(PYTEST_VENVS)/%/.installed: fixtures/pytest-matrix/pytest-%.txt
 	$(call python_of,$*) -m venv $(dir $@)
 	$(dir $@)bin/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: -r $<
 	touch $@
+
+# `make honest-repairs` (the projects above): under the pinned pytest, or with HONEST_LINE=6.2
+# (any line of PYTEST_COMPAT_LINES, or LINE-pyX.Y) under that line's venv: false alarms that
+# only an older pytest raises show there, not under the pin.
+HONEST_LINE ?=
+HONEST_PYTHON = $(if $(HONEST_LINE),$(PYTEST_VENVS)/$(HONEST_LINE)/bin/python,$(HONEST_VENV)/bin/python)
+honest-repairs: $(if $(HONEST_LINE),$(PYTEST_VENVS)/$(HONEST_LINE)/.installed,$(HONEST_VENV)/.installed)
+	$(CARGO) build --locked
+	scripts/honest-repairs.py --mend target/debug/mend --python $(HONEST_PYTHON) --verbose
 
 # The witness's tests (scripts/witness-matrix.sh says which) under each line.
 pytest-matrix: $(foreach line,$(PYTEST_LINES),$(PYTEST_VENVS)/$(line)/.installed)
