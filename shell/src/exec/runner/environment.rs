@@ -18,7 +18,7 @@ const PYTEST_PLUGINS: &str = "PYTEST_PLUGINS";
 /// The variable that tells mend's pytest plugin the copy's folder as the command sees it (the
 /// folder it starts in, which the command may leave): pytest's configuration and conftest
 /// files read from outside it are the witness's to name.
-pub(crate) const COPY_VARIABLE: &str = "MEND_WITNESS_COPY";
+const COPY_VARIABLE: &str = "MEND_WITNESS_COPY";
 
 /// How pytest loads a plugin of mend's ([`TestRunner::plugin_loading`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

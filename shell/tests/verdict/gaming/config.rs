@@ -43,9 +43,8 @@ fn testcase_imported_into_a_test_module_is_no_alarm(sandbox: &str) {
         TESTCASE_IMPORTED,
     )
     .unwrap();
+    super::game::init(repo.path());
     let repo_arg = repo.path().to_str().unwrap();
-    let init = crate::common::mend(&["init", "--force", "--repo", repo_arg]);
-    assert_eq!(init.code, 0, "mend init failed:\n{}", init.stderr);
     let outcome =
         crate::common::mend(&["verify", "--json", "--sandbox", sandbox, "--repo", repo_arg]);
     let run = outcome.tests_after();

@@ -186,6 +186,12 @@ pub fn play(project: Project, task_file: TaskFile, sandbox: &str, moves: Moves) 
 /// packages folder.
 pub const VENV_PACKAGES: &str = ".venv/lib/python3/site-packages";
 
+/// `mend init --force` on `repo`: the task file it writes, which must be written.
+pub fn init(repo: &std::path::Path) {
+    let init = mend(&["init", "--force", "--repo", repo.to_str().unwrap()]);
+    assert_eq!(init.code, 0, "mend init failed:\n{}", init.stderr);
+}
+
 /// `play`, the project holding a venv of its own (`VENV_PACKAGES`, empty) when `venv`: then the
 /// original outside that venv must come out unchanged, and the venv is left for the caller to
 /// check. `prepare` changes the project's copy first, as if it had been so all along.
@@ -204,10 +210,7 @@ pub fn play_with(
     }
     let repo_arg = repo.path().to_str().unwrap();
     match task_file {
-        TaskFile::Init => {
-            let init = mend(&["init", "--force", "--repo", repo_arg]);
-            assert_eq!(init.code, 0, "mend init failed:\n{}", init.stderr);
-        }
+        TaskFile::Init => init(repo.path()),
         TaskFile::Wide => {
             std::fs::write(repo.path().join("mend.toml"), project.wide_task_file()).unwrap()
         }

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::game::{Project, TAX_TEST};
-use crate::common::{copy_of, installed_runner, mend, mend_with_env, repo_root, Outcome};
+use super::game::{init, Project, TAX_TEST};
+use crate::common::{copy_of, installed_runner, mend_with_env, repo_root, Outcome};
 
 /// A module put in place of the project's, fixed: every test of it then passes.
 const SUBSTITUTING_CONFTEST: &str = "import sys, types\n\
@@ -34,9 +34,8 @@ fn verify_beneath(
     let section = "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n";
     assert!(own.contains(section), "the fixture's pytest section moved");
     std::fs::write(&pyproject, own.replace(section, "")).unwrap();
+    init(repo.path());
     let repo_arg = repo.path().to_str().unwrap();
-    let init = mend(&["init", "--force", "--repo", repo_arg]);
-    assert_eq!(init.code, 0, "mend init failed:\n{}", init.stderr);
     let above = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     for (name, text) in planted {
         std::fs::write(above.path().join(name), text).unwrap();

@@ -50,15 +50,12 @@ fn mirror_of_two_folders(root: &Utf8Path) -> (Utf8PathBuf, Vec<Utf8PathBuf>) {
 
 /// Copies made in `root/copies` under `names`, as a run's copy exists while it runs: the
 /// places of copies that are gone are removed as a run starts.
-fn copies(root: &Utf8Path, names: &[&str]) -> Vec<Utf8PathBuf> {
-    let made: Vec<Utf8PathBuf> = names
-        .iter()
-        .map(|name| root.join("copies").join(name))
-        .collect();
-    for copy in &made {
-        fs::create_dir_all(copy).unwrap();
-    }
-    made
+fn copies<const N: usize>(root: &Utf8Path, names: [&str; N]) -> [Utf8PathBuf; N] {
+    names.map(|name| {
+        let copy = root.join("copies").join(name);
+        fs::create_dir_all(&copy).unwrap();
+        copy
+    })
 }
 
 /// Where `source`'s bytecode lies in `mirror`.
@@ -71,9 +68,7 @@ fn a_runs_places_are_emptied_before_it_and_the_installations_bytecode_stays() {
     let dir = tempfile::tempdir().unwrap();
     let root = Utf8Path::from_path(dir.path()).unwrap();
     let (mirror, _) = mirror_of_two_folders(root);
-    let [copy, other] = &copies(root, &["copy", "other"])[..] else {
-        unreachable!()
-    };
+    let [copy, other] = &copies(root, ["copy", "other"]);
     // What an earlier run of the same copy (the model's `run_tests`) planted for a test module.
     write(&place(&mirror, copy).join("tests/test_totals.cpython-311-pytest-9.2.0.pyc"));
     write(&mirror.join("home/u/project/pkg/core.cpython-311.pyc"));
@@ -98,9 +93,7 @@ fn the_stamps_name_what_a_run_wrote_in_its_places_even_when_it_removed_it_again(
     let dir = tempfile::tempdir().unwrap();
     let root = Utf8Path::from_path(dir.path()).unwrap();
     let (mirror, _) = mirror_of_two_folders(root);
-    let [copy, other] = &copies(root, &["copy", "other"])[..] else {
-        unreachable!()
-    };
+    let [copy, other] = &copies(root, ["copy", "other"]);
     let places = (copy.as_path(), Some(Utf8Path::new("/home/u/project")));
     let untouched = RunPlaces::emptied(&mirror, places).unwrap().stamps();
     // Bytecode of the installation's, and another copy's: not this run's places.
@@ -136,9 +129,7 @@ fn runs_of_one_repository_side_by_side_leave_each_others_stamps_as_they_were() {
     let dir = tempfile::tempdir().unwrap();
     let root = Utf8Path::from_path(dir.path()).unwrap();
     let (mirror, _) = mirror_of_two_folders(root);
-    let [one, two] = &copies(root, &["copy-1", "copy-2"])[..] else {
-        unreachable!()
-    };
+    let [one, two] = &copies(root, ["copy-1", "copy-2"]);
     let original = Some(Utf8Path::new("/home/u/project"));
     let first = RunPlaces::emptied(&mirror, (one, original))
         .unwrap()
