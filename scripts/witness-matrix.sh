@@ -5,7 +5,7 @@
 # the ledger project (every venv of the matrix has pytest-xdist and pytest-mock for it).
 set -euo pipefail
 cargo=${CARGO:-cargo}
-games=(gaming::config gaming::exits gaming::items gaming::order gaming::outside gaming::planted gaming::reach gaming::shared xdist::)
+games=(gaming::config gaming::exits gaming::first gaming::items gaming::order gaming::outside gaming::planted gaming::reach gaming::shared xdist::)
 # Each filter must match tests: a module renamed fails the matrix instead of passing it with
 # nothing run.
 every_filter_matches() {

@@ -21,6 +21,7 @@ use crate::task::Task;
 use crate::verdict::check::{run_and_read, NoVerdict, TestRun};
 use crate::verdict::grade::given::Graded;
 use crate::verdict::trust::known::{written_lines, Known};
+use crate::verdict::trust::loaded_first;
 use crate::verdict::trust::python_reach::{start_reading_added_python, PythonReach, ReadingPython};
 use crate::verdict::trust::tripwire::Tripwire;
 use crate::verdict::trust::untrusted::Untrusted;
@@ -165,16 +166,17 @@ pub(crate) fn final_run(
             };
             around.after(change.root, &run)?;
             planted = tripwire.untrusted(change.root)?;
+            let ran_first = loaded_first::weigh(original, change.carried, &run.loaded_first);
+            run.unchecked.extend(ran_first.unchecked);
             // The first reason a run is untrusted is the one given.
             if run.not_trusted.is_none() {
                 run.not_trusted = match (&planted, &before) {
                     (Some(planted), _) => Some(planted.clone()),
                     (None, Before::Loop { shared, .. }) => shared_written(*shared)?,
                     (None, Before::Nothing) => None,
-                };
-            }
-            if run.not_trusted.is_none() {
-                run.not_trusted = mirror_written(mirror.as_ref());
+                }
+                .or(ran_first.untrusted)
+                .or_else(|| mirror_written(mirror.as_ref()));
             }
             run
         }

@@ -71,6 +71,7 @@ pub(super) fn read_pytest_run(
     // mend's canaries are no part of the project's tests: no count, id or contract shows them.
     let mut run = read(finished, test, Some(heard.report()), exit_note(code, load));
     run.alarms = heard.alarms.clone();
+    run.loaded_first = heard.loaded_first.clone();
     run.skipped_by_code = heard.skips_raised.clone();
     run.unchecked = heard.unchecked.iter().map(Unchecked::describe).collect();
     Ok(match heard.check(code, known) {

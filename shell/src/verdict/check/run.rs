@@ -9,6 +9,7 @@ use crate::verdict::read::note::Note;
 use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::runner::Runner;
 use crate::verdict::read::summary::Summary;
+use crate::verdict::trust::loaded_first::LoadedFirst;
 use crate::verdict::trust::untrusted::{Alarm, Untrusted};
 
 /// One run of the task's tests, read and trusted: what a record keeps of the checks before and
@@ -69,6 +70,11 @@ pub struct TestRun {
     /// do not count against the final run (`final_check`).
     #[serde(skip)]
     pub alarms: Vec<Alarm>,
+    /// The copy's files whose code ran before pytest's witness loaded, as it told them: what
+    /// they did to pytest went unwatched, so the final run weighs them against the change
+    /// ([`crate::verdict::trust::loaded_first`]).
+    #[serde(skip)]
+    pub loaded_first: LoadedFirst,
     /// Everything the run printed as mend captured it (its last MiB when longer), unchanged:
     /// what SWE-bench's log parsers read. An eval keeps it beside each attempt's record
     /// (`eval::run_output`); a record keeps only the tail.

@@ -34,7 +34,7 @@ use super::witness_code::{HandedOver, WITNESS_MODULE};
 /// The witness's code in parts, one question each, with the name of each part: joined in this
 /// order they are the one file the loader runs ([`witness_body`]); `install.py` comes last, as
 /// it calls what the others define.
-pub const WITNESS_PARTS: [(&str, &str); 11] = [
+pub const WITNESS_PARTS: [(&str, &str); 12] = [
     (
         "witness.py",
         include_str!("../trust/witness/body/witness.py"),
@@ -50,6 +50,7 @@ pub const WITNESS_PARTS: [(&str, &str); 11] = [
         "plugins.py",
         include_str!("../trust/witness/body/plugins.py"),
     ),
+    ("first.py", include_str!("../trust/witness/body/first.py")),
     (
         "canaries.py",
         include_str!("../trust/witness/body/canaries.py"),

@@ -5,6 +5,7 @@
 //! report is not trusted, in words ([`untrusted`]).
 
 pub(crate) mod known;
+pub(crate) mod loaded_first;
 pub(crate) mod printed;
 pub(crate) mod python_reach;
 pub(crate) mod reach;

@@ -33,6 +33,9 @@ pub enum AlarmKind {
     /// read from outside the copy: none of the repository's, and writable by whoever can write
     /// the folders above it.
     Outside,
+    /// Part of pytest, pluggy or the builtins replaced by code of the copy that ran before the
+    /// witness loaded, as the witness found them then.
+    First,
 }
 
 /// One thing the witness saw reach into the test run, as it happened.
@@ -69,6 +72,9 @@ impl Alarm {
             AlarmKind::Replaced => "the test run's own code was altered while the tests ran",
             AlarmKind::Witness => "mend's witness was reached from inside the test run",
             AlarmKind::Outside => "pytest read a file from outside the copy",
+            AlarmKind::First => {
+                "code that ran before mend's witness loaded altered the test run's own code"
+            }
         };
         match &self.place {
             Some(place) => format!("{lead}: {} at {place}", self.what),
@@ -146,6 +152,9 @@ pub enum Untrusted {
     SetupNotLoaded { failure: LoadFailure, exit: String },
     /// The held-out test patch does not apply after the change: there was no final run.
     HeldOutPatchRefused { patch: String, problem: String },
+    /// Files the change added whose code ran before mend's witness loaded (a module of a name
+    /// Python or pytest imports first): what they did to pytest was never watched.
+    AddedCodeRanFirst { files: Vec<String> },
     /// The final run wrote files the verdict rests on (protected or held-out tests).
     VerdictFilesWritten { files: Vec<String> },
     /// Without test ids, the final run ran fewer tests than the first (`after: None`: it
@@ -222,6 +231,7 @@ impl Untrusted {
             Untrusted::HeldOutPatchRefused { patch, problem } => format!(
                 "the held-out test patch {patch} does not apply after the change: {problem}"
             ),
+            Untrusted::AddedCodeRanFirst { files } => added_code_ran_first(files),
             Untrusted::VerdictFilesWritten { files } => format!(
                 "the test run wrote files the verdict rests on while it ran: {}",
                 files.join(", ")
@@ -235,6 +245,13 @@ impl Untrusted {
             Untrusted::Recorded(sentence) => sentence.clone(),
         }
     }
+}
+
+fn added_code_ran_first(files: &[String]) -> String {
+    format!(
+        "code the change added ran before mend's witness loaded, where what it does to pytest goes unseen: {} (a module of a name Python or pytest imports first, found in the copy before the installed one)",
+        files.join(", ")
+    )
 }
 
 /// A record keeps the sentence, as older versions wrote it.

@@ -11,6 +11,7 @@ use crate::verdict::read::load_failure::{LoadFailure, Loaded};
 use crate::verdict::read::outcome::CaseOutcome;
 use crate::verdict::read::runner::Runner;
 use crate::verdict::trust::known::Known;
+use crate::verdict::trust::loaded_first::LoadedFirst;
 use crate::verdict::trust::untrusted::{Alarm, Untrusted};
 use crate::verdict::trust::witness::seal::Key;
 
@@ -86,6 +87,13 @@ enum Said {
         id: String,
         at: String,
     },
+    /// The copy's files whose code ran before the witness loaded, and which of them are
+    /// pytest's or pluggy's own sources.
+    LoadedFirst {
+        files: Vec<String>,
+        #[serde(default)]
+        runner: Vec<String>,
+    },
     Alarm(Alarm),
     Finished {
         exitstatus: i64,
@@ -117,6 +125,9 @@ pub(crate) struct Heard {
     /// The tests skipped by the code under test (not pytest's marks, not the tests' own code),
     /// each with the place (FILE:LINE) the skip was raised.
     pub skips_raised: BTreeMap<String, String>,
+    /// The copy's files whose code ran before the witness loaded (a script the command ran, a
+    /// module the copy holds under a name Python or pytest imports first), relative to it.
+    pub loaded_first: LoadedFirst,
     /// Lines that were not the plugin's.
     pub garbled: usize,
 }
@@ -192,6 +203,9 @@ impl Heard {
             Said::Uncollected { id } => self.worse(id, CaseOutcome::Error),
             Said::SkipRaised { id, at } => {
                 self.skips_raised.insert(id, at);
+            }
+            Said::LoadedFirst { files, runner } => {
+                self.loaded_first = LoadedFirst { files, runner }
             }
             Said::Alarm(alarm) => self.alarms.push(alarm),
             Said::Finished { exitstatus } => {

@@ -25,6 +25,7 @@ macro_rules! in_both_sandboxes {
 mod config;
 mod corpus;
 mod exits;
+mod first;
 mod game;
 mod items;
 mod mirror;

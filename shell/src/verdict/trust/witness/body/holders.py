@@ -332,7 +332,14 @@ def _made_by_runner():
     return made_by_runner
 
 
-def _holders(alarm, defined_at, find, snapshots, unchecked, check_stand_ins=None):
+def _label_of(holder):
+    """A watched class or module as the witness names it."""
+    if isinstance(holder, type):
+        return f"{getattr(holder, '__module__', '') or ''}.{holder.__qualname__}".lstrip(".")
+    return holder.__name__
+
+
+def _holders(alarm, defined_at, find, snapshots, unchecked, check_stand_ins=None, first=None):
     """What decides outcomes, as pytest and pluggy were at import: `check_hot()` compares what
     runs a test and makes and carries its report (as each test starts), `check_cold()` the rest
     of the watched classes and modules (after collection and at the end). Each check compares all
@@ -340,6 +347,8 @@ def _holders(alarm, defined_at, find, snapshots, unchecked, check_stand_ins=None
     replaced entry is an alarm, told once. The audit hook is no stand-in for these checks: Python audits a write to
     a class's special attributes (`__name__`, `__bases__`, `__doc__`), not to its methods."""
     hot, cold = _watched_holders(find, unchecked)
+    if first is not None:
+        first(hot + cold)
     take, unchanged, suspects = snapshots
     made_by_runner = _made_by_runner()
     missing = object()
@@ -361,10 +370,7 @@ def _holders(alarm, defined_at, find, snapshots, unchecked, check_stand_ins=None
             value = getattr(value, inner, None) or value
         return made_by_runner(value)
 
-    def label_of(holder):
-        if isinstance(holder, type):
-            return f"{getattr(holder, '__module__', '') or ''}.{holder.__qualname__}".lstrip(".")
-        return holder.__name__
+    label_of = _label_of
 
     def compare(holder, seen, now):
         label = label_of(holder)

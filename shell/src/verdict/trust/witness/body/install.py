@@ -147,6 +147,10 @@ def _install(module_name, module_file):
     runner = _runner()
     send(event="runner", **runner)
     unchecked = _told_once(send, "unchecked")
+    loaded_first = _loaded_first(copy)
+    if loaded_first:
+        send(event="loaded_first", files=sorted(loaded_first),
+             runner=sorted(name for name, (_, runners) in loaded_first.items() if runners))
     places = _places(os.path.normcase(os.path.abspath(module_file)))
     alarm = _alarms(send)
     touches, ours = _ours(path, channel_fd)
@@ -183,7 +187,9 @@ def _install(module_name, module_file):
     profiles = _hypothesis_profiles(hypothesis_places, alarm_handed_on)
     snapshots = _snapshots()
     find = _finder()
-    holders = _holders(alarm, places[3], find, snapshots, unchecked, check_stand_ins)
+    ran_first = [path for path, runners in loaded_first.values() if not runners]
+    first = _replaced_first(places[3], alarm, _label_of, ran_first) if ran_first else None
+    holders = _holders(alarm, places[3], find, snapshots, unchecked, check_stand_ins, first)
     helper_setup, check_helpers = _imported_helpers(places, alarm, snapshots, profiles)
     holders = (holders[0], _both(holders[1], check_helpers))
     canaries = _canaries(send, int.from_bytes(os.urandom(8), "big"))

@@ -42,6 +42,7 @@ def _places(own_file):
         return found
 
     root = os.getcwd() + os.sep
+    entry = _runners_entry(kind)
 
     def relative(filename):
         return filename[len(root):] if filename.startswith(root) else filename
@@ -51,9 +52,11 @@ def _places(own_file):
 
     def responsible(frame, through):
         """The frame an event is owed to: walking out past frames whose kind is in `through`,
-        the first other one. `None` when only such frames were left (a thread, an exit hook)."""
+        the first other one; pytest's own entry (`_runners_entry`), where the walk reaches it,
+        since what called pytest is not what pytest does. `None` when only such frames were
+        left (a thread, an exit hook)."""
         while frame is not None:
-            if kind(frame.f_code.co_filename) not in through:
+            if frame is entry or kind(frame.f_code.co_filename) not in through:
                 return frame
             frame = frame.f_back
         return None
@@ -65,6 +68,22 @@ def _places(own_file):
         return f"{relative(code.co_filename)}:{code.co_firstlineno}"
 
     return kind, place, responsible, defined_at, root
+
+
+def _runners_entry(kind):
+    """pytest's entry into this run: the outermost of pytest's frames as the witness loads, which
+    pytest loads inside its `main` (or, under pytest-xdist, a worker's configuration). What is
+    outside it called pytest (a task's `runtests.py` calling `pytest.main()`, `python -c`), and
+    waits for it: what pytest does inside, as it registers its own plugins, is not that code's
+    doing. A thread's frames or an exit hook's never pass through this frame."""
+    import sys
+
+    frame, entry = sys._getframe(1), None
+    while frame is not None:
+        if kind(frame.f_code.co_filename) == "pytest":
+            entry = frame
+        frame = frame.f_back
+    return entry
 
 
 def _alarms(send):

@@ -4,9 +4,9 @@ mend hands it to the independent test runs in an archive that also declares it a
 pytest plugin, first on the path before the installed packages, and listens on the socket named
 by MEND_WITNESS (the module pytest imports is loader.py, which runs this code in itself, so
 pytest's assert rewriting never walks it). Its code is written in parts, one question each (this
-file, then places, audit, holders, items, plugins, canaries, hooks, helpers, forward, install),
-which mend joins in that order into one file, `mend_witness.body`: the parts share one
-namespace, as one module's do. pytest loads it as the first installed plugin, before any other
+file, then places, audit, holders, items, plugins, first, canaries, hooks, helpers, forward,
+install), which mend joins in that order into one file, `mend_witness.body`: the parts share
+one namespace, as one module's do. pytest loads it as the first installed plugin, before any other
 installed one, any conftest.py or module under test (or mend names it with `-p`, where pytest
 loads no installed plugin on its own or the command names plugins of its own), so what the
 witness captures at import is pytest's own. A plugin of the project's that a `-p` of its
@@ -29,6 +29,9 @@ said; a passed phase alone is held back a little, to go with the next lines (`_c
 The first line is `{"event": "start", "key": HEX}`; every later line is `MAC JSON`, where MAC is
 the HMAC-SHA256 (first 32 hex digits) under that key of `SEQ JSON`, SEQ counting lines from 1:
 a line written to the socket by anyone else does not carry a valid MAC. The events:
+  {"event": "loaded_first", "files": [...]}  the copy's files whose code ran before the witness
+                                             loaded (the command's script, modules imported
+                                             from the copy), when any did
   {"event": "collected", "count": N}         the tests pytest is about to run (canaries too);
                                              under pytest-xdist, those of each worker
   {"event": "canaries", "pass": ID, "fail": ID, "error": ID}

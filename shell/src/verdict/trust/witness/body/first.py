@@ -1,0 +1,102 @@
+# Code of the copy that ran before the witness loaded: which files, and what it left in pytest.
+
+
+def _loaded_first(copy):
+    """The files of the copy (`copy`, as `_outside_the_copy` has it) whose code ran before the
+    witness loaded, relative to it and sorted: the script the command ran, and every module
+    imported from the copy. In a run of pytest itself there are none, but where the copy holds
+    a module of a name Python or pytest imports first (a `pytest.py` that `python -m pytest`
+    runs in place of pytest, an `argparse.py`, a `_pytest` package), or a wrapper imports the
+    project before it calls pytest. What such code did to pytest then is what the witness took
+    as pytest's own: mend weighs each file against the change (an added one is no pass).
+    Returns each file's path relative to the copy, with the path Python loaded it by and
+    whether it is one of the runner's own (pytest's or pluggy's sources, where the project is
+    one of them and runs from its copy)."""
+    import os
+    import sys
+
+    if not copy:
+        return {}
+    roots = tuple({os.path.join(os.path.abspath(copy), ""),
+                   os.path.join(os.path.realpath(copy), "")})
+    found = {}
+    dots = (os.sep + "." + os.sep, os.sep + ".." + os.sep)
+    runners = tuple(os.path.join(os.path.dirname(os.path.abspath(module.__file__)), "")
+                    for module in map(sys.modules.get, ("_pytest", "pytest", "pluggy"))
+                    if type(getattr(module, "__file__", None)) is str)
+    for module in list(sys.modules.values()):
+        try:
+            # Read from the module's own dictionary: a module's `__getattr__` is its code.
+            namespace = vars(module)
+        except Exception:  # no dictionary of its own (a stand-in put in sys.modules)
+            continue
+        filename = namespace.get("__file__") if type(namespace) is dict else None
+        if type(filename) is not str:
+            continue
+        # Made whole only where it may name a file of the copy otherwise than plainly: this
+        # runs on each of hundreds of modules, in every run.
+        if not filename.startswith(roots) and filename.startswith(os.sep) \
+                and dots[0] not in filename and dots[1] not in filename:
+            continue
+        path = os.path.abspath(filename)
+        if path.startswith(roots):
+            root = next(root for root in roots if path.startswith(root))
+            found[path[len(root):].replace(os.sep, "/")] = (path, path.startswith(runners))
+    return found
+
+
+def _replaced_first(defined_at, alarm, label_of, files):
+    """`judge(watched)`, for a run where code of the copy ran before the witness loaded
+    (`files`: the paths `_loaded_first` found, pytest's and pluggy's own sources left out): the
+    entries of what decides outcomes, as the witness first took them, that hold code from one
+    of those files: a function, one a method, property or `functools.partial` holds, a class or
+    an object whose methods are such code. Each is an alarm, since the witness's later checks
+    compare with what it took then. Code made before the witness under another file's name goes
+    unseen: no audit hook watched it (mend weighs the files themselves against the change)."""
+    import os
+    from types import FunctionType
+
+    scalars = (bool, int, float, str, bytes, type(None))
+    ran_first = set(map(os.path.normcase, files))
+    made_by_runner = _made_by_runner()
+
+    def project_code(function):
+        return type(function) is FunctionType and os.path.normcase(
+            os.path.abspath(function.__code__.co_filename)) in ran_first
+
+    def found_in(value):
+        """The project function `value` is or holds, one level deep; `None` if none."""
+        if isinstance(value, scalars):
+            return None
+        inner = [value]
+        for name in ("__func__", "fget", "fset", "fdel", "func"):
+            try:
+                inner.append(getattr(value, name, None))
+            except Exception:
+                pass
+        # A stand-in class, or the class of a stand-in object: its methods (pytest's own
+        # classes are judged entry by entry, as holders).
+        owner = value if isinstance(value, type) else type(value)
+        if not made_by_runner(owner):
+            try:
+                inner.extend(vars(owner).values())
+            except TypeError:
+                pass
+        for candidate in inner:
+            if project_code(candidate):
+                return candidate
+            held = getattr(candidate, "__func__", None) if isinstance(
+                candidate, (staticmethod, classmethod)) else None
+            if project_code(held):
+                return held
+        return None
+
+    def judge(watched):
+        for holder, entries in watched:
+            label = label_of(holder)
+            for name, value in entries.items():
+                function = found_in(value)
+                if function is not None:
+                    alarm("first", f"{label}.{name}", defined_at(function))
+
+    return judge
