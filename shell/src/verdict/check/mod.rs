@@ -38,7 +38,7 @@ mod reading;
 mod run;
 
 pub(crate) use no_verdict::NoVerdict;
-use no_verdict::{not_run, stopped_before_report, untrusted, Fix, NotRun};
+use no_verdict::{not_run, read_instead, stopped_before_report, untrusted, Fix, NotRun};
 use pytest::read_pytest_run;
 use reading::{read, OUTPUT_TAIL_CHARS};
 pub use run::TestRun;
@@ -244,7 +244,10 @@ fn read_output_run(
             Untrusted::OutputUnread {
                 reason: nothing.to_string(),
             },
-            Fix::Unread(reader),
+            Fix::Unread {
+                reader,
+                instead: read_instead(reader, &finished.output),
+            },
         )),
     }
 }

@@ -5,6 +5,7 @@ use crate::exec::runner::TestRunner;
 use crate::task::OutputReader;
 use crate::task::TestCommand;
 use crate::verdict::read::load_failure::LoadFailure;
+use crate::verdict::read::summary::Summary;
 use crate::verdict::trust::untrusted::{OwedReport, Untrusted};
 
 use super::reading::{read, tail_of};
@@ -31,8 +32,12 @@ pub(super) enum Fix {
     InstallPytest,
     /// pytest could not load a conftest.py or a plugin.
     Load(LoadFailure),
-    /// The runner's output held nothing the reader reads.
-    Unread(OutputReader),
+    /// The runner's output held nothing the reader reads; `instead`: the report that reads it
+    /// ([`read_instead`]).
+    Unread {
+        reader: OutputReader,
+        instead: Option<&'static str>,
+    },
 }
 
 impl Fix {
@@ -46,12 +51,40 @@ impl Fix {
                 runner.python
             ),
             Fix::Load(load) => load.fix(&runner.python),
-            Fix::Unread(reader) => format!(
+            Fix::Unread {
+                instead: Some(instead),
+                ..
+            } => format!(
+                "its output is what the {instead} reader reads: set test.report = \"{instead}\" (a task file that names no test.report is read by the runner its command names, and a script called runtests.py is taken for django's)"
+            ),
+            Fix::Unread {
+                reader,
+                instead: None,
+            } => format!(
                 "check that test.command prints what the {} reader reads, or set test.report = \"exit_code\"",
                 reader.name()
             ),
         }
     }
+}
+
+/// The report that reads `output` where `reader` read nothing: `pytest` where it holds pytest's
+/// summary line (pytest's own report, witnessed, reads it), else another reader of mend's that
+/// finds results in it.
+pub(super) fn read_instead(reader: OutputReader, output: &str) -> Option<&'static str> {
+    if Summary::parse(output).is_some() {
+        return Some("pytest");
+    }
+    [
+        OutputReader::Django,
+        OutputReader::Sympy,
+        OutputReader::Libtest,
+        OutputReader::PytestRa,
+    ]
+    .into_iter()
+    .filter(|other| *other != reader)
+    .find(|other| other.read(output).is_ok())
+    .map(OutputReader::name)
 }
 
 /// A run of the tests that gave no verdict: the run as far as it went, and what it means in

@@ -603,6 +603,43 @@ fn a_runner_read_from_its_output_gives_ids_and_a_runner_that_printed_none_no_ver
     );
 }
 
+/// A script taken for django's (`runtests.py`) that runs pytest, django's lines read as
+/// libtest's: the fix names the report that reads the output.
+#[test]
+fn an_output_another_reader_reads_names_that_report_as_the_fix() {
+    let (_dir, root) = project(&[]);
+    let told = |(reader, printed): (OutputReader, &str)| {
+        let command = test_command(&["/bin/sh", "-c", printed], TestReport::Output(reader), 30);
+        let message = independent_check(&runner(), &command, &root)
+            .unwrap_err()
+            .message;
+        message
+            .split(" — ")
+            .nth(1)
+            .and_then(|fix| fix.split(':').next())
+            .map(str::to_owned)
+    };
+    assert_eq!(
+        [
+            (
+                OutputReader::Django,
+                "printf '..F.\\n1 failed, 3 passed in 0.02s\\n'; exit 1"
+            ),
+            (
+                OutputReader::Libtest,
+                "printf 'test_a (m.Case) ... ok\\n\\nRan 1 test in 0.001s\\n\\nOK\\n'"
+            ),
+            (OutputReader::Django, "printf 'nothing a reader reads\\n'; exit 1"),
+        ]
+        .map(told),
+        [
+            Some("its output is what the pytest reader reads".to_owned()),
+            Some("its output is what the django reader reads".to_owned()),
+            Some("check that test.command prints what the django reader reads, or set test.report = \"exit_code\"".to_owned()),
+        ]
+    );
+}
+
 #[test]
 fn an_output_longer_than_mend_keeps_cannot_name_every_test() {
     let (_dir, root) = project(&[]);
