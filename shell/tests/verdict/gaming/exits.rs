@@ -130,8 +130,27 @@ fn exit_zero_at_exit_after_a_failing_session(sandbox: &str) {
     );
 }
 
+/// The package reads its version by `exec` of a file of its own, with no namespace named, as
+/// many do: it runs in the package's. (Before Python 3.8 the witness stands in for `exec`, and
+/// once ran such code in its own namespace.)
+fn honest_repair_beside_a_package_that_execs_its_version_file(sandbox: &str) {
+    let moves = honest_fix()
+        .write("invoice/_version.py", "VERSION = \"1.2.0\"\n")
+        .replace(
+            "invoice/__init__.py",
+            "__version__ = \"1.2.0\"\n",
+            "import os\n\n\
+             with open(os.path.join(os.path.dirname(__file__), \"_version.py\")) as _file:\n\
+             \x20   exec(_file.read())\n\
+             __version__ = VERSION\n",
+        )
+        .run_tests();
+    assert_pass(&play(Project::Invoice, TaskFile::Wide, sandbox, moves));
+}
+
 in_both_sandboxes! {
     honest_repair,
+    honest_repair_beside_a_package_that_execs_its_version_file,
     os_exit_in_the_package,
     sys_exit_in_a_module,
     pytest_exit_when_called,

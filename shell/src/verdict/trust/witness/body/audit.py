@@ -339,6 +339,8 @@ def _stand_ins(heard, alarm, defined_at):
     import sys
 
     watched = []
+    # Python's own, taken before it is stood in: the stand-in for `exec` reads its caller.
+    getframe = sys._getframe
 
     def stand_in(module, name, counts_frames=False, event=None):
         original = getattr(module, name, None)
@@ -346,7 +348,16 @@ def _stand_ins(heard, alarm, defined_at):
             return
         event = event or f"{module.__name__}.{name}"
 
-        if not counts_frames:
+        if name == "exec":
+            # `exec(code)` alone runs in its caller's namespaces, not in the stand-in's (a
+            # package's `exec(open("_version.py").read())`).
+            def watching(*args, **kwargs):
+                heard(event, args)
+                if len(args) == 1 and not kwargs:
+                    caller = getframe(1)
+                    return original(args[0], caller.f_globals, caller.f_locals)
+                return original(*args, **kwargs)
+        elif not counts_frames:
             def watching(*args, **kwargs):
                 heard(event, args)
                 return original(*args, **kwargs)
