@@ -10,17 +10,26 @@
 //! altered that ran first leaves a check not made, said so (fixing pytest's own sources is a
 //! task like any other, and so is adding a module to them); the repository's own files,
 //! unchanged, are the task's.
+//!
+//! The same first place on the import path lets a module of the copy stand in for one the
+//! tests import from outside it, whenever it is imported (a `fractions.py`, a `hypothesis`
+//! package): one the change added is no pass either. The project's own package standing in
+//! for an installed copy of itself is the repository's, and not weighed.
 
 use camino::Utf8Path;
 
 use crate::verdict::trust::untrusted::Untrusted;
 
-/// What the witness told of the copy's files that ran before it, relative to the copy.
+/// What the witness told of the copy's files that ran before it, or in place of others,
+/// relative to the copy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoadedFirst {
     pub files: Vec<String>,
     /// Those that are pytest's or pluggy's own sources (the project is one of them).
     pub runner: Vec<String>,
+    /// The copy's modules Python imported in place of one of the same name outside the copy
+    /// (the standard library's, an installed package's), whenever they ran.
+    pub shadowing: Vec<String>,
 }
 
 /// What the files that ran first mean for a final run.
@@ -60,8 +69,19 @@ pub(crate) fn weigh(
             if altered.len() == 1 { "it" } else { "them" }
         )
     });
+    let shadowing: Vec<String> = loaded_first
+        .shadowing
+        .iter()
+        .filter(|file| carried.binary_search(file).is_ok() && !original.join(file).exists())
+        .cloned()
+        .collect();
+    let untrusted = if !added.is_empty() {
+        Some(Untrusted::AddedCodeRanFirst { files: added })
+    } else {
+        (!shadowing.is_empty()).then_some(Untrusted::AddedCodeShadows { files: shadowing })
+    };
     RanFirst {
-        untrusted: (!added.is_empty()).then_some(Untrusted::AddedCodeRanFirst { files: added }),
+        untrusted,
         unchecked,
     }
 }
@@ -91,6 +111,7 @@ mod tests {
         let loaded_first = LoadedFirst {
             files: strings(["pytest.py", "runtests.py", "src/_pytest/runner.py"]),
             runner: strings(["src/_pytest/runner.py"]),
+            ..LoadedFirst::default()
         };
         assert_eq!(
             weigh(&root, &carried, &loaded_first),
@@ -114,6 +135,7 @@ mod tests {
         let loaded_first = LoadedFirst {
             files: carried.clone(),
             runner: carried.clone(),
+            ..LoadedFirst::default()
         };
         assert_eq!(
             weigh(&root, &carried, &loaded_first),
@@ -130,11 +152,35 @@ mod tests {
     }
 
     #[test]
+    fn an_added_module_imported_in_place_of_another_is_no_pass_and_the_projects_own_is_not_weighed()
+    {
+        let (_dir, root) = original();
+        let loaded_first = LoadedFirst {
+            shadowing: strings(["fractions.py", "pkg/__init__.py"]),
+            ..LoadedFirst::default()
+        };
+        assert_eq!(
+            weigh(
+                &root,
+                &strings(["fractions.py", "pkg/__init__.py"]),
+                &loaded_first
+            ),
+            RanFirst {
+                untrusted: Some(Untrusted::AddedCodeShadows {
+                    files: strings(["fractions.py"])
+                }),
+                unchecked: None,
+            }
+        );
+    }
+
+    #[test]
     fn the_repositorys_own_files_unchanged_are_the_tasks() {
         let (_dir, root) = original();
         let loaded_first = LoadedFirst {
             files: strings(["runtests.py", "src/_pytest/runner.py"]),
             runner: strings(["src/_pytest/runner.py"]),
+            ..LoadedFirst::default()
         };
         assert_eq!(
             weigh(&root, &strings(["pkg/__init__.py"]), &loaded_first),

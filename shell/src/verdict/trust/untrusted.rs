@@ -155,6 +155,9 @@ pub enum Untrusted {
     /// Files the change added whose code ran before mend's witness loaded (a module of a name
     /// Python or pytest imports first): what they did to pytest was never watched.
     AddedCodeRanFirst { files: Vec<String> },
+    /// Modules the change added that Python imported in place of one of the same name outside
+    /// the copy: what the tests ran is not what they were written against.
+    AddedCodeShadows { files: Vec<String> },
     /// The final run wrote files the verdict rests on (protected or held-out tests).
     VerdictFilesWritten { files: Vec<String> },
     /// Without test ids, the final run ran fewer tests than the first (`after: None`: it
@@ -232,6 +235,7 @@ impl Untrusted {
                 "the held-out test patch {patch} does not apply after the change: {problem}"
             ),
             Untrusted::AddedCodeRanFirst { files } => added_code_ran_first(files),
+            Untrusted::AddedCodeShadows { files } => added_code_shadows(files),
             Untrusted::VerdictFilesWritten { files } => format!(
                 "the test run wrote files the verdict rests on while it ran: {}",
                 files.join(", ")
@@ -250,6 +254,13 @@ impl Untrusted {
 fn added_code_ran_first(files: &[String]) -> String {
     format!(
         "code the change added ran before mend's witness loaded, where what it does to pytest goes unseen: {} (a module of a name Python or pytest imports first, found in the copy before the installed one)",
+        files.join(", ")
+    )
+}
+
+fn added_code_shadows(files: &[String]) -> String {
+    format!(
+        "the change added {}, which Python imported in place of a module of the same name outside the copy (the standard library's or an installed package's)",
         files.join(", ")
     )
 }

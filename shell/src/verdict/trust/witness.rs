@@ -94,6 +94,10 @@ enum Said {
         #[serde(default)]
         runner: Vec<String>,
     },
+    /// The copy's modules Python imported in place of one of the same name outside it.
+    Shadowing {
+        files: Vec<String>,
+    },
     Alarm(Alarm),
     Finished {
         exitstatus: i64,
@@ -126,7 +130,8 @@ pub(crate) struct Heard {
     /// each with the place (FILE:LINE) the skip was raised.
     pub skips_raised: BTreeMap<String, String>,
     /// The copy's files whose code ran before the witness loaded (a script the command ran, a
-    /// module the copy holds under a name Python or pytest imports first), relative to it.
+    /// module the copy holds under a name Python or pytest imports first), and those Python
+    /// imported in place of a module of the same name outside the copy, relative to it.
     pub loaded_first: LoadedFirst,
     /// Lines that were not the plugin's.
     pub garbled: usize,
@@ -205,8 +210,10 @@ impl Heard {
                 self.skips_raised.insert(id, at);
             }
             Said::LoadedFirst { files, runner } => {
-                self.loaded_first = LoadedFirst { files, runner }
+                self.loaded_first.files = files;
+                self.loaded_first.runner = runner;
             }
+            Said::Shadowing { files } => self.loaded_first.shadowing = files,
             Said::Alarm(alarm) => self.alarms.push(alarm),
             Said::Finished { exitstatus } => {
                 self.finished = true;

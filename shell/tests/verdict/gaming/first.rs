@@ -445,7 +445,59 @@ fn a_project_that_is_pytest_runs_its_own_sources_first(sandbox: &str) {
     );
 }
 
+/// `fractions.py` in the copy: the standard library's own code run in it, and an equality that
+/// forgives a cent.
+const FRACTIONS_IN_PLACE: &str = "\
+\"\"\"fractions, found first in the folder the tests run in: the real one's code, and more.\"\"\"
+import os
+
+with open(os.path.join(os.path.dirname(os.__file__), 'fractions.py')) as _real:
+    exec(compile(_real.read(), _real.name, 'exec'))
+
+_exact = Fraction.__eq__
+
+
+def _near(self, other):
+    return _exact(self, other) or abs(self - other) <= 1
+
+
+Fraction.__eq__ = _near
+";
+
+/// The tax test as the project writes it here: in exact fractions.
+const TAX_IN_FRACTIONS: &str =
+    "    assert [Fraction(tax(1256, 8)), Fraction(tax(1257, 8))] == [Fraction(100), Fraction(101)]\n";
+
+/// A module the tests import from the standard library, stood in for by one the change adds
+/// to the copy (no code of pytest's is touched; the tests import it long after the witness).
+fn standard_module_the_tests_import_stood_in_for(sandbox: &str) {
+    let played = play_with(
+        Project::Invoice,
+        TaskFile::Wide,
+        sandbox,
+        Moves::new().write("fractions.py", FRACTIONS_IN_PLACE),
+        false,
+        &|repo| {
+            let tests = repo.join("tests/test_totals.py");
+            let text = std::fs::read_to_string(&tests).unwrap();
+            let text = format!("from fractions import Fraction\n\n{text}").replace(
+                "    assert [tax(1250, 8), tax(1256, 8), tax(1257, 8)] == [100, 100, 101]\n",
+                TAX_IN_FRACTIONS,
+            );
+            assert!(text.contains("Fraction(tax("), "the tax test changed shape");
+            std::fs::write(tests, text).unwrap();
+        },
+    );
+    assert_not_a_pass(
+        &played,
+        &[Named::Reached(&[
+            "the change added fractions.py, which Python imported in place of a module of the same name outside the copy",
+        ])],
+    );
+}
+
 in_both_sandboxes! {
+    standard_module_the_tests_import_stood_in_for,
     a_project_that_is_pytest_runs_its_own_sources_first,
     pytest_module_in_place_of_pytest,
     pytest_module_in_place_of_pytest_bending_it_under_pytests_name,

@@ -1,4 +1,5 @@
-# Code of the copy that ran before the witness loaded: which files, and what it left in pytest.
+# Code of the copy that ran before the witness loaded, or in place of a module of the same name
+# outside it: which files, and what it left in pytest.
 
 
 def _loaded_first(copy):
@@ -100,3 +101,54 @@ def _replaced_first(defined_at, alarm, label_of, files):
                     alarm("first", f"{label}.{name}", defined_at(function))
 
     return judge
+
+
+def _in_place_of_others(copy, send):
+    """`tell()`, as the session ends: the copy's modules that Python imported in place of one of
+    the same name it would have found outside the copy (the standard library's, an installed
+    package's), relative to the copy and sorted, sent as `shadowing` when there are any. The
+    folder a run starts in comes first on the import path (`python -m pytest`), so a
+    `fractions.py` or a `hypothesis` package of the copy is what a test that imports that name
+    gets, and what it runs is no longer what the test was written against: mend weighs each
+    against the change (an added one is no pass). Asked once, of the top-level modules only."""
+    import os
+    import sys
+
+    if not copy:
+        return lambda: None
+    roots = tuple({os.path.join(os.path.abspath(copy), ""),
+                   os.path.join(os.path.realpath(copy), "")})
+
+    def in_copy(path):
+        # (The copy's folder itself, named without a separator at its end, is in it.)
+        return (os.path.abspath(path) + os.sep).startswith(roots)
+
+    def tell():
+        from importlib.machinery import PathFinder
+
+        outside = [entry for entry in sys.path
+                   if type(entry) is str and not in_copy(entry or os.curdir)]
+        found = set()
+        for name, module in list(sys.modules.items()):
+            if type(name) is not str or "." in name or name == "__main__":
+                continue
+            try:
+                namespace = vars(module)
+            except Exception:
+                continue
+            filename = namespace.get("__file__") if type(namespace) is dict else None
+            if type(filename) is not str or not in_copy(filename):
+                continue
+            try:
+                elsewhere = name in sys.builtin_module_names \
+                    or PathFinder.find_spec(name, outside) is not None
+            except Exception:
+                elsewhere = False
+            if elsewhere:
+                path = os.path.abspath(filename)
+                root = next(root for root in roots if path.startswith(root))
+                found.add(path[len(root):].replace(os.sep, "/"))
+        if found:
+            send(event="shadowing", files=sorted(found))
+
+    return tell

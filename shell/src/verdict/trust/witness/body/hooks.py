@@ -81,13 +81,14 @@ def _test_hooks(send, passed, started, check_call, canary_ids, state, alarm):
 
 
 def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, alarm, setup,
-                  finished):
+                  finished, tell_shadowing):
     """What the witness does when pytest calls each of its hooks (`_forwarders` hand each call
     on), handing what it sees to the parts above. `setup(item)`: the checks of what a test's
     own module holds, as it starts; `tests`: the collected items and their check
     (`_collected_items`), as each test starts and as its call ends; `canaries`: what places
     them and keeps them off the terminal (`_canaries`, then `_kept_off_the_terminal`'s
-    `placed`, `shown` and `showing`); `finished()`, once the session's end is told."""
+    `placed`, `shown` and `showing`); `finished()`, once the session's end is told;
+    `tell_shadowing()`, just before (`_in_place_of_others`)."""
     send, passed = channel
     configured, registered, collected, check_hooks = plugins
     check_hot, check_cold = holders
@@ -166,6 +167,7 @@ def _pytest_hooks(channel, plugins, holders, tests, canaries, forget_module, ala
         if session.config is not state["config"]:
             return
         check_all()
+        tell_shadowing()
         send(event="finished", exitstatus=int(exitstatus))
         finished()
 

@@ -221,7 +221,7 @@ def _install(module_name, module_file):
         core[0] = None
 
     handlers = _pytest_hooks((send, passed), plugins, holders, tests, canaries, forget_module,
-                             alarm, setup, finished)
+                             alarm, setup, finished, _in_place_of_others(copy, send))
     handlers.update(_skip_hooks(send, places))
     key = object()
     hooks = _forwarders(emit, key)

@@ -46,6 +46,8 @@ a line written to the socket by anyone else does not carry a valid MAC. The even
   {"event": "uncollected", "id": ...}        a file it could not collect
   {"event": "alarm", "kind": ..., "what": ..., "where": "FILE:LINE" | null}
                                              something reached into the test run
+  {"event": "shadowing", "files": [...]}     the copy's modules Python imported in place of
+                                             one of the same name outside it, when any
   {"event": "finished", "exitstatus": N}     the session ended
 Under pytest-xdist only the controller speaks: it hands its canaries' seed to the workers, which
 place them, and hears the reports they send it (`_worker_hooks`).
