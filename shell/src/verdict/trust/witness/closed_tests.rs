@@ -167,3 +167,41 @@ fn has_audit_hooks() -> bool {
         .status()
         .is_ok_and(|status| status.success())
 }
+
+/// Prints, as JSON, each function made inside another (`outer.inner: NAME`) that reads a global
+/// name no builtin answers: the witness's core is out of the hooks' reach, so the walk above
+/// never meets it, and the module's globals are gone once it loads.
+const NESTED_GLOBALS: &str = r#"
+import builtins, dis, json, sys, types
+body = compile(open(sys.argv[1]).read(), "mend_witness.body", "exec")
+
+def nested(code, depth):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield const, depth + 1
+            yield from nested(const, depth + 1)
+
+reads = sorted({f"{code.co_name}: {step.argval}" for code, depth in nested(body, 0) if depth >= 2
+                for step in dis.get_instructions(code)
+                if step.opname == "LOAD_GLOBAL" and not hasattr(builtins, step.argval)})
+print(json.dumps(reads))
+"#;
+
+#[test]
+fn no_function_made_inside_another_reads_a_global_of_the_witness() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = dir.path().join(WITNESS_BODY_FILE);
+    std::fs::write(&body, witness_body()).unwrap();
+    let output = Command::new(python())
+        .args(["-c", NESTED_GLOBALS])
+        .arg(&body)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reads: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(reads, json!([]));
+}

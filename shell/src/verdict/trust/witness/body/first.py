@@ -2,6 +2,46 @@
 # outside it: which files, and what it left in pytest.
 
 
+def _in_the_copy(copy):
+    """`relative(filename)`: the path of `filename` relative to the copy (`copy`, as
+    `_outside_the_copy` has it), `/`-separated, or `None` when it is outside; and the whole path.
+    It is asked of each of hundreds of modules: a name is made whole only where it may name a
+    file of the copy otherwise than plainly (relative, or through `.` and `..`)."""
+    import os
+
+    roots = tuple({os.path.join(os.path.abspath(copy), ""),
+                   os.path.join(os.path.realpath(copy), "")})
+    dots = (os.sep + "." + os.sep, os.sep + ".." + os.sep)
+
+    def relative(filename):
+        # (The copy's folder itself, named without a separator at its end, is "".)
+        if not (filename + os.sep).startswith(roots) and filename.startswith(os.sep) \
+                and dots[0] not in filename and dots[1] not in filename:
+            return None, None
+        path = os.path.abspath(filename)
+        for root in roots:
+            if (path + os.sep).startswith(root):
+                return path[len(root):].replace(os.sep, "/"), path
+        return None, None
+
+    return relative
+
+
+def _module_files():
+    """`(name, filename)` of every module in `sys.modules` that names its file, read from the
+    module's own dictionary (a module's `__getattr__` is its code)."""
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        try:
+            namespace = vars(module)
+        except Exception:  # no dictionary of its own (a stand-in put in sys.modules)
+            continue
+        filename = namespace.get("__file__") if type(namespace) is dict else None
+        if type(filename) is str:
+            yield name, filename
+
+
 def _loaded_first(copy):
     """The files of the copy (`copy`, as `_outside_the_copy` has it) whose code ran before the
     witness loaded, relative to it and sorted: the script the command ran, and every module
@@ -18,31 +58,15 @@ def _loaded_first(copy):
 
     if not copy:
         return {}
-    roots = tuple({os.path.join(os.path.abspath(copy), ""),
-                   os.path.join(os.path.realpath(copy), "")})
-    found = {}
-    dots = (os.sep + "." + os.sep, os.sep + ".." + os.sep)
+    relative = _in_the_copy(copy)
     runners = tuple(os.path.join(os.path.dirname(os.path.abspath(module.__file__)), "")
                     for module in map(sys.modules.get, ("_pytest", "pytest", "pluggy"))
                     if type(getattr(module, "__file__", None)) is str)
-    for module in list(sys.modules.values()):
-        try:
-            # Read from the module's own dictionary: a module's `__getattr__` is its code.
-            namespace = vars(module)
-        except Exception:  # no dictionary of its own (a stand-in put in sys.modules)
-            continue
-        filename = namespace.get("__file__") if type(namespace) is dict else None
-        if type(filename) is not str:
-            continue
-        # Made whole only where it may name a file of the copy otherwise than plainly: this
-        # runs on each of hundreds of modules, in every run.
-        if not filename.startswith(roots) and filename.startswith(os.sep) \
-                and dots[0] not in filename and dots[1] not in filename:
-            continue
-        path = os.path.abspath(filename)
-        if path.startswith(roots):
-            root = next(root for root in roots if path.startswith(root))
-            found[path[len(root):].replace(os.sep, "/")] = (path, path.startswith(runners))
+    found = {}
+    for _, filename in _module_files():
+        name, path = relative(filename)
+        if name is not None:
+            found[name] = (path, path.startswith(runners))
     return found
 
 
@@ -116,28 +140,19 @@ def _in_place_of_others(copy, send):
 
     if not copy:
         return lambda: None
-    roots = tuple({os.path.join(os.path.abspath(copy), ""),
-                   os.path.join(os.path.realpath(copy), "")})
-
-    def in_copy(path):
-        # (The copy's folder itself, named without a separator at its end, is in it.)
-        return (os.path.abspath(path) + os.sep).startswith(roots)
+    relative, module_files = _in_the_copy(copy), _module_files
 
     def tell():
         from importlib.machinery import PathFinder
 
         outside = [entry for entry in sys.path
-                   if type(entry) is str and not in_copy(entry or os.curdir)]
+                   if type(entry) is str and relative(entry or os.curdir)[0] is None]
         found = set()
-        for name, module in list(sys.modules.items()):
-            if type(name) is not str or "." in name or name == "__main__":
+        for name, filename in module_files():
+            if "." in name or name == "__main__":
                 continue
-            try:
-                namespace = vars(module)
-            except Exception:
-                continue
-            filename = namespace.get("__file__") if type(namespace) is dict else None
-            if type(filename) is not str or not in_copy(filename):
+            file = relative(filename)[0]
+            if file is None:
                 continue
             try:
                 elsewhere = name in sys.builtin_module_names \
@@ -145,9 +160,7 @@ def _in_place_of_others(copy, send):
             except Exception:
                 elsewhere = False
             if elsewhere:
-                path = os.path.abspath(filename)
-                root = next(root for root in roots if path.startswith(root))
-                found.add(path[len(root):].replace(os.sep, "/"))
+                found.add(file)
         if found:
             send(event="shadowing", files=sorted(found))
 
