@@ -42,7 +42,7 @@ def _module_files():
             yield name, filename
 
 
-def _loaded_first(copy):
+def _loaded_first(copy, own_file):
     """The files of the copy (`copy`, as `_outside_the_copy` has it) whose code ran before the
     witness loaded, relative to it and sorted: the script the command ran, and every module
     imported from the copy. In a run of pytest itself there are none, but where the copy holds
@@ -52,7 +52,8 @@ def _loaded_first(copy):
     as pytest's own: mend weighs each file against the change (an added one is no pass).
     Returns each file's path relative to the copy, with the path Python loaded it by and
     whether it is one of the runner's own (pytest's or pluggy's sources, where the project is
-    one of them and runs from its copy)."""
+    one of them and runs from its copy). The witness's own file (`own_file`, as `_places`
+    has it), which mend hands over outside the copy, is never counted."""
     import os
     import sys
 
@@ -65,7 +66,7 @@ def _loaded_first(copy):
     found = {}
     for _, filename in _module_files():
         name, path = relative(filename)
-        if name is not None:
+        if name is not None and os.path.normcase(path) != own_file:
             found[name] = (path, path.startswith(runners))
     return found
 

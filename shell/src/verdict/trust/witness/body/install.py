@@ -147,7 +147,7 @@ def _install(module_name, module_file):
     runner = _runner()
     send(event="runner", **runner)
     unchecked = _told_once(send, "unchecked")
-    loaded_first = _loaded_first(copy)
+    loaded_first = _loaded_first(copy, os.path.normcase(os.path.abspath(module_file)))
     if loaded_first:
         send(event="loaded_first", files=sorted(loaded_first),
              runner=sorted(name for name, (_, runners) in loaded_first.items() if runners))
