@@ -171,11 +171,13 @@ fn pytest_run(
         .stderr(Stdio::null());
     if let Some(plugin) = plugin {
         // As mend runs it where pytest loads its installed plugins: the witness's archive on
-        // the path, where pytest finds it as the first of them, and no JUnit report (the
-        // witness's account is the report).
+        // the path, where pytest finds it as the first of them, the copy's folder named (the
+        // checks of what pytest read from outside it, of what of it ran first or in place of
+        // another module), and no JUnit report (the witness's account is the report).
         pytest
             .env("PYTHONPATH", plugin)
             .env("MEND_WITNESS", socket)
+            .env("MEND_WITNESS_COPY", repo)
             .env("PYTEST_PLUGINS", "mend_witness");
     }
     pytest
