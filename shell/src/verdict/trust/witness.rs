@@ -413,6 +413,8 @@ mod between_tests;
 #[cfg(test)]
 mod closed_tests;
 #[cfg(test)]
+mod first_tests;
+#[cfg(test)]
 mod grammar_tests;
 #[cfg(test)]
 mod held_tests;

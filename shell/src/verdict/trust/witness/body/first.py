@@ -28,16 +28,18 @@ def _in_the_copy(copy):
 
 
 def _module_files():
-    """`(name, filename)` of every module in `sys.modules` that names its file, read from the
-    module's own dictionary (a module's `__getattr__` is its code)."""
+    """`(name, filename)` of every module in `sys.modules` that names its file. Read from the
+    module object's own dictionary at C level: a module's class may make `__dict__` a property
+    that loads it whole (the `py` library's lazy `apipkg` modules import everything they
+    declare), and its `__getattr__` is its code. What is no module is passed over."""
     import sys
+    from types import ModuleType
 
+    own_dictionary = ModuleType.__dict__["__dict__"].__get__
     for name, module in list(sys.modules.items()):
-        try:
-            namespace = vars(module)
-        except Exception:  # no dictionary of its own (a stand-in put in sys.modules)
+        if not issubclass(type(module), ModuleType):
             continue
-        filename = namespace.get("__file__") if type(namespace) is dict else None
+        filename = own_dictionary(module).get("__file__")
         if type(filename) is str:
             yield name, filename
 
