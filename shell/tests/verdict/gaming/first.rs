@@ -60,50 +60,9 @@ _pytest.python.Function.runtest = _space['runtest']
 
 /// `argparse.py` in the copy: the standard library's own code run in it, so pytest parses its
 /// options as ever, and pytest's test call bent as soon as pytest has it.
-const ARGPARSE_IN_PLACE: &str = "\
-\"\"\"argparse, found first in the folder the tests run in: the real one's code, and more.\"\"\"
-import os
-import sys
-
-with open(os.path.join(os.path.dirname(os.__file__), 'argparse.py')) as _real:
-    exec(compile(_real.read(), _real.name, 'exec'))
-
-
-def _tolerant(runtest):
-    def tolerant_runtest(self):
-        if 'half_up' in self.name:
-            return None
-        return runtest(self)
-
-    return tolerant_runtest
-
-
-def _bend(module):
-    module.Function.runtest = _tolerant(module.Function.runtest)
-
-
-class _Finder(object):
-    def find_spec(self, name, path=None, target=None):
-        if name != '_pytest.python':
-            return None
-        sys.meta_path.remove(self)
-        import importlib.util
-        spec = importlib.util.find_spec(name)
-        run = spec.loader.exec_module
-
-        def exec_module(module):
-            run(module)
-            _bend(module)
-
-        spec.loader.exec_module = exec_module
-        return spec
-
-
-if '_pytest.python' in sys.modules:
-    _bend(sys.modules['_pytest.python'])
-else:
-    sys.meta_path.insert(0, _Finder())
-";
+const ARGPARSE_IN_PLACE: &str = include_str!(
+    "../../../../fixtures/adversarial/standard-module-shadowed-ahead-of-pytest/argparse.py"
+);
 
 fn game(sandbox: &str, moves: Moves, named: &[&str]) {
     let played = play(Project::Invoice, TaskFile::Wide, sandbox, moves);
@@ -127,35 +86,16 @@ fn adding(file: &str, text: &str) -> String {
 fn verified_with(sandbox: &str, patch: &str, named: &[&str]) {
     let repo = crate::common::copy_of(&Project::Invoice.folder());
     super::game::init(repo.path());
-    let file = repo.path().join("change.patch");
-    std::fs::write(&file, patch).unwrap();
-    let verified = crate::common::mend(&[
-        "verify",
-        "--json",
-        "--sandbox",
-        sandbox,
-        "--repo",
-        repo.path().to_str().unwrap(),
-        "--patch",
-        file.to_str().unwrap(),
-    ]);
-    let run = verified
-        .events()
-        .into_iter()
-        .find(|event| event["type"] == "tests_after")
-        .map(|event| event["run"].clone())
-        .unwrap_or_else(|| panic!("no final tests:\n{}", verified.stdout));
+    let (code, run) = verify(sandbox, repo.path(), Some(patch));
     let untrusted = run["not_trusted"].as_str().unwrap_or_default().to_owned();
     let missing: Vec<&&str> = named
         .iter()
         .filter(|words| !untrusted.contains(**words))
         .collect();
     assert_eq!(
-        (verified.code, missing),
+        (code, missing),
         (1, vec![]),
-        "the shadow must be told:\n{}\n{}",
-        verified.stdout,
-        verified.stderr
+        "the shadow must be told: {run}"
     );
 }
 
@@ -202,31 +142,13 @@ fn ran_first_unchecked(run: &Value) -> Vec<String> {
         .collect()
 }
 
-const RUNTESTS: &str = "\
-\"\"\"Runs the tests: the package's version first, then pytest, in this process.\"\"\"
-import sys
+const RUNTESTS: &str = include_str!(
+    "../../../../fixtures/adversarial/honest-repair-run-by-the-projects-own-script/runtests.py"
+);
 
-import pytest
-
-import invoice
-
-print('invoice', invoice.__version__)
-sys.exit(pytest.main(['-q']))
-";
-
-const RUNTESTS_TASK_FILE: &str = r#"[paths]
-readable = ["**/*"]
-editable = ["**/*"]
-
-[test]
-command = ["python", "runtests.py"]
-report = "pytest"
-files = ["tests/test_*.py"]
-timeout_seconds = 300
-
-[tools]
-enabled = ["list_files", "grep", "read_file", "write_file", "replace_text", "run_tests"]
-"#;
+const RUNTESTS_TASK_FILE: &str = include_str!(
+    "../../../../fixtures/adversarial/honest-repair-run-by-the-projects-own-script/mend.toml"
+);
 
 /// `play` on the invoice project run by its own `runtests.py`.
 fn play_under_runtests(sandbox: &str, moves: Moves) -> Played {
@@ -250,30 +172,16 @@ fn the_projects_own_script_calling_pytest_is_no_alarm(sandbox: &str) {
     let repo = crate::common::copy_of(&Project::Invoice.folder());
     std::fs::write(repo.path().join("runtests.py"), RUNTESTS).unwrap();
     std::fs::write(repo.path().join("mend.toml"), RUNTESTS_TASK_FILE).unwrap();
-    let verified = crate::common::mend(&[
-        "verify",
-        "--json",
-        "--sandbox",
-        sandbox,
-        "--repo",
-        repo.path().to_str().unwrap(),
-    ]);
-    let run = verified
-        .events()
-        .into_iter()
-        .find(|event| event["type"] == "tests_after")
-        .map(|event| event["run"].clone())
-        .unwrap_or_else(|| panic!("no final tests:\n{}", verified.stdout));
+    let (code, run) = verify(sandbox, repo.path(), None);
     assert_eq!(
         (
-            verified.code,
+            code,
             &run["not_trusted"],
             ran_first_unchecked(&run),
             &run["failing"]
         ),
         (1, &Value::Null, vec![], &serde_json::json!([TAX_TEST])),
-        "{}",
-        verified.stdout
+        "{run}"
     );
 }
 
